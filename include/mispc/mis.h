@@ -1,0 +1,63 @@
+/* Maximal independent sets at distance 1 and 2 (host and GPU).
+ *
+ * The graph must be square, with sorted, duplicate-free rows and a symmetric
+ * pattern (mispc_csr_check(..., MISPC_CHECK_GRAPH)); self loops are ignored.
+ * The backend follows the graph's memory space: host graphs run on the host
+ * (OpenMP), device graphs on the GPU, and the result lives in the same space.
+ * Results are bit-identical across backends, thread counts and runs. */
+#ifndef MISPC_MIS_H
+#define MISPC_MIS_H
+
+#include <stdint.h>
+#include "mispc/csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mispc_priority {
+  MISPC_PRIORITY_DEFAULT = 0, /* MIS-1: DEGREE; MIS-2: HASH_PER_ROUND */
+  MISPC_PRIORITY_DEGREE,      /* lower degree first, hash breaks ties, then id (ECL-MIS f) */
+  MISPC_PRIORITY_HASH,        /* hash only, then id (fixed for the whole run) */
+  MISPC_PRIORITY_HASH_PER_ROUND /* MIS-2 only: new xorshift* hash each round (Kokkos) */
+} mispc_priority;
+
+typedef struct mispc_mis_options {
+  uint64_t seed;            /* hash seed (default 0) */
+  mispc_priority priority;
+  int max_rounds;           /* 0: default limit (30000) */
+  /* Ablation switches (GPU backend; 0 = optimisation on). */
+  int no_early_exit;        /* MIS-1: scan all neighbours of every vertex */
+  int no_warp_mapping;      /* thread per vertex regardless of degree */
+  int force_warp_mapping;   /* MIS-2: warp per vertex regardless of degree */
+  int no_worklist;          /* process all vertices every round */
+} mispc_mis_options;
+
+void mispc_mis_options_default(mispc_mis_options *opt);
+
+typedef struct mispc_mis_result {
+  int64_t set_size; /* vertices in the set */
+  int rounds;       /* synchronous rounds run */
+} mispc_mis_result;
+
+/* in_set: n bytes in the graph's memory space; 1 for members, 0 otherwise. */
+mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
+                        uint8_t *in_set, mispc_mis_result *res);
+mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
+                        uint8_t *in_set, mispc_mis_result *res);
+
+/* Member ids in increasing order, from a membership array in the graph's
+ * memory space; list must hold set_size entries in the same space. */
+mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph, const uint8_t *in_set,
+                               int32_t *list, int64_t *count);
+
+/* Checks independence at distance k and maximality (k = 1 or 2) on the
+ * host; device inputs are copied. MISPC_ERR_VERIFY with the offending
+ * vertices in the context's message when wrong. */
+mispc_status mispc_verify_mis(mispc_context *ctx, const mispc_csr *graph, int k,
+                              const uint8_t *in_set);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

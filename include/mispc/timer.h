@@ -1,0 +1,15 @@
+/* Wall-clock timing for host code and progress output. */
+#ifndef MISPC_TIMER_H
+#define MISPC_TIMER_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds from an arbitrary fixed point (monotonic clock). */
+double mispc_wtime(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+/* Context life cycle, error messages and logging (host part). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Implemented in context_cuda.cu (or context_nocuda.c). */
+void mispc_cuda_context_release(mispc_context *ctx);
+
+mispc_status mispc_context_create(mispc_context **ctx) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  *ctx = (mispc_context *)calloc(1, sizeof(mispc_context));
+  return *ctx ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+}
+
+mispc_status mispc_context_destroy(mispc_context *ctx) {
+  if (!ctx) return MISPC_SUCCESS;
+  mispc_cuda_context_release(ctx);
+  free(ctx);
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_context_set_verbosity(mispc_context *ctx, int level) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  ctx->verbosity = level;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_context_set_logger(mispc_context *ctx, mispc_log_fn fn, void *user) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  ctx->log = fn;
+  ctx->log_user = user;
+  return MISPC_SUCCESS;
+}
+
+int mispc_context_verbosity(const mispc_context *ctx) {
+  return ctx ? ctx->verbosity : 0;
+}
+
+mispc_status mispc_context_set_num_threads(mispc_context *ctx, int nthreads) {
+  if (!ctx || nthreads < 0)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "number of threads must be >= 0, got %d",
+                        nthreads);
+  ctx->nthreads = nthreads;
+  return MISPC_SUCCESS;
+}
+
+int mispc_context_num_threads(const mispc_context *ctx) {
+  return ctx ? ctx->nthreads : 0;
+}
+
+const char *mispc_context_error(const mispc_context *ctx) {
+  return ctx ? ctx->err : "";
+}
+
+void mispc_context_clear_error(mispc_context *ctx) {
+  if (ctx) ctx->err[0] = '\0';
+}
+
+mispc_status mispc_seterr(mispc_context *ctx, mispc_status s, const char *fmt, ...) {
+  if (ctx && fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    va_end(ap);
+  }
+  return s;
+}
+
+void mispc_logf(mispc_context *ctx, int level, const char *fmt, ...) {
+  if (!ctx || !ctx->log || ctx->verbosity < level) return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  ctx->log(ctx->log_user, line);
+}
+
+void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p)
+    mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory allocating %s (%zu bytes)", what,
+                 bytes);
+  return p;
+}

@@ -1,0 +1,91 @@
+/* CUDA part of the core: the context's stream and cuSPARSE handle, and
+ * memory in either space. */
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "cuda_util.cuh"
+
+extern "C" void mispc_cuda_context_release(mispc_context *ctx) {
+  if (ctx->cusparse) cusparseDestroy((cusparseHandle_t)ctx->cusparse);
+  if (ctx->own_stream && ctx->stream) cudaStreamDestroy((cudaStream_t)ctx->stream);
+  ctx->cusparse = NULL;
+  ctx->stream = NULL;
+  ctx->own_stream = 0;
+}
+
+extern "C" int mispc_built_with_cuda(void) {
+  return 1;
+}
+
+extern "C" int mispc_have_gpu(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError(); /* clear the sticky "no device" error */
+    return 0;
+  }
+  return n > 0;
+}
+
+extern "C" mispc_status mispc_context_set_stream(mispc_context *ctx, void *cuda_stream) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (ctx->own_stream && ctx->stream) cudaStreamDestroy((cudaStream_t)ctx->stream);
+  ctx->stream = cuda_stream;
+  ctx->own_stream = 0;
+  if (ctx->cusparse) cusparseSetStream((cusparseHandle_t)ctx->cusparse, (cudaStream_t)cuda_stream);
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_context_get_stream(mispc_context *ctx, void **cuda_stream) {
+  if (!ctx || !cuda_stream) return MISPC_ERR_INVALID_ARG;
+  if (!ctx->stream) {
+    if (!mispc_have_gpu()) return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "no CUDA device visible");
+    cudaStream_t s;
+    MISPC_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    ctx->stream = s;
+    ctx->own_stream = 1;
+  }
+  *cuda_stream = ctx->stream;
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_mem_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes,
+                                        void **p, const char *what) {
+  *p = NULL;
+  if (mem == MISPC_MEM_HOST) {
+    *p = mispc_host_alloc(ctx, bytes, what);
+    return *p ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  }
+  if (!mispc_have_gpu()) return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "no CUDA device visible");
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaMalloc of %s (%zu bytes) failed: %s", what, bytes,
+                        cudaGetErrorString(e));
+  }
+  return MISPC_SUCCESS;
+}
+
+extern "C" void mispc_mem_free(mispc_context *ctx, mispc_memspace mem, void *p) {
+  (void)ctx;
+  if (!p) return;
+  if (mem == MISPC_MEM_HOST)
+    free(p);
+  else
+    cudaFree(p);
+}
+
+extern "C" mispc_status mispc_mem_copy(mispc_context *ctx, void *dst, mispc_memspace dst_mem,
+                                       const void *src, mispc_memspace src_mem, size_t bytes) {
+  if (!bytes) return MISPC_SUCCESS;
+  if (dst_mem == MISPC_MEM_HOST && src_mem == MISPC_MEM_HOST) {
+    memcpy(dst, src, bytes);
+    return MISPC_SUCCESS;
+  }
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+  MISPC_CUDA_TRY(ctx, cudaStreamSynchronize(s));
+  return MISPC_SUCCESS;
+}

@@ -1,0 +1,170 @@
+/* Validation of CSR structure (host path; device inputs are checked by a
+ * kernel first and, on failure, re-checked here for the detailed message). */
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* Implemented in csr_check_cuda.cu; returns MISPC_SUCCESS when A passes. */
+mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_csr *A, unsigned checks);
+
+/* Is j present in the sorted row r of A? */
+static int row_contains(const mispc_csr *A, int64_t r, int32_t j) {
+  int64_t lo = A->rowptr[r], hi = A->rowptr[r + 1];
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (A->colidx[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < A->rowptr[r + 1] && A->colidx[lo] == j;
+}
+
+/* Checks row i; returns its first problem (and the column) or success. */
+static mispc_status check_row(const mispc_csr *A, int64_t i, unsigned checks, int64_t *col) {
+  int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+  *col = -1;
+  if (e < b || b < 0 || e > A->nnz) return MISPC_ERR_INDEX_RANGE;
+  for (int64_t p = b; p < e; ++p) {
+    int32_t j = A->colidx[p];
+    *col = j;
+    if (j < 0 || j >= A->ncols) return MISPC_ERR_INDEX_RANGE;
+    if ((checks & (MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC)) && p > b) {
+      if (A->colidx[p - 1] == j) return MISPC_ERR_DUPLICATE;
+      if (A->colidx[p - 1] > j) return MISPC_ERR_UNSORTED;
+    }
+    if ((checks & MISPC_CHECK_NO_SELF_LOOPS) && j == i) return MISPC_ERR_SELF_LOOP;
+  }
+  return MISPC_SUCCESS;
+}
+
+static mispc_status check_host(mispc_context *ctx, const mispc_csr *A, unsigned checks) {
+  if (A->rowptr[0] != 0 || A->rowptr[A->nrows] != A->nnz)
+    return mispc_seterr(ctx, MISPC_ERR_INDEX_RANGE,
+                        "row offsets must start at 0 and end at nnz = %lld (got %lld .. %lld)",
+                        (long long)A->nnz, (long long)A->rowptr[0],
+                        (long long)A->rowptr[A->nrows]);
+  /* First pass: structure of every row (lowest failing row wins). */
+  int64_t bad = A->nrows;
+#pragma omp parallel for reduction(min : bad) schedule(static)
+  for (int64_t i = 0; i < A->nrows; ++i) {
+    int64_t col;
+    if (check_row(A, i, checks, &col) != MISPC_SUCCESS && i < bad) bad = i;
+  }
+  if (bad < A->nrows) {
+    int64_t col;
+    mispc_status s = check_row(A, bad, checks, &col);
+    if (col >= 0)
+      return mispc_seterr(ctx, s, "%s at row %lld, column %lld", mispc_strerror(s),
+                          (long long)bad, (long long)col);
+    return mispc_seterr(ctx, s, "%s: bad row offsets at row %lld", mispc_strerror(s),
+                        (long long)bad);
+  }
+  if (!(checks & MISPC_CHECK_SYMMETRIC)) return MISPC_SUCCESS;
+  /* Second pass: every (i, j) has its (j, i). Rows are sorted by now. */
+  bad = A->nrows;
+#pragma omp parallel for reduction(min : bad) schedule(dynamic, 1024)
+  for (int64_t i = 0; i < A->nrows; ++i)
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
+      if (!row_contains(A, A->colidx[p], (int32_t)i)) {
+        if (i < bad) bad = i;
+        break;
+      }
+  if (bad < A->nrows) {
+    for (int64_t p = A->rowptr[bad]; p < A->rowptr[bad + 1]; ++p)
+      if (!row_contains(A, A->colidx[p], (int32_t)bad))
+        return mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
+                            "pattern is not symmetric: entry (%lld, %d) has no (%d, %lld); "
+                            "symmetrize the graph first (mispc_csr_symmetrize)",
+                            (long long)bad, A->colidx[p], A->colidx[p], (long long)bad);
+  }
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_csr_check(mispc_context *ctx, const mispc_csr *A, unsigned checks) {
+  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
+  if ((checks & MISPC_CHECK_SQUARE) && A->nrows != A->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "matrix is not square: %lld x %lld",
+                        (long long)A->nrows, (long long)A->ncols);
+  if ((checks & MISPC_CHECK_SYMMETRIC) && A->nrows != A->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE,
+                        "symmetry needs a square matrix, got %lld x %lld", (long long)A->nrows,
+                        (long long)A->ncols);
+  if (A->mem == MISPC_MEM_DEVICE) {
+    mispc_status s = mispc_csr_check_device(ctx, A, checks);
+    if (s != MISPC_ERR_VERIFY) return s; /* success, or a CUDA error */
+    /* Found a problem: re-check on the host for the detailed message. */
+  }
+  mispc_csr H;
+  MISPC_TRY(mispc_csr_host_view(ctx, A, &H));
+  mispc_status s = check_host(ctx, &H, checks);
+  mispc_csr_free(ctx, &H);
+  return s;
+}
+
+mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_csr_stats *st) {
+  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
+  if (!st) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "stats output is NULL");
+  mispc_csr H;
+  MISPC_TRY(mispc_csr_host_view(ctx, A, &H));
+  mispc_csr_stats s = {0};
+  s.nrows = H.nrows;
+  s.ncols = H.ncols;
+  s.nnz = H.nnz;
+  s.deg_min = H.nrows ? INT64_MAX : 0;
+  int64_t dmin = s.deg_min, dmax = 0, loops = 0, empty = 0, dd = 0, sdd = 0;
+#pragma omp parallel for reduction(min : dmin) reduction(max : dmax)                              \
+    reduction(+ : loops, empty, dd, sdd) schedule(static)
+  for (int64_t i = 0; i < H.nrows; ++i) {
+    int64_t d = H.rowptr[i + 1] - H.rowptr[i];
+    if (d < dmin) dmin = d;
+    if (d > dmax) dmax = d;
+    if (!d) ++empty;
+    double diag = 0, off = 0;
+    for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p) {
+      double v = H.values ? H.values[p] : 0.0;
+      if (H.colidx[p] == i) {
+        ++loops;
+        diag += v < 0 ? -v : v;
+      } else {
+        off += v < 0 ? -v : v;
+      }
+    }
+    if (H.values && diag >= off) ++dd;
+    if (H.values && diag > off) ++sdd;
+  }
+  s.deg_min = dmin;
+  s.deg_max = dmax;
+  s.deg_avg = H.nrows ? (double)H.nnz / (double)H.nrows : 0.0;
+  s.self_loops = loops;
+  s.empty_rows = empty;
+  s.dd_rows = H.values ? dd : -1;
+  s.strict_dd_rows = H.values ? sdd : -1;
+  s.symmetric_pattern = -1;
+  s.symmetric_values = -1;
+  if (H.nrows == H.ncols) {
+    mispc_context *quiet = NULL; /* failures here are answers, not errors */
+    mispc_status ps = check_host(quiet, &H, MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
+    if (ps == MISPC_SUCCESS) s.symmetric_pattern = 1;
+    else if (ps == MISPC_ERR_UNSYMMETRIC) s.symmetric_pattern = 0;
+    if (s.symmetric_pattern == 1 && H.values) {
+      int sym = 1;
+#pragma omp parallel for reduction(&& : sym) schedule(dynamic, 1024)
+      for (int64_t i = 0; i < H.nrows; ++i)
+        for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p) {
+          int32_t j = H.colidx[p];
+          int64_t lo = H.rowptr[j], hi = H.rowptr[j + 1];
+          while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (H.colidx[mid] < i) lo = mid + 1;
+            else hi = mid;
+          }
+          if (H.values[lo] != H.values[p]) sym = 0;
+        }
+      s.symmetric_values = sym;
+    }
+  }
+  mispc_csr_free(ctx, &H);
+  *st = s;
+  return MISPC_SUCCESS;
+}

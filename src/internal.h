@@ -1,0 +1,63 @@
+/* Internal helpers shared by all layers (not installed). */
+#ifndef MISPC_INTERNAL_H
+#define MISPC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mispc/mispc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mispc_context {
+  char err[1024];
+  int verbosity;
+  mispc_log_fn log;
+  void *log_user;
+  int nthreads;
+  void *stream;     /* cudaStream_t */
+  int own_stream;   /* stream created by us */
+  void *cusparse;   /* cusparseHandle_t, created on demand */
+};
+
+#if defined(__GNUC__)
+#define MISPC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MISPC_PRINTF(a, b)
+#endif
+
+/* Records a formatted message in ctx (if any) and returns s. */
+mispc_status mispc_seterr(mispc_context *ctx, mispc_status s, const char *fmt, ...)
+    MISPC_PRINTF(3, 4);
+/* Emits a log line when ctx verbosity >= level. */
+void mispc_logf(mispc_context *ctx, int level, const char *fmt, ...) MISPC_PRINTF(3, 4);
+
+/* Host allocation that records "out of memory allocating WHAT (N bytes)". */
+void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what);
+
+/* Memory in either space. Device variants fail with MISPC_ERR_NO_CUDA in
+ * builds without CUDA. Copies are synchronous with respect to the host. */
+mispc_status mispc_mem_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p,
+                             const char *what);
+void mispc_mem_free(mispc_context *ctx, mispc_memspace mem, void *p);
+mispc_status mispc_mem_copy(mispc_context *ctx, void *dst, mispc_memspace dst_mem, const void *src,
+                            mispc_memspace src_mem, size_t bytes);
+
+/* Returns MISPC_SUCCESS if a is a usable CSR descriptor (not its contents). */
+mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const char *name);
+
+/* Copies a device CSR to host (or returns a borrowed view of a host one);
+ * free with mispc_csr_free. */
+mispc_status mispc_csr_host_view(mispc_context *ctx, const mispc_csr *A, mispc_csr *host);
+
+#define MISPC_TRY(expr)                                                                            \
+  do {                                                                                             \
+    mispc_status mispc_try_s_ = (expr);                                                            \
+    if (mispc_try_s_ != MISPC_SUCCESS) return mispc_try_s_;                                        \
+  } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,70 @@
+/* A minimal test harness: CHECK macros count passes/failures, and
+ * TEST_FINISH() prints "N passed, N failed" and returns the exit code. */
+#ifndef MISPC_TEST_UTIL_H
+#define MISPC_TEST_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mispc/mispc.h"
+
+static int test_passed_ = 0, test_failed_ = 0;
+
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      ++test_passed_;                                                                              \
+    } else {                                                                                       \
+      ++test_failed_;                                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
+    }                                                                                              \
+  } while (0)
+
+#define CHECK_MSG(cond, ...)                                                                       \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      ++test_passed_;                                                                              \
+    } else {                                                                                       \
+      ++test_failed_;                                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                     \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+    }                                                                                              \
+  } while (0)
+
+/* Expects a mispc call to return `expected`; prints the context message if not. */
+#define CHECK_STATUS(ctx, call, expected)                                                          \
+  do {                                                                                             \
+    mispc_status test_s_ = (call);                                                                 \
+    CHECK_MSG(test_s_ == (expected), "%s returned %s (%s), expected %s", #call,                    \
+              mispc_strerror(test_s_), mispc_context_error(ctx), mispc_strerror(expected));        \
+  } while (0)
+
+#define CHECK_OK(ctx, call) CHECK_STATUS(ctx, call, MISPC_SUCCESS)
+
+/* Runs a test function and names it in the log. */
+#define RUN_TEST(fn)                                                                               \
+  do {                                                                                             \
+    int test_before_ = test_failed_;                                                               \
+    fn();                                                                                          \
+    printf("%-60s %s\n", #fn, test_failed_ == test_before_ ? "ok" : "FAILED");                     \
+  } while (0)
+
+#define TEST_FINISH()                                                                              \
+  (printf("%d passed, %d failed\n", test_passed_, test_failed_), test_failed_ ? 1 : 0)
+
+/* GPU tests: exit 77 (ctest "skipped") without a GPU unless MISPC_REQUIRE_GPU=1. */
+static inline void test_require_gpu_or_skip(void) {
+  if (mispc_have_gpu()) return;
+  const char *req = getenv("MISPC_REQUIRE_GPU");
+  if (req && strcmp(req, "1") == 0) {
+    fprintf(stderr, "MISPC_REQUIRE_GPU=1 but no GPU is visible (built with CUDA: %d)\n",
+            mispc_built_with_cuda());
+    exit(1);
+  }
+  printf("no GPU visible: skipping\n");
+  exit(77);
+}
+
+#endif
