@@ -9,6 +9,12 @@
 
 extern "C" void mispc_cuda_context_release(mispc_context *ctx) {
   if (ctx->cusparse) cusparseDestroy((cusparseHandle_t)ctx->cusparse);
+  if (ctx->stream) cudaStreamSynchronize((cudaStream_t)ctx->stream);
+  if (ctx->mempool) cudaMemPoolDestroy((cudaMemPool_t)ctx->mempool);
+  if (ctx->pinned) cudaFreeHost(ctx->pinned);
+  ctx->mempool = NULL;
+  ctx->pinned = NULL;
+  ctx->pinned_bytes = 0;
   if (ctx->own_stream && ctx->stream) cudaStreamDestroy((cudaStream_t)ctx->stream);
   ctx->cusparse = NULL;
   ctx->stream = NULL;
@@ -87,5 +93,49 @@ extern "C" mispc_status mispc_mem_copy(mispc_context *ctx, void *dst, mispc_mems
   MISPC_TRY(mispc_stream(ctx, &s));
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
   MISPC_CUDA_TRY(ctx, cudaStreamSynchronize(s));
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_scratch_alloc(mispc_context *ctx, size_t bytes, void **p,
+                                            const char *what) {
+  *p = NULL;
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  if (!ctx->mempool) {
+    int dev = 0;
+    MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
+    cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    cudaMemPool_t pool;
+    MISPC_CUDA_TRY(ctx, cudaMemPoolCreate(&pool, &props));
+    unsigned long long keep = ~0ull; /* never give cached blocks back early */
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    ctx->mempool = pool;
+  }
+  cudaError_t e = cudaMallocFromPoolAsync(p, bytes ? bytes : 1, (cudaMemPool_t)ctx->mempool, s);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return mispc_seterr(ctx, MISPC_ERR_CUDA, "device allocation of %s (%zu bytes) failed: %s", what,
+                        bytes, cudaGetErrorString(e));
+  }
+  return MISPC_SUCCESS;
+}
+
+extern "C" void mispc_scratch_free(mispc_context *ctx, void *p) {
+  if (p && ctx->stream) cudaFreeAsync(p, (cudaStream_t)ctx->stream);
+}
+
+extern "C" mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, void **p) {
+  if (ctx->pinned_bytes < bytes) {
+    if (ctx->pinned) cudaFreeHost(ctx->pinned);
+    ctx->pinned = NULL;
+    ctx->pinned_bytes = 0;
+    MISPC_CUDA_TRY(ctx, cudaMallocHost(&ctx->pinned, bytes));
+    ctx->pinned_bytes = bytes;
+  }
+  *p = ctx->pinned;
   return MISPC_SUCCESS;
 }

@@ -33,3 +33,39 @@ static inline unsigned mispc_grid_for(long long n, unsigned block, unsigned max_
 }
 
 #endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Stream-ordered scratch from the context's own memory pool (kept cached
+ * between calls, so repeated calls do not pay cudaMalloc). */
+mispc_status mispc_scratch_alloc(mispc_context *ctx, size_t bytes, void **p, const char *what);
+void mispc_scratch_free(mispc_context *ctx, void *p);
+/* Pinned host scratch of at least `bytes`, owned by the context. */
+mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, void **p);
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/* Warp-aggregated append: lanes with pred write v to out[*cnt + k] with one
+ * atomic per warp. All 32 lanes must call it together. The order inside the
+ * list depends on scheduling; callers only use lists whose order does not
+ * change results. */
+__device__ __forceinline__ void mispc_warp_append(bool pred, int32_t v, int32_t *out,
+                                                  unsigned *cnt) {
+  unsigned mask = __ballot_sync(0xffffffffu, pred);
+  if (!mask) return;
+  int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+  unsigned base = 0;
+  if (lane == leader) base = atomicAdd(cnt, (unsigned)__popc(mask));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  if (pred) out[base + __popc(mask & ((1u << lane) - 1u))] = v;
+}
+
+/* Adds the number of lanes with pred to *cnt (one atomic per warp). */
+__device__ __forceinline__ void mispc_warp_count(bool pred, unsigned *cnt) {
+  unsigned mask = __ballot_sync(0xffffffffu, pred);
+  if (mask && (threadIdx.x & 31) == __ffs(mask) - 1) atomicAdd(cnt, (unsigned)__popc(mask));
+}
+#endif

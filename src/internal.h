@@ -19,6 +19,9 @@ struct mispc_context {
   void *stream;     /* cudaStream_t */
   int own_stream;   /* stream created by us */
   void *cusparse;   /* cusparseHandle_t, created on demand */
+  void *mempool;    /* cudaMemPool_t for scratch, created on demand */
+  void *pinned;     /* pinned host scratch for counters read back each round */
+  size_t pinned_bytes;
 };
 
 #if defined(__GNUC__)

@@ -25,7 +25,8 @@ typedef enum mispc_priority {
 typedef struct mispc_mis_options {
   uint64_t seed;            /* hash seed (default 0) */
   mispc_priority priority;
-  int max_rounds;           /* 0: default limit (30000) */
+  int max_rounds;           /* 0: default limit (32767, the most the status words hold) */
+  int skip_validation;      /* 1: caller vouches for MISPC_CHECK_GRAPH (saves a pass) */
   /* Ablation switches (GPU backend; 0 = optimisation on). */
   int no_early_exit;        /* MIS-1: scan all neighbours of every vertex */
   int no_warp_mapping;      /* thread per vertex regardless of degree */

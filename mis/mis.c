@@ -1,0 +1,149 @@
+/* Entry points of MIS-1 / MIS-2: argument checks and backend choice by the
+ * graph's memory space; verification of results. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mis_backend.h"
+#include "mis_common.h"
+
+void mispc_mis_options_default(mispc_mis_options *opt) {
+  if (opt) memset(opt, 0, sizeof *opt);
+}
+
+static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
+                               const mispc_mis_options *opt, const void *out, const char *name) {
+  MISPC_TRY(mispc_csr_check_desc(ctx, g, "graph"));
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: membership output is NULL", name);
+  if (g->nrows != g->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: graph must be square, got %lld x %lld",
+                        name, (long long)g->nrows, (long long)g->ncols);
+  if (g->nrows >= INT32_MAX)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: %lld vertices exceed 32-bit ids", name,
+                        (long long)g->nrows);
+  if (opt && (opt->max_rounds < 0 || opt->max_rounds > MIS1_MAX_ROUNDS))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: max_rounds must be in [0, %d], got %d",
+                        name, MIS1_MAX_ROUNDS, opt->max_rounds);
+  if (!(opt && opt->skip_validation)) {
+    mispc_status s = mispc_csr_check(ctx, g, MISPC_CHECK_GRAPH);
+    if (s != MISPC_SUCCESS) {
+      char msg[sizeof ctx->err];
+      strcpy(msg, mispc_context_error(ctx));
+      return mispc_seterr(ctx, s, "%s: invalid graph: %s", name, msg);
+    }
+  }
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
+                        uint8_t *in_set, mispc_mis_result *res) {
+  mispc_mis_options o;
+  if (opt) o = *opt;
+  else mispc_mis_options_default(&o);
+  MISPC_TRY(check_call(ctx, graph, &o, in_set, "mispc_mis1"));
+  if (o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_mis1: per-round priorities are an MIS-2 option; use DEGREE or HASH");
+  int degree_aware = o.priority != MISPC_PRIORITY_HASH;
+  mispc_mis_result r = {0, 0};
+  mispc_status s = graph->mem == MISPC_MEM_DEVICE
+                       ? mispc_mis1_cuda(ctx, graph, &o, degree_aware, in_set, &r)
+                       : mispc_mis1_host(ctx, graph, &o, degree_aware, in_set, &r);
+  if (res) *res = r;
+  return s;
+}
+
+mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
+                        uint8_t *in_set, mispc_mis_result *res) {
+  mispc_mis_options o;
+  if (opt) o = *opt;
+  else mispc_mis_options_default(&o);
+  MISPC_TRY(check_call(ctx, graph, &o, in_set, "mispc_mis2"));
+  if (o.priority == MISPC_PRIORITY_DEGREE)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_mis2: degree priority is an MIS-1 option; use HASH_PER_ROUND or HASH");
+  int per_round = o.priority != MISPC_PRIORITY_HASH;
+  mispc_mis_result r = {0, 0};
+  mispc_status s = graph->mem == MISPC_MEM_DEVICE
+                       ? mispc_mis2_cuda(ctx, graph, &o, per_round, in_set, &r)
+                       : mispc_mis2_host(ctx, graph, &o, per_round, in_set, &r);
+  if (res) *res = r;
+  return s;
+}
+
+mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph, const uint8_t *in_set,
+                               int32_t *list, int64_t *count) {
+  MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
+  if (!in_set || !list || !count)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_mis_to_list: NULL argument");
+  if (graph->mem == MISPC_MEM_DEVICE)
+    return mispc_mis_to_list_cuda(ctx, graph->nrows, in_set, list, count);
+  int64_t c = 0;
+  for (int64_t v = 0; v < graph->nrows; ++v)
+    if (in_set[v]) list[c++] = (int32_t)v;
+  *count = c;
+  return MISPC_SUCCESS;
+}
+
+/* Distance-k check on the host. dist2 marks: for each member, walk its
+ * distance-<=k ball; any other member found breaks independence; every
+ * vertex must be reached by some member's ball (maximality). */
+mispc_status mispc_verify_mis(mispc_context *ctx, const mispc_csr *graph, int k,
+                              const uint8_t *in_set) {
+  MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
+  if (k != 1 && k != 2)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_verify_mis: k must be 1 or 2, got %d",
+                        k);
+  if (!in_set) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_verify_mis: NULL set");
+  mispc_csr g;
+  MISPC_TRY(mispc_csr_host_view(ctx, graph, &g));
+  int64_t n = g.nrows;
+  uint8_t *set = (uint8_t *)in_set;
+  mispc_status s = MISPC_SUCCESS;
+  if (graph->mem == MISPC_MEM_DEVICE) {
+    set = (uint8_t *)mispc_host_alloc(ctx, (size_t)n, "membership copy");
+    if (!set) s = MISPC_ERR_ALLOC;
+    if (!s) s = mispc_mem_copy(ctx, set, MISPC_MEM_HOST, in_set, MISPC_MEM_DEVICE, (size_t)n);
+  }
+  /* covered[v]: v is within distance k of a member (members cover themselves). */
+  uint8_t *covered = s ? NULL : (uint8_t *)calloc((size_t)n + 1, 1);
+  if (!s && !covered) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in verify");
+  int64_t bad_u = -1, bad_v = -1;
+  for (int64_t v = 0; !s && v < n && bad_u < 0; ++v) {
+    if (set[v] > 1) {
+      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "membership of vertex %lld is %d (not 0/1)",
+                       (long long)v, set[v]);
+      break;
+    }
+    if (!set[v]) continue;
+    covered[v] = 1;
+    for (int64_t p = g.rowptr[v]; p < g.rowptr[v + 1] && bad_u < 0; ++p) {
+      int32_t u = g.colidx[p];
+      if (u == v) continue;
+      if (set[u]) bad_u = v, bad_v = u;
+      covered[u] = 1;
+      if (k == 2)
+        for (int64_t q = g.rowptr[u]; q < g.rowptr[u + 1]; ++q) {
+          int32_t w = g.colidx[q];
+          if (w == v) continue;
+          if (set[w]) {
+            bad_u = v, bad_v = w;
+            break;
+          }
+          covered[w] = 1;
+        }
+    }
+  }
+  if (!s && bad_u >= 0)
+    s = mispc_seterr(ctx, MISPC_ERR_VERIFY,
+                     "not independent at distance %d: members %lld and %lld are too close", k,
+                     (long long)bad_u, (long long)bad_v);
+  for (int64_t v = 0; !s && v < n; ++v)
+    if (!covered[v])
+      s = mispc_seterr(ctx, MISPC_ERR_VERIFY,
+                       "not maximal at distance %d: vertex %lld could join the set", k,
+                       (long long)v);
+  free(covered);
+  if (set != in_set) free(set);
+  mispc_csr_free(ctx, &g);
+  return s;
+}

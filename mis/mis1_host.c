@@ -1,0 +1,103 @@
+/* MIS-1 on the host (OpenMP): the synchronous rounds of mis_common.h.
+ *
+ * Round r, for every undecided vertex v (in any order, in parallel):
+ *   v is blocked if some neighbour u that was undecided at the start of round
+ *   r comes before v (smaller key, then smaller id). Neighbours decided in an
+ *   earlier round are OUT and ignored (an IN vertex marks all its neighbours
+ *   OUT in its own round). Stop at the first blocking neighbour (early exit).
+ *   An unblocked v becomes IN and marks its undecided neighbours OUT.
+ * The stamps make every read answer the same question about the state at the
+ * start of the round, so rounds, and the set, do not depend on thread timing;
+ * the set equals sequential greedy in key order. Status words are accessed
+ * with relaxed atomics because other threads write them during the round. */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "mis_backend.h"
+#include "mis_common.h"
+
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
+
+/* Returns 1 if v is still undecided after its turn in round r. */
+static int mis1_visit(const mispc_csr *g, uint32_t *status, const uint32_t *key, int64_t v, int r,
+                      int early_exit) {
+  uint32_t kv = LOAD(&status[v]);
+  if (mis1_is_decided(kv)) return 0;
+  int blocked = 0;
+  for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p) {
+    int32_t u = g->colidx[p];
+    if (u == v) continue;
+    uint32_t s = LOAD(&status[u]);
+    uint32_t ku = s;
+    if (mis1_is_decided(s)) {
+      if ((int)(s >> 1) < r) continue; /* OUT since an earlier round */
+      ku = key[u];                     /* decided this round: use its start state */
+    }
+    if (mis1_before(ku, u, kv, v)) {
+      blocked = 1;
+      if (early_exit) break;
+    }
+  }
+  if (blocked) return 1;
+  STORE(&status[v], mis1_stamp(r, 0));
+  for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p) {
+    int32_t u = g->colidx[p];
+    if (u != v && !mis1_is_decided(LOAD(&status[u]))) STORE(&status[u], mis1_stamp(r, 1));
+  }
+  return 0;
+}
+
+mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
+                             int degree_aware, uint8_t *in_set, mispc_mis_result *res) {
+  int64_t n = g->nrows;
+  int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  uint32_t *status = (uint32_t *)mispc_host_alloc(ctx, (size_t)n * 4, "MIS-1 status");
+  uint32_t *key = (uint32_t *)mispc_host_alloc(ctx, (size_t)n * 4, "MIS-1 keys");
+  if (!status || !key) {
+    free(status);
+    free(key);
+    return MISPC_ERR_ALLOC;
+  }
+  int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t v = 0; v < n; ++v)
+    status[v] = key[v] = mis1_key(degree_aware, opt->seed, v, g->rowptr[v + 1] - g->rowptr[v]);
+  int r = 0;
+  int64_t undecided = n;
+  while (undecided > 0) {
+    if (r >= max_rounds) {
+      free(status);
+      free(key);
+      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                          "mispc_mis1: %lld vertices undecided after %d rounds",
+                          (long long)undecided, r);
+    }
+    int64_t left = 0;
+#pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left)                              \
+    num_threads(nt)
+    for (int64_t v = 0; v < n; ++v) left += mis1_visit(g, status, key, v, r, !opt->no_early_exit);
+    ++r;
+    /* "left" counts vertices blocked this round; some may have been marked
+     * OUT meanwhile, so count again from the settled state. */
+    undecided = 0;
+    if (left) {
+#pragma omp parallel for schedule(static) reduction(+ : undecided)                                \
+    num_threads(nt)
+      for (int64_t v = 0; v < n; ++v) undecided += !mis1_is_decided(status[v]);
+    }
+    mispc_logf(ctx, 2, "mis1 round %d: %lld undecided", r, (long long)undecided);
+  }
+  int64_t size = 0;
+#pragma omp parallel for schedule(static) reduction(+ : size)                                     \
+    num_threads(nt)
+  for (int64_t v = 0; v < n; ++v) {
+    in_set[v] = (uint8_t)mis1_in_set(status[v]);
+    size += in_set[v];
+  }
+  free(status);
+  free(key);
+  res->set_size = size;
+  res->rounds = r;
+  return MISPC_SUCCESS;
+}

@@ -1,0 +1,27 @@
+/* Internal: backends behind mispc_mis1 / mispc_mis2 (not installed). The
+ * entry points in mis.c have validated arguments before these are called. */
+#ifndef MISPC_MIS_BACKEND_H
+#define MISPC_MIS_BACKEND_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* degree_aware: MIS-1 key choice; per_round: MIS-2 priority re-drawn each round. */
+mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
+                             int degree_aware, uint8_t *in_set, mispc_mis_result *res);
+mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
+                             int per_round, uint8_t *in_set, mispc_mis_result *res);
+mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
+                             int degree_aware, uint8_t *in_set, mispc_mis_result *res);
+mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
+                             int per_round, uint8_t *in_set, mispc_mis_result *res);
+mispc_status mispc_mis_to_list_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set,
+                                    int32_t *list, int64_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

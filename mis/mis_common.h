@@ -1,0 +1,65 @@
+/* Priority words shared by the host and CUDA MIS kernels. Both backends use
+ * exactly these functions, so their results are bit-identical. */
+#ifndef MISPC_MIS_COMMON_H
+#define MISPC_MIS_COMMON_H
+
+#include <stdint.h>
+
+#include "mispc/hash.h"
+#include "mispc/mis.h"
+
+/* ---- MIS-1: random-permutation algorithm (Blelloch et al.) ------------------
+ * A vertex's 32-bit status word is either its key (undecided) or a decision
+ * stamp below MIS1_DECIDED_LIMIT: stamp = 2*round + (1 if OUT, 0 if IN).
+ * Keys order vertices (smaller wins, ties to the smaller id). With the
+ * degree-aware priority the key is (min(deg, 4094), hash) in that order, which
+ * is the ordering of ECL-MIS's f = d_avg / (d_avg + deg - rand) (papers/
+ * ECL-MIS-2018.txt §3) without its 8-bit quantisation: lower degree first,
+ * random among equal degrees. The stamp lets a reader tell "decided in an
+ * earlier round" (always OUT, see mis1 round rules) from "decided in this
+ * round" (then it looks at the neighbour's key), so each round is computed
+ * from the state at its start regardless of thread timing. */
+#define MIS1_DECIDED_LIMIT 0x10000u
+#define MIS1_MAX_ROUNDS 32767
+#define MIS1_DEGREE_CAP 4094u
+
+MISPC_HD uint32_t mis1_key(int degree_aware, uint64_t seed, int64_t v, int64_t deg) {
+  uint64_t h = mispc_hash3(seed, 0, (uint64_t)v);
+  if (!degree_aware) return MIS1_DECIDED_LIMIT + (uint32_t)(h >> 33); /* 31 hash bits */
+  uint32_t dq = deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : (uint32_t)deg;
+  return MIS1_DECIDED_LIMIT + ((dq << 20) | (uint32_t)(h >> 44)); /* 12 + 20 bits */
+}
+
+MISPC_HD int mis1_is_decided(uint32_t s) {
+  return s < MIS1_DECIDED_LIMIT;
+}
+MISPC_HD uint32_t mis1_stamp(int round, int out) {
+  return 2u * (uint32_t)round + (out ? 1u : 0u);
+}
+MISPC_HD int mis1_in_set(uint32_t s) {
+  return s < MIS1_DECIDED_LIMIT && (s & 1u) == 0;
+}
+/* Does (ku, u) come before (kv, v)? */
+MISPC_HD int mis1_before(uint32_t ku, int64_t u, uint32_t kv, int64_t v) {
+  return ku < kv || (ku == kv && u < v);
+}
+
+/* ---- MIS-2: papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt Alg. 1 -----
+ * Packed tuples (§V-C), 64-bit here so any 32-bit vertex count leaves at least
+ * 32 priority bits: IN = 0, OUT = all ones, undecided = (prio << b) | (v + 1)
+ * with b = bits to hold n + 1. */
+#define MIS2_IN 0ull
+#define MIS2_OUT (~0ull)
+
+MISPC_HD int mis2_id_bits(int64_t n) {
+  int b = 1;
+  while (b < 63 && ((1ll << b) - 1) <= n) ++b; /* 2^b - 1 > n (eq. 1) */
+  return b;
+}
+
+MISPC_HD uint64_t mis2_tuple(int per_round, uint64_t seed, int iter, int64_t v, int idbits) {
+  uint64_t h = mispc_hash3(seed, per_round ? (uint64_t)iter : 0u, (uint64_t)v);
+  return ((h >> idbits) << idbits) | (uint64_t)(v + 1);
+}
+
+#endif
