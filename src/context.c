@@ -86,3 +86,19 @@ void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what) {
                  bytes);
   return p;
 }
+
+mispc_status mispc_malloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p) {
+  if (!p) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_malloc: NULL output pointer");
+  return mispc_mem_alloc(ctx, mem, bytes, p, "user buffer");
+}
+
+void mispc_free(mispc_context *ctx, mispc_memspace mem, void *p) {
+  mispc_mem_free(ctx, mem, p);
+}
+
+mispc_status mispc_memcpy(mispc_context *ctx, void *dst, mispc_memspace dst_mem, const void *src,
+                          mispc_memspace src_mem, size_t bytes) {
+  if (bytes && (!dst || !src))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_memcpy: NULL pointer");
+  return mispc_mem_copy(ctx, dst, dst_mem, src, src_mem, bytes);
+}

@@ -3,6 +3,8 @@
 #ifndef MISPC_CONTEXT_H
 #define MISPC_CONTEXT_H
 
+#include <stddef.h>
+
 #include "mispc/status.h"
 
 #ifdef __cplusplus
@@ -40,6 +42,14 @@ int mispc_context_num_threads(const mispc_context *ctx);
 int mispc_have_gpu(void);
 /* 1 when mispc was built with CUDA support. */
 int mispc_built_with_cuda(void);
+
+/* Memory in either space (device memory through cudaMalloc), and copies
+ * between spaces, synchronous with respect to the host. For buffers such as
+ * the membership array of a device graph. */
+mispc_status mispc_malloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p);
+void mispc_free(mispc_context *ctx, mispc_memspace mem, void *p);
+mispc_status mispc_memcpy(mispc_context *ctx, void *dst, mispc_memspace dst_mem, const void *src,
+                          mispc_memspace src_mem, size_t bytes);
 
 /* Message of the last failing call on this context ("" if none). */
 const char *mispc_context_error(const mispc_context *ctx);

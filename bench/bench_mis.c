@@ -1,0 +1,242 @@
+/* mispc bench mis1|mis2: MIS kernels timed against one cuSPARSE SpMV on the
+ * same graph in the same run (see docs/BENCHMARKS.md). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_gpu.h"
+#include "cli.h"
+
+int parse_priority(const char *s, mispc_priority *p);
+
+typedef struct variant {
+  const char *name;
+  mispc_mis_options opt;
+} variant;
+
+static void bench_usage(FILE *f) {
+  fprintf(f,
+          "usage: mispc bench mis1|mis2 SPEC... [options]\n"
+          "  --reps N           timed repetitions (default 20; the median is reported)\n"
+          "  --warmup N         untimed runs first (default 3)\n"
+          "  --json FILE        also write the results as JSON\n"
+          "  --ablation         also run with each optimisation switched off\n"
+          "  --host-timing      also time the host backend (all threads and 1 thread)\n"
+          "  --seed S, --priority degree|hash|per-round\n"
+          "  --no-early-exit --no-warp --force-warp --no-worklist   single ablation switches\n"
+          "  --symmetrize       use the pattern of A + A^T\n");
+}
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+typedef mispc_status (*mis_fn)(mispc_context *, const mispc_csr *, const mispc_mis_options *,
+                               uint8_t *, mispc_mis_result *);
+
+/* Median host wall time (ms) of fn over reps runs with nt threads. */
+static double host_ms(mispc_context *ctx, mis_fn fn, const mispc_csr *A,
+                      const mispc_mis_options *opt, uint8_t *set, int nt, int reps) {
+  mispc_context_set_num_threads(ctx, nt);
+  double *t = (double *)malloc(sizeof(double) * (size_t)reps);
+  mispc_mis_result r;
+  for (int i = 0; i < reps; ++i) {
+    double t0 = mispc_wtime();
+    fn(ctx, A, opt, set, &r);
+    t[i] = 1e3 * (mispc_wtime() - t0);
+  }
+  qsort(t, (size_t)reps, sizeof(double), cmp_d);
+  double med = t[reps / 2];
+  free(t);
+  mispc_context_set_num_threads(ctx, 0);
+  return med;
+}
+
+int cmd_bench(int argc, char **argv) {
+  if (argc < 3 || !strcmp(argv[1], "--help")) {
+    bench_usage(argc < 3 ? stderr : stdout);
+    return argc < 3 ? 2 : 0;
+  }
+  int k = !strcmp(argv[1], "mis1") ? 1 : !strcmp(argv[1], "mis2") ? 2 : 0;
+  if (!k) {
+    fprintf(stderr, "mispc bench: unknown kernel '%s' (mis1 or mis2)\n", argv[1]);
+    return 2;
+  }
+  mis_fn fn = k == 1 ? mispc_mis1 : mispc_mis2;
+  int reps = 20, warmup = 3, ablation = 0, host_timing = 0, symmetrize = 0;
+  const char *json = NULL;
+  const char *specs[64];
+  int nspecs = 0;
+  mispc_mis_options base;
+  mispc_mis_options_default(&base);
+  for (int a = 2; a < argc; ++a) {
+    const char *s = argv[a];
+    int more = a + 1 < argc;
+    if (!strcmp(s, "--reps") && more) reps = atoi(argv[++a]);
+    else if (!strcmp(s, "--warmup") && more) warmup = atoi(argv[++a]);
+    else if (!strcmp(s, "--json") && more) json = argv[++a];
+    else if (!strcmp(s, "--ablation")) ablation = 1;
+    else if (!strcmp(s, "--host-timing")) host_timing = 1;
+    else if (!strcmp(s, "--symmetrize")) symmetrize = 1;
+    else if (!strcmp(s, "--seed") && more) base.seed = strtoull(argv[++a], NULL, 10);
+    else if (!strcmp(s, "--priority") && more) {
+      if (!parse_priority(argv[++a], &base.priority)) {
+        fprintf(stderr, "mispc bench: unknown priority '%s'\n", argv[a]);
+        return 2;
+      }
+    } else if (!strcmp(s, "--no-early-exit")) base.no_early_exit = 1;
+    else if (!strcmp(s, "--no-warp")) base.no_warp_mapping = 1;
+    else if (!strcmp(s, "--force-warp")) base.force_warp_mapping = 1;
+    else if (!strcmp(s, "--no-worklist")) base.no_worklist = 1;
+    else if (s[0] != '-' && nspecs < 64) specs[nspecs++] = s;
+    else {
+      fprintf(stderr, "mispc bench: unexpected argument '%s'\n", s);
+      bench_usage(stderr);
+      return 2;
+    }
+  }
+  if (reps < 1 || warmup < 0 || !nspecs) {
+    bench_usage(stderr);
+    return 2;
+  }
+  /* Variants: the chosen options, then each optimisation switched off. */
+  variant vars[8];
+  int nvar = 0;
+  vars[nvar].name = "default";
+  vars[nvar++].opt = base;
+  if (ablation) {
+    mispc_mis_options o = base;
+    if (k == 1) {
+      o.no_early_exit = 1, vars[nvar].name = "no-early-exit", vars[nvar++].opt = o, o = base;
+      o.priority = MISPC_PRIORITY_HASH, vars[nvar].name = "hash-priority", vars[nvar++].opt = o;
+      o = base;
+    } else {
+      o.priority = MISPC_PRIORITY_HASH, vars[nvar].name = "fixed-priority", vars[nvar++].opt = o;
+      o = base;
+      o.force_warp_mapping = 1, vars[nvar].name = "force-warp", vars[nvar++].opt = o, o = base;
+    }
+    o.no_warp_mapping = 1, vars[nvar].name = "no-warp", vars[nvar++].opt = o, o = base;
+    o.no_worklist = 1, vars[nvar].name = "no-worklist", vars[nvar++].opt = o;
+  }
+
+  char dev[256];
+  bench_device_name(dev, sizeof dev);
+  time_t now = time(NULL);
+  printf("# mispc bench mis%d  device: %s  host threads: %d  date: %s", k, dev,
+         omp_get_max_threads(), ctime(&now));
+  printf("# command:");
+  for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
+  printf("\n# unit: one cuSPARSE CSR SpMV (float, 32-bit indices, default algorithm) on the "
+         "same graph, median of %d\n",
+         reps);
+  printf("%-26s %-15s %10s %11s %6s %10s %7s %9s %9s %9s %7s %6s\n", "graph", "variant", "rows",
+         "entries", "rounds", "set", "%|V|", "ms", "spmv32ms", "spmv64ms", "xSpMV", "check");
+  FILE *jf = json ? fopen(json, "w") : NULL;
+  if (json && !jf) perror(json);
+  if (jf) fprintf(jf, "{\"device\": \"%s\", \"kernel\": \"mis%d\", \"results\": [\n", dev, k);
+  int first_json = 1, rc = 0;
+
+  mispc_context *ctx;
+  if (mispc_context_create(&ctx)) return 1;
+  int gpu = mispc_have_gpu();
+  for (int si = 0; si < nspecs && !rc; ++si) {
+    mispc_csr A = {0}, D = {0};
+    if ((rc = cli_load(ctx, specs[si], symmetrize, &A))) break;
+    mispc_status s = mispc_csr_check(ctx, &A, MISPC_CHECK_GRAPH);
+    if (s) {
+      rc = cli_fail(ctx, specs[si], s);
+      mispc_csr_free(ctx, &A);
+      break;
+    }
+    uint8_t *hset = (uint8_t *)malloc((size_t)A.nrows + 1);
+    uint8_t *gset = (uint8_t *)malloc((size_t)A.nrows + 1);
+    uint8_t *dset = NULL;
+    double spmv32 = -1, spmv64 = -1;
+    if (gpu) {
+      s = mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &D);
+      if (!s) s = mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)A.nrows + 1, (void **)&dset);
+      if (s) {
+        rc = cli_fail(ctx, "device copy", s);
+        break;
+      }
+      spmv32 = bench_spmv_ms(ctx, &D, 0, reps);
+      spmv64 = bench_spmv_ms(ctx, &D, 1, reps);
+    }
+    for (int vi = 0; vi < nvar && !rc; ++vi) {
+      mispc_mis_options o = vars[vi].opt;
+      o.skip_validation = 1; /* checked once above, outside the timing */
+      mispc_mis_result hr = {0, 0}, gr = {0, 0};
+      /* Host result: the reference for determinism and the verify check. */
+      s = fn(ctx, &A, &o, hset, &hr);
+      if (s) {
+        rc = cli_fail(ctx, "host MIS", s);
+        break;
+      }
+      const char *check = mispc_verify_mis(ctx, &A, k, hset) ? "BAD" : "ok";
+      double med = -1;
+      if (gpu) {
+        bench_timer *t = NULL;
+        bench_timer_create(ctx, &t);
+        double *ms = (double *)malloc(sizeof(double) * (size_t)reps);
+        for (int i = -warmup; i < reps && !s; ++i) {
+          bench_timer_start(t);
+          s = fn(ctx, &D, &o, dset, &gr);
+          double m = bench_timer_stop_ms(t);
+          if (i >= 0) ms[i] = m;
+        }
+        bench_timer_destroy(t);
+        if (s) {
+          rc = cli_fail(ctx, "GPU MIS", s);
+          free(ms);
+          break;
+        }
+        qsort(ms, (size_t)reps, sizeof(double), cmp_d);
+        med = ms[reps / 2];
+        free(ms);
+        mispc_memcpy(ctx, gset, MISPC_MEM_HOST, dset, MISPC_MEM_DEVICE, (size_t)A.nrows);
+        int same = !memcmp(gset, hset, (size_t)A.nrows) && gr.rounds == hr.rounds;
+        if (!same) check = "DIFF";
+      }
+      printf("%-26s %-15s %10lld %11lld %6d %10lld %7.3f %9.4f %9.4f %9.4f %7.2f %6s\n",
+             specs[si], vars[vi].name, (long long)A.nrows, (long long)A.nnz, hr.rounds,
+             (long long)hr.set_size, A.nrows ? 100.0 * (double)hr.set_size / (double)A.nrows : 0,
+             med, spmv32, spmv64, med > 0 && spmv32 > 0 ? med / spmv32 : -1, check);
+      double h_all = -1, h_one = -1;
+      if (host_timing && vi == 0) {
+        int hreps = reps < 5 ? reps : 5;
+        h_all = host_ms(ctx, fn, &A, &o, hset, 0, hreps);
+        h_one = host_ms(ctx, fn, &A, &o, hset, 1, hreps);
+        printf("%-26s %-15s host: %.2f ms with %d threads, %.2f ms with 1 thread, speedup "
+               "%.2fx\n",
+               specs[si], "host", h_all, omp_get_max_threads(), h_one, h_one / h_all);
+      }
+      if (jf) {
+        fprintf(jf,
+                "%s  {\"graph\": \"%s\", \"variant\": \"%s\", \"rows\": %lld, \"entries\": %lld, "
+                "\"rounds\": %d, \"set_size\": %lld, \"gpu_ms\": %.6f, \"spmv32_ms\": %.6f, "
+                "\"spmv64_ms\": %.6f, \"spmv_equivalents\": %.4f, \"check\": \"%s\", "
+                "\"host_ms_all_threads\": %.4f, \"host_ms_1_thread\": %.4f}",
+                first_json ? "" : ",\n", specs[si], vars[vi].name, (long long)A.nrows,
+                (long long)A.nnz, hr.rounds, (long long)hr.set_size, med, spmv32, spmv64,
+                med > 0 && spmv32 > 0 ? med / spmv32 : -1, check, h_all, h_one);
+        first_json = 0;
+      }
+      if (strcmp(check, "ok")) rc = 1;
+    }
+    fflush(stdout);
+    mispc_free(ctx, MISPC_MEM_DEVICE, dset);
+    mispc_csr_free(ctx, &D);
+    mispc_csr_free(ctx, &A);
+    free(hset);
+    free(gset);
+  }
+  if (jf) {
+    fprintf(jf, "\n]}\n");
+    fclose(jf);
+  }
+  mispc_context_destroy(ctx);
+  return rc;
+}

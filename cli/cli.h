@@ -1,0 +1,20 @@
+/* Shared pieces of the mispc command-line tool. */
+#ifndef MISPC_CLI_H
+#define MISPC_CLI_H
+
+#include <stdio.h>
+
+#include "mispc/mispc.h"
+
+/* Prints "mispc: WHAT: status (context message)" to stderr; returns 1. */
+int cli_fail(mispc_context *ctx, const char *what, mispc_status s);
+/* Loads SPEC (file or gen:...) on the host, printing progress when verbose. */
+int cli_load(mispc_context *ctx, const char *spec, int symmetrize, mispc_csr *A);
+/* Logger that prints library progress lines to stderr. */
+void cli_log(void *user, const char *line);
+
+int cmd_info(int argc, char **argv);
+int cmd_mis(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

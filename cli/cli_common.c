@@ -1,0 +1,32 @@
+#include <stdio.h>
+
+#include "cli.h"
+
+int cli_fail(mispc_context *ctx, const char *what, mispc_status s) {
+  const char *msg = mispc_context_error(ctx);
+  fprintf(stderr, "mispc: %s: %s\n", what, msg && *msg ? msg : mispc_strerror(s));
+  return 1;
+}
+
+void cli_log(void *user, const char *line) {
+  (void)user;
+  fprintf(stderr, "  %s\n", line);
+}
+
+int cli_load(mispc_context *ctx, const char *spec, int symmetrize, mispc_csr *A) {
+  double t0 = mispc_wtime();
+  if (mispc_context_verbosity(ctx) > 0) fprintf(stderr, "loading %s ...\n", spec);
+  mispc_status s = mispc_load(ctx, spec, A);
+  if (s) return cli_fail(ctx, spec, s);
+  if (symmetrize) {
+    mispc_csr S;
+    s = mispc_csr_symmetrize(ctx, A, 0, &S);
+    if (s) return cli_fail(ctx, "symmetrize", s);
+    mispc_csr_free(ctx, A);
+    *A = S;
+  }
+  if (mispc_context_verbosity(ctx) > 0)
+    fprintf(stderr, "loaded %s: %lld rows, %lld entries in %.2f s\n", spec, (long long)A->nrows,
+            (long long)A->nnz, mispc_wtime() - t0);
+  return 0;
+}

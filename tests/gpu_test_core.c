@@ -1,0 +1,102 @@
+/* GPU core: host <-> device copies and device-side validation (same verdicts
+ * and messages as the host). Skips without a GPU. */
+#include "test_util.h"
+
+static mispc_context *ctx;
+
+static int same_csr(const mispc_csr *a, const mispc_csr *b) {
+  if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz) return 0;
+  if (memcmp(a->rowptr, b->rowptr, sizeof(int64_t) * (size_t)(a->nrows + 1))) return 0;
+  if (a->nnz && memcmp(a->colidx, b->colidx, sizeof(int32_t) * (size_t)a->nnz)) return 0;
+  if (!a->values != !b->values) return 0;
+  return !a->values || !memcmp(a->values, b->values, sizeof(double) * (size_t)a->nnz);
+}
+
+static void test_copy_round_trip(void) {
+  const char *specs[] = {"gen:laplace3d:20", "gen:kron:12", "gen:elasticity3d:4", "gen:path:1"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
+    mispc_csr H, D, D2, B;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[i], 1, &H));
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+    CHECK(D.mem == MISPC_MEM_DEVICE && D.owned);
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &D, MISPC_MEM_DEVICE, &D2)); /* device -> device */
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &D2, MISPC_MEM_HOST, &B));
+    CHECK_MSG(same_csr(&H, &B), "%s: round trip differs", specs[i]);
+    mispc_csr_stats sh, sd;
+    CHECK_OK(ctx, mispc_csr_get_stats(ctx, &H, &sh));
+    CHECK_OK(ctx, mispc_csr_get_stats(ctx, &D, &sd));
+    CHECK(sh.nnz == sd.nnz && sh.deg_max == sd.deg_max && sh.symmetric_pattern == sd.symmetric_pattern);
+    mispc_csr_free(ctx, &H);
+    mispc_csr_free(ctx, &D);
+    mispc_csr_free(ctx, &D2);
+    mispc_csr_free(ctx, &B);
+  }
+}
+
+/* Each bad matrix must fail on the device with the host's status and message. */
+static void expect_same_verdict(const mispc_csr *H, unsigned checks, mispc_status expected) {
+  char host_msg[1024];
+  CHECK_STATUS(ctx, mispc_csr_check(ctx, H, checks), expected);
+  snprintf(host_msg, sizeof host_msg, "%s", mispc_context_error(ctx));
+  mispc_csr D;
+  CHECK_OK(ctx, mispc_csr_copy(ctx, H, MISPC_MEM_DEVICE, &D));
+  mispc_context_clear_error(ctx);
+  CHECK_STATUS(ctx, mispc_csr_check(ctx, &D, checks), expected);
+  if (expected != MISPC_SUCCESS)
+    CHECK_MSG(!strcmp(host_msg, mispc_context_error(ctx)), "host '%s' vs device '%s'", host_msg,
+              mispc_context_error(ctx));
+  mispc_csr_free(ctx, &D);
+}
+
+static void test_device_validation(void) {
+  mispc_csr G;
+  CHECK_OK(ctx, mispc_generate(ctx, "gen:laplace2d:30", 1, &G));
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_SUCCESS);
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH | MISPC_CHECK_NO_SELF_LOOPS, MISPC_ERR_SELF_LOOP);
+  /* break symmetry: move one off-diagonal entry of row 100 */
+  int64_t p = G.rowptr[100];
+  int32_t save = G.colidx[p];
+  G.colidx[p] = save - 1; /* row 100 stays sorted (its first entry is 70) */
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_ERR_UNSYMMETRIC);
+  G.colidx[p] = G.colidx[p + 1]; /* duplicate */
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_ERR_DUPLICATE);
+  G.colidx[p] = G.colidx[p + 1] + 1; /* out of order */
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_ERR_UNSORTED);
+  G.colidx[p] = 1 << 20; /* out of range */
+  expect_same_verdict(&G, MISPC_CHECK_INDICES, MISPC_ERR_INDEX_RANGE);
+  G.colidx[p] = save;
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_SUCCESS);
+  G.rowptr[G.nrows] -= 1; /* offsets do not end at nnz */
+  expect_same_verdict(&G, MISPC_CHECK_INDICES, MISPC_ERR_INDEX_RANGE);
+  G.rowptr[G.nrows] += 1;
+  mispc_csr_free(ctx, &G);
+  /* non-square */
+  int64_t rp[3] = {0, 1, 1};
+  int32_t ci[1] = {2};
+  mispc_csr R;
+  mispc_csr_wrap(MISPC_MEM_HOST, 2, 3, 1, rp, ci, NULL, &R);
+  expect_same_verdict(&R, MISPC_CHECK_SQUARE, MISPC_ERR_NOT_SQUARE);
+}
+
+static void test_device_memory_helpers(void) {
+  void *d = NULL;
+  int h[4] = {1, 2, 3, 4}, b[4] = {0};
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof h, &d));
+  CHECK_OK(ctx, mispc_memcpy(ctx, d, MISPC_MEM_DEVICE, h, MISPC_MEM_HOST, sizeof h));
+  CHECK_OK(ctx, mispc_memcpy(ctx, b, MISPC_MEM_HOST, d, MISPC_MEM_DEVICE, sizeof h));
+  CHECK(!memcmp(h, b, sizeof h));
+  mispc_free(ctx, MISPC_MEM_DEVICE, d);
+  /* an impossible allocation is an error, not a crash */
+  CHECK_STATUS(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)1 << 50, &d), MISPC_ERR_CUDA);
+  CHECK(strstr(mispc_context_error(ctx), "cudaMalloc") != NULL);
+}
+
+int main(void) {
+  test_require_gpu_or_skip();
+  if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_copy_round_trip);
+  RUN_TEST(test_device_validation);
+  RUN_TEST(test_device_memory_helpers);
+  mispc_context_destroy(ctx);
+  return TEST_FINISH();
+}

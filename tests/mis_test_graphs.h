@@ -1,0 +1,96 @@
+/* Small hand-made graphs and the sequential greedy oracles shared by the
+ * host and GPU MIS tests. */
+#ifndef MISPC_MIS_TEST_GRAPHS_H
+#define MISPC_MIS_TEST_GRAPHS_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mis/mis_common.h"
+#include "csr_build.h"
+#include "test_util.h"
+
+/* Builds a symmetric pattern from an undirected edge list. */
+static inline mispc_csr graph_from_edges(mispc_context *ctx, int64_t n, int64_t m,
+                                         const int32_t *eu, const int32_t *ev) {
+  mispc_csr G;
+  mispc_status s = mispc_csr_from_coo(ctx, n, n, m, eu, ev, NULL, MISPC_COO_SYMMETRIC, &G);
+  if (s) {
+    fprintf(stderr, "graph_from_edges: %s\n", mispc_context_error(ctx));
+    exit(1);
+  }
+  return G;
+}
+
+static inline mispc_csr star_graph(mispc_context *ctx, int32_t leaves) {
+  int32_t *u = malloc(sizeof(int32_t) * (size_t)leaves), *v = malloc(sizeof(int32_t) * (size_t)leaves);
+  for (int32_t i = 0; i < leaves; ++i) u[i] = 0, v[i] = i + 1;
+  mispc_csr G = graph_from_edges(ctx, leaves + 1, leaves, u, v);
+  free(u);
+  free(v);
+  return G;
+}
+
+static inline mispc_csr clique_graph(mispc_context *ctx, int32_t n) {
+  int64_t m = (int64_t)n * (n - 1) / 2, k = 0;
+  int32_t *u = malloc(sizeof(int32_t) * (size_t)(m + 1)), *v = malloc(sizeof(int32_t) * (size_t)(m + 1));
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t j = i + 1; j < n; ++j) u[k] = i, v[k++] = j;
+  mispc_csr G = graph_from_edges(ctx, n, m, u, v);
+  free(u);
+  free(v);
+  return G;
+}
+
+typedef struct oracle_item {
+  uint64_t key;
+  int32_t v;
+} oracle_item;
+
+static int oracle_cmp(const void *a, const void *b) {
+  const oracle_item *x = (const oracle_item *)a, *y = (const oracle_item *)b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Sequential greedy MIS at distance k, visiting vertices in (key, id) order.
+ * k = 1 with MIS-1 keys; k = 2 with fixed MIS-2 tuples (Blelloch et al.:
+ * the parallel algorithms with fixed priorities must equal it). */
+static inline void greedy_mis(const mispc_csr *G, int k, const uint64_t *key, uint8_t *set) {
+  int64_t n = G->nrows;
+  oracle_item *it = malloc(sizeof(oracle_item) * (size_t)(n + 1));
+  uint8_t *blocked = calloc((size_t)n + 1, 1);
+  for (int64_t v = 0; v < n; ++v) it[v].key = key[v], it[v].v = (int32_t)v;
+  qsort(it, (size_t)n, sizeof(oracle_item), oracle_cmp);
+  for (int64_t v = 0; v < n; ++v) set[v] = 0;
+  for (int64_t t = 0; t < n; ++t) {
+    int32_t v = it[t].v;
+    if (blocked[v]) continue;
+    set[v] = 1;
+    blocked[v] = 1;
+    for (int64_t p = G->rowptr[v]; p < G->rowptr[v + 1]; ++p) {
+      int32_t u = G->colidx[p];
+      blocked[u] = 1;
+      if (k == 2)
+        for (int64_t q = G->rowptr[u]; q < G->rowptr[u + 1]; ++q) blocked[G->colidx[q]] = 1;
+    }
+  }
+  free(it);
+  free(blocked);
+}
+
+static inline uint64_t *mis1_keys(const mispc_csr *G, int degree_aware, uint64_t seed) {
+  uint64_t *k = malloc(sizeof(uint64_t) * (size_t)(G->nrows + 1));
+  for (int64_t v = 0; v < G->nrows; ++v)
+    k[v] = mis1_key(degree_aware, seed, v, G->rowptr[v + 1] - G->rowptr[v]);
+  return k;
+}
+
+static inline uint64_t *mis2_fixed_keys(const mispc_csr *G, uint64_t seed) {
+  uint64_t *k = malloc(sizeof(uint64_t) * (size_t)(G->nrows + 1));
+  int b = mis2_id_bits(G->nrows);
+  for (int64_t v = 0; v < G->nrows; ++v) k[v] = mis2_tuple(0, seed, 0, v, b);
+  return k;
+}
+
+#endif

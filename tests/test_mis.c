@@ -1,0 +1,263 @@
+/* MIS-1 / MIS-2 on the host: independence and maximality on every generator,
+ * the exact greedy oracle, determinism across thread counts, edge cases and
+ * error paths. */
+#include "mis_test_graphs.h"
+
+static mispc_context *ctx;
+
+static mispc_csr gen(const char *spec) {
+  mispc_csr A;
+  mispc_status s = mispc_generate(ctx, spec, 7, &A);
+  if (s) {
+    fprintf(stderr, "%s: %s\n", spec, mispc_context_error(ctx));
+    exit(1);
+  }
+  return A;
+}
+
+/* Runs MIS-k, checks status, verify, set size and returns rounds. */
+static int run_checked(const mispc_csr *G, int k, const mispc_mis_options *o, uint8_t *set,
+                       const char *what) {
+  mispc_mis_result r = {-1, -1};
+  mispc_status s = k == 1 ? mispc_mis1(ctx, G, o, set, &r) : mispc_mis2(ctx, G, o, set, &r);
+  CHECK_MSG(s == MISPC_SUCCESS, "%s MIS-%d: %s", what, k, mispc_context_error(ctx));
+  if (s) return -1;
+  s = mispc_verify_mis(ctx, G, k, set);
+  CHECK_MSG(s == MISPC_SUCCESS, "%s MIS-%d verify: %s", what, k, mispc_context_error(ctx));
+  int64_t c = 0;
+  for (int64_t v = 0; v < G->nrows; ++v) c += set[v];
+  CHECK_MSG(c == r.set_size, "%s MIS-%d: reported size %lld, counted %lld", what, k,
+            (long long)r.set_size, (long long)c);
+  return r.rounds;
+}
+
+static const char *specs[] = {"gen:laplace2d:31",  "gen:laplace3d:12",     "gen:elasticity3d:5",
+                              "gen:aniso2d:20:0.01:30", "gen:aniso3d:9",   "gen:kron:12",
+                              "gen:random:5000:8", "gen:path:1000",        "gen:roadgrid:60:0.3",
+                              "gen:grid2d:40",     "gen:grid3d27:10"};
+
+static void test_mis_valid_on_every_generator(void) {
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
+    mispc_csr G = gen(specs[i]);
+    uint8_t *set = malloc((size_t)G.nrows + 1);
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    run_checked(&G, 1, &o, set, specs[i]);
+    run_checked(&G, 2, &o, set, specs[i]);
+    o.priority = MISPC_PRIORITY_HASH;
+    run_checked(&G, 1, &o, set, specs[i]);
+    run_checked(&G, 2, &o, set, specs[i]);
+    free(set);
+    mispc_csr_free(ctx, &G);
+  }
+}
+
+static void test_mis1_equals_sequential_greedy(void) {
+  const char *g[] = {"gen:laplace3d:10", "gen:kron:11", "gen:random:3000:6", "gen:roadgrid:40:0.3",
+                     "gen:elasticity3d:4"};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    mispc_csr G = gen(g[i]);
+    uint8_t *set = malloc((size_t)G.nrows + 1), *ref = malloc((size_t)G.nrows + 1);
+    for (int degree_aware = 0; degree_aware <= 1; ++degree_aware)
+      for (uint64_t seed = 0; seed < 3; ++seed) {
+        mispc_mis_options o;
+        mispc_mis_options_default(&o);
+        o.seed = seed;
+        o.priority = degree_aware ? MISPC_PRIORITY_DEGREE : MISPC_PRIORITY_HASH;
+        run_checked(&G, 1, &o, set, g[i]);
+        uint64_t *key = mis1_keys(&G, degree_aware, seed);
+        greedy_mis(&G, 1, key, ref);
+        CHECK_MSG(!memcmp(set, ref, (size_t)G.nrows), "%s: MIS-1 differs from greedy (deg %d)",
+                  g[i], degree_aware);
+        o.no_early_exit = 1; /* same set without early exit */
+        run_checked(&G, 1, &o, set, g[i]);
+        CHECK(!memcmp(set, ref, (size_t)G.nrows));
+        free(key);
+      }
+    free(set);
+    free(ref);
+    mispc_csr_free(ctx, &G);
+  }
+}
+
+static void test_mis2_fixed_priority_equals_greedy_on_square(void) {
+  const char *g[] = {"gen:laplace2d:25", "gen:kron:10", "gen:random:2000:5", "gen:grid3d27:7"};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    mispc_csr G = gen(g[i]);
+    uint8_t *set = malloc((size_t)G.nrows + 1), *ref = malloc((size_t)G.nrows + 1);
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    o.priority = MISPC_PRIORITY_HASH;
+    o.seed = 11;
+    run_checked(&G, 2, &o, set, g[i]);
+    uint64_t *key = mis2_fixed_keys(&G, 11);
+    greedy_mis(&G, 2, key, ref);
+    CHECK_MSG(!memcmp(set, ref, (size_t)G.nrows), "%s: fixed MIS-2 differs from greedy on G^2",
+              g[i]);
+    free(key);
+    free(set);
+    free(ref);
+    mispc_csr_free(ctx, &G);
+  }
+}
+
+static void test_mis_deterministic_across_threads(void) {
+  mispc_csr G = gen("gen:kron:13");
+  size_t n = (size_t)G.nrows;
+  uint8_t *a = malloc(n), *b = malloc(n);
+  for (int k = 1; k <= 2; ++k) {
+    mispc_context_set_num_threads(ctx, 1);
+    int ra = run_checked(&G, k, NULL, a, "1 thread");
+    mispc_context_set_num_threads(ctx, 2);
+    int rb = run_checked(&G, k, NULL, b, "2 threads");
+    CHECK(ra == rb);
+    CHECK(!memcmp(a, b, n));
+    rb = run_checked(&G, k, NULL, b, "2 threads again");
+    CHECK(ra == rb && !memcmp(a, b, n));
+  }
+  mispc_context_set_num_threads(ctx, 0);
+  free(a);
+  free(b);
+  mispc_csr_free(ctx, &G);
+}
+
+static void test_mis_edge_cases(void) {
+  uint8_t set[64];
+  mispc_mis_result r;
+  /* n = 0 */
+  int64_t rp0[1] = {0};
+  mispc_csr E;
+  mispc_csr_wrap(MISPC_MEM_HOST, 0, 0, 0, rp0, NULL, NULL, &E);
+  for (int k = 1; k <= 2; ++k) {
+    CHECK_OK(ctx, k == 1 ? mispc_mis1(ctx, &E, NULL, set, &r) : mispc_mis2(ctx, &E, NULL, set, &r));
+    CHECK(r.set_size == 0 && r.rounds == 0);
+  }
+  /* n = 1, and isolated vertices: all in the set */
+  int64_t rp5[6] = {0, 0, 0, 0, 0, 0};
+  mispc_csr I;
+  mispc_csr_wrap(MISPC_MEM_HOST, 5, 5, 0, rp5, NULL, NULL, &I);
+  for (int k = 1; k <= 2; ++k) {
+    run_checked(&I, k, NULL, set, "isolated");
+    CHECK(set[0] && set[1] && set[2] && set[3] && set[4]);
+    I.nrows = I.ncols = 1;
+    run_checked(&I, k, NULL, set, "single vertex");
+    CHECK(set[0] == 1);
+    I.nrows = I.ncols = 5;
+  }
+  /* star: degree-aware MIS-1 takes the leaves; MIS-2 takes one vertex */
+  mispc_csr S = star_graph(ctx, 20);
+  run_checked(&S, 1, NULL, set, "star");
+  CHECK(set[0] == 0 && set[1] == 1 && set[20] == 1);
+  mispc_mis_result r2;
+  CHECK_OK(ctx, mispc_mis2(ctx, &S, NULL, set, &r2));
+  CHECK(r2.set_size == 1);
+  mispc_csr_free(ctx, &S);
+  /* clique: exactly one member at either distance */
+  mispc_csr C = clique_graph(ctx, 30);
+  CHECK_OK(ctx, mispc_mis1(ctx, &C, NULL, set, &r));
+  CHECK(r.set_size == 1);
+  CHECK_OK(ctx, mispc_mis2(ctx, &C, NULL, set, &r));
+  CHECK(r.set_size == 1);
+  mispc_csr_free(ctx, &C);
+  /* self loops are ignored: triangle with loops on every vertex */
+  int32_t eu[6] = {0, 1, 0, 0, 1, 2}, ev[6] = {1, 2, 2, 0, 1, 2};
+  mispc_csr T = graph_from_edges(ctx, 3, 6, eu, ev);
+  run_checked(&T, 1, NULL, set, "loops");
+  CHECK(set[0] + set[1] + set[2] == 1);
+  mispc_csr_free(ctx, &T);
+  /* disconnected pieces: two paths and an isolated vertex */
+  int32_t pu[4] = {0, 1, 3, 4}, pv[4] = {1, 2, 4, 5};
+  mispc_csr P = graph_from_edges(ctx, 7, 4, pu, pv);
+  run_checked(&P, 1, NULL, set, "pieces");
+  CHECK(set[6] == 1);
+  run_checked(&P, 2, NULL, set, "pieces");
+  CHECK(set[6] == 1 && set[0] + set[1] + set[2] == 1 && set[3] + set[4] + set[5] == 1);
+  mispc_csr_free(ctx, &P);
+}
+
+static void test_mis1_path_of_a_million_needs_few_rounds(void) {
+  mispc_csr G = gen("gen:path:1000000");
+  uint8_t *set = malloc((size_t)G.nrows);
+  int r1 = run_checked(&G, 1, NULL, set, "path");
+  CHECK_MSG(r1 > 0 && r1 <= 30, "MIS-1 on the 1M path took %d rounds", r1);
+  int r2 = run_checked(&G, 2, NULL, set, "path");
+  CHECK_MSG(r2 > 0 && r2 <= 40, "MIS-2 on the 1M path took %d rounds", r2);
+  printf("  1M path: MIS-1 %d rounds, MIS-2 %d rounds\n", r1, r2);
+  free(set);
+  mispc_csr_free(ctx, &G);
+}
+
+static void test_mis_errors(void) {
+  uint8_t set[8];
+  mispc_mis_result r;
+  /* unsymmetric pattern: 0 -> 1 only */
+  int64_t rp[3] = {0, 1, 1};
+  int32_t ci[1] = {1};
+  mispc_csr U;
+  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, rp, ci, NULL, &U);
+  CHECK_STATUS(ctx, mispc_mis1(ctx, &U, NULL, set, &r), MISPC_ERR_UNSYMMETRIC);
+  CHECK(strstr(mispc_context_error(ctx), "not symmetric") != NULL);
+  CHECK_STATUS(ctx, mispc_mis2(ctx, &U, NULL, set, &r), MISPC_ERR_UNSYMMETRIC);
+  mispc_csr S;
+  CHECK_OK(ctx, mispc_csr_symmetrize(ctx, &U, 1, &S));
+  CHECK_OK(ctx, mispc_mis1(ctx, &S, NULL, set, &r));
+  CHECK(r.set_size == 1);
+  mispc_csr_free(ctx, &S);
+  /* non-square, NULL output, bad options */
+  mispc_csr R;
+  mispc_csr_wrap(MISPC_MEM_HOST, 2, 3, 1, rp, ci, NULL, &R);
+  CHECK_STATUS(ctx, mispc_mis1(ctx, &R, NULL, set, &r), MISPC_ERR_NOT_SQUARE);
+  CHECK_STATUS(ctx, mispc_mis1(ctx, &U, NULL, NULL, &r), MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_mis1(ctx, NULL, NULL, set, &r), MISPC_ERR_INVALID_ARG);
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+  mispc_csr P = gen("gen:path:5");
+  CHECK_STATUS(ctx, mispc_mis1(ctx, &P, &o, set, &r), MISPC_ERR_INVALID_ARG);
+  o.priority = MISPC_PRIORITY_DEGREE;
+  CHECK_STATUS(ctx, mispc_mis2(ctx, &P, &o, set, &r), MISPC_ERR_INVALID_ARG);
+  o.priority = MISPC_PRIORITY_DEFAULT;
+  o.max_rounds = -1;
+  CHECK_STATUS(ctx, mispc_mis1(ctx, &P, &o, set, &r), MISPC_ERR_INVALID_ARG);
+  /* round cap reached is reported, not hidden */
+  mispc_csr L = gen("gen:path:2000");
+  uint8_t *big = malloc(2000);
+  o.max_rounds = 1;
+  o.priority = MISPC_PRIORITY_HASH;
+  CHECK_STATUS(ctx, mispc_mis1(ctx, &L, &o, big, &r), MISPC_ERR_NOT_CONVERGED);
+  CHECK_STATUS(ctx, mispc_mis2(ctx, &L, &o, big, &r), MISPC_ERR_NOT_CONVERGED);
+  free(big);
+  mispc_csr_free(ctx, &L);
+  /* verify rejects wrong sets */
+  memset(set, 0, sizeof set);
+  set[0] = set[1] = 1; /* adjacent on the path 0-1-2-3-4 */
+  CHECK_STATUS(ctx, mispc_verify_mis(ctx, &P, 1, set), MISPC_ERR_VERIFY);
+  memset(set, 0, sizeof set);
+  set[0] = 1; /* 2, 3, 4 could join */
+  CHECK_STATUS(ctx, mispc_verify_mis(ctx, &P, 1, set), MISPC_ERR_VERIFY);
+  CHECK(strstr(mispc_context_error(ctx), "not maximal") != NULL);
+  set[2] = 1; /* independent at distance 1, not 2 */
+  set[4] = 1;
+  CHECK_OK(ctx, mispc_verify_mis(ctx, &P, 1, set));
+  CHECK_STATUS(ctx, mispc_verify_mis(ctx, &P, 2, set), MISPC_ERR_VERIFY);
+  CHECK_STATUS(ctx, mispc_verify_mis(ctx, &P, 3, set), MISPC_ERR_INVALID_ARG);
+  /* member list */
+  int32_t list[8];
+  int64_t cnt = 0;
+  CHECK_OK(ctx, mispc_mis_to_list(ctx, &P, set, list, &cnt));
+  CHECK(cnt == 3 && list[0] == 0 && list[1] == 2 && list[2] == 4);
+  mispc_csr_free(ctx, &P);
+}
+
+int main(void) {
+  if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_mis_valid_on_every_generator);
+  RUN_TEST(test_mis1_equals_sequential_greedy);
+  RUN_TEST(test_mis2_fixed_priority_equals_greedy_on_square);
+  RUN_TEST(test_mis_deterministic_across_threads);
+  RUN_TEST(test_mis_edge_cases);
+  RUN_TEST(test_mis1_path_of_a_million_needs_few_rounds);
+  RUN_TEST(test_mis_errors);
+  mispc_context_destroy(ctx);
+  return TEST_FINISH();
+}
