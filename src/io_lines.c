@@ -1,0 +1,215 @@
+/* The line reader shared by the text readers (see io_lines.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef MISPC_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#include "io_lines.h"
+
+struct mispc_lines {
+  mispc_context *ctx;
+  const char *path;
+  FILE *fp;
+#ifdef MISPC_HAVE_ZLIB
+  gzFile gz;
+#endif
+  char *buf; /* holds [beg, end) unread bytes; one spare byte for a NUL */
+  size_t cap;
+  size_t beg, end;
+  size_t scanned; /* bytes after beg already known to hold no '\n' */
+  int eof;
+  int64_t lineno; /* 1-based number of the last line returned */
+};
+
+int mispc_ends_with_gz(const char *path) {
+  size_t n = strlen(path);
+  return n >= 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
+mispc_status mispc_lines_open(mispc_context *ctx, const char *path, mispc_lines **lr) {
+  *lr = NULL;
+  if (!path) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "file path is NULL");
+#ifndef MISPC_HAVE_ZLIB
+  if (mispc_ends_with_gz(path))
+    return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                        "cannot read %s: mispc was built without zlib (decompress it with gunzip)",
+                        path);
+#endif
+  mispc_lines *r = (mispc_lines *)calloc(1, sizeof *r);
+  if (!r) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory opening %s", path);
+  r->ctx = ctx;
+  r->path = path;
+  r->cap = (size_t)1 << 20;
+  r->buf = (char *)malloc(r->cap);
+  if (!r->buf) {
+    free(r);
+    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory opening %s", path);
+  }
+  errno = 0;
+#ifdef MISPC_HAVE_ZLIB
+  r->gz = gzopen(path, "rb");
+  if (r->gz) gzbuffer(r->gz, 1u << 18);
+  int opened = r->gz != NULL;
+#else
+  r->fp = fopen(path, "rb");
+  int opened = r->fp != NULL;
+#endif
+  if (!opened) {
+    int e = errno;
+    free(r->buf);
+    free(r);
+    return mispc_seterr(ctx, MISPC_ERR_IO, "cannot open %s: %s", path,
+                        e ? strerror(e) : "out of memory");
+  }
+  *lr = r;
+  return MISPC_SUCCESS;
+}
+
+void mispc_lines_close(mispc_lines *lr) {
+  if (!lr) return;
+#ifdef MISPC_HAVE_ZLIB
+  if (lr->gz) gzclose(lr->gz);
+#endif
+  if (lr->fp) fclose(lr->fp);
+  free(lr->buf);
+  free(lr);
+}
+
+int64_t mispc_lines_number(const mispc_lines *lr) {
+  return lr->lineno;
+}
+
+/* "PATH:LINE: message" for the last line returned (line 1 before any). */
+mispc_status mispc_lines_error(const mispc_lines *lr, mispc_status s, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return mispc_seterr(lr->ctx, s, "%s:%lld: %s", lr->path,
+                      (long long)(lr->lineno > 0 ? lr->lineno : 1), msg);
+}
+
+/* Moves the unread bytes to the front, grows the buffer when a line fills
+ * it, and reads the next block. */
+static mispc_status lines_fill(mispc_lines *lr) {
+  if (lr->beg > 0) {
+    memmove(lr->buf, lr->buf + lr->beg, lr->end - lr->beg);
+    lr->end -= lr->beg;
+    lr->beg = 0;
+  }
+  if (lr->end + 1 >= lr->cap) {
+    size_t ncap = lr->cap * 2;
+    char *nb = ncap > lr->cap ? (char *)realloc(lr->buf, ncap) : NULL;
+    if (!nb)
+      return mispc_seterr(lr->ctx, MISPC_ERR_ALLOC,
+                          "%s:%lld: out of host memory for a line longer than %zu bytes", lr->path,
+                          (long long)lr->lineno + 1, lr->end);
+    lr->buf = nb;
+    lr->cap = ncap;
+  }
+  size_t want = lr->cap - 1 - lr->end;
+  if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
+#ifdef MISPC_HAVE_ZLIB
+  int got = gzread(lr->gz, lr->buf + lr->end, (unsigned)want);
+  if (got < 0) {
+    int zerr = 0;
+    const char *zmsg = gzerror(lr->gz, &zerr);
+    return mispc_seterr(lr->ctx, MISPC_ERR_IO, "error reading %s: %s", lr->path,
+                        zerr == Z_ERRNO ? strerror(errno) : zmsg);
+  }
+  if (got == 0) {
+    int zerr = 0;
+    gzerror(lr->gz, &zerr);
+    if (zerr == Z_BUF_ERROR)
+      return mispc_seterr(lr->ctx, MISPC_ERR_IO,
+                          "error reading %s: compressed data ends early (truncated gzip file)",
+                          lr->path);
+    lr->eof = 1;
+  }
+  lr->end += (size_t)got;
+#else
+  size_t got = fread(lr->buf + lr->end, 1, want, lr->fp);
+  if (got < want) {
+    if (ferror(lr->fp))
+      return mispc_seterr(lr->ctx, MISPC_ERR_IO, "error reading %s: %s", lr->path, strerror(errno));
+    lr->eof = 1;
+  }
+  lr->end += got;
+#endif
+  return MISPC_SUCCESS;
+}
+
+/* Returns the next line without its "\n" or "\r\n", NUL-terminated, valid
+ * until the next call; *line = NULL at the end of the file. */
+mispc_status mispc_lines_next(mispc_lines *lr, char **line, size_t *len) {
+  *line = NULL;
+  *len = 0;
+  for (;;) {
+    char *start = lr->buf + lr->beg;
+    size_t avail = lr->end - lr->beg;
+    char *nl =
+        lr->scanned < avail ? (char *)memchr(start + lr->scanned, '\n', avail - lr->scanned) : NULL;
+    if (nl || (lr->eof && avail > 0)) {
+      size_t n = nl ? (size_t)(nl - start) : avail; /* the last line may lack its '\n' */
+      lr->beg += nl ? n + 1 : n;
+      lr->scanned = 0;
+      if (n > 0 && start[n - 1] == '\r') --n;
+      start[n] = '\0'; /* within the buffer: end < cap always */
+      ++lr->lineno;
+      *line = start;
+      *len = n;
+      return MISPC_SUCCESS;
+    }
+    if (lr->eof) return MISPC_SUCCESS;
+    lr->scanned = avail;
+    MISPC_TRY(lines_fill(lr));
+  }
+}
+
+/* Parses a decimal integer after optional blanks and advances *p past it.
+ * Returns 1 on success, 0 if no integer is there (or it runs into other
+ * text, as in "1.5"), -1 if it does not fit 64 bits. *p is left at the
+ * token on failure. */
+int mispc_lines_int(char **p, int64_t *v) {
+  char *s = *p;
+  while (is_blank(*s)) ++s;
+  *p = s;
+  int neg = 0;
+  if (*s == '+' || *s == '-') neg = *s++ == '-';
+  if (*s < '0' || *s > '9') return 0;
+  uint64_t x = 0;
+  int over = 0;
+  for (; *s >= '0' && *s <= '9'; ++s) {
+    unsigned d = (unsigned)(*s - '0');
+    if (x > ((uint64_t)INT64_MAX - d) / 10)
+      over = 1;
+    else
+      x = x * 10 + d;
+  }
+  if (*s && !is_blank(*s)) return 0;
+  if (over) return -1;
+  *v = neg ? -(int64_t)x : (int64_t)x;
+  *p = s;
+  return 1;
+}
+
+/* Copies the token at p (after blanks) into buf for messages, shortened. */
+const char *mispc_lines_token(const char *p, char *buf, size_t size) {
+  while (is_blank(*p)) ++p;
+  size_t n = 0;
+  while (p[n] && !is_blank(p[n])) ++n;
+  if (n + 1 > size) {
+    n = size > 4 ? size - 4 : 0;
+    memcpy(buf, p, n);
+    strcpy(buf + n, "...");
+  } else {
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+  }
+  return buf;
+}
