@@ -168,7 +168,7 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   /* counters: per round r, [3r] active, [3r+1] low list length, [3r+2] high list length */
-  const size_t ncnt = 3 * (size_t)(max_rounds + 2);
+  const size_t ncnt = (3 * (size_t)(max_rounds + 2) + 1) & ~(size_t)1; /* keep d_size 8-aligned */
   uint32_t *status = NULL, *key = NULL;
   int32_t *lists = NULL;
   unsigned *cnt = NULL;

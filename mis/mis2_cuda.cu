@@ -152,7 +152,8 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
   /* Warp per vertex when the average degree is >= 16 (§V-D), unless forced. */
   const bool warp = opt->force_warp_mapping ||
                     (!opt->no_warp_mapping && g->nnz >= 16 * n);
-  const size_t ncnt = 2 * (size_t)(max_rounds + 2); /* [2r] wl1, [2r+1] wl2 lengths */
+  /* [2r] wl1, [2r+1] wl2 lengths; an even count keeps d_size 8-aligned */
+  const size_t ncnt = 2 * (size_t)(max_rounds + 2);
   uint64_t *T = NULL;
   int32_t *lists = NULL;
   unsigned *cnt = NULL, *h_len = NULL;

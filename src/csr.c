@@ -67,8 +67,9 @@ void mispc_csr_free(mispc_context *ctx, mispc_csr *A) {
 
 mispc_status mispc_csr_copy(mispc_context *ctx, const mispc_csr *src, mispc_memspace dst_mem,
                             mispc_csr *dst) {
-  MISPC_TRY(mispc_csr_check_desc(ctx, src, "source CSR"));
   if (!dst) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "destination CSR is NULL");
+  memset(dst, 0, sizeof *dst); /* safe to free after a failure */
+  MISPC_TRY(mispc_csr_check_desc(ctx, src, "source CSR"));
   mispc_csr out;
   MISPC_TRY(mispc_csr_alloc(ctx, dst_mem, src->nrows, src->ncols, src->nnz, src->values != NULL,
                             &out));
