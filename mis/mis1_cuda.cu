@@ -57,77 +57,111 @@ __device__ __forceinline__ void push_out(const Round &a, int64_t b, int64_t e, i
   }
 }
 
-__global__ void __launch_bounds__(kBlock) mis1_round(Round a) {
-  const int lane = threadIdx.x & 31;
-  /* Thread-per-vertex part. Loop bounds are warp-uniform for the ballots. */
-  int64_t nlow = a.all ? a.n : (int64_t)*a.low_n;
-  int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  int64_t end = (nlow + 31) & ~31ll;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < end; i += stride) {
-    bool active = false, blocked = false;
-    int32_t v = -1;
-    if (i < nlow) {
-      v = a.all ? (int32_t)i : a.low_in[i];
-      int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
-      uint32_t kv = a.status[v];
-      if (!mis1_is_decided(kv) && (!a.all || e - b <= a.warp_degree)) {
-        active = true;
-        for (int64_t p = b; p < e; ++p)
-          if (blocks(a, a.colidx[p], v, kv)) {
-            blocked = true;
-            if (a.early_exit) break;
-          }
-        if (!blocked) {
-          a.status[v] = mis1_stamp(a.r, 0);
-          push_out(a, b, e, v, 0, 1);
-        }
-      }
+typedef mispc_block_append<kBlock, 2048> Append;
+
+/* Thread-per-vertex visit of v; returns whether v stays undecided. */
+__device__ __forceinline__ bool visit_thread(const Round &a, int32_t v, int64_t b, int64_t e,
+                                             uint32_t kv) {
+  bool blocked = false;
+  for (int64_t p = b; p < e; ++p)
+    if (blocks(a, a.colidx[p], v, kv)) {
+      blocked = true;
+      if (a.early_exit) break;
     }
-    mispc_warp_count(active, a.active);
-    mispc_warp_append(blocked, v, a.low_out, a.low_out_n);
+  if (!blocked) {
+    a.status[v] = mis1_stamp(a.r, 0);
+    push_out(a, b, e, v, 0, 1);
   }
-  /* Warp-per-vertex part for high-degree vertices. */
-  int64_t nhigh = *a.high_n;
-  int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
-  int64_t nwarps = stride >> 5;
-  for (int64_t w = warp; w < nhigh; w += nwarps) {
-    int32_t v = a.high_in[w];
-    /* One lane reads the status so the whole warp agrees on it. */
-    uint32_t kv = __shfl_sync(0xffffffffu, lane == 0 ? a.status[v] : 0u, 0);
-    if (mis1_is_decided(kv)) continue;
-    int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
-    bool blocked = false;
-    for (int64_t base = b; base < e; base += 32) {
-      int64_t p = base + lane;
-      bool mine = p < e && blocks(a, a.colidx[p], v, kv);
-      if (__any_sync(0xffffffffu, mine)) {
-        blocked = true;
-        if (a.early_exit) break;
-      }
-    }
-    if (lane == 0) {
-      atomicAdd(a.active, 1u);
-      if (blocked) a.high_out[atomicAdd(a.high_out_n, 1u)] = v;
-      else a.status[v] = mis1_stamp(a.r, 0);
-    }
-    if (!blocked) push_out(a, b, e, v, lane, 32);
-  }
+  return blocked;
 }
 
-__global__ void mis1_init(int64_t n, const int64_t *rowptr, int degree_aware, uint64_t seed,
-                          uint32_t *status, uint32_t *key, int warp_degree, int32_t *high,
-                          unsigned *high_n) {
-  int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  int64_t end = (n + 31) & ~31ll;
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < end; v += stride) {
+/* Warp-per-vertex visit (all 32 lanes); returns whether v stays undecided. */
+__device__ __forceinline__ bool visit_warp(const Round &a, int32_t v, int64_t b, int64_t e,
+                                           uint32_t kv, int lane) {
+  bool blocked = false;
+  for (int64_t base = b; base < e; base += 32) {
+    int64_t p = base + lane;
+    bool mine = p < e && blocks(a, a.colidx[p], v, kv);
+    if (__any_sync(0xffffffffu, mine)) {
+      blocked = true;
+      if (a.early_exit) break;
+    }
+  }
+  if (!blocked) {
+    if (lane == 0) a.status[v] = mis1_stamp(a.r, 0);
+    push_out(a, b, e, v, lane, 32);
+  }
+  return blocked;
+}
+
+__global__ void __launch_bounds__(kBlock) mis1_round(Round a) {
+  __shared__ Append::Smem smem;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned active = 0;
+  /* Thread-per-vertex part, block tiles of kBlock vertices. */
+  {
+    Append out(smem, a.low_out, a.low_out_n);
+    const int64_t nlow = a.all ? a.n : (int64_t)*a.low_n;
+    for (int64_t tile = blockIdx.x * (int64_t)kBlock; tile < nlow;
+         tile += (int64_t)gridDim.x * kBlock) {
+      int64_t i = tile + threadIdx.x;
+      bool blocked = false;
+      int32_t v = -1;
+      if (i < nlow) {
+        v = a.all ? (int32_t)i : a.low_in[i];
+        int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
+        uint32_t kv = a.status[v];
+        if (!mis1_is_decided(kv) && (!a.all || e - b <= a.warp_degree)) {
+          ++active;
+          blocked = visit_thread(a, v, b, e, kv);
+        }
+      }
+      out.push(blocked, v);
+    }
+    out.finish();
+  }
+  /* Warp-per-vertex part for high-degree vertices, tiles of one vertex per warp. */
+  {
+    Append out(smem, a.high_out, a.high_out_n);
+    const int64_t nhigh = *a.high_n;
+    constexpr int kWarps = kBlock / 32;
+    for (int64_t tile = blockIdx.x * (int64_t)kWarps; tile < nhigh;
+         tile += (int64_t)gridDim.x * kWarps) {
+      int64_t w = tile + warp;
+      bool blocked = false;
+      int32_t v = -1;
+      if (w < nhigh) {
+        v = a.high_in[w];
+        /* One lane reads the status so the whole warp agrees on it. */
+        uint32_t kv = __shfl_sync(0xffffffffu, lane == 0 ? a.status[v] : 0u, 0);
+        if (!mis1_is_decided(kv)) {
+          active += lane == 0;
+          blocked = visit_warp(a, v, a.rowptr[v], a.rowptr[v + 1], kv, lane);
+        }
+      }
+      out.push(lane == 0 && blocked, v);
+    }
+    out.finish();
+  }
+  mispc_block_count<kBlock>(active, a.active);
+}
+
+__global__ void __launch_bounds__(kBlock)
+    mis1_init(int64_t n, const int64_t *rowptr, int degree_aware, uint64_t seed, uint32_t *status,
+              uint32_t *key, int warp_degree, int32_t *high, unsigned *high_n) {
+  __shared__ Append::Smem smem;
+  Append out(smem, high, high_n);
+  for (int64_t tile = blockIdx.x * (int64_t)kBlock; tile < n; tile += (int64_t)gridDim.x * kBlock) {
+    int64_t v = tile + threadIdx.x;
     bool is_high = false;
     if (v < n) {
       int64_t deg = rowptr[v + 1] - rowptr[v];
       status[v] = key[v] = mis1_key(degree_aware, seed, v, deg);
       is_high = deg > warp_degree;
     }
-    mispc_warp_append(is_high, (int32_t)v, high, high_n);
+    out.push(is_high, (int32_t)v);
   }
+  out.finish();
 }
 
 /* Writes the membership; counts[0] += members, counts[1] += undecided. */

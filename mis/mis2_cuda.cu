@@ -32,23 +32,33 @@ struct Phase {
   int idbits;
 };
 
+typedef mispc_block_append<kBlock, 2048> Append;
+
+/* Tiles: kBlock vertices (thread mapping) or kBlock / 32 (warp mapping) per
+ * block step; every thread runs the same number of steps (for the appender). */
+template <bool Warp> struct Tiling {
+  static constexpr int kPerTile = Warp ? kBlock / 32 : kBlock;
+  __device__ static int slot() {
+    return Warp ? (int)(threadIdx.x >> 5) : (int)threadIdx.x;
+  }
+};
+
 /* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
 template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_column(Phase a) {
-  const int lane = threadIdx.x & 31;
+  __shared__ Append::Smem smem;
+  Append out(smem, a.out, a.out_n);
+  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
-  const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  const int64_t step = Warp ? stride >> 5 : stride;
-  const int64_t first = Warp ? tid >> 5 : tid;
-  const int64_t end = Warp ? len : (len + 31) & ~31ll;
-  for (int64_t i = first; i < end; i += step) {
+  for (int64_t tile = blockIdx.x * (int64_t)Tiling<Warp>::kPerTile; tile < len;
+       tile += (int64_t)gridDim.x * Tiling<Warp>::kPerTile) {
+    int64_t i = tile + Tiling<Warp>::slot();
     bool keep = false;
     int32_t v = -1;
     if (i < len) {
       v = a.all ? (int32_t)i : a.in[i];
       int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
-      uint64_t m = Warp && lane ? MIS2_OUT : a.T[v];
-      for (int64_t p = b + (Warp ? lane : 0); p < e; p += Warp ? 32 : 1) {
+      uint64_t m = lane ? MIS2_OUT : a.T[v];
+      for (int64_t p = b + lane; p < e; p += Warp ? 32 : 1) {
         uint64_t t = a.T[a.colidx[p]];
         m = t < m ? t : m;
       }
@@ -59,26 +69,22 @@ template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_column(Phase
         }
       m = m == MIS2_IN ? MIS2_OUT : m;
       keep = m != MIS2_OUT;
-      if (!Warp || lane == 0) a.M[v] = m;
+      if (lane == 0) a.M[v] = m;
     }
-    if (Warp) {
-      if (lane == 0 && keep) a.out[atomicAdd(a.out_n, 1u)] = v;
-    } else {
-      mispc_warp_append(keep, v, a.out, a.out_n);
-    }
+    out.push(lane == 0 && keep, v);
   }
+  out.finish();
 }
 
 /* Decide: OUT if an M in N[v] is OUT, IN if every M in N[v] is T[v]. */
 template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_decide(Phase a) {
-  const int lane = threadIdx.x & 31;
+  __shared__ Append::Smem smem;
+  Append out(smem, a.out, a.out_n);
+  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
-  const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  const int64_t step = Warp ? stride >> 5 : stride;
-  const int64_t first = Warp ? tid >> 5 : tid;
-  const int64_t end = Warp ? len : (len + 31) & ~31ll;
-  for (int64_t i = first; i < end; i += step) {
+  for (int64_t tile = blockIdx.x * (int64_t)Tiling<Warp>::kPerTile; tile < len;
+       tile += (int64_t)gridDim.x * Tiling<Warp>::kPerTile) {
+    int64_t i = tile + Tiling<Warp>::slot();
     bool undecided = false;
     int32_t v = -1;
     if (i < len) {
@@ -87,29 +93,26 @@ template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_decide(Phase
       if (t != MIS2_IN && t != MIS2_OUT) {
         int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
         uint64_t mv = a.M[v];
-        bool out = mv == MIS2_OUT, all_min = mv == t;
-        for (int64_t p = b + (Warp ? lane : 0); p < e && !out; p += Warp ? 32 : 1) {
+        bool out_ = mv == MIS2_OUT, all_min = mv == t;
+        for (int64_t p = b + lane; p < e && !out_; p += Warp ? 32 : 1) {
           uint64_t m = a.M[a.colidx[p]];
-          out = m == MIS2_OUT;
+          out_ = m == MIS2_OUT;
           all_min = all_min && m == t;
         }
         if (Warp) {
-          out = __any_sync(0xffffffffu, out);
+          out_ = __any_sync(0xffffffffu, out_);
           all_min = __all_sync(0xffffffffu, all_min);
         }
-        undecided = !out && !all_min;
-        if (!Warp || lane == 0)
-          a.T[v] = out       ? MIS2_OUT
+        undecided = !out_ && !all_min;
+        if (lane == 0)
+          a.T[v] = out_      ? MIS2_OUT
                    : all_min ? MIS2_IN
                              : mis2_tuple(a.per_round, a.seed, a.iter + 1, v, a.idbits);
       }
     }
-    if (Warp) {
-      if (lane == 0 && undecided) a.out[atomicAdd(a.out_n, 1u)] = v;
-    } else {
-      mispc_warp_append(undecided, v, a.out, a.out_n);
-    }
+    out.push(lane == 0 && undecided, v);
   }
+  out.finish();
 }
 
 __global__ void mis2_init(int64_t n, int per_round, uint64_t seed, int idbits, uint64_t *T,

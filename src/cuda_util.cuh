@@ -32,7 +32,6 @@ static inline unsigned mispc_grid_for(long long n, unsigned block, unsigned max_
   return g > (long long)max_blocks ? max_blocks : (unsigned)g;
 }
 
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,24 +47,62 @@ mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, void **p);
 #endif
 
 #ifdef __CUDACC__
-/* Warp-aggregated append: lanes with pred write v to out[*cnt + k] with one
- * atomic per warp. All 32 lanes must call it together. The order inside the
- * list depends on scheduling; callers only use lists whose order does not
- * change results. */
-__device__ __forceinline__ void mispc_warp_append(bool pred, int32_t v, int32_t *out,
-                                                  unsigned *cnt) {
-  unsigned mask = __ballot_sync(0xffffffffu, pred);
-  if (!mask) return;
-  int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
-  unsigned base = 0;
-  if (lane == leader) base = atomicAdd(cnt, (unsigned)__popc(mask));
-  base = __shfl_sync(0xffffffffu, base, leader);
-  if (pred) out[base + __popc(mask & ((1u << lane) - 1u))] = v;
-}
+#include <cub/block/block_scan.cuh>
 
-/* Adds the number of lanes with pred to *cnt (one atomic per warp). */
-__device__ __forceinline__ void mispc_warp_count(bool pred, unsigned *cnt) {
-  unsigned mask = __ballot_sync(0xffffffffu, pred);
-  if (mask && (threadIdx.x & 31) == __ffs(mask) - 1) atomicAdd(cnt, (unsigned)__popc(mask));
+/* Block-aggregated append to a global list. Each call takes one candidate per
+ * thread (all threads of the block call it together, the same number of
+ * times); items gather in a shared buffer that is flushed with one global
+ * atomic when full and at finish(). Same-address atomics serialise in L2, so
+ * one per warp or per vertex dominates a round on a large graph; one per
+ * buffer does not. The list order depends on scheduling: callers only use
+ * lists whose order does not change results. */
+template <int Block, int Buf> struct mispc_block_append {
+  typedef cub::BlockScan<int, Block> Scan;
+  struct Smem {
+    typename Scan::TempStorage scan;
+    int32_t buf[Buf];
+    unsigned n, base;
+  };
+  Smem &s;
+  int32_t *out;
+  unsigned *out_n;
+  __device__ mispc_block_append(Smem &smem, int32_t *o, unsigned *on) : s(smem), out(o), out_n(on) {
+    if (threadIdx.x == 0) s.n = 0;
+    __syncthreads();
+  }
+  __device__ void flush() {
+    if (threadIdx.x == 0) s.base = s.n ? atomicAdd(out_n, s.n) : 0;
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < s.n; i += Block) out[s.base + i] = s.buf[i];
+    __syncthreads();
+    if (threadIdx.x == 0) s.n = 0;
+    __syncthreads();
+  }
+  __device__ void push(bool pred, int32_t v) {
+    int off, total;
+    Scan(s.scan).ExclusiveSum(pred ? 1 : 0, off, total);
+    __syncthreads(); /* s.n stable, scan storage free for the next call */
+    if (s.n + (unsigned)total > (unsigned)Buf) flush();
+    if (pred) s.buf[s.n + off] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) s.n += total;
+    __syncthreads();
+  }
+  __device__ void finish() {
+    flush();
+  }
+};
+
+/* Sums a per-thread count over the block and adds it to *cnt once. */
+template <int Block> __device__ __forceinline__ void mispc_block_count(unsigned mine, unsigned *cnt) {
+  for (int off = 16; off; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
+  __shared__ unsigned total;
+  if (threadIdx.x == 0) total = 0;
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&total, mine);
+  __syncthreads();
+  if (threadIdx.x == 0 && total) atomicAdd(cnt, total);
 }
+#endif
+
 #endif

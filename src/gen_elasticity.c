@@ -1,0 +1,155 @@
+/* 3D linear elasticity (E = 1, nu = 0.3) with trilinear hexahedra (Q1) on
+ * the unit cube: (N+1)^3 elements of size h = 1/(N+1), nodes 0..N+1 per
+ * direction, all boundary nodes fixed and eliminated. The N^3 interior nodes
+ * carry 3 dofs each: row = 3*node + component, node = i + N*(j + N*k).
+ *
+ * Every interior node is surrounded by its 8 elements, so the assembled
+ * coupling between node p and node p + d (d in {-1,0,1}^3) is the same 3x3
+ * block for every p: the sum over the elements sharing both nodes of the
+ * corresponding element-matrix block. The 27 blocks are computed once and
+ * written into each row; Dirichlet elimination only drops columns. Blocks are
+ * stored densely (structural zeros included), giving 9*(3N-2)^3 entries. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int gen_threads(const mispc_context *ctx) {
+  int t = mispc_context_num_threads(ctx);
+  return t > 0 ? t : omp_get_max_threads();
+}
+
+/* 24x24 element stiffness, dof 3*l + comp for local node l = a + 2*(b + 2*c)
+ * at corner (a, b, c) in {0,1}^3; 2x2x2 Gauss quadrature of B^T D B. */
+static void element_stiffness(double h, double E, double nu, double Ke[24][24]) {
+  double lam = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
+  double D[6][6] = {{0}};
+  for (int p = 0; p < 3; ++p) {
+    for (int q = 0; q < 3; ++q) D[p][q] = lam;
+    D[p][p] = lam + 2 * mu;
+    D[p + 3][p + 3] = mu;
+  }
+  memset(Ke, 0, sizeof(double) * 24 * 24);
+  double gp = 1.0 / sqrt(3.0), detJ = h * h * h / 8.0; /* Gauss weights are 1 */
+  for (int g = 0; g < 8; ++g) {
+    double xi[3] = {(g & 1) ? gp : -gp, (g & 2) ? gp : -gp, (g & 4) ? gp : -gp};
+    double B[6][24] = {{0}};
+    for (int l = 0; l < 8; ++l) {
+      double s[3] = {(l & 1) ? 1.0 : -1.0, (l & 2) ? 1.0 : -1.0, (l & 4) ? 1.0 : -1.0};
+      double f[3], dN[3];
+      for (int t = 0; t < 3; ++t) f[t] = 1 + s[t] * xi[t];
+      /* dN/dx = dN/dxi * 2/h */
+      dN[0] = 0.125 * s[0] * f[1] * f[2] * 2.0 / h;
+      dN[1] = 0.125 * f[0] * s[1] * f[2] * 2.0 / h;
+      dN[2] = 0.125 * f[0] * f[1] * s[2] * 2.0 / h;
+      /* Voigt order xx, yy, zz, yz, xz, xy (engineering shear strains) */
+      B[0][3 * l] = dN[0];
+      B[1][3 * l + 1] = dN[1];
+      B[2][3 * l + 2] = dN[2];
+      B[3][3 * l + 1] = dN[2];
+      B[3][3 * l + 2] = dN[1];
+      B[4][3 * l] = dN[2];
+      B[4][3 * l + 2] = dN[0];
+      B[5][3 * l] = dN[1];
+      B[5][3 * l + 1] = dN[0];
+    }
+    double DB[6][24];
+    for (int p = 0; p < 6; ++p)
+      for (int c = 0; c < 24; ++c) {
+        double acc = 0;
+        for (int q = 0; q < 6; ++q) acc += D[p][q] * B[q][c];
+        DB[p][c] = acc;
+      }
+    for (int r = 0; r < 24; ++r)
+      for (int c = r; c < 24; ++c) {
+        double acc = 0;
+        for (int p = 0; p < 6; ++p) acc += B[p][r] * DB[p][c];
+        Ke[r][c] += acc * detJ;
+      }
+  }
+  /* Mirror the upper triangle so that Ke is exactly symmetric. */
+  for (int r = 0; r < 24; ++r)
+    for (int c = 0; c < r; ++c) Ke[r][c] = Ke[c][r];
+}
+
+/* blk[t] couples node p to node p + d, t = (dx+1) + 3*(dy+1) + 9*(dz+1), so t
+ * increases with the neighbour's index. blk[26 - t] = blk[t]^T exactly. */
+static void node_blocks(double h, double blk[27][3][3]) {
+  double Ke[24][24];
+  element_stiffness(h, 1.0, 0.3, Ke);
+  double amax = 0;
+  for (int r = 0; r < 24; ++r)
+    for (int c = 0; c < 24; ++c) amax = fmax(amax, fabs(Ke[r][c]));
+  for (int t = 13; t < 27; ++t) {
+    int d[3] = {t % 3 - 1, (t / 3) % 3 - 1, t / 9 - 1};
+    memset(blk[t], 0, sizeof blk[t]);
+    /* element where p sits at local corner s, p + d at corner s + d */
+    for (int ls = 0; ls < 8; ++ls) {
+      int s[3] = {ls & 1, (ls >> 1) & 1, (ls >> 2) & 1}, ok = 1;
+      for (int x = 0; x < 3; ++x) ok &= s[x] + d[x] >= 0 && s[x] + d[x] <= 1;
+      if (!ok) continue;
+      int lq = (s[0] + d[0]) + 2 * ((s[1] + d[1]) + 2 * (s[2] + d[2]));
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) blk[t][a][b] += Ke[3 * ls + a][3 * lq + b];
+    }
+    /* Round-off residue where the exact entry is zero becomes an exact 0. */
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        if (fabs(blk[t][a][b]) < 1e-12 * amax) blk[t][a][b] = 0.0;
+  }
+  for (int t = 0; t < 13; ++t)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) blk[t][a][b] = blk[26 - t][b][a];
+}
+
+mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "elasticity3d: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (n < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "elasticity3d: N must be >= 1, got %lld",
+                        (long long)n);
+  if (n > 1000 || 3 * n * n * n > INT32_MAX)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW,
+                        "elasticity3d: N = %lld gives more than %d rows (32-bit column indices)",
+                        (long long)n, INT32_MAX);
+  double blk[27][3][3];
+  node_blocks(1.0 / (double)(n + 1), blk);
+
+  int64_t nn = n * n * n, nrows = 3 * nn;
+  int64_t m = 3 * n - 2, nnz = 9 * m * m * m;
+  mispc_csr A;
+  MISPC_TRY(mispc_csr_alloc(ctx, MISPC_MEM_HOST, nrows, nrows, nnz, 1, &A));
+  /* Neighbours per direction: 1 + (i > 0) + (i < n - 1). */
+  A.rowptr[0] = 0;
+  for (int64_t v = 0; v < nn; ++v) {
+    int64_t i = v % n, j = (v / n) % n, k = v / (n * n);
+    int64_t cnt =
+        (1 + (i > 0) + (i < n - 1)) * (1 + (j > 0) + (j < n - 1)) * (1 + (k > 0) + (k < n - 1));
+    for (int a = 0; a < 3; ++a) A.rowptr[3 * v + a + 1] = A.rowptr[3 * v + a] + 3 * cnt;
+  }
+  int nt = gen_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t v = 0; v < nn; ++v) {
+    int64_t i = v % n, j = (v / n) % n, k = v / (n * n);
+    int32_t nb[27];
+    int tb[27], c = 0;
+    for (int t = 0; t < 27; ++t) {
+      int64_t x = i + t % 3 - 1, y = j + (t / 3) % 3 - 1, z = k + t / 9 - 1;
+      if (x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= n) continue;
+      nb[c] = (int32_t)(x + n * (y + n * z));
+      tb[c++] = t;
+    }
+    for (int a = 0; a < 3; ++a) {
+      int64_t p = A.rowptr[3 * v + a];
+      for (int q = 0; q < c; ++q)
+        for (int b = 0; b < 3; ++b) {
+          A.colidx[p] = 3 * nb[q] + b;
+          A.values[p++] = blk[tb[q]][a][b];
+        }
+    }
+  }
+  *out = A;
+  return MISPC_SUCCESS;
+}

@@ -1,0 +1,286 @@
+/* Graph generators (patterns without self loops) and graph Laplacians. Random
+ * choices come from mispc_hash3 keyed by the item they decide (edge index,
+ * level, ...), so the output depends only on the seed, never on the number of
+ * threads or the machine. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csr_build.h"
+
+static int gen_threads(const mispc_context *ctx) {
+  int t = mispc_context_num_threads(ctx);
+  return t > 0 ? t : omp_get_max_threads();
+}
+
+/* The top 53 bits of a hash as a double in [0, 1). */
+static inline double unit_double(uint64_t h) {
+  return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "path: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (n < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "path: N must be >= 1, got %lld", (long long)n);
+  if (n > INT32_MAX)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "path: N = %lld exceeds %d vertices", (long long)n,
+                        INT32_MAX);
+  mispc_csr A;
+  MISPC_TRY(mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, 2 * (n - 1), 0, &A));
+  int nt = gen_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    /* row i starts after 1 entry for row 0 and 2 for each of rows 1..i-1 */
+    int64_t p = i == 0 ? 0 : 2 * i - 1;
+    A.rowptr[i + 1] = i == n - 1 ? 2 * (n - 1) : 2 * i + 1;
+    if (i > 0) A.colidx[p++] = (int32_t)(i - 1);
+    if (i < n - 1) A.colidx[p] = (int32_t)(i + 1);
+  }
+  *out = A;
+  return MISPC_SUCCESS;
+}
+
+/* Grid edge ids: 2*v for (v, v+1) in x, 2*v + 1 for (v, v+n) in y. An edge is
+ * kept when the uniform draw of its id is >= p (p = 0 keeps all). */
+static inline int road_keep(uint64_t seed, double p, int64_t edge) {
+  return p <= 0 || unit_double(mispc_hash3(seed, (uint64_t)edge, 0)) >= p;
+}
+
+mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
+                                mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "roadgrid: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (n < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "roadgrid: N must be >= 1, got %lld",
+                        (long long)n);
+  if (!(p >= 0 && p <= 1))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "roadgrid: deletion probability P must be in [0, 1], got %g", p);
+  if (n > INT32_MAX / n)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "roadgrid: N = %lld gives more than %d vertices",
+                        (long long)n, INT32_MAX);
+  int64_t nv = n * n;
+  int nt = gen_threads(ctx);
+  /* bit 0: edge to v+1 kept, bit 1: edge to v+n kept */
+  unsigned char *keep = (unsigned char *)mispc_host_alloc(ctx, (size_t)nv, "roadgrid edge flags");
+  if (!keep) return MISPC_ERR_ALLOC;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t v = 0; v < nv; ++v) {
+    int64_t i = v % n, j = v / n;
+    unsigned char k = 0;
+    if (i + 1 < n && road_keep(seed, p, 2 * v)) k |= 1;
+    if (j + 1 < n && road_keep(seed, p, 2 * v + 1)) k |= 2;
+    keep[v] = k;
+  }
+  int64_t *len = (int64_t *)mispc_host_alloc(ctx, (size_t)nv * sizeof(int64_t), "row lengths");
+  if (!len) {
+    free(keep);
+    return MISPC_ERR_ALLOC;
+  }
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t v = 0; v < nv; ++v) {
+    int64_t i = v % n, j = v / n;
+    len[v] = (j > 0 && (keep[v - n] & 2)) + (i > 0 && (keep[v - 1] & 1)) + (keep[v] & 1) +
+             ((keep[v] >> 1) & 1);
+  }
+  int64_t nnz = 0;
+  for (int64_t v = 0; v < nv; ++v) nnz += len[v];
+  mispc_csr A;
+  mispc_status st = mispc_csr_alloc(ctx, MISPC_MEM_HOST, nv, nv, nnz, 0, &A);
+  if (st) {
+    free(keep);
+    free(len);
+    return st;
+  }
+  for (int64_t v = 0; v < nv; ++v) A.rowptr[v + 1] = A.rowptr[v] + len[v];
+  free(len);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t v = 0; v < nv; ++v) {
+    int64_t i = v % n, j = v / n, q = A.rowptr[v];
+    if (j > 0 && (keep[v - n] & 2)) A.colidx[q++] = (int32_t)(v - n);
+    if (i > 0 && (keep[v - 1] & 1)) A.colidx[q++] = (int32_t)(v - 1);
+    if (keep[v] & 1) A.colidx[q++] = (int32_t)(v + 1);
+    if (keep[v] & 2) A.colidx[q] = (int32_t)(v + n);
+  }
+  free(keep);
+  *out = A;
+  return MISPC_SUCCESS;
+}
+
+/* Iteration tag of the label permutation's draws (edge indices never reach it). */
+#define KRON_PERM_TAG UINT64_MAX
+
+mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                                 mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "kron: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (scale < 1 || edgefactor < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "kron: SCALE and edge factor must be >= 1, got %d and %d", scale,
+                        edgefactor);
+  if (scale > 30)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW,
+                        "kron: SCALE %d gives more than %d vertices (32-bit indices)", scale,
+                        INT32_MAX);
+  int64_t nv = (int64_t)1 << scale, ne = (int64_t)edgefactor << scale;
+  double t0 = mispc_wtime();
+  /* Quadrant thresholds on the top 53 bits x of a hash: r = x / 2^53 < t
+   * exactly when x < ceil(t * 2^53), so integer compares give the same
+   * choices as comparing the double r, without branches. */
+  const uint64_t tA = (uint64_t)ceil(0.57 * 9007199254740992.0),
+                 tAB = (uint64_t)ceil((0.57 + 0.19) * 9007199254740992.0),
+                 tABC = (uint64_t)ceil((0.57 + 0.19 + 0.19) * 9007199254740992.0);
+
+  /* Random relabelling (Fisher-Yates), as the Graph500 reference does, so that
+   * vertex ids carry no information about degree. Inherently sequential. */
+  int32_t *perm = (int32_t *)mispc_host_alloc(ctx, (size_t)nv * sizeof(int32_t), "kron labels");
+  if (!perm) return MISPC_ERR_ALLOC;
+  for (int64_t v = 0; v < nv; ++v) perm[v] = (int32_t)v;
+  for (int64_t v = nv - 1; v > 0; --v) {
+    int64_t w = (int64_t)(mispc_hash3(seed, KRON_PERM_TAG, (uint64_t)v) % (uint64_t)(v + 1));
+    int32_t t = perm[v];
+    perm[v] = perm[w];
+    perm[w] = t;
+  }
+
+  int32_t *I = (int32_t *)mispc_host_alloc(ctx, (size_t)ne * sizeof(int32_t), "kron edges");
+  int32_t *J =
+      I ? (int32_t *)mispc_host_alloc(ctx, (size_t)ne * sizeof(int32_t), "kron edges") : NULL;
+  if (!J) {
+    free(I);
+    free(perm);
+    return MISPC_ERR_ALLOC;
+  }
+  /* mispc_hash3(seed, e, level) = f(f(e ^ seedmix) ^ f(level)); the f(level)
+   * and the per-edge term are hoisted, the values are those of mispc_hash3. */
+  uint64_t flev[31];
+  for (int l = 0; l < scale; ++l) flev[l] = mispc_xorshift64star((uint64_t)l);
+  uint64_t smix = seed * 0xD6E8FEB86659FD93ull;
+  int nt = gen_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t e = 0; e < ne; ++e) {
+    uint64_t it = mispc_xorshift64star((uint64_t)e ^ smix);
+    uint64_t u = 0, v = 0;
+    for (int l = 0; l < scale; ++l) {
+      uint64_t x = mispc_xorshift64star(it ^ flev[l]) >> 11;
+      /* quadrant: A -> (0,0), B -> (0,1), C -> (1,0), D -> (1,1) */
+      uint64_t ge_a = x >= tA, ge_ab = x >= tAB, ge_abc = x >= tABC;
+      u |= ge_ab << l;
+      v |= (ge_a ^ ge_ab ^ ge_abc) << l;
+    }
+    I[e] = (int32_t)u;
+    J[e] = (int32_t)v;
+  }
+  /* Relabelling in a separate pass: the random loads of perm then overlap
+   * instead of waiting behind the long per-edge hash chain. */
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t e = 0; e < ne; ++e) {
+    I[e] = perm[I[e]];
+    J[e] = perm[J[e]];
+  }
+  free(perm);
+  double t1 = mispc_wtime();
+  mispc_status st = mispc_csr_from_coo(ctx, nv, nv, ne, I, J, NULL,
+                                       MISPC_COO_SYMMETRIC | MISPC_COO_DROP_DIAG, out);
+  mispc_logf(ctx, 2, "kron:%d:%d: %lld edges drawn in %.3f s, CSR built in %.3f s", scale,
+             edgefactor, (long long)ne, t1 - t0, mispc_wtime() - t1);
+  free(I);
+  free(J);
+  return st;
+}
+
+mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, uint64_t seed,
+                              mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "random: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (n < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "random: N must be >= 1, got %lld",
+                        (long long)n);
+  if (!(avg_degree >= 0) || !isfinite(avg_degree))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "random: average degree must be >= 0 and finite, got %g", avg_degree);
+  if (n > INT32_MAX)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "random: N = %lld exceeds %d vertices",
+                        (long long)n, INT32_MAX);
+  double mreal = (double)n * avg_degree / 2.0;
+  if (mreal > 4e18)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "random: %g edges are too many", mreal);
+  int64_t m = llround(mreal);
+  int32_t *I = (int32_t *)mispc_host_alloc(ctx, (size_t)m * sizeof(int32_t), "random edges");
+  int32_t *J =
+      I ? (int32_t *)mispc_host_alloc(ctx, (size_t)m * sizeof(int32_t), "random edges") : NULL;
+  if (!J) {
+    free(I);
+    return MISPC_ERR_ALLOC;
+  }
+  int nt = gen_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t k = 0; k < m; ++k) {
+    I[k] = (int32_t)(mispc_hash3(seed, (uint64_t)k, 0) % (uint64_t)n);
+    J[k] = (int32_t)(mispc_hash3(seed, (uint64_t)k, 1) % (uint64_t)n);
+  }
+  mispc_status st =
+      mispc_csr_from_coo(ctx, n, n, m, I, J, NULL, MISPC_COO_SYMMETRIC | MISPC_COO_DROP_DIAG, out);
+  free(I);
+  free(J);
+  return st;
+}
+
+/* L = D - A over the off-diagonal pattern of G (self loops and G's values are
+ * ignored), plus shift on the diagonal. G must be a symmetric graph with
+ * sorted rows; the diagonal is inserted in column order. */
+mispc_status mispc_laplacian_from_graph(mispc_context *ctx, const mispc_csr *G, double shift,
+                                        mispc_csr *out) {
+  MISPC_TRY(mispc_csr_check_desc(ctx, G, "graph"));
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (!(shift >= 0) || !isfinite(shift))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "laplacian shift must be >= 0 and finite, got %g", shift);
+  MISPC_TRY(mispc_csr_check(ctx, G, MISPC_CHECK_GRAPH));
+  mispc_csr H;
+  MISPC_TRY(mispc_csr_host_view(ctx, G, &H));
+  int64_t n = H.nrows;
+  int nt = gen_threads(ctx);
+  int64_t *len = (int64_t *)mispc_host_alloc(ctx, (size_t)(n + 1) * sizeof(int64_t), "row lengths");
+  if (!len) {
+    mispc_csr_free(ctx, &H);
+    return MISPC_ERR_ALLOC;
+  }
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = 0;
+    for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p) d += H.colidx[p] != i;
+    len[i] = d + 1;
+  }
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < n; ++i) nnz += len[i];
+  mispc_csr L;
+  mispc_status st = mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, nnz, 1, &L);
+  if (st) {
+    free(len);
+    mispc_csr_free(ctx, &H);
+    return st;
+  }
+  for (int64_t i = 0; i < n; ++i) L.rowptr[i + 1] = L.rowptr[i] + len[i];
+  free(len);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t q = L.rowptr[i], qd = -1;
+    for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p) {
+      int32_t j = H.colidx[p];
+      if (j == i) continue;
+      if (j > i && qd < 0) qd = q++;
+      L.colidx[q] = j;
+      L.values[q++] = -1.0;
+    }
+    if (qd < 0) qd = q;
+    L.colidx[qd] = (int32_t)i;
+    L.values[qd] = (double)(L.rowptr[i + 1] - L.rowptr[i] - 1) + shift;
+  }
+  mispc_csr_free(ctx, &H);
+  *out = L;
+  return MISPC_SUCCESS;
+}

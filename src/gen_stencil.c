@@ -1,0 +1,181 @@
+/* Constant-coefficient stencils on structured grids with Dirichlet boundaries:
+ * Laplacians, anisotropic diffusion and grid-graph patterns. The CSR is built
+ * directly (count per row, prefix sum, fill) in parallel; no COO or sorting. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct stencil_pt {
+  int dx, dy, dz;
+  double v;
+} stencil_pt;
+
+static int gen_threads(const mispc_context *ctx) {
+  int t = mispc_context_num_threads(ctx);
+  return t > 0 ? t : omp_get_max_threads();
+}
+
+/* Checks n >= 1 and n^dim rows fitting 32-bit column indices. */
+static mispc_status grid_size(mispc_context *ctx, const char *what, int64_t n, int dim,
+                              int64_t rows_per_node, int64_t *rows) {
+  if (n < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: N must be >= 1, got %lld", what,
+                        (long long)n);
+  int64_t r = rows_per_node;
+  for (int d = 0; d < dim; ++d) {
+    if (n > INT32_MAX / r)
+      return mispc_seterr(ctx, MISPC_ERR_OVERFLOW,
+                          "%s: N = %lld gives more than %d rows (32-bit column indices)", what,
+                          (long long)n, INT32_MAX);
+    r *= n;
+  }
+  *rows = r;
+  return MISPC_SUCCESS;
+}
+
+/* Builds the nx*ny*nz-row matrix (or pattern when values is 0) of a stencil
+ * whose points are sorted by (dz, dy, dx): the neighbour of vertex
+ * i + nx*(j + ny*k) at offset (dx, dy, dz) then has a larger index than at
+ * every earlier offset, so rows come out sorted. Out-of-grid neighbours are
+ * dropped (Dirichlet). */
+static mispc_status build_stencil(mispc_context *ctx, int64_t nx, int64_t ny, int64_t nz,
+                                  const stencil_pt *pts, int npts, int values, mispc_csr *out) {
+  int64_t n = nx * ny * nz;
+  int nt = gen_threads(ctx);
+  int64_t *len = (int64_t *)mispc_host_alloc(ctx, (size_t)n * sizeof(int64_t), "row lengths");
+  if (!len) return MISPC_ERR_ALLOC;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t i = r % nx, j = (r / nx) % ny, k = r / (nx * ny);
+    int64_t c = 0;
+    for (int s = 0; s < npts; ++s) {
+      int64_t a = i + pts[s].dx, b = j + pts[s].dy, e = k + pts[s].dz;
+      c += a >= 0 && a < nx && b >= 0 && b < ny && e >= 0 && e < nz;
+    }
+    len[r] = c;
+  }
+  int64_t nnz = 0;
+  for (int64_t r = 0; r < n; ++r) nnz += len[r];
+  mispc_csr A;
+  mispc_status st = mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, nnz, values, &A);
+  if (st) {
+    free(len);
+    return st;
+  }
+  A.rowptr[0] = 0;
+  for (int64_t r = 0; r < n; ++r) A.rowptr[r + 1] = A.rowptr[r] + len[r];
+  free(len);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t i = r % nx, j = (r / nx) % ny, k = r / (nx * ny);
+    int64_t p = A.rowptr[r];
+    for (int s = 0; s < npts; ++s) {
+      int64_t a = i + pts[s].dx, b = j + pts[s].dy, e = k + pts[s].dz;
+      if (a < 0 || a >= nx || b < 0 || b >= ny || e < 0 || e >= nz) continue;
+      A.colidx[p] = (int32_t)(a + nx * (b + ny * e));
+      if (values) A.values[p] = pts[s].v;
+      ++p;
+    }
+  }
+  *out = A;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "laplace2d: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  int64_t rows;
+  MISPC_TRY(grid_size(ctx, "laplace2d", n, 2, 1, &rows));
+  static const stencil_pt pts[] = {
+      {0, -1, 0, -1.0}, {-1, 0, 0, -1.0}, {0, 0, 0, 4.0}, {1, 0, 0, -1.0}, {0, 1, 0, -1.0}};
+  return build_stencil(ctx, n, n, 1, pts, 5, 1, out);
+}
+
+mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "laplace3d: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  int64_t rows;
+  MISPC_TRY(grid_size(ctx, "laplace3d", n, 3, 1, &rows));
+  static const stencil_pt pts[] = {{0, 0, -1, -1.0}, {0, -1, 0, -1.0}, {-1, 0, 0, -1.0},
+                                   {0, 0, 0, 6.0},   {1, 0, 0, -1.0},  {0, 1, 0, -1.0},
+                                   {0, 0, 1, -1.0}};
+  return build_stencil(ctx, n, n, n, pts, 7, 1, out);
+}
+
+/* -div(K grad u) with K = R(theta) diag(1, eps) R(theta)^T (so theta = 0 is
+ * u_xx + eps*u_yy), by central finite differences on the unit-spaced grid,
+ * the mixed derivative u_xy by the 4-corner central difference:
+ *   centre 2*(K11 + K22), x neighbours -K11, y neighbours -K22,
+ *   corners (+1,+1), (-1,-1): -K12/2 and (+1,-1), (-1,+1): +K12/2.
+ * This 9-point matrix is SPD for every eps > 0 and theta, although it is not
+ * an M-matrix: its symbol is 4*(K11*s1^2 + K22*s2^2 + 2*K12*s1*s2*c1*c2) with
+ * s = sin(w/2), c = cos(w/2), which is >= 4*(K11*s1^2 + K22*s2^2 -
+ * 2*|K12*s1*s2|) > 0 for w != 0 since K11*K22 > K12^2; a Dirichlet matrix is
+ * a finite section of that Toeplitz operator, so x^T A x > 0 for x != 0.
+ * For theta = 0, K12 = 0 exactly and the corners are dropped (5 points). */
+mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
+                               mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso2d: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (!(eps > 0) || !isfinite(eps))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso2d: EPS must be > 0 and finite, got %g",
+                        eps);
+  if (!isfinite(theta_deg))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso2d: angle must be finite");
+  int64_t rows;
+  MISPC_TRY(grid_size(ctx, "aniso2d", n, 2, 1, &rows));
+  double t = theta_deg * (3.14159265358979323846 / 180.0);
+  double c = theta_deg == 0 ? 1.0 : cos(t), s = theta_deg == 0 ? 0.0 : sin(t);
+  double k11 = c * c + eps * s * s, k22 = s * s + eps * c * c, k12 = c * s * (1.0 - eps);
+  double corner = 0.5 * k12; /* the same variable for d and -d keeps values symmetric */
+  stencil_pt pts[9] = {
+      {-1, -1, 0, -corner},       {0, -1, 0, -k22}, {1, -1, 0, corner}, {-1, 0, 0, -k11},
+      {0, 0, 0, 2 * (k11 + k22)}, {1, 0, 0, -k11},  {-1, 1, 0, corner}, {0, 1, 0, -k22},
+      {1, 1, 0, -corner}};
+  if (theta_deg == 0) {
+    stencil_pt five[5] = {pts[1], pts[3], pts[4], pts[5], pts[7]};
+    return build_stencil(ctx, n, n, 1, five, 5, 1, out);
+  }
+  return build_stencil(ctx, n, n, 1, pts, 9, 1, out);
+}
+
+/* 7 points: coupling 1 in x and y, eps in z; diagonal 4 + 2*eps. */
+mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso3d: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  if (!(eps > 0) || !isfinite(eps))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso3d: EPS must be > 0 and finite, got %g",
+                        eps);
+  int64_t rows;
+  MISPC_TRY(grid_size(ctx, "aniso3d", n, 3, 1, &rows));
+  stencil_pt pts[7] = {
+      {0, 0, -1, -eps}, {0, -1, 0, -1.0}, {-1, 0, 0, -1.0}, {0, 0, 0, 4.0 + 2.0 * eps},
+      {1, 0, 0, -1.0},  {0, 1, 0, -1.0},  {0, 0, 1, -eps}};
+  return build_stencil(ctx, n, n, n, pts, 7, 1, out);
+}
+
+mispc_status mispc_gen_grid2d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "grid2d: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  int64_t rows;
+  MISPC_TRY(grid_size(ctx, "grid2d", n, 2, 1, &rows));
+  static const stencil_pt pts[] = {{0, -1, 0, 0}, {-1, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}};
+  return build_stencil(ctx, n, n, 1, pts, 4, 0, out);
+}
+
+mispc_status mispc_gen_grid3d27(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "grid3d27: output CSR is NULL");
+  memset(out, 0, sizeof *out);
+  int64_t rows;
+  MISPC_TRY(grid_size(ctx, "grid3d27", n, 3, 1, &rows));
+  stencil_pt pts[26];
+  int m = 0;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        if (dx || dy || dz) pts[m++] = (stencil_pt){dx, dy, dz, 0.0};
+  return build_stencil(ctx, n, n, n, pts, m, 0, out);
+}
