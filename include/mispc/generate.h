@@ -5,8 +5,9 @@
  *   gen:laplace3d:N            7-point Laplacian, N^3 rows (Galeri Laplace3D)
  *   gen:elasticity3d:N         trilinear-hex linear elasticity, 27-point node
  *                              stencil, 3 dof/node, 3*N^3 rows (Elasticity3D)
- *   gen:aniso2d:N[:EPS[:DEG]]  anisotropic diffusion, strength EPS (0.001), angle DEG (0)
- *   gen:aniso3d:N[:EPS]        3D anisotropic diffusion (z coupling EPS)
+ *   gen:aniso2d:N[:EPS[:DEG]]  -div(K grad u), K = R diag(1, EPS) R^T rotated by DEG degrees
+ *                              (EPS 0.001, DEG 0; 9-point, 5-point when DEG = 0)
+ *   gen:aniso3d:N[:EPS]        7-point anisotropic diffusion, z coupling EPS (0.001)
  *   gen:kron:SCALE[:EF]        Graph500 Kronecker graph (edgefactor 16)
  *   gen:random:N[:DEG]         uniform random graph, average degree DEG (8)
  *   gen:path:N                 path of N vertices
@@ -31,7 +32,7 @@ mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out);
 mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out);
 /* Young's modulus 1, Poisson ratio 0.3, unit cube, all boundary nodes fixed. */
 mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out);
-/* -eps*u_xx - u_yy rotated by theta degrees (theta = 0: axis aligned). */
+/* -div(K grad u) with K = R(theta) diag(1, eps) R(theta)^T (theta = 0: u_xx + eps u_yy). */
 mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
                                mispc_csr *out);
 mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out);
