@@ -25,7 +25,8 @@ static void bench_usage(FILE *f) {
           "  --ablation         also run with each optimisation switched off\n"
           "  --host-timing      also time the host backend (all threads and 1 thread)\n"
           "  --seed S, --priority degree|hash|per-round\n"
-          "  --no-early-exit --no-warp --force-warp --no-worklist   single ablation switches\n"
+          "  --no-early-exit --no-warp --force-warp --no-worklist --no-persistent\n"
+          "                     single ablation switches (GPU)\n"
           "  --symmetrize       use the pattern of A + A^T\n");
 }
 
@@ -91,6 +92,7 @@ int cmd_bench(int argc, char **argv) {
     else if (!strcmp(s, "--no-warp")) base.no_warp_mapping = 1;
     else if (!strcmp(s, "--force-warp")) base.force_warp_mapping = 1;
     else if (!strcmp(s, "--no-worklist")) base.no_worklist = 1;
+    else if (!strcmp(s, "--no-persistent")) base.no_persistent = 1;
     else if (s[0] != '-' && nspecs < 64) specs[nspecs++] = s;
     else {
       fprintf(stderr, "mispc bench: unexpected argument '%s'\n", s);
@@ -119,7 +121,8 @@ int cmd_bench(int argc, char **argv) {
       o.force_warp_mapping = 1, vars[nvar].name = "force-warp", vars[nvar++].opt = o, o = base;
     }
     o.no_warp_mapping = 1, vars[nvar].name = "no-warp", vars[nvar++].opt = o, o = base;
-    o.no_worklist = 1, vars[nvar].name = "no-worklist", vars[nvar++].opt = o;
+    o.no_worklist = 1, vars[nvar].name = "no-worklist", vars[nvar++].opt = o, o = base;
+    o.no_persistent = 1, vars[nvar].name = "no-persistent", vars[nvar++].opt = o;
   }
 
   char dev[256];

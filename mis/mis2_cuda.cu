@@ -4,13 +4,18 @@
  * average degree is >= 16. Two kernels per round (column, decide); each
  * compacts its own worklist while it runs (warp-aggregated appends; list
  * order never changes results because both phases only read state written
- * by the previous phase). Refresh-row is folded into decide. The host reads
- * the worklist length one round late, so it never stalls the GPU. */
+ * by the previous phase). Refresh-row is folded into decide. By default all
+ * rounds run in one cooperative kernel with grid-wide barriers between the
+ * phases (see mis1_cuda.cu); otherwise two launches per round are queued and
+ * the host reads the worklist length one round late. */
+#include <cooperative_groups.h>
 #include <stdint.h>
 
 #include "cuda_util.cuh"
 #include "mis_backend.h"
 #include "mis_common.h"
+
+namespace cg = cooperative_groups;
 
 namespace {
 
@@ -44,8 +49,7 @@ template <bool Warp> struct Tiling {
 };
 
 /* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
-template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_column(Phase a) {
-  __shared__ Append::Smem smem;
+template <bool Warp> __device__ __forceinline__ void column_body(const Phase &a, Append::Smem &smem) {
   Append out(smem, a.out, a.out_n);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
@@ -77,8 +81,7 @@ template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_column(Phase
 }
 
 /* Decide: OUT if an M in N[v] is OUT, IN if every M in N[v] is T[v]. */
-template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_decide(Phase a) {
-  __shared__ Append::Smem smem;
+template <bool Warp> __device__ __forceinline__ void decide_body(const Phase &a, Append::Smem &smem) {
   Append out(smem, a.out, a.out_n);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
@@ -115,26 +118,92 @@ template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_decide(Phase
   out.finish();
 }
 
-__global__ void mis2_init(int64_t n, int per_round, uint64_t seed, int idbits, uint64_t *T,
-                          uint64_t *M) {
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
+/* Everything a run needs; cnt[2r] / cnt[2r+1]: worklist 1 / 2 lengths for round r. */
+struct Plan {
+  const int64_t *rowptr;
+  const int32_t *colidx;
+  uint64_t *T, *M;
+  int64_t n;
+  int no_worklist, per_round, idbits, max_rounds;
+  uint64_t seed;
+  int32_t *wl1[2], *wl2[2];
+  unsigned *cnt;
+  unsigned long long *result; /* [0] members, [1] rounds */
+  uint8_t *in_set;
+};
+
+__host__ __device__ Phase phase_of(const Plan &p, int r, bool column) {
+  Phase a;
+  a.rowptr = p.rowptr;
+  a.colidx = p.colidx;
+  a.T = p.T;
+  a.M = p.M;
+  a.n = p.n;
+  a.all = r == 0 || p.no_worklist;
+  a.iter = r;
+  a.per_round = p.per_round;
+  a.seed = p.seed;
+  a.idbits = p.idbits;
+  int w = column ? 1 : 0;
+  int32_t *const *wl = column ? p.wl2 : p.wl1;
+  a.in = wl[r & 1];
+  a.in_n = p.cnt + 2 * r + w;
+  a.out = wl[(r + 1) & 1];
+  a.out_n = p.cnt + 2 * (r + 1) + w;
+  return a;
+}
+
+__global__ void mis2_init(Plan p) {
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    T[v] = mis2_tuple(per_round, seed, 0, v, idbits);
-    M[v] = MIS2_IN;
+    p.T[v] = mis2_tuple(p.per_round, p.seed, 0, v, p.idbits);
+    p.M[v] = MIS2_IN; /* anything but OUT: every vertex starts in worklist 2 */
   }
 }
 
-__global__ void mis2_finish(int64_t n, const uint64_t *T, uint8_t *in_set,
-                            unsigned long long *size) {
+__device__ __forceinline__ void finish_body(const Plan &p) {
   unsigned long long mine = 0;
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    uint8_t in = T[v] == MIS2_IN;
-    in_set[v] = in;
+    uint8_t in = p.T[v] == MIS2_IN;
+    p.in_set[v] = in;
     mine += in;
   }
   for (int off = 16; off; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
-  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(size, mine);
+  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&p.result[0], mine);
+}
+
+template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_column(Plan p, int r) {
+  __shared__ Append::Smem smem;
+  column_body<Warp>(phase_of(p, r, true), smem);
+}
+
+template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_decide(Plan p, int r) {
+  __shared__ Append::Smem smem;
+  decide_body<Warp>(phase_of(p, r, false), smem);
+}
+
+__global__ void mis2_finish(Plan p) {
+  finish_body(p);
+}
+
+/* All rounds and the finish in one cooperative launch. */
+template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_persistent(Plan p) {
+  __shared__ Append::Smem smem;
+  cg::grid_group grid = cg::this_grid();
+  int rounds = -1;
+  for (int r = 0; r < p.max_rounds; ++r) {
+    column_body<Warp>(phase_of(p, r, true), smem);
+    grid.sync();
+    decide_body<Warp>(phase_of(p, r, false), smem);
+    grid.sync();
+    if (p.cnt[2 * (r + 1)] == 0) { /* no vertex left undecided */
+      rounds = r + 1;
+      break;
+    }
+  }
+  finish_body(p);
+  if (blockIdx.x == 0 && threadIdx.x == 0) p.result[1] = (unsigned long long)(long long)rounds;
 }
 
 } // namespace
@@ -148,97 +217,104 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
   if (n == 0) return MISPC_SUCCESS;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  int dev = 0, sms = 0;
+  int dev = 0, sms = 0, coop = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   /* Warp per vertex when the average degree is >= 16 (§V-D), unless forced. */
-  const bool warp = opt->force_warp_mapping ||
-                    (!opt->no_warp_mapping && g->nnz >= 16 * n);
-  /* [2r] wl1, [2r+1] wl2 lengths; an even count keeps d_size 8-aligned */
-  const size_t ncnt = 2 * (size_t)(max_rounds + 2);
-  uint64_t *T = NULL;
+  const bool warp = opt->force_warp_mapping || (!opt->no_warp_mapping && g->nnz >= 16 * n);
+  const size_t ncnt = 2 * (size_t)(max_rounds + 2); /* even: keeps result 8-aligned */
+  Plan p;
+  memset(&p, 0, sizeof p);
   int32_t *lists = NULL;
-  unsigned *cnt = NULL, *h_len = NULL;
-  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&T, "MIS-2 tuples");
+  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&p.T, "MIS-2 tuples");
   if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&lists, "MIS-2 worklists");
-  if (!st) st = mispc_scratch_alloc(ctx, ncnt * 4 + 8, (void **)&cnt, "MIS-2 counters");
-  if (!st) st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 4, (void **)&h_len);
-  cudaEvent_t ev[2] = {NULL, NULL};
-  if (!st && (cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) != cudaSuccess ||
-              cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) != cudaSuccess))
-    st = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
-  int rounds = -1;
+  if (!st) st = mispc_scratch_alloc(ctx, ncnt * 4 + 16, (void **)&p.cnt, "MIS-2 counters");
+  unsigned long long h_result[2] = {0, 0};
   if (!st) {
-    uint64_t *M = T + n;
-    unsigned long long *d_size = (unsigned long long *)(cnt + ncnt);
-    int32_t *wl1[2] = {lists, lists + n}, *wl2[2] = {lists + 2 * n, lists + 3 * n};
+    p.rowptr = g->rowptr;
+    p.colidx = g->colidx;
+    p.M = p.T + n;
+    p.n = n;
+    p.no_worklist = opt->no_worklist;
+    p.per_round = per_round;
+    p.idbits = mis2_id_bits(n);
+    p.max_rounds = max_rounds;
+    p.seed = opt->seed;
+    p.wl1[0] = lists;
+    p.wl1[1] = lists + n;
+    p.wl2[0] = lists + 2 * n;
+    p.wl2[1] = lists + 3 * n;
+    p.result = (unsigned long long *)(p.cnt + ncnt);
+    p.in_set = in_set;
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
-    const int idbits = mis2_id_bits(n);
-    cudaMemsetAsync(cnt, 0, ncnt * 4 + 8, s);
-    mis2_init<<<grid, kBlock, 0, s>>>(n, per_round, opt->seed, idbits, T, M);
-    for (int r = 0; r <= max_rounds; ++r) {
-      if (r < max_rounds) {
-        Phase a;
-        a.rowptr = g->rowptr;
-        a.colidx = g->colidx;
-        a.T = T;
-        a.M = M;
-        a.n = n;
-        a.all = r == 0 || opt->no_worklist;
-        a.iter = r;
-        a.per_round = per_round;
-        a.seed = opt->seed;
-        a.idbits = idbits;
-        a.in = wl2[r & 1];
-        a.in_n = cnt + 2 * r + 1;
-        a.out = wl2[(r + 1) & 1];
-        a.out_n = cnt + 2 * (r + 1) + 1;
-        if (warp) mis2_column<true><<<grid, kBlock, 0, s>>>(a);
-        else mis2_column<false><<<grid, kBlock, 0, s>>>(a);
-        a.in = wl1[r & 1];
-        a.in_n = cnt + 2 * r;
-        a.out = wl1[(r + 1) & 1];
-        a.out_n = cnt + 2 * (r + 1);
-        if (warp) mis2_decide<true><<<grid, kBlock, 0, s>>>(a);
-        else mis2_decide<false><<<grid, kBlock, 0, s>>>(a);
-        cudaMemcpyAsync(h_len + r, cnt + 2 * (r + 1), 4, cudaMemcpyDeviceToHost, s);
-        cudaEventRecord(ev[r & 1], s);
+    cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
+    mis2_init<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
+    int per_sm = 0;
+    const void *pk = warp ? (const void *)mis2_persistent<true> : (const void *)mis2_persistent<false>;
+    if (coop && !opt->no_persistent)
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pk, kBlock, 0);
+    if (per_sm > 0) {
+      unsigned pgrid = mispc_grid_for(warp ? 32 * n : n, kBlock,
+                                      (unsigned)(sms * (per_sm < 4 ? per_sm : 4)));
+      void *args[] = {&p};
+      MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(pk, pgrid, kBlock, args, 0, s));
+    } else {
+      unsigned *h_len = NULL;
+      st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 4, (void **)&h_len);
+      cudaEvent_t ev[2] = {NULL, NULL};
+      if (!st && (cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) != cudaSuccess ||
+                  cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) != cudaSuccess))
+        st = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
+      long long rounds = -1;
+      for (int r = 0; !st && r <= max_rounds; ++r) {
+        if (r < max_rounds) {
+          if (warp) {
+            mis2_column<true><<<grid, kBlock, 0, s>>>(p, r);
+            mis2_decide<true><<<grid, kBlock, 0, s>>>(p, r);
+          } else {
+            mis2_column<false><<<grid, kBlock, 0, s>>>(p, r);
+            mis2_decide<false><<<grid, kBlock, 0, s>>>(p, r);
+          }
+          cudaMemcpyAsync(h_len + r, p.cnt + 2 * (r + 1), 4, cudaMemcpyDeviceToHost, s);
+          cudaEventRecord(ev[r & 1], s);
+        }
+        if (r >= 1) {
+          cudaError_t e = cudaEventSynchronize(ev[(r - 1) & 1]);
+          if (e != cudaSuccess)
+            st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-2 round %d failed: %s", r - 1,
+                              cudaGetErrorString(e));
+          else if (h_len[r - 1] == 0) {
+            rounds = r; /* rounds 0 .. r-1 ran; round r (queued) changes nothing */
+            break;
+          }
+        }
       }
-      if (r >= 1) {
-        cudaError_t e = cudaEventSynchronize(ev[(r - 1) & 1]);
-        if (e != cudaSuccess) {
-          st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-2 round %d failed: %s", r - 1,
-                            cudaGetErrorString(e));
-          break;
-        }
-        mispc_logf(ctx, 2, "mis2 round %d: %u undecided", r, h_len[r - 1]);
-        if (h_len[r - 1] == 0) {
-          rounds = r; /* rounds 0 .. r-1 ran; round r (queued) changes nothing */
-          break;
-        }
+      if (ev[0]) cudaEventDestroy(ev[0]);
+      if (ev[1]) cudaEventDestroy(ev[1]);
+      if (!st) {
+        mis2_finish<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
+        unsigned long long rr = (unsigned long long)rounds;
+        cudaMemcpyAsync(p.result + 1, &rr, 8, cudaMemcpyHostToDevice, s);
+        cudaStreamSynchronize(s); /* rr lives on this stack frame */
       }
     }
-    if (!st && rounds < 0)
-      st = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                        "mispc_mis2: vertices still undecided after %d rounds", max_rounds);
     if (!st) {
-      mis2_finish<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(n, T, in_set,
-                                                                                   d_size);
-      unsigned long long size = 0;
-      cudaMemcpyAsync(&size, d_size, 8, cudaMemcpyDeviceToHost, s);
+      cudaMemcpyAsync(h_result, p.result, sizeof h_result, cudaMemcpyDeviceToHost, s);
       cudaError_t e = cudaStreamSynchronize(s);
       if (e == cudaSuccess) e = cudaGetLastError();
       if (e != cudaSuccess)
         st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-2 kernels failed: %s", cudaGetErrorString(e));
-      res->set_size = (int64_t)size;
-      res->rounds = rounds;
+      else if ((long long)h_result[1] < 0)
+        st = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                          "mispc_mis2: vertices still undecided after %d rounds", max_rounds);
+      res->set_size = (int64_t)h_result[0];
+      res->rounds = (int)(long long)h_result[1];
     }
   }
-  if (ev[0]) cudaEventDestroy(ev[0]);
-  if (ev[1]) cudaEventDestroy(ev[1]);
-  mispc_scratch_free(ctx, T);
+  mispc_scratch_free(ctx, p.T);
   mispc_scratch_free(ctx, lists);
-  mispc_scratch_free(ctx, cnt);
+  mispc_scratch_free(ctx, p.cnt);
   return st;
 }

@@ -60,7 +60,7 @@ static const char *specs[] = {"gen:laplace3d:30",  "gen:elasticity3d:8", "gen:kr
 static void test_gpu_equals_host_all_variants(void) {
   for (size_t i = 0; specs[i]; ++i)
     for (int k = 1; k <= 2; ++k)
-      for (int v = 0; v < 6; ++v) {
+      for (int v = 0; v < 7; ++v) {
         mispc_mis_options o;
         mispc_mis_options_default(&o);
         o.seed = (uint64_t)v;
@@ -69,6 +69,7 @@ static void test_gpu_equals_host_all_variants(void) {
         if (v == 3) o.no_warp_mapping = 1;
         if (v == 4) o.force_warp_mapping = 1;
         if (v == 5) o.no_worklist = 1;
+        if (v == 6) o.no_persistent = 1, o.no_worklist = v & 1;
         compare_backends(specs[i], &o, k);
       }
 }

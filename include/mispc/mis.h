@@ -32,6 +32,7 @@ typedef struct mispc_mis_options {
   int no_warp_mapping;      /* thread per vertex regardless of degree */
   int force_warp_mapping;   /* MIS-2: warp per vertex regardless of degree */
   int no_worklist;          /* process all vertices every round */
+  int no_persistent;        /* one kernel launch per round instead of one cooperative kernel */
 } mispc_mis_options;
 
 void mispc_mis_options_default(mispc_mis_options *opt);
