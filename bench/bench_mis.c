@@ -17,17 +17,16 @@ typedef struct variant {
 } variant;
 
 static void bench_usage(FILE *f) {
-  fprintf(f,
-          "usage: mispc bench mis1|mis2 SPEC... [options]\n"
-          "  --reps N           timed repetitions (default 20; the median is reported)\n"
-          "  --warmup N         untimed runs first (default 3)\n"
-          "  --json FILE        also write the results as JSON\n"
-          "  --ablation         also run with each optimisation switched off\n"
-          "  --host-timing      also time the host backend (all threads and 1 thread)\n"
-          "  --seed S, --priority degree|hash|per-round\n"
-          "  --no-early-exit --no-warp --force-warp --no-worklist --no-persistent\n"
-          "                     single ablation switches (GPU)\n"
-          "  --symmetrize       use the pattern of A + A^T\n");
+  fprintf(f, "usage: mispc bench mis1|mis2 SPEC... [options]\n"
+             "  --reps N           timed repetitions (default 20; the median is reported)\n"
+             "  --warmup N         untimed runs first (default 3)\n"
+             "  --json FILE        also write the results as JSON\n"
+             "  --ablation         also run with each optimisation switched off\n"
+             "  --host-timing      also time the host backend (all threads and 1 thread)\n"
+             "  --seed S, --priority degree|hash|per-round\n"
+             "  --no-early-exit --no-warp --force-warp --no-worklist --no-persistent\n"
+             "                     single ablation switches (GPU)\n"
+             "  --symmetrize       use the pattern of A + A^T\n");
 }
 
 static int cmp_d(const void *a, const void *b) {
@@ -76,24 +75,37 @@ int cmd_bench(int argc, char **argv) {
   for (int a = 2; a < argc; ++a) {
     const char *s = argv[a];
     int more = a + 1 < argc;
-    if (!strcmp(s, "--reps") && more) reps = atoi(argv[++a]);
-    else if (!strcmp(s, "--warmup") && more) warmup = atoi(argv[++a]);
-    else if (!strcmp(s, "--json") && more) json = argv[++a];
-    else if (!strcmp(s, "--ablation")) ablation = 1;
-    else if (!strcmp(s, "--host-timing")) host_timing = 1;
-    else if (!strcmp(s, "--symmetrize")) symmetrize = 1;
-    else if (!strcmp(s, "--seed") && more) base.seed = strtoull(argv[++a], NULL, 10);
+    if (!strcmp(s, "--reps") && more)
+      reps = atoi(argv[++a]);
+    else if (!strcmp(s, "--warmup") && more)
+      warmup = atoi(argv[++a]);
+    else if (!strcmp(s, "--json") && more)
+      json = argv[++a];
+    else if (!strcmp(s, "--ablation"))
+      ablation = 1;
+    else if (!strcmp(s, "--host-timing"))
+      host_timing = 1;
+    else if (!strcmp(s, "--symmetrize"))
+      symmetrize = 1;
+    else if (!strcmp(s, "--seed") && more)
+      base.seed = strtoull(argv[++a], NULL, 10);
     else if (!strcmp(s, "--priority") && more) {
       if (!parse_priority(argv[++a], &base.priority)) {
         fprintf(stderr, "mispc bench: unknown priority '%s'\n", argv[a]);
         return 2;
       }
-    } else if (!strcmp(s, "--no-early-exit")) base.no_early_exit = 1;
-    else if (!strcmp(s, "--no-warp")) base.no_warp_mapping = 1;
-    else if (!strcmp(s, "--force-warp")) base.force_warp_mapping = 1;
-    else if (!strcmp(s, "--no-worklist")) base.no_worklist = 1;
-    else if (!strcmp(s, "--no-persistent")) base.no_persistent = 1;
-    else if (s[0] != '-' && nspecs < 64) specs[nspecs++] = s;
+    } else if (!strcmp(s, "--no-early-exit"))
+      base.no_early_exit = 1;
+    else if (!strcmp(s, "--no-warp"))
+      base.no_warp_mapping = 1;
+    else if (!strcmp(s, "--force-warp"))
+      base.force_warp_mapping = 1;
+    else if (!strcmp(s, "--no-worklist"))
+      base.no_worklist = 1;
+    else if (!strcmp(s, "--no-persistent"))
+      base.no_persistent = 1;
+    else if (s[0] != '-' && nspecs < 64)
+      specs[nspecs++] = s;
     else {
       fprintf(stderr, "mispc bench: unexpected argument '%s'\n", s);
       bench_usage(stderr);
@@ -203,10 +215,10 @@ int cmd_bench(int argc, char **argv) {
         int same = !memcmp(gset, hset, (size_t)A.nrows) && gr.rounds == hr.rounds;
         if (!same) check = "DIFF";
       }
-      printf("%-26s %-15s %10lld %11lld %6d %10lld %7.3f %9.4f %9.4f %9.4f %7.2f %6s\n",
-             specs[si], vars[vi].name, (long long)A.nrows, (long long)A.nnz, hr.rounds,
-             (long long)hr.set_size, A.nrows ? 100.0 * (double)hr.set_size / (double)A.nrows : 0,
-             med, spmv32, spmv64, med > 0 && spmv32 > 0 ? med / spmv32 : -1, check);
+      printf("%-26s %-15s %10lld %11lld %6d %10lld %7.3f %9.4f %9.4f %9.4f %7.2f %6s\n", specs[si],
+             vars[vi].name, (long long)A.nrows, (long long)A.nnz, hr.rounds, (long long)hr.set_size,
+             A.nrows ? 100.0 * (double)hr.set_size / (double)A.nrows : 0, med, spmv32, spmv64,
+             med > 0 && spmv32 > 0 ? med / spmv32 : -1, check);
       double h_all = -1, h_one = -1;
       if (host_timing && vi == 0) {
         int hreps = reps < 5 ? reps : 5;

@@ -6,26 +6,30 @@
 #include "cli.h"
 
 static void mis_usage(FILE *f) {
-  fprintf(f,
-          "usage: mispc mis SPEC [-k 1|2] [options]\n"
-          "  -k K              distance: 1 (MIS-1, default) or 2 (MIS-2)\n"
-          "  -o FILE           write member ids (0-based, one per line)\n"
-          "  --host | --gpu    backend (default: GPU when one is visible)\n"
-          "  --seed S          hash seed (default 0)\n"
-          "  --priority P      degree (MIS-1 default) | hash | per-round (MIS-2 default)\n"
-          "  --threads N       host threads (default: all)\n"
-          "  --symmetrize      use the pattern of A + A^T (for unsymmetric input)\n"
-          "  --no-verify       skip the independence/maximality check\n"
-          "  -v                progress output\n");
+  fprintf(f, "usage: mispc mis SPEC [-k 1|2] [options]\n"
+             "  -k K              distance: 1 (MIS-1, default) or 2 (MIS-2)\n"
+             "  -o FILE           write member ids (0-based, one per line)\n"
+             "  --host | --gpu    backend (default: GPU when one is visible)\n"
+             "  --seed S          hash seed (default 0)\n"
+             "  --priority P      degree (MIS-1 default) | hash | per-round (MIS-2 default)\n"
+             "  --threads N       host threads (default: all)\n"
+             "  --symmetrize      use the pattern of A + A^T (for unsymmetric input)\n"
+             "  --no-verify       skip the independence/maximality check\n"
+             "  -v                progress output\n");
 }
 
 int parse_priority(const char *s, mispc_priority *p);
 int parse_priority(const char *s, mispc_priority *p) {
-  if (!strcmp(s, "degree")) *p = MISPC_PRIORITY_DEGREE;
-  else if (!strcmp(s, "hash")) *p = MISPC_PRIORITY_HASH;
-  else if (!strcmp(s, "per-round")) *p = MISPC_PRIORITY_HASH_PER_ROUND;
-  else if (!strcmp(s, "default")) *p = MISPC_PRIORITY_DEFAULT;
-  else return 0;
+  if (!strcmp(s, "degree"))
+    *p = MISPC_PRIORITY_DEGREE;
+  else if (!strcmp(s, "hash"))
+    *p = MISPC_PRIORITY_HASH;
+  else if (!strcmp(s, "per-round"))
+    *p = MISPC_PRIORITY_HASH_PER_ROUND;
+  else if (!strcmp(s, "default"))
+    *p = MISPC_PRIORITY_DEFAULT;
+  else
+    return 0;
   return 1;
 }
 
@@ -112,14 +116,15 @@ int cmd_mis(int argc, char **argv) {
     } else {
       printf("MIS-%d of %s on %s: %lld of %lld vertices (%.2f%%), %d rounds, %.3f ms\n", k, spec,
              use_gpu ? "GPU" : "host", (long long)res.set_size, (long long)A.nrows,
-             A.nrows ? 100.0 * (double)res.set_size / (double)A.nrows : 0.0, res.rounds,
-             1e3 * t);
+             A.nrows ? 100.0 * (double)res.set_size / (double)A.nrows : 0.0, res.rounds, 1e3 * t);
     }
   }
   if (!rc && verify) {
     s = mispc_verify_mis(ctx, &A, k, set);
-    if (s) rc = cli_fail(ctx, "verify", s);
-    else printf("verified: independent at distance %d and maximal\n", k);
+    if (s)
+      rc = cli_fail(ctx, "verify", s);
+    else
+      printf("verified: independent at distance %d and maximal\n", k);
   }
   if (!rc && outfile) {
     FILE *f = fopen(outfile, "w");

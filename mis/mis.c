@@ -10,8 +10,8 @@ void mispc_mis_options_default(mispc_mis_options *opt) {
   if (opt) memset(opt, 0, sizeof *opt);
 }
 
-static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
-                               const mispc_mis_options *opt, const void *out, const char *name) {
+static mispc_status check_call(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
+                               const void *out, const char *name) {
   MISPC_TRY(mispc_csr_check_desc(ctx, g, "graph"));
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: membership output is NULL", name);
   if (g->nrows != g->ncols)
@@ -37,8 +37,10 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
 mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
   mispc_mis_options o;
-  if (opt) o = *opt;
-  else mispc_mis_options_default(&o);
+  if (opt)
+    o = *opt;
+  else
+    mispc_mis_options_default(&o);
   MISPC_TRY(check_call(ctx, graph, &o, in_set, "mispc_mis1"));
   if (o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
@@ -55,12 +57,15 @@ mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_
 mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
   mispc_mis_options o;
-  if (opt) o = *opt;
-  else mispc_mis_options_default(&o);
+  if (opt)
+    o = *opt;
+  else
+    mispc_mis_options_default(&o);
   MISPC_TRY(check_call(ctx, graph, &o, in_set, "mispc_mis2"));
   if (o.priority == MISPC_PRIORITY_DEGREE)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "mispc_mis2: degree priority is an MIS-1 option; use HASH_PER_ROUND or HASH");
+    return mispc_seterr(
+        ctx, MISPC_ERR_INVALID_ARG,
+        "mispc_mis2: degree priority is an MIS-1 option; use HASH_PER_ROUND or HASH");
   int per_round = o.priority != MISPC_PRIORITY_HASH;
   mispc_mis_result r = {0, 0};
   mispc_status s = graph->mem == MISPC_MEM_DEVICE

@@ -264,7 +264,8 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
   Plan p;
   memset(&p, 0, sizeof p);
   int32_t *lists = NULL;
-  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 8, (void **)&p.status, "MIS-1 status/keys");
+  mispc_status st =
+      mispc_scratch_alloc(ctx, (size_t)n * 8, (void **)&p.status, "MIS-1 status/keys");
   if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&lists, "MIS-1 worklists");
   if (!st) st = mispc_scratch_alloc(ctx, ncnt * 4 + 24, (void **)&p.cnt, "MIS-1 counters");
   unsigned long long h_result[3] = {0, 0, 0};
@@ -294,8 +295,8 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     if (per_sm > 0) {
       unsigned pgrid = mispc_grid_for(n, kBlock, (unsigned)(sms * (per_sm < 4 ? per_sm : 4)));
       void *args[] = {&p};
-      MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel((const void *)mis1_persistent, pgrid,
-                                                      kBlock, args, 0, s));
+      MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel((const void *)mis1_persistent, pgrid, kBlock,
+                                                      args, 0, s));
     } else {
       /* One launch per round; the host checks round r-1 while round r runs. */
       unsigned *h_active = NULL;

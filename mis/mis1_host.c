@@ -16,7 +16,7 @@
 #include "mis_backend.h"
 #include "mis_common.h"
 
-#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define LOAD(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
 
 /* Returns 1 if v is still undecided after its turn in round r. */
@@ -74,23 +74,20 @@ mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc
                           (long long)undecided, r);
     }
     int64_t left = 0;
-#pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left)                              \
-    num_threads(nt)
+#pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left) num_threads(nt)
     for (int64_t v = 0; v < n; ++v) left += mis1_visit(g, status, key, v, r, !opt->no_early_exit);
     ++r;
     /* "left" counts vertices blocked this round; some may have been marked
      * OUT meanwhile, so count again from the settled state. */
     undecided = 0;
     if (left) {
-#pragma omp parallel for schedule(static) reduction(+ : undecided)                                \
-    num_threads(nt)
+#pragma omp parallel for schedule(static) reduction(+ : undecided) num_threads(nt)
       for (int64_t v = 0; v < n; ++v) undecided += !mis1_is_decided(status[v]);
     }
     mispc_logf(ctx, 2, "mis1 round %d: %lld undecided", r, (long long)undecided);
   }
   int64_t size = 0;
-#pragma omp parallel for schedule(static) reduction(+ : size)                                     \
-    num_threads(nt)
+#pragma omp parallel for schedule(static) reduction(+ : size) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) {
     in_set[v] = (uint8_t)mis1_in_set(status[v]);
     size += in_set[v];

@@ -26,12 +26,12 @@ struct Phase {
   const int32_t *colidx;
   uint64_t *T, *M;
   int64_t n;
-  int all;            /* iterate every vertex instead of a worklist */
-  const int32_t *in;  /* worklist */
+  int all;           /* iterate every vertex instead of a worklist */
+  const int32_t *in; /* worklist */
   const unsigned *in_n;
   int32_t *out;
   unsigned *out_n;
-  int iter;           /* round index; decide draws priorities for iter + 1 */
+  int iter; /* round index; decide draws priorities for iter + 1 */
   int per_round;
   uint64_t seed;
   int idbits;
@@ -49,7 +49,8 @@ template <bool Warp> struct Tiling {
 };
 
 /* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
-template <bool Warp> __device__ __forceinline__ void column_body(const Phase &a, Append::Smem &smem) {
+template <bool Warp>
+__device__ __forceinline__ void column_body(const Phase &a, Append::Smem &smem) {
   Append out(smem, a.out, a.out_n);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
@@ -81,7 +82,8 @@ template <bool Warp> __device__ __forceinline__ void column_body(const Phase &a,
 }
 
 /* Decide: OUT if an M in N[v] is OUT, IN if every M in N[v] is T[v]. */
-template <bool Warp> __device__ __forceinline__ void decide_body(const Phase &a, Append::Smem &smem) {
+template <bool Warp>
+__device__ __forceinline__ void decide_body(const Phase &a, Append::Smem &smem) {
   Append out(smem, a.out, a.out_n);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
@@ -252,12 +254,13 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
     mis2_init<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
     int per_sm = 0;
-    const void *pk = warp ? (const void *)mis2_persistent<true> : (const void *)mis2_persistent<false>;
+    const void *pk =
+        warp ? (const void *)mis2_persistent<true> : (const void *)mis2_persistent<false>;
     if (coop && !opt->no_persistent)
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pk, kBlock, 0);
     if (per_sm > 0) {
-      unsigned pgrid = mispc_grid_for(warp ? 32 * n : n, kBlock,
-                                      (unsigned)(sms * (per_sm < 4 ? per_sm : 4)));
+      unsigned pgrid =
+          mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)(sms * (per_sm < 4 ? per_sm : 4)));
       void *args[] = {&p};
       MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(pk, pgrid, kBlock, args, 0, s));
     } else {

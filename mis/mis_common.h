@@ -20,8 +20,8 @@
  * round" (then it looks at the neighbour's key), so each round is computed
  * from the state at its start regardless of thread timing. */
 #define MIS1_DECIDED_LIMIT 0x10000u
-#define MIS1_MAX_ROUNDS 32767
-#define MIS1_DEGREE_CAP 4094u
+#define MIS1_MAX_ROUNDS    32767
+#define MIS1_DEGREE_CAP    4094u
 
 MISPC_HD uint32_t mis1_key(int degree_aware, uint64_t seed, int64_t v, int64_t deg) {
   uint64_t h = mispc_hash3(seed, 0, (uint64_t)v);
@@ -48,7 +48,7 @@ MISPC_HD int mis1_before(uint32_t ku, int64_t u, uint32_t kv, int64_t v) {
  * Packed tuples (§V-C), 64-bit here so any 32-bit vertex count leaves at least
  * 32 priority bits: IN = 0, OUT = all ones, undecided = (prio << b) | (v + 1)
  * with b = bits to hold n + 1. */
-#define MIS2_IN 0ull
+#define MIS2_IN  0ull
 #define MIS2_OUT (~0ull)
 
 MISPC_HD int mis2_id_bits(int64_t n) {

@@ -13,8 +13,8 @@ extern "C" mispc_status mispc_mis_to_list_cuda(mispc_context *ctx, int64_t n, co
   MISPC_TRY(mispc_stream(ctx, &s));
   thrust::counting_iterator<int32_t> ids(0);
   size_t temp_bytes = 0;
-  MISPC_CUDA_TRY(ctx, cub::DeviceSelect::Flagged(NULL, temp_bytes, ids, in_set, list,
-                                                 (int64_t *)NULL, n, s));
+  MISPC_CUDA_TRY(
+      ctx, cub::DeviceSelect::Flagged(NULL, temp_bytes, ids, in_set, list, (int64_t *)NULL, n, s));
   void *temp = NULL;
   int64_t *d_count = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, temp_bytes + 16, &temp, "CUB select scratch"));

@@ -82,8 +82,7 @@ void mispc_logf(mispc_context *ctx, int level, const char *fmt, ...) {
 void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what) {
   void *p = malloc(bytes ? bytes : 1);
   if (!p)
-    mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory allocating %s (%zu bytes)", what,
-                 bytes);
+    mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory allocating %s (%zu bytes)", what, bytes);
   return p;
 }
 

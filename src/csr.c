@@ -33,11 +33,11 @@ mispc_status mispc_csr_alloc(mispc_context *ctx, mispc_memspace mem, int64_t nro
   mispc_csr A = {nrows, ncols, nnz, NULL, NULL, NULL, mem, 1};
   mispc_status s = mispc_mem_alloc(ctx, mem, (size_t)(nrows + 1) * sizeof(int64_t),
                                    (void **)&A.rowptr, "CSR row offsets");
-  if (!s) s = mispc_mem_alloc(ctx, mem, (size_t)nnz * sizeof(int32_t), (void **)&A.colidx,
-                              "CSR column indices");
+  if (!s)
+    s = mispc_mem_alloc(ctx, mem, (size_t)nnz * sizeof(int32_t), (void **)&A.colidx,
+                        "CSR column indices");
   if (!s && with_values)
-    s = mispc_mem_alloc(ctx, mem, (size_t)nnz * sizeof(double), (void **)&A.values,
-                        "CSR values");
+    s = mispc_mem_alloc(ctx, mem, (size_t)nnz * sizeof(double), (void **)&A.values, "CSR values");
   if (s) {
     mispc_csr_free(ctx, &A);
     return s;
@@ -71,8 +71,8 @@ mispc_status mispc_csr_copy(mispc_context *ctx, const mispc_csr *src, mispc_mems
   memset(dst, 0, sizeof *dst); /* safe to free after a failure */
   MISPC_TRY(mispc_csr_check_desc(ctx, src, "source CSR"));
   mispc_csr out;
-  MISPC_TRY(mispc_csr_alloc(ctx, dst_mem, src->nrows, src->ncols, src->nnz, src->values != NULL,
-                            &out));
+  MISPC_TRY(
+      mispc_csr_alloc(ctx, dst_mem, src->nrows, src->ncols, src->nnz, src->values != NULL, &out));
   mispc_status s = mispc_mem_copy(ctx, out.rowptr, dst_mem, src->rowptr, src->mem,
                                   (size_t)(src->nrows + 1) * sizeof(int64_t));
   if (!s)

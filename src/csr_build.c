@@ -55,7 +55,8 @@ static int64_t sort_merge_row(int32_t *col, double *val, int64_t d, int drop_dia
 /* Sorts and merges every row in place, then compacts the arrays. */
 static mispc_status sort_and_compact(mispc_context *ctx, mispc_csr *A, int drop_diag) {
   int64_t n = A->nrows;
-  int64_t *newlen = (int64_t *)mispc_host_alloc(ctx, (size_t)(n + 1) * sizeof(int64_t), "row lengths");
+  int64_t *newlen =
+      (int64_t *)mispc_host_alloc(ctx, (size_t)(n + 1) * sizeof(int64_t), "row lengths");
   if (!n) {
     free(newlen);
     return MISPC_SUCCESS;
@@ -100,8 +101,8 @@ static mispc_status sort_and_compact(mispc_context *ctx, mispc_csr *A, int drop_
 }
 
 mispc_status mispc_csr_from_coo(mispc_context *ctx, int64_t nrows, int64_t ncols, int64_t nent,
-                                const int32_t *I, const int32_t *J, const double *V,
-                                int flags, mispc_csr *out) {
+                                const int32_t *I, const int32_t *J, const double *V, int flags,
+                                mispc_csr *out) {
   memset(out, 0, sizeof *out);
   int expand = (flags & MISPC_COO_SYMMETRIC) != 0;
   int drop = (flags & MISPC_COO_DROP_DIAG) != 0;

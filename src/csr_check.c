@@ -42,8 +42,7 @@ static mispc_status check_host(mispc_context *ctx, const mispc_csr *A, unsigned 
   if (A->rowptr[0] != 0 || A->rowptr[A->nrows] != A->nnz)
     return mispc_seterr(ctx, MISPC_ERR_INDEX_RANGE,
                         "row offsets must start at 0 and end at nnz = %lld (got %lld .. %lld)",
-                        (long long)A->nnz, (long long)A->rowptr[0],
-                        (long long)A->rowptr[A->nrows]);
+                        (long long)A->nnz, (long long)A->rowptr[0], (long long)A->rowptr[A->nrows]);
   /* First pass: structure of every row (lowest failing row wins). */
   int64_t bad = A->nrows;
 #pragma omp parallel for reduction(min : bad) schedule(static)
@@ -55,8 +54,8 @@ static mispc_status check_host(mispc_context *ctx, const mispc_csr *A, unsigned 
     int64_t col;
     mispc_status s = check_row(A, bad, checks, &col);
     if (col >= 0)
-      return mispc_seterr(ctx, s, "%s at row %lld, column %lld", mispc_strerror(s),
-                          (long long)bad, (long long)col);
+      return mispc_seterr(ctx, s, "%s at row %lld, column %lld", mispc_strerror(s), (long long)bad,
+                          (long long)col);
     return mispc_seterr(ctx, s, "%s: bad row offsets at row %lld", mispc_strerror(s),
                         (long long)bad);
   }
@@ -145,8 +144,10 @@ mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_c
   if (H.nrows == H.ncols) {
     mispc_context *quiet = NULL; /* failures here are answers, not errors */
     mispc_status ps = check_host(quiet, &H, MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
-    if (ps == MISPC_SUCCESS) s.symmetric_pattern = 1;
-    else if (ps == MISPC_ERR_UNSYMMETRIC) s.symmetric_pattern = 0;
+    if (ps == MISPC_SUCCESS)
+      s.symmetric_pattern = 1;
+    else if (ps == MISPC_ERR_UNSYMMETRIC)
+      s.symmetric_pattern = 0;
     if (s.symmetric_pattern == 1 && H.values) {
       int sym = 1;
 #pragma omp parallel for reduction(&& : sym) schedule(dynamic, 1024)
@@ -156,8 +157,10 @@ mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_c
           int64_t lo = H.rowptr[j], hi = H.rowptr[j + 1];
           while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
-            if (H.colidx[mid] < i) lo = mid + 1;
-            else hi = mid;
+            if (H.colidx[mid] < i)
+              lo = mid + 1;
+            else
+              hi = mid;
           }
           if (H.values[lo] != H.values[p]) sym = 0;
         }

@@ -59,8 +59,8 @@ extern "C" mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_c
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   int64_t ends[2];
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&ends[0], A->rowptr, sizeof(int64_t),
-                                      cudaMemcpyDeviceToHost, s));
+  MISPC_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(&ends[0], A->rowptr, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&ends[1], A->rowptr + A->nrows, sizeof(int64_t),
                                       cudaMemcpyDeviceToHost, s));
   MISPC_CUDA_TRY(ctx, cudaStreamSynchronize(s));
@@ -76,8 +76,7 @@ extern "C" mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_c
     /* Pass 2 relies on sorted rows; it only runs if pass 1 found nothing. */
     cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, s);
     cudaStreamSynchronize(s);
-    if (h_bad == kOk)
-      check_symmetric<<<grid, 256, 0, s>>>(A->nrows, A->rowptr, A->colidx, d_bad);
+    if (h_bad == kOk) check_symmetric<<<grid, 256, 0, s>>>(A->nrows, A->rowptr, A->colidx, d_bad);
   }
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, s);

@@ -32,7 +32,6 @@ static inline unsigned mispc_grid_for(long long n, unsigned block, unsigned max_
   return g > (long long)max_blocks ? max_blocks : (unsigned)g;
 }
 
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -94,7 +93,8 @@ template <int Block, int Buf> struct mispc_block_append {
 };
 
 /* Sums a per-thread count over the block and adds it to *cnt once. */
-template <int Block> __device__ __forceinline__ void mispc_block_count(unsigned mine, unsigned *cnt) {
+template <int Block>
+__device__ __forceinline__ void mispc_block_count(unsigned mine, unsigned *cnt) {
   for (int off = 16; off; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
   __shared__ unsigned total;
   if (threadIdx.x == 0) total = 0;

@@ -16,11 +16,11 @@ struct mispc_context {
   mispc_log_fn log;
   void *log_user;
   int nthreads;
-  void *stream;     /* cudaStream_t */
-  int own_stream;   /* stream created by us */
-  void *cusparse;   /* cusparseHandle_t, created on demand */
-  void *mempool;    /* cudaMemPool_t for scratch, created on demand */
-  void *pinned;     /* pinned host scratch for counters read back each round */
+  void *stream;   /* cudaStream_t */
+  int own_stream; /* stream created by us */
+  void *cusparse; /* cusparseHandle_t, created on demand */
+  void *mempool;  /* cudaMemPool_t for scratch, created on demand */
+  void *pinned;   /* pinned host scratch for counters read back each round */
   size_t pinned_bytes;
 };
 

@@ -25,7 +25,8 @@ static void test_copy_round_trip(void) {
     mispc_csr_stats sh, sd;
     CHECK_OK(ctx, mispc_csr_get_stats(ctx, &H, &sh));
     CHECK_OK(ctx, mispc_csr_get_stats(ctx, &D, &sd));
-    CHECK(sh.nnz == sd.nnz && sh.deg_max == sd.deg_max && sh.symmetric_pattern == sd.symmetric_pattern);
+    CHECK(sh.nnz == sd.nnz && sh.deg_max == sd.deg_max &&
+          sh.symmetric_pattern == sd.symmetric_pattern);
     mispc_csr_free(ctx, &H);
     mispc_csr_free(ctx, &D);
     mispc_csr_free(ctx, &D2);

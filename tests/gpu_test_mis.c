@@ -39,7 +39,8 @@ static void compare_backends(const char *spec, const mispc_mis_options *o, int k
   CHECK_OK(ctx, mispc_mis_to_list(ctx, &D, ds, dl, &gc));
   CHECK(hc == gc);
   if (hc == gc) {
-    CHECK_OK(ctx, mispc_memcpy(ctx, gl, MISPC_MEM_HOST, dl, MISPC_MEM_DEVICE, sizeof(int32_t) * (size_t)gc));
+    CHECK_OK(ctx, mispc_memcpy(ctx, gl, MISPC_MEM_HOST, dl, MISPC_MEM_DEVICE,
+                               sizeof(int32_t) * (size_t)gc));
     CHECK(!memcmp(hl, gl, sizeof(int32_t) * (size_t)gc));
   }
   mispc_free(ctx, MISPC_MEM_DEVICE, dl);
@@ -52,10 +53,11 @@ static void compare_backends(const char *spec, const mispc_mis_options *o, int k
   mispc_csr_free(ctx, &D);
 }
 
-static const char *specs[] = {"gen:laplace3d:30",  "gen:elasticity3d:8", "gen:kron:14",
-                              "gen:random:50000:8", "gen:roadgrid:200:0.3", "gen:path:1000000",
-                              "gen:grid3d27:20",   "gen:aniso2d:64:0.001:30", "gen:grid2d:1",
-                              NULL};
+static const char *specs[] = {"gen:laplace3d:30",     "gen:elasticity3d:8",
+                              "gen:kron:14",          "gen:random:50000:8",
+                              "gen:roadgrid:200:0.3", "gen:path:1000000",
+                              "gen:grid3d27:20",      "gen:aniso2d:64:0.001:30",
+                              "gen:grid2d:1",         NULL};
 
 static void test_gpu_equals_host_all_variants(void) {
   for (size_t i = 0; specs[i]; ++i)

@@ -23,7 +23,8 @@ static inline mispc_csr graph_from_edges(mispc_context *ctx, int64_t n, int64_t 
 }
 
 static inline mispc_csr star_graph(mispc_context *ctx, int32_t leaves) {
-  int32_t *u = malloc(sizeof(int32_t) * (size_t)leaves), *v = malloc(sizeof(int32_t) * (size_t)leaves);
+  int32_t *u = malloc(sizeof(int32_t) * (size_t)leaves),
+          *v = malloc(sizeof(int32_t) * (size_t)leaves);
   for (int32_t i = 0; i < leaves; ++i) u[i] = 0, v[i] = i + 1;
   mispc_csr G = graph_from_edges(ctx, leaves + 1, leaves, u, v);
   free(u);
@@ -33,7 +34,8 @@ static inline mispc_csr star_graph(mispc_context *ctx, int32_t leaves) {
 
 static inline mispc_csr clique_graph(mispc_context *ctx, int32_t n) {
   int64_t m = (int64_t)n * (n - 1) / 2, k = 0;
-  int32_t *u = malloc(sizeof(int32_t) * (size_t)(m + 1)), *v = malloc(sizeof(int32_t) * (size_t)(m + 1));
+  int32_t *u = malloc(sizeof(int32_t) * (size_t)(m + 1)),
+          *v = malloc(sizeof(int32_t) * (size_t)(m + 1));
   for (int32_t i = 0; i < n; ++i)
     for (int32_t j = i + 1; j < n; ++j) u[k] = i, v[k++] = j;
   mispc_csr G = graph_from_edges(ctx, n, m, u, v);

@@ -31,10 +31,10 @@ static int run_checked(const mispc_csr *G, int k, const mispc_mis_options *o, ui
   return r.rounds;
 }
 
-static const char *specs[] = {"gen:laplace2d:31",  "gen:laplace3d:12",     "gen:elasticity3d:5",
-                              "gen:aniso2d:20:0.01:30", "gen:aniso3d:9",   "gen:kron:12",
-                              "gen:random:5000:8", "gen:path:1000",        "gen:roadgrid:60:0.3",
-                              "gen:grid2d:40",     "gen:grid3d27:10"};
+static const char *specs[] = {"gen:laplace2d:31",       "gen:laplace3d:12", "gen:elasticity3d:5",
+                              "gen:aniso2d:20:0.01:30", "gen:aniso3d:9",    "gen:kron:12",
+                              "gen:random:5000:8",      "gen:path:1000",    "gen:roadgrid:60:0.3",
+                              "gen:grid2d:40",          "gen:grid3d27:10"};
 
 static void test_mis_valid_on_every_generator(void) {
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {

@@ -15,11 +15,11 @@ typedef struct mispc_csr {
   int64_t nrows;
   int64_t ncols;
   int64_t nnz;
-  int64_t *rowptr;  /* nrows + 1 entries; rowptr[0] == 0 */
-  int32_t *colidx;  /* nnz entries */
-  double *values;   /* nnz entries, or NULL for a pattern (graph) */
+  int64_t *rowptr; /* nrows + 1 entries; rowptr[0] == 0 */
+  int32_t *colidx; /* nnz entries */
+  double *values;  /* nnz entries, or NULL for a pattern (graph) */
   mispc_memspace mem;
-  int owned;        /* 1: mispc_csr_free releases the arrays; 0: borrowed */
+  int owned; /* 1: mispc_csr_free releases the arrays; 0: borrowed */
 } mispc_csr;
 
 /* Allocates an owned CSR in host or device memory (arrays uninitialised,
@@ -43,8 +43,8 @@ enum {
   MISPC_CHECK_NO_SELF_LOOPS = 1u << 3,
   MISPC_CHECK_SYMMETRIC = 1u << 4, /* pattern symmetric; needs SORTED */
   /* What graph algorithms (MIS, aggregation) require of their input. */
-  MISPC_CHECK_GRAPH = MISPC_CHECK_SQUARE | MISPC_CHECK_INDICES | MISPC_CHECK_SORTED |
-                      MISPC_CHECK_SYMMETRIC
+  MISPC_CHECK_GRAPH =
+      MISPC_CHECK_SQUARE | MISPC_CHECK_INDICES | MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC
 };
 
 /* Validates A in place (host or device). On failure returns the status of
@@ -59,10 +59,10 @@ typedef struct mispc_csr_stats {
   double deg_avg;
   int64_t self_loops;
   int64_t empty_rows;
-  int symmetric_pattern;   /* -1 unknown (not square or unsorted), 0 no, 1 yes */
-  int symmetric_values;    /* -1 unknown / no values, 0 no, 1 yes */
-  int64_t dd_rows;         /* rows with |a_ii| >= sum_j |a_ij| (values only) */
-  int64_t strict_dd_rows;  /* rows with |a_ii| >  sum_j |a_ij| */
+  int symmetric_pattern;  /* -1 unknown (not square or unsorted), 0 no, 1 yes */
+  int symmetric_values;   /* -1 unknown / no values, 0 no, 1 yes */
+  int64_t dd_rows;        /* rows with |a_ii| >= sum_j |a_ij| (values only) */
+  int64_t strict_dd_rows; /* rows with |a_ii| >  sum_j |a_ij| */
 } mispc_csr_stats;
 mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_csr_stats *st);
 

@@ -16,23 +16,23 @@ extern "C" {
 #endif
 
 typedef enum mispc_priority {
-  MISPC_PRIORITY_DEFAULT = 0, /* MIS-1: DEGREE; MIS-2: HASH_PER_ROUND */
-  MISPC_PRIORITY_DEGREE,      /* lower degree first, hash breaks ties, then id (ECL-MIS f) */
-  MISPC_PRIORITY_HASH,        /* hash only, then id (fixed for the whole run) */
+  MISPC_PRIORITY_DEFAULT = 0,   /* MIS-1: DEGREE; MIS-2: HASH_PER_ROUND */
+  MISPC_PRIORITY_DEGREE,        /* lower degree first, hash breaks ties, then id (ECL-MIS f) */
+  MISPC_PRIORITY_HASH,          /* hash only, then id (fixed for the whole run) */
   MISPC_PRIORITY_HASH_PER_ROUND /* MIS-2 only: new xorshift* hash each round (Kokkos) */
 } mispc_priority;
 
 typedef struct mispc_mis_options {
-  uint64_t seed;            /* hash seed (default 0) */
+  uint64_t seed; /* hash seed (default 0) */
   mispc_priority priority;
-  int max_rounds;           /* 0: default limit (32767, the most the status words hold) */
-  int skip_validation;      /* 1: caller vouches for MISPC_CHECK_GRAPH (saves a pass) */
+  int max_rounds;      /* 0: default limit (32767, the most the status words hold) */
+  int skip_validation; /* 1: caller vouches for MISPC_CHECK_GRAPH (saves a pass) */
   /* Ablation switches (GPU backend; 0 = optimisation on). */
-  int no_early_exit;        /* MIS-1: scan all neighbours of every vertex */
-  int no_warp_mapping;      /* thread per vertex regardless of degree */
-  int force_warp_mapping;   /* MIS-2: warp per vertex regardless of degree */
-  int no_worklist;          /* process all vertices every round */
-  int no_persistent;        /* one kernel launch per round instead of one cooperative kernel */
+  int no_early_exit;      /* MIS-1: scan all neighbours of every vertex */
+  int no_warp_mapping;    /* thread per vertex regardless of degree */
+  int force_warp_mapping; /* MIS-2: warp per vertex regardless of degree */
+  int no_worklist;        /* process all vertices every round */
+  int no_persistent;      /* one kernel launch per round instead of one cooperative kernel */
 } mispc_mis_options;
 
 void mispc_mis_options_default(mispc_mis_options *opt);
