@@ -17,6 +17,10 @@
 #include <stdint.h>
 
 #include "cuda_util.cuh"
+
+#ifndef MISPC_PERSISTENT_PER_SM
+#define MISPC_PERSISTENT_PER_SM 4
+#endif
 #include "mis_backend.h"
 #include "mis_common.h"
 
@@ -25,6 +29,8 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kBlock = 256;
+/* Blocks per SM of the persistent kernel (capped by occupancy). */
+constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 constexpr int kWarpDegree = 32; /* degree above which a warp handles the vertex */
 typedef mispc_block_append<kBlock, 2048> Append;
 
@@ -44,9 +50,14 @@ struct Plan {
   uint8_t *in_set;
 };
 
-/* One round's view of the plan. */
+/* One round's view of the plan, by value so that it lives in registers. */
 struct Round {
-  const Plan *p;
+  const int64_t *rowptr;
+  const int32_t *colidx;
+  uint32_t *status;
+  const uint32_t *key;
+  int64_t n;
+  int early_exit, warp_degree;
   int r, all;
   const int32_t *low_in, *high_in;
   const unsigned *low_n, *high_n;
@@ -56,17 +67,25 @@ struct Round {
 
 __host__ __device__ Round round_of(const Plan &p, int r) {
   Round a;
-  a.p = &p;
+  a.rowptr = p.rowptr;
+  a.colidx = p.colidx;
+  a.status = p.status;
+  a.key = p.key;
+  a.n = p.n;
+  a.early_exit = p.early_exit;
+  a.warp_degree = p.warp_degree;
   a.r = r;
   a.all = r == 0 || p.no_worklist;
-  a.low_in = p.low[r & 1];
+  /* selects, not p.low[r & 1]: a dynamic index would put the plan in local memory */
+  const bool odd = r & 1;
+  a.low_in = odd ? p.low[1] : p.low[0];
   a.low_n = p.cnt + 3 * r + 1;
-  a.low_out = p.low[(r + 1) & 1];
+  a.low_out = odd ? p.low[0] : p.low[1];
   a.low_out_n = p.cnt + 3 * (r + 1) + 1;
   /* no-worklist ablation: the high list from mis1_init is read every round */
-  a.high_in = p.high[p.no_worklist ? 0 : (r & 1)];
+  a.high_in = p.no_worklist || !odd ? p.high[0] : p.high[1];
   a.high_n = p.no_worklist ? p.cnt + 2 : p.cnt + 3 * r + 2;
-  a.high_out = p.high[p.no_worklist ? 1 : ((r + 1) & 1)];
+  a.high_out = p.no_worklist || !odd ? p.high[1] : p.high[0];
   a.high_out_n = p.cnt + 3 * (r + 1) + 2;
   a.active = p.cnt + 3 * r;
   return a;
@@ -75,21 +94,21 @@ __host__ __device__ Round round_of(const Plan &p, int r) {
 /* Neighbour u blocks v if it was undecided at the round's start and comes first. */
 __device__ __forceinline__ bool blocks(const Round &a, int32_t u, int64_t v, uint32_t kv) {
   if (u == v) return false;
-  uint32_t s = a.p->status[u];
+  uint32_t s = a.status[u];
   uint32_t ku = s;
   if (mis1_is_decided(s)) {
     if ((int)(s >> 1) < a.r) return false; /* OUT since an earlier round */
     if (!(s & 1u)) return true;            /* IN this round: it came first */
-    ku = __ldg(&a.p->key[u]);              /* OUT this round: its start state */
+    ku = __ldg(&a.key[u]);                 /* OUT this round: its start state */
   }
   return mis1_before(ku, u, kv, v);
 }
 
 __device__ __forceinline__ void push_out(const Round &a, int64_t b, int64_t e, int64_t v, int lane,
                                          int step) {
-  uint32_t *status = a.p->status;
+  uint32_t *status = a.status;
   for (int64_t p = b + lane; p < e; p += step) {
-    int32_t u = a.p->colidx[p];
+    int32_t u = a.colidx[p];
     if (u != v && !mis1_is_decided(status[u])) status[u] = mis1_stamp(a.r, 1);
   }
 }
@@ -99,12 +118,12 @@ __device__ __forceinline__ bool visit_thread(const Round &a, int32_t v, int64_t 
                                              uint32_t kv) {
   bool blocked = false;
   for (int64_t p = b; p < e; ++p)
-    if (blocks(a, a.p->colidx[p], v, kv)) {
+    if (blocks(a, a.colidx[p], v, kv)) {
       blocked = true;
-      if (a.p->early_exit) break;
+      if (a.early_exit) break;
     }
   if (!blocked) {
-    a.p->status[v] = mis1_stamp(a.r, 0);
+    a.status[v] = mis1_stamp(a.r, 0);
     push_out(a, b, e, v, 0, 1);
   }
   return blocked;
@@ -116,14 +135,14 @@ __device__ __forceinline__ bool visit_warp(const Round &a, int32_t v, int64_t b,
   bool blocked = false;
   for (int64_t base = b; base < e; base += 32) {
     int64_t p = base + lane;
-    bool mine = p < e && blocks(a, a.p->colidx[p], v, kv);
+    bool mine = p < e && blocks(a, a.colidx[p], v, kv);
     if (__any_sync(0xffffffffu, mine)) {
       blocked = true;
-      if (a.p->early_exit) break;
+      if (a.early_exit) break;
     }
   }
   if (!blocked) {
-    if (lane == 0) a.p->status[v] = mis1_stamp(a.r, 0);
+    if (lane == 0) a.status[v] = mis1_stamp(a.r, 0);
     push_out(a, b, e, v, lane, 32);
   }
   return blocked;
@@ -131,7 +150,7 @@ __device__ __forceinline__ bool visit_warp(const Round &a, int32_t v, int64_t b,
 
 /* One round over the block's share of both worklists. */
 __device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
-  const Plan &p = *a.p;
+  const Round &p = a;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned active = 0;
   { /* thread per vertex, block tiles of kBlock vertices */
@@ -201,8 +220,7 @@ __device__ __forceinline__ void finish_body(const Plan &p) {
   }
 }
 
-__global__ void __launch_bounds__(kBlock) mis1_init(Plan p) {
-  __shared__ Append::Smem smem;
+__device__ __forceinline__ void init_body(const Plan &p, Append::Smem &smem) {
   Append out(smem, p.high[0], p.cnt + 2);
   for (int64_t tile = blockIdx.x * (int64_t)kBlock; tile < p.n;
        tile += (int64_t)gridDim.x * kBlock) {
@@ -218,6 +236,11 @@ __global__ void __launch_bounds__(kBlock) mis1_init(Plan p) {
   out.finish();
 }
 
+__global__ void __launch_bounds__(kBlock) mis1_init(Plan p) {
+  __shared__ Append::Smem smem;
+  init_body(p, smem);
+}
+
 __global__ void __launch_bounds__(kBlock) mis1_round(Plan p, int r) {
   __shared__ Append::Smem smem;
   round_body(round_of(p, r), smem);
@@ -228,9 +251,11 @@ __global__ void mis1_finish(Plan p) {
 }
 
 /* All rounds and the finish in one cooperative launch. */
-__global__ void __launch_bounds__(kBlock) mis1_persistent(Plan p) {
+__global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan p) {
   __shared__ Append::Smem smem;
   cg::grid_group grid = cg::this_grid();
+  init_body(p, smem);
+  grid.sync();
   int rounds = p.max_rounds;
   for (int r = 0; r < p.max_rounds; ++r) {
     round_body(round_of(p, r), smem);
@@ -255,10 +280,8 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
   if (n == 0) return MISPC_SUCCESS;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  int dev = 0, sms = 0, coop = 0;
-  MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
-  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+  int sms = 0, coop = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   const size_t ncnt = (3 * (size_t)(max_rounds + 2) + 1) & ~(size_t)1; /* keep result 8-aligned */
   Plan p;
@@ -288,17 +311,18 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     p.in_set = in_set;
     const unsigned grid = mispc_grid_for(n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 24, s);
-    mis1_init<<<grid, kBlock, 0, s>>>(p);
     int per_sm = 0;
     if (coop && !opt->no_persistent)
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mis1_persistent, kBlock, 0);
     if (per_sm > 0) {
-      unsigned pgrid = mispc_grid_for(n, kBlock, (unsigned)(sms * (per_sm < 4 ? per_sm : 4)));
+      unsigned pgrid = mispc_grid_for(
+          n, kBlock, (unsigned)(sms * (per_sm < kPersistentPerSm ? per_sm : kPersistentPerSm)));
       void *args[] = {&p};
       MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel((const void *)mis1_persistent, pgrid, kBlock,
                                                       args, 0, s));
     } else {
       /* One launch per round; the host checks round r-1 while round r runs. */
+      mis1_init<<<grid, kBlock, 0, s>>>(p);
       unsigned *h_active = NULL;
       st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 4, (void **)&h_active);
       cudaEvent_t ev[2] = {NULL, NULL};

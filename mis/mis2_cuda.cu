@@ -12,6 +12,10 @@
 #include <stdint.h>
 
 #include "cuda_util.cuh"
+
+#ifndef MISPC_PERSISTENT_PER_SM
+#define MISPC_PERSISTENT_PER_SM 4
+#endif
 #include "mis_backend.h"
 #include "mis_common.h"
 
@@ -20,6 +24,8 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kBlock = 256;
+/* Blocks per SM of the persistent kernel (capped by occupancy). */
+constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 
 struct Phase {
   const int64_t *rowptr;
@@ -147,20 +153,26 @@ __host__ __device__ Phase phase_of(const Plan &p, int r, bool column) {
   a.seed = p.seed;
   a.idbits = p.idbits;
   int w = column ? 1 : 0;
-  int32_t *const *wl = column ? p.wl2 : p.wl1;
-  a.in = wl[r & 1];
+  /* selects, not wl[r & 1]: a dynamic index would put the plan in local memory */
+  const bool odd = r & 1;
+  int32_t *w0 = column ? p.wl2[0] : p.wl1[0], *w1 = column ? p.wl2[1] : p.wl1[1];
+  a.in = odd ? w1 : w0;
   a.in_n = p.cnt + 2 * r + w;
-  a.out = wl[(r + 1) & 1];
+  a.out = odd ? w0 : w1;
   a.out_n = p.cnt + 2 * (r + 1) + w;
   return a;
 }
 
-__global__ void mis2_init(Plan p) {
+__device__ __forceinline__ void init_body(const Plan &p) {
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
     p.T[v] = mis2_tuple(p.per_round, p.seed, 0, v, p.idbits);
     p.M[v] = MIS2_IN; /* anything but OUT: every vertex starts in worklist 2 */
   }
+}
+
+__global__ void mis2_init(Plan p) {
+  init_body(p);
 }
 
 __device__ __forceinline__ void finish_body(const Plan &p) {
@@ -190,9 +202,12 @@ __global__ void mis2_finish(Plan p) {
 }
 
 /* All rounds and the finish in one cooperative launch. */
-template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_persistent(Plan p) {
+template <bool Warp>
+__global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis2_persistent(Plan p) {
   __shared__ Append::Smem smem;
   cg::grid_group grid = cg::this_grid();
+  init_body(p);
+  grid.sync();
   int rounds = -1;
   for (int r = 0; r < p.max_rounds; ++r) {
     column_body<Warp>(phase_of(p, r, true), smem);
@@ -219,10 +234,8 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
   if (n == 0) return MISPC_SUCCESS;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  int dev = 0, sms = 0, coop = 0;
-  MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
-  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+  int sms = 0, coop = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   /* Warp per vertex when the average degree is >= 16 (§V-D), unless forced. */
   const bool warp = opt->force_warp_mapping || (!opt->no_warp_mapping && g->nnz >= 16 * n);
@@ -252,7 +265,6 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
     p.in_set = in_set;
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
-    mis2_init<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
     int per_sm = 0;
     const void *pk =
         warp ? (const void *)mis2_persistent<true> : (const void *)mis2_persistent<false>;
@@ -260,10 +272,12 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pk, kBlock, 0);
     if (per_sm > 0) {
       unsigned pgrid =
-          mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)(sms * (per_sm < 4 ? per_sm : 4)));
+          mispc_grid_for(warp ? 32 * n : n, kBlock,
+                         (unsigned)(sms * (per_sm < kPersistentPerSm ? per_sm : kPersistentPerSm)));
       void *args[] = {&p};
       MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(pk, pgrid, kBlock, args, 0, s));
     } else {
+      mis2_init<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
       unsigned *h_len = NULL;
       st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 4, (void **)&h_len);
       cudaEvent_t ev[2] = {NULL, NULL};

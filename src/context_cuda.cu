@@ -139,3 +139,15 @@ extern "C" mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, v
   *p = ctx->pinned;
   return MISPC_SUCCESS;
 }
+
+extern "C" mispc_status mispc_device_caps(mispc_context *ctx, int *sms, int *coop) {
+  if (!ctx->dev_sms) {
+    int dev = 0;
+    MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
+    MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&ctx->dev_sms, cudaDevAttrMultiProcessorCount, dev));
+    MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&ctx->dev_coop, cudaDevAttrCooperativeLaunch, dev));
+  }
+  *sms = ctx->dev_sms;
+  *coop = ctx->dev_coop;
+  return MISPC_SUCCESS;
+}

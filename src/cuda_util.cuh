@@ -41,6 +41,9 @@ mispc_status mispc_scratch_alloc(mispc_context *ctx, size_t bytes, void **p, con
 void mispc_scratch_free(mispc_context *ctx, void *p);
 /* Pinned host scratch of at least `bytes`, owned by the context. */
 mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, void **p);
+/* Streaming multiprocessors and cooperative-launch support of the current
+ * device (looked up once per context). */
+mispc_status mispc_device_caps(mispc_context *ctx, int *sms, int *coop);
 #ifdef __cplusplus
 }
 #endif

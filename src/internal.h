@@ -22,6 +22,7 @@ struct mispc_context {
   void *mempool;  /* cudaMemPool_t for scratch, created on demand */
   void *pinned;   /* pinned host scratch for counters read back each round */
   size_t pinned_bytes;
+  int dev_sms, dev_coop; /* cached device attributes (dev_sms 0: not looked up) */
 };
 
 #if defined(__GNUC__)
