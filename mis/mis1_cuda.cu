@@ -174,9 +174,9 @@ __device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
     }
     out.finish();
   }
-  { /* warp per high-degree vertex, tiles of one vertex per warp */
+  const int64_t nhigh = *a.high_n; /* same value in every thread */
+  if (nhigh > 0) {                 /* warp per high-degree vertex, tiles of one vertex per warp */
     Append out(smem, a.high_out, a.high_out_n);
-    const int64_t nhigh = *a.high_n;
     constexpr int kWarps = kBlock / 32;
     for (int64_t tile = blockIdx.x * (int64_t)kWarps; tile < nhigh;
          tile += (int64_t)gridDim.x * kWarps) {

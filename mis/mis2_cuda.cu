@@ -27,10 +27,10 @@ constexpr int kBlock = 256;
 /* Blocks per SM of the persistent kernel (capped by occupancy). */
 constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 
-struct Phase {
+template <typename W> struct Phase {
   const int64_t *rowptr;
   const int32_t *colidx;
-  uint64_t *T, *M;
+  W *T, *M;
   int64_t n;
   int all;           /* iterate every vertex instead of a worklist */
   const int32_t *in; /* worklist */
@@ -42,6 +42,14 @@ struct Phase {
   uint64_t seed;
   int idbits;
 };
+
+/* IN and OUT in a word of type W. */
+template <typename W> __device__ __forceinline__ W w_in() {
+  return (W)0;
+}
+template <typename W> __device__ __forceinline__ W w_out() {
+  return (W) ~(W)0;
+}
 
 typedef mispc_block_append<kBlock, 2048> Append;
 
@@ -55,8 +63,8 @@ template <bool Warp> struct Tiling {
 };
 
 /* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
-template <bool Warp>
-__device__ __forceinline__ void column_body(const Phase &a, Append::Smem &smem) {
+template <typename W, bool Warp>
+__device__ __forceinline__ void column_body(const Phase<W> &a, Append::Smem &smem) {
   Append out(smem, a.out, a.out_n);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
@@ -68,18 +76,18 @@ __device__ __forceinline__ void column_body(const Phase &a, Append::Smem &smem) 
     if (i < len) {
       v = a.all ? (int32_t)i : a.in[i];
       int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
-      uint64_t m = lane ? MIS2_OUT : a.T[v];
+      W m = lane ? w_out<W>() : a.T[v];
       for (int64_t p = b + lane; p < e; p += Warp ? 32 : 1) {
-        uint64_t t = a.T[a.colidx[p]];
+        W t = a.T[a.colidx[p]];
         m = t < m ? t : m;
       }
       if (Warp)
         for (int off = 16; off; off >>= 1) {
-          uint64_t o = __shfl_xor_sync(0xffffffffu, m, off);
+          W o = __shfl_xor_sync(0xffffffffu, m, off);
           m = o < m ? o : m;
         }
-      m = m == MIS2_IN ? MIS2_OUT : m;
-      keep = m != MIS2_OUT;
+      m = m == w_in<W>() ? w_out<W>() : m;
+      keep = m != w_out<W>();
       if (lane == 0) a.M[v] = m;
     }
     out.push(lane == 0 && keep, v);
@@ -88,8 +96,8 @@ __device__ __forceinline__ void column_body(const Phase &a, Append::Smem &smem) 
 }
 
 /* Decide: OUT if an M in N[v] is OUT, IN if every M in N[v] is T[v]. */
-template <bool Warp>
-__device__ __forceinline__ void decide_body(const Phase &a, Append::Smem &smem) {
+template <typename W, bool Warp>
+__device__ __forceinline__ void decide_body(const Phase<W> &a, Append::Smem &smem) {
   Append out(smem, a.out, a.out_n);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
@@ -100,14 +108,14 @@ __device__ __forceinline__ void decide_body(const Phase &a, Append::Smem &smem) 
     int32_t v = -1;
     if (i < len) {
       v = a.all ? (int32_t)i : a.in[i];
-      uint64_t t = a.T[v];
-      if (t != MIS2_IN && t != MIS2_OUT) {
+      W t = a.T[v];
+      if (t != w_in<W>() && t != w_out<W>()) {
         int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
-        uint64_t mv = a.M[v];
-        bool out_ = mv == MIS2_OUT, all_min = mv == t;
+        W mv = a.M[v];
+        bool out_ = mv == w_out<W>(), all_min = mv == t;
         for (int64_t p = b + lane; p < e && !out_; p += Warp ? 32 : 1) {
-          uint64_t m = a.M[a.colidx[p]];
-          out_ = m == MIS2_OUT;
+          W m = a.M[a.colidx[p]];
+          out_ = m == w_out<W>();
           all_min = all_min && m == t;
         }
         if (Warp) {
@@ -116,9 +124,10 @@ __device__ __forceinline__ void decide_body(const Phase &a, Append::Smem &smem) 
         }
         undecided = !out_ && !all_min;
         if (lane == 0)
-          a.T[v] = out_      ? MIS2_OUT
-                   : all_min ? MIS2_IN
-                             : mis2_tuple(a.per_round, a.seed, a.iter + 1, v, a.idbits);
+          a.T[v] = out_      ? w_out<W>()
+                   : all_min ? w_in<W>()
+                             : (W)mis2_tuple(a.per_round, a.seed, a.iter + 1, v, a.idbits,
+                                             8 * (int)sizeof(W));
       }
     }
     out.push(lane == 0 && undecided, v);
@@ -127,10 +136,10 @@ __device__ __forceinline__ void decide_body(const Phase &a, Append::Smem &smem) 
 }
 
 /* Everything a run needs; cnt[2r] / cnt[2r+1]: worklist 1 / 2 lengths for round r. */
-struct Plan {
+template <typename W> struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
-  uint64_t *T, *M;
+  W *T, *M;
   int64_t n;
   int no_worklist, per_round, idbits, max_rounds;
   uint64_t seed;
@@ -140,8 +149,8 @@ struct Plan {
   uint8_t *in_set;
 };
 
-__host__ __device__ Phase phase_of(const Plan &p, int r, bool column) {
-  Phase a;
+template <typename W> __host__ __device__ Phase<W> phase_of(const Plan<W> &p, int r, bool column) {
+  Phase<W> a;
   a.rowptr = p.rowptr;
   a.colidx = p.colidx;
   a.T = p.T;
@@ -163,23 +172,23 @@ __host__ __device__ Phase phase_of(const Plan &p, int r, bool column) {
   return a;
 }
 
-__device__ __forceinline__ void init_body(const Plan &p) {
+template <typename W> __device__ __forceinline__ void init_body(const Plan<W> &p) {
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    p.T[v] = mis2_tuple(p.per_round, p.seed, 0, v, p.idbits);
-    p.M[v] = MIS2_IN; /* anything but OUT: every vertex starts in worklist 2 */
+    p.T[v] = (W)mis2_tuple(p.per_round, p.seed, 0, v, p.idbits, 8 * (int)sizeof(W));
+    p.M[v] = w_in<W>(); /* anything but OUT: every vertex starts in worklist 2 */
   }
 }
 
-__global__ void mis2_init(Plan p) {
+template <typename W> __global__ void mis2_init(Plan<W> p) {
   init_body(p);
 }
 
-__device__ __forceinline__ void finish_body(const Plan &p) {
+template <typename W> __device__ __forceinline__ void finish_body(const Plan<W> &p) {
   unsigned long long mine = 0;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    uint8_t in = p.T[v] == MIS2_IN;
+    uint8_t in = p.T[v] == w_in<W>();
     p.in_set[v] = in;
     mine += in;
   }
@@ -187,32 +196,34 @@ __device__ __forceinline__ void finish_body(const Plan &p) {
   if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&p.result[0], mine);
 }
 
-template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_column(Plan p, int r) {
+template <typename W, bool Warp>
+__global__ void __launch_bounds__(kBlock) mis2_column(Plan<W> p, int r) {
   __shared__ Append::Smem smem;
-  column_body<Warp>(phase_of(p, r, true), smem);
+  column_body<W, Warp>(phase_of(p, r, true), smem);
 }
 
-template <bool Warp> __global__ void __launch_bounds__(kBlock) mis2_decide(Plan p, int r) {
+template <typename W, bool Warp>
+__global__ void __launch_bounds__(kBlock) mis2_decide(Plan<W> p, int r) {
   __shared__ Append::Smem smem;
-  decide_body<Warp>(phase_of(p, r, false), smem);
+  decide_body<W, Warp>(phase_of(p, r, false), smem);
 }
 
-__global__ void mis2_finish(Plan p) {
+template <typename W> __global__ void mis2_finish(Plan<W> p) {
   finish_body(p);
 }
 
 /* All rounds and the finish in one cooperative launch. */
-template <bool Warp>
-__global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis2_persistent(Plan p) {
+template <typename W, bool Warp>
+__global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis2_persistent(Plan<W> p) {
   __shared__ Append::Smem smem;
   cg::grid_group grid = cg::this_grid();
   init_body(p);
   grid.sync();
   int rounds = -1;
   for (int r = 0; r < p.max_rounds; ++r) {
-    column_body<Warp>(phase_of(p, r, true), smem);
+    column_body<W, Warp>(phase_of(p, r, true), smem);
     grid.sync();
-    decide_body<Warp>(phase_of(p, r, false), smem);
+    decide_body<W, Warp>(phase_of(p, r, false), smem);
     grid.sync();
     if (p.cnt[2 * (r + 1)] == 0) { /* no vertex left undecided */
       rounds = r + 1;
@@ -225,9 +236,9 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis2_persistent(Plan
 
 } // namespace
 
-extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
-                                        const mispc_mis_options *opt, int per_round,
-                                        uint8_t *in_set, mispc_mis_result *res) {
+template <typename W>
+static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
+                             int per_round, uint8_t *in_set, mispc_mis_result *res) {
   const int64_t n = g->nrows;
   res->set_size = 0;
   res->rounds = 0;
@@ -240,10 +251,11 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
   /* Warp per vertex when the average degree is >= 16 (§V-D), unless forced. */
   const bool warp = opt->force_warp_mapping || (!opt->no_warp_mapping && g->nnz >= 16 * n);
   const size_t ncnt = 2 * (size_t)(max_rounds + 2); /* even: keeps result 8-aligned */
-  Plan p;
+  Plan<W> p;
   memset(&p, 0, sizeof p);
   int32_t *lists = NULL;
-  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&p.T, "MIS-2 tuples");
+  mispc_status st =
+      mispc_scratch_alloc(ctx, (size_t)n * 2 * sizeof(W), (void **)&p.T, "MIS-2 tuples");
   if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&lists, "MIS-2 worklists");
   if (!st) st = mispc_scratch_alloc(ctx, ncnt * 4 + 16, (void **)&p.cnt, "MIS-2 counters");
   unsigned long long h_result[2] = {0, 0};
@@ -267,7 +279,7 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
     int per_sm = 0;
     const void *pk =
-        warp ? (const void *)mis2_persistent<true> : (const void *)mis2_persistent<false>;
+        warp ? (const void *)mis2_persistent<W, true> : (const void *)mis2_persistent<W, false>;
     if (coop && !opt->no_persistent)
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pk, kBlock, 0);
     if (per_sm > 0) {
@@ -277,7 +289,7 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
       void *args[] = {&p};
       MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(pk, pgrid, kBlock, args, 0, s));
     } else {
-      mis2_init<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
+      mis2_init<W><<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
       unsigned *h_len = NULL;
       st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 4, (void **)&h_len);
       cudaEvent_t ev[2] = {NULL, NULL};
@@ -288,11 +300,11 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
       for (int r = 0; !st && r <= max_rounds; ++r) {
         if (r < max_rounds) {
           if (warp) {
-            mis2_column<true><<<grid, kBlock, 0, s>>>(p, r);
-            mis2_decide<true><<<grid, kBlock, 0, s>>>(p, r);
+            mis2_column<W, true><<<grid, kBlock, 0, s>>>(p, r);
+            mis2_decide<W, true><<<grid, kBlock, 0, s>>>(p, r);
           } else {
-            mis2_column<false><<<grid, kBlock, 0, s>>>(p, r);
-            mis2_decide<false><<<grid, kBlock, 0, s>>>(p, r);
+            mis2_column<W, false><<<grid, kBlock, 0, s>>>(p, r);
+            mis2_decide<W, false><<<grid, kBlock, 0, s>>>(p, r);
           }
           cudaMemcpyAsync(h_len + r, p.cnt + 2 * (r + 1), 4, cudaMemcpyDeviceToHost, s);
           cudaEventRecord(ev[r & 1], s);
@@ -311,7 +323,7 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
       if (ev[0]) cudaEventDestroy(ev[0]);
       if (ev[1]) cudaEventDestroy(ev[1]);
       if (!st) {
-        mis2_finish<<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
+        mis2_finish<W><<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
         unsigned long long rr = (unsigned long long)rounds;
         cudaMemcpyAsync(p.result + 1, &rr, 8, cudaMemcpyHostToDevice, s);
         cudaStreamSynchronize(s); /* rr lives on this stack frame */
@@ -334,4 +346,12 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
   mispc_scratch_free(ctx, lists);
   mispc_scratch_free(ctx, p.cnt);
   return st;
+}
+
+extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
+                                        const mispc_mis_options *opt, int per_round,
+                                        uint8_t *in_set, mispc_mis_result *res) {
+  if (mis2_word_bits(mis2_id_bits(g->nrows)) == 32)
+    return run_mis2<uint32_t>(ctx, g, opt, per_round, in_set, res);
+  return run_mis2<uint64_t>(ctx, g, opt, per_round, in_set, res);
 }

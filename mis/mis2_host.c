@@ -1,3 +1,5 @@
+/* MIS-2 on the host (OpenMP). Tuples live in 64-bit words here whatever
+ * their width (mis_common.h), which orders them exactly as the GPU does. */
 /* MIS-2 on the host (OpenMP): papers/KokkosKernels-MIS2-aggregation-clusterGS-
  * 2022.txt Alg. 1 with closed neighbourhoods. Each round has two
  * synchronous phases (no thread reads what another writes in the same phase),
@@ -17,7 +19,7 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
                              int per_round, uint8_t *in_set, mispc_mis_result *res) {
   int64_t n = g->nrows;
   int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
-  int idbits = mis2_id_bits(n);
+  int idbits = mis2_id_bits(n), wordbits = mis2_word_bits(idbits);
   uint64_t *T = (uint64_t *)mispc_host_alloc(ctx, (size_t)n * 8, "MIS-2 tuples");
   uint64_t *M = (uint64_t *)mispc_host_alloc(ctx, (size_t)n * 8, "MIS-2 column minima");
   if (!T || !M) {
@@ -28,7 +30,7 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
   int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) {
-    T[v] = mis2_tuple(per_round, opt->seed, 0, v, idbits);
+    T[v] = mis2_tuple(per_round, opt->seed, 0, v, idbits, wordbits);
     M[v] = MIS2_IN; /* anything but OUT: every vertex starts in worklist 2 */
   }
   int iter = 0;
@@ -67,7 +69,7 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
       else if (all_min)
         T[v] = MIS2_IN;
       else {
-        T[v] = mis2_tuple(per_round, opt->seed, iter + 1, v, idbits);
+        T[v] = mis2_tuple(per_round, opt->seed, iter + 1, v, idbits, wordbits);
         ++left;
       }
     }

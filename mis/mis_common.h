@@ -45,9 +45,10 @@ MISPC_HD int mis1_before(uint32_t ku, int64_t u, uint32_t kv, int64_t v) {
 }
 
 /* ---- MIS-2: papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt Alg. 1 -----
- * Packed tuples (§V-C), 64-bit here so any 32-bit vertex count leaves at least
- * 32 priority bits: IN = 0, OUT = all ones, undecided = (prio << b) | (v + 1)
- * with b = bits to hold n + 1. */
+ * Packed tuples (§V-C): IN = 0, OUT = all ones, undecided = (prio << b) | (v + 1)
+ * with b = bits to hold n + 1. Words are 32-bit while that leaves at least 8
+ * priority bits (n < 2^24, as in Kokkos Kernels), else 64-bit; both backends
+ * follow this rule, and a 32-bit tuple has the same value in a 64-bit word. */
 #define MIS2_IN  0ull
 #define MIS2_OUT (~0ull)
 
@@ -57,9 +58,15 @@ MISPC_HD int mis2_id_bits(int64_t n) {
   return b;
 }
 
-MISPC_HD uint64_t mis2_tuple(int per_round, uint64_t seed, int iter, int64_t v, int idbits) {
+MISPC_HD int mis2_word_bits(int idbits) {
+  return idbits <= 24 ? 32 : 64;
+}
+
+/* The top (wordbits - idbits) hash bits, then the id. */
+MISPC_HD uint64_t mis2_tuple(int per_round, uint64_t seed, int iter, int64_t v, int idbits,
+                             int wordbits) {
   uint64_t h = mispc_hash3(seed, per_round ? (uint64_t)iter : 0u, (uint64_t)v);
-  return ((h >> idbits) << idbits) | (uint64_t)(v + 1);
+  return ((h >> (64 - (wordbits - idbits))) << idbits) | (uint64_t)(v + 1);
 }
 
 #endif

@@ -91,7 +91,7 @@ static inline uint64_t *mis1_keys(const mispc_csr *G, int degree_aware, uint64_t
 static inline uint64_t *mis2_fixed_keys(const mispc_csr *G, uint64_t seed) {
   uint64_t *k = malloc(sizeof(uint64_t) * (size_t)(G->nrows + 1));
   int b = mis2_id_bits(G->nrows);
-  for (int64_t v = 0; v < G->nrows; ++v) k[v] = mis2_tuple(0, seed, 0, v, b);
+  for (int64_t v = 0; v < G->nrows; ++v) k[v] = mis2_tuple(0, seed, 0, v, b, mis2_word_bits(b));
   return k;
 }
 
