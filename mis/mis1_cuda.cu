@@ -11,8 +11,8 @@
  * grid-wide barrier between rounds, so a round costs its memory traffic plus
  * one barrier rather than a launch and a host round trip (DESIGN.md: launch
  * count matters as much as bandwidth). Where cooperative launch is not
- * available, one kernel per round is queued and the host reads the activity
- * counter one round late. Both paths compute identical rounds. */
+ * available, one kernel per round is queued and the host reads the worklist
+ * lengths one round late. Both paths compute identical rounds. */
 #include <cooperative_groups.h>
 #include <stdint.h>
 
@@ -34,8 +34,9 @@ constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 constexpr int kWarpDegree = 32; /* degree above which a warp handles the vertex */
 typedef mispc_block_append<kBlock, 2048> Append;
 
-/* Everything a run needs; counters hold, per round r: [3r] vertices undecided
- * at the start of round r, [3r+1] / [3r+2] low / high worklist lengths. */
+/* Everything a run needs; counters hold, per round r, [3r+1] / [3r+2] the low /
+ * high worklist lengths ([3r] unused). The run ends when both lists for the
+ * next round are empty; the round count is read from the decision stamps. */
 struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
@@ -46,7 +47,7 @@ struct Plan {
   uint64_t seed;
   int32_t *low[2], *high[2];
   unsigned *cnt;
-  unsigned long long *result; /* [0] members, [1] undecided, [2] rounds */
+  unsigned long long *result; /* [0] members, [1] undecided, [2] highest decision round */
   uint8_t *in_set;
 };
 
@@ -62,7 +63,7 @@ struct Round {
   const int32_t *low_in, *high_in;
   const unsigned *low_n, *high_n;
   int32_t *low_out, *high_out;
-  unsigned *low_out_n, *high_out_n, *active;
+  unsigned *low_out_n, *high_out_n;
 };
 
 __host__ __device__ Round round_of(const Plan &p, int r) {
@@ -87,7 +88,6 @@ __host__ __device__ Round round_of(const Plan &p, int r) {
   a.high_n = p.no_worklist ? p.cnt + 2 : p.cnt + 3 * r + 2;
   a.high_out = p.no_worklist || !odd ? p.high[1] : p.high[0];
   a.high_out_n = p.cnt + 3 * (r + 1) + 2;
-  a.active = p.cnt + 3 * r;
   return a;
 }
 
@@ -152,7 +152,6 @@ __device__ __forceinline__ bool visit_warp(const Round &a, int32_t v, int64_t b,
 __device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
   const Round &p = a;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  unsigned active = 0;
   { /* thread per vertex, block tiles of kBlock vertices */
     Append out(smem, a.low_out, a.low_out_n);
     const int64_t nlow = a.all ? p.n : (int64_t)*a.low_n;
@@ -166,7 +165,6 @@ __device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
         int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
         uint32_t kv = p.status[v];
         if (!mis1_is_decided(kv) && (!a.all || e - b <= p.warp_degree)) {
-          ++active;
           blocked = visit_thread(a, v, b, e, kv);
         }
       }
@@ -188,7 +186,6 @@ __device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
         /* One lane reads the status so the whole warp agrees on it. */
         uint32_t kv = __shfl_sync(0xffffffffu, lane == 0 ? p.status[v] : 0u, 0);
         if (!mis1_is_decided(kv)) {
-          active += lane == 0;
           blocked = visit_warp(a, v, p.rowptr[v], p.rowptr[v + 1], kv, lane);
         }
       }
@@ -196,25 +193,28 @@ __device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
     }
     out.finish();
   }
-  mispc_block_count<kBlock>(active, a.active);
 }
 
-/* Membership and counts from the final status words. */
+/* Membership and counts from the final status words (one atomic per block). */
 __device__ __forceinline__ void finish_body(const Plan &p) {
   unsigned long long in_count = 0, open_count = 0;
+  unsigned last = 0; /* highest decision round + 1 */
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
     uint32_t st = p.status[v];
     uint8_t in = (uint8_t)mis1_in_set(st);
     p.in_set[v] = in;
     in_count += in;
-    open_count += !mis1_is_decided(st);
+    if (mis1_is_decided(st))
+      last = max(last, (st >> 1) + 1);
+    else
+      ++open_count;
   }
-  for (int off = 16; off; off >>= 1) {
-    in_count += __shfl_down_sync(0xffffffffu, in_count, off);
-    open_count += __shfl_down_sync(0xffffffffu, open_count, off);
-  }
-  if ((threadIdx.x & 31) == 0) {
+  in_count = mispc_block_sum<kBlock>(in_count);
+  open_count = mispc_block_sum<kBlock>(open_count);
+  for (int off = 16; off; off >>= 1) last = max(last, __shfl_down_sync(0xffffffffu, last, off));
+  if ((threadIdx.x & 31) == 0 && last) atomicMax(&p.result[2], (unsigned long long)last);
+  if (threadIdx.x == 0) {
     if (in_count) atomicAdd(&p.result[0], in_count);
     if (open_count) atomicAdd(&p.result[1], open_count);
   }
@@ -256,17 +256,12 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan
   cg::grid_group grid = cg::this_grid();
   init_body(p, smem);
   grid.sync();
-  int rounds = p.max_rounds;
   for (int r = 0; r < p.max_rounds; ++r) {
     round_body(round_of(p, r), smem);
     grid.sync();
-    if (p.cnt[3 * r] == 0) { /* nothing was undecided at the start of round r */
-      rounds = r;
-      break;
-    }
+    if (p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2] == 0) break; /* nothing left */
   }
   finish_body(p);
-  if (blockIdx.x == 0 && threadIdx.x == 0) p.result[2] = (unsigned long long)rounds;
 }
 
 } // namespace
@@ -323,17 +318,16 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     } else {
       /* One launch per round; the host checks round r-1 while round r runs. */
       mis1_init<<<grid, kBlock, 0, s>>>(p);
-      unsigned *h_active = NULL;
-      st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 4, (void **)&h_active);
+      unsigned *h_left = NULL; /* [2r], [2r+1]: list lengths after round r */
+      st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 8, (void **)&h_left);
       cudaEvent_t ev[2] = {NULL, NULL};
       if (!st && (cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) != cudaSuccess ||
                   cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) != cudaSuccess))
         st = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
-      int rounds = max_rounds;
       for (int r = 0; !st && r <= max_rounds; ++r) {
         if (r < max_rounds) {
           mis1_round<<<grid, kBlock, 0, s>>>(p, r);
-          cudaMemcpyAsync(h_active + r, p.cnt + 3 * r, 4, cudaMemcpyDeviceToHost, s);
+          cudaMemcpyAsync(h_left + 2 * r, p.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
           cudaEventRecord(ev[r & 1], s);
         }
         if (r >= 1) {
@@ -341,20 +335,13 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
           if (e != cudaSuccess)
             st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-1 round %d failed: %s", r - 1,
                               cudaGetErrorString(e));
-          else if (h_active[r - 1] == 0) {
-            rounds = r - 1;
+          else if (h_left[2 * (r - 1)] + h_left[2 * (r - 1) + 1] == 0)
             break;
-          }
         }
       }
       if (ev[0]) cudaEventDestroy(ev[0]);
       if (ev[1]) cudaEventDestroy(ev[1]);
-      if (!st) {
-        mis1_finish<<<grid, kBlock, 0, s>>>(p);
-        unsigned long long rr = (unsigned long long)rounds;
-        cudaMemcpyAsync(p.result + 2, &rr, 8, cudaMemcpyHostToDevice, s);
-        cudaStreamSynchronize(s); /* rr lives on this stack frame */
-      }
+      if (!st) mis1_finish<<<grid, kBlock, 0, s>>>(p);
     }
     if (!st) {
       cudaMemcpyAsync(h_result, p.result, sizeof h_result, cudaMemcpyDeviceToHost, s);

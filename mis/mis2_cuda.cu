@@ -192,8 +192,8 @@ template <typename W> __device__ __forceinline__ void finish_body(const Plan<W> 
     p.in_set[v] = in;
     mine += in;
   }
-  for (int off = 16; off; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
-  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&p.result[0], mine);
+  mine = mispc_block_sum<kBlock>(mine);
+  if (threadIdx.x == 0 && mine) atomicAdd(&p.result[0], mine);
 }
 
 template <typename W, bool Warp>

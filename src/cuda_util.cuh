@@ -95,17 +95,19 @@ template <int Block, int Buf> struct mispc_block_append {
   }
 };
 
-/* Sums a per-thread count over the block and adds it to *cnt once. */
-template <int Block>
-__device__ __forceinline__ void mispc_block_count(unsigned mine, unsigned *cnt) {
+/* Sums per-thread values over the block; thread 0 gets the total (others 0). */
+template <int Block, typename T> __device__ __forceinline__ T mispc_block_sum(T mine) {
   for (int off = 16; off; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
-  __shared__ unsigned total;
-  if (threadIdx.x == 0) total = 0;
+  __shared__ T part[Block / 32];
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = mine;
   __syncthreads();
-  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&total, mine);
+  T total = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < Block / 32; ++w) total += part[w];
   __syncthreads();
-  if (threadIdx.x == 0 && total) atomicAdd(cnt, total);
+  return total;
 }
+
 #endif
 
 #endif
