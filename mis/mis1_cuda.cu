@@ -212,9 +212,9 @@ __device__ __forceinline__ void finish_body(const Plan &p) {
   }
   in_count = mispc_block_sum<kBlock>(in_count);
   open_count = mispc_block_sum<kBlock>(open_count);
-  for (int off = 16; off; off >>= 1) last = max(last, __shfl_down_sync(0xffffffffu, last, off));
-  if ((threadIdx.x & 31) == 0 && last) atomicMax(&p.result[2], (unsigned long long)last);
+  last = mispc_block_max<kBlock>(last);
   if (threadIdx.x == 0) {
+    if (last) atomicMax(&p.result[2], (unsigned long long)last);
     if (in_count) atomicAdd(&p.result[0], in_count);
     if (open_count) atomicAdd(&p.result[1], open_count);
   }

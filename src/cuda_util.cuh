@@ -81,6 +81,7 @@ template <int Block, int Buf> struct mispc_block_append {
     __syncthreads();
   }
   __device__ void push(bool pred, int32_t v) {
+    if (!__syncthreads_or(pred)) return; /* common in late rounds: one barrier */
     int off, total;
     Scan(s.scan).ExclusiveSum(pred ? 1 : 0, off, total);
     __syncthreads(); /* s.n stable, scan storage free for the next call */
@@ -94,6 +95,22 @@ template <int Block, int Buf> struct mispc_block_append {
     flush();
   }
 };
+
+/* Maximum of per-thread values over the block; thread 0 gets it (others 0). */
+template <int Block, typename T> __device__ __forceinline__ T mispc_block_max(T mine) {
+  for (int off = 16; off; off >>= 1) {
+    T o = __shfl_down_sync(0xffffffffu, mine, off);
+    mine = o > mine ? o : mine;
+  }
+  __shared__ T part[Block / 32];
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = mine;
+  __syncthreads();
+  T best = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < Block / 32; ++w) best = part[w] > best ? part[w] : best;
+  __syncthreads();
+  return best;
+}
 
 /* Sums per-thread values over the block; thread 0 gets the total (others 0). */
 template <int Block, typename T> __device__ __forceinline__ T mispc_block_sum(T mine) {
