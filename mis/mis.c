@@ -56,6 +56,12 @@ mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_
 
 mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
+  return mispc_mis2_subset(ctx, graph, opt, NULL, in_set, res);
+}
+
+mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
+                               const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
+                               mispc_mis_result *res) {
   mispc_mis_options o;
   if (opt)
     o = *opt;
@@ -69,8 +75,8 @@ mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_
   int per_round = o.priority != MISPC_PRIORITY_HASH;
   mispc_mis_result r = {0, 0};
   mispc_status s = graph->mem == MISPC_MEM_DEVICE
-                       ? mispc_mis2_cuda(ctx, graph, &o, per_round, in_set, &r)
-                       : mispc_mis2_host(ctx, graph, &o, per_round, in_set, &r);
+                       ? mispc_mis2_cuda(ctx, graph, &o, per_round, subset, in_set, &r)
+                       : mispc_mis2_host(ctx, graph, &o, per_round, subset, in_set, &r);
   if (res) *res = r;
   return s;
 }

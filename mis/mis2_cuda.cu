@@ -41,6 +41,7 @@ template <typename W> struct Phase {
   int per_round;
   uint64_t seed;
   int idbits;
+  const uint8_t *subset; /* NULL: every vertex */
 };
 
 /* IN and OUT in a word of type W. */
@@ -73,8 +74,8 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Append::Smem &sme
     int64_t i = tile + Tiling<Warp>::slot();
     bool keep = false;
     int32_t v = -1;
-    if (i < len) {
-      v = a.all ? (int32_t)i : a.in[i];
+    if (i < len) v = a.all ? (int32_t)i : a.in[i];
+    if (i < len && (!a.subset || a.subset[v])) { /* outside the subset: never a column */
       int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
       W m = lane ? w_out<W>() : a.T[v];
       for (int64_t p = b + lane; p < e; p += Warp ? 32 : 1) {
@@ -114,7 +115,9 @@ __device__ __forceinline__ void decide_body(const Phase<W> &a, Append::Smem &sme
         W mv = a.M[v];
         bool out_ = mv == w_out<W>(), all_min = mv == t;
         for (int64_t p = b + lane; p < e && !out_; p += Warp ? 32 : 1) {
-          W m = a.M[a.colidx[p]];
+          int32_t u = a.colidx[p];
+          if (a.subset && !a.subset[u]) continue; /* not part of the subgraph */
+          W m = a.M[u];
           out_ = m == w_out<W>();
           all_min = all_min && m == t;
         }
@@ -147,6 +150,7 @@ template <typename W> struct Plan {
   unsigned *cnt;
   unsigned long long *result; /* [0] members, [1] rounds */
   uint8_t *in_set;
+  const uint8_t *subset;
 };
 
 template <typename W> __host__ __device__ Phase<W> phase_of(const Plan<W> &p, int r, bool column) {
@@ -175,8 +179,11 @@ template <typename W> __host__ __device__ Phase<W> phase_of(const Plan<W> &p, in
 template <typename W> __device__ __forceinline__ void init_body(const Plan<W> &p) {
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    p.T[v] = (W)mis2_tuple(p.per_round, p.seed, 0, v, p.idbits, 8 * (int)sizeof(W));
-    p.M[v] = w_in<W>(); /* anything but OUT: every vertex starts in worklist 2 */
+    bool inside = !p.subset || p.subset[v];
+    /* Outside the subset: OUT for good, and never a column (no relay). */
+    p.T[v] = inside ? (W)mis2_tuple(p.per_round, p.seed, 0, v, p.idbits, 8 * (int)sizeof(W))
+                    : w_out<W>();
+    p.M[v] = inside ? w_in<W>() : w_out<W>(); /* IN here: anything but OUT */
   }
 }
 
@@ -238,7 +245,8 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis2_persistent(Plan
 
 template <typename W>
 static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int per_round, uint8_t *in_set, mispc_mis_result *res) {
+                             int per_round, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res) {
   const int64_t n = g->nrows;
   res->set_size = 0;
   res->rounds = 0;
@@ -275,6 +283,7 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     p.wl2[1] = lists + 3 * n;
     p.result = (unsigned long long *)(p.cnt + ncnt);
     p.in_set = in_set;
+    p.subset = subset;
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
     int per_sm = 0;
@@ -350,8 +359,9 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
 
 extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
                                         const mispc_mis_options *opt, int per_round,
-                                        uint8_t *in_set, mispc_mis_result *res) {
+                                        const uint8_t *subset, uint8_t *in_set,
+                                        mispc_mis_result *res) {
   if (mis2_word_bits(mis2_id_bits(g->nrows)) == 32)
-    return run_mis2<uint32_t>(ctx, g, opt, per_round, in_set, res);
-  return run_mis2<uint64_t>(ctx, g, opt, per_round, in_set, res);
+    return run_mis2<uint32_t>(ctx, g, opt, per_round, subset, in_set, res);
+  return run_mis2<uint64_t>(ctx, g, opt, per_round, subset, in_set, res);
 }

@@ -16,7 +16,8 @@
 #include "mis_common.h"
 
 mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int per_round, uint8_t *in_set, mispc_mis_result *res) {
+                             int per_round, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res) {
   int64_t n = g->nrows;
   int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   int idbits = mis2_id_bits(n), wordbits = mis2_word_bits(idbits);
@@ -30,11 +31,15 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
   int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) {
-    T[v] = mis2_tuple(per_round, opt->seed, 0, v, idbits, wordbits);
-    M[v] = MIS2_IN; /* anything but OUT: every vertex starts in worklist 2 */
+    int inside = !subset || subset[v];
+    /* Outside the subset: OUT for good, and never a column (no relay). */
+    T[v] = inside ? mis2_tuple(per_round, opt->seed, 0, v, idbits, wordbits) : MIS2_OUT;
+    M[v] = inside ? MIS2_IN : MIS2_OUT; /* IN here: anything but OUT */
   }
   int iter = 0;
-  int64_t undecided = n;
+  int64_t undecided = 0;
+#pragma omp parallel for schedule(static) reduction(+ : undecided) num_threads(nt)
+  for (int64_t v = 0; v < n; ++v) undecided += T[v] != MIS2_OUT;
   while (undecided > 0) {
     if (iter >= max_rounds) {
       free(T);
@@ -60,7 +65,9 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
       if (t == MIS2_IN || t == MIS2_OUT) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
       for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1] && !out; ++p) {
-        uint64_t m = M[g->colidx[p]];
+        int32_t u = g->colidx[p];
+        if (subset && !subset[u]) continue; /* not part of the subgraph */
+        uint64_t m = M[u];
         out = m == MIS2_OUT;
         all_min &= m == t;
       }

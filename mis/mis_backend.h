@@ -13,11 +13,13 @@ extern "C" {
 mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
                              int degree_aware, uint8_t *in_set, mispc_mis_result *res);
 mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int per_round, uint8_t *in_set, mispc_mis_result *res);
+                             int per_round, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res);
 mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
                              int degree_aware, uint8_t *in_set, mispc_mis_result *res);
 mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int per_round, uint8_t *in_set, mispc_mis_result *res);
+                             int per_round, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res);
 mispc_status mispc_mis_to_list_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set,
                                     int32_t *list, int64_t *count);
 

@@ -12,7 +12,8 @@ mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g, const mispc
 }
 
 mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int per_round, uint8_t *in_set, mispc_mis_result *res) {
+                             int per_round, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res) {
   return no_cuda(ctx);
 }
 

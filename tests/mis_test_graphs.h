@@ -95,4 +95,28 @@ static inline uint64_t *mis2_fixed_keys(const mispc_csr *G, uint64_t seed) {
   return k;
 }
 
+/* G with every edge that touches a vertex outside `subset` removed (same ids). */
+static inline mispc_csr induced_subgraph(mispc_context *ctx, const mispc_csr *G,
+                                         const uint8_t *subset) {
+  int32_t *u = malloc(sizeof(int32_t) * (size_t)(G->nnz + 1)),
+          *w = malloc(sizeof(int32_t) * (size_t)(G->nnz + 1));
+  int64_t m = 0;
+  for (int64_t i = 0; i < G->nrows; ++i)
+    for (int64_t p = G->rowptr[i]; p < G->rowptr[i + 1]; ++p)
+      if (subset[i] && subset[G->colidx[p]]) u[m] = (int32_t)i, w[m++] = G->colidx[p];
+  mispc_csr S;
+  if (mispc_csr_from_coo(ctx, G->nrows, G->ncols, m, u, w, NULL, 0, &S)) exit(1);
+  free(u);
+  free(w);
+  return S;
+}
+
+/* A deterministic pseudo-random subset with about `percent` % of the vertices. */
+static inline uint8_t *random_subset(int64_t n, int percent) {
+  uint8_t *s = malloc((size_t)n + 1);
+  for (int64_t v = 0; v < n; ++v)
+    s[v] = (mispc_hash3(99, 1, (uint64_t)v) % 100) < (uint64_t)percent;
+  return s;
+}
+
 #endif

@@ -48,6 +48,14 @@ mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_
 mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res);
 
+/* MIS-2 of the subgraph induced by the vertices with subset[v] != 0 (n bytes
+ * in the graph's memory space): distances count only paths inside the
+ * subset; vertices outside it are never members. subset = NULL is mispc_mis2.
+ * Aggregation uses it for its second pass over unaggregated vertices. */
+mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
+                               const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
+                               mispc_mis_result *res);
+
 /* Member ids in increasing order, from a membership array in the graph's
  * memory space; list must hold set_size entries in the same space. */
 mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph, const uint8_t *in_set,
