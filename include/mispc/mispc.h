@@ -10,5 +10,6 @@
 #include "mispc/io.h"
 #include "mispc/generate.h"
 #include "mispc/mis.h"
+#include "mispc/aggregation.h"
 
 #endif

@@ -1,0 +1,58 @@
+/* Internal: per-backend steps of mispc_aggregate and friends (not installed).
+ * Host versions in *_host.c, CUDA versions in *_cuda.cu (stand-ins in
+ * agg_nocuda.c); arrays are in the memory space of the graph. */
+#ifndef MISPC_AGG_BACKEND_H
+#define MISPC_AGG_BACKEND_H
+
+#include "internal.h"
+#include "mispc/aggregation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Phase 1. in_set: MIS-2 membership. Sets agg[v] = -1 for every vertex, then
+ * numbers the members in increasing id (root[k] = k-th smallest member),
+ * labels each member and its neighbours (self loops ignored) with its number.
+ * *naggs receives the number of members. */
+mispc_status agg_phase1_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
+                             int32_t *agg, int32_t *root, int64_t *naggs);
+mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
+                             int32_t *agg, int32_t *root, int64_t *naggs);
+
+/* mask[v] = (agg[v] < 0); *count = number of such vertices. */
+mispc_status agg_unaggregated_host(mispc_context *ctx, int64_t n, const int32_t *agg, uint8_t *mask,
+                                   int64_t *count);
+mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, const int32_t *agg, uint8_t *mask,
+                                   int64_t *count);
+
+/* Phase 2. in_set: MIS-2 membership of the unaggregated subgraph. Members
+ * with >= 2 unaggregated neighbours (labels as on entry) become roots
+ * numbered *naggs, *naggs + 1, ... in increasing id; each labels itself and
+ * its unaggregated neighbours. root must have room for n entries. */
+mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
+                             int32_t *agg, int32_t *root, int64_t *naggs);
+mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
+                             int32_t *agg, int32_t *root, int64_t *naggs);
+
+/* Phase 3 of mis2agg (basic = 0) or the leftover rule of mis2basic (basic =
+ * 1), as documented in aggregation.h; labels as on entry are the tentative
+ * ones. Every vertex has a label afterwards. */
+mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
+                             int basic);
+mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
+                             int basic);
+
+mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
+                               mispc_csr *S);
+mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
+                               mispc_csr *S);
+mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
+                             int64_t naggs, mispc_csr *coarse);
+mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
+                             int64_t naggs, mispc_csr *coarse);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,130 @@
+/* mispc_aggregate: the phases of Alg. 2 / Alg. 3 (papers/KokkosKernels-MIS2-
+ * aggregation-clusterGS-2022.txt §III-B) on either backend, and the entry
+ * points that dispatch by memory space. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg_backend.h"
+
+void mispc_agg_options_default(mispc_agg_options *opt) {
+  if (!opt) return;
+  memset(opt, 0, sizeof *opt);
+  opt->algo = MISPC_AGG_MIS2AGG;
+  mispc_mis_options_default(&opt->mis);
+}
+
+void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a) {
+  if (!a) return;
+  mispc_mem_free(ctx, a->mem, a->agg);
+  mispc_mem_free(ctx, a->mem, a->root);
+  memset(a, 0, sizeof *a);
+}
+
+#define ON(dev, fn, ...) ((dev) ? fn##_cuda(__VA_ARGS__) : fn##_host(__VA_ARGS__))
+
+mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
+                             const mispc_agg_options *opt, mispc_aggregates *out) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_aggregate: output is NULL");
+  memset(out, 0, sizeof *out);
+  mispc_agg_options o;
+  if (opt)
+    o = *opt;
+  else
+    mispc_agg_options_default(&o);
+  if (o.algo != MISPC_AGG_MIS2AGG && o.algo != MISPC_AGG_MIS2BASIC)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_aggregate: unknown algorithm %d",
+                        (int)o.algo);
+  MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
+  if (!o.mis.skip_validation) {
+    mispc_status s = mispc_csr_check(ctx, graph, MISPC_CHECK_GRAPH);
+    if (s) {
+      char msg[sizeof ctx->err];
+      strcpy(msg, mispc_context_error(ctx));
+      return mispc_seterr(ctx, s, "mispc_aggregate: invalid graph: %s", msg);
+    }
+    o.mis.skip_validation = 1; /* checked once for all MIS-2 calls */
+  }
+  const int dev = graph->mem == MISPC_MEM_DEVICE;
+  const int64_t n = graph->nrows;
+  mispc_aggregates a;
+  memset(&a, 0, sizeof a);
+  a.n = n;
+  a.mem = graph->mem;
+  uint8_t *set = NULL, *mask = NULL;
+  mispc_status s = mispc_mem_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.agg, "aggregate ids");
+  if (!s) s = mispc_mem_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.root, "aggregate roots");
+  if (!s) s = mispc_mem_alloc(ctx, a.mem, (size_t)n + 1, (void **)&set, "MIS-2 membership");
+  if (!s) s = mispc_mem_alloc(ctx, a.mem, (size_t)n + 1, (void **)&mask, "unaggregated mask");
+  mispc_mis_result r = {0, 0};
+  /* Phase 1: roots = MIS-2(G); each takes its neighbours. */
+  double t = mispc_wtime();
+  if (!s) s = mispc_mis2(ctx, graph, &o.mis, set, &r);
+  if (!s) s = ON(dev, agg_phase1, ctx, graph, set, a.agg, a.root, &a.naggs);
+  int64_t left = 0;
+  if (!s) s = ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
+  a.mis_rounds[0] = r.rounds;
+  a.phase_aggs[0] = a.naggs;
+  a.phase_done[0] = n - left;
+  a.phase_seconds[0] = mispc_wtime() - t;
+  /* Phase 2 (mis2agg): secondary roots from MIS-2 of the unaggregated subgraph. */
+  t = mispc_wtime();
+  if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
+    s = mispc_mis2_subset(ctx, graph, &o.mis, mask, set, &r);
+    if (!s) s = ON(dev, agg_phase2, ctx, graph, set, a.agg, a.root, &a.naggs);
+    if (!s) s = ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
+    a.mis_rounds[1] = r.rounds;
+  }
+  a.phase_aggs[1] = a.naggs;
+  a.phase_done[1] = n - left;
+  a.phase_seconds[1] = mispc_wtime() - t;
+  /* Phase 3: leftovers join a neighbouring aggregate. */
+  t = mispc_wtime();
+  if (!s && left > 0)
+    s = ON(dev, agg_phase3, ctx, graph, a.agg, a.naggs, o.algo == MISPC_AGG_MIS2BASIC);
+  a.phase_aggs[2] = a.naggs;
+  a.phase_done[2] = n;
+  a.phase_seconds[2] = mispc_wtime() - t;
+  mispc_mem_free(ctx, a.mem, set);
+  mispc_mem_free(ctx, a.mem, mask);
+  if (s) {
+    mispc_aggregates_free(ctx, &a);
+    return s;
+  }
+  mispc_logf(ctx, 1, "aggregate: %lld vertices -> %lld aggregates (phase 1 %lld, phase 2 %lld)",
+             (long long)n, (long long)a.naggs, (long long)a.phase_aggs[0],
+             (long long)(a.phase_aggs[1] - a.phase_aggs[0]));
+  *out = a;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double theta,
+                                  int block_size, mispc_csr *S) {
+  if (!S) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_strength_graph: output is NULL");
+  memset(S, 0, sizeof *S);
+  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
+  if (A->nrows != A->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE,
+                        "strength graph needs a square matrix, got "
+                        "%lld x %lld",
+                        (long long)A->nrows, (long long)A->ncols);
+  if (block_size < 1 || A->nrows % block_size)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "block size %d must be >= 1 and divide the %lld rows", block_size,
+                        (long long)A->nrows);
+  if (!(theta >= 0))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "strength threshold must be >= 0, got %g",
+                        theta);
+  MISPC_TRY(mispc_csr_check(ctx, A, MISPC_CHECK_SQUARE | MISPC_CHECK_INDICES));
+  return ON(A->mem == MISPC_MEM_DEVICE, agg_strength, ctx, A, theta, block_size, S);
+}
+
+mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
+                                const mispc_aggregates *a, mispc_csr *coarse) {
+  if (!coarse) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_coarse_graph: NULL output");
+  memset(coarse, 0, sizeof *coarse);
+  MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
+  if (!a || a->n != graph->nrows || a->mem != graph->mem || (a->n && !a->agg))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_coarse_graph: aggregates do not match the graph (size or memory)");
+  return ON(graph->mem == MISPC_MEM_DEVICE, agg_coarse, ctx, graph, a->agg, a->naggs, coarse);
+}

@@ -1,0 +1,123 @@
+/* Strength graphs, deterministic MIS-2 aggregation, coarse graphs and the
+ * tentative prolongator (host and GPU), following
+ * papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-B, Alg. 2 and 3.
+ *
+ * Every function follows the memory space of its input graph (host graphs on
+ * the host, device graphs on the GPU) and gives bit-identical results on both,
+ * for any thread count and run to run. */
+#ifndef MISPC_AGGREGATION_H
+#define MISPC_AGGREGATION_H
+
+#include <stdint.h>
+
+#include "mispc/csr.h"
+#include "mispc/mis.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Strength graph of a square matrix with values, on nodes of block_size rows
+ * each (block_size >= 1 must divide nrows; node I holds rows I*bs .. I*bs+bs-1).
+ * Entry a_ij (i != j) is strong when |a_ij| > theta * sqrt(|a_ii * a_jj|);
+ * theta = 0 keeps every stored off-diagonal entry (even a stored zero). Nodes I
+ * != J are joined when any entry of block (I, J) or of block (J, I) is strong
+ * (so the result is symmetric), and never to themselves. Output: a pattern
+ * (values NULL) with sorted rows, in A's memory space. A pattern input (values
+ * NULL) is treated as theta = 0. */
+mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double theta,
+                                  int block_size, mispc_csr *S);
+
+typedef enum mispc_agg_algo {
+  MISPC_AGG_MIS2AGG = 0, /* Alg. 3: roots, secondary MIS-2 roots, clean-up (default) */
+  MISPC_AGG_MIS2BASIC    /* Alg. 2: roots and their neighbours, leftovers join a neighbour */
+} mispc_agg_algo;
+
+typedef struct mispc_agg_options {
+  mispc_agg_algo algo;
+  mispc_mis_options mis; /* options of the MIS-2 calls (seed, ...) */
+} mispc_agg_options;
+
+void mispc_agg_options_default(mispc_agg_options *opt);
+
+/* The aggregates of a graph. Arrays live in the graph's memory space and are
+ * owned by the struct (free with mispc_aggregates_free).
+ *
+ * Numbering (both algorithms): phase-1 roots are the members of MIS-2(G); the
+ * aggregate of the k-th smallest root id is k. mis2agg then numbers its
+ * secondary roots after those, again in increasing root id.
+ *
+ * mis2basic: root r and its neighbours form aggregate agg[r]; every other
+ *   vertex v joins the aggregate of its smallest-id neighbour that is in a
+ *   phase-1 aggregate.
+ * mis2agg: phase 1 as above; phase 2 computes MIS-2 of the subgraph induced by
+ *   the unaggregated vertices (mispc_mis2_subset, same options) and each member
+ *   with at least 2 unaggregated neighbours becomes a root of {itself, those
+ *   neighbours}; phase 3 gives each vertex still unaggregated the aggregate
+ *   that holds most of its neighbours, counted with the labels as they stand
+ *   after phase 2 (ties: smaller aggregate size after phase 2, then smaller
+ *   aggregate id).
+ * Isolated vertices are MIS-2 members and so singleton aggregates; mis2agg
+ * makes no other singletons. Self loops are ignored. */
+typedef struct mispc_aggregates {
+  int64_t n;     /* vertices */
+  int64_t naggs; /* aggregates */
+  int32_t *agg;  /* n entries: aggregate id of each vertex, 0 .. naggs-1 */
+  int32_t *root; /* naggs entries: root vertex of each aggregate */
+  mispc_memspace mem;
+  /* filled on the host by every call */
+  int64_t phase_aggs[3];  /* aggregates after phase 1, 2, 3 (mis2basic: 1, 1, 1) */
+  int64_t phase_done[3];  /* vertices aggregated after phase 1, 2, 3 */
+  int mis_rounds[2];      /* rounds of the phase-1 and phase-2 MIS-2 */
+  double phase_seconds[3];/* wall time of each phase, device work included */
+} mispc_aggregates;
+
+mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
+                             const mispc_agg_options *opt, mispc_aggregates *out);
+void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a);
+
+/* Size statistics (host or device aggregates). hist[k] counts aggregates of
+ * size k for k < 31 and hist[31] those of size >= 31. */
+typedef struct mispc_agg_stats {
+  int64_t naggs, min_size, max_size, singletons;
+  double mean_size;
+  int64_t hist[32];
+} mispc_agg_stats;
+mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_aggregates *a,
+                                    mispc_agg_stats *st);
+
+/* Checks that every vertex is in exactly one aggregate with a valid id, every
+ * aggregate is non-empty and connected in the graph, holds its root, and that
+ * the roots are a distance-2 independent set. MISPC_ERR_VERIFY with the
+ * offending vertex or aggregate in the context's message otherwise. */
+mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph,
+                                      const mispc_aggregates *a);
+
+/* Quotient graph: aggregates A != B are joined when some edge joins a vertex of
+ * A to one of B. Sorted pattern without self loops, in the graph's space. */
+mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
+                                const mispc_aggregates *a, mispc_csr *coarse);
+
+/* Tentative prolongator for a near-null space (host). B holds k vectors of
+ * n*block_size entries, column-major (B[j * ndof + i]); B = NULL means the
+ * constant vector (k = 1). For every aggregate the block of B on its dofs
+ * (dofs of node v are v*bs .. v*bs+bs-1, in increasing node id) is factored
+ * as Q R by modified Gram-Schmidt, twice: P holds Q (n*bs x naggs*k, column
+ * agg*k + j) and Bc, if not NULL, receives R stacked per aggregate
+ * (naggs*k x k, column-major), the coarse near-null space. Columns whose norm
+ * falls below 1e-12 of the original are dropped to zero (rank-deficient small
+ * aggregates). */
+mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
+                                         int block_size, int k, const double *B, mispc_csr *P,
+                                         double *Bc);
+
+/* The 6 rigid-body modes (3 translations, 3 rotations) of nodes with 3D
+ * coordinates xyz[3*i..3*i+2], as B for block_size 3: ndof = 3 * nnodes,
+ * B has 6 columns of ndof entries (column-major). */
+mispc_status mispc_rigid_body_modes(mispc_context *ctx, int64_t nnodes, const double *xyz,
+                                    double *B);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
