@@ -16,5 +16,6 @@ void cli_log(void *user, const char *line);
 int cmd_info(int argc, char **argv);
 int cmd_mis(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_coarsen(int argc, char **argv);
 
 #endif

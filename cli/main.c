@@ -6,23 +6,25 @@
 #include "mispc/config.h"
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "mispc %s - maximal independent sets, coarsening and preconditioners\n"
-          "\n"
-          "usage: mispc COMMAND [options]\n"
-          "\n"
-          "commands:\n"
-          "  info SPEC...            size, degrees, symmetry, diagonal dominance\n"
-          "  mis SPEC -k 1|2         compute an MIS-1 / MIS-2 (mispc mis --help)\n"
-          "  bench mis1|mis2 SPEC... benchmark against one cuSPARSE SpMV (mispc bench --help)\n"
-          "\n"
-          "SPEC is a file (.mtx, .mtx.gz, METIS .graph) or a generator:\n"
-          "  gen:laplace2d:N  gen:laplace3d:N  gen:elasticity3d:N  gen:aniso2d:N[:EPS[:DEG]]\n"
-          "  gen:aniso3d:N[:EPS]  gen:kron:SCALE[:EF]  gen:random:N[:DEG]  gen:path:N\n"
-          "  gen:roadgrid:N[:P]  gen:grid2d:N  gen:grid3d27:N\n"
-          "\n"
-          "built with CUDA: %s; GPU visible: %s\n",
-          MISPC_VERSION, mispc_built_with_cuda() ? "yes" : "no", mispc_have_gpu() ? "yes" : "no");
+  fprintf(
+      f,
+      "mispc %s - maximal independent sets, coarsening and preconditioners\n"
+      "\n"
+      "usage: mispc COMMAND [options]\n"
+      "\n"
+      "commands:\n"
+      "  info SPEC...            size, degrees, symmetry, diagonal dominance\n"
+      "  mis SPEC -k 1|2         compute an MIS-1 / MIS-2 (mispc mis --help)\n"
+      "  coarsen SPEC            multilevel MIS-2 aggregation (mispc coarsen --help)\n"
+      "  bench mis1|mis2|agg SPEC...  benchmark against one cuSPARSE SpMV (mispc bench --help)\n"
+      "\n"
+      "SPEC is a file (.mtx, .mtx.gz, METIS .graph) or a generator:\n"
+      "  gen:laplace2d:N  gen:laplace3d:N  gen:elasticity3d:N  gen:aniso2d:N[:EPS[:DEG]]\n"
+      "  gen:aniso3d:N[:EPS]  gen:kron:SCALE[:EF]  gen:random:N[:DEG]  gen:path:N\n"
+      "  gen:roadgrid:N[:P]  gen:grid2d:N  gen:grid3d27:N\n"
+      "\n"
+      "built with CUDA: %s; GPU visible: %s\n",
+      MISPC_VERSION, mispc_built_with_cuda() ? "yes" : "no", mispc_have_gpu() ? "yes" : "no");
 }
 
 int main(int argc, char **argv) {
@@ -38,6 +40,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "info")) return cmd_info(argc - 1, argv + 1);
   if (!strcmp(argv[1], "mis")) return cmd_mis(argc - 1, argv + 1);
   if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "coarsen")) return cmd_coarsen(argc - 1, argv + 1);
   fprintf(stderr, "mispc: unknown command '%s' (try mispc --help)\n", argv[1]);
   return 2;
 }

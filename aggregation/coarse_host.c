@@ -1,0 +1,112 @@
+/* Coarse (quotient) graph on the host: aggregates joined by a fine edge.
+ * Row c gathers the labels next to c's members, deduplicated with a marker
+ * array per thread and sorted: the same sorted pattern as building it from
+ * coordinates (mispc_csr_from_coo with MISPC_COO_DROP_DIAG), without sorting
+ * every fine edge. */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "agg_backend.h"
+
+/* Marker arrays: at most this many entries over all threads. */
+#define MARK_BUDGET ((int64_t)1 << 26)
+
+static int int32_cmp(const void *x, const void *y) {
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return (a > b) - (a < b);
+}
+
+static void sort_row(int32_t *a, int64_t m) {
+  if (m > 32) {
+    qsort(a, (size_t)m, sizeof(int32_t), int32_cmp);
+    return;
+  }
+  for (int64_t i = 1; i < m; ++i) {
+    int32_t x = a[i];
+    int64_t j = i;
+    for (; j > 0 && a[j - 1] > x; --j) a[j] = a[j - 1];
+    a[j] = x;
+  }
+}
+
+mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
+                             int64_t naggs, mispc_csr *coarse) {
+  const int64_t n = g->nrows;
+  int t = mispc_context_num_threads(ctx), nt = t > 0 ? t : omp_get_max_threads();
+  if (naggs > 0 && (int64_t)nt * naggs > MARK_BUDGET) {
+    int64_t cap = MARK_BUDGET / naggs;
+    nt = cap < 1 ? 1 : (int)cap;
+  }
+  int64_t bad = n;
+#pragma omp parallel for schedule(static) reduction(min : bad) num_threads(nt)
+  for (int64_t v = 0; v < n; ++v)
+    if ((agg[v] < 0 || agg[v] >= naggs) && v < bad) bad = v;
+  if (bad < n)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "coarse graph: vertex %lld has aggregate id %d, outside [0, %lld)",
+                        (long long)bad, agg[bad], (long long)naggs);
+  /* Members per aggregate (counting sort). */
+  int64_t *off = (int64_t *)calloc((size_t)naggs + 2, sizeof(int64_t));
+  int32_t *mem = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)n, "members");
+  mispc_csr C = {naggs, naggs, 0, NULL, NULL, NULL, MISPC_MEM_HOST, 1};
+  mispc_status s = off && mem ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  if (!s)
+    s = mispc_mem_alloc(ctx, MISPC_MEM_HOST, sizeof(int64_t) * (size_t)(naggs + 1),
+                        (void **)&C.rowptr, "coarse row offsets");
+  if (s) {
+    free(off);
+    free(mem);
+    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory building the coarse graph");
+  }
+  for (int64_t v = 0; v < n; ++v) off[agg[v] + 2]++;
+  for (int64_t c = 0; c < naggs; ++c) off[c + 2] += off[c + 1];
+  for (int64_t v = 0; v < n; ++v) mem[off[agg[v] + 1]++] = (int32_t)v;
+  /* Two passes over the aggregates: count the distinct neighbouring labels,
+   * then write and sort them. */
+  int failed = 0;
+  C.rowptr[0] = 0;
+  for (int pass = 0; pass < 2 && !failed; ++pass) {
+#pragma omp parallel reduction(| : failed) num_threads(nt)
+    {
+      int32_t *mark = (int32_t *)malloc(sizeof(int32_t) * (size_t)(naggs + 1));
+      if (!mark) failed = 1;
+      for (int64_t c = 0; mark && c < naggs; ++c) mark[c] = -1;
+#pragma omp for schedule(dynamic, 256)
+      for (int64_t c = 0; c < naggs; ++c) {
+        if (!mark) continue;
+        int64_t cnt = 0;
+        int32_t *row = pass ? C.colidx + C.rowptr[c] : NULL;
+        for (int64_t p = off[c]; p < off[c + 1]; ++p) {
+          int32_t v = mem[p];
+          for (int64_t q = g->rowptr[v]; q < g->rowptr[v + 1]; ++q) {
+            int32_t b = agg[g->colidx[q]];
+            if (b == c || mark[b] == c) continue;
+            mark[b] = (int32_t)c;
+            if (row) row[cnt] = b;
+            ++cnt;
+          }
+        }
+        if (row)
+          sort_row(row, cnt);
+        else
+          C.rowptr[c + 1] = cnt;
+      }
+      free(mark);
+    }
+    if (pass == 0 && !failed) {
+      for (int64_t c = 0; c < naggs; ++c) C.rowptr[c + 1] += C.rowptr[c];
+      C.nnz = C.rowptr[naggs];
+      if (mispc_mem_alloc(ctx, MISPC_MEM_HOST, sizeof(int32_t) * (size_t)C.nnz, (void **)&C.colidx,
+                          "coarse columns"))
+        failed = 1;
+    }
+  }
+  free(off);
+  free(mem);
+  if (failed) {
+    mispc_csr_free(ctx, &C);
+    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory building the coarse graph");
+  }
+  *coarse = C;
+  return MISPC_SUCCESS;
+}

@@ -1,0 +1,180 @@
+/* mispc bench agg: strength graph + MIS-2 aggregation timed against one
+ * cuSPARSE SpMV on the same matrix and against MIS-2 alone on the strength
+ * graph, all in the same run (docs/BENCHMARKS.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_gpu.h"
+#include "cli.h"
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_d);
+  return v[n / 2];
+}
+
+static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
+                           const mispc_aggregates *d) {
+  if (h->naggs != d->naggs) return 0;
+  int32_t *a = malloc(sizeof(int32_t) * (size_t)(h->n + 1));
+  int32_t *r = malloc(sizeof(int32_t) * (size_t)(h->naggs + 1));
+  int same =
+      !mispc_memcpy(ctx, a, MISPC_MEM_HOST, d->agg, d->mem, sizeof(int32_t) * (size_t)h->n) &&
+      !mispc_memcpy(ctx, r, MISPC_MEM_HOST, d->root, d->mem, sizeof(int32_t) * (size_t)h->naggs) &&
+      !memcmp(a, h->agg, sizeof(int32_t) * (size_t)h->n) &&
+      !memcmp(r, h->root, sizeof(int32_t) * (size_t)h->naggs);
+  free(a);
+  free(r);
+  return same;
+}
+
+int cmd_bench_agg(int argc, char **argv);
+int cmd_bench_agg(int argc, char **argv) {
+  int reps = 10, bs_opt = 0;
+  double theta = 0;
+  mispc_agg_algo algo = MISPC_AGG_MIS2AGG;
+  const char *specs[64];
+  int nspecs = 0;
+  for (int a = 2; a < argc; ++a) {
+    const char *s = argv[a];
+    int more = a + 1 < argc;
+    if (!strcmp(s, "--reps") && more)
+      reps = atoi(argv[++a]);
+    else if (!strcmp(s, "--theta") && more)
+      theta = atof(argv[++a]);
+    else if (!strcmp(s, "--block-size") && more)
+      bs_opt = atoi(argv[++a]);
+    else if (!strcmp(s, "--algo") && more) {
+      const char *v = argv[++a];
+      if (!strcmp(v, "mis2agg"))
+        algo = MISPC_AGG_MIS2AGG;
+      else if (!strcmp(v, "mis2basic"))
+        algo = MISPC_AGG_MIS2BASIC;
+      else {
+        fprintf(stderr, "mispc bench agg: unknown algorithm '%s'\n", v);
+        return 2;
+      }
+    } else if (!strcmp(s, "--help")) {
+      printf("usage: mispc bench agg SPEC... [--algo mis2agg|mis2basic] [--theta T]\n"
+             "       [--block-size B (default 3 for gen:elasticity3d, else 1)] [--reps N]\n");
+      return 0;
+    } else if (s[0] != '-' && nspecs < 64)
+      specs[nspecs++] = s;
+    else {
+      fprintf(stderr, "mispc bench agg: unexpected argument '%s'\n", s);
+      return 2;
+    }
+  }
+  if (!nspecs || reps < 1) {
+    fprintf(stderr, "usage: mispc bench agg SPEC... (mispc bench agg --help)\n");
+    return 2;
+  }
+  char dev[256];
+  bench_device_name(dev, sizeof dev);
+  time_t now = time(NULL);
+  printf("# mispc bench agg  device: %s  date: %s", dev, ctime(&now));
+  printf("# command:");
+  for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
+  printf("\n# times: GPU medians of %d (ms); xSpMV = multiple of one float cuSPARSE SpMV on "
+         "the matrix; phases are wall times of one run\n",
+         reps);
+  printf("%-22s %-9s %9s %9s %8s %6s %8s %8s %8s %8s %8s %8s %7s %7s %6s\n", "matrix", "algo",
+         "nodes", "aggs", "meansize", "single", "strength", "mis2", "agg", "ph1", "ph2", "ph3",
+         "xSpMV", "agg/mis2", "check");
+  mispc_context *ctx;
+  if (mispc_context_create(&ctx)) return 1;
+  int gpu = mispc_have_gpu(), rc = 0;
+  for (int si = 0; si < nspecs && !rc; ++si) {
+    int bs = bs_opt ? bs_opt : !strncmp(specs[si], "gen:elasticity3d", 16) ? 3 : 1;
+    mispc_csr A = {0}, S = {0}, DA = {0}, DS = {0};
+    if ((rc = cli_load(ctx, specs[si], 0, &A))) break;
+    mispc_agg_options o;
+    mispc_agg_options_default(&o);
+    o.algo = algo;
+    mispc_aggregates ha, da;
+    mispc_status s = mispc_strength_graph(ctx, &A, theta, bs, &S);
+    if (!s) s = mispc_aggregate(ctx, &S, &o, &ha);
+    if (!s) s = mispc_verify_aggregation(ctx, &S, &ha);
+    if (s) {
+      rc = cli_fail(ctx, specs[si], s);
+      mispc_csr_free(ctx, &A);
+      mispc_csr_free(ctx, &S);
+      break;
+    }
+    mispc_agg_stats st;
+    mispc_aggregates_stats(ctx, &ha, &st);
+    double t_str = -1, t_mis = -1, t_agg = -1, spmv = -1, ph[3] = {-1, -1, -1};
+    const char *check = "ok";
+    if (gpu) {
+      s = mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &DA);
+      if (s) {
+        rc = cli_fail(ctx, "device copy", s);
+        break;
+      }
+      spmv = bench_spmv_ms(ctx, &DA, 0, 20);
+      bench_timer *t = NULL;
+      bench_timer_create(ctx, &t);
+      double *ms = malloc(sizeof(double) * (size_t)reps);
+      for (int i = -2; i < reps && !s; ++i) { /* strength graph */
+        mispc_csr_free(ctx, &DS);
+        bench_timer_start(t);
+        s = mispc_strength_graph(ctx, &DA, theta, bs, &DS);
+        double m = bench_timer_stop_ms(t);
+        if (i >= 0) ms[i] = m;
+      }
+      t_str = median(ms, reps);
+      uint8_t *set = NULL;
+      if (!s) s = mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)DS.nrows + 1, (void **)&set);
+      mispc_mis_options mo;
+      mispc_mis_options_default(&mo);
+      mo.skip_validation = 1;
+      for (int i = -2; i < reps && !s; ++i) { /* MIS-2 alone */
+        bench_timer_start(t);
+        s = mispc_mis2(ctx, &DS, &mo, set, NULL);
+        double m = bench_timer_stop_ms(t);
+        if (i >= 0) ms[i] = m;
+      }
+      t_mis = median(ms, reps);
+      mispc_free(ctx, MISPC_MEM_DEVICE, set);
+      o.mis.skip_validation = 1;
+      for (int i = -2; i < reps && !s; ++i) { /* aggregation */
+        if (i > -2) mispc_aggregates_free(ctx, &da);
+        bench_timer_start(t);
+        s = mispc_aggregate(ctx, &DS, &o, &da);
+        double m = bench_timer_stop_ms(t);
+        if (i >= 0) ms[i] = m;
+      }
+      t_agg = median(ms, reps);
+      for (int k = 0; k < 3; ++k) ph[k] = 1e3 * da.phase_seconds[k];
+      free(ms);
+      bench_timer_destroy(t);
+      if (s) {
+        rc = cli_fail(ctx, "GPU aggregation", s);
+        break;
+      }
+      if (!same_aggregates(ctx, &ha, &da)) check = "DIFF";
+      mispc_aggregates_free(ctx, &da);
+    }
+    printf("%-22s %-9s %9lld %9lld %8.2f %6lld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f "
+           "%6s\n",
+           specs[si], algo == MISPC_AGG_MIS2AGG ? "mis2agg" : "mis2basic", (long long)S.nrows,
+           (long long)st.naggs, st.mean_size, (long long)st.singletons, t_str, t_mis, t_agg, ph[0],
+           ph[1], ph[2], t_agg > 0 && spmv > 0 ? t_agg / spmv : -1,
+           t_agg > 0 && t_mis > 0 ? t_agg / t_mis : -1, check);
+    fflush(stdout);
+    if (strcmp(check, "ok")) rc = 1;
+    mispc_aggregates_free(ctx, &ha);
+    mispc_csr_free(ctx, &A);
+    mispc_csr_free(ctx, &S);
+    mispc_csr_free(ctx, &DA);
+    mispc_csr_free(ctx, &DS);
+  }
+  mispc_context_destroy(ctx);
+  return rc;
+}

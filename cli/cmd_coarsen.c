@@ -1,0 +1,211 @@
+/* mispc coarsen: multilevel MIS-2 aggregation of a matrix's strength graph. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_coarsen(int argc, char **argv);
+
+static void coarsen_usage(FILE *f) {
+  fprintf(f, "usage: mispc coarsen SPEC [options]\n"
+             "  --algo A          mis2agg (Alg. 3, default) | mis2basic (Alg. 2)\n"
+             "  --levels L        at most L levels (default 10)\n"
+             "  --min-size N      stop once a graph has <= N vertices (default 100)\n"
+             "  --theta T         strength threshold: |a_ij| > T sqrt(|a_ii a_jj|) (default 0;\n"
+             "                    ignored for a pattern input)\n"
+             "  --block-size B    rows per node of the strength graph (default 1)\n"
+             "  --seed S          MIS-2 hash seed (default 0)\n"
+             "  --host | --gpu    backend (default: GPU when one is visible)\n"
+             "  --threads N       host threads (default: all)\n"
+             "  --no-verify       skip checking every level's aggregates\n"
+             "  -o FILE           write the level-0 aggregate id of every strength-graph\n"
+             "                    vertex (node), one per line\n"
+             "  -v                progress output\n");
+}
+
+static int write_labels(mispc_context *ctx, const char *path, const mispc_aggregates *a) {
+  int32_t *lab = (int32_t *)malloc(sizeof(int32_t) * (size_t)(a->n + 1));
+  if (!lab) {
+    fprintf(stderr, "mispc coarsen: out of memory\n");
+    return 1;
+  }
+  mispc_status s =
+      mispc_memcpy(ctx, lab, MISPC_MEM_HOST, a->agg, a->mem, sizeof(int32_t) * (size_t)a->n);
+  if (s) {
+    free(lab);
+    return cli_fail(ctx, "copy labels", s);
+  }
+  FILE *f = fopen(path, "w");
+  int rc = 0;
+  if (!f) {
+    perror(path);
+    rc = 1;
+  } else {
+    for (int64_t v = 0; v < a->n; ++v) fprintf(f, "%d\n", lab[v]);
+    if (fclose(f)) {
+      perror(path);
+      rc = 1;
+    }
+  }
+  free(lab);
+  return rc;
+}
+
+int cmd_coarsen(int argc, char **argv) {
+  const char *spec = NULL, *outfile = NULL;
+  int use_gpu = -1, verify = 1, verbose = 0, threads = 0, levels = 10, bs = 1;
+  long long min_size = 100;
+  double theta = 0;
+  mispc_agg_options opt;
+  mispc_agg_options_default(&opt);
+  for (int a = 1; a < argc; ++a) {
+    const char *s = argv[a];
+    int more = a + 1 < argc;
+    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+      coarsen_usage(stdout);
+      return 0;
+    } else if (!strcmp(s, "--algo") && more) {
+      const char *v = argv[++a];
+      if (!strcmp(v, "mis2agg")) {
+        opt.algo = MISPC_AGG_MIS2AGG;
+      } else if (!strcmp(v, "mis2basic")) {
+        opt.algo = MISPC_AGG_MIS2BASIC;
+      } else {
+        fprintf(stderr, "mispc coarsen: unknown algorithm '%s'\n", v);
+        return 2;
+      }
+    } else if (!strcmp(s, "--levels") && more) {
+      levels = atoi(argv[++a]);
+    } else if (!strcmp(s, "--min-size") && more) {
+      min_size = atoll(argv[++a]);
+    } else if (!strcmp(s, "--theta") && more) {
+      theta = atof(argv[++a]);
+    } else if (!strcmp(s, "--block-size") && more) {
+      bs = atoi(argv[++a]);
+    } else if (!strcmp(s, "--seed") && more) {
+      opt.mis.seed = strtoull(argv[++a], NULL, 10);
+    } else if (!strcmp(s, "--host")) {
+      use_gpu = 0;
+    } else if (!strcmp(s, "--gpu")) {
+      use_gpu = 1;
+    } else if (!strcmp(s, "--threads") && more) {
+      threads = atoi(argv[++a]);
+    } else if (!strcmp(s, "--no-verify")) {
+      verify = 0;
+    } else if (!strcmp(s, "-o") && more) {
+      outfile = argv[++a];
+    } else if (!strcmp(s, "-v")) {
+      verbose = 1;
+    } else if (s[0] != '-' && !spec) {
+      spec = s;
+    } else {
+      fprintf(stderr, "mispc coarsen: unexpected argument '%s'\n", s);
+      coarsen_usage(stderr);
+      return 2;
+    }
+  }
+  if (!spec || levels < 0 || min_size < 0) {
+    coarsen_usage(stderr);
+    return 2;
+  }
+  mispc_context *ctx;
+  if (mispc_context_create(&ctx)) return 1;
+  mispc_context_set_verbosity(ctx, verbose);
+  mispc_context_set_logger(ctx, cli_log, NULL);
+  mispc_context_set_num_threads(ctx, threads);
+  if (use_gpu < 0) use_gpu = mispc_have_gpu();
+  if (use_gpu && !mispc_have_gpu()) {
+    fprintf(stderr, "mispc coarsen: --gpu given but no GPU is visible (built with CUDA: %s)\n",
+            mispc_built_with_cuda() ? "yes" : "no");
+    mispc_context_destroy(ctx);
+    return 1;
+  }
+  const char *where = use_gpu ? "GPU" : "host";
+  mispc_csr A = {0}, S = {0}, G = {0};
+  int rc = cli_load(ctx, spec, 0, &A);
+  mispc_status s = MISPC_SUCCESS;
+  /* The strength graph once, on the host; then everything in one space. */
+  if (!rc) {
+    double t = mispc_wtime();
+    s = mispc_strength_graph(ctx, &A, theta, bs, &S);
+    t = mispc_wtime() - t;
+    if (s) {
+      rc = cli_fail(ctx, "strength graph", s);
+    } else {
+      printf("coarsen %s on %s: %s, strength graph %lld vertices, %lld edges (theta %g%s, block "
+             "size %d), %.3f ms\n",
+             spec, where, opt.algo == MISPC_AGG_MIS2AGG ? "mis2agg" : "mis2basic",
+             (long long)S.nrows, (long long)(S.nnz / 2), theta,
+             A.values || theta == 0 ? "" : " ignored: pattern input", bs, 1e3 * t);
+    }
+  }
+  mispc_csr_free(ctx, &A);
+  if (!rc && use_gpu) {
+    s = mispc_csr_copy(ctx, &S, MISPC_MEM_DEVICE, &G);
+    mispc_csr_free(ctx, &S);
+    if (s) rc = cli_fail(ctx, "copy to GPU", s);
+  } else if (!rc) {
+    G = S;
+  }
+  int level = 0;
+  int64_t fine_edges = G.nnz / 2, all_edges = 0;
+  if (!rc) {
+    printf("%5s %10s %11s %10s %7s %5s %5s %10s %10s\n", "level", "vertices", "edges", "aggregates",
+           "mean", "min", "max", "singletons", "time_ms");
+    all_edges = fine_edges;
+  }
+  while (!rc && level < levels && G.nrows > min_size) {
+    mispc_aggregates a;
+    mispc_csr C;
+    double t = mispc_wtime();
+    s = mispc_aggregate(ctx, &G, &opt, &a);
+    if (s) {
+      rc = cli_fail(ctx, "aggregate", s);
+      break;
+    }
+    s = mispc_coarse_graph(ctx, &G, &a, &C);
+    t = mispc_wtime() - t;
+    if (s) {
+      mispc_aggregates_free(ctx, &a);
+      rc = cli_fail(ctx, "coarse graph", s);
+      break;
+    }
+    mispc_agg_stats st;
+    s = mispc_aggregates_stats(ctx, &a, &st);
+    if (!s && verify) s = mispc_verify_aggregation(ctx, &G, &a);
+    if (s) {
+      rc = cli_fail(ctx, verify ? "verify" : "statistics", s);
+    } else {
+      printf("%5d %10lld %11lld %10lld %7.2f %5lld %5lld %10lld %10.3f\n", level,
+             (long long)G.nrows, (long long)(G.nnz / 2), (long long)a.naggs, st.mean_size,
+             (long long)st.min_size, (long long)st.max_size, (long long)st.singletons, 1e3 * t);
+      if (level == 0 && outfile) rc = write_labels(ctx, outfile, &a);
+    }
+    mispc_aggregates_free(ctx, &a);
+    const int reduced = C.nrows < G.nrows;
+    mispc_csr_free(ctx, &G);
+    G = C;
+    ++level;
+    if (!rc) all_edges += G.nnz / 2;
+    if (!reduced) {
+      printf("no reduction at level %d: stopping\n", level - 1);
+      break;
+    }
+  }
+  if (!rc) {
+    printf("coarsest: %lld vertices, %lld edges after %d level%s; graph complexity %.3f "
+           "(edges on all levels / fine edges)\n",
+           (long long)G.nrows, (long long)(G.nnz / 2), level, level == 1 ? "" : "s",
+           fine_edges ? (double)all_edges / (double)fine_edges : 1.0);
+    if (verify && level > 0) printf("verified: every level is a valid aggregation\n");
+    if (outfile && level == 0)
+      fprintf(stderr,
+              "mispc coarsen: the input has <= %lld vertices: nothing aggregated, %s not "
+              "written\n",
+              min_size, outfile);
+  }
+  mispc_csr_free(ctx, &G);
+  mispc_context_destroy(ctx);
+  return rc;
+}
