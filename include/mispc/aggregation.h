@@ -66,10 +66,10 @@ typedef struct mispc_aggregates {
   int32_t *root; /* naggs entries: root vertex of each aggregate */
   mispc_memspace mem;
   /* filled on the host by every call */
-  int64_t phase_aggs[3];  /* aggregates after phase 1, 2, 3 (mis2basic: 1, 1, 1) */
-  int64_t phase_done[3];  /* vertices aggregated after phase 1, 2, 3 */
-  int mis_rounds[2];      /* rounds of the phase-1 and phase-2 MIS-2 */
-  double phase_seconds[3];/* wall time of each phase, device work included */
+  int64_t phase_aggs[3];   /* aggregates after phase 1, 2, 3 (mis2basic: 1, 1, 1) */
+  int64_t phase_done[3];   /* vertices aggregated after phase 1, 2, 3 */
+  int mis_rounds[2];       /* rounds of the phase-1 and phase-2 MIS-2 */
+  double phase_seconds[3]; /* wall time of each phase, device work included */
 } mispc_aggregates;
 
 mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
