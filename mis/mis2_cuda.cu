@@ -165,6 +165,7 @@ template <typename W> __host__ __device__ Phase<W> phase_of(const Plan<W> &p, in
   a.per_round = p.per_round;
   a.seed = p.seed;
   a.idbits = p.idbits;
+  a.subset = p.subset;
   int w = column ? 1 : 0;
   /* selects, not wl[r & 1]: a dynamic index would put the plan in local memory */
   const bool odd = r & 1;
