@@ -87,9 +87,14 @@ mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_aggregates *
                                     mispc_agg_stats *st);
 
 /* Checks that every vertex is in exactly one aggregate with a valid id, every
- * aggregate is non-empty and connected in the graph, holds its root, and that
- * the roots are a distance-2 independent set. MISPC_ERR_VERIFY with the
- * offending vertex or aggregate in the context's message otherwise. */
+ * aggregate is non-empty, connected in the graph and holds its root, and that
+ * no two roots are adjacent. The phase-1 roots (the first phase_aggs[0]
+ * aggregates) must be a distance-2 independent set of the graph, and later
+ * roots must be >= 3 apart through vertices outside the phase-1 aggregates
+ * (mis2agg's secondary roots are, by construction, 2 from a phase-1 root).
+ * Without a usable phase_aggs[0] every root pair gets the distance-2 check.
+ * MISPC_ERR_VERIFY with the offending vertex or aggregate in the context's
+ * message otherwise. */
 mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph,
                                       const mispc_aggregates *a);
 
