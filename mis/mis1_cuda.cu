@@ -32,6 +32,8 @@ constexpr int kBlock = 256;
 /* Blocks per SM of the persistent kernel (capped by occupancy). */
 constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 constexpr int kWarpDegree = 32; /* degree above which a warp handles the vertex */
+/* Below this many live vertices one block finishes the rounds (tail mode). */
+constexpr unsigned kTailVertices = 4096;
 typedef mispc_block_append<kBlock, 2048> Append;
 
 /* Everything a run needs; counters hold, per round r, [3r+1] / [3r+2] the low /
@@ -94,6 +96,9 @@ __host__ __device__ Round round_of(const Plan &p, int r) {
 /* Neighbour u blocks v if it was undecided at the round's start and comes first. */
 __device__ __forceinline__ bool blocks(const Round &a, int32_t u, int64_t v, uint32_t kv) {
   if (u == v) return false;
+  /* Round 0: every neighbour was undecided at the start, so its key decides;
+   * the key array (never written after init) needs one load and no status check. */
+  if (a.r == 0) return mis1_before(a.key[u], u, kv, v);
   uint32_t s = a.status[u];
   uint32_t ku = s;
   if (mis1_is_decided(s)) {
@@ -149,14 +154,14 @@ __device__ __forceinline__ bool visit_warp(const Round &a, int32_t v, int64_t b,
 }
 
 /* One round over the block's share of both worklists. */
-__device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
+__device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem, int64_t block,
+                                           int64_t nblocks) {
   const Round &p = a;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   { /* thread per vertex, block tiles of kBlock vertices */
     Append out(smem, a.low_out, a.low_out_n);
     const int64_t nlow = a.all ? p.n : (int64_t)*a.low_n;
-    for (int64_t tile = blockIdx.x * (int64_t)kBlock; tile < nlow;
-         tile += (int64_t)gridDim.x * kBlock) {
+    for (int64_t tile = block * kBlock; tile < nlow; tile += nblocks * kBlock) {
       int64_t i = tile + threadIdx.x;
       bool blocked = false;
       int32_t v = -1;
@@ -176,8 +181,7 @@ __device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
   if (nhigh > 0) {                 /* warp per high-degree vertex, tiles of one vertex per warp */
     Append out(smem, a.high_out, a.high_out_n);
     constexpr int kWarps = kBlock / 32;
-    for (int64_t tile = blockIdx.x * (int64_t)kWarps; tile < nhigh;
-         tile += (int64_t)gridDim.x * kWarps) {
+    for (int64_t tile = block * kWarps; tile < nhigh; tile += nblocks * kWarps) {
       int64_t w = tile + warp;
       bool blocked = false;
       int32_t v = -1;
@@ -243,7 +247,7 @@ __global__ void __launch_bounds__(kBlock) mis1_init(Plan p) {
 
 __global__ void __launch_bounds__(kBlock) mis1_round(Plan p, int r) {
   __shared__ Append::Smem smem;
-  round_body(round_of(p, r), smem);
+  round_body(round_of(p, r), smem, blockIdx.x, gridDim.x);
 }
 
 __global__ void mis1_finish(Plan p) {
@@ -257,9 +261,26 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan
   init_body(p, smem);
   grid.sync();
   for (int r = 0; r < p.max_rounds; ++r) {
-    round_body(round_of(p, r), smem);
+    round_body(round_of(p, r), smem, blockIdx.x, gridDim.x);
     grid.sync();
-    if (p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2] == 0) break; /* nothing left */
+    const unsigned left = p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2];
+    if (left == 0) break; /* nothing left */
+    if (left <= kTailVertices && !p.no_worklist) {
+      /* Tail: a few vertices left. Block 0 runs the remaining rounds alone
+       * (same rounds, same results) with block barriers instead of grid
+       * barriers, which cost more than the rounds themselves by now. */
+      if (blockIdx.x == 0)
+        for (int t = r + 1; t < p.max_rounds; ++t) {
+          round_body(round_of(p, t), smem, 0, 1);
+          __syncthreads();
+          if (*(volatile unsigned *)&p.cnt[3 * (t + 1) + 1] +
+                  *(volatile unsigned *)&p.cnt[3 * (t + 1) + 2] ==
+              0)
+            break;
+        }
+      grid.sync();
+      break;
+    }
   }
   finish_body(p);
 }
