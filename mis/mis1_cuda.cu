@@ -104,7 +104,7 @@ __device__ __forceinline__ bool blocks(const Round &a, int32_t u, int64_t v, uin
   if (mis1_is_decided(s)) {
     if ((int)(s >> 1) < a.r) return false; /* OUT since an earlier round */
     if (!(s & 1u)) return true;            /* IN this round: it came first */
-    ku = __ldg(&a.key[u]);                 /* OUT this round: its start state */
+    ku = a.key[u]; /* OUT this round: its start state (written by init in this kernel) */
   }
   return mis1_before(ku, u, kv, v);
 }
