@@ -5,6 +5,8 @@
  * MIS-2 ran on), so plain parallel writes never collide. Phase 3 reads a
  * frozen copy of the labels, so its choices do not depend on order. Root
  * numbering in increasing id comes from CUB's stable select. */
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <stdint.h>
 
 #include "agg_backend.h"
@@ -67,11 +69,14 @@ __global__ void aggregate_sizes(int64_t n, const int32_t *tent, int32_t *size) {
 /* Phase 3: each unaggregated v joins, among the tentative aggregates of its
  * neighbours, the one with most neighbours in it, then the smaller, then the
  * lower id (basic: that of its smallest-id aggregated neighbour). */
+constexpr int64_t kPairwiseDegree = 32; /* above: sorted labels (phase3_sorted) */
+
 __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, const int32_t *tent,
                        const int32_t *size, bool basic, int32_t *agg) {
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
        v += (int64_t)gridDim.x * blockDim.x) {
     if (tent[v] >= 0) continue;
+    if (!basic && rowptr[v + 1] - rowptr[v] > kPairwiseDegree) continue; /* phase3_sorted */
     int32_t best = -1;
     int best_count = 0, best_size = 0;
     const int64_t b = rowptr[v], e = rowptr[v + 1];
@@ -93,6 +98,58 @@ __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, 
       }
     }
     agg[v] = best;
+  }
+}
+
+/* High-degree leftovers: flag them, then gather their neighbours' labels into
+ * one segment each (unaggregated neighbours as INT32_MAX, sorted last). */
+__global__ void high_leftovers(int64_t n, const int64_t *rowptr, const int32_t *tent,
+                               uint8_t *flag) {
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
+       v += (int64_t)gridDim.x * blockDim.x)
+    flag[v] = tent[v] < 0 && rowptr[v + 1] - rowptr[v] > kPairwiseDegree;
+}
+
+__global__ void segment_sizes(int64_t h, const int32_t *list, const int64_t *rowptr, int64_t *len) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < h;
+       k += (int64_t)gridDim.x * blockDim.x)
+    len[k] = rowptr[list[k] + 1] - rowptr[list[k]];
+}
+
+__global__ void gather_labels(int64_t h, const int32_t *list, const int64_t *rowptr,
+                              const int32_t *colidx, const int32_t *tent, const int64_t *off,
+                              int32_t *labels) {
+  const int lane = threadIdx.x & 31;
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t k = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; k < h; k += nwarps) {
+    const int64_t b = rowptr[list[k]], e = rowptr[list[k] + 1];
+    for (int64_t p = b + lane; p < e; p += 32) {
+      int32_t a = tent[colidx[p]];
+      labels[off[k] + (p - b)] = a < 0 ? INT32_MAX : a;
+    }
+  }
+}
+
+/* One pass over a sorted segment: runs of equal labels are the counts. */
+__global__ void phase3_sorted(int64_t h, const int32_t *list, const int64_t *off,
+                              const int32_t *labels, const int32_t *size, int32_t *agg) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < h;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    int32_t best = -1;
+    int64_t best_count = 0, best_size = 0;
+    for (int64_t i = off[k]; i < off[k + 1] && labels[i] != INT32_MAX;) {
+      int64_t j = i;
+      while (j < off[k + 1] && labels[j] == labels[i]) ++j;
+      const int64_t c = j - i, sz = size[labels[i]];
+      /* labels ascend, so on a tie of (count, size) the first (smaller id) stays */
+      if (best < 0 || c > best_count || (c == best_count && sz < best_size)) {
+        best = labels[i];
+        best_count = c;
+        best_size = sz;
+      }
+      i = j;
+    }
+    agg[list[k]] = best;
   }
 }
 
@@ -160,6 +217,60 @@ extern "C" mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g,
   return st;
 }
 
+/* Phase 3 for leftovers of degree > kPairwiseDegree: CUB segmented sort of
+ * their neighbours' labels, then one pass per segment (O(deg log deg)). */
+static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const mispc_csr *g,
+                                       const int32_t *tent, const int32_t *size, int32_t *agg) {
+  const int64_t n = g->nrows;
+  uint8_t *flag = NULL;
+  int32_t *list = NULL, *labels = NULL, *sorted = NULL;
+  int64_t h = 0, *off = NULL, total = 0;
+  void *temp = NULL;
+  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n + 1, (void **)&flag, "phase-3 flags");
+  if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&list, "phase-3 list");
+  if (!st) {
+    high_leftovers<<<grid_for(ctx, n), kBlock, 0, s>>>(n, g->rowptr, tent, flag);
+    st = mispc_mis_to_list_cuda(ctx, n, flag, list, &h);
+  }
+  if (!st && h > 0) st = mispc_scratch_alloc(ctx, (size_t)(h + 1) * 8, (void **)&off, "segments");
+  if (!st && h > 0) {
+    size_t scan_bytes = 0;
+    segment_sizes<<<grid_for(ctx, h), kBlock, 0, s>>>(h, list, g->rowptr, off);
+    cudaMemsetAsync(off + h, 0, 8, s); /* the exclusive scan then ends with the total */
+    cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, off, off, h + 1, s);
+    st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
+    if (!st) {
+      cub::DeviceScan::ExclusiveSum(temp, scan_bytes, off, off, h + 1, s);
+      cudaMemcpyAsync(&total, off + h, 8, cudaMemcpyDeviceToHost, s);
+      st = sync_check(ctx, s, "phase-3 segments");
+    }
+    mispc_scratch_free(ctx, temp);
+    temp = NULL;
+  }
+  if (!st && h > 0)
+    st = mispc_scratch_alloc(ctx, (size_t)total * 8 + 8, (void **)&labels, "phase-3 labels");
+  if (!st && h > 0) {
+    sorted = labels + total;
+    gather_labels<<<grid_for(ctx, 32 * h), kBlock, 0, s>>>(h, list, g->rowptr, g->colidx, tent, off,
+                                                           labels);
+    size_t sort_bytes = 0;
+    cub::DeviceSegmentedSort::SortKeys(NULL, sort_bytes, labels, sorted, total, h, off, off + 1, s);
+    st = mispc_scratch_alloc(ctx, sort_bytes + 16, &temp, "segmented sort scratch");
+    if (!st) {
+      cub::DeviceSegmentedSort::SortKeys(temp, sort_bytes, labels, sorted, total, h, off, off + 1,
+                                         s);
+      phase3_sorted<<<grid_for(ctx, h), kBlock, 0, s>>>(h, list, off, sorted, size, agg);
+      st = sync_check(ctx, s, "phase 3 (sorted labels)");
+    }
+  }
+  mispc_scratch_free(ctx, temp);
+  mispc_scratch_free(ctx, labels);
+  mispc_scratch_free(ctx, off);
+  mispc_scratch_free(ctx, list);
+  mispc_scratch_free(ctx, flag);
+  return st;
+}
+
 extern "C" mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *agg,
                                         int64_t naggs, int basic) {
   cudaStream_t s;
@@ -175,6 +286,7 @@ extern "C" mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, 
     phase3<<<grid_for(ctx, n), kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic != 0,
                                                agg);
     st = sync_check(ctx, s, "aggregation phase 3");
+    if (!st && !basic) st = phase3_high_degree(ctx, s, g, tent, size, agg);
   }
   mispc_scratch_free(ctx, tent);
   mispc_scratch_free(ctx, size);
