@@ -71,12 +71,18 @@ __global__ void aggregate_sizes(int64_t n, const int32_t *tent, int32_t *size) {
  * lower id (basic: that of its smallest-id aggregated neighbour). */
 constexpr int64_t kPairwiseDegree = 32; /* above: sorted labels (phase3_sorted) */
 
+/* deferred counts the vertices left to phase3_sorted (one atomic per block). */
 __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, const int32_t *tent,
-                       const int32_t *size, bool basic, int32_t *agg) {
+                       const int32_t *size, bool basic, int32_t *agg,
+                       unsigned long long *deferred) {
+  unsigned long long mine = 0;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
        v += (int64_t)gridDim.x * blockDim.x) {
     if (tent[v] >= 0) continue;
-    if (!basic && rowptr[v + 1] - rowptr[v] > kPairwiseDegree) continue; /* phase3_sorted */
+    if (!basic && rowptr[v + 1] - rowptr[v] > kPairwiseDegree) { /* phase3_sorted */
+      ++mine;
+      continue;
+    }
     int32_t best = -1;
     int best_count = 0, best_size = 0;
     const int64_t b = rowptr[v], e = rowptr[v + 1];
@@ -99,6 +105,8 @@ __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, 
     }
     agg[v] = best;
   }
+  mine = mispc_block_sum<kBlock>(mine);
+  if (threadIdx.x == 0 && mine) atomicAdd(deferred, mine);
 }
 
 /* High-degree leftovers: flag them, then gather their neighbours' labels into
@@ -277,16 +285,19 @@ extern "C" mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, 
   MISPC_TRY(mispc_stream(ctx, &s));
   const int64_t n = g->nrows;
   int32_t *tent = NULL, *size = NULL;
+  unsigned long long *d_deferred = NULL, deferred = 0;
   mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&tent, "tentative labels");
-  if (!st) st = mispc_scratch_alloc(ctx, (size_t)naggs * 4 + 4, (void **)&size, "aggregate sizes");
+  if (!st) st = mispc_scratch_alloc(ctx, (size_t)naggs * 4 + 16, (void **)&size, "aggregate sizes");
   if (!st) {
+    d_deferred = (unsigned long long *)(size + ((naggs + 1) & ~1ll)); /* 8-aligned tail */
     cudaMemcpyAsync(tent, agg, (size_t)n * 4, cudaMemcpyDeviceToDevice, s);
-    cudaMemsetAsync(size, 0, (size_t)naggs * 4 + 4, s);
+    cudaMemsetAsync(size, 0, (size_t)naggs * 4 + 16, s);
     aggregate_sizes<<<grid_for(ctx, n), kBlock, 0, s>>>(n, tent, size);
-    phase3<<<grid_for(ctx, n), kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic != 0,
-                                               agg);
+    phase3<<<grid_for(ctx, n), kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic != 0, agg,
+                                               d_deferred);
+    cudaMemcpyAsync(&deferred, d_deferred, 8, cudaMemcpyDeviceToHost, s);
     st = sync_check(ctx, s, "aggregation phase 3");
-    if (!st && !basic) st = phase3_high_degree(ctx, s, g, tent, size, agg);
+    if (!st && deferred) st = phase3_high_degree(ctx, s, g, tent, size, agg);
   }
   mispc_scratch_free(ctx, tent);
   mispc_scratch_free(ctx, size);

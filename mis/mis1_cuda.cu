@@ -32,8 +32,11 @@ constexpr int kBlock = 256;
 /* Blocks per SM of the persistent kernel (capped by occupancy). */
 constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 constexpr int kWarpDegree = 32; /* degree above which a warp handles the vertex */
-/* Below this many live vertices one block finishes the rounds (tail mode). */
-constexpr unsigned kTailVertices = 4096;
+/* At most this many live vertices: one block finishes the rounds (tail mode; 0 = off). */
+#ifndef MISPC_MIS1_TAIL
+#define MISPC_MIS1_TAIL 256
+#endif
+constexpr unsigned kTailVertices = MISPC_MIS1_TAIL;
 typedef mispc_block_append<kBlock, 2048> Append;
 
 /* Everything a run needs; counters hold, per round r, [3r+1] / [3r+2] the low /
@@ -264,8 +267,8 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan
     round_body(round_of(p, r), smem, blockIdx.x, gridDim.x);
     grid.sync();
     const unsigned left = p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2];
-    if (left == 0) break; /* nothing left */
-    if (left <= kTailVertices && !p.no_worklist) {
+    if (left == 0) break;                          /* nothing left */
+    if (left <= kTailVertices && !p.no_worklist) { /* never when kTailVertices == 0 */
       /* Tail: a few vertices left. Block 0 runs the remaining rounds alone
        * (same rounds, same results) with block barriers instead of grid
        * barriers, which cost more than the rounds themselves by now. */
