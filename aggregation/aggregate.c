@@ -15,8 +15,8 @@ void mispc_agg_options_default(mispc_agg_options *opt) {
 
 void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a) {
   if (!a) return;
-  mispc_mem_free(ctx, a->mem, a->agg);
-  mispc_mem_free(ctx, a->mem, a->root);
+  mispc_pool_free(ctx, a->mem, a->agg);
+  mispc_pool_free(ctx, a->mem, a->root);
   memset(a, 0, sizeof *a);
 }
 
@@ -51,10 +51,11 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   a.n = n;
   a.mem = graph->mem;
   uint8_t *set = NULL, *mask = NULL;
-  mispc_status s = mispc_mem_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.agg, "aggregate ids");
-  if (!s) s = mispc_mem_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.root, "aggregate roots");
-  if (!s) s = mispc_mem_alloc(ctx, a.mem, (size_t)n + 1, (void **)&set, "MIS-2 membership");
-  if (!s) s = mispc_mem_alloc(ctx, a.mem, (size_t)n + 1, (void **)&mask, "unaggregated mask");
+  mispc_status s =
+      mispc_pool_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.agg, "aggregate ids");
+  if (!s) s = mispc_pool_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.root, "aggregate roots");
+  if (!s) s = mispc_pool_alloc(ctx, a.mem, (size_t)n + 1, (void **)&set, "MIS-2 membership");
+  if (!s) s = mispc_pool_alloc(ctx, a.mem, (size_t)n + 1, (void **)&mask, "unaggregated mask");
   mispc_mis_result r = {0, 0};
   /* Phase 1: roots = MIS-2(G); each takes its neighbours. */
   double t = mispc_wtime();
@@ -84,8 +85,8 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   a.phase_aggs[2] = a.naggs;
   a.phase_done[2] = n;
   a.phase_seconds[2] = mispc_wtime() - t;
-  mispc_mem_free(ctx, a.mem, set);
-  mispc_mem_free(ctx, a.mem, mask);
+  mispc_pool_free(ctx, a.mem, set);
+  mispc_pool_free(ctx, a.mem, mask);
   if (s) {
     mispc_aggregates_free(ctx, &a);
     return s;

@@ -32,11 +32,6 @@ constexpr int kBlock = 256;
 /* Blocks per SM of the persistent kernel (capped by occupancy). */
 constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 constexpr int kWarpDegree = 32; /* degree above which a warp handles the vertex */
-/* At most this many live vertices: one block finishes the rounds (tail mode; 0 = off). */
-#ifndef MISPC_MIS1_TAIL
-#define MISPC_MIS1_TAIL 256
-#endif
-constexpr unsigned kTailVertices = MISPC_MIS1_TAIL;
 typedef mispc_block_append<kBlock, 2048> Append;
 
 /* Everything a run needs; counters hold, per round r, [3r+1] / [3r+2] the low /
@@ -157,8 +152,8 @@ __device__ __forceinline__ bool visit_warp(const Round &a, int32_t v, int64_t b,
 }
 
 /* One round over the block's share of both worklists. */
-__device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem, int64_t block,
-                                           int64_t nblocks) {
+__device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
+  const int64_t block = blockIdx.x, nblocks = gridDim.x;
   const Round &p = a;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   { /* thread per vertex, block tiles of kBlock vertices */
@@ -250,7 +245,7 @@ __global__ void __launch_bounds__(kBlock) mis1_init(Plan p) {
 
 __global__ void __launch_bounds__(kBlock) mis1_round(Plan p, int r) {
   __shared__ Append::Smem smem;
-  round_body(round_of(p, r), smem, blockIdx.x, gridDim.x);
+  round_body(round_of(p, r), smem);
 }
 
 __global__ void mis1_finish(Plan p) {
@@ -264,26 +259,10 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan
   init_body(p, smem);
   grid.sync();
   for (int r = 0; r < p.max_rounds; ++r) {
-    round_body(round_of(p, r), smem, blockIdx.x, gridDim.x);
+    round_body(round_of(p, r), smem);
     grid.sync();
     const unsigned left = p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2];
-    if (left == 0) break;                          /* nothing left */
-    if (left <= kTailVertices && !p.no_worklist) { /* never when kTailVertices == 0 */
-      /* Tail: a few vertices left. Block 0 runs the remaining rounds alone
-       * (same rounds, same results) with block barriers instead of grid
-       * barriers, which cost more than the rounds themselves by now. */
-      if (blockIdx.x == 0)
-        for (int t = r + 1; t < p.max_rounds; ++t) {
-          round_body(round_of(p, t), smem, 0, 1);
-          __syncthreads();
-          if (*(volatile unsigned *)&p.cnt[3 * (t + 1) + 1] +
-                  *(volatile unsigned *)&p.cnt[3 * (t + 1) + 2] ==
-              0)
-            break;
-        }
-      grid.sync();
-      break;
-    }
+    if (left == 0) break; /* nothing left */
   }
   finish_body(p);
 }

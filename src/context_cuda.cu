@@ -151,3 +151,16 @@ extern "C" mispc_status mispc_device_caps(mispc_context *ctx, int *sms, int *coo
   *coop = ctx->dev_coop;
   return MISPC_SUCCESS;
 }
+
+extern "C" mispc_status mispc_pool_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes,
+                                         void **p, const char *what) {
+  if (mem == MISPC_MEM_HOST) return mispc_mem_alloc(ctx, mem, bytes, p, what);
+  return mispc_scratch_alloc(ctx, bytes, p, what);
+}
+
+extern "C" void mispc_pool_free(mispc_context *ctx, mispc_memspace mem, void *p) {
+  if (mem == MISPC_MEM_HOST)
+    mispc_mem_free(ctx, mem, p);
+  else
+    mispc_scratch_free(ctx, p);
+}

@@ -49,3 +49,12 @@ mispc_status mispc_mem_copy(mispc_context *ctx, void *dst, mispc_memspace dst_me
   if (bytes) memcpy(dst, src, bytes);
   return MISPC_SUCCESS;
 }
+
+mispc_status mispc_pool_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p,
+                              const char *what) {
+  return mispc_mem_alloc(ctx, mem, bytes, p, what);
+}
+
+void mispc_pool_free(mispc_context *ctx, mispc_memspace mem, void *p) {
+  mispc_mem_free(ctx, mem, p);
+}

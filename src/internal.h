@@ -48,6 +48,13 @@ void mispc_mem_free(mispc_context *ctx, mispc_memspace mem, void *p);
 mispc_status mispc_mem_copy(mispc_context *ctx, void *dst, mispc_memspace dst_mem, const void *src,
                             mispc_memspace src_mem, size_t bytes);
 
+/* Like mispc_mem_alloc/free, but device memory comes from the context's
+ * stream-ordered pool (cheap when called repeatedly); free with the same
+ * context. */
+mispc_status mispc_pool_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p,
+                              const char *what);
+void mispc_pool_free(mispc_context *ctx, mispc_memspace mem, void *p);
+
 /* Returns MISPC_SUCCESS if a is a usable CSR descriptor (not its contents). */
 mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const char *name);
 

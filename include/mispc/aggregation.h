@@ -41,7 +41,8 @@ typedef struct mispc_agg_options {
 void mispc_agg_options_default(mispc_agg_options *opt);
 
 /* The aggregates of a graph. Arrays live in the graph's memory space and are
- * owned by the struct (free with mispc_aggregates_free).
+ * owned by the struct (free with mispc_aggregates_free, with the context that
+ * made them: device arrays come from its memory pool).
  *
  * Numbering (both algorithms): phase-1 roots are the members of MIS-2(G); the
  * aggregate of the k-th smallest root id is k. mis2agg then numbers its
