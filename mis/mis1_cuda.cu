@@ -119,23 +119,12 @@ __device__ __forceinline__ void push_out(const Round &a, int64_t b, int64_t e, i
 /* Thread-per-vertex visit of v; returns whether v stays undecided. */
 __device__ __forceinline__ bool visit_thread(const Round &a, int32_t v, int64_t b, int64_t e,
                                              uint32_t kv) {
-  /* Four neighbours per step: their index and status loads are independent,
-   * so they are in flight together instead of one dependent pair at a time
-   * (a round is latency bound). Early exit is per step. */
-  constexpr int kStep = 4;
   bool blocked = false;
-  for (int64_t p = b; p < e; p += kStep) {
-    int32_t u[kStep];
-#pragma unroll
-    for (int j = 0; j < kStep; ++j) u[j] = p + j < e ? a.colidx[p + j] : (int32_t)v;
-    bool any = false;
-#pragma unroll
-    for (int j = 0; j < kStep; ++j) any |= blocks(a, u[j], v, kv); /* u == v never blocks */
-    if (any) {
+  for (int64_t p = b; p < e; ++p)
+    if (blocks(a, a.colidx[p], v, kv)) {
       blocked = true;
       if (a.early_exit) break;
     }
-  }
   if (!blocked) {
     a.status[v] = mis1_stamp(a.r, 0);
     push_out(a, b, e, v, 0, 1);
