@@ -114,7 +114,11 @@ __device__ __forceinline__ void decide_body(const Phase<W> &a, Append::Smem &sme
         int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
         W mv = a.M[v];
         bool out_ = mv == w_out<W>(), all_min = mv == t;
-        for (int64_t p = b + lane; p < e && !out_; p += Warp ? 32 : 1) {
+        /* Round 0 has no IN vertex, so no column is OUT yet: the first
+         * mismatch settles "undecided" and the scan can stop there. */
+        const bool first_round = a.iter == 0;
+        for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round);
+             p += Warp ? 32 : 1) {
           int32_t u = a.colidx[p];
           if (a.subset && !a.subset[u]) continue; /* not part of the subgraph */
           W m = a.M[u];

@@ -64,7 +64,8 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
       uint64_t t = T[v];
       if (t == MIS2_IN || t == MIS2_OUT) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
-      for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1] && !out; ++p) {
+      /* Round 0 has no IN vertex, so no column is OUT: stop at the first mismatch. */
+      for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1] && !out && (all_min || iter > 0); ++p) {
         int32_t u = g->colidx[p];
         if (subset && !subset[u]) continue; /* not part of the subgraph */
         uint64_t m = M[u];
