@@ -10,6 +10,10 @@
 int cli_fail(mispc_context *ctx, const char *what, mispc_status s);
 /* Loads SPEC (file or gen:...) on the host, printing progress when verbose. */
 int cli_load(mispc_context *ctx, const char *spec, int symmetrize, mispc_csr *A);
+/* Creates the context of a command: verbosity (progress to stderr), host
+ * threads, and the backend (*use_gpu < 0: GPU when one is visible). Prints
+ * why and returns 1 when --gpu was asked for without a GPU. */
+int cli_context(const char *cmd, int verbose, int threads, int *use_gpu, mispc_context **ctx);
 /* Logger that prints library progress lines to stderr. */
 void cli_log(void *user, const char *line);
 

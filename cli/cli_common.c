@@ -30,3 +30,19 @@ int cli_load(mispc_context *ctx, const char *spec, int symmetrize, mispc_csr *A)
             (long long)A->nnz, mispc_wtime() - t0);
   return 0;
 }
+
+int cli_context(const char *cmd, int verbose, int threads, int *use_gpu, mispc_context **ctx) {
+  if (mispc_context_create(ctx)) return 1;
+  mispc_context_set_verbosity(*ctx, verbose);
+  mispc_context_set_logger(*ctx, cli_log, NULL);
+  mispc_context_set_num_threads(*ctx, threads);
+  if (*use_gpu < 0) *use_gpu = mispc_have_gpu();
+  if (*use_gpu && !mispc_have_gpu()) {
+    fprintf(stderr, "mispc %s: --gpu given but no GPU is visible (built with CUDA: %s)\n", cmd,
+            mispc_built_with_cuda() ? "yes" : "no");
+    mispc_context_destroy(*ctx);
+    *ctx = NULL;
+    return 1;
+  }
+  return 0;
+}

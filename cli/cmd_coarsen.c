@@ -110,17 +110,7 @@ int cmd_coarsen(int argc, char **argv) {
     return 2;
   }
   mispc_context *ctx;
-  if (mispc_context_create(&ctx)) return 1;
-  mispc_context_set_verbosity(ctx, verbose);
-  mispc_context_set_logger(ctx, cli_log, NULL);
-  mispc_context_set_num_threads(ctx, threads);
-  if (use_gpu < 0) use_gpu = mispc_have_gpu();
-  if (use_gpu && !mispc_have_gpu()) {
-    fprintf(stderr, "mispc coarsen: --gpu given but no GPU is visible (built with CUDA: %s)\n",
-            mispc_built_with_cuda() ? "yes" : "no");
-    mispc_context_destroy(ctx);
-    return 1;
-  }
+  if (cli_context("coarsen", verbose, threads, &use_gpu, &ctx)) return 1;
   const char *where = use_gpu ? "GPU" : "host";
   mispc_csr A = {0}, S = {0}, G = {0};
   int rc = cli_load(ctx, spec, 0, &A);

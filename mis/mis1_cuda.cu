@@ -16,23 +16,18 @@
 #include <cooperative_groups.h>
 #include <stdint.h>
 
-#include "cuda_util.cuh"
-
-#ifndef MISPC_PERSISTENT_PER_SM
-#define MISPC_PERSISTENT_PER_SM 4
-#endif
 #include "mis_backend.h"
 #include "mis_common.h"
+#include "mis_cuda.cuh"
 
 namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr int kBlock = 256;
-/* Blocks per SM of the persistent kernel (capped by occupancy). */
-constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
+using mis_cuda::Append;
+using mis_cuda::kBlock;
+using mis_cuda::kPersistentPerSm;
 constexpr int kWarpDegree = 32; /* degree above which a warp handles the vertex */
-typedef mispc_block_append<kBlock, 2048> Append;
 
 /* Everything a run needs; counters hold, per round r, [3r+1] / [3r+2] the low /
  * high worklist lengths ([3r] unused). The run ends when both lists for the
@@ -279,7 +274,7 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   int sms = 0, coop = 0;
-  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop)); /* sms sizes the non-persistent grids */
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   const size_t ncnt = (3 * (size_t)(max_rounds + 2) + 1) & ~(size_t)1; /* keep result 8-aligned */
   Plan p;
@@ -309,41 +304,19 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     p.in_set = in_set;
     const unsigned grid = mispc_grid_for(n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 24, s);
-    int per_sm = 0;
-    if (coop && !opt->no_persistent)
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mis1_persistent, kBlock, 0);
-    if (per_sm > 0) {
-      unsigned pgrid = mispc_grid_for(
-          n, kBlock, (unsigned)(sms * (per_sm < kPersistentPerSm ? per_sm : kPersistentPerSm)));
-      void *args[] = {&p};
-      MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel((const void *)mis1_persistent, pgrid, kBlock,
-                                                      args, 0, s));
-    } else {
-      /* One launch per round; the host checks round r-1 while round r runs. */
+    int launched = 0;
+    st = mis_cuda::launch_persistent(ctx, s, (const void *)mis1_persistent, &p, n,
+                                     !opt->no_persistent, &launched);
+    if (!st && !launched) { /* one launch per round */
       mis1_init<<<grid, kBlock, 0, s>>>(p);
-      unsigned *h_left = NULL; /* [2r], [2r+1]: list lengths after round r */
-      st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 8, (void **)&h_left);
-      cudaEvent_t ev[2] = {NULL, NULL};
-      if (!st && (cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) != cudaSuccess ||
-                  cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) != cudaSuccess))
-        st = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
-      for (int r = 0; !st && r <= max_rounds; ++r) {
-        if (r < max_rounds) {
-          mis1_round<<<grid, kBlock, 0, s>>>(p, r);
-          cudaMemcpyAsync(h_left + 2 * r, p.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
-          cudaEventRecord(ev[r & 1], s);
-        }
-        if (r >= 1) {
-          cudaError_t e = cudaEventSynchronize(ev[(r - 1) & 1]);
-          if (e != cudaSuccess)
-            st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-1 round %d failed: %s", r - 1,
-                              cudaGetErrorString(e));
-          else if (h_left[2 * (r - 1)] + h_left[2 * (r - 1) + 1] == 0)
-            break;
-        }
-      }
-      if (ev[0]) cudaEventDestroy(ev[0]);
-      if (ev[1]) cudaEventDestroy(ev[1]);
+      int stop = -1;
+      st = mis_cuda::run_rounds_lagged(
+          ctx, s, max_rounds,
+          [&](int r, unsigned *left) {
+            mis1_round<<<grid, kBlock, 0, s>>>(p, r);
+            cudaMemcpyAsync(left, p.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
+          },
+          &stop);
       if (!st) mis1_finish<<<grid, kBlock, 0, s>>>(p);
     }
     if (!st) {

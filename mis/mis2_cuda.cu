@@ -11,21 +11,17 @@
 #include <cooperative_groups.h>
 #include <stdint.h>
 
-#include "cuda_util.cuh"
-
-#ifndef MISPC_PERSISTENT_PER_SM
-#define MISPC_PERSISTENT_PER_SM 4
-#endif
 #include "mis_backend.h"
 #include "mis_common.h"
+#include "mis_cuda.cuh"
 
 namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr int kBlock = 256;
-/* Blocks per SM of the persistent kernel (capped by occupancy). */
-constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
+using mis_cuda::Append;
+using mis_cuda::kBlock;
+using mis_cuda::kPersistentPerSm;
 
 template <typename W> struct Phase {
   const int64_t *rowptr;
@@ -51,8 +47,6 @@ template <typename W> __device__ __forceinline__ W w_in() {
 template <typename W> __device__ __forceinline__ W w_out() {
   return (W) ~(W)0;
 }
-
-typedef mispc_block_append<kBlock, 2048> Append;
 
 /* Tiles: kBlock vertices (thread mapping) or kBlock / 32 (warp mapping) per
  * block step; every thread runs the same number of steps (for the appender). */
@@ -291,54 +285,30 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     p.subset = subset;
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
-    int per_sm = 0;
     const void *pk =
         warp ? (const void *)mis2_persistent<W, true> : (const void *)mis2_persistent<W, false>;
-    if (coop && !opt->no_persistent)
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pk, kBlock, 0);
-    if (per_sm > 0) {
-      unsigned pgrid =
-          mispc_grid_for(warp ? 32 * n : n, kBlock,
-                         (unsigned)(sms * (per_sm < kPersistentPerSm ? per_sm : kPersistentPerSm)));
-      void *args[] = {&p};
-      MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(pk, pgrid, kBlock, args, 0, s));
-    } else {
+    int launched = 0;
+    st = mis_cuda::launch_persistent(ctx, s, pk, &p, warp ? 32 * n : n, !opt->no_persistent,
+                                     &launched);
+    if (!st && !launched) { /* two launches per round */
       mis2_init<W><<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
-      unsigned *h_len = NULL;
-      st = mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 4, (void **)&h_len);
-      cudaEvent_t ev[2] = {NULL, NULL};
-      if (!st && (cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) != cudaSuccess ||
-                  cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) != cudaSuccess))
-        st = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
-      long long rounds = -1;
-      for (int r = 0; !st && r <= max_rounds; ++r) {
-        if (r < max_rounds) {
-          if (warp) {
-            mis2_column<W, true><<<grid, kBlock, 0, s>>>(p, r);
-            mis2_decide<W, true><<<grid, kBlock, 0, s>>>(p, r);
-          } else {
-            mis2_column<W, false><<<grid, kBlock, 0, s>>>(p, r);
-            mis2_decide<W, false><<<grid, kBlock, 0, s>>>(p, r);
-          }
-          cudaMemcpyAsync(h_len + r, p.cnt + 2 * (r + 1), 4, cudaMemcpyDeviceToHost, s);
-          cudaEventRecord(ev[r & 1], s);
-        }
-        if (r >= 1) {
-          cudaError_t e = cudaEventSynchronize(ev[(r - 1) & 1]);
-          if (e != cudaSuccess)
-            st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-2 round %d failed: %s", r - 1,
-                              cudaGetErrorString(e));
-          else if (h_len[r - 1] == 0) {
-            rounds = r; /* rounds 0 .. r-1 ran; round r (queued) changes nothing */
-            break;
-          }
-        }
-      }
-      if (ev[0]) cudaEventDestroy(ev[0]);
-      if (ev[1]) cudaEventDestroy(ev[1]);
+      int stop = -1;
+      st = mis_cuda::run_rounds_lagged(
+          ctx, s, max_rounds,
+          [&](int r, unsigned *left) {
+            if (warp) {
+              mis2_column<W, true><<<grid, kBlock, 0, s>>>(p, r);
+              mis2_decide<W, true><<<grid, kBlock, 0, s>>>(p, r);
+            } else {
+              mis2_column<W, false><<<grid, kBlock, 0, s>>>(p, r);
+              mis2_decide<W, false><<<grid, kBlock, 0, s>>>(p, r);
+            }
+            cudaMemcpyAsync(left, p.cnt + 2 * (r + 1), 4, cudaMemcpyDeviceToHost, s);
+          },
+          &stop);
       if (!st) {
         mis2_finish<W><<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
-        unsigned long long rr = (unsigned long long)rounds;
+        unsigned long long rr = (unsigned long long)(long long)stop; /* -1: out of rounds */
         cudaMemcpyAsync(p.result + 1, &rr, 8, cudaMemcpyHostToDevice, s);
         cudaStreamSynchronize(s); /* rr lives on this stack frame */
       }

@@ -1,0 +1,80 @@
+/* Pieces shared by the MIS CUDA backends (not installed): block shape, the
+ * cooperative launch of a persistent kernel, and the host loop of the
+ * one-launch-per-round fallback. */
+#ifndef MISPC_MIS_CUDA_CUH
+#define MISPC_MIS_CUDA_CUH
+
+#include "cuda_util.cuh"
+
+#ifndef MISPC_PERSISTENT_PER_SM
+#define MISPC_PERSISTENT_PER_SM 8 /* CMake's MISPC_PERSISTENT_PER_SM overrides it */
+#endif
+
+namespace mis_cuda {
+
+constexpr int kBlock = 256;
+/* Blocks per SM of the persistent kernels (capped by occupancy). */
+constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
+typedef mispc_block_append<kBlock, 2048> Append;
+
+/* Launches kernel(plan) cooperatively with enough blocks for `work` threads,
+ * capped at kPersistentPerSm resident blocks per SM. *launched = 0 (and
+ * nothing is queued) when the device cannot, or `allowed` is 0. */
+template <typename Plan>
+mispc_status launch_persistent(mispc_context *ctx, cudaStream_t s, const void *kernel, Plan *plan,
+                               long long work, int allowed, int *launched) {
+  *launched = 0;
+  int sms = 0, coop = 0, per_sm = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  if (!allowed || !coop) return MISPC_SUCCESS;
+  MISPC_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+  if (per_sm <= 0) return MISPC_SUCCESS;
+  if (per_sm > kPersistentPerSm) per_sm = kPersistentPerSm;
+  void *args[] = {plan};
+  MISPC_CUDA_TRY(
+      ctx, cudaLaunchCooperativeKernel(
+               kernel, mispc_grid_for(work, kBlock, (unsigned)(sms * per_sm)), kBlock, args, 0, s));
+  *launched = 1;
+  return MISPC_SUCCESS;
+}
+
+/* The fallback: for r = 0, 1, ... enqueue(r, left) queues round r and a copy
+ * of the work left after it into the pinned words left[0..1]; the host
+ * checks round r-1 while round r runs and stops once both words are 0.
+ * *stop is the round after the last one that had work, or -1 when
+ * max_rounds ran out. */
+template <typename Enqueue>
+mispc_status run_rounds_lagged(mispc_context *ctx, cudaStream_t s, int max_rounds, Enqueue enqueue,
+                               int *stop) {
+  *stop = -1;
+  unsigned *h_left = NULL; /* [2r], [2r+1]: work left after round r */
+  MISPC_TRY(mispc_pinned_scratch(ctx, (size_t)(max_rounds + 2) * 8, (void **)&h_left));
+  cudaEvent_t ev[2] = {NULL, NULL};
+  mispc_status st = MISPC_SUCCESS;
+  if (cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) != cudaSuccess)
+    st = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
+  for (int r = 0; !st && r <= max_rounds; ++r) {
+    if (r < max_rounds) {
+      h_left[2 * r] = h_left[2 * r + 1] = 0;
+      enqueue(r, h_left + 2 * r);
+      cudaEventRecord(ev[r & 1], s);
+    }
+    if (r >= 1) {
+      cudaError_t e = cudaEventSynchronize(ev[(r - 1) & 1]);
+      if (e != cudaSuccess)
+        st = mispc_seterr(ctx, MISPC_ERR_CUDA, "round %d failed: %s", r - 1, cudaGetErrorString(e));
+      else if (h_left[2 * (r - 1)] + h_left[2 * (r - 1) + 1] == 0) {
+        *stop = r; /* rounds 0 .. r-1 ran; round r (queued) changes nothing */
+        break;
+      }
+    }
+  }
+  if (ev[0]) cudaEventDestroy(ev[0]);
+  if (ev[1]) cudaEventDestroy(ev[1]);
+  return st;
+}
+
+} // namespace mis_cuda
+
+#endif
