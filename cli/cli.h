@@ -21,5 +21,6 @@ int cmd_info(int argc, char **argv);
 int cmd_mis(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_coarsen(int argc, char **argv);
+int cmd_color(int argc, char **argv);
 
 #endif

@@ -11,7 +11,8 @@ static void mis_usage(FILE *f) {
              "  -o FILE           write member ids (0-based, one per line)\n"
              "  --host | --gpu    backend (default: GPU when one is visible)\n"
              "  --seed S          hash seed (default 0)\n"
-             "  --priority P      degree (MIS-1 default) | hash | per-round (MIS-2 default)\n"
+             "  --priority P      degree (MIS-1 default) | largest-degree | hash | per-round "
+             "(MIS-2 default)\n"
              "  --threads N       host threads (default: all)\n"
              "  --symmetrize      use the pattern of A + A^T (for unsymmetric input)\n"
              "  --no-verify       skip the independence/maximality check\n"
@@ -26,6 +27,8 @@ int parse_priority(const char *s, mispc_priority *p) {
     *p = MISPC_PRIORITY_HASH;
   else if (!strcmp(s, "per-round"))
     *p = MISPC_PRIORITY_HASH_PER_ROUND;
+  else if (!strcmp(s, "largest-degree"))
+    *p = MISPC_PRIORITY_LARGEST_DEGREE;
   else if (!strcmp(s, "default"))
     *p = MISPC_PRIORITY_DEFAULT;
   else

@@ -41,6 +41,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "mis")) return cmd_mis(argc - 1, argv + 1);
   if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 1, argv + 1);
   if (!strcmp(argv[1], "coarsen")) return cmd_coarsen(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "color")) return cmd_color(argc - 1, argv + 1);
   fprintf(stderr, "mispc: unknown command '%s' (try mispc --help)\n", argv[1]);
   return 2;
 }

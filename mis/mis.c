@@ -36,6 +36,12 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g, const mis
 
 mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
+  return mispc_mis1_subset(ctx, graph, opt, NULL, in_set, res);
+}
+
+mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
+                               const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
+                               mispc_mis_result *res) {
   mispc_mis_options o;
   if (opt)
     o = *opt;
@@ -45,11 +51,13 @@ mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_
   if (o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_mis1: per-round priorities are an MIS-2 option; use DEGREE or HASH");
-  int degree_aware = o.priority != MISPC_PRIORITY_HASH;
+  int mode = o.priority == MISPC_PRIORITY_HASH             ? MIS1_KEY_HASH
+             : o.priority == MISPC_PRIORITY_LARGEST_DEGREE ? MIS1_KEY_HIGH_DEGREE
+                                                           : MIS1_KEY_LOW_DEGREE;
   mispc_mis_result r = {0, 0};
   mispc_status s = graph->mem == MISPC_MEM_DEVICE
-                       ? mispc_mis1_cuda(ctx, graph, &o, degree_aware, in_set, &r)
-                       : mispc_mis1_host(ctx, graph, &o, degree_aware, in_set, &r);
+                       ? mispc_mis1_cuda(ctx, graph, &o, mode, subset, in_set, &r)
+                       : mispc_mis1_host(ctx, graph, &o, mode, subset, in_set, &r);
   if (res) *res = r;
   return s;
 }
@@ -68,10 +76,10 @@ mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
   else
     mispc_mis_options_default(&o);
   MISPC_TRY(check_call(ctx, graph, &o, in_set, "mispc_mis2"));
-  if (o.priority == MISPC_PRIORITY_DEGREE)
+  if (o.priority == MISPC_PRIORITY_DEGREE || o.priority == MISPC_PRIORITY_LARGEST_DEGREE)
     return mispc_seterr(
         ctx, MISPC_ERR_INVALID_ARG,
-        "mispc_mis2: degree priority is an MIS-1 option; use HASH_PER_ROUND or HASH");
+        "mispc_mis2: degree priorities are MIS-1 options; use HASH_PER_ROUND or HASH");
   int per_round = o.priority != MISPC_PRIORITY_HASH;
   mispc_mis_result r = {0, 0};
   mispc_status s = graph->mem == MISPC_MEM_DEVICE

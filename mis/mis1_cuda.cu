@@ -38,7 +38,8 @@ struct Plan {
   uint32_t *status;
   uint32_t *key;
   int64_t n;
-  int early_exit, no_worklist, warp_degree, max_rounds, degree_aware;
+  int early_exit, no_worklist, warp_degree, max_rounds, key_mode;
+  const uint8_t *subset;
   uint64_t seed;
   int32_t *low[2], *high[2];
   unsigned *cnt;
@@ -95,8 +96,8 @@ __device__ __forceinline__ bool blocks(const Round &a, int32_t u, int64_t v, uin
   uint32_t s = a.status[u];
   uint32_t ku = s;
   if (mis1_is_decided(s)) {
-    if ((int)(s >> 1) < a.r) return false; /* OUT since an earlier round */
-    if (!(s & 1u)) return true;            /* IN this round: it came first */
+    if (mis1_stamp_round(s) < a.r) return false; /* OUT since an earlier round (or outside) */
+    if (!(s & 1u)) return true;                  /* IN this round: it came first */
     ku = a.key[u]; /* OUT this round: its start state (written by init in this kernel) */
   }
   return mis1_before(ku, u, kv, v);
@@ -203,7 +204,7 @@ __device__ __forceinline__ void finish_body(const Plan &p) {
     p.in_set[v] = in;
     in_count += in;
     if (mis1_is_decided(st))
-      last = max(last, (st >> 1) + 1);
+      last = max(last, (unsigned)(mis1_stamp_round(st) + 1));
     else
       ++open_count;
   }
@@ -225,7 +226,10 @@ __device__ __forceinline__ void init_body(const Plan &p, Append::Smem &smem) {
     bool is_high = false;
     if (v < p.n) {
       int64_t deg = p.rowptr[v + 1] - p.rowptr[v];
-      p.status[v] = p.key[v] = mis1_key(p.degree_aware, p.seed, v, deg);
+      const bool inside = !p.subset || p.subset[v];
+      /* outside the subset: decided before round 0 and never blocks */
+      p.status[v] = inside ? mis1_key(p.key_mode, p.seed, v, deg) : MIS1_STAMP_EXCLUDED;
+      p.key[v] = inside ? p.status[v] : MIS1_KEY_NONE;
       is_high = deg > p.warp_degree;
     }
     out.push(is_high, (int32_t)v);
@@ -265,8 +269,9 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan
 } // namespace
 
 extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
-                                        const mispc_mis_options *opt, int degree_aware,
-                                        uint8_t *in_set, mispc_mis_result *res) {
+                                        const mispc_mis_options *opt, int mode,
+                                        const uint8_t *subset, uint8_t *in_set,
+                                        mispc_mis_result *res) {
   const int64_t n = g->nrows;
   res->set_size = 0;
   res->rounds = 0;
@@ -294,7 +299,8 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     p.no_worklist = opt->no_worklist;
     p.warp_degree = opt->no_warp_mapping ? INT32_MAX : kWarpDegree;
     p.max_rounds = max_rounds;
-    p.degree_aware = degree_aware;
+    p.key_mode = mode;
+    p.subset = subset;
     p.seed = opt->seed;
     p.low[0] = lists;
     p.low[1] = lists + n;

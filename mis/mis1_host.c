@@ -31,8 +31,8 @@ static int mis1_visit(const mispc_csr *g, uint32_t *status, const uint32_t *key,
     uint32_t s = LOAD(&status[u]);
     uint32_t ku = s;
     if (mis1_is_decided(s)) {
-      if ((int)(s >> 1) < r) continue; /* OUT since an earlier round */
-      ku = key[u];                     /* decided this round: use its start state */
+      if (mis1_stamp_round(s) < r) continue; /* OUT since an earlier round (or outside) */
+      ku = key[u];                           /* decided this round: use its start state */
     }
     if (mis1_before(ku, u, kv, v)) {
       blocked = 1;
@@ -49,7 +49,8 @@ static int mis1_visit(const mispc_csr *g, uint32_t *status, const uint32_t *key,
 }
 
 mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int degree_aware, uint8_t *in_set, mispc_mis_result *res) {
+                             int mode, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res) {
   int64_t n = g->nrows;
   int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   uint32_t *status = (uint32_t *)mispc_host_alloc(ctx, (size_t)n * 4, "MIS-1 status");
@@ -62,9 +63,16 @@ mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc
   int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v)
-    status[v] = key[v] = mis1_key(degree_aware, opt->seed, v, g->rowptr[v + 1] - g->rowptr[v]);
+    if (subset && !subset[v]) { /* outside: decided before round 0, never blocks */
+      status[v] = MIS1_STAMP_EXCLUDED;
+      key[v] = MIS1_KEY_NONE;
+    } else {
+      status[v] = key[v] = mis1_key(mode, opt->seed, v, g->rowptr[v + 1] - g->rowptr[v]);
+    }
   int r = 0;
-  int64_t undecided = n;
+  int64_t undecided = 0;
+#pragma omp parallel for schedule(static) reduction(+ : undecided) num_threads(nt)
+  for (int64_t v = 0; v < n; ++v) undecided += !mis1_is_decided(status[v]);
   while (undecided > 0) {
     if (r >= max_rounds) {
       free(status);

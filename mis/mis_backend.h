@@ -9,14 +9,17 @@
 extern "C" {
 #endif
 
-/* degree_aware: MIS-1 key choice; per_round: MIS-2 priority re-drawn each round. */
+/* mode: MIS-1 key mode (MIS1_KEY_*); per_round: MIS-2 priority re-drawn each
+ * round; subset: NULL or the vertices of the induced subgraph. */
 mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int degree_aware, uint8_t *in_set, mispc_mis_result *res);
+                             int mode, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res);
 mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
                              int per_round, const uint8_t *subset, uint8_t *in_set,
                              mispc_mis_result *res);
 mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int degree_aware, uint8_t *in_set, mispc_mis_result *res);
+                             int mode, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res);
 mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
                              int per_round, const uint8_t *subset, uint8_t *in_set,
                              mispc_mis_result *res);

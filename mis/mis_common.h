@@ -10,7 +10,7 @@
 
 /* ---- MIS-1: random-permutation algorithm (Blelloch et al.) ------------------
  * A vertex's 32-bit status word is either its key (undecided) or a decision
- * stamp below MIS1_DECIDED_LIMIT: stamp = 2*round + (1 if OUT, 0 if IN).
+ * stamp below MIS1_DECIDED_LIMIT: stamp = 2*(round+1) + (1 if OUT, 0 if IN).
  * Keys order vertices (smaller wins, ties to the smaller id). With the
  * degree-aware priority the key is (min(deg, 4094), hash) in that order, which
  * is the ordering of ECL-MIS's f = d_avg / (d_avg + deg - rand) (papers/
@@ -23,19 +23,31 @@
 #define MIS1_MAX_ROUNDS    32767
 #define MIS1_DEGREE_CAP    4094u
 
-MISPC_HD uint32_t mis1_key(int degree_aware, uint64_t seed, int64_t v, int64_t deg) {
+/* Key modes: hash only, lower degree first (default), higher degree first. */
+enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2 };
+/* Key of a vertex outside the subset: never before anybody. */
+#define MIS1_KEY_NONE 0xFFFFFFFFu
+
+MISPC_HD uint32_t mis1_key(int mode, uint64_t seed, int64_t v, int64_t deg) {
   uint64_t h = mispc_hash3(seed, 0, (uint64_t)v);
-  if (!degree_aware) return MIS1_DECIDED_LIMIT + (uint32_t)(h >> 33); /* 31 hash bits */
+  if (mode == MIS1_KEY_HASH) return MIS1_DECIDED_LIMIT + (uint32_t)(h >> 33); /* 31 hash bits */
   uint32_t dq = deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : (uint32_t)deg;
+  if (mode == MIS1_KEY_HIGH_DEGREE) dq = MIS1_DEGREE_CAP - dq;
   return MIS1_DECIDED_LIMIT + ((dq << 20) | (uint32_t)(h >> 44)); /* 12 + 20 bits */
 }
 
 MISPC_HD int mis1_is_decided(uint32_t s) {
   return s < MIS1_DECIDED_LIMIT;
 }
+/* Stamps count rounds from 1 so that stamp 1 ("OUT in round -1") can mark the
+ * vertices outside a subset as decided before everything. */
 MISPC_HD uint32_t mis1_stamp(int round, int out) {
-  return 2u * (uint32_t)round + (out ? 1u : 0u);
+  return 2u * (uint32_t)(round + 1) + (out ? 1u : 0u);
 }
+MISPC_HD int mis1_stamp_round(uint32_t s) {
+  return (int)(s >> 1) - 1;
+}
+#define MIS1_STAMP_EXCLUDED 1u
 MISPC_HD int mis1_in_set(uint32_t s) {
   return s < MIS1_DECIDED_LIMIT && (s & 1u) == 0;
 }

@@ -7,7 +7,8 @@ static mispc_status no_cuda(mispc_context *ctx) {
 }
 
 mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int degree_aware, uint8_t *in_set, mispc_mis_result *res) {
+                             int mode, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res) {
   return no_cuda(ctx);
 }
 

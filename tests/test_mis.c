@@ -277,6 +277,50 @@ static void test_mis2_subset_equals_mis2_of_induced_subgraph(void) {
   }
 }
 
+static void test_mis1_subset_equals_mis1_of_induced_subgraph(void) {
+  const char *g[] = {"gen:laplace3d:12", "gen:kron:11", "gen:random:3000:6"};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    mispc_csr G = gen(g[i]);
+    size_t n = (size_t)G.nrows;
+    uint8_t *sub = random_subset(G.nrows, 60), *a = malloc(n), *b = malloc(n);
+    mispc_csr S = induced_subgraph(ctx, &G, sub);
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    o.priority = MISPC_PRIORITY_HASH; /* degree priorities see the whole graph's degree */
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, &G, &o, sub, a, NULL));
+    CHECK_OK(ctx, mispc_mis1(ctx, &S, &o, b, NULL));
+    int same = 1, outside = 0;
+    for (size_t v = 0; v < n; ++v) {
+      if (sub[v] && a[v] != b[v]) same = 0;
+      if (!sub[v] && a[v]) outside = 1;
+    }
+    CHECK_MSG(same, "%s: subset MIS-1 differs from MIS-1 of the induced subgraph", g[i]);
+    CHECK(!outside);
+    mispc_csr_free(ctx, &S);
+    free(sub);
+    free(a);
+    free(b);
+    mispc_csr_free(ctx, &G);
+  }
+}
+
+static void test_mis1_largest_degree_equals_greedy(void) {
+  mispc_csr G = gen("gen:kron:11");
+  size_t n = (size_t)G.nrows;
+  uint8_t *set = malloc(n), *ref = malloc(n);
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.priority = MISPC_PRIORITY_LARGEST_DEGREE;
+  run_checked(&G, 1, &o, set, "largest degree");
+  uint64_t *key = mis1_keys(&G, MIS1_KEY_HIGH_DEGREE, 0);
+  greedy_mis(&G, 1, key, ref);
+  CHECK(!memcmp(set, ref, n));
+  free(key);
+  free(set);
+  free(ref);
+  mispc_csr_free(ctx, &G);
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_mis_valid_on_every_generator);
@@ -287,6 +331,8 @@ int main(void) {
   RUN_TEST(test_mis1_path_of_a_million_needs_few_rounds);
   RUN_TEST(test_mis_errors);
   RUN_TEST(test_mis2_subset_equals_mis2_of_induced_subgraph);
+  RUN_TEST(test_mis1_subset_equals_mis1_of_induced_subgraph);
+  RUN_TEST(test_mis1_largest_degree_equals_greedy);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -16,10 +16,11 @@ extern "C" {
 #endif
 
 typedef enum mispc_priority {
-  MISPC_PRIORITY_DEFAULT = 0,   /* MIS-1: DEGREE; MIS-2: HASH_PER_ROUND */
-  MISPC_PRIORITY_DEGREE,        /* lower degree first, hash breaks ties, then id (ECL-MIS f) */
-  MISPC_PRIORITY_HASH,          /* hash only, then id (fixed for the whole run) */
-  MISPC_PRIORITY_HASH_PER_ROUND /* MIS-2 only: new xorshift* hash each round (Kokkos) */
+  MISPC_PRIORITY_DEFAULT = 0,    /* MIS-1: DEGREE; MIS-2: HASH_PER_ROUND */
+  MISPC_PRIORITY_DEGREE,         /* lower degree first, hash breaks ties, then id (ECL-MIS f) */
+  MISPC_PRIORITY_HASH,           /* hash only, then id (fixed for the whole run) */
+  MISPC_PRIORITY_HASH_PER_ROUND, /* MIS-2 only: new xorshift* hash each round (Kokkos) */
+  MISPC_PRIORITY_LARGEST_DEGREE  /* MIS-1 only: higher degree first, hash, then id (coloring) */
 } mispc_priority;
 
 typedef struct mispc_mis_options {
@@ -47,6 +48,13 @@ mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_
                         uint8_t *in_set, mispc_mis_result *res);
 mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res);
+
+/* MIS-1 of the subgraph induced by the vertices with subset[v] != 0; the
+ * degree priorities still use the degree in the whole graph. subset = NULL
+ * is mispc_mis1. Coloring uses it for one color per call. */
+mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
+                               const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
+                               mispc_mis_result *res);
 
 /* MIS-2 of the subgraph induced by the vertices with subset[v] != 0 (n bytes
  * in the graph's memory space): distances count only paths inside the

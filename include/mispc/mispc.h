@@ -11,5 +11,6 @@
 #include "mispc/generate.h"
 #include "mispc/mis.h"
 #include "mispc/aggregation.h"
+#include "mispc/coloring.h"
 
 #endif

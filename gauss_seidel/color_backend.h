@@ -1,0 +1,21 @@
+/* Internal: the per-backend step of mispc_color (not installed). */
+#ifndef MISPC_COLOR_BACKEND_H
+#define MISPC_COLOR_BACKEND_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* For members (in_set[v] == 1): color[v] = c and left[v] = 0. *remaining
+ * receives the number of vertices with left[v] != 0 afterwards. */
+mispc_status color_assign_host(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
+                               int32_t *color, uint8_t *left, int64_t *remaining);
+mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
+                               int32_t *color, uint8_t *left, int64_t *remaining);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,47 @@
+/* Deterministic distance-1 coloring built on MIS-1 (host and GPU). */
+#ifndef MISPC_COLORING_H
+#define MISPC_COLORING_H
+
+#include <stdint.h>
+
+#include "mispc/csr.h"
+#include "mispc/mis.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mispc_coloring_options {
+  /* Priority of the MIS-1 calls: MISPC_PRIORITY_HASH (default: random order,
+   * fixed per seed) or MISPC_PRIORITY_LARGEST_DEGREE (largest degree first). */
+  mispc_mis_options mis;
+} mispc_coloring_options;
+
+void mispc_coloring_options_default(mispc_coloring_options *opt);
+
+/* color[v] in 0 .. ncolors-1, in the graph's memory space (owned; free with
+ * mispc_coloring_free and the same context). */
+typedef struct mispc_coloring {
+  int64_t n;
+  int32_t ncolors;
+  int32_t *color;
+  mispc_memspace mem;
+} mispc_coloring;
+
+/* Color c is the MIS-1 (mispc_mis1_subset, the given priority) of the
+ * subgraph induced by the vertices without a color yet, so every color class
+ * is a maximal independent set of what was left; self loops are ignored.
+ * Identical on host and GPU, for any thread count. */
+mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
+                         const mispc_coloring_options *opt, mispc_coloring *out);
+void mispc_coloring_free(mispc_context *ctx, mispc_coloring *c);
+
+/* Every vertex has a color in range, adjacent vertices differ, no color class
+ * is empty. MISPC_ERR_VERIFY naming the offending edge or color otherwise. */
+mispc_status mispc_verify_coloring(mispc_context *ctx, const mispc_csr *graph,
+                                   const mispc_coloring *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

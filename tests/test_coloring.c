@@ -1,0 +1,118 @@
+/* Coloring on the host: proper colorings on every generator, determinism
+ * across thread counts, exact color counts on graphs where they are forced,
+ * and error paths. */
+#include "mis_test_graphs.h"
+
+static mispc_context *ctx;
+
+static int color_checked(const mispc_csr *G, const mispc_coloring_options *o, mispc_coloring *c,
+                         const char *what) {
+  mispc_status s = mispc_color(ctx, G, o, c);
+  CHECK_MSG(s == MISPC_SUCCESS, "%s: %s", what, mispc_context_error(ctx));
+  if (s) return -1;
+  s = mispc_verify_coloring(ctx, G, c);
+  CHECK_MSG(s == MISPC_SUCCESS, "%s verify: %s", what, mispc_context_error(ctx));
+  return c->ncolors;
+}
+
+static void test_coloring_proper_on_every_generator(void) {
+  const char *specs[] = {"gen:laplace2d:40",       "gen:laplace3d:15",    "gen:elasticity3d:5",
+                         "gen:aniso2d:30:0.01:30", "gen:kron:12",         "gen:random:5000:8",
+                         "gen:path:1000",          "gen:roadgrid:60:0.3", "gen:grid3d27:10"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
+    mispc_csr G;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[i], 7, &G));
+    mispc_csr_stats st;
+    CHECK_OK(ctx, mispc_csr_get_stats(ctx, &G, &st));
+    for (int largest = 0; largest <= 1; ++largest) {
+      mispc_coloring_options o;
+      mispc_coloring_options_default(&o);
+      if (largest) o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
+      mispc_coloring c;
+      int k = color_checked(&G, &o, &c, specs[i]);
+      /* a color class is an MIS of what is left, so at most max degree + 1 colors */
+      CHECK_MSG(k >= 1 && k <= st.deg_max + 1, "%s: %d colors, max degree %lld", specs[i], k,
+                (long long)st.deg_max);
+      printf("  %-26s %-8s %3d colors\n", specs[i], largest ? "largest" : "hash", k);
+      mispc_coloring_free(ctx, &c);
+    }
+    mispc_csr_free(ctx, &G);
+  }
+}
+
+static void test_coloring_deterministic_across_threads(void) {
+  mispc_csr G;
+  CHECK_OK(ctx, mispc_generate(ctx, "gen:kron:13", 1, &G));
+  mispc_coloring a, b;
+  mispc_context_set_num_threads(ctx, 1);
+  color_checked(&G, NULL, &a, "1 thread");
+  mispc_context_set_num_threads(ctx, 2);
+  color_checked(&G, NULL, &b, "2 threads");
+  mispc_context_set_num_threads(ctx, 0);
+  CHECK(a.ncolors == b.ncolors && !memcmp(a.color, b.color, sizeof(int32_t) * (size_t)a.n));
+  mispc_coloring_free(ctx, &a);
+  mispc_coloring_free(ctx, &b);
+  mispc_csr_free(ctx, &G);
+}
+
+static void test_coloring_forced_counts(void) {
+  mispc_coloring c;
+  /* no edges: one color; n = 0: no colors */
+  int64_t rp[6] = {0, 0, 0, 0, 0, 0};
+  mispc_csr E;
+  mispc_csr_wrap(MISPC_MEM_HOST, 5, 5, 0, rp, NULL, NULL, &E);
+  CHECK(color_checked(&E, NULL, &c, "edgeless") == 1);
+  mispc_coloring_free(ctx, &c);
+  E.nrows = E.ncols = 0;
+  CHECK_OK(ctx, mispc_color(ctx, &E, NULL, &c));
+  CHECK(c.ncolors == 0);
+  mispc_coloring_free(ctx, &c);
+  /* clique K_20: 20 colors; star: 2 colors */
+  mispc_csr K = clique_graph(ctx, 20), S = star_graph(ctx, 50);
+  CHECK(color_checked(&K, NULL, &c, "clique") == 20);
+  mispc_coloring_free(ctx, &c);
+  CHECK(color_checked(&S, NULL, &c, "star") == 2);
+  mispc_coloring_free(ctx, &c);
+  mispc_csr_free(ctx, &K);
+  mispc_csr_free(ctx, &S);
+}
+
+static void test_coloring_errors(void) {
+  mispc_coloring c;
+  int64_t rp[3] = {0, 1, 1};
+  int32_t ci[1] = {1};
+  mispc_csr U;
+  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, rp, ci, NULL, &U);
+  CHECK_STATUS(ctx, mispc_color(ctx, &U, NULL, &c), MISPC_ERR_UNSYMMETRIC);
+  CHECK_STATUS(ctx, mispc_color(ctx, &U, NULL, NULL), MISPC_ERR_INVALID_ARG);
+  mispc_coloring_options o;
+  mispc_coloring_options_default(&o);
+  o.mis.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+  mispc_csr P;
+  CHECK_OK(ctx, mispc_generate(ctx, "gen:path:6", 0, &P));
+  CHECK_STATUS(ctx, mispc_color(ctx, &P, &o, &c), MISPC_ERR_INVALID_ARG);
+  /* verify rejects an improper coloring, an out-of-range color and an empty class */
+  int32_t bad[6] = {0, 0, 1, 0, 1, 0};
+  mispc_coloring h = {6, 2, bad, MISPC_MEM_HOST};
+  CHECK_STATUS(ctx, mispc_verify_coloring(ctx, &P, &h), MISPC_ERR_VERIFY);
+  CHECK(strstr(mispc_context_error(ctx), "share color") != NULL);
+  int32_t good[6] = {0, 1, 0, 1, 0, 1};
+  h.color = good;
+  CHECK_OK(ctx, mispc_verify_coloring(ctx, &P, &h));
+  h.ncolors = 3; /* color 2 unused */
+  CHECK_STATUS(ctx, mispc_verify_coloring(ctx, &P, &h), MISPC_ERR_VERIFY);
+  good[5] = 7;
+  h.ncolors = 2;
+  CHECK_STATUS(ctx, mispc_verify_coloring(ctx, &P, &h), MISPC_ERR_VERIFY);
+  mispc_csr_free(ctx, &P);
+}
+
+int main(void) {
+  if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_coloring_proper_on_every_generator);
+  RUN_TEST(test_coloring_deterministic_across_threads);
+  RUN_TEST(test_coloring_forced_counts);
+  RUN_TEST(test_coloring_errors);
+  mispc_context_destroy(ctx);
+  return TEST_FINISH();
+}
