@@ -11,6 +11,7 @@
 
 int parse_priority(const char *s, mispc_priority *p);
 int cmd_bench_agg(int argc, char **argv);
+int cmd_bench_gs(int argc, char **argv);
 
 typedef struct variant {
   const char *name;
@@ -62,9 +63,10 @@ int cmd_bench(int argc, char **argv) {
     return argc < 3 ? 2 : 0;
   }
   if (!strcmp(argv[1], "agg")) return cmd_bench_agg(argc, argv);
+  if (!strcmp(argv[1], "gs")) return cmd_bench_gs(argc, argv);
   int k = !strcmp(argv[1], "mis1") ? 1 : !strcmp(argv[1], "mis2") ? 2 : 0;
   if (!k) {
-    fprintf(stderr, "mispc bench: unknown kernel '%s' (mis1, mis2 or agg)\n", argv[1]);
+    fprintf(stderr, "mispc bench: unknown kernel '%s' (mis1, mis2, agg or gs)\n", argv[1]);
     return 2;
   }
   mis_fn fn = k == 1 ? mispc_mis1 : mispc_mis2;

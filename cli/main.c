@@ -16,7 +16,7 @@ static void usage(FILE *f) {
       "  info SPEC...            size, degrees, symmetry, diagonal dominance\n"
       "  mis SPEC -k 1|2         compute an MIS-1 / MIS-2 (mispc mis --help)\n"
       "  coarsen SPEC            multilevel MIS-2 aggregation (mispc coarsen --help)\n"
-      "  bench mis1|mis2|agg SPEC...  benchmark against one cuSPARSE SpMV (mispc bench --help)\n"
+      "  bench mis1|mis2|agg|gs SPEC...  benchmark against one cuSPARSE SpMV (mispc bench --help)\n"
       "\n"
       "SPEC is a file (.mtx, .mtx.gz, METIS .graph) or a generator:\n"
       "  gen:laplace2d:N  gen:laplace3d:N  gen:elasticity3d:N  gen:aniso2d:N[:EPS[:DEG]]\n"

@@ -12,5 +12,6 @@
 #include "mispc/mis.h"
 #include "mispc/aggregation.h"
 #include "mispc/coloring.h"
+#include "mispc/gauss_seidel.h"
 
 #endif

@@ -1,0 +1,179 @@
+/* mispc bench gs: point and cluster multicolor Gauss-Seidel, setup and apply,
+ * against one double cuSPARSE SpMV on the same matrix in the same run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_gpu.h"
+#include "cli.h"
+
+static int cmp_dd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* ||b - A x|| / ||b|| on the host */
+static double rel_residual(const mispc_csr *A, const double *b, const double *x) {
+  double r2 = 0, b2 = 0;
+  for (int64_t i = 0; i < A->nrows; ++i) {
+    double s = b[i];
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) s -= A->values[p] * x[A->colidx[p]];
+    r2 += s * s;
+    b2 += b[i] * b[i];
+  }
+  return sqrt(r2 / b2);
+}
+
+int cmd_bench_gs(int argc, char **argv);
+int cmd_bench_gs(int argc, char **argv) {
+  int reps = 10, kinds = 3;
+  double omega = 1.0;
+  const char *specs[64];
+  int nspecs = 0;
+  for (int a = 2; a < argc; ++a) {
+    const char *s = argv[a];
+    int more = a + 1 < argc;
+    if (!strcmp(s, "--reps") && more)
+      reps = atoi(argv[++a]);
+    else if (!strcmp(s, "--omega") && more)
+      omega = atof(argv[++a]);
+    else if (!strcmp(s, "--kind") && more) {
+      const char *v = argv[++a];
+      kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : 3;
+    } else if (!strcmp(s, "--help")) {
+      printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N]\n");
+      return 0;
+    } else if (s[0] != '-' && nspecs < 64)
+      specs[nspecs++] = s;
+    else {
+      fprintf(stderr, "mispc bench gs: unexpected argument '%s'\n", s);
+      return 2;
+    }
+  }
+  if (!nspecs || reps < 1) {
+    fprintf(stderr, "usage: mispc bench gs SPEC... (mispc bench gs --help)\n");
+    return 2;
+  }
+  char dev[256];
+  bench_device_name(dev, sizeof dev);
+  time_t now = time(NULL);
+  printf("# mispc bench gs  device: %s  date: %s", dev, ctime(&now));
+  printf("# command:");
+  for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
+  printf("\n# GPU medians of %d (ms); x = multiple of one double cuSPARSE SpMV on the matrix; "
+         "resid = ||b - Ax|| / ||b|| after one symmetric sweep from x = 0, b = A*1\n",
+         reps);
+  printf("%-22s %-7s %7s %9s %6s %9s %9s %9s %7s %7s %7s %8s %6s\n", "matrix", "kind", "colors",
+         "clusters", "single", "symb_ms", "num_ms", "sgs_ms", "x_setup", "x_sgs", "spmv64", "resid",
+         "check");
+  mispc_context *ctx;
+  if (mispc_context_create(&ctx)) return 1;
+  int gpu = mispc_have_gpu(), rc = 0;
+  for (int si = 0; si < nspecs && !rc; ++si) {
+    mispc_csr A = {0}, D = {0};
+    if ((rc = cli_load(ctx, specs[si], 0, &A))) break;
+    size_t n = (size_t)A.nrows;
+    double *ones = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
+    double *xh = malloc(sizeof(double) * n), *xg = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; ++i) ones[i] = 1.0;
+    for (size_t i = 0; i < n; ++i) { /* b = A * 1 */
+      double s = 0;
+      for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) s += A.values[p];
+      b[i] = s;
+    }
+    double *db = NULL, *dx = NULL, spmv = -1;
+    if (gpu) {
+      mispc_status s = mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &D);
+      if (!s) s = mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * n, (void **)&db);
+      if (!s) s = mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * n, (void **)&dx);
+      if (!s) s = mispc_memcpy(ctx, db, MISPC_MEM_DEVICE, b, MISPC_MEM_HOST, sizeof(double) * n);
+      if (s) {
+        rc = cli_fail(ctx, "device copy", s);
+        break;
+      }
+      spmv = bench_spmv_ms(ctx, &D, 1, 20);
+    }
+    for (int kind = 0; kind < 2 && !rc; ++kind) {
+      if (!(kinds & (1 << kind))) continue;
+      mispc_gs_options o;
+      mispc_gs_options_default(&o);
+      o.kind = kind ? MISPC_GS_CLUSTER : MISPC_GS_POINT;
+      o.omega = omega;
+      /* host reference: one symmetric sweep */
+      mispc_gs *h = NULL;
+      mispc_status s = mispc_gs_create(ctx, &o, &h);
+      if (!s) s = mispc_gs_symbolic(ctx, h, &A);
+      if (!s) s = mispc_gs_numeric(ctx, h, &A);
+      if (!s) s = mispc_gs_apply(ctx, h, &A, b, xh, 1);
+      mispc_gs_info info;
+      mispc_gs_get_info(h, &info);
+      mispc_gs_destroy(ctx, h);
+      if (s) {
+        rc = cli_fail(ctx, "host Gauss-Seidel", s);
+        break;
+      }
+      double t_sym = -1, t_num = -1, t_sgs = -1;
+      const char *check = "host";
+      if (gpu) {
+        double *ms = malloc(sizeof(double) * (size_t)reps * 3);
+        bench_timer *t = NULL;
+        bench_timer_create(ctx, &t);
+        mispc_gs *g = NULL;
+        for (int i = -1; i < reps && !s; ++i) { /* symbolic + numeric, fresh handle */
+          mispc_gs_destroy(ctx, g);
+          g = NULL;
+          s = mispc_gs_create(ctx, &o, &g);
+          bench_timer_start(t);
+          if (!s) s = mispc_gs_symbolic(ctx, g, &D);
+          double m1 = bench_timer_stop_ms(t);
+          bench_timer_start(t);
+          if (!s) s = mispc_gs_numeric(ctx, g, &D);
+          double m2 = bench_timer_stop_ms(t);
+          if (i >= 0) ms[i] = m1, ms[reps + i] = m2;
+        }
+        for (int i = -2; i < reps && !s; ++i) { /* one symmetric sweep */
+          bench_timer_start(t);
+          s = mispc_gs_apply(ctx, g, &D, db, dx, 1);
+          double m = bench_timer_stop_ms(t);
+          if (i >= 0) ms[2 * reps + i] = m;
+        }
+        if (!s) s = mispc_memcpy(ctx, xg, MISPC_MEM_HOST, dx, MISPC_MEM_DEVICE, sizeof(double) * n);
+        mispc_gs_destroy(ctx, g);
+        bench_timer_destroy(t);
+        if (s) {
+          free(ms);
+          rc = cli_fail(ctx, "GPU Gauss-Seidel", s);
+          break;
+        }
+        qsort(ms, (size_t)reps, sizeof(double), cmp_dd);
+        qsort(ms + reps, (size_t)reps, sizeof(double), cmp_dd);
+        qsort(ms + 2 * reps, (size_t)reps, sizeof(double), cmp_dd);
+        t_sym = ms[reps / 2];
+        t_num = ms[reps + reps / 2];
+        t_sgs = ms[2 * reps + reps / 2];
+        free(ms);
+        check = memcmp(xg, xh, sizeof(double) * n) ? "DIFF" : "ok";
+      }
+      printf("%-22s %-7s %7d %9lld %6lld %9.3f %9.3f %9.4f %7.1f %7.2f %7.4f %8.4f %6s\n",
+             specs[si], kind ? "cluster" : "point", info.ncolors, (long long)info.nclusters,
+             (long long)info.singletons, t_sym, t_num, t_sgs,
+             spmv > 0 ? (t_sym + t_num) / spmv : -1, spmv > 0 ? t_sgs / spmv : -1, spmv,
+             rel_residual(&A, b, xh), check);
+      fflush(stdout);
+      if (!strcmp(check, "DIFF")) rc = 1;
+    }
+    (void)ones;
+    free(ones);
+    free(b);
+    free(xh);
+    free(xg);
+    mispc_free(ctx, MISPC_MEM_DEVICE, db);
+    mispc_free(ctx, MISPC_MEM_DEVICE, dx);
+    mispc_csr_free(ctx, &D);
+    mispc_csr_free(ctx, &A);
+  }
+  mispc_context_destroy(ctx);
+  return rc;
+}

@@ -1,0 +1,215 @@
+/* Multicolor Gauss-Seidel: options, handle, symbolic / numeric setup and
+ * apply, dispatching to the host or CUDA steps by the matrix's memory space
+ * (papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-C). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_internal.h"
+
+#define ON(dev, fn, ...) ((dev) ? fn##_cuda(__VA_ARGS__) : fn##_host(__VA_ARGS__))
+
+void mispc_gs_options_default(mispc_gs_options *opt) {
+  if (!opt) return;
+  memset(opt, 0, sizeof *opt);
+  opt->kind = MISPC_GS_CLUSTER;
+  opt->sweep = MISPC_GS_SYMMETRIC;
+  opt->sweeps = 1;
+  opt->omega = 1.0;
+  opt->clusters = MISPC_AGG_MIS2AGG;
+  mispc_coloring_options_default(&opt->coloring);
+}
+
+mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mispc_gs **gs) {
+  if (!gs) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_create: output is NULL");
+  *gs = NULL;
+  mispc_gs_options o;
+  if (opt)
+    o = *opt;
+  else
+    mispc_gs_options_default(&o);
+  if (!(o.omega > 0 && o.omega < 2))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "omega must be in (0, 2), got %g", o.omega);
+  if (o.sweeps < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "sweeps must be >= 1, got %d", o.sweeps);
+  if (o.kind != MISPC_GS_POINT && o.kind != MISPC_GS_CLUSTER)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown Gauss-Seidel kind %d", (int)o.kind);
+  if (o.sweep != MISPC_GS_FORWARD && o.sweep != MISPC_GS_BACKWARD && o.sweep != MISPC_GS_SYMMETRIC)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown sweep %d", (int)o.sweep);
+  mispc_gs *g = (mispc_gs *)calloc(1, sizeof *g);
+  if (!g) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory");
+  g->opt = o;
+  *gs = g;
+  return MISPC_SUCCESS;
+}
+
+static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
+  free(g->color_ptr);
+  mispc_pool_free(ctx, g->mem, g->order);
+  mispc_pool_free(ctx, g->mem, g->cl_ptr);
+  mispc_pool_free(ctx, g->mem, g->cl_rows);
+  mispc_pool_free(ctx, g->mem, g->diag);
+  g->color_ptr = NULL;
+  g->order = g->cl_rows = NULL;
+  g->cl_ptr = NULL;
+  g->diag = NULL;
+  g->have_symbolic = g->have_numeric = 0;
+}
+
+void mispc_gs_destroy(mispc_context *ctx, mispc_gs *gs) {
+  if (!gs) return;
+  release_symbolic(ctx, gs);
+  free(gs);
+}
+
+mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
+  if (!gs || !info) return MISPC_ERR_INVALID_ARG;
+  info->ncolors = gs->ncolors;
+  info->nclusters = gs->nclusters;
+  info->singletons = gs->singletons;
+  info->symbolic_seconds = gs->t_symbolic;
+  info->numeric_seconds = gs->t_numeric;
+  return MISPC_SUCCESS;
+}
+
+/* color_ptr lives on the host: launches are per color. */
+static mispc_status order_by_color(mispc_context *ctx, mispc_gs *g, int64_t nitems,
+                                   const mispc_coloring *c) {
+  int64_t *ptr = NULL;
+  mispc_status s = mispc_pool_alloc(ctx, g->mem, (size_t)nitems * 4 + 4, (void **)&g->order,
+                                    "Gauss-Seidel order");
+  if (!s)
+    s = mispc_pool_alloc(ctx, g->mem, sizeof(int64_t) * (size_t)(c->ncolors + 1), (void **)&ptr,
+                         "color offsets");
+  if (!s)
+    s = ON(g->mem == MISPC_MEM_DEVICE, gs_order, ctx, nitems, c->color, c->ncolors, g->order, ptr);
+  if (!s) {
+    g->ncolors = c->ncolors;
+    g->color_ptr = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(c->ncolors + 1),
+                                               "color offsets");
+    s = g->color_ptr ? mispc_mem_copy(ctx, g->color_ptr, MISPC_MEM_HOST, ptr, g->mem,
+                                      sizeof(int64_t) * (size_t)(c->ncolors + 1))
+                     : MISPC_ERR_ALLOC;
+  }
+  mispc_pool_free(ctx, g->mem, ptr);
+  return s;
+}
+
+mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  if (!gs) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_symbolic: NULL handle");
+  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
+  if (A->nrows != A->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE,
+                        "Gauss-Seidel needs a square matrix, got "
+                        "%lld x %lld",
+                        (long long)A->nrows, (long long)A->ncols);
+  if (!A->values)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
+  mispc_status s = mispc_csr_check(ctx, A, MISPC_CHECK_GRAPH);
+  if (s) {
+    char msg[sizeof ctx->err];
+    strcpy(msg, mispc_context_error(ctx));
+    return mispc_seterr(ctx, s, "mispc_gs_symbolic: %s", msg);
+  }
+  double t0 = mispc_wtime();
+  release_symbolic(ctx, gs);
+  gs->mem = A->mem;
+  gs->n = A->nrows;
+  gs->nnz = A->nnz;
+  mispc_coloring_options co = gs->opt.coloring;
+  co.mis.skip_validation = 1; /* checked above */
+  if (gs->opt.kind == MISPC_GS_POINT) {
+    mispc_coloring c;
+    s = mispc_color(ctx, A, &co, &c);
+    if (!s) s = order_by_color(ctx, gs, gs->n, &c);
+    mispc_coloring_free(ctx, &c);
+    gs->nclusters = gs->singletons = gs->n;
+  } else {
+    /* clusters = aggregates of the matrix graph (self loops are ignored) */
+    mispc_agg_options ao;
+    mispc_agg_options_default(&ao);
+    ao.algo = gs->opt.clusters;
+    ao.mis = co.mis;
+    ao.mis.priority = MISPC_PRIORITY_DEFAULT;
+    mispc_aggregates aggs;
+    mispc_csr coarse = {0};
+    mispc_coloring c = {0, 0, NULL, gs->mem};
+    s = mispc_aggregate(ctx, A, &ao, &aggs);
+    if (!s) {
+      gs->nclusters = aggs.naggs;
+      s = mispc_pool_alloc(ctx, gs->mem, sizeof(int64_t) * (size_t)(aggs.naggs + 1),
+                           (void **)&gs->cl_ptr, "cluster offsets");
+    }
+    if (!s)
+      s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->cl_rows,
+                           "cluster rows");
+    if (!s)
+      s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, aggs.agg, (int32_t)aggs.naggs,
+             gs->cl_rows, gs->cl_ptr);
+    if (!s) s = mispc_coarse_graph(ctx, A, &aggs, &coarse);
+    if (!s) s = mispc_color(ctx, &coarse, &co, &c);
+    if (!s) s = order_by_color(ctx, gs, aggs.naggs, &c);
+    if (!s) {
+      mispc_agg_stats st;
+      s = mispc_aggregates_stats(ctx, &aggs, &st);
+      gs->singletons = st.singletons;
+    }
+    mispc_coloring_free(ctx, &c);
+    mispc_csr_free(ctx, &coarse);
+    mispc_aggregates_free(ctx, &aggs);
+  }
+  if (!s) s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 8 + 8, (void **)&gs->diag, "diagonal");
+  if (s) {
+    release_symbolic(ctx, gs);
+    return s;
+  }
+  gs->have_symbolic = 1;
+  gs->t_symbolic = mispc_wtime() - t0;
+  mispc_logf(ctx, 1, "gs symbolic: %d colors, %lld clusters, %.3f ms", gs->ncolors,
+             (long long)gs->nclusters, 1e3 * gs->t_symbolic);
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  if (!gs || !gs->have_symbolic)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_gs_numeric: call mispc_gs_symbolic first");
+  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
+  if (A->nrows != gs->n || A->nnz != gs->nnz || A->mem != gs->mem || !A->values)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_gs_numeric: matrix differs from the one of mispc_gs_symbolic "
+                        "(size, entries, memory space or missing values)");
+  double t0 = mispc_wtime();
+  int64_t bad = -1;
+  int kind = 0;
+  gs->have_numeric = 0;
+  MISPC_TRY(ON(gs->mem == MISPC_MEM_DEVICE, gs_diag, ctx, A, gs->opt.require_positive_diagonal,
+               gs->diag, &bad, &kind));
+  if (bad >= 0) {
+    static const char *what[] = {"", "missing", "zero", "not finite", "negative"};
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_gs_numeric: diagonal entry %s at row %lld", what[kind],
+                        (long long)bad);
+  }
+  gs->have_numeric = 1;
+  gs->t_numeric = mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, const double *b,
+                            double *x, int zero_guess) {
+  if (!gs || !gs->have_numeric)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_gs_apply: call mispc_gs_symbolic and mispc_gs_numeric first");
+  if (!b || !x) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_apply: NULL vector");
+  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
+  if (A->nrows != gs->n || A->nnz != gs->nnz || A->mem != gs->mem)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_gs_apply: matrix differs from the one of the setup");
+  const int dev = gs->mem == MISPC_MEM_DEVICE;
+  if (zero_guess) MISPC_TRY(ON(dev, gs_zero, ctx, gs->n, x));
+  for (int k = 0; k < gs->opt.sweeps; ++k) {
+    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(ON(dev, gs_sweep, ctx, gs, A, b, x, 0));
+    if (gs->opt.sweep != MISPC_GS_FORWARD) MISPC_TRY(ON(dev, gs_sweep, ctx, gs, A, b, x, 1));
+  }
+  return MISPC_SUCCESS;
+}

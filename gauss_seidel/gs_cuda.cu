@@ -1,0 +1,162 @@
+/* GPU steps of multicolor Gauss-Seidel: one launch per color per sweep.
+ * Products and sums use __dmul_rn / __dsub_rn / __ddiv_rn (no fused
+ * multiply-add), the same arithmetic as gs_host.c, so x is bit-identical. */
+#include <cub/device/device_radix_sort.cuh>
+
+#include "cuda_util.cuh"
+#include "gs_internal.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+__device__ __forceinline__ void update_row(const int64_t *rowptr, const int32_t *colidx,
+                                           const double *val, const double *diag, double omega,
+                                           const double *b, double *x, int64_t i) {
+  double s = b[i];
+  for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
+    s = __dsub_rn(s, __dmul_rn(val[p], x[colidx[p]]));
+  x[i] = __dadd_rn(x[i], __ddiv_rn(__dmul_rn(omega, s), diag[i]));
+}
+
+/* Rows (point) or clusters (cluster) order[lo..hi) of one color. */
+__global__ void sweep_color(int64_t lo, int64_t hi, const int32_t *order, const int64_t *cl_ptr,
+                            const int32_t *cl_rows, bool backward, const int64_t *rowptr,
+                            const int32_t *colidx, const double *val, const double *diag,
+                            double omega, const double *b, double *x) {
+  for (int64_t q = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < hi;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t item = order[q];
+    if (!cl_ptr) {
+      update_row(rowptr, colidx, val, diag, omega, b, x, item);
+      continue;
+    }
+    const int64_t rb = cl_ptr[item], re = cl_ptr[item + 1];
+    for (int64_t r = 0; r < re - rb; ++r)
+      update_row(rowptr, colidx, val, diag, omega, b, x, cl_rows[backward ? re - 1 - r : rb + r]);
+  }
+}
+
+__global__ void iota(int64_t n, int32_t *v) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    v[i] = (int32_t)i;
+}
+
+/* ptr[k] = first position of key k in the sorted keys (binary search). */
+__global__ void key_offsets(int64_t n, const int32_t *sorted, int32_t nkeys, int64_t *ptr) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k <= nkeys;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (sorted[mid] < k)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    ptr[k] = lo;
+  }
+}
+
+__global__ void diagonal(int64_t n, const int64_t *rowptr, const int32_t *colidx, const double *val,
+                         int require_positive, double *diag, unsigned long long *first_bad) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int kind = 1;
+    double d = 0;
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
+      if (colidx[p] == i) {
+        d = val[p];
+        kind = d == 0 ? 2 : !isfinite(d) ? 3 : require_positive && d < 0 ? 4 : 0;
+        break;
+      }
+    diag[i] = d;
+    if (kind) atomicMin(first_bad, ((unsigned long long)i << 3) | (unsigned long long)kind);
+  }
+}
+
+unsigned grid_for(mispc_context *ctx, int64_t work) {
+  int sms = 0, coop = 0;
+  mispc_device_caps(ctx, &sms, &coop);
+  return mispc_grid_for(work, kBlock, 8u * (unsigned)(sms ? sms : 1));
+}
+
+mispc_status finish(mispc_context *ctx, cudaStream_t s, const char *what) {
+  cudaError_t e = cudaStreamSynchronize(s);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
+  return MISPC_SUCCESS;
+}
+
+} // namespace
+
+extern "C" mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key,
+                                      int32_t nkeys, int32_t *order, int64_t *ptr) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  int32_t *buf = NULL; /* ids in, sorted keys out */
+  void *temp = NULL;
+  size_t bytes = 0;
+  int bits = 1;
+  while (bits < 31 && (1ll << bits) <= nkeys) ++bits;
+  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 8 + 8, (void **)&buf, "sort buffers");
+  if (!st && n > 0) {
+    int32_t *ids = buf, *keys_out = buf + n;
+    iota<<<grid_for(ctx, n), kBlock, 0, s>>>(n, ids);
+    cub::DeviceRadixSort::SortPairs(NULL, bytes, key, keys_out, ids, order, n, 0, bits, s);
+    st = mispc_scratch_alloc(ctx, bytes + 16, &temp, "sort scratch");
+    /* stable radix sort: ids stay increasing inside each key */
+    if (!st) cub::DeviceRadixSort::SortPairs(temp, bytes, key, keys_out, ids, order, n, 0, bits, s);
+    if (!st) key_offsets<<<grid_for(ctx, nkeys + 1), kBlock, 0, s>>>(n, keys_out, nkeys, ptr);
+  } else if (!st) {
+    cudaMemsetAsync(ptr, 0, sizeof(int64_t) * (size_t)(nkeys + 1), s);
+  }
+  if (!st) st = finish(ctx, s, "Gauss-Seidel ordering");
+  mispc_scratch_free(ctx, temp);
+  mispc_scratch_free(ctx, buf);
+  return st;
+}
+
+extern "C" mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_positive,
+                                     double *diag, int64_t *bad_row, int *bad_kind) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  unsigned long long *d = NULL, h = ~0ull;
+  MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&d, "diagonal check"));
+  cudaMemcpyAsync(d, &h, 8, cudaMemcpyHostToDevice, s);
+  if (A->nrows > 0)
+    diagonal<<<grid_for(ctx, A->nrows), kBlock, 0, s>>>(A->nrows, A->rowptr, A->colidx, A->values,
+                                                        require_positive, diag, d);
+  cudaMemcpyAsync(&h, d, 8, cudaMemcpyDeviceToHost, s);
+  mispc_status st = finish(ctx, s, "Gauss-Seidel diagonal");
+  mispc_scratch_free(ctx, d);
+  *bad_row = h == ~0ull ? -1 : (int64_t)(h >> 3);
+  *bad_kind = h == ~0ull ? 0 : (int)(h & 7);
+  return st;
+}
+
+extern "C" mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(x, 0, sizeof(double) * (size_t)n, s));
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
+                                      const double *b, double *x, int backward) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
+  for (int32_t k = 0; k < gs->ncolors; ++k) {
+    const int32_t c = backward ? gs->ncolors - 1 - k : k;
+    const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
+    if (hi > lo)
+      sweep_color<<<grid_for(ctx, hi - lo), kBlock, 0, s>>>(
+          lo, hi, gs->order, cluster ? gs->cl_ptr : NULL, gs->cl_rows, backward != 0, A->rowptr,
+          A->colidx, A->values, gs->diag, gs->opt.omega, b, x);
+  }
+  MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the caller's next sync reports faults */
+  return MISPC_SUCCESS;
+}

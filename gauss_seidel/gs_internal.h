@@ -1,0 +1,54 @@
+/* Internal: the Gauss-Seidel handle and its per-backend steps (not installed). */
+#ifndef MISPC_GS_INTERNAL_H
+#define MISPC_GS_INTERNAL_H
+
+#include "internal.h"
+#include "mispc/gauss_seidel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mispc_gs {
+  mispc_gs_options opt;
+  mispc_memspace mem;
+  int64_t n, nnz;
+  int have_symbolic, have_numeric;
+  int32_t ncolors;
+  int64_t *color_ptr; /* host, ncolors + 1: range of `order` for each color */
+  int32_t *order;     /* mem: rows (point) or clusters (cluster) by (color, id) */
+  int64_t *cl_ptr;    /* mem, cluster only: nclusters + 1 offsets into cl_rows */
+  int32_t *cl_rows;   /* mem, cluster only: rows of each cluster, increasing */
+  double *diag;       /* mem: a_ii */
+  int64_t nclusters, singletons;
+  double t_symbolic, t_numeric;
+};
+
+/* ids 0..n-1 ordered by (key[id], id) into order (mem); ptr (mem, nkeys + 1)
+ * receives the start of each key's range. */
+mispc_status gs_order_host(mispc_context *ctx, int64_t n, const int32_t *key, int32_t nkeys,
+                           int32_t *order, int64_t *ptr);
+mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key, int32_t nkeys,
+                           int32_t *order, int64_t *ptr);
+
+/* diag[i] = a_ii; *bad_row = first row whose diagonal is missing (kind 1),
+ * zero (2), not finite (3) or, with require_positive, negative (4); -1 if none. */
+mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_positive,
+                          double *diag, int64_t *bad_row, int *bad_kind);
+mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_positive,
+                          double *diag, int64_t *bad_row, int *bad_kind);
+
+/* x[0..n) = 0 */
+mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
+mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x);
+
+/* One forward (backward = 0) or backward sweep over all colors. */
+mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
+                           const double *b, double *x, int backward);
+mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
+                           const double *b, double *x, int backward);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,26 @@
+/* Builds without CUDA: device matrices cannot exist; these only guard. */
+#include "gs_internal.h"
+
+static mispc_status no_cuda(mispc_context *ctx) {
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device matrix given to a build without CUDA");
+}
+
+mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key, int32_t nkeys,
+                           int32_t *order, int64_t *ptr) {
+  (void)n, (void)key, (void)nkeys, (void)order, (void)ptr;
+  return no_cuda(ctx);
+}
+mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_positive,
+                          double *diag, int64_t *bad_row, int *bad_kind) {
+  (void)A, (void)require_positive, (void)diag, (void)bad_row, (void)bad_kind;
+  return no_cuda(ctx);
+}
+mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x) {
+  (void)n, (void)x;
+  return no_cuda(ctx);
+}
+mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
+                           const double *b, double *x, int backward) {
+  (void)gs, (void)A, (void)b, (void)x, (void)backward;
+  return no_cuda(ctx);
+}

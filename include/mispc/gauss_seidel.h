@@ -1,0 +1,80 @@
+/* Point and cluster multicolor Gauss-Seidel / SOR (host and GPU), after
+ * papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-C, Alg. 4.
+ *
+ * Point: the rows are colored (mispc_color on the matrix graph); the rows of
+ * one color are updated in parallel, colors in increasing order.
+ * Cluster: the clusters are the aggregates of the matrix graph
+ * (mispc_aggregate); the coarse graph is colored; the clusters of one color
+ * are updated in parallel, the rows inside a cluster one after another in
+ * increasing row id (decreasing on a backward sweep).
+ *
+ * One row update is x_i += omega * (b_i - sum_j a_ij x_j) / a_ii, the sum
+ * taken over the stored entries of row i in storage order, each product
+ * rounded before it is added (no fused multiply-add), so host and GPU give
+ * bit-identical vectors.
+ *
+ * Setup is split: mispc_gs_symbolic (pattern: clusters, colors, orderings;
+ * reusable while the pattern stays the same) and mispc_gs_numeric (values:
+ * the diagonal). The matrix must be square with a symmetric pattern, sorted
+ * rows and a stored diagonal; its memory space picks the backend, and b and x
+ * live in the same space. */
+#ifndef MISPC_GAUSS_SEIDEL_H
+#define MISPC_GAUSS_SEIDEL_H
+
+#include <stdint.h>
+
+#include "mispc/aggregation.h"
+#include "mispc/coloring.h"
+#include "mispc/csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mispc_gs_kind { MISPC_GS_POINT = 0, MISPC_GS_CLUSTER } mispc_gs_kind;
+typedef enum mispc_gs_sweep {
+  MISPC_GS_FORWARD = 0, /* colors 0 .. nc-1 */
+  MISPC_GS_BACKWARD,    /* colors nc-1 .. 0, rows inside a cluster reversed */
+  MISPC_GS_SYMMETRIC    /* forward then backward (SGS / SSOR) */
+} mispc_gs_sweep;
+
+typedef struct mispc_gs_options {
+  mispc_gs_kind kind;      /* default MISPC_GS_CLUSTER */
+  mispc_gs_sweep sweep;    /* default MISPC_GS_SYMMETRIC */
+  int sweeps;              /* sweeps per apply (default 1) */
+  double omega;            /* relaxation (default 1: Gauss-Seidel) */
+  mispc_agg_algo clusters; /* cluster kind: mis2agg (default) or mis2basic */
+  mispc_coloring_options coloring;
+  int require_positive_diagonal; /* 1: a negative diagonal is an error (SPD use) */
+} mispc_gs_options;
+
+void mispc_gs_options_default(mispc_gs_options *opt);
+
+typedef struct mispc_gs mispc_gs;
+
+mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mispc_gs **gs);
+void mispc_gs_destroy(mispc_context *ctx, mispc_gs *gs);
+
+/* Pattern part of the setup (graph, clusters, colors, per-color orderings). */
+mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+/* Value part: inverse diagonal. A zero, non-finite (or, with
+ * require_positive_diagonal, negative) diagonal entry is an error naming the
+ * row. A must have the pattern given to mispc_gs_symbolic. */
+mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+/* opt.sweeps sweeps of the chosen kind on A x = b, updating x in place;
+ * zero_guess = 1 starts from x = 0 (x need not be initialised). */
+mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, const double *b,
+                            double *x, int zero_guess);
+
+typedef struct mispc_gs_info {
+  int32_t ncolors;
+  int64_t nclusters;  /* point: the number of rows */
+  int64_t singletons; /* clusters of one row (point: all) */
+  double symbolic_seconds, numeric_seconds;
+} mispc_gs_info;
+mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
