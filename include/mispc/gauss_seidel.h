@@ -39,13 +39,13 @@ typedef enum mispc_gs_sweep {
 } mispc_gs_sweep;
 
 typedef struct mispc_gs_options {
-  mispc_gs_kind kind;      /* default MISPC_GS_CLUSTER */
-  mispc_gs_sweep sweep;    /* default MISPC_GS_SYMMETRIC */
-  int sweeps;              /* sweeps per apply (default 1) */
-  double omega;            /* relaxation (default 1: Gauss-Seidel) */
-  mispc_agg_algo clusters; /* cluster kind: mis2agg (default) or mis2basic */
-  mispc_coloring_options coloring;
-  int require_positive_diagonal; /* 1: a negative diagonal is an error (SPD use) */
+  mispc_gs_kind kind;              /* default MISPC_GS_CLUSTER */
+  mispc_gs_sweep sweep;            /* default MISPC_GS_SYMMETRIC */
+  int sweeps;                      /* sweeps per apply (default 1) */
+  double omega;                    /* relaxation (default 1: Gauss-Seidel) */
+  mispc_agg_algo clusters;         /* cluster kind: mis2agg (default) or mis2basic */
+  mispc_coloring_options coloring; /* also gives the seed of the cluster aggregation */
+  int require_positive_diagonal;   /* 1: a negative diagonal is an error (SPD use) */
 } mispc_gs_options;
 
 void mispc_gs_options_default(mispc_gs_options *opt);
@@ -57,7 +57,7 @@ void mispc_gs_destroy(mispc_context *ctx, mispc_gs *gs);
 
 /* Pattern part of the setup (graph, clusters, colors, per-color orderings). */
 mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
-/* Value part: inverse diagonal. A zero, non-finite (or, with
+/* Value part: the diagonal a_ii (updates divide by it). A zero, non-finite (or, with
  * require_positive_diagonal, negative) diagonal entry is an error naming the
  * row. A must have the pattern given to mispc_gs_symbolic. */
 mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);

@@ -1,0 +1,183 @@
+/* Point and cluster multicolor Gauss-Seidel on the GPU: bit-identical to the
+ * host for every sweep kind, and the numeric-only setup after a value change.
+ * Skips without a GPU. */
+#include "mispc/gauss_seidel.h"
+#include "mis_test_graphs.h"
+
+static mispc_context *ctx;
+
+static double rnd(uint64_t seed, int64_t i) {
+  return (double)(mispc_hash3(seed, 13, (uint64_t)i) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, double omega,
+                         const char *what) {
+  mispc_gs_options o;
+  mispc_gs_options_default(&o);
+  o.kind = kind;
+  o.sweep = sw;
+  o.sweeps = 2;
+  o.omega = omega;
+  mispc_gs *g = NULL;
+  mispc_status s = mispc_gs_create(ctx, &o, &g);
+  if (!s) s = mispc_gs_symbolic(ctx, g, A);
+  if (!s) s = mispc_gs_numeric(ctx, g, A);
+  CHECK_MSG(s == MISPC_SUCCESS, "%s (%s): setup: %s", what,
+            A->mem == MISPC_MEM_DEVICE ? "device" : "host", mispc_context_error(ctx));
+  if (s) {
+    mispc_gs_destroy(ctx, g);
+    return NULL;
+  }
+  return g;
+}
+
+static const char *kind_name(int kind) {
+  return kind ? "cluster" : "point";
+}
+
+static const char *sweep_name(int sw) {
+  return sw == MISPC_GS_FORWARD ? "forward" : sw == MISPC_GS_BACKWARD ? "backward" : "symmetric";
+}
+
+/* Applies hg on H and dg on D from x0 (or zero) and compares x bit for bit. */
+static void compare_apply(mispc_gs *hg, mispc_gs *dg, const mispc_csr *H, const mispc_csr *D,
+                          const double *b, const double *x0, int zg, const char *what) {
+  size_t n = (size_t)H->nrows, bytes = sizeof(double) * n;
+  double *xh = malloc(bytes + 8), *xd = malloc(bytes + 8), *db = NULL, *dx = NULL;
+  memcpy(xh, x0, bytes);
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, bytes + 8, (void **)&db));
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, bytes + 8, (void **)&dx));
+  CHECK_OK(ctx, mispc_memcpy(ctx, db, MISPC_MEM_DEVICE, b, MISPC_MEM_HOST, bytes));
+  if (!zg) CHECK_OK(ctx, mispc_memcpy(ctx, dx, MISPC_MEM_DEVICE, x0, MISPC_MEM_HOST, bytes));
+  CHECK_OK(ctx, mispc_gs_apply(ctx, hg, H, b, xh, zg));
+  CHECK_OK(ctx, mispc_gs_apply(ctx, dg, D, db, dx, zg));
+  CHECK_OK(ctx, mispc_memcpy(ctx, xd, MISPC_MEM_HOST, dx, MISPC_MEM_DEVICE, bytes));
+  size_t ndiff = 0, first = n;
+  for (size_t i = 0; i < n; ++i)
+    if (memcmp(&xh[i], &xd[i], sizeof(double))) {
+      if (!ndiff) first = i;
+      ++ndiff;
+    }
+  CHECK_MSG(ndiff == 0, "%s zero_guess %d: %zu entries differ, first %zu: host %.17g GPU %.17g",
+            what, zg, ndiff, first, first < n ? xh[first] : 0.0, first < n ? xd[first] : 0.0);
+  mispc_free(ctx, MISPC_MEM_DEVICE, db);
+  mispc_free(ctx, MISPC_MEM_DEVICE, dx);
+  free(xh);
+  free(xd);
+}
+
+static void test_gpu_gs_equals_host(void) {
+  const char *specs[] = {"gen:laplace3d:30", "gen:elasticity3d:8", "gen:aniso2d:100:0.001:30"};
+  for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
+    mispc_csr H, D;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[s], 3, &H));
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+    int64_t n = H.nrows;
+    double *b = malloc(sizeof(double) * (size_t)(n + 1)),
+           *x0 = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; ++i) b[i] = rnd(1, i), x0[i] = rnd(2, i);
+    for (int kind = 0; kind <= 1; ++kind)
+      for (int sw = 0; sw < 3; ++sw)
+        for (int w = 0; w < 2; ++w) {
+          double omega = w ? 1.2 : 1.0;
+          char what[160];
+          snprintf(what, sizeof what, "%s %s %s omega %g", specs[s], kind_name(kind),
+                   sweep_name(sw), omega);
+          mispc_gs *hg = make_gs(&H, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
+          mispc_gs *dg = make_gs(&D, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
+          if (hg && dg) {
+            mispc_gs_info hi, di;
+            CHECK_OK(ctx, mispc_gs_get_info(hg, &hi));
+            CHECK_OK(ctx, mispc_gs_get_info(dg, &di));
+            CHECK_MSG(hi.ncolors == di.ncolors && hi.nclusters == di.nclusters &&
+                          hi.singletons == di.singletons,
+                      "%s: info host %d colors %lld clusters %lld singletons, GPU %d %lld %lld",
+                      what, hi.ncolors, (long long)hi.nclusters, (long long)hi.singletons,
+                      di.ncolors, (long long)di.nclusters, (long long)di.singletons);
+            if (sw == MISPC_GS_SYMMETRIC && w == 0)
+              printf("  %-26s %-7s colors %3d  clusters %7lld  setup host %.2f ms GPU %.2f ms\n",
+                     specs[s], kind_name(kind), di.ncolors, (long long)di.nclusters,
+                     1e3 * (hi.symbolic_seconds + hi.numeric_seconds),
+                     1e3 * (di.symbolic_seconds + di.numeric_seconds));
+            for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &H, &D, b, x0, zg, what);
+          }
+          mispc_gs_destroy(ctx, hg);
+          mispc_gs_destroy(ctx, dg);
+        }
+    free(b);
+    free(x0);
+    mispc_csr_free(ctx, &H);
+    mispc_csr_free(ctx, &D);
+  }
+}
+
+/* Device setup split: numeric only after a value change equals a fresh host
+ * setup on the changed matrix. */
+static void test_gpu_gs_setup_split(void) {
+  const char *specs[] = {"gen:laplace3d:30", "gen:elasticity3d:8"};
+  for (size_t s = 0; s < 2; ++s)
+    for (int kind = 0; kind <= 1; ++kind) {
+      mispc_csr H, D;
+      CHECK_OK(ctx, mispc_generate(ctx, specs[s], 3, &H));
+      CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+      int64_t n = H.nrows;
+      double *b = malloc(sizeof(double) * (size_t)(n + 1)),
+             *x0 = malloc(sizeof(double) * (size_t)(n + 1));
+      for (int64_t i = 0; i < n; ++i) b[i] = rnd(3, i), x0[i] = rnd(4, i);
+      char what[120];
+      snprintf(what, sizeof what, "%s %s setup split", specs[s], kind_name(kind));
+      mispc_gs *dg = make_gs(&D, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
+      /* diagonal * 2 + 1, off-diagonals * 0.7, on the host; new values to the device */
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p)
+          H.values[p] = H.colidx[p] == i ? 2 * H.values[p] + 1 : 0.7 * H.values[p];
+      CHECK_OK(ctx, mispc_memcpy(ctx, D.values, MISPC_MEM_DEVICE, H.values, MISPC_MEM_HOST,
+                                 sizeof(double) * (size_t)H.nnz));
+      if (dg) CHECK_OK(ctx, mispc_gs_numeric(ctx, dg, &D));
+      mispc_gs *hg = make_gs(&H, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
+      if (hg && dg)
+        for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &H, &D, b, x0, zg, what);
+      mispc_gs_destroy(ctx, hg);
+      mispc_gs_destroy(ctx, dg);
+      free(b);
+      free(x0);
+      mispc_csr_free(ctx, &H);
+      mispc_csr_free(ctx, &D);
+    }
+}
+
+/* Host vectors with a device matrix, or a device matrix after a host setup. */
+static void test_gpu_gs_errors(void) {
+  mispc_csr H, D;
+  CHECK_OK(ctx, mispc_generate(ctx, "gen:laplace2d:10", 0, &H));
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+  mispc_gs *hg = make_gs(&H, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, "errors");
+  if (hg) CHECK(mispc_gs_numeric(ctx, hg, &D) != MISPC_SUCCESS);
+  mispc_gs_destroy(ctx, hg);
+  /* zero diagonal on the device names the row */
+  int64_t p37 = -1;
+  for (int64_t p = H.rowptr[37]; p < H.rowptr[38]; ++p)
+    if (H.colidx[p] == 37) p37 = p;
+  double zero = 0.0;
+  CHECK_OK(ctx, mispc_memcpy(ctx, D.values + p37, MISPC_MEM_DEVICE, &zero, MISPC_MEM_HOST,
+                             sizeof(double)));
+  mispc_gs *dg = NULL;
+  CHECK_OK(ctx, mispc_gs_create(ctx, NULL, &dg));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, dg, &D));
+  CHECK_STATUS(ctx, mispc_gs_numeric(ctx, dg, &D), MISPC_ERR_INVALID_ARG);
+  CHECK_MSG(strstr(mispc_context_error(ctx), "row 37") != NULL, "GPU zero diagonal: \"%s\"",
+            mispc_context_error(ctx));
+  mispc_gs_destroy(ctx, dg);
+  mispc_csr_free(ctx, &H);
+  mispc_csr_free(ctx, &D);
+}
+
+int main(void) {
+  test_require_gpu_or_skip();
+  if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_gpu_gs_equals_host);
+  RUN_TEST(test_gpu_gs_setup_split);
+  RUN_TEST(test_gpu_gs_errors);
+  mispc_context_destroy(ctx);
+  return TEST_FINISH();
+}
