@@ -19,21 +19,43 @@ __device__ __forceinline__ void update_row(const int64_t *rowptr, const int32_t 
   x[i] = __dadd_rn(x[i], __ddiv_rn(__dmul_rn(omega, s), diag[i]));
 }
 
-/* Rows (point) or clusters (cluster) order[lo..hi) of one color. */
-__global__ void sweep_color(int64_t lo, int64_t hi, const int32_t *order, const int64_t *cl_ptr,
-                            const int32_t *cl_rows, bool backward, const int64_t *rowptr,
+/* Point sweep: the rows order[lo..hi) of one color, a thread each. */
+__global__ void sweep_color(int64_t lo, int64_t hi, const int32_t *order, const int64_t *rowptr,
                             const int32_t *colidx, const double *val, const double *diag,
                             double omega, const double *b, double *x) {
   for (int64_t q = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < hi;
-       q += (int64_t)gridDim.x * blockDim.x) {
+       q += (int64_t)gridDim.x * blockDim.x)
+    update_row(rowptr, colidx, val, diag, omega, b, x, order[q]);
+}
+
+/* Cluster sweep with a warp per cluster: for each row, the lanes load 32
+ * entries at a time and form the rounded products in parallel; every lane
+ * then subtracts them in storage order (via shuffles), so the sum is the
+ * host's, bit for bit. Lane 0 writes x_i; __syncwarp orders that write
+ * before the next row's loads. */
+__global__ void sweep_color_warp(int64_t lo, int64_t hi, const int32_t *order,
+                                 const int64_t *cl_ptr, const int32_t *cl_rows, bool backward,
+                                 const int64_t *rowptr, const int32_t *colidx, const double *val,
+                                 const double *diag, double omega, const double *b, double *x) {
+  const int lane = threadIdx.x & 31;
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t q = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5); q < hi;
+       q += nwarps) {
     const int32_t item = order[q];
-    if (!cl_ptr) {
-      update_row(rowptr, colidx, val, diag, omega, b, x, item);
-      continue;
-    }
     const int64_t rb = cl_ptr[item], re = cl_ptr[item + 1];
-    for (int64_t r = 0; r < re - rb; ++r)
-      update_row(rowptr, colidx, val, diag, omega, b, x, cl_rows[backward ? re - 1 - r : rb + r]);
+    for (int64_t r = 0; r < re - rb; ++r) {
+      const int32_t i = cl_rows[backward ? re - 1 - r : rb + r];
+      const int64_t e = rowptr[i + 1];
+      double s = b[i];
+      for (int64_t base = rowptr[i]; base < e; base += 32) {
+        const int64_t p = base + lane;
+        const double prod = p < e ? __dmul_rn(val[p], x[colidx[p]]) : 0.0;
+        const int m = e - base < 32 ? (int)(e - base) : 32;
+        for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(0xffffffffu, prod, j));
+      }
+      if (lane == 0) x[i] = __dadd_rn(x[i], __ddiv_rn(__dmul_rn(omega, s), diag[i]));
+      __syncwarp();
+    }
   }
 }
 
@@ -152,10 +174,14 @@ extern "C" mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, co
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
     const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-    if (hi > lo)
+    if (hi <= lo) continue;
+    if (cluster)
+      sweep_color_warp<<<grid_for(ctx, 32 * (hi - lo)), kBlock, 0, s>>>(
+          lo, hi, gs->order, gs->cl_ptr, gs->cl_rows, backward != 0, A->rowptr, A->colidx,
+          A->values, gs->diag, gs->opt.omega, b, x);
+    else
       sweep_color<<<grid_for(ctx, hi - lo), kBlock, 0, s>>>(
-          lo, hi, gs->order, cluster ? gs->cl_ptr : NULL, gs->cl_rows, backward != 0, A->rowptr,
-          A->colidx, A->values, gs->diag, gs->opt.omega, b, x);
+          lo, hi, gs->order, A->rowptr, A->colidx, A->values, gs->diag, gs->opt.omega, b, x);
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the caller's next sync reports faults */
   return MISPC_SUCCESS;
