@@ -36,12 +36,7 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
                         (int)o.algo);
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   if (!o.mis.skip_validation) {
-    mispc_status s = mispc_csr_check(ctx, graph, MISPC_CHECK_GRAPH);
-    if (s) {
-      char msg[sizeof ctx->err];
-      strcpy(msg, mispc_context_error(ctx));
-      return mispc_seterr(ctx, s, "mispc_aggregate: invalid graph: %s", msg);
-    }
+    MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_aggregate"));
     o.mis.skip_validation = 1; /* checked once for all MIS-2 calls */
   }
   const int dev = graph->mem == MISPC_MEM_DEVICE;

@@ -161,20 +161,6 @@ __global__ void phase3_sorted(int64_t h, const int32_t *list, const int64_t *off
   }
 }
 
-unsigned grid_for(mispc_context *ctx, int64_t work) {
-  int sms = 0, coop = 0;
-  mispc_device_caps(ctx, &sms, &coop);
-  return mispc_grid_for(work, kBlock, 8u * (unsigned)(sms ? sms : 1));
-}
-
-mispc_status sync_check(mispc_context *ctx, cudaStream_t s, const char *what) {
-  cudaError_t e = cudaStreamSynchronize(s);
-  if (e == cudaSuccess) e = cudaGetLastError();
-  if (e != cudaSuccess)
-    return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
-  return MISPC_SUCCESS;
-}
-
 } // namespace
 
 extern "C" mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g,
@@ -185,9 +171,9 @@ extern "C" mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g,
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(agg, 0xff, (size_t)g->nrows * 4, s)); /* all -1 */
   MISPC_TRY(mispc_mis_to_list_cuda(ctx, g->nrows, in_set, root, naggs));    /* increasing id */
   if (*naggs > 0)
-    label_stars<<<grid_for(ctx, 32 * *naggs), kBlock, 0, s>>>(g->rowptr, g->colidx, root, *naggs, 0,
-                                                              false, agg);
-  return sync_check(ctx, s, "aggregation phase 1");
+    label_stars<<<mispc_device_grid(ctx, 32 * *naggs, kBlock), kBlock, 0, s>>>(
+        g->rowptr, g->colidx, root, *naggs, 0, false, agg);
+  return mispc_sync(ctx, s, "aggregation phase 1");
 }
 
 extern "C" mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, const int32_t *agg,
@@ -197,9 +183,9 @@ extern "C" mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, con
   unsigned long long *d = NULL, h = 0;
   MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&d, "counter"));
   cudaMemsetAsync(d, 0, 8, s);
-  if (n > 0) unaggregated<<<grid_for(ctx, n), kBlock, 0, s>>>(n, agg, mask, d);
+  if (n > 0) unaggregated<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, agg, mask, d);
   cudaMemcpyAsync(&h, d, 8, cudaMemcpyDeviceToHost, s);
-  mispc_status st = sync_check(ctx, s, "unaggregated count");
+  mispc_status st = mispc_sync(ctx, s, "unaggregated count");
   mispc_scratch_free(ctx, d);
   *count = (int64_t)h;
   return st;
@@ -213,13 +199,14 @@ extern "C" mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g,
   const int64_t n = g->nrows;
   uint8_t *flag = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, (size_t)n + 1, (void **)&flag, "phase-2 candidates"));
-  phase2_candidates<<<grid_for(ctx, n), kBlock, 0, s>>>(n, g->rowptr, g->colidx, in_set, agg, flag);
+  phase2_candidates<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, g->colidx,
+                                                                         in_set, agg, flag);
   int64_t added = 0;
   mispc_status st = mispc_mis_to_list_cuda(ctx, n, flag, root + *naggs, &added);
   if (!st && added > 0)
-    label_stars<<<grid_for(ctx, 32 * added), kBlock, 0, s>>>(g->rowptr, g->colidx, root, added,
-                                                             *naggs, true, agg);
-  if (!st) st = sync_check(ctx, s, "aggregation phase 2");
+    label_stars<<<mispc_device_grid(ctx, 32 * added, kBlock), kBlock, 0, s>>>(
+        g->rowptr, g->colidx, root, added, *naggs, true, agg);
+  if (!st) st = mispc_sync(ctx, s, "aggregation phase 2");
   mispc_scratch_free(ctx, flag);
   if (!st) *naggs += added;
   return st;
@@ -237,20 +224,20 @@ static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const
   mispc_status st = mispc_scratch_alloc(ctx, (size_t)n + 1, (void **)&flag, "phase-3 flags");
   if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&list, "phase-3 list");
   if (!st) {
-    high_leftovers<<<grid_for(ctx, n), kBlock, 0, s>>>(n, g->rowptr, tent, flag);
+    high_leftovers<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, tent, flag);
     st = mispc_mis_to_list_cuda(ctx, n, flag, list, &h);
   }
   if (!st && h > 0) st = mispc_scratch_alloc(ctx, (size_t)(h + 1) * 8, (void **)&off, "segments");
   if (!st && h > 0) {
     size_t scan_bytes = 0;
-    segment_sizes<<<grid_for(ctx, h), kBlock, 0, s>>>(h, list, g->rowptr, off);
+    segment_sizes<<<mispc_device_grid(ctx, h, kBlock), kBlock, 0, s>>>(h, list, g->rowptr, off);
     cudaMemsetAsync(off + h, 0, 8, s); /* the exclusive scan then ends with the total */
     cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, off, off, h + 1, s);
     st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
     if (!st) {
       cub::DeviceScan::ExclusiveSum(temp, scan_bytes, off, off, h + 1, s);
       cudaMemcpyAsync(&total, off + h, 8, cudaMemcpyDeviceToHost, s);
-      st = sync_check(ctx, s, "phase-3 segments");
+      st = mispc_sync(ctx, s, "phase-3 segments");
     }
     mispc_scratch_free(ctx, temp);
     temp = NULL;
@@ -259,16 +246,17 @@ static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const
     st = mispc_scratch_alloc(ctx, (size_t)total * 8 + 8, (void **)&labels, "phase-3 labels");
   if (!st && h > 0) {
     sorted = labels + total;
-    gather_labels<<<grid_for(ctx, 32 * h), kBlock, 0, s>>>(h, list, g->rowptr, g->colidx, tent, off,
-                                                           labels);
+    gather_labels<<<mispc_device_grid(ctx, 32 * h, kBlock), kBlock, 0, s>>>(
+        h, list, g->rowptr, g->colidx, tent, off, labels);
     size_t sort_bytes = 0;
     cub::DeviceSegmentedSort::SortKeys(NULL, sort_bytes, labels, sorted, total, h, off, off + 1, s);
     st = mispc_scratch_alloc(ctx, sort_bytes + 16, &temp, "segmented sort scratch");
     if (!st) {
       cub::DeviceSegmentedSort::SortKeys(temp, sort_bytes, labels, sorted, total, h, off, off + 1,
                                          s);
-      phase3_sorted<<<grid_for(ctx, h), kBlock, 0, s>>>(h, list, off, sorted, size, agg);
-      st = sync_check(ctx, s, "phase 3 (sorted labels)");
+      phase3_sorted<<<mispc_device_grid(ctx, h, kBlock), kBlock, 0, s>>>(h, list, off, sorted, size,
+                                                                         agg);
+      st = mispc_sync(ctx, s, "phase 3 (sorted labels)");
     }
   }
   mispc_scratch_free(ctx, temp);
@@ -292,11 +280,11 @@ extern "C" mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, 
     d_deferred = (unsigned long long *)(size + ((naggs + 1) & ~1ll)); /* 8-aligned tail */
     cudaMemcpyAsync(tent, agg, (size_t)n * 4, cudaMemcpyDeviceToDevice, s);
     cudaMemsetAsync(size, 0, (size_t)naggs * 4 + 16, s);
-    aggregate_sizes<<<grid_for(ctx, n), kBlock, 0, s>>>(n, tent, size);
-    phase3<<<grid_for(ctx, n), kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic != 0, agg,
-                                               d_deferred);
+    aggregate_sizes<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, tent, size);
+    phase3<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size,
+                                                                basic != 0, agg, d_deferred);
     cudaMemcpyAsync(&deferred, d_deferred, 8, cudaMemcpyDeviceToHost, s);
-    st = sync_check(ctx, s, "aggregation phase 3");
+    st = mispc_sync(ctx, s, "aggregation phase 3");
     if (!st && deferred) st = phase3_high_degree(ctx, s, g, tent, size, agg);
   }
   mispc_scratch_free(ctx, tent);

@@ -64,12 +64,6 @@ int bits_for(int64_t x) {
   return b;
 }
 
-unsigned grid_for(mispc_context *ctx, int64_t work) {
-  int sms = 0, coop = 0;
-  mispc_device_caps(ctx, &sms, &coop);
-  return mispc_grid_for(work, kBlock, 8u * (unsigned)(sms ? sms : 1));
-}
-
 } // namespace
 
 extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta,
@@ -86,9 +80,9 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
     st = mispc_scratch_alloc(ctx, (size_t)A->nrows * 8 + 8, (void **)&diag, "diagonal");
   if (!st) {
     if (use_values)
-      diagonal<<<grid_for(ctx, A->nrows), kBlock, 0, s>>>(A->nrows, A->rowptr, A->colidx, A->values,
-                                                          diag);
-    strength_keys<<<grid_for(ctx, A->nrows), kBlock, 0, s>>>(
+      diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
+          A->nrows, A->rowptr, A->colidx, A->values, diag);
+    strength_keys<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
         A->nrows, A->rowptr, A->colidx, use_values ? A->values : NULL, diag, theta, bs, keys);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
@@ -107,7 +101,8 @@ extern "C" mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, 
   MISPC_TRY(mispc_stream(ctx, &s));
   uint64_t *keys = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, (size_t)g->nnz * 8 + 8, (void **)&keys, "coarse keys"));
-  coarse_keys<<<grid_for(ctx, g->nrows), kBlock, 0, s>>>(g->nrows, g->rowptr, g->colidx, agg, keys);
+  coarse_keys<<<mispc_device_grid(ctx, g->nrows, kBlock), kBlock, 0, s>>>(g->nrows, g->rowptr,
+                                                                          g->colidx, agg, keys);
   mispc_status st = MISPC_SUCCESS;
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)

@@ -104,12 +104,8 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
                         (long long)A->nrows, (long long)A->ncols);
   if (!A->values)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
-  mispc_status s = mispc_csr_check(ctx, A, MISPC_CHECK_GRAPH);
-  if (s) {
-    char msg[sizeof ctx->err];
-    strcpy(msg, mispc_context_error(ctx));
-    return mispc_seterr(ctx, s, "mispc_gs_symbolic: %s", msg);
-  }
+  MISPC_TRY(mispc_check_graph_for(ctx, A, "mispc_gs_symbolic"));
+  mispc_status s = MISPC_SUCCESS;
   double t0 = mispc_wtime();
   release_symbolic(ctx, gs);
   gs->mem = A->mem;

@@ -113,20 +113,6 @@ __global__ void diagonal(int64_t n, const int64_t *rowptr, const int32_t *colidx
   }
 }
 
-unsigned grid_for(mispc_context *ctx, int64_t work) {
-  int sms = 0, coop = 0;
-  mispc_device_caps(ctx, &sms, &coop);
-  return mispc_grid_for(work, kBlock, 8u * (unsigned)(sms ? sms : 1));
-}
-
-mispc_status finish(mispc_context *ctx, cudaStream_t s, const char *what) {
-  cudaError_t e = cudaStreamSynchronize(s);
-  if (e == cudaSuccess) e = cudaGetLastError();
-  if (e != cudaSuccess)
-    return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
-  return MISPC_SUCCESS;
-}
-
 } // namespace
 
 extern "C" mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key,
@@ -141,16 +127,18 @@ extern "C" mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32
   mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 8 + 8, (void **)&buf, "sort buffers");
   if (!st && n > 0) {
     int32_t *ids = buf, *keys_out = buf + n;
-    iota<<<grid_for(ctx, n), kBlock, 0, s>>>(n, ids);
+    iota<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, ids);
     cub::DeviceRadixSort::SortPairs(NULL, bytes, key, keys_out, ids, order, n, 0, bits, s);
     st = mispc_scratch_alloc(ctx, bytes + 16, &temp, "sort scratch");
     /* stable radix sort: ids stay increasing inside each key */
     if (!st) cub::DeviceRadixSort::SortPairs(temp, bytes, key, keys_out, ids, order, n, 0, bits, s);
-    if (!st) key_offsets<<<grid_for(ctx, nkeys + 1), kBlock, 0, s>>>(n, keys_out, nkeys, ptr);
+    if (!st)
+      key_offsets<<<mispc_device_grid(ctx, nkeys + 1, kBlock), kBlock, 0, s>>>(n, keys_out, nkeys,
+                                                                               ptr);
   } else if (!st) {
     cudaMemsetAsync(ptr, 0, sizeof(int64_t) * (size_t)(nkeys + 1), s);
   }
-  if (!st) st = finish(ctx, s, "Gauss-Seidel ordering");
+  if (!st) st = mispc_sync(ctx, s, "Gauss-Seidel ordering");
   mispc_scratch_free(ctx, temp);
   mispc_scratch_free(ctx, buf);
   return st;
@@ -164,10 +152,10 @@ extern "C" mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int
   MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&d, "diagonal check"));
   cudaMemcpyAsync(d, &h, 8, cudaMemcpyHostToDevice, s);
   if (A->nrows > 0)
-    diagonal<<<grid_for(ctx, A->nrows), kBlock, 0, s>>>(A->nrows, A->rowptr, A->colidx, A->values,
-                                                        require_positive, diag, d);
+    diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
+        A->nrows, A->rowptr, A->colidx, A->values, require_positive, diag, d);
   cudaMemcpyAsync(&h, d, 8, cudaMemcpyDeviceToHost, s);
-  mispc_status st = finish(ctx, s, "Gauss-Seidel diagonal");
+  mispc_status st = mispc_sync(ctx, s, "Gauss-Seidel diagonal");
   mispc_scratch_free(ctx, d);
   *bad_row = h == ~0ull ? -1 : (int64_t)(h >> 3);
   *bad_kind = h == ~0ull ? 0 : (int)(h & 7);
@@ -194,15 +182,15 @@ extern "C" mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, co
     const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
     if (hi <= lo) continue;
     if (warp_per_cluster)
-      sweep_color_warp<<<grid_for(ctx, 32 * (hi - lo)), kBlock, 0, s>>>(
+      sweep_color_warp<<<mispc_device_grid(ctx, 32 * (hi - lo), kBlock), kBlock, 0, s>>>(
           lo, hi, gs->order, gs->cl_ptr, gs->cl_rows, backward != 0, A->rowptr, A->colidx,
           A->values, gs->diag, gs->opt.omega, b, x);
     else if (cluster)
-      sweep_color_thread<<<grid_for(ctx, hi - lo), kBlock, 0, s>>>(
+      sweep_color_thread<<<mispc_device_grid(ctx, hi - lo, kBlock), kBlock, 0, s>>>(
           lo, hi, gs->order, gs->cl_ptr, gs->cl_rows, backward != 0, A->rowptr, A->colidx,
           A->values, gs->diag, gs->opt.omega, b, x);
     else
-      sweep_color<<<grid_for(ctx, hi - lo), kBlock, 0, s>>>(
+      sweep_color<<<mispc_device_grid(ctx, hi - lo, kBlock), kBlock, 0, s>>>(
           lo, hi, gs->order, A->rowptr, A->colidx, A->values, gs->diag, gs->opt.omega, b, x);
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the caller's next sync reports faults */

@@ -23,14 +23,7 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g, const mis
   if (opt && (opt->max_rounds < 0 || opt->max_rounds > MIS1_MAX_ROUNDS))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: max_rounds must be in [0, %d], got %d",
                         name, MIS1_MAX_ROUNDS, opt->max_rounds);
-  if (!(opt && opt->skip_validation)) {
-    mispc_status s = mispc_csr_check(ctx, g, MISPC_CHECK_GRAPH);
-    if (s != MISPC_SUCCESS) {
-      char msg[sizeof ctx->err];
-      strcpy(msg, mispc_context_error(ctx));
-      return mispc_seterr(ctx, s, "%s: invalid graph: %s", name, msg);
-    }
-  }
+  if (!(opt && opt->skip_validation)) MISPC_TRY(mispc_check_graph_for(ctx, g, name));
   return MISPC_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 /* Validation of CSR structure (host path; device inputs are checked by a
  * kernel first and, on failure, re-checked here for the detailed message). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -169,5 +170,15 @@ mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_c
   }
   mispc_csr_free(ctx, &H);
   *st = s;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_check_graph_for(mispc_context *ctx, const mispc_csr *A, const char *who) {
+  mispc_status s = mispc_csr_check(ctx, A, MISPC_CHECK_GRAPH);
+  if (s) {
+    char msg[sizeof ctx->err];
+    strcpy(msg, mispc_context_error(ctx));
+    return mispc_seterr(ctx, s, "%s: invalid graph: %s", who, msg);
+  }
   return MISPC_SUCCESS;
 }

@@ -51,6 +51,22 @@ mispc_status mispc_device_caps(mispc_context *ctx, int *sms, int *coop);
 #ifdef __CUDACC__
 #include <cub/block/block_scan.cuh>
 
+/* Grid for `work` threads in blocks of `block`, at most 8 blocks per SM. */
+static inline unsigned mispc_device_grid(mispc_context *ctx, long long work, unsigned block) {
+  int sms = 0, coop = 0;
+  mispc_device_caps(ctx, &sms, &coop);
+  return mispc_grid_for(work, block, 8u * (unsigned)(sms ? sms : 1));
+}
+
+/* Waits for the stream; a launch or kernel failure becomes "WHAT failed: ...". */
+static inline mispc_status mispc_sync(mispc_context *ctx, cudaStream_t s, const char *what) {
+  cudaError_t e = cudaStreamSynchronize(s);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
+  return MISPC_SUCCESS;
+}
+
 /* Block-aggregated append to a global list. Each call takes one candidate per
  * thread (all threads of the block call it together, the same number of
  * times); items gather in a shared buffer that is flushed with one global

@@ -58,6 +58,10 @@ void mispc_pool_free(mispc_context *ctx, mispc_memspace mem, void *p);
 /* Returns MISPC_SUCCESS if a is a usable CSR descriptor (not its contents). */
 mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const char *name);
 
+/* mispc_csr_check(A, MISPC_CHECK_GRAPH) with "WHO: invalid graph: ..." as the
+ * message on failure (entry points validate once, then skip it inside). */
+mispc_status mispc_check_graph_for(mispc_context *ctx, const mispc_csr *A, const char *who);
+
 /* Copies a device CSR to host (or returns a borrowed view of a host one);
  * free with mispc_csr_free. */
 mispc_status mispc_csr_host_view(mispc_context *ctx, const mispc_csr *A, mispc_csr *host);
