@@ -7,17 +7,8 @@
 #include <time.h>
 
 #include "bench_gpu.h"
+#include "bench_util.h"
 #include "cli.h"
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof(double), cmp_d);
-  return v[n / 2];
-}
 
 static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
                            const mispc_aggregates *d) {
@@ -75,13 +66,8 @@ int cmd_bench_agg(int argc, char **argv) {
     fprintf(stderr, "usage: mispc bench agg SPEC... (mispc bench agg --help)\n");
     return 2;
   }
-  char dev[256];
-  bench_device_name(dev, sizeof dev);
-  time_t now = time(NULL);
-  printf("# mispc bench agg  device: %s  date: %s", dev, ctime(&now));
-  printf("# command:");
-  for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
-  printf("\n# times: GPU medians of %d (ms); xSpMV = multiple of one float cuSPARSE SpMV on "
+  bench_print_header("agg", argc, argv);
+  printf("# times: GPU medians of %d (ms); xSpMV = multiple of one float cuSPARSE SpMV on "
          "the matrix; phases are wall times of one run\n",
          reps);
   printf("%-22s %-9s %9s %9s %8s %6s %8s %8s %8s %8s %8s %8s %7s %7s %6s\n", "matrix", "algo",
@@ -128,7 +114,7 @@ int cmd_bench_agg(int argc, char **argv) {
         double m = bench_timer_stop_ms(t);
         if (i >= 0) ms[i] = m;
       }
-      t_str = median(ms, reps);
+      t_str = bench_median(ms, reps);
       uint8_t *set = NULL;
       if (!s) s = mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)DS.nrows + 1, (void **)&set);
       mispc_mis_options mo;
@@ -140,7 +126,7 @@ int cmd_bench_agg(int argc, char **argv) {
         double m = bench_timer_stop_ms(t);
         if (i >= 0) ms[i] = m;
       }
-      t_mis = median(ms, reps);
+      t_mis = bench_median(ms, reps);
       mispc_free(ctx, MISPC_MEM_DEVICE, set);
       o.mis.skip_validation = 1;
       for (int i = -2; i < reps && !s; ++i) { /* aggregation */
@@ -150,7 +136,7 @@ int cmd_bench_agg(int argc, char **argv) {
         double m = bench_timer_stop_ms(t);
         if (i >= 0) ms[i] = m;
       }
-      t_agg = median(ms, reps);
+      t_agg = bench_median(ms, reps);
       for (int k = 0; k < 3; ++k) ph[k] = 1e3 * da.phase_seconds[k];
       free(ms);
       bench_timer_destroy(t);

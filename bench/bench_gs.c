@@ -7,12 +7,8 @@
 #include <time.h>
 
 #include "bench_gpu.h"
+#include "bench_util.h"
 #include "cli.h"
-
-static int cmp_dd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* ||b - A x|| / ||b|| on the host */
 static double rel_residual(const mispc_csr *A, const double *b, const double *x) {
@@ -56,13 +52,8 @@ int cmd_bench_gs(int argc, char **argv) {
     fprintf(stderr, "usage: mispc bench gs SPEC... (mispc bench gs --help)\n");
     return 2;
   }
-  char dev[256];
-  bench_device_name(dev, sizeof dev);
-  time_t now = time(NULL);
-  printf("# mispc bench gs  device: %s  date: %s", dev, ctime(&now));
-  printf("# command:");
-  for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
-  printf("\n# GPU medians of %d (ms); x = multiple of one double cuSPARSE SpMV on the matrix; "
+  bench_print_header("gs", argc, argv);
+  printf("# GPU medians of %d (ms); x = multiple of one double cuSPARSE SpMV on the matrix; "
          "resid = ||b - Ax|| / ||b|| after one symmetric sweep from x = 0, b = A*1\n",
          reps);
   printf("%-22s %-7s %7s %9s %6s %9s %9s %9s %7s %7s %7s %8s %6s\n", "matrix", "kind", "colors",
@@ -75,9 +66,8 @@ int cmd_bench_gs(int argc, char **argv) {
     mispc_csr A = {0}, D = {0};
     if ((rc = cli_load(ctx, specs[si], 0, &A))) break;
     size_t n = (size_t)A.nrows;
-    double *ones = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
+    double *b = malloc(sizeof(double) * n);
     double *xh = malloc(sizeof(double) * n), *xg = malloc(sizeof(double) * n);
-    for (size_t i = 0; i < n; ++i) ones[i] = 1.0;
     for (size_t i = 0; i < n; ++i) { /* b = A * 1 */
       double s = 0;
       for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) s += A.values[p];
@@ -147,12 +137,9 @@ int cmd_bench_gs(int argc, char **argv) {
           rc = cli_fail(ctx, "GPU Gauss-Seidel", s);
           break;
         }
-        qsort(ms, (size_t)reps, sizeof(double), cmp_dd);
-        qsort(ms + reps, (size_t)reps, sizeof(double), cmp_dd);
-        qsort(ms + 2 * reps, (size_t)reps, sizeof(double), cmp_dd);
-        t_sym = ms[reps / 2];
-        t_num = ms[reps + reps / 2];
-        t_sgs = ms[2 * reps + reps / 2];
+        t_sym = bench_median(ms, reps);
+        t_num = bench_median(ms + reps, reps);
+        t_sgs = bench_median(ms + 2 * reps, reps);
         free(ms);
         check = memcmp(xg, xh, sizeof(double) * n) ? "DIFF" : "ok";
       }
@@ -164,8 +151,6 @@ int cmd_bench_gs(int argc, char **argv) {
       fflush(stdout);
       if (!strcmp(check, "DIFF")) rc = 1;
     }
-    (void)ones;
-    free(ones);
     free(b);
     free(xh);
     free(xg);

@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "bench_gpu.h"
+#include "bench_util.h"
 #include "cli.h"
 
-int parse_priority(const char *s, mispc_priority *p);
 int cmd_bench_agg(int argc, char **argv);
 int cmd_bench_gs(int argc, char **argv);
 
@@ -31,11 +31,6 @@ static void bench_usage(FILE *f) {
              "  --symmetrize       use the pattern of A + A^T\n");
 }
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 typedef mispc_status (*mis_fn)(mispc_context *, const mispc_csr *, const mispc_mis_options *,
                                uint8_t *, mispc_mis_result *);
 
@@ -50,8 +45,7 @@ static double host_ms(mispc_context *ctx, mis_fn fn, const mispc_csr *A,
     fn(ctx, A, opt, set, &r);
     t[i] = 1e3 * (mispc_wtime() - t0);
   }
-  qsort(t, (size_t)reps, sizeof(double), cmp_d);
-  double med = t[reps / 2];
+  double med = bench_median(t, reps);
   free(t);
   mispc_context_set_num_threads(ctx, 0);
   return med;
@@ -141,14 +135,11 @@ int cmd_bench(int argc, char **argv) {
     o.no_persistent = 1, vars[nvar].name = "no-persistent", vars[nvar++].opt = o;
   }
 
-  char dev[256];
+  char dev[256]; /* for the JSON record */
   bench_device_name(dev, sizeof dev);
-  time_t now = time(NULL);
-  printf("# mispc bench mis%d  device: %s  host threads: %d  date: %s", k, dev,
-         omp_get_max_threads(), ctime(&now));
-  printf("# command:");
-  for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
-  printf("\n# unit: one cuSPARSE CSR SpMV (float, 32-bit indices, default algorithm) on the "
+  bench_print_header(k == 1 ? "mis1" : "mis2", argc, argv);
+  printf("# host threads: %d\n", omp_get_max_threads());
+  printf("# unit: one cuSPARSE CSR SpMV (float, 32-bit indices, default algorithm) on the "
          "same graph, median of %d\n",
          reps);
   printf("%-26s %-15s %10s %11s %6s %10s %7s %9s %9s %9s %7s %6s\n", "graph", "variant", "rows",
@@ -212,8 +203,7 @@ int cmd_bench(int argc, char **argv) {
           free(ms);
           break;
         }
-        qsort(ms, (size_t)reps, sizeof(double), cmp_d);
-        med = ms[reps / 2];
+        med = bench_median(ms, reps);
         free(ms);
         mispc_memcpy(ctx, gset, MISPC_MEM_HOST, dset, MISPC_MEM_DEVICE, (size_t)A.nrows);
         int same = !memcmp(gset, hset, (size_t)A.nrows) && gr.rounds == hr.rounds;

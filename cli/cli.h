@@ -14,6 +14,8 @@ int cli_load(mispc_context *ctx, const char *spec, int symmetrize, mispc_csr *A)
  * threads, and the backend (*use_gpu < 0: GPU when one is visible). Prints
  * why and returns 1 when --gpu was asked for without a GPU. */
 int cli_context(const char *cmd, int verbose, int threads, int *use_gpu, mispc_context **ctx);
+/* "degree" | "largest-degree" | "hash" | "per-round" | "default" -> *p; 0 if unknown. */
+int parse_priority(const char *s, mispc_priority *p);
 /* Logger that prints library progress lines to stderr. */
 void cli_log(void *user, const char *line);
 

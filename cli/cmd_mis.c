@@ -19,7 +19,6 @@ static void mis_usage(FILE *f) {
              "  -v                progress output\n");
 }
 
-int parse_priority(const char *s, mispc_priority *p);
 int parse_priority(const char *s, mispc_priority *p) {
   if (!strcmp(s, "degree"))
     *p = MISPC_PRIORITY_DEGREE;

@@ -1,0 +1,11 @@
+/* Pieces shared by the benchmark commands (host code, no CUDA). */
+#ifndef MISPC_BENCH_UTIL_H
+#define MISPC_BENCH_UTIL_H
+
+/* Median of v[0..n) (sorts v in place). */
+double bench_median(double *v, int n);
+
+/* "# mispc bench WHAT  device: ...  date: ..." and "# command: ..." lines. */
+void bench_print_header(const char *what, int argc, char **argv);
+
+#endif
