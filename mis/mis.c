@@ -10,8 +10,15 @@ void mispc_mis_options_default(mispc_mis_options *opt) {
   if (opt) memset(opt, 0, sizeof *opt);
 }
 
-static mispc_status check_call(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                               const void *out, const char *name) {
+/* Fills *o from opt (or the defaults) and checks the arguments of an entry point. */
+static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
+                               const mispc_mis_options *user, mispc_mis_options *o, const void *out,
+                               const char *name) {
+  if (user)
+    *o = *user;
+  else
+    mispc_mis_options_default(o);
+  const mispc_mis_options *opt = o;
   MISPC_TRY(mispc_csr_check_desc(ctx, g, "graph"));
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: membership output is NULL", name);
   if (g->nrows != g->ncols)
@@ -36,11 +43,7 @@ mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
                                const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                                mispc_mis_result *res) {
   mispc_mis_options o;
-  if (opt)
-    o = *opt;
-  else
-    mispc_mis_options_default(&o);
-  MISPC_TRY(check_call(ctx, graph, &o, in_set, "mispc_mis1"));
+  MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, "mispc_mis1"));
   if (o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_mis1: per-round priorities are an MIS-2 option; use DEGREE or HASH");
@@ -64,11 +67,7 @@ mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
                                const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                                mispc_mis_result *res) {
   mispc_mis_options o;
-  if (opt)
-    o = *opt;
-  else
-    mispc_mis_options_default(&o);
-  MISPC_TRY(check_call(ctx, graph, &o, in_set, "mispc_mis2"));
+  MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, "mispc_mis2"));
   if (o.priority == MISPC_PRIORITY_DEGREE || o.priority == MISPC_PRIORITY_LARGEST_DEGREE)
     return mispc_seterr(
         ctx, MISPC_ERR_INVALID_ARG,
