@@ -17,6 +17,7 @@ void mispc_gs_options_default(mispc_gs_options *opt) {
   opt->omega = 1.0;
   opt->clusters = MISPC_AGG_MIS2AGG;
   mispc_coloring_options_default(&opt->coloring);
+  opt->block_size = 1;
 }
 
 mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mispc_gs **gs) {
@@ -31,6 +32,10 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "omega must be in (0, 2), got %g", o.omega);
   if (o.sweeps < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "sweeps must be >= 1, got %d", o.sweeps);
+  if (o.block_size < 1 || !(o.strength_threshold >= 0))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "block_size must be >= 1 and strength_threshold >= 0, got %d and %g",
+                        o.block_size, o.strength_threshold);
   if (o.kind != MISPC_GS_POINT && o.kind != MISPC_GS_CLUSTER)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown Gauss-Seidel kind %d", (int)o.kind);
   if (o.sweep != MISPC_GS_FORWARD && o.sweep != MISPC_GS_BACKWARD && o.sweep != MISPC_GS_SYMMETRIC)
@@ -66,6 +71,8 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
   info->ncolors = gs->ncolors;
   info->nclusters = gs->nclusters;
   info->singletons = gs->singletons;
+  info->min_cluster = gs->min_cluster;
+  info->max_cluster = gs->max_cluster;
   info->symbolic_seconds = gs->t_symbolic;
   info->numeric_seconds = gs->t_numeric;
   return MISPC_SUCCESS;
@@ -119,17 +126,36 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s) s = order_by_color(ctx, gs, gs->n, &c);
     mispc_coloring_free(ctx, &c);
     gs->nclusters = gs->singletons = gs->n;
+    gs->min_cluster = gs->max_cluster = 1;
   } else {
-    /* clusters = aggregates of the matrix graph (self loops are ignored) */
+    /* clusters = aggregates of the matrix graph (self loops are ignored), or of
+     * its strength graph on nodes of block_size rows, expanded to the rows */
     mispc_agg_options ao;
     mispc_agg_options_default(&ao);
     ao.algo = gs->opt.clusters;
     ao.mis = co.mis;
     ao.mis.priority = MISPC_PRIORITY_DEFAULT;
-    mispc_aggregates aggs;
-    mispc_csr coarse = {0};
+    const int bs = gs->opt.block_size;
+    const int use_strength = bs > 1 || gs->opt.strength_threshold > 0;
+    mispc_aggregates aggs = {0};
+    mispc_csr coarse = {0}, S = {0};
     mispc_coloring c = {0, 0, NULL, gs->mem};
-    s = mispc_aggregate(ctx, A, &ao, &aggs);
+    int32_t *dof_agg = NULL;
+    if (use_strength && gs->n % bs)
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                       "Gauss-Seidel block size %d does not divide the %lld rows", bs,
+                       (long long)gs->n);
+    if (!s && use_strength) s = mispc_strength_graph(ctx, A, gs->opt.strength_threshold, bs, &S);
+    if (!s) s = mispc_aggregate(ctx, use_strength ? &S : A, &ao, &aggs);
+    mispc_aggregates rows = aggs; /* aggregate of every row */
+    if (!s && use_strength) {
+      s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&dof_agg,
+                           "cluster of each row");
+      if (!s) s = ON(gs->mem == MISPC_MEM_DEVICE, gs_expand, ctx, gs->n, bs, aggs.agg, dof_agg);
+      rows.n = gs->n;
+      rows.agg = dof_agg;
+      rows.root = NULL;
+    }
     if (!s) {
       gs->nclusters = aggs.naggs;
       s = mispc_pool_alloc(ctx, gs->mem, sizeof(int64_t) * (size_t)(aggs.naggs + 1),
@@ -139,16 +165,20 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->cl_rows,
                            "cluster rows");
     if (!s)
-      s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, aggs.agg, (int32_t)aggs.naggs,
+      s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, rows.agg, (int32_t)aggs.naggs,
              gs->cl_rows, gs->cl_ptr);
-    if (!s) s = mispc_coarse_graph(ctx, A, &aggs, &coarse);
+    if (!s) s = mispc_coarse_graph(ctx, A, &rows, &coarse);
     if (!s) s = mispc_color(ctx, &coarse, &co, &c);
     if (!s) s = order_by_color(ctx, gs, aggs.naggs, &c);
     if (!s) {
       mispc_agg_stats st;
-      s = mispc_aggregates_stats(ctx, &aggs, &st);
+      s = mispc_aggregates_stats(ctx, &rows, &st);
       gs->singletons = st.singletons;
+      gs->min_cluster = st.min_size;
+      gs->max_cluster = st.max_size;
     }
+    mispc_pool_free(ctx, gs->mem, dof_agg);
+    mispc_csr_free(ctx, &S);
     mispc_coloring_free(ctx, &c);
     mispc_csr_free(ctx, &coarse);
     mispc_aggregates_free(ctx, &aggs);

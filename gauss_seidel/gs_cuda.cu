@@ -162,6 +162,22 @@ extern "C" mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int
   return st;
 }
 
+__global__ void gs_expand_kernel(int64_t n, int bs, const int32_t *node_agg, int32_t *dof_agg) {
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += stride)
+    dof_agg[i] = node_agg[i / bs];
+}
+
+extern "C" mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs,
+                                       const int32_t *node_agg, int32_t *dof_agg) {
+  if (n == 0) return MISPC_SUCCESS;
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  gs_expand_kernel<<<mispc_device_grid(ctx, n, 256), 256, 0, s>>>(n, bs, node_agg, dof_agg);
+  MISPC_CUDA_TRY(ctx, cudaGetLastError());
+  return MISPC_SUCCESS;
+}
+
 extern "C" mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));

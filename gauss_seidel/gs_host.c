@@ -79,6 +79,14 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_c
   return MISPC_SUCCESS;
 }
 
+mispc_status gs_expand_host(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
+                            int32_t *dof_agg) {
+  (void)ctx;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) dof_agg[i] = node_agg[i / bs];
+  return MISPC_SUCCESS;
+}
+
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x) {
   (void)ctx;
   memset(x, 0, sizeof(double) * (size_t)n);

@@ -20,7 +20,7 @@ struct mispc_gs {
   int64_t *cl_ptr;    /* mem, cluster only: nclusters + 1 offsets into cl_rows */
   int32_t *cl_rows;   /* mem, cluster only: rows of each cluster, increasing */
   double *diag;       /* mem: a_ii */
-  int64_t nclusters, singletons;
+  int64_t nclusters, singletons, min_cluster, max_cluster;
   double t_symbolic, t_numeric;
 };
 
@@ -37,6 +37,12 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
                           double *diag, int64_t *bad_row, int *bad_kind);
 mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_positive,
                           double *diag, int64_t *bad_row, int *bad_kind);
+
+/* dof_agg[i] = node_agg[i / bs] for i < n (clusters of whole nodes). */
+mispc_status gs_expand_host(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
+                            int32_t *dof_agg);
+mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
+                            int32_t *dof_agg);
 
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);

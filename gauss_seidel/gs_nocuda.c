@@ -15,6 +15,11 @@ mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_po
   (void)A, (void)require_positive, (void)diag, (void)bad_row, (void)bad_kind;
   return no_cuda(ctx);
 }
+mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
+                            int32_t *dof_agg) {
+  (void)n, (void)bs, (void)node_agg, (void)dof_agg;
+  return no_cuda(ctx);
+}
 mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x) {
   (void)n, (void)x;
   return no_cuda(ctx);

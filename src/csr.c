@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csr_build.h"
 #include "internal.h"
 
 mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const char *name) {
@@ -53,6 +54,16 @@ mispc_status mispc_csr_wrap(mispc_memspace mem, int64_t nrows, int64_t ncols, in
   mispc_csr A = {nrows, ncols, nnz, rowptr, colidx, values, mem, 0};
   *out = A;
   return mispc_csr_check_desc(NULL, out, "wrapped CSR");
+}
+
+mispc_status mispc_widen_int32(mispc_context *ctx, mispc_memspace mem, int64_t n, const int32_t *in,
+                               int64_t *out) {
+  if (n < 0 || (n > 0 && (!in || !out)))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_widen_int32: bad size or NULL array");
+  if (mem == MISPC_MEM_DEVICE) return mispc_widen_int32_cuda(ctx, n, in, out);
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < n; ++k) out[k] = in[k];
+  return MISPC_SUCCESS;
 }
 
 void mispc_csr_free(mispc_context *ctx, mispc_csr *A) {

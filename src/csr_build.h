@@ -26,6 +26,9 @@ mispc_status mispc_csr_from_coo(mispc_context *ctx, int64_t nrows, int64_t ncols
 mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nrows, int64_t ncols,
                                       uint64_t *keys, int64_t n_keys, int key_bits, mispc_csr *out);
 
+/* Device part of mispc_widen_int32 (fails with MISPC_ERR_NO_CUDA without CUDA). */
+mispc_status mispc_widen_int32_cuda(mispc_context *ctx, int64_t n, const int32_t *in, int64_t *out);
+
 #ifdef __cplusplus
 }
 #endif

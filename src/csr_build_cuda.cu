@@ -27,7 +27,23 @@ __global__ void keys_to_csr(int64_t nrows, const uint64_t *keys, int64_t nnz, in
   }
 }
 
+__global__ void widen_int32(int64_t n, const int32_t *in, int64_t *out) {
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += stride)
+    out[k] = in[k];
+}
+
 } // namespace
+
+extern "C" mispc_status mispc_widen_int32_cuda(mispc_context *ctx, int64_t n, const int32_t *in,
+                                               int64_t *out) {
+  if (n == 0) return MISPC_SUCCESS;
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  widen_int32<<<mispc_device_grid(ctx, n, 256), 256, 0, s>>>(n, in, out);
+  MISPC_CUDA_TRY(ctx, cudaGetLastError());
+  return MISPC_SUCCESS;
+}
 
 extern "C" mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nrows, int64_t ncols,
                                                  uint64_t *keys, int64_t n_keys, int key_bits,

@@ -1,4 +1,5 @@
 /* Builds without CUDA never hold device CSR (allocation fails first). */
+#include "csr_build.h"
 #include "internal.h"
 
 mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_csr *A, unsigned checks);
@@ -7,4 +8,12 @@ mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_csr *A, unsi
   (void)A;
   (void)checks;
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device matrix given to a build without CUDA");
+}
+
+mispc_status mispc_widen_int32_cuda(mispc_context *ctx, int64_t n, const int32_t *in,
+                                    int64_t *out) {
+  (void)n;
+  (void)in;
+  (void)out;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device array given to a build without CUDA");
 }

@@ -29,6 +29,12 @@ mispc_status mispc_csr_alloc(mispc_context *ctx, mispc_memspace mem, int64_t nro
 /* Wraps caller arrays without copying (borrowed: free does not release them). */
 mispc_status mispc_csr_wrap(mispc_memspace mem, int64_t nrows, int64_t ncols, int64_t nnz,
                             int64_t *rowptr, int32_t *colidx, double *values, mispc_csr *out);
+/* out[k] = in[k] for k < n, in memory space mem (both arrays there): turns the
+ * 32-bit row offsets of PETSc (default PetscInt) or cuSPARSE (CUSPARSE_INDEX_32I)
+ * into the 64-bit ones mispc_csr needs, so their column indices and values can
+ * be wrapped in place. Asynchronous on the context's stream for device memory. */
+mispc_status mispc_widen_int32(mispc_context *ctx, mispc_memspace mem, int64_t n, const int32_t *in,
+                               int64_t *out);
 /* Releases owned arrays (borrowed ones are left alone) and zeroes *A. */
 void mispc_csr_free(mispc_context *ctx, mispc_csr *A);
 /* Deep copy into memory space dst_mem (host->device, device->host, or same). */

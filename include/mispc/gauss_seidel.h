@@ -46,6 +46,12 @@ typedef struct mispc_gs_options {
   mispc_agg_algo clusters;         /* cluster kind: mis2agg (default) or mis2basic */
   mispc_coloring_options coloring; /* also gives the seed of the cluster aggregation */
   int require_positive_diagonal;   /* 1: a negative diagonal is an error (SPD use) */
+  /* Cluster only: aggregate the strength graph (mispc_strength_graph) on nodes of
+   * block_size rows instead of the matrix graph; a cluster then holds whole
+   * nodes (all dofs of a vertex of an elasticity mesh). Defaults 0 and 1 (the
+   * matrix graph itself). block_size must divide the number of rows. */
+  double strength_threshold;
+  int block_size;
 } mispc_gs_options;
 
 void mispc_gs_options_default(mispc_gs_options *opt);
@@ -68,8 +74,9 @@ mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
 
 typedef struct mispc_gs_info {
   int32_t ncolors;
-  int64_t nclusters;  /* point: the number of rows */
-  int64_t singletons; /* clusters of one row (point: all) */
+  int64_t nclusters;                /* point: the number of rows */
+  int64_t singletons;               /* clusters of one row (point: all) */
+  int64_t min_cluster, max_cluster; /* rows per cluster (point: 1, 1) */
   double symbolic_seconds, numeric_seconds;
 } mispc_gs_info;
 mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info);

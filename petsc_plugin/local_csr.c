@@ -1,0 +1,125 @@
+/* The rank-local diagonal block of a PETSc AIJ matrix, read in place. */
+#include <string.h>
+
+#include "plugin_internal.h"
+
+PetscErrorCode MispcLocalBlock(Mat A, Mat *Ad, PetscBool *gpu) {
+  PetscBool mpi, seq;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  if (mpi) {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, NULL, NULL));
+  } else if (seq) {
+    *Ad = A;
+  } else {
+    MatType t;
+    PetscCall(MatGetType(A, &t));
+    SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+            "mispc needs an AIJ matrix (seqaij, mpiaij, aijcusparse), got %s", t);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)*Ad, MATSEQAIJCUSPARSE, gpu));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void log_to_petsc_info(void *user, const char *line) {
+  (void)PetscInfo((PetscObject)user, "%s\n", line);
+}
+
+PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context **ctx) {
+  PetscFunctionBegin;
+  if (mispc_context_create(ctx) != MISPC_SUCCESS)
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "mispc: cannot create a context");
+  MispcCall(*ctx, mispc_context_set_logger(*ctx, log_to_petsc_info, obj));
+  MispcCall(*ctx, mispc_context_set_verbosity(*ctx, 1));
+  if (gpu) {
+#if defined(PETSC_HAVE_CUDA)
+    PetscDeviceContext dctx;
+    void *handle = NULL;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+    /* handle points at the cudaStream_t (itself a pointer) */
+    MispcCall(*ctx, mispc_context_set_stream(*ctx, handle ? *(void **)handle : NULL));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "GPU matrix, but PETSc was built without CUDA");
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcLocalCSRBegin(mispc_context *ctx, Mat A, PetscBool with_values, PetscBool widen,
+                                  MispcLocalCSR *L) {
+  PetscInt n, m;
+  const int32_t *ia32 = NULL;
+  int32_t *ja32 = NULL;
+  double *vals = NULL;
+  PetscFunctionBegin;
+  PetscCall(MispcLocalBlock(A, &L->Ad, &L->gpu));
+  PetscCall(MatGetSize(L->Ad, &n, &m));
+  PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "mispc needs a square matrix (its local diagonal block is %" PetscInt_FMT
+             " x %" PetscInt_FMT ")",
+             n, m);
+  const mispc_memspace mem = L->gpu ? MISPC_MEM_DEVICE : MISPC_MEM_HOST;
+  L->with_values = with_values;
+  if (L->gpu) {
+#if defined(PETSC_HAVE_CUDA)
+    const int *i = NULL, *j = NULL;
+    /* full (not compressed) row offsets, device pointers */
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(L->Ad, PETSC_FALSE, (void *)&i, (void *)&j));
+    ia32 = (const int32_t *)i;
+    ja32 = (int32_t *)j;
+    if (with_values) PetscCall(MatSeqAIJCUSPARSEGetArrayRead(L->Ad, &L->a));
+#endif
+  } else {
+    PetscBool done;
+    PetscInt nn;
+    PetscCall(MatGetRowIJ(L->Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &L->ia, &L->ja, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+    ia32 = (const int32_t *)L->ia;
+    ja32 = (int32_t *)L->ja;
+    if (with_values) PetscCall(MatSeqAIJGetArrayRead(L->Ad, &L->a));
+  }
+  vals = with_values ? (double *)L->a : NULL;
+  int64_t nnz = 0;
+  if (widen || !L->rowptr64 || L->nrows != n) {
+    if (L->rowptr64) mispc_free(ctx, L->mem, L->rowptr64);
+    L->rowptr64 = NULL;
+    L->mem = mem;
+    MispcCall(ctx,
+              mispc_malloc(ctx, mem, sizeof(int64_t) * (size_t)(n + 1), (void **)&L->rowptr64));
+    MispcCall(ctx, mispc_widen_int32(ctx, mem, n + 1, ia32, L->rowptr64));
+    MispcCall(ctx, mispc_memcpy(ctx, &nnz, MISPC_MEM_HOST, L->rowptr64 + n, mem, sizeof nnz));
+    L->nrows = n;
+    L->nnz = (PetscInt)nnz;
+  }
+  nnz = L->nnz;
+  MispcCall(ctx, mispc_csr_wrap(mem, n, n, nnz, L->rowptr64, ja32, vals, &L->csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcLocalCSREnd(MispcLocalCSR *L) {
+  PetscFunctionBegin;
+  if (L->gpu) {
+#if defined(PETSC_HAVE_CUDA)
+    if (L->with_values && L->a) PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(L->Ad, &L->a));
+    L->a = NULL;
+#endif
+  } else {
+    PetscBool done;
+    PetscInt nn;
+    if (L->with_values && L->a) PetscCall(MatSeqAIJRestoreArrayRead(L->Ad, &L->a));
+    L->a = NULL;
+    if (L->ia)
+      PetscCall(MatRestoreRowIJ(L->Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &L->ia, &L->ja, &done));
+    L->ia = L->ja = NULL;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L) {
+  PetscFunctionBegin;
+  if (L->rowptr64) mispc_free(ctx, L->mem, L->rowptr64);
+  memset(L, 0, sizeof *L);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,55 @@
+/* Internal to libpetscmispc: mispc status -> PETSc error, the rank-local block
+ * of an AIJ matrix as a mispc_csr (in place), log events. */
+#ifndef MISPC_PLUGIN_INTERNAL_H
+#define MISPC_PLUGIN_INTERNAL_H
+
+#include <petscmat.h>
+
+#include "mispc/mispc.h"
+#include "mispc_petsc.h"
+#include "petsc_compat.h"
+
+/* A failed mispc call becomes a PETSc error carrying mispc's message. */
+#define MispcCall(mctx, call)                                                                      \
+  do {                                                                                             \
+    mispc_status _mispc_s = (call);                                                                \
+    if (_mispc_s != MISPC_SUCCESS)                                                                 \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "mispc: %s (%s)", mispc_context_error(mctx),         \
+              mispc_strerror(_mispc_s));                                                           \
+  } while (0)
+
+extern PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply,
+    MISPC_EventCoarsen;
+
+PetscErrorCode MispcRegisterPCs(void);
+PetscErrorCode MispcRegisterCoarseners(void);
+
+/* Creates a mispc context whose log lines go to PetscInfo(obj) and, for GPU
+ * matrices, whose stream is PETSc's current one (so our kernels are ordered
+ * with PETSc's). */
+PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context **ctx);
+
+/* The diagonal block a rank owns (the matrix itself for sequential ones):
+ * mpiaij / mpiaijcusparse -> its "A" block; seqaij(cusparse) -> itself. */
+PetscErrorCode MispcLocalBlock(Mat A, Mat *Ad, PetscBool *gpu);
+
+/* The rank-local block as a mispc_csr over PETSc's own arrays: column indices
+ * and values are borrowed (device pointers for cusparse), the row offsets are
+ * widened to 64 bits into rowptr64 (kept between calls; widened again only
+ * when `widen` is set). Call MispcLocalCSREnd after use. */
+typedef struct {
+  Mat Ad;
+  PetscBool gpu, with_values;
+  mispc_csr csr;
+  int64_t *rowptr64; /* owned, in memory space mem */
+  mispc_memspace mem;
+  PetscInt nrows, nnz;
+  const PetscInt *ia, *ja; /* host pattern (MatGetRowIJ), while begun */
+  const PetscScalar *a;
+} MispcLocalCSR;
+PetscErrorCode MispcLocalCSRBegin(mispc_context *ctx, Mat A, PetscBool with_values, PetscBool widen,
+                                  MispcLocalCSR *L);
+PetscErrorCode MispcLocalCSREnd(MispcLocalCSR *L);
+PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L);
+
+#endif

@@ -1,0 +1,28 @@
+/* Registration: PC types, MatCoarsen types and -log_view events. */
+#include <petscpc.h>
+
+#include "plugin_internal.h"
+
+PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply, MISPC_EventCoarsen;
+
+PetscErrorCode mispc_petsc_register(void) {
+  static PetscBool registered = PETSC_FALSE;
+  PetscFunctionBegin;
+  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
+  registered = PETSC_TRUE;
+  PetscCall(PCInitializePackage());
+  PetscCall(MatInitializePackage());
+  PetscCall(MispcRegisterPCs());
+  PetscCall(MispcRegisterCoarseners());
+  PetscCall(PetscLogEventRegister("MispcGSSymbolic", PC_CLASSID, &MISPC_EventGSSymbolic));
+  PetscCall(PetscLogEventRegister("MispcGSNumeric", PC_CLASSID, &MISPC_EventGSNumeric));
+  PetscCall(PetscLogEventRegister("MispcGSApply", PC_CLASSID, &MISPC_EventGSApply));
+  PetscCall(PetscLogEventRegister("MispcMIS2Coarsen", MAT_COARSEN_CLASSID, &MISPC_EventCoarsen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscDLLibraryRegister_petscmispc(void) {
+  PetscFunctionBegin;
+  PetscCall(mispc_petsc_register());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
