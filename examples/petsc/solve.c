@@ -184,7 +184,7 @@ static PetscErrorCode push_options(const char *opts, char set[][64], int *nset) 
 }
 
 static PetscErrorCode run_entry(Mat A, Vec b, const Entry *e, KSPType ksp_type, PetscReal rtol,
-                                PetscBool view) {
+                                PetscBool view, PetscBool *ok) {
   KSP ksp;
   PC pc;
   Vec x, r;
@@ -222,6 +222,7 @@ static PetscErrorCode run_entry(Mat A, Vec b, const Entry *e, KSPType ksp_type, 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-18s %6" PetscInt_FMT " %10.4f %10.4f %12.3e  %s\n",
                         e->name, its, t1 - t0, t2 - t1, (double)(rnorm / bnorm),
                         reason > 0 ? "converged" : KSPConvergedReasons[reason]));
+  *ok = (PetscBool)(reason > 0 && rnorm <= 100 * rtol * bnorm);
   if (view) PetscCall(KSPView(ksp, PETSC_VIEWER_STDOUT_WORLD));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
@@ -236,7 +237,8 @@ int main(int argc, char **argv) {
   char label[PETSC_MAX_PATH_LEN + 64], pcs[512] = "";
   char ksp_type[64] = KSPCG;
   PetscReal rtol = 1e-8;
-  PetscBool has_pcs, view = PETSC_FALSE, help;
+  PetscBool has_pcs, view = PETSC_FALSE, check = PETSC_FALSE, help;
+  int failures = 0;
   PetscInt M, nnz_local;
   PetscMPIInt size;
 
@@ -253,12 +255,15 @@ int main(int argc, char **argv) {
       PetscCall(
           PetscPrintf(PETSC_COMM_WORLD, "      %-18s %s\n", entries[k].name, entries[k].help));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  -ksp_type cg|gmres  -ksp_rtol R (default 1e-8)"
-                                            "  -view_solvers (KSPView after each)\n"));
+                                            "  -view_solvers (KSPView after each)\n"
+                                            "  -check (exit 1 unless every solve converges with a"
+                                            " true residual <= 100 rtol)\n"));
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-pcs", pcs, sizeof pcs, &has_pcs));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-ksp_type", ksp_type, sizeof ksp_type, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-ksp_rtol", &rtol, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-view_solvers", &view, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-check", &check, NULL));
   PetscCall(MPI_Comm_size(PETSC_COMM_WORLD, &size));
 
   PetscCall(load_matrix(&A, label, sizeof label));
@@ -297,11 +302,16 @@ int main(int argc, char **argv) {
       continue;
     }
 #endif
-    PetscCall(run_entry(A, b, e, ksp_type, rtol, view));
+    PetscBool ok = PETSC_FALSE;
+    PetscCall(run_entry(A, b, e, ksp_type, rtol, view, &ok));
+    if (!ok) failures++;
   }
   PetscCall(VecDestroy(&ones));
   PetscCall(VecDestroy(&b));
   PetscCall(MatDestroy(&A));
+  if (failures)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d solve%s did not converge\n", failures,
+                          failures > 1 ? "s" : ""));
   PetscCall(PetscFinalize());
-  return 0;
+  return check && failures ? 1 : 0;
 }

@@ -1,0 +1,130 @@
+/* A PETSc program that does not link mispc: the plugin arrives only through
+ * -dll_append. Solves the 7-point Laplacian on an n^3 grid (b = A*1, x0 = 0)
+ * with whatever KSP/PC the options say, and fails (exit 1) unless the solve
+ * converges and the true residual is below 100 * rtol.
+ *
+ *   -n N            grid size (default 30)
+ *   -expect_error S instead of solving, set up the PC on a broken matrix and
+ *                   pass only if setup fails with a message containing S:
+ *                   -broken zerodiag (a_55 = 0) | nonsquare (10 x 12)
+ *   -reuse          after the solve, scale A by 2 (same pattern) and solve again */
+#include <petscksp.h>
+
+#if !PETSC_VERSION_GE(3, 19, 0)
+#define PETSC_SUCCESS 0
+#endif
+
+static PetscErrorCode laplace3d(PetscInt n, PetscBool zero_diag_5, Mat *A) {
+  PetscInt N = n * n * n, rstart, rend;
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 6, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  for (PetscInt r = rstart; r < rend; ++r) {
+    PetscInt i = r % n, j = (r / n) % n, k = r / (n * n), cols[7], m = 0;
+    PetscScalar v[7];
+    if (k > 0) cols[m] = r - n * n, v[m++] = -1;
+    if (j > 0) cols[m] = r - n, v[m++] = -1;
+    if (i > 0) cols[m] = r - 1, v[m++] = -1;
+    cols[m] = r, v[m++] = (zero_diag_5 && r == 5) ? 0.0 : 6.0;
+    if (i < n - 1) cols[m] = r + 1, v[m++] = -1;
+    if (j < n - 1) cols[m] = r + n, v[m++] = -1;
+    if (k < n - 1) cols[m] = r + n * n, v[m++] = -1;
+    PetscCall(MatSetValues(*A, 1, &r, m, cols, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sets up a PC (type from options) on a broken matrix; prints PETSc's message. */
+static PetscErrorCode expect_error(const char *broken, const char *want, PetscBool *ok) {
+  Mat A;
+  PC pc;
+  PetscFunctionBegin;
+  if (!strcmp(broken, "nonsquare")) {
+    PetscCall(
+        MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 10, 12, 1, NULL, 1, NULL, &A));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  } else {
+    PetscCall(laplace3d(6, PETSC_TRUE, &A));
+  }
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  PetscErrorCode ierr = PCSetUp(pc);
+  PetscCall(PetscPopErrorHandler());
+  const char *text = NULL;
+  char *spec = NULL;
+  PetscCall(PetscErrorMessage(ierr, &text, &spec));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCSetUp returned %d: %s\n", (int)ierr,
+                        spec ? spec : "(none)"));
+  *ok = (PetscBool)(ierr != 0 && spec && strstr(spec, want));
+  PetscCall(PCDestroy(&pc));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode solve(Mat A, KSP ksp, PetscBool *ok) {
+  Vec x, b, r;
+  PetscInt its;
+  PetscReal rtol, rnorm, bnorm;
+  KSPConvergedReason reason;
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(A, x, b));
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
+  PetscCall(MatResidual(A, b, x, r));
+  PetscCall(VecNorm(r, NORM_2, &rnorm));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  *ok = (PetscBool)(reason > 0 && rnorm <= 100 * rtol * bnorm);
+  PetscCall(PetscPrintf(
+      PETSC_COMM_WORLD, "iterations %" PetscInt_FMT " reason %s true residual %.3e: %s\n", its,
+      KSPConvergedReasons[reason], (double)(rnorm / bnorm), *ok ? "converged" : "FAILED"));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv) {
+  PetscInt n = 30;
+  char broken[32] = "", want[256] = "";
+  PetscBool has_err, reuse = PETSC_FALSE, ok = PETSC_FALSE;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, "plain PETSc KSP test program"));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-expect_error", want, sizeof want, &has_err));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-broken", broken, sizeof broken, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-reuse", &reuse, NULL));
+  if (has_err) {
+    PetscCall(expect_error(broken, want, &ok));
+  } else {
+    Mat A;
+    KSP ksp;
+    PetscCall(laplace3d(n, PETSC_FALSE, &A));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(solve(A, ksp, &ok));
+    if (ok && reuse) {
+      PetscCall(MatScale(A, 2.0)); /* same pattern: only the numeric setup runs again */
+      PetscCall(KSPSetOperators(ksp, A, A));
+      PetscCall(solve(A, ksp, &ok));
+    }
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(PetscFinalize());
+  return ok ? 0 : 1;
+}
