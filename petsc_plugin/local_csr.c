@@ -1,4 +1,5 @@
 /* The rank-local diagonal block of a PETSc AIJ matrix, read in place. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "plugin_internal.h"
@@ -32,6 +33,16 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "mispc: cannot create a context");
   MispcCall(*ctx, mispc_context_set_logger(*ctx, log_to_petsc_info, obj));
   MispcCall(*ctx, mispc_context_set_verbosity(*ctx, 1));
+  /* Host threads: -mispc_num_threads N, else OMP_NUM_THREADS, else 1 per rank
+   * when several ranks share the machine (PETSc runs one process per core),
+   * else all cores. */
+  PetscInt nt = 0;
+  PetscBool set;
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm(obj), &size));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mispc_num_threads", &nt, &set));
+  if (!set && !getenv("OMP_NUM_THREADS") && size > 1) nt = 1;
+  if (nt > 0) MispcCall(*ctx, mispc_context_set_num_threads(*ctx, (int)nt));
   if (gpu) {
 #if defined(PETSC_HAVE_CUDA)
     PetscDeviceContext dctx;
