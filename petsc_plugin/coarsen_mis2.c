@@ -84,6 +84,23 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
   PetscCall(PetscCDCreate(n, &lists));
   for (PetscInt v = 0; v < n; ++v) PetscCall(PetscCDAppendID(lists, root[agg[v]], rstart + v));
   cg->agg_lists = lists;
+#if PETSC_VERSION_GE(3, 20, 0)
+  {
+    /* GAMG reads ghost null-space data through the "ghost adjacency" matrix
+     * that MISK attaches on several ranks; ours has no off-rank members, so it
+     * is an empty nloc x N matrix with the graph's layout (owned by the lists). */
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
+    if (size > 1) {
+      Mat ghost;
+      PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)G), n, n, PETSC_DETERMINE,
+                             PETSC_DETERMINE, 0, NULL, 0, NULL, &ghost));
+      PetscCall(MatAssemblyBegin(ghost, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(ghost, MAT_FINAL_ASSEMBLY));
+      PetscCall(PetscCDSetMat(lists, ghost));
+    }
+  }
+#endif
 
   mispc_agg_stats st;
   MispcCall(ctx, mispc_aggregates_stats(ctx, &aggs, &st));
