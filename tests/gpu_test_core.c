@@ -92,12 +92,33 @@ static void test_device_memory_helpers(void) {
   CHECK(strstr(mispc_context_error(ctx), "cudaMalloc") != NULL);
 }
 
+/* 32-bit row offsets (PETSc, cuSPARSE) widened on the device equal the host's. */
+static void test_device_widen_int32(void) {
+  enum { N = 100003 };
+  int32_t *h = malloc(sizeof(int32_t) * N), *d32 = NULL;
+  int64_t *w = malloc(sizeof(int64_t) * N), *d64 = NULL;
+  for (int i = 0; i < N; ++i) h[i] = (int32_t)(i * 37) - (i % 7 == 0 ? 2000000000 : 0);
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * N, (void **)&d32));
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int64_t) * N, (void **)&d64));
+  CHECK_OK(ctx, mispc_memcpy(ctx, d32, MISPC_MEM_DEVICE, h, MISPC_MEM_HOST, sizeof(int32_t) * N));
+  CHECK_OK(ctx, mispc_widen_int32(ctx, MISPC_MEM_DEVICE, N, d32, d64));
+  CHECK_OK(ctx, mispc_memcpy(ctx, w, MISPC_MEM_HOST, d64, MISPC_MEM_DEVICE, sizeof(int64_t) * N));
+  int bad = 0;
+  for (int i = 0; i < N; ++i) bad += w[i] != (int64_t)h[i];
+  CHECK_MSG(bad == 0, "%d widened entries differ", bad);
+  mispc_free(ctx, MISPC_MEM_DEVICE, d32);
+  mispc_free(ctx, MISPC_MEM_DEVICE, d64);
+  free(h);
+  free(w);
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_copy_round_trip);
   RUN_TEST(test_device_validation);
   RUN_TEST(test_device_memory_helpers);
+  RUN_TEST(test_device_widen_int32);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -10,10 +10,14 @@ static double rnd(uint64_t seed, int64_t i) {
   return (double)(mispc_hash3(seed, 13, (uint64_t)i) >> 11) * 0x1.0p-52 - 1.0;
 }
 
+static int node_block_size = 1; /* > 1: cluster whole nodes of the strength graph */
+
 static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, double omega,
                          const char *what) {
   mispc_gs_options o;
   mispc_gs_options_default(&o);
+  o.block_size = node_block_size;
+  o.strength_threshold = node_block_size > 1 ? 0.01 : 0.0;
   o.kind = kind;
   o.sweep = sw;
   o.sweeps = 2;
@@ -67,8 +71,10 @@ static void compare_apply(mispc_gs *hg, mispc_gs *dg, const mispc_csr *H, const 
 }
 
 static void test_gpu_gs_equals_host(void) {
-  const char *specs[] = {"gen:laplace3d:30", "gen:elasticity3d:8", "gen:aniso2d:100:0.001:30"};
+  const char *specs[] = {"gen:laplace3d:30", "gen:elasticity3d:8", "gen:aniso2d:100:0.001:30",
+                         "gen:elasticity3d:9"};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
+    node_block_size = s == 3 ? 3 : 1; /* the last: node clusters, block size 3 */
     mispc_csr H, D;
     CHECK_OK(ctx, mispc_generate(ctx, specs[s], 3, &H));
     CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
@@ -109,6 +115,7 @@ static void test_gpu_gs_equals_host(void) {
     mispc_csr_free(ctx, &H);
     mispc_csr_free(ctx, &D);
   }
+  node_block_size = 1;
 }
 
 /* Device setup split: numeric only after a value change equals a fresh host

@@ -690,8 +690,77 @@ static void test_gs_sweeps_compose(void) {
   mispc_csr_free(ctx, &A);
 }
 
+/* Cluster GS on the strength graph of nodes (block_size rows each): clusters
+ * hold whole nodes, no singletons, the A-norm error still falls every sweep;
+ * a block size that does not divide the rows is an error. */
+static void test_gs_node_clusters(void) {
+  mispc_csr A = gen("gen:elasticity3d:6");
+  const int64_t n = A.nrows;
+  double *xs = rnd_vec(5, n), *b = malloc(sizeof(double) * (size_t)n);
+  double *t1 = malloc(sizeof(double) * (size_t)n), *t2 = malloc(sizeof(double) * (size_t)n);
+  spmv(&A, xs, b);
+  const double thetas[] = {0.0, 0.02};
+  for (int t = 0; t < 2; ++t) {
+    mispc_gs_options o;
+    mispc_gs_options_default(&o);
+    o.block_size = 3;
+    o.strength_threshold = thetas[t];
+    mispc_gs *g = NULL;
+    CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+    CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+    CHECK_OK(ctx, mispc_gs_numeric(ctx, g, &A));
+    mispc_gs_info info, row_info;
+    CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+    CHECK_MSG(info.singletons == 0 && info.min_cluster >= 3 && info.min_cluster % 3 == 0 &&
+                  info.max_cluster % 3 == 0,
+              "theta %g: singletons %lld, rows per cluster %lld .. %lld", thetas[t],
+              (long long)info.singletons, (long long)info.min_cluster, (long long)info.max_cluster);
+    /* dof-level clusters for comparison: node clusters are fewer */
+    mispc_gs *gr = make_gs(&A, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1, 1.0, "dof clusters");
+    if (gr) {
+      CHECK_OK(ctx, mispc_gs_get_info(gr, &row_info));
+      CHECK_MSG(t > 0 || info.nclusters < row_info.nclusters,
+                "node clusters %lld, dof clusters %lld", (long long)info.nclusters,
+                (long long)row_info.nclusters);
+      mispc_gs_destroy(ctx, gr);
+    }
+    double *x = calloc((size_t)n, sizeof(double));
+    double e = energy_error(&A, x, xs, t1, t2);
+    for (int it = 0; it < 4; ++it) {
+      CHECK_OK(ctx, mispc_gs_apply(ctx, g, &A, b, x, 0));
+      double en = energy_error(&A, x, xs, t1, t2);
+      CHECK_MSG(en < e, "theta %g sweep %d: ||e||_A^2 %.17g -> %.17g", thetas[t], it + 1, e, en);
+      e = en;
+    }
+    printf(
+        "  elasticity3d:6 node clusters, theta %.2f: %lld clusters (%lld..%lld rows), %d colors\n",
+        thetas[t], (long long)info.nclusters, (long long)info.min_cluster,
+        (long long)info.max_cluster, info.ncolors);
+    free(x);
+    mispc_gs_destroy(ctx, g);
+  }
+  mispc_gs_options o;
+  mispc_gs_options_default(&o);
+  o.block_size = 5; /* 648 rows: not divisible */
+  mispc_gs *g = NULL;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  CHECK_STATUS(ctx, mispc_gs_symbolic(ctx, g, &A), MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "does not divide") != NULL);
+  mispc_gs_destroy(ctx, g);
+  o.block_size = 0;
+  g = NULL;
+  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  CHECK(g == NULL);
+  free(xs);
+  free(b);
+  free(t1);
+  free(t2);
+  mispc_csr_free(ctx, &A);
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_gs_node_clusters);
   RUN_TEST(test_gs_exact_sequential);
   RUN_TEST(test_gs_equals_sequential_in_color_order);
   RUN_TEST(test_gs_energy_decreases);

@@ -512,8 +512,20 @@ static void test_load(void) {
   CHECK(csr_is_zeroed(&B));
 }
 
+/* mispc_widen_int32 on the host: values kept (negatives too), bad input refused. */
+static void test_widen_int32(void) {
+  int32_t in[5] = {0, 7, -3, 2147483647, -2147483647 - 1};
+  int64_t out[5] = {0};
+  CHECK_OK(ctx, mispc_widen_int32(ctx, MISPC_MEM_HOST, 5, in, out));
+  for (int i = 0; i < 5; ++i) CHECK(out[i] == (int64_t)in[i]);
+  CHECK_STATUS(ctx, mispc_widen_int32(ctx, MISPC_MEM_HOST, -1, in, out), MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_widen_int32(ctx, MISPC_MEM_HOST, 3, NULL, out), MISPC_ERR_INVALID_ARG);
+  CHECK_OK(ctx, mispc_widen_int32(ctx, MISPC_MEM_HOST, 0, NULL, NULL));
+}
+
 int main(void) {
   if (mispc_context_create(&ctx) != MISPC_SUCCESS) return 1;
+  RUN_TEST(test_widen_int32);
   RUN_TEST(test_read_bcsstk13);
   RUN_TEST(test_read_delaunay);
   RUN_TEST(test_read_metis_files);
