@@ -1,6 +1,8 @@
 /* GPU steps of multicolor Gauss-Seidel: one launch per color per sweep.
  * Products and sums use __dmul_rn / __dsub_rn / __ddiv_rn (no fused
  * multiply-add), the same arithmetic as gs_host.c, so x is bit-identical. */
+#include <stdlib.h>
+
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cuda_util.cuh"
@@ -9,7 +11,6 @@
 namespace {
 
 constexpr int kBlock = 256;
-constexpr int64_t kWarpClusterEntries = 256; /* mean entries per cluster for a warp each */
 
 __device__ __forceinline__ void update_row(const int64_t *rowptr, const int32_t *colidx,
                                            const double *val, const double *diag, double omega,
@@ -43,33 +44,40 @@ __global__ void sweep_color(int64_t lo, int64_t hi, const int32_t *order, const 
     update_row(rowptr, colidx, val, diag, omega, b, x, order[q]);
 }
 
-/* Cluster sweep with a warp per cluster: for each row, the lanes load 32
- * entries at a time and form the rounded products in parallel; every lane
- * then subtracts them in storage order (via shuffles), so the sum is the
- * host's, bit for bit. Lane 0 writes x_i; __syncwarp orders that write
- * before the next row's loads. */
-__global__ void sweep_color_warp(int64_t lo, int64_t hi, const int32_t *order,
-                                 const int64_t *cl_ptr, const int32_t *cl_rows, bool backward,
-                                 const int64_t *rowptr, const int32_t *colidx, const double *val,
-                                 const double *diag, double omega, const double *b, double *x) {
-  const int lane = threadIdx.x & 31;
-  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-  for (int64_t q = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5); q < hi;
-       q += nwarps) {
+/* Sweep with a group of W lanes (W = 2..32, a power of two) per row (point)
+ * or per cluster (cluster, its rows one after another). For each row the
+ * lanes load W entries at a time and form the rounded products in parallel;
+ * every lane then subtracts them in storage order (shuffles inside the
+ * group), so the sum is the host's, bit for bit. Lane 0 of the group writes
+ * x_i; __syncwarp on the group's mask orders that write before the next
+ * row's loads. Groups of one warp may diverge (different cluster sizes and
+ * row lengths): shuffles and syncs use the group's own mask. */
+template <int W>
+__global__ void sweep_color_group(int64_t lo, int64_t hi, const int32_t *order,
+                                  const int64_t *cl_ptr, const int32_t *cl_rows, bool backward,
+                                  const int64_t *rowptr, const int32_t *colidx, const double *val,
+                                  const double *diag, double omega, const double *b, double *x) {
+  const int lane = threadIdx.x & (W - 1);
+  const unsigned mask =
+      W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
+  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
+  for (int64_t q = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < hi;
+       q += ngroups) {
     const int32_t item = order[q];
-    const int64_t rb = cl_ptr[item], re = cl_ptr[item + 1];
-    for (int64_t r = 0; r < re - rb; ++r) {
-      const int32_t i = cl_rows[backward ? re - 1 - r : rb + r];
+    int64_t rb = 0, nr = 1;
+    if (cl_ptr) rb = cl_ptr[item], nr = cl_ptr[item + 1] - rb;
+    for (int64_t r = 0; r < nr; ++r) {
+      const int32_t i = cl_ptr ? cl_rows[backward ? rb + nr - 1 - r : rb + r] : item;
       const int64_t e = rowptr[i + 1];
       double s = b[i];
-      for (int64_t base = rowptr[i]; base < e; base += 32) {
+      for (int64_t base = rowptr[i]; base < e; base += W) {
         const int64_t p = base + lane;
         const double prod = p < e ? __dmul_rn(val[p], x[colidx[p]]) : 0.0;
-        const int m = e - base < 32 ? (int)(e - base) : 32;
-        for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(0xffffffffu, prod, j));
+        const int m = e - base < W ? (int)(e - base) : W;
+        for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
       }
       if (lane == 0) x[i] = __dadd_rn(x[i], __ddiv_rn(__dmul_rn(omega, s), diag[i]));
-      __syncwarp();
+      __syncwarp(mask);
     }
   }
 }
@@ -162,11 +170,13 @@ extern "C" mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int
   return st;
 }
 
+namespace {
 __global__ void gs_expand_kernel(int64_t n, int bs, const int32_t *node_agg, int32_t *dof_agg) {
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += stride)
     dof_agg[i] = node_agg[i / bs];
 }
+} // namespace
 
 extern "C" mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs,
                                        const int32_t *node_agg, int32_t *dof_agg) {
@@ -185,29 +195,66 @@ extern "C" mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x) {
   return MISPC_SUCCESS;
 }
 
+/* Lanes per row: the power of two at or above the mean row length (2 .. 32),
+ * or MISPC_GS_LANES=1|2|4|8|16|32 from the environment (tuning; 1 = a thread
+ * per row or cluster with a serial loop). Same arithmetic for every choice. */
+static int gs_lanes_per_row(const mispc_gs *gs) {
+  static int env = -1;
+  if (env < 0) {
+    const char *e = getenv("MISPC_GS_LANES");
+    int v = e ? atoi(e) : 0;
+    env = (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
+  }
+  if (env) return env;
+  const double mean = gs->n ? (double)gs->nnz / (double)gs->n : 1.0;
+  int w = 2;
+  while (w < 32 && w < mean) w *= 2;
+  return w;
+}
+
 extern "C" mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
                                       const double *b, double *x, int backward) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
-  /* Big clusters (elasticity dofs: ~5000 entries) want a warp each; small ones
-   * (Laplace: ~50 entries) run faster a thread each. Same arithmetic either way. */
-  const bool warp_per_cluster = cluster && gs->nnz >= kWarpClusterEntries * gs->nclusters;
+  const int lanes = gs_lanes_per_row(gs);
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
     const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
     if (hi <= lo) continue;
-    if (warp_per_cluster)
-      sweep_color_warp<<<mispc_device_grid(ctx, 32 * (hi - lo), kBlock), kBlock, 0, s>>>(
-          lo, hi, gs->order, gs->cl_ptr, gs->cl_rows, backward != 0, A->rowptr, A->colidx,
-          A->values, gs->diag, gs->opt.omega, b, x);
-    else if (cluster)
-      sweep_color_thread<<<mispc_device_grid(ctx, hi - lo, kBlock), kBlock, 0, s>>>(
-          lo, hi, gs->order, gs->cl_ptr, gs->cl_rows, backward != 0, A->rowptr, A->colidx,
-          A->values, gs->diag, gs->opt.omega, b, x);
-    else
-      sweep_color<<<mispc_device_grid(ctx, hi - lo, kBlock), kBlock, 0, s>>>(
-          lo, hi, gs->order, A->rowptr, A->colidx, A->values, gs->diag, gs->opt.omega, b, x);
+    const unsigned grid = mispc_device_grid(ctx, (long long)lanes * (hi - lo), kBlock);
+    const int64_t *cp = cluster ? gs->cl_ptr : NULL;
+#define MISPC_GS_LAUNCH(W)                                                                         \
+  sweep_color_group<W><<<grid, kBlock, 0, s>>>(lo, hi, gs->order, cp, gs->cl_rows, backward != 0,  \
+                                               A->rowptr, A->colidx, A->values, gs->diag,          \
+                                               gs->opt.omega, b, x)
+    switch (lanes) {
+    case 1:
+      if (cluster)
+        sweep_color_thread<<<grid, kBlock, 0, s>>>(lo, hi, gs->order, gs->cl_ptr, gs->cl_rows,
+                                                   backward != 0, A->rowptr, A->colidx, A->values,
+                                                   gs->diag, gs->opt.omega, b, x);
+      else
+        sweep_color<<<grid, kBlock, 0, s>>>(lo, hi, gs->order, A->rowptr, A->colidx, A->values,
+                                            gs->diag, gs->opt.omega, b, x);
+      break;
+    case 2:
+      MISPC_GS_LAUNCH(2);
+      break;
+    case 4:
+      MISPC_GS_LAUNCH(4);
+      break;
+    case 8:
+      MISPC_GS_LAUNCH(8);
+      break;
+    case 16:
+      MISPC_GS_LAUNCH(16);
+      break;
+    default:
+      MISPC_GS_LAUNCH(32);
+      break;
+    }
+#undef MISPC_GS_LAUNCH
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the caller's next sync reports faults */
   return MISPC_SUCCESS;
