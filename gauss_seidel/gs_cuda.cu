@@ -206,9 +206,13 @@ static int gs_lanes_per_row(const mispc_gs *gs) {
     env = (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
   }
   if (env) return env;
+  /* measured on an H100 (docs/GAUSS_SEIDEL.md): clusters want the whole row
+   * at once (rows of a cluster are sequential, so latency rules); point rows
+   * of one color are many, and 8 lanes per long row keep more rows in flight */
   const double mean = gs->n ? (double)gs->nnz / (double)gs->n : 1.0;
+  const int cap = gs->opt.kind == MISPC_GS_CLUSTER ? 32 : 8;
   int w = 2;
-  while (w < 32 && w < mean) w *= 2;
+  while (w < cap && w < mean) w *= 2;
   return w;
 }
 

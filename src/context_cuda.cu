@@ -67,6 +67,7 @@ extern "C" mispc_status mispc_mem_alloc(mispc_context *ctx, mispc_memspace mem, 
   cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
   if (e != cudaSuccess) {
     *p = NULL;
+    (void)cudaGetLastError(); /* clear it: a later launch check must not report it again */
     return mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaMalloc of %s (%zu bytes) failed: %s", what, bytes,
                         cudaGetErrorString(e));
   }
@@ -118,6 +119,7 @@ extern "C" mispc_status mispc_scratch_alloc(mispc_context *ctx, size_t bytes, vo
   cudaError_t e = cudaMallocFromPoolAsync(p, bytes ? bytes : 1, (cudaMemPool_t)ctx->mempool, s);
   if (e != cudaSuccess) {
     *p = NULL;
+    (void)cudaGetLastError(); /* not sticky: clear it for later launch checks */
     return mispc_seterr(ctx, MISPC_ERR_CUDA, "device allocation of %s (%zu bytes) failed: %s", what,
                         bytes, cudaGetErrorString(e));
   }
