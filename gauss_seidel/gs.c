@@ -53,6 +53,12 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   mispc_pool_free(ctx, g->mem, g->cl_ptr);
   mispc_pool_free(ctx, g->mem, g->cl_rows);
   mispc_pool_free(ctx, g->mem, g->diag);
+  int32_t **i32[] = {&g->perm, &g->iperm, &g->pcol};
+  for (int k = 0; k < 3; ++k) mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
+  int64_t **i64[] = {&g->prow, &g->pcl};
+  for (int k = 0; k < 2; ++k) mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
+  double **f64[] = {&g->pval, &g->pdiag, &g->bp, &g->xp};
+  for (int k = 0; k < 4; ++k) mispc_pool_free(ctx, g->mem, *f64[k]), *f64[k] = NULL;
   g->color_ptr = NULL;
   g->order = g->cl_rows = NULL;
   g->cl_ptr = NULL;
@@ -184,6 +190,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_aggregates_free(ctx, &aggs);
   }
   if (!s) s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 8 + 8, (void **)&gs->diag, "diagonal");
+  if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
   if (s) {
     release_symbolic(ctx, gs);
     return s;
@@ -210,6 +217,7 @@ mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr 
   gs->have_numeric = 0;
   MISPC_TRY(ON(gs->mem == MISPC_MEM_DEVICE, gs_diag, ctx, A, gs->opt.require_positive_diagonal,
                gs->diag, &bad, &kind));
+  if (bad < 0 && gs->mem == MISPC_MEM_DEVICE) MISPC_TRY(gs_permute_values_cuda(ctx, gs, A));
   if (bad >= 0) {
     static const char *what[] = {"", "missing", "zero", "not finite", "negative"};
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
@@ -232,10 +240,11 @@ mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_gs_apply: matrix differs from the one of the setup");
   const int dev = gs->mem == MISPC_MEM_DEVICE;
-  if (zero_guess) MISPC_TRY(ON(dev, gs_zero, ctx, gs->n, x));
+  if (dev) return gs_apply_cuda(ctx, gs, b, x, zero_guess); /* on the sweep-ordered copy */
+  if (zero_guess) MISPC_TRY(gs_zero_host(ctx, gs->n, x));
   for (int k = 0; k < gs->opt.sweeps; ++k) {
-    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(ON(dev, gs_sweep, ctx, gs, A, b, x, 0));
-    if (gs->opt.sweep != MISPC_GS_FORWARD) MISPC_TRY(ON(dev, gs_sweep, ctx, gs, A, b, x, 1));
+    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, A, b, x, 0));
+    if (gs->opt.sweep != MISPC_GS_FORWARD) MISPC_TRY(gs_sweep_host(ctx, gs, A, b, x, 1));
   }
   return MISPC_SUCCESS;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include "cuda_util.cuh"
 #include "gs_internal.h"
@@ -12,74 +13,109 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__device__ __forceinline__ void update_row(const int64_t *rowptr, const int32_t *colidx,
-                                           const double *val, const double *diag, double omega,
-                                           const double *b, double *x, int64_t i) {
-  double s = b[i];
-  for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
-    s = __dsub_rn(s, __dmul_rn(val[p], x[colidx[p]]));
-  x[i] = __dadd_rn(x[i], __ddiv_rn(__dmul_rn(omega, s), diag[i]));
-}
-
-/* Cluster sweep, a thread per cluster: its rows one after another. */
-__global__ void sweep_color_thread(int64_t lo, int64_t hi, const int32_t *order,
-                                   const int64_t *cl_ptr, const int32_t *cl_rows, bool backward,
-                                   const int64_t *rowptr, const int32_t *colidx, const double *val,
-                                   const double *diag, double omega, const double *b, double *x) {
-  for (int64_t q = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < hi;
-       q += (int64_t)gridDim.x * blockDim.x) {
-    const int32_t item = order[q];
-    const int64_t rb = cl_ptr[item], re = cl_ptr[item + 1];
-    for (int64_t r = 0; r < re - rb; ++r)
-      update_row(rowptr, colidx, val, diag, omega, b, x, cl_rows[backward ? re - 1 - r : rb + r]);
-  }
-}
-
-/* Point sweep: the rows order[lo..hi) of one color, a thread each. */
-__global__ void sweep_color(int64_t lo, int64_t hi, const int32_t *order, const int64_t *rowptr,
-                            const int32_t *colidx, const double *val, const double *diag,
-                            double omega, const double *b, double *x) {
-  for (int64_t q = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < hi;
-       q += (int64_t)gridDim.x * blockDim.x)
-    update_row(rowptr, colidx, val, diag, omega, b, x, order[q]);
-}
-
-/* Sweep with a group of W lanes (W = 2..32, a power of two) per row (point)
- * or per cluster (cluster, its rows one after another). For each row the
- * lanes load W entries at a time and form the rounded products in parallel;
- * every lane then subtracts them in storage order (shuffles inside the
- * group), so the sum is the host's, bit for bit. Lane 0 of the group writes
- * x_i; __syncwarp on the group's mask orders that write before the next
- * row's loads. Groups of one warp may diverge (different cluster sizes and
- * row lengths): shuffles and syncs use the group's own mask. */
+/* Sweep over the sweep-ordered copy (gs_internal.h) with a group of W lanes
+ * (1 .. 32, a power of two) per row (point: item q is row q) or per cluster
+ * (item q holds rows pcl[q] .. pcl[q+1]-1, one after another, reversed on a
+ * backward sweep). For each row the lanes load W entries at a time and form
+ * the rounded products in parallel; every lane then subtracts them in storage
+ * order (shuffles inside the group), so the sum is the host's, bit for bit.
+ * Lane 0 of the group writes x_i; __syncwarp on the group's mask orders that
+ * write before the next row's loads. Groups of one warp may diverge (cluster
+ * sizes, row lengths): shuffles and syncs use the group's own mask. */
 template <int W>
-__global__ void sweep_color_group(int64_t lo, int64_t hi, const int32_t *order,
-                                  const int64_t *cl_ptr, const int32_t *cl_rows, bool backward,
-                                  const int64_t *rowptr, const int32_t *colidx, const double *val,
-                                  const double *diag, double omega, const double *b, double *x) {
+__global__ void sweep_sorted(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
+                             const int64_t *prow, const int32_t *pcol, const double *pval,
+                             const double *pdiag, double omega, const double *bp, double *xp) {
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask =
       W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t q = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < hi;
        q += ngroups) {
-    const int32_t item = order[q];
-    int64_t rb = 0, nr = 1;
-    if (cl_ptr) rb = cl_ptr[item], nr = cl_ptr[item + 1] - rb;
+    int64_t r0 = q, nr = 1;
+    if (pcl) r0 = pcl[q], nr = pcl[q + 1] - r0;
     for (int64_t r = 0; r < nr; ++r) {
-      const int32_t i = cl_ptr ? cl_rows[backward ? rb + nr - 1 - r : rb + r] : item;
-      const int64_t e = rowptr[i + 1];
-      double s = b[i];
-      for (int64_t base = rowptr[i]; base < e; base += W) {
+      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
+      const int64_t e = prow[i + 1];
+      double s = bp[i];
+      for (int64_t base = prow[i]; base < e; base += W) {
         const int64_t p = base + lane;
-        const double prod = p < e ? __dmul_rn(val[p], x[colidx[p]]) : 0.0;
+        const double prod = p < e ? __dmul_rn(pval[p], xp[pcol[p]]) : 0.0;
         const int m = e - base < W ? (int)(e - base) : W;
         for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
       }
-      if (lane == 0) x[i] = __dadd_rn(x[i], __ddiv_rn(__dmul_rn(omega, s), diag[i]));
+      if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
       __syncwarp(mask);
     }
   }
+}
+
+/* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
+__global__ void cluster_sizes(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
+                              int64_t *pcl) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= nc;
+       q += (int64_t)gridDim.x * blockDim.x)
+    pcl[q] = q < nc ? cl_ptr[order[q] + 1] - cl_ptr[order[q]] : 0;
+}
+
+__global__ void cluster_perm(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
+                             const int32_t *cl_rows, const int64_t *pcl, int32_t *perm) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t src = cl_ptr[order[q]], dst = pcl[q], len = pcl[q + 1] - dst;
+    for (int64_t r = 0; r < len; ++r) perm[dst + r] = cl_rows[src + r];
+  }
+}
+
+/* iperm[perm[q]] = q; prow[q] = length of row perm[q] (scanned afterwards) */
+__global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
+                                   int32_t *iperm, int64_t *prow) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= n;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    if (q == n) {
+      prow[n] = 0;
+      continue;
+    }
+    const int32_t i = perm[q];
+    iperm[i] = (int32_t)q;
+    prow[q] = rowptr[i + 1] - rowptr[i];
+  }
+}
+
+/* Row perm[q] of A into row q of the copy, 8 lanes a row: renumbered columns
+ * (pattern) or values and diagonal (numeric). */
+__global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
+                          const int64_t *rowptr, const int32_t *colidx, const double *val,
+                          const double *diag, const int64_t *prow, int32_t *pcol, double *pval,
+                          double *pdiag) {
+  const int lane = threadIdx.x & 7;
+  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 3; q < n;
+       q += ((int64_t)gridDim.x * blockDim.x) >> 3) {
+    const int32_t i = perm[q];
+    const int64_t src = rowptr[i], dst = prow[q], len = prow[q + 1] - dst;
+    for (int64_t k = lane; k < len; k += 8) {
+      if (pcol) pcol[dst + k] = iperm[colidx[src + k]];
+      if (pval) pval[dst + k] = val[src + k];
+    }
+    if (pdiag && lane == 0) pdiag[q] = diag[i];
+  }
+}
+
+/* bp = b and xp = x (or 0) in sweep order; scatter_back: x = xp */
+__global__ void gather_vectors(int64_t n, const int32_t *perm, const double *b, const double *x,
+                               int zero_guess, double *bp, double *xp) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t i = perm[q];
+    bp[q] = b[i];
+    xp[q] = zero_guess ? 0.0 : x[i];
+  }
+}
+
+__global__ void scatter_back(int64_t n, const int32_t *perm, const double *xp, double *x) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x)
+    x[perm[q]] = xp[q];
 }
 
 __global__ void iota(int64_t n, int32_t *v) {
@@ -188,16 +224,71 @@ extern "C" mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs,
   return MISPC_SUCCESS;
 }
 
-extern "C" mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(x, 0, sizeof(double) * (size_t)n, s));
+/* In-place exclusive sum of v[0..n) (CUB). */
+static mispc_status exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v, int64_t n) {
+  size_t bytes = 0;
+  void *temp = NULL;
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, v, v, n, s);
+  MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 16, &temp, "scan scratch"));
+  cub::DeviceScan::ExclusiveSum(temp, bytes, v, v, n, s);
+  mispc_scratch_free(ctx, temp);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
   return MISPC_SUCCESS;
 }
 
-/* Lanes per row: the power of two at or above the mean row length (2 .. 32),
- * or MISPC_GS_LANES=1|2|4|8|16|32 from the environment (tuning; 1 = a thread
- * per row or cluster with a serial loop). Same arithmetic for every choice. */
+extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
+                                                const mispc_csr *A) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const int64_t n = gs->n, nnz = gs->nnz;
+  const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
+  const mispc_memspace d = MISPC_MEM_DEVICE;
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->iperm, "sweep order"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->prow, "sorted rows"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->pcol, "sorted columns"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 8 + 8, (void **)&gs->pval, "sorted values"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pdiag, "sorted diagonal"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->bp, "sorted b"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->xp, "sorted x"));
+  if (cluster) {
+    const int64_t nc = gs->nclusters;
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(nc + 1) * 8, (void **)&gs->pcl, "cluster rows"));
+    cluster_sizes<<<mispc_device_grid(ctx, nc + 1, kBlock), kBlock, 0, s>>>(nc, gs->order,
+                                                                            gs->cl_ptr, gs->pcl);
+    MISPC_TRY(exclusive_sum(ctx, s, gs->pcl, nc + 1));
+    if (nc > 0)
+      cluster_perm<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(
+          nc, gs->order, gs->cl_ptr, gs->cl_rows, gs->pcl, gs->perm);
+  } else if (n > 0) {
+    MISPC_CUDA_TRY(
+        ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
+  }
+  invert_and_lengths<<<mispc_device_grid(ctx, n + 1, kBlock), kBlock, 0, s>>>(
+      n, gs->perm, A->rowptr, gs->iperm, gs->prow);
+  MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
+  if (n > 0)
+    copy_rows<<<mispc_device_grid(ctx, 8 * n, kBlock), kBlock, 0, s>>>(
+        n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, gs->prow, gs->pcol, NULL, NULL);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
+}
+
+extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
+                                               const mispc_csr *A) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  if (gs->n > 0)
+    copy_rows<<<mispc_device_grid(ctx, 8 * gs->n, kBlock), kBlock, 0, s>>>(
+        gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag, gs->prow, NULL,
+        gs->pval, gs->pdiag);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return MISPC_SUCCESS; /* asynchronous: ordered before the applies on the stream */
+}
+
+/* Lanes per row: the power of two at or above the mean row length (1 .. 32;
+ * point GS at most 8), or MISPC_GS_LANES=1|2|4|8|16|32 from the environment
+ * (tuning). Same arithmetic for every choice. */
 static int gs_lanes_per_row(const mispc_gs *gs) {
   static int env = -1;
   if (env < 0) {
@@ -211,55 +302,58 @@ static int gs_lanes_per_row(const mispc_gs *gs) {
    * of one color are many, and 8 lanes per long row keep more rows in flight */
   const double mean = gs->n ? (double)gs->nnz / (double)gs->n : 1.0;
   const int cap = gs->opt.kind == MISPC_GS_CLUSTER ? 32 : 8;
-  int w = 2;
+  int w = 1;
   while (w < cap && w < mean) w *= 2;
   return w;
 }
 
-extern "C" mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
-                                      const double *b, double *x, int backward) {
+extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b,
+                                      double *x, int zero_guess) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
+  const int64_t n = gs->n;
+  if (n == 0) return MISPC_SUCCESS;
+  gather_vectors<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, b, x, zero_guess,
+                                                                      gs->bp, gs->xp);
   const int lanes = gs_lanes_per_row(gs);
-  for (int32_t k = 0; k < gs->ncolors; ++k) {
-    const int32_t c = backward ? gs->ncolors - 1 - k : k;
-    const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-    if (hi <= lo) continue;
-    const unsigned grid = mispc_device_grid(ctx, (long long)lanes * (hi - lo), kBlock);
-    const int64_t *cp = cluster ? gs->cl_ptr : NULL;
+  const int64_t *pcl = gs->opt.kind == MISPC_GS_CLUSTER ? gs->pcl : NULL;
+  for (int k = 0; k < gs->opt.sweeps; ++k)
+    for (int dir = 0; dir < 2; ++dir) {
+      if ((dir == 0 && gs->opt.sweep == MISPC_GS_BACKWARD) ||
+          (dir == 1 && gs->opt.sweep == MISPC_GS_FORWARD))
+        continue;
+      for (int32_t j = 0; j < gs->ncolors; ++j) {
+        const int32_t c = dir ? gs->ncolors - 1 - j : j;
+        const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
+        if (hi <= lo) continue;
+        const unsigned grid = mispc_device_grid(ctx, (long long)lanes * (hi - lo), kBlock);
 #define MISPC_GS_LAUNCH(W)                                                                         \
-  sweep_color_group<W><<<grid, kBlock, 0, s>>>(lo, hi, gs->order, cp, gs->cl_rows, backward != 0,  \
-                                               A->rowptr, A->colidx, A->values, gs->diag,          \
-                                               gs->opt.omega, b, x)
-    switch (lanes) {
-    case 1:
-      if (cluster)
-        sweep_color_thread<<<grid, kBlock, 0, s>>>(lo, hi, gs->order, gs->cl_ptr, gs->cl_rows,
-                                                   backward != 0, A->rowptr, A->colidx, A->values,
-                                                   gs->diag, gs->opt.omega, b, x);
-      else
-        sweep_color<<<grid, kBlock, 0, s>>>(lo, hi, gs->order, A->rowptr, A->colidx, A->values,
-                                            gs->diag, gs->opt.omega, b, x);
-      break;
-    case 2:
-      MISPC_GS_LAUNCH(2);
-      break;
-    case 4:
-      MISPC_GS_LAUNCH(4);
-      break;
-    case 8:
-      MISPC_GS_LAUNCH(8);
-      break;
-    case 16:
-      MISPC_GS_LAUNCH(16);
-      break;
-    default:
-      MISPC_GS_LAUNCH(32);
-      break;
-    }
+  sweep_sorted<W><<<grid, kBlock, 0, s>>>(lo, hi, pcl, dir == 1, gs->prow, gs->pcol, gs->pval,     \
+                                          gs->pdiag, gs->opt.omega, gs->bp, gs->xp)
+        switch (lanes) {
+        case 1:
+          MISPC_GS_LAUNCH(1);
+          break;
+        case 2:
+          MISPC_GS_LAUNCH(2);
+          break;
+        case 4:
+          MISPC_GS_LAUNCH(4);
+          break;
+        case 8:
+          MISPC_GS_LAUNCH(8);
+          break;
+        case 16:
+          MISPC_GS_LAUNCH(16);
+          break;
+        default:
+          MISPC_GS_LAUNCH(32);
+          break;
+        }
 #undef MISPC_GS_LAUNCH
-  }
+      }
+    }
+  scatter_back<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, gs->xp, x);
   MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the caller's next sync reports faults */
   return MISPC_SUCCESS;
 }

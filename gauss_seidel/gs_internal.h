@@ -20,6 +20,19 @@ struct mispc_gs {
   int64_t *cl_ptr;    /* mem, cluster only: nclusters + 1 offsets into cl_rows */
   int32_t *cl_rows;   /* mem, cluster only: rows of each cluster, increasing */
   double *diag;       /* mem: a_ii */
+  /* Device only: a copy of the matrix with its rows in sweep order (colors,
+   * then clusters, then rows inside a cluster), columns renumbered, entries of
+   * a row in their original order (so the arithmetic is unchanged), and
+   * vectors gathered into that order for each apply: a color's rows are
+   * contiguous, so its loads coalesce as in an SpMV. */
+  int32_t *perm;   /* n: sweep position -> row */
+  int32_t *iperm;  /* n: row -> sweep position */
+  int64_t *prow;   /* n + 1 */
+  int32_t *pcol;   /* nnz */
+  double *pval;    /* nnz (numeric) */
+  double *pdiag;   /* n (numeric) */
+  int64_t *pcl;    /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
+  double *bp, *xp; /* n each: b and x in sweep order during an apply */
   int64_t nclusters, singletons, min_cluster, max_cluster;
   double t_symbolic, t_numeric;
 };
@@ -46,12 +59,17 @@ mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs, const int32_t
 
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
-mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x);
+
+/* Device: builds the sweep-ordered pattern (perm .. pcl, bp, xp) after
+ * order / color_ptr / cl_ptr / cl_rows are set; gs_permute_values_cuda fills
+ * pval and pdiag from A and diag; gs_apply_cuda does a whole apply. */
+mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                           int zero_guess);
 
 /* One forward (backward = 0) or backward sweep over all colors. */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
-                           const double *b, double *x, int backward);
-mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
                            const double *b, double *x, int backward);
 
 #ifdef __cplusplus

@@ -20,12 +20,16 @@ mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs, const int32_t
   (void)n, (void)bs, (void)node_agg, (void)dof_agg;
   return no_cuda(ctx);
 }
-mispc_status gs_zero_cuda(mispc_context *ctx, int64_t n, double *x) {
-  (void)n, (void)x;
+mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  (void)gs, (void)A;
   return no_cuda(ctx);
 }
-mispc_status gs_sweep_cuda(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
-                           const double *b, double *x, int backward) {
-  (void)gs, (void)A, (void)b, (void)x, (void)backward;
+mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  (void)gs, (void)A;
+  return no_cuda(ctx);
+}
+mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                           int zero_guess) {
+  (void)gs, (void)b, (void)x, (void)zero_guess;
   return no_cuda(ctx);
 }
