@@ -41,8 +41,14 @@ __global__ void sweep_sorted(int64_t lo, int64_t hi, const int64_t *pcl, bool ba
       for (int64_t base = prow[i]; base < e; base += W) {
         const int64_t p = base + lane;
         const double prod = p < e ? __dmul_rn(pval[p], xp[pcol[p]]) : 0.0;
-        const int m = e - base < W ? (int)(e - base) : W;
-        for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
+        if (e - base >= W) {
+          /* unrolled: the shuffles do not depend on s and issue ahead of the chain */
+#pragma unroll
+          for (int j = 0; j < W; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
+        } else {
+          const int m = (int)(e - base);
+          for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
+        }
       }
       if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
       __syncwarp(mask);
