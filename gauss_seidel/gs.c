@@ -49,16 +49,18 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
 
 static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   free(g->color_ptr);
+  free(g->color_rows);
+  g->color_rows = NULL;
   mispc_pool_free(ctx, g->mem, g->order);
   mispc_pool_free(ctx, g->mem, g->cl_ptr);
   mispc_pool_free(ctx, g->mem, g->cl_rows);
   mispc_pool_free(ctx, g->mem, g->diag);
-  int32_t **i32[] = {&g->perm, &g->iperm, &g->pcol};
-  for (int k = 0; k < 3; ++k) mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
-  int64_t **i64[] = {&g->prow, &g->pcl};
-  for (int k = 0; k < 2; ++k) mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
-  double **f64[] = {&g->pval, &g->pdiag, &g->bp, &g->xp};
-  for (int k = 0; k < 4; ++k) mispc_pool_free(ctx, g->mem, *f64[k]), *f64[k] = NULL;
+  int32_t **i32[] = {&g->row_cluster, &g->perm, &g->iperm, &g->pcol};
+  for (int k = 0; k < 4; ++k) mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
+  int64_t **i64[] = {&g->prow, &g->pmid, &g->pcl};
+  for (int k = 0; k < 3; ++k) mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
+  double **f64[] = {&g->pval, &g->pdiag, &g->bp, &g->xp, &g->tp};
+  for (int k = 0; k < 5; ++k) mispc_pool_free(ctx, g->mem, *f64[k]), *f64[k] = NULL;
   g->color_ptr = NULL;
   g->order = g->cl_rows = NULL;
   g->cl_ptr = NULL;
@@ -173,6 +175,10 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s)
       s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, rows.agg, (int32_t)aggs.naggs,
              gs->cl_rows, gs->cl_ptr);
+    if (!s)
+      s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->row_cluster,
+                           "cluster of each row");
+    if (!s) s = mispc_memcpy(ctx, gs->row_cluster, gs->mem, rows.agg, gs->mem, (size_t)gs->n * 4);
     if (!s) s = mispc_coarse_graph(ctx, A, &rows, &coarse);
     if (!s) s = mispc_color(ctx, &coarse, &co, &c);
     if (!s) s = order_by_color(ctx, gs, aggs.naggs, &c);

@@ -13,44 +13,102 @@ namespace {
 
 constexpr int kBlock = 256;
 
-/* Sweep over the sweep-ordered copy (gs_internal.h) with a group of W lanes
- * (1 .. 32, a power of two) per row (point: item q is row q) or per cluster
- * (item q holds rows pcl[q] .. pcl[q+1]-1, one after another, reversed on a
- * backward sweep). For each row the lanes load W entries at a time and form
- * the rounded products in parallel; every lane then subtracts them in storage
- * order (shuffles inside the group), so the sum is the host's, bit for bit.
- * Lane 0 of the group writes x_i; __syncwarp on the group's mask orders that
- * write before the next row's loads. Groups of one warp may diverge (cluster
- * sizes, row lengths): shuffles and syncs use the group's own mask. */
+/* s minus the entries b .. e-1 of a row of the sweep-ordered copy, in storage
+ * order, by a group of W lanes (1 .. 32, a power of two): the lanes load W
+ * entries at a time and form the rounded products in parallel, then every
+ * lane subtracts them in order (shuffles inside the group), so the sum is the
+ * host's bit for bit. x is read at pcol[p] - xoff. Groups of one warp may
+ * diverge (row lengths, cluster sizes): shuffles use the group's own mask. */
 template <int W>
-__global__ void sweep_sorted(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
-                             const int64_t *prow, const int32_t *pcol, const double *pval,
-                             const double *pdiag, double omega, const double *bp, double *xp) {
+__device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
+                                            const double *pval, const double *x, int64_t xoff,
+                                            int lane, unsigned mask) {
+  for (int64_t base = b; base < e; base += W) {
+    const int64_t p = base + lane;
+    const double prod = p < e ? __dmul_rn(pval[p], x[pcol[p] - xoff]) : 0.0;
+    if (e - base >= W) {
+      /* unrolled: the shuffles do not depend on s and issue ahead of the chain */
+#pragma unroll
+      for (int j = 0; j < W; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
+    } else {
+      const int m = (int)(e - base);
+      for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
+    }
+  }
+  return s;
+}
+
+template <int W> __device__ __forceinline__ unsigned group_mask() {
+  return W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
+}
+
+/* Point GS over rows lo .. hi-1 of the sweep-ordered copy (one color), a
+ * group of W lanes per row. */
+template <int W>
+__global__ void sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
+                             const double *pval, const double *pdiag, double omega,
+                             const double *bp, double *xp) {
   const int lane = threadIdx.x & (W - 1);
-  const unsigned mask =
-      W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
+  const unsigned mask = group_mask<W>();
+  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
+  for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
+       i += ngroups) {
+    const double s = row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, 0, lane, mask);
+    if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+  }
+}
+
+/* Cluster GS, first step for one color: tp_i = b_i minus the entries of row i
+ * outside its cluster (prow[i] .. pmid[i]-1), for rows lo .. hi-1 at once:
+ * those x belong to other colors and do not change during this color. */
+template <int W>
+__global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int64_t *pmid,
+                           const int32_t *pcol, const double *pval, const double *bp,
+                           const double *xp, double *tp) {
+  const int lane = threadIdx.x & (W - 1);
+  const unsigned mask = group_mask<W>();
+  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
+  for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
+       i += ngroups) {
+    const double s = row_chain<W>(bp[i], prow[i], pmid[i], pcol, pval, xp, 0, lane, mask);
+    if (lane == 0) tp[i] = s;
+  }
+}
+
+/* Cluster GS, second step: a group of W lanes per cluster q (rows pcl[q] ..
+ * pcl[q+1]-1, one after another, reversed on a backward sweep) subtracts the
+ * entries inside the cluster (pmid[i] .. prow[i+1]-1; their columns are rows
+ * of the same cluster) from tp_i and updates x_i. With smem_rows > 0 the
+ * cluster's x lives in shared memory during the sweep (clusters of at most
+ * smem_rows rows); lane 0 writes x_i and __syncwarp on the group's mask orders
+ * that write before the next row's loads. */
+template <int W>
+__global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
+                               const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
+                               const double *pval, const double *pdiag, double omega,
+                               const double *tp, double *xp, int smem_rows) {
+  extern __shared__ double smem[];
+  const int lane = threadIdx.x & (W - 1);
+  const unsigned mask = group_mask<W>();
+  double *xs = smem + (size_t)(threadIdx.x / W) * smem_rows;
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t q = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < hi;
        q += ngroups) {
-    int64_t r0 = q, nr = 1;
-    if (pcl) r0 = pcl[q], nr = pcl[q + 1] - r0;
+    const int64_t r0 = pcl[q], nr = pcl[q + 1] - r0;
+    double *x = xp + r0;
+    if (smem_rows) {
+      for (int64_t k = lane; k < nr; k += W) xs[k] = xp[r0 + k];
+      __syncwarp(mask);
+      x = xs;
+    }
     for (int64_t r = 0; r < nr; ++r) {
       const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
-      const int64_t e = prow[i + 1];
-      double s = bp[i];
-      for (int64_t base = prow[i]; base < e; base += W) {
-        const int64_t p = base + lane;
-        const double prod = p < e ? __dmul_rn(pval[p], xp[pcol[p]]) : 0.0;
-        if (e - base >= W) {
-          /* unrolled: the shuffles do not depend on s and issue ahead of the chain */
-#pragma unroll
-          for (int j = 0; j < W; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
-        } else {
-          const int m = (int)(e - base);
-          for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
-        }
-      }
-      if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+      const double s = row_chain<W>(tp[i], pmid[i], prow[i + 1], pcol, pval, x, r0, lane, mask);
+      if (lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+      __syncwarp(mask);
+    }
+    if (smem_rows) {
+      for (int64_t k = lane; k < nr; k += W) xp[r0 + k] = xs[k];
       __syncwarp(mask);
     }
   }
@@ -73,35 +131,67 @@ __global__ void cluster_perm(int64_t nc, const int32_t *order, const int64_t *cl
   }
 }
 
-/* iperm[perm[q]] = q; prow[q] = length of row perm[q] (scanned afterwards) */
+/* A warp per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, and
+ * the row's length into prow[q] and, for cluster GS (row_cluster given), the
+ * number of its entries outside its cluster into pmid[q] (both scanned /
+ * offset afterwards). */
 __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
-                                   int32_t *iperm, int64_t *prow) {
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= n;
-       q += (int64_t)gridDim.x * blockDim.x) {
+                                   const int32_t *colidx, const int32_t *row_cluster,
+                                   int32_t *iperm, int64_t *prow, int64_t *pmid) {
+  const int lane = threadIdx.x & 31;
+  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q <= n;
+       q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     if (q == n) {
-      prow[n] = 0;
+      if (lane == 0) prow[n] = 0;
       continue;
     }
     const int32_t i = perm[q];
-    iperm[i] = (int32_t)q;
-    prow[q] = rowptr[i + 1] - rowptr[i];
+    const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
+    if (lane == 0) iperm[i] = (int32_t)q, prow[q] = len;
+    if (!row_cluster) continue;
+    const int32_t c = row_cluster[i];
+    int64_t outer = 0;
+    for (int64_t k0 = 0; k0 < len; k0 += 32) {
+      const int64_t k = k0 + lane;
+      outer += __popc(__ballot_sync(~0u, k < len && row_cluster[colidx[src + k]] != c));
+    }
+    if (lane == 0) pmid[q] = outer;
   }
 }
 
-/* Row perm[q] of A into row q of the copy, 8 lanes a row: renumbered columns
- * (pattern) or values and diagonal (numeric). */
+__global__ void add_offsets(int64_t n, const int64_t *prow, int64_t *pmid) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x)
+    pmid[q] += prow[q];
+}
+
+/* A warp per row q: row perm[q] of A into row q of the copy, renumbered
+ * columns (pattern) or values and diagonal (numeric). Cluster GS (row_cluster
+ * given) puts the entries outside the row's cluster first, then those inside
+ * (from pmid[q]), each part in storage order: a stable partition by ballots. */
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const double *val,
-                          const double *diag, const int64_t *prow, int32_t *pcol, double *pval,
-                          double *pdiag) {
-  const int lane = threadIdx.x & 7;
-  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 3; q < n;
-       q += ((int64_t)gridDim.x * blockDim.x) >> 3) {
+                          const double *diag, const int32_t *row_cluster, const int64_t *prow,
+                          const int64_t *pmid, int32_t *pcol, double *pval, double *pdiag) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u;
+  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q < n;
+       q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     const int32_t i = perm[q];
-    const int64_t src = rowptr[i], dst = prow[q], len = prow[q + 1] - dst;
-    for (int64_t k = lane; k < len; k += 8) {
-      if (pcol) pcol[dst + k] = iperm[colidx[src + k]];
-      if (pval) pval[dst + k] = val[src + k];
+    const int32_t c = row_cluster ? row_cluster[i] : 0;
+    const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
+    int64_t out = prow[q], in = row_cluster ? pmid[q] : prow[q + 1];
+    for (int64_t k0 = 0; k0 < len; k0 += 32) {
+      const int64_t k = k0 + lane;
+      const bool valid = k < len;
+      const int32_t j = valid ? colidx[src + k] : 0;
+      const bool inner = valid && row_cluster && row_cluster[j] == c;
+      const unsigned bo = __ballot_sync(~0u, valid && !inner), bi = __ballot_sync(~0u, inner);
+      const int64_t d = inner ? in + __popc(bi & below) : out + __popc(bo & below);
+      if (valid && pcol) pcol[d] = iperm[j];
+      if (valid && pval) pval[d] = val[src + k];
+      out += __popc(bo);
+      in += __popc(bi);
     }
     if (pdiag && lane == 0) pdiag[q] = diag[i];
   }
@@ -263,6 +353,12 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     cluster_sizes<<<mispc_device_grid(ctx, nc + 1, kBlock), kBlock, 0, s>>>(nc, gs->order,
                                                                             gs->cl_ptr, gs->pcl);
     MISPC_TRY(exclusive_sum(ctx, s, gs->pcl, nc + 1));
+    gs->color_rows =
+        (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(gs->ncolors + 1), "color rows");
+    if (!gs->color_rows) return MISPC_ERR_ALLOC;
+    for (int32_t c = 0; c <= gs->ncolors; ++c)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&gs->color_rows[c], gs->pcl + gs->color_ptr[c], 8,
+                                          cudaMemcpyDeviceToHost, s));
     if (nc > 0)
       cluster_perm<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(
           nc, gs->order, gs->cl_ptr, gs->cl_rows, gs->pcl, gs->perm);
@@ -270,12 +366,20 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
-  invert_and_lengths<<<mispc_device_grid(ctx, n + 1, kBlock), kBlock, 0, s>>>(
-      n, gs->perm, A->rowptr, gs->iperm, gs->prow);
+  const int32_t *rc = cluster ? gs->row_cluster : NULL;
+  if (cluster) {
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pmid, "cluster entries"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "outer sums"));
+  }
+  invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
+      n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->pmid);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
+  if (cluster && n > 0)
+    add_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->prow, gs->pmid);
   if (n > 0)
-    copy_rows<<<mispc_device_grid(ctx, 8 * n, kBlock), kBlock, 0, s>>>(
-        n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, gs->prow, gs->pcol, NULL, NULL);
+    copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
+        n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, gs->prow, gs->pmid, gs->pcol,
+        NULL, NULL);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
@@ -285,8 +389,9 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   if (gs->n > 0)
-    copy_rows<<<mispc_device_grid(ctx, 8 * gs->n, kBlock), kBlock, 0, s>>>(
-        gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag, gs->prow, NULL,
+    copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
+        gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
+        gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, gs->prow, gs->pmid, NULL,
         gs->pval, gs->pdiag);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return MISPC_SUCCESS; /* asynchronous: ordered before the applies on the stream */
@@ -313,6 +418,30 @@ static int gs_lanes_per_row(const mispc_gs *gs) {
   return w;
 }
 
+/* One color of a sweep. Point GS: a group per row. Cluster GS: the outer sums
+ * of the color's rows, then a group per cluster. */
+template <int W>
+static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
+                         bool backward, int smem_rows) {
+  const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
+  if (hi <= lo) return;
+  const unsigned grid = mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock);
+  if (gs->opt.kind != MISPC_GS_CLUSTER) {
+    sweep_points<W><<<grid, kBlock, 0, s>>>(lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag,
+                                            gs->opt.omega, gs->bp, gs->xp);
+    return;
+  }
+  const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
+  /* outer sums are SpMV-like: at most 8 lanes a row keep more rows in flight */
+  constexpr int WO = W < 8 ? W : 8;
+  outer_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
+      rlo, rhi, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp);
+  const size_t smem = smem_rows ? (size_t)(kBlock / W) * (size_t)smem_rows * 8 : 0;
+  sweep_clusters<W><<<grid, kBlock, smem, s>>>(lo, hi, gs->pcl, backward, gs->prow, gs->pmid,
+                                               gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->tp,
+                                               gs->xp, smem_rows);
+}
+
 extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b,
                                       double *x, int zero_guess) {
   cudaStream_t s;
@@ -322,7 +451,12 @@ extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, co
   gather_vectors<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, b, x, zero_guess,
                                                                       gs->bp, gs->xp);
   const int lanes = gs_lanes_per_row(gs);
-  const int64_t *pcl = gs->opt.kind == MISPC_GS_CLUSTER ? gs->pcl : NULL;
+  /* a cluster's x in shared memory when every group of a block fits in the
+   * default 48 KiB */
+  int smem_rows = 0;
+  if (gs->opt.kind == MISPC_GS_CLUSTER && gs->max_cluster > 0 &&
+      (kBlock / lanes) * gs->max_cluster * 8 <= 48 * 1024)
+    smem_rows = (int)gs->max_cluster;
   for (int k = 0; k < gs->opt.sweeps; ++k)
     for (int dir = 0; dir < 2; ++dir) {
       if ((dir == 0 && gs->opt.sweep == MISPC_GS_BACKWARD) ||
@@ -330,33 +464,26 @@ extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, co
         continue;
       for (int32_t j = 0; j < gs->ncolors; ++j) {
         const int32_t c = dir ? gs->ncolors - 1 - j : j;
-        const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-        if (hi <= lo) continue;
-        const unsigned grid = mispc_device_grid(ctx, (long long)lanes * (hi - lo), kBlock);
-#define MISPC_GS_LAUNCH(W)                                                                         \
-  sweep_sorted<W><<<grid, kBlock, 0, s>>>(lo, hi, pcl, dir == 1, gs->prow, gs->pcol, gs->pval,     \
-                                          gs->pdiag, gs->opt.omega, gs->bp, gs->xp)
         switch (lanes) {
         case 1:
-          MISPC_GS_LAUNCH(1);
+          launch_color<1>(ctx, gs, s, c, dir == 1, smem_rows);
           break;
         case 2:
-          MISPC_GS_LAUNCH(2);
+          launch_color<2>(ctx, gs, s, c, dir == 1, smem_rows);
           break;
         case 4:
-          MISPC_GS_LAUNCH(4);
+          launch_color<4>(ctx, gs, s, c, dir == 1, smem_rows);
           break;
         case 8:
-          MISPC_GS_LAUNCH(8);
+          launch_color<8>(ctx, gs, s, c, dir == 1, smem_rows);
           break;
         case 16:
-          MISPC_GS_LAUNCH(16);
+          launch_color<16>(ctx, gs, s, c, dir == 1, smem_rows);
           break;
         default:
-          MISPC_GS_LAUNCH(32);
+          launch_color<32>(ctx, gs, s, c, dir == 1, smem_rows);
           break;
         }
-#undef MISPC_GS_LAUNCH
       }
     }
   scatter_back<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, gs->xp, x);

@@ -43,7 +43,8 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
   return MISPC_SUCCESS;
 }
 
-/* x_i = x_i + (omega * (b_i - sum_p a_ip x_colp)) / a_ii */
+/* x_i = x_i + (omega * (b_i - sum_p a_ip x_colp)) / a_ii, the sum in storage
+ * order (point GS) */
 static inline void update_row(const mispc_csr *A, const double *diag, double omega, const double *b,
                               double *x, int64_t i) {
   double s = b[i];
@@ -51,6 +52,25 @@ static inline void update_row(const mispc_csr *A, const double *diag, double ome
     double prod = A->values[p] * x[A->colidx[p]];
     s = s - prod;
   }
+  double t = omega * s;
+  x[i] = x[i] + t / diag[i];
+}
+
+/* Cluster GS: the same update with the entries outside the row's cluster
+ * subtracted first, then those inside, each part in storage order. The GPU
+ * forms the outer part for all rows of a color at once (those x do not change
+ * during the color) and keeps only the inner part sequential. */
+static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_cluster,
+                                      const double *diag, double omega, const double *b, double *x,
+                                      int64_t i) {
+  const int32_t c = row_cluster[i];
+  double s = b[i];
+  for (int inner = 0; inner < 2; ++inner)
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
+      if ((row_cluster[A->colidx[p]] == c) != inner) continue;
+      double prod = A->values[p] * x[A->colidx[p]];
+      s = s - prod;
+    }
   double t = omega * s;
   x[i] = x[i] + t / diag[i];
 }
@@ -73,7 +93,8 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_c
       }
       const int64_t rb = gs->cl_ptr[item], re = gs->cl_ptr[item + 1];
       for (int64_t r = 0; r < re - rb; ++r)
-        update_row(A, gs->diag, omega, b, x, gs->cl_rows[backward ? re - 1 - r : rb + r]);
+        update_cluster_row(A, gs->row_cluster, gs->diag, omega, b, x,
+                           gs->cl_rows[backward ? re - 1 - r : rb + r]);
     }
   }
   return MISPC_SUCCESS;

@@ -15,24 +15,28 @@ struct mispc_gs {
   int64_t n, nnz;
   int have_symbolic, have_numeric;
   int32_t ncolors;
-  int64_t *color_ptr; /* host, ncolors + 1: range of `order` for each color */
-  int32_t *order;     /* mem: rows (point) or clusters (cluster) by (color, id) */
-  int64_t *cl_ptr;    /* mem, cluster only: nclusters + 1 offsets into cl_rows */
-  int32_t *cl_rows;   /* mem, cluster only: rows of each cluster, increasing */
-  double *diag;       /* mem: a_ii */
+  int64_t *color_ptr;   /* host, ncolors + 1: range of `order` for each color */
+  int32_t *order;       /* mem: rows (point) or clusters (cluster) by (color, id) */
+  int64_t *cl_ptr;      /* mem, cluster only: nclusters + 1 offsets into cl_rows */
+  int32_t *cl_rows;     /* mem, cluster only: rows of each cluster, increasing */
+  double *diag;         /* mem: a_ii */
+  int32_t *row_cluster; /* mem, cluster only: cluster of each row */
   /* Device only: a copy of the matrix with its rows in sweep order (colors,
    * then clusters, then rows inside a cluster), columns renumbered, entries of
    * a row in their original order (so the arithmetic is unchanged), and
    * vectors gathered into that order for each apply: a color's rows are
    * contiguous, so its loads coalesce as in an SpMV. */
-  int32_t *perm;   /* n: sweep position -> row */
-  int32_t *iperm;  /* n: row -> sweep position */
-  int64_t *prow;   /* n + 1 */
-  int32_t *pcol;   /* nnz */
-  double *pval;    /* nnz (numeric) */
-  double *pdiag;   /* n (numeric) */
-  int64_t *pcl;    /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
-  double *bp, *xp; /* n each: b and x in sweep order during an apply */
+  int32_t *perm;  /* n: sweep position -> row */
+  int32_t *iperm; /* n: row -> sweep position */
+  int64_t *prow;  /* n + 1 */
+  int64_t *pmid;  /* cluster only, n: start of the row's entries inside its cluster */
+  int32_t *pcol;  /* nnz */
+  double *pval;   /* nnz (numeric) */
+  double *pdiag;  /* n (numeric) */
+  int64_t *pcl;   /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
+  int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
+  double *bp, *xp;     /* n each: b and x in sweep order during an apply */
+  double *tp;          /* cluster only, n: b_i minus the entries outside the cluster */
   int64_t nclusters, singletons, min_cluster, max_cluster;
   double t_symbolic, t_numeric;
 };
