@@ -166,7 +166,7 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
   mc->algo = algo;
   PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)cg), &c));
   PetscCall(PetscContainerSetPointer(c, mc));
-  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
+  PetscCall(MispcContainerFreeOnDestroy(c));
   PetscCall(PetscObjectCompose((PetscObject)cg, "MispcCoarsen", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
   /* as MISK does: GAMG (3.18 on every level, later with aggressive levels)

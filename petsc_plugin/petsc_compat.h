@@ -29,6 +29,14 @@ typedef PetscOptionItems *MispcOptionItems;
 #define MISPC_GAMG_COARSEN_OPTION "-mat_coarsen_type"
 #endif
 
+/* a container whose context is freed by PetscFree on destroy: renamed in 3.23 */
+#if PETSC_VERSION_GE(3, 23, 0)
+#define MispcContainerFreeOnDestroy(c) PetscContainerSetCtxDestroy((c), PetscCtxDestroyDefault)
+#else
+#define MispcContainerFreeOnDestroy(c)                                                             \
+  PetscContainerSetUserDestroy((c), PetscContainerUserDestroyDefault)
+#endif
+
 /* PetscDeviceContext (and its stream handle) exists from 3.17; used on CUDA builds only */
 #if defined(PETSC_HAVE_CUDA)
 #include <petscdevice.h>
