@@ -43,18 +43,27 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-mispc_num_threads", &nt, &set));
   if (!set && !getenv("OMP_NUM_THREADS") && size > 1) nt = 1;
   if (nt > 0) MispcCall(*ctx, mispc_context_set_num_threads(*ctx, (int)nt));
-  if (gpu) {
+  if (gpu) PetscCall(MispcContextUsePetscStream(*ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcContextUsePetscStream(mispc_context *ctx) {
+  PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
-    PetscDeviceContext dctx;
-    void *handle = NULL;
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
-    /* handle points at the cudaStream_t (itself a pointer) */
-    MispcCall(*ctx, mispc_context_set_stream(*ctx, handle ? *(void **)handle : NULL));
+  PetscDeviceContext dctx;
+  void *handle = NULL, *stream = NULL;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  /* handle points at the cudaStream_t (itself a pointer). PETSc's default
+   * context runs on the legacy default stream, a NULL cudaStream_t, and
+   * mispc_context_set_stream(NULL) would mean "a stream of mispc's own",
+   * unordered with PETSc's work: name the legacy stream explicitly. */
+  if (handle) stream = *(void **)handle;
+  MispcCall(ctx, mispc_context_set_stream(ctx, stream ? stream : (void *)cudaStreamLegacy));
 #else
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "GPU matrix, but PETSc was built without CUDA");
+  (void)ctx;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "GPU matrix, but PETSc was built without CUDA");
 #endif
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -171,6 +171,7 @@ static PetscErrorCode local_apply(PC pc, Vec b, Vec x, PetscBool zero_guess) {
   PetscMemType mb, mx;
   PetscFunctionBegin;
   if (g->L.gpu) {
+    PetscCall(MispcContextUsePetscStream(g->mctx));
     PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
     if (zero_guess)
       PetscCall(VecGetArrayWriteAndMemType(x, &xa, &mx));

@@ -39,6 +39,7 @@ typedef PetscOptionItems *MispcOptionItems;
 
 /* PetscDeviceContext (and its stream handle) exists from 3.17; used on CUDA builds only */
 #if defined(PETSC_HAVE_CUDA)
+#include <cuda_runtime_api.h> /* cudaStreamLegacy */
 #include <petscdevice.h>
 #endif
 

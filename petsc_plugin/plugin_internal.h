@@ -28,6 +28,9 @@ PetscErrorCode MispcRegisterCoarseners(void);
  * matrices, whose stream is PETSc's current one (so our kernels are ordered
  * with PETSc's). */
 PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context **ctx);
+/* Points ctx at the stream of PETSc's current device context (called again
+ * before each use: the current context may change between setup and apply). */
+PetscErrorCode MispcContextUsePetscStream(mispc_context *ctx);
 
 /* The diagonal block a rank owns (the matrix itself for sequential ones):
  * mpiaij / mpiaijcusparse -> its "A" block; seqaij(cusparse) -> itself. */
