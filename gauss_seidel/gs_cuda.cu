@@ -394,7 +394,10 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
         gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, gs->prow, gs->pmid, NULL,
         gs->pval, gs->pdiag);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  return MISPC_SUCCESS; /* asynchronous: ordered before the applies on the stream */
+  /* synchronous: a caller may change the context's stream before the first
+   * apply (the PETSc plugin follows PETSc's current stream), and a copy left
+   * in flight on the old stream would race with it */
+  return mispc_sync(ctx, s, "Gauss-Seidel values");
 }
 
 /* Lanes per row: the power of two at or above the mean row length (1 .. 32;

@@ -147,6 +147,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     }
   }
   PetscCall(PetscLogEventBegin(MISPC_EventGSNumeric, pc, A, 0, 0));
+  if (g->L.gpu) PetscCall(MispcContextUsePetscStream(g->mctx));
   PetscCall(MispcLocalCSRBegin(g->mctx, A, PETSC_TRUE, PETSC_FALSE, &g->L));
   mispc_status s = mispc_gs_numeric(g->mctx, g->gs, &g->L.csr);
   PetscCall(MispcLocalCSREnd(&g->L));
