@@ -175,6 +175,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s)
       s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, rows.agg, (int32_t)aggs.naggs,
              gs->cl_rows, gs->cl_ptr);
+    gs->split_outer = gs->nnz >= 16 * gs->n;
     if (!s)
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->row_cluster,
                            "cluster of each row");

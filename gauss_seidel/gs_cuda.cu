@@ -21,11 +21,16 @@ constexpr int kBlock = 256;
  * diverge (row lengths, cluster sizes): shuffles use the group's own mask. */
 template <int W>
 __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
-                                            const double *pval, const double *x, int64_t xoff,
-                                            int lane, unsigned mask) {
+                                            const double *pval, const double *xp, const double *xl,
+                                            int64_t r0, int64_t nr, int lane, unsigned mask) {
   for (int64_t base = b; base < e; base += W) {
     const int64_t p = base + lane;
-    const double prod = p < e ? __dmul_rn(pval[p], x[pcol[p] - xoff]) : 0.0;
+    double prod = 0.0;
+    if (p < e) {
+      const int64_t c = pcol[p];
+      /* columns r0 .. r0+nr-1 (the group's cluster) from its local copy of x */
+      prod = __dmul_rn(pval[p], (uint64_t)(c - r0) < (uint64_t)nr ? xl[c - r0] : xp[c]);
+    }
     if (e - base >= W) {
       /* unrolled: the shuffles do not depend on s and issue ahead of the chain */
 #pragma unroll
@@ -53,7 +58,8 @@ __global__ void sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const 
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
-    const double s = row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, 0, lane, mask);
+    const double s =
+        row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, NULL, 0, 0, lane, mask);
     if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
   }
 }
@@ -70,23 +76,25 @@ __global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const in
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
-    const double s = row_chain<W>(bp[i], prow[i], pmid[i], pcol, pval, xp, 0, lane, mask);
+    const double s = row_chain<W>(bp[i], prow[i], pmid[i], pcol, pval, xp, NULL, 0, 0, lane, mask);
     if (lane == 0) tp[i] = s;
   }
 }
 
-/* Cluster GS, second step: a group of W lanes per cluster q (rows pcl[q] ..
- * pcl[q+1]-1, one after another, reversed on a backward sweep) subtracts the
- * entries inside the cluster (pmid[i] .. prow[i+1]-1; their columns are rows
- * of the same cluster) from tp_i and updates x_i. With smem_rows > 0 the
- * cluster's x lives in shared memory during the sweep (clusters of at most
- * smem_rows rows); lane 0 writes x_i and __syncwarp on the group's mask orders
- * that write before the next row's loads. */
+/* Cluster GS: a group of W lanes per cluster q (rows pcl[q] .. pcl[q+1]-1,
+ * one after another, reversed on a backward sweep) subtracts entries
+ * pstart[i] .. prow[i+1]-1 of row i from s0[i] and updates x_i. With the outer
+ * sums split off (long rows), s0 = tp and pstart = pmid: only entries inside
+ * the cluster remain. Otherwise s0 = b, pstart = prow: the whole row, columns
+ * outside the cluster read from global x. With smem_rows > 0 the cluster's x
+ * lives in shared memory during the sweep (clusters of at most smem_rows
+ * rows); lane 0 writes x_i and __syncwarp on the group's mask orders that
+ * write before the next row's loads. */
 template <int W>
 __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
-                               const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
+                               const int64_t *prow, const int64_t *pstart, const int32_t *pcol,
                                const double *pval, const double *pdiag, double omega,
-                               const double *tp, double *xp, int smem_rows) {
+                               const double *s0, double *xp, int smem_rows) {
   extern __shared__ double smem[];
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
@@ -103,7 +111,8 @@ __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool 
     }
     for (int64_t r = 0; r < nr; ++r) {
       const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
-      const double s = row_chain<W>(tp[i], pmid[i], prow[i + 1], pcol, pval, x, r0, lane, mask);
+      const double s =
+          row_chain<W>(s0[i], pstart[i], prow[i + 1], pcol, pval, xp, x, r0, nr, lane, mask);
       if (lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
       __syncwarp(mask);
     }
@@ -366,15 +375,15 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
-  const int32_t *rc = cluster ? gs->row_cluster : NULL;
-  if (cluster) {
+  const int32_t *rc = cluster && gs->split_outer ? gs->row_cluster : NULL;
+  if (rc) {
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pmid, "cluster entries"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "outer sums"));
   }
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
       n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->pmid);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
-  if (cluster && n > 0)
+  if (rc && n > 0)
     add_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->prow, gs->pmid);
   if (n > 0)
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
@@ -391,8 +400,8 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   if (gs->n > 0)
     copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
         gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
-        gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, gs->prow, gs->pmid, NULL,
-        gs->pval, gs->pdiag);
+        gs->opt.kind == MISPC_GS_CLUSTER && gs->split_outer ? gs->row_cluster : NULL, gs->prow,
+        gs->pmid, NULL, gs->pval, gs->pdiag);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   /* synchronous: a caller may change the context's stream before the first
    * apply (the PETSc plugin follows PETSc's current stream), and a copy left
@@ -434,12 +443,18 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
                                             gs->opt.omega, gs->bp, gs->xp);
     return;
   }
+  const size_t smem = smem_rows ? (size_t)(kBlock / W) * (size_t)smem_rows * 8 : 0;
+  if (!gs->split_outer) {
+    sweep_clusters<W><<<grid, kBlock, smem, s>>>(lo, hi, gs->pcl, backward, gs->prow, gs->prow,
+                                                 gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
+                                                 gs->bp, gs->xp, smem_rows);
+    return;
+  }
   const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
   /* outer sums are SpMV-like: at most 8 lanes a row keep more rows in flight */
   constexpr int WO = W < 8 ? W : 8;
   outer_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
       rlo, rhi, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp);
-  const size_t smem = smem_rows ? (size_t)(kBlock / W) * (size_t)smem_rows * 8 : 0;
   sweep_clusters<W><<<grid, kBlock, smem, s>>>(lo, hi, gs->pcl, backward, gs->prow, gs->pmid,
                                                gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->tp,
                                                gs->xp, smem_rows);

@@ -38,6 +38,10 @@ struct mispc_gs {
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
   double *tp;          /* cluster only, n: b_i minus the entries outside the cluster */
   int64_t nclusters, singletons, min_cluster, max_cluster;
+  /* cluster only: rows of 16+ entries on average subtract the entries
+   * outside their cluster first (gs_host.c), so the GPU forms those sums for a
+   * whole color at once; shorter rows keep storage order, one launch a color */
+  int split_outer;
   double t_symbolic, t_numeric;
 };
 
