@@ -24,7 +24,7 @@ static double rel_residual(const mispc_csr *A, const double *b, const double *x)
 
 int cmd_bench_gs(int argc, char **argv);
 int cmd_bench_gs(int argc, char **argv) {
-  int reps = 10, kinds = 3;
+  int reps = 10, kinds = 3, verbose = 0;
   double omega = 1.0;
   const char *specs[64];
   int nspecs = 0;
@@ -33,13 +33,18 @@ int cmd_bench_gs(int argc, char **argv) {
     int more = a + 1 < argc;
     if (!strcmp(s, "--reps") && more)
       reps = atoi(argv[++a]);
+    else if (!strcmp(s, "-v") || !strcmp(s, "-vv"))
+      verbose = (int)strlen(s) - 1;
     else if (!strcmp(s, "--omega") && more)
       omega = atof(argv[++a]);
     else if (!strcmp(s, "--kind") && more) {
       const char *v = argv[++a];
       kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : 3;
     } else if (!strcmp(s, "--help")) {
-      printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N]\n");
+      printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N] "
+             "[-v|-vv]\n"
+             "  -vv   also the time of each symbolic setup phase (stderr; synchronizes between "
+             "phases)\n");
       return 0;
     } else if (s[0] != '-' && nspecs < 64)
       specs[nspecs++] = s;
@@ -61,6 +66,8 @@ int cmd_bench_gs(int argc, char **argv) {
          "check");
   mispc_context *ctx;
   if (mispc_context_create(&ctx)) return 1;
+  mispc_context_set_verbosity(ctx, verbose);
+  mispc_context_set_logger(ctx, cli_log, NULL);
   int gpu = mispc_have_gpu(), rc = 0;
   for (int si = 0; si < nspecs && !rc; ++si) {
     mispc_csr A = {0}, D = {0};

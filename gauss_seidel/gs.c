@@ -86,6 +86,19 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
   return MISPC_SUCCESS;
 }
 
+/* How cluster GS orders a row's entries (gs_internal.h, split_outer): outer
+ * sums inside the cluster kernel by default; MISPC_GS_OUTER=off|split|fused
+ * from the environment overrides it (tuning; the host follows, so host and
+ * GPU stay bit-identical for every choice). */
+static int gs_split_outer_choice(int64_t n, int64_t nnz) {
+  (void)n;
+  (void)nnz;
+  const char *e = getenv("MISPC_GS_OUTER");
+  if (e && !strcmp(e, "off")) return 0;
+  if (e && !strcmp(e, "split")) return 1;
+  return 2;
+}
+
 /* color_ptr lives on the host: launches are per color. */
 static mispc_status order_by_color(mispc_context *ctx, mispc_gs *g, int64_t nitems,
                                    const mispc_coloring *c) {
@@ -119,9 +132,13 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
                         (long long)A->nrows, (long long)A->ncols);
   if (!A->values)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
+  double t0 = mispc_wtime(), tp = t0;
+  mispc_logf(ctx, 2, "gs symbolic (%s, %lld rows, %lld entries):",
+             gs->opt.kind == MISPC_GS_POINT ? "point" : "cluster", (long long)A->nrows,
+             (long long)A->nnz);
   MISPC_TRY(mispc_check_graph_for(ctx, A, "mispc_gs_symbolic"));
+  mispc_log_phase(ctx, A->mem, &tp, "graph check");
   mispc_status s = MISPC_SUCCESS;
-  double t0 = mispc_wtime();
   release_symbolic(ctx, gs);
   gs->mem = A->mem;
   gs->n = A->nrows;
@@ -131,7 +148,9 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
   if (gs->opt.kind == MISPC_GS_POINT) {
     mispc_coloring c;
     s = mispc_color(ctx, A, &co, &c);
+    mispc_log_phase(ctx, gs->mem, &tp, "coloring");
     if (!s) s = order_by_color(ctx, gs, gs->n, &c);
+    mispc_log_phase(ctx, gs->mem, &tp, "order by color");
     mispc_coloring_free(ctx, &c);
     gs->nclusters = gs->singletons = gs->n;
     gs->min_cluster = gs->max_cluster = 1;
@@ -154,7 +173,9 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
                        "Gauss-Seidel block size %d does not divide the %lld rows", bs,
                        (long long)gs->n);
     if (!s && use_strength) s = mispc_strength_graph(ctx, A, gs->opt.strength_threshold, bs, &S);
+    mispc_log_phase(ctx, gs->mem, &tp, "strength graph");
     if (!s) s = mispc_aggregate(ctx, use_strength ? &S : A, &ao, &aggs);
+    mispc_log_phase(ctx, gs->mem, &tp, "aggregation");
     mispc_aggregates rows = aggs; /* aggregate of every row */
     if (!s && use_strength) {
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&dof_agg,
@@ -175,14 +196,18 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s)
       s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, rows.agg, (int32_t)aggs.naggs,
              gs->cl_rows, gs->cl_ptr);
-    gs->split_outer = gs->nnz >= 16 * gs->n;
+    gs->split_outer = gs_split_outer_choice(gs->n, gs->nnz);
     if (!s)
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->row_cluster,
                            "cluster of each row");
     if (!s) s = mispc_memcpy(ctx, gs->row_cluster, gs->mem, rows.agg, gs->mem, (size_t)gs->n * 4);
+    mispc_log_phase(ctx, gs->mem, &tp, "rows by cluster");
     if (!s) s = mispc_coarse_graph(ctx, A, &rows, &coarse);
+    mispc_log_phase(ctx, gs->mem, &tp, "cluster graph");
     if (!s) s = mispc_color(ctx, &coarse, &co, &c);
+    mispc_log_phase(ctx, gs->mem, &tp, "cluster coloring");
     if (!s) s = order_by_color(ctx, gs, aggs.naggs, &c);
+    mispc_log_phase(ctx, gs->mem, &tp, "clusters by color");
     if (!s) {
       mispc_agg_stats st;
       s = mispc_aggregates_stats(ctx, &rows, &st);
@@ -190,6 +215,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
       gs->min_cluster = st.min_size;
       gs->max_cluster = st.max_size;
     }
+    mispc_log_phase(ctx, gs->mem, &tp, "cluster statistics");
     mispc_pool_free(ctx, gs->mem, dof_agg);
     mispc_csr_free(ctx, &S);
     mispc_coloring_free(ctx, &c);
@@ -198,6 +224,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
   }
   if (!s) s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 8 + 8, (void **)&gs->diag, "diagonal");
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
+  mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {
     release_symbolic(ctx, gs);
     return s;

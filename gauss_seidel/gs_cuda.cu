@@ -123,6 +123,73 @@ __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool 
   }
 }
 
+/* Cluster GS with the outer sums in the same launch (split_outer == 2): a
+ * group of W lanes per cluster q first forms tp_i = b_i minus the entries of
+ * row i outside the cluster for all its rows at once, a lane per row in
+ * storage order (those x belong to other colors), then updates the rows one
+ * after another with the entries inside the cluster, x from shared memory
+ * when smem_rows > 0. The next row's entries are loaded while the current
+ * row's chain runs (they do not depend on x), so a row costs the chain, not a
+ * memory round trip. Same arithmetic as outer_sums + sweep_clusters. */
+template <int W>
+__global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
+                                     const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
+                                     const double *pval, const double *pdiag, double omega,
+                                     const double *bp, double *xp, double *tp, int smem_rows) {
+  extern __shared__ double smem[];
+  const int lane = threadIdx.x & (W - 1);
+  const unsigned mask = group_mask<W>();
+  double *xs = smem + (size_t)(threadIdx.x / W) * smem_rows;
+  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
+  for (int64_t q = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < hi;
+       q += ngroups) {
+    const int64_t r0 = pcl[q], nr = pcl[q + 1] - r0;
+    double *x = smem_rows ? xs : xp + r0;
+    for (int64_t k = lane; k < nr; k += W) {
+      const int64_t i = r0 + k;
+      double s = bp[i];
+      const int64_t e = pmid[i];
+      for (int64_t p = prow[i]; p < e; ++p) s = __dsub_rn(s, __dmul_rn(pval[p], xp[pcol[p]]));
+      tp[i] = s;
+      if (smem_rows) xs[k] = xp[i];
+    }
+    __syncwarp(mask);
+    /* entries of the row at r (first W of its inner part) into registers */
+    int64_t nb = 0, ne = 0;
+    int32_t nc = 0;
+    double nv = 0.0, ns = 0.0, nd = 1.0;
+    auto fetch = [&](int64_t r) {
+      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
+      nb = pmid[i];
+      ne = prow[i + 1];
+      ns = tp[i];
+      nd = pdiag[i];
+      const int64_t p = nb + lane;
+      nc = p < ne ? pcol[p] : (int32_t)r0;
+      nv = p < ne ? pval[p] : 0.0;
+    };
+    if (nr > 0) fetch(0);
+    for (int64_t r = 0; r < nr; ++r) {
+      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
+      const int64_t b = nb, e = ne;
+      const int32_t c = nc;
+      const double v = nv, d = nd;
+      double s = ns;
+      if (r + 1 < nr) fetch(r + 1);
+      const double prod = __dmul_rn(v, x[c - r0]); /* inner columns: c - r0 in [0, nr) */
+      const int m = e - b < W ? (int)(e - b) : W;
+      for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
+      if (e - b > W) s = row_chain<W>(s, b + W, e, pcol, pval, xp, x, r0, nr, lane, mask);
+      if (lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), d));
+      __syncwarp(mask);
+    }
+    if (smem_rows) {
+      for (int64_t k = lane; k < nr; k += W) xp[r0 + k] = xs[k];
+      __syncwarp(mask);
+    }
+  }
+}
+
 /* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
 __global__ void cluster_sizes(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
                               int64_t *pcl) {
@@ -448,6 +515,12 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
     sweep_clusters<W><<<grid, kBlock, smem, s>>>(lo, hi, gs->pcl, backward, gs->prow, gs->prow,
                                                  gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
                                                  gs->bp, gs->xp, smem_rows);
+    return;
+  }
+  if (gs->split_outer == 2) {
+    sweep_clusters_fused<W><<<grid, kBlock, smem, s>>>(
+        lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
+        gs->bp, gs->xp, gs->tp, smem_rows);
     return;
   }
   const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];

@@ -38,9 +38,10 @@ struct mispc_gs {
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
   double *tp;          /* cluster only, n: b_i minus the entries outside the cluster */
   int64_t nclusters, singletons, min_cluster, max_cluster;
-  /* cluster only: rows of 16+ entries on average subtract the entries
-   * outside their cluster first (gs_host.c), so the GPU forms those sums for a
-   * whole color at once; shorter rows keep storage order, one launch a color */
+  /* cluster only: 0 = a row's entries in storage order; 1 and 2 = the
+   * entries outside its cluster first, then those inside (gs_host.c), so the
+   * GPU forms the outer sums of a whole cluster at once: in a launch of their
+   * own per color (1) or inside the cluster kernel (2) */
   int split_outer;
   double t_symbolic, t_numeric;
 };

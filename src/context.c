@@ -79,6 +79,14 @@ void mispc_logf(mispc_context *ctx, int level, const char *fmt, ...) {
   ctx->log(ctx->log_user, line);
 }
 
+void mispc_log_phase(mispc_context *ctx, mispc_memspace mem, double *t, const char *what) {
+  if (!ctx || !ctx->log || ctx->verbosity < 2) return;
+  if (mem == MISPC_MEM_DEVICE) mispc_stream_wait(ctx);
+  const double now = mispc_wtime();
+  mispc_logf(ctx, 2, "  %s: %.3f ms", what, 1e3 * (now - *t));
+  *t = now;
+}
+
 void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what) {
   void *p = malloc(bytes ? bytes : 1);
   if (!p)

@@ -56,6 +56,12 @@ extern "C" mispc_status mispc_context_get_stream(mispc_context *ctx, void **cuda
   return MISPC_SUCCESS;
 }
 
+extern "C" mispc_status mispc_stream_wait(mispc_context *ctx) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  return mispc_sync(ctx, s, "stream wait");
+}
+
 extern "C" mispc_status mispc_mem_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes,
                                         void **p, const char *what) {
   *p = NULL;

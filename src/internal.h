@@ -37,6 +37,13 @@ mispc_status mispc_seterr(mispc_context *ctx, mispc_status s, const char *fmt, .
 /* Emits a log line when ctx verbosity >= level. */
 void mispc_logf(mispc_context *ctx, int level, const char *fmt, ...) MISPC_PRINTF(3, 4);
 
+/* Phase timing for verbosity >= 2 ("-vv"): waits for the context's stream
+ * (device work) and logs "WHAT: MS ms" since *t, then resets *t. Does nothing,
+ * and does not synchronize, at lower verbosity. */
+void mispc_log_phase(mispc_context *ctx, mispc_memspace mem, double *t, const char *what);
+/* Waits for the device work queued on the context's stream (no-op without CUDA). */
+mispc_status mispc_stream_wait(mispc_context *ctx);
+
 /* Host allocation that records "out of memory allocating WHAT (N bytes)". */
 void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what);
 
