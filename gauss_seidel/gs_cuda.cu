@@ -48,18 +48,21 @@ template <int W> __device__ __forceinline__ unsigned group_mask() {
 }
 
 /* Point GS over rows lo .. hi-1 of the sweep-ordered copy (one color), a
- * group of W lanes per row. */
+ * group of W lanes per row. zero_x: every x is still 0 (the first color of a
+ * sweep from x = 0), so the row's products are 0 and are not read: the same
+ * x bit for bit (x_i = 0 + t / a_ii absorbs the sign of a zero sum). */
 template <int W>
 __global__ void sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
                              const double *pval, const double *pdiag, double omega,
-                             const double *bp, double *xp) {
+                             const double *bp, double *xp, bool zero_x) {
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
     const double s =
-        row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, NULL, 0, 0, lane, mask);
+        zero_x ? bp[i]
+               : row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, NULL, 0, 0, lane, mask);
     if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
   }
 }
@@ -135,7 +138,8 @@ template <int W>
 __global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
                                      const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
                                      const double *pval, const double *pdiag, double omega,
-                                     const double *bp, double *xp, double *tp, int smem_rows) {
+                                     const double *bp, double *xp, double *tp, int smem_rows,
+                                     bool zero_x) {
   extern __shared__ double smem[];
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
@@ -148,8 +152,9 @@ __global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl,
     for (int64_t k = lane; k < nr; k += W) {
       const int64_t i = r0 + k;
       double s = bp[i];
-      const int64_t e = pmid[i];
-      for (int64_t p = prow[i]; p < e; ++p) s = __dsub_rn(s, __dmul_rn(pval[p], xp[pcol[p]]));
+      const int64_t e = zero_x ? 0 : pmid[i]; /* zero_x: x outside the cluster is 0 */
+      for (int64_t p = zero_x ? 0 : prow[i]; p < e; ++p)
+        s = __dsub_rn(s, __dmul_rn(pval[p], xp[pcol[p]]));
       tp[i] = s;
       if (smem_rows) xs[k] = xp[i];
     }
@@ -501,13 +506,13 @@ static int gs_lanes_per_row(const mispc_gs *gs) {
  * of the color's rows, then a group per cluster. */
 template <int W>
 static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
-                         bool backward, int smem_rows) {
+                         bool backward, int smem_rows, bool zero_x) {
   const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
   if (hi <= lo) return;
   const unsigned grid = mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock);
   if (gs->opt.kind != MISPC_GS_CLUSTER) {
     sweep_points<W><<<grid, kBlock, 0, s>>>(lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag,
-                                            gs->opt.omega, gs->bp, gs->xp);
+                                            gs->opt.omega, gs->bp, gs->xp, zero_x);
     return;
   }
   const size_t smem = smem_rows ? (size_t)(kBlock / W) * (size_t)smem_rows * 8 : 0;
@@ -520,7 +525,7 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   if (gs->split_outer == 2) {
     sweep_clusters_fused<W><<<grid, kBlock, smem, s>>>(
         lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
-        gs->bp, gs->xp, gs->tp, smem_rows);
+        gs->bp, gs->xp, gs->tp, smem_rows, zero_x);
     return;
   }
   const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
@@ -548,6 +553,7 @@ extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, co
   if (gs->opt.kind == MISPC_GS_CLUSTER && gs->max_cluster > 0 &&
       (kBlock / lanes) * gs->max_cluster * 8 <= 48 * 1024)
     smem_rows = (int)gs->max_cluster;
+  bool started = false;
   for (int k = 0; k < gs->opt.sweeps; ++k)
     for (int dir = 0; dir < 2; ++dir) {
       if ((dir == 0 && gs->opt.sweep == MISPC_GS_BACKWARD) ||
@@ -555,24 +561,27 @@ extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, co
         continue;
       for (int32_t j = 0; j < gs->ncolors; ++j) {
         const int32_t c = dir ? gs->ncolors - 1 - j : j;
+        /* from x = 0, the first color of the first sweep reads no x */
+        const bool zero_x = zero_guess && j == 0 && !started;
+        started = true;
         switch (lanes) {
         case 1:
-          launch_color<1>(ctx, gs, s, c, dir == 1, smem_rows);
+          launch_color<1>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
           break;
         case 2:
-          launch_color<2>(ctx, gs, s, c, dir == 1, smem_rows);
+          launch_color<2>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
           break;
         case 4:
-          launch_color<4>(ctx, gs, s, c, dir == 1, smem_rows);
+          launch_color<4>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
           break;
         case 8:
-          launch_color<8>(ctx, gs, s, c, dir == 1, smem_rows);
+          launch_color<8>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
           break;
         case 16:
-          launch_color<16>(ctx, gs, s, c, dir == 1, smem_rows);
+          launch_color<16>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
           break;
         default:
-          launch_color<32>(ctx, gs, s, c, dir == 1, smem_rows);
+          launch_color<32>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
           break;
         }
       }
