@@ -208,13 +208,9 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_log_phase(ctx, gs->mem, &tp, "cluster coloring");
     if (!s) s = order_by_color(ctx, gs, aggs.naggs, &c);
     mispc_log_phase(ctx, gs->mem, &tp, "clusters by color");
-    if (!s) {
-      mispc_agg_stats st;
-      s = mispc_aggregates_stats(ctx, &rows, &st);
-      gs->singletons = st.singletons;
-      gs->min_cluster = st.min_size;
-      gs->max_cluster = st.max_size;
-    }
+    if (!s)
+      s = ON(gs->mem == MISPC_MEM_DEVICE, gs_cluster_sizes, ctx, gs->nclusters, gs->cl_ptr,
+             &gs->min_cluster, &gs->max_cluster, &gs->singletons);
     mispc_log_phase(ctx, gs->mem, &tp, "cluster statistics");
     mispc_pool_free(ctx, gs->mem, dof_agg);
     mispc_csr_free(ctx, &S);

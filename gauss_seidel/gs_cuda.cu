@@ -401,6 +401,50 @@ extern "C" mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs,
   return MISPC_SUCCESS;
 }
 
+namespace {
+/* r[0] = min, r[1] = max, r[2] = one-row clusters */
+__global__ void cluster_size_stats(int64_t nc, const int64_t *cl_ptr, unsigned long long *r) {
+  unsigned long long lo = ~0ull, hi = 0, one = 0;
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const unsigned long long z = (unsigned long long)(cl_ptr[q + 1] - cl_ptr[q]);
+    lo = z < lo ? z : lo;
+    hi = z > hi ? z : hi;
+    one += z == 1;
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    const unsigned long long l2 = __shfl_down_sync(~0u, lo, o), h2 = __shfl_down_sync(~0u, hi, o);
+    lo = l2 < lo ? l2 : lo;
+    hi = h2 > hi ? h2 : hi;
+    one += __shfl_down_sync(~0u, one, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&r[0], lo);
+    atomicMax(&r[1], hi);
+    if (one) atomicAdd(&r[2], one);
+  }
+}
+} // namespace
+
+extern "C" mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,
+                                              int64_t *min_size, int64_t *max_size,
+                                              int64_t *singletons) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  unsigned long long *d = NULL, h[3] = {~0ull, 0, 0};
+  MISPC_TRY(mispc_scratch_alloc(ctx, sizeof h, (void **)&d, "cluster sizes"));
+  cudaMemcpyAsync(d, h, sizeof h, cudaMemcpyHostToDevice, s);
+  if (nc > 0)
+    cluster_size_stats<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(nc, cl_ptr, d);
+  cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, "cluster sizes");
+  mispc_scratch_free(ctx, d);
+  *min_size = nc ? (int64_t)h[0] : 0;
+  *max_size = (int64_t)h[1];
+  *singletons = (int64_t)h[2];
+  return st;
+}
+
 /* In-place exclusive sum of v[0..n) (CUB). */
 static mispc_status exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v, int64_t n) {
   size_t bytes = 0;

@@ -4,6 +4,7 @@
  * for bit. */
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,22 @@ mispc_status gs_expand_host(mispc_context *ctx, int64_t n, int bs, const int32_t
   (void)ctx;
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) dof_agg[i] = node_agg[i / bs];
+  return MISPC_SUCCESS;
+}
+
+mispc_status gs_cluster_sizes_host(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,
+                                   int64_t *min_size, int64_t *max_size, int64_t *singletons) {
+  (void)ctx;
+  int64_t lo = nc ? INT64_MAX : 0, hi = 0, one = 0;
+  for (int64_t q = 0; q < nc; ++q) {
+    const int64_t z = cl_ptr[q + 1] - cl_ptr[q];
+    lo = z < lo ? z : lo;
+    hi = z > hi ? z : hi;
+    one += z == 1;
+  }
+  *min_size = lo;
+  *max_size = hi;
+  *singletons = one;
   return MISPC_SUCCESS;
 }
 

@@ -66,6 +66,13 @@ mispc_status gs_expand_host(mispc_context *ctx, int64_t n, int bs, const int32_t
 mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
                             int32_t *dof_agg);
 
+/* Smallest and largest cluster and the number of one-row clusters, from the
+ * nc + 1 cluster offsets cl_ptr (mem). */
+mispc_status gs_cluster_sizes_host(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,
+                                   int64_t *min_size, int64_t *max_size, int64_t *singletons);
+mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,
+                                   int64_t *min_size, int64_t *max_size, int64_t *singletons);
+
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 

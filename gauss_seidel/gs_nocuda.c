@@ -33,3 +33,10 @@ mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double 
   (void)gs, (void)b, (void)x, (void)zero_guess;
   return no_cuda(ctx);
 }
+
+mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,
+                                   int64_t *min_size, int64_t *max_size, int64_t *singletons) {
+  (void)nc, (void)cl_ptr;
+  *min_size = *max_size = *singletons = 0;
+  return no_cuda(ctx);
+}
