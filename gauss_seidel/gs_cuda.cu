@@ -126,14 +126,28 @@ __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool 
   }
 }
 
-/* Cluster GS with the outer sums in the same launch (split_outer == 2): a
- * group of W lanes per cluster q first forms tp_i = b_i minus the entries of
- * row i outside the cluster for all its rows at once, a lane per row in
- * storage order (those x belong to other colors), then updates the rows one
- * after another with the entries inside the cluster, x from shared memory
- * when smem_rows > 0. The next row's entries are loaded while the current
- * row's chain runs (they do not depend on x), so a row costs the chain, not a
- * memory round trip. Same arithmetic as outer_sums + sweep_clusters. */
+__device__ __forceinline__ int warp_max(int v) {
+#if __CUDA_ARCH__ >= 800
+  return (int)__reduce_max_sync(~0u, (unsigned)v);
+#else
+  for (int o = 16; o > 0; o /= 2) v = max(v, __shfl_xor_sync(~0u, v, o));
+  return v;
+#endif
+}
+
+/* Cluster GS with the outer sums in the same launch (split_outer == 2), for
+ * clusters of a color lo .. hi-1, a group of W lanes per cluster and 32 / W
+ * clusters per warp. The warp moves in lockstep: every loop runs to the
+ * warp's largest trip count, with the finished groups idle, so the groups of
+ * a warp overlap their sequential chains instead of taking turns (groups
+ * with their own loops and partial-mask shuffles diverge, and a diverged
+ * warp runs one group at a time).
+ * Phase 1: tp_i = b_i minus the entries of row i outside its cluster, a lane
+ * per row in storage order (those x belong to other colors). Phase 2: the
+ * rows one after another with the entries inside the cluster, x from shared
+ * memory when smem_rows > 0; the next row's first W entries are loaded while
+ * the current row's chain runs. Same arithmetic as outer_sums +
+ * sweep_clusters. zero_x: all x are 0 (the first color from x = 0). */
 template <int W>
 __global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
                                      const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
@@ -142,28 +156,41 @@ __global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl,
                                      bool zero_x) {
   extern __shared__ double smem[];
   const int lane = threadIdx.x & (W - 1);
-  const unsigned mask = group_mask<W>();
   double *xs = smem + (size_t)(threadIdx.x / W) * smem_rows;
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
-  for (int64_t q = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < hi;
-       q += ngroups) {
-    const int64_t r0 = pcl[q], nr = pcl[q + 1] - r0;
+  const int64_t warp_groups = 32 / W, group = (threadIdx.x & 31) / W;
+  /* the warp's first cluster decides whether the warp goes on: uniform */
+  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * warp_groups;
+       q0 < hi; q0 += ngroups) {
+    const int64_t q = q0 + group;
+    const bool valid = q < hi;
+    const int64_t r0 = valid ? pcl[q] : 0;
+    const int nr = valid ? (int)(pcl[q + 1] - r0) : 0;
+    const int nr_max = warp_max(nr);
     double *x = smem_rows ? xs : xp + r0;
-    for (int64_t k = lane; k < nr; k += W) {
-      const int64_t i = r0 + k;
-      double s = bp[i];
-      const int64_t e = zero_x ? 0 : pmid[i]; /* zero_x: x outside the cluster is 0 */
-      for (int64_t p = zero_x ? 0 : prow[i]; p < e; ++p)
-        s = __dsub_rn(s, __dmul_rn(pval[p], xp[pcol[p]]));
-      tp[i] = s;
-      if (smem_rows) xs[k] = xp[i];
+    for (int k0 = 0; k0 < nr_max; k0 += W) {
+      const int k = k0 + lane;
+      if (k < nr) {
+        const int64_t i = r0 + k;
+        double s = bp[i];
+        if (!zero_x) {
+          const int64_t e = pmid[i];
+          for (int64_t p = prow[i]; p < e; ++p) s = __dsub_rn(s, __dmul_rn(pval[p], xp[pcol[p]]));
+        }
+        tp[i] = s;
+        if (smem_rows) xs[k] = xp[i];
+      }
     }
-    __syncwarp(mask);
-    /* entries of the row at r (first W of its inner part) into registers */
+    __syncwarp();
+    /* the row at step r: its inner entries b .. e-1, the first W in registers */
     int64_t nb = 0, ne = 0;
     int32_t nc = 0;
     double nv = 0.0, ns = 0.0, nd = 1.0;
-    auto fetch = [&](int64_t r) {
+    auto fetch = [&](int r) {
+      if (r >= nr) {
+        nb = ne = 0;
+        return;
+      }
       const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
       nb = pmid[i];
       ne = prow[i + 1];
@@ -173,24 +200,35 @@ __global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl,
       nc = p < ne ? pcol[p] : (int32_t)r0;
       nv = p < ne ? pval[p] : 0.0;
     };
-    if (nr > 0) fetch(0);
-    for (int64_t r = 0; r < nr; ++r) {
+    fetch(0);
+    for (int r = 0; r < nr_max; ++r) {
+      const bool active = r < nr;
       const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
       const int64_t b = nb, e = ne;
       const int32_t c = nc;
       const double v = nv, d = nd;
       double s = ns;
-      if (r + 1 < nr) fetch(r + 1);
-      const double prod = __dmul_rn(v, x[c - r0]); /* inner columns: c - r0 in [0, nr) */
-      const int m = e - b < W ? (int)(e - b) : W;
-      for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
-      if (e - b > W) s = row_chain<W>(s, b + W, e, pcol, pval, xp, x, r0, nr, lane, mask);
-      if (lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), d));
-      __syncwarp(mask);
+      fetch(r + 1);
+      const int len = (int)(e - b), len_max = warp_max(len);
+      double prod = active && lane < len ? __dmul_rn(v, x[c - r0]) : 0.0;
+      for (int base = 0; base < len_max; base += W) {
+        if (base > 0) { /* rows longer than W: the next W entries */
+          const int64_t p = b + base + lane;
+          prod = p < e ? __dmul_rn(pval[p], x[pcol[p] - r0]) : 0.0;
+        }
+        const int m = min(W, max(len - base, 0)), m_max = min(W, len_max - base);
+        for (int j = 0; j < m_max; ++j) {
+          const double t = __shfl_sync(~0u, prod, j, W);
+          if (j < m) s = __dsub_rn(s, t);
+        }
+      }
+      if (active && lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), d));
+      __syncwarp();
     }
     if (smem_rows) {
-      for (int64_t k = lane; k < nr; k += W) xp[r0 + k] = xs[k];
-      __syncwarp(mask);
+      for (int k0 = 0; k0 < nr_max; k0 += W)
+        if (k0 + lane < nr) xp[r0 + k0 + lane] = xs[k0 + lane];
+      __syncwarp();
     }
   }
 }
@@ -536,13 +574,16 @@ static int gs_lanes_per_row(const mispc_gs *gs) {
     env = (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
   }
   if (env) return env;
-  /* measured on an H100 (docs/GAUSS_SEIDEL.md): clusters want the whole row
-   * at once (rows of a cluster are sequential, so latency rules); point rows
-   * of one color are many, and 8 lanes per long row keep more rows in flight */
+  /* measured on an H100 (docs/GAUSS_SEIDEL.md): point rows of one color are
+   * many, and a lane per 8 entries (1 .. 8 lanes) keeps the most rows in
+   * flight (Laplace3D_100: 1 lane 3.2 SpMV, 8 lanes 4.1); clusters want the
+   * whole row at once, since the rows of a cluster are sequential */
   const double mean = gs->n ? (double)gs->nnz / (double)gs->n : 1.0;
-  const int cap = gs->opt.kind == MISPC_GS_CLUSTER ? 32 : 8;
   int w = 1;
-  while (w < cap && w < mean) w *= 2;
+  if (gs->opt.kind != MISPC_GS_CLUSTER)
+    while (w < 8 && 16 * w <= mean) w *= 2;
+  else
+    while (w < 32 && w < mean) w *= 2;
   return w;
 }
 
