@@ -294,6 +294,15 @@ int main(int argc, char **argv) {
 
   PetscCall(load_matrix(&A, label, sizeof label));
   PetscCall(MatCreateVecs(A, &ones, &b));
+  { /* vectors follow the matrix; an explicit -vec_type (e.g. cuda) converts them */
+    char vtype[64];
+    PetscBool has_vtype;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof vtype, &has_vtype));
+    if (has_vtype) {
+      PetscCall(VecSetType(ones, vtype));
+      PetscCall(VecSetType(b, vtype));
+    }
+  }
   PetscCall(VecSet(ones, 1.0));
   PetscCall(MatMult(A, ones, b));
   PetscCall(MatGetSize(A, &M, NULL));
