@@ -87,8 +87,9 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
 }
 
 /* How cluster GS orders a row's entries (gs_internal.h, split_outer): outer
- * sums inside the cluster kernel by default; MISPC_GS_OUTER=off|split|fused
- * from the environment overrides it (tuning; the host follows, so host and
+ * sums inside the cluster kernel, the cluster staged in shared memory when it
+ * fits, by default; MISPC_GS_OUTER=off|split|fused from the environment
+ * overrides it (tuning; the host follows, so host and
  * GPU stay bit-identical for every choice). */
 static int gs_split_outer_choice(int64_t n, int64_t nnz) {
   (void)n;
@@ -96,7 +97,8 @@ static int gs_split_outer_choice(int64_t n, int64_t nnz) {
   const char *e = getenv("MISPC_GS_OUTER");
   if (e && !strcmp(e, "off")) return 0;
   if (e && !strcmp(e, "split")) return 1;
-  return 2;
+  if (e && !strcmp(e, "fused")) return 2;
+  return 3;
 }
 
 /* color_ptr lives on the host: launches are per color. */

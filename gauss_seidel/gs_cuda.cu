@@ -233,6 +233,113 @@ __global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl,
   }
 }
 
+/* Shared memory of one group of sweep_clusters_staged, for clusters of at
+ * most R rows and Z entries. */
+__host__ __device__ inline size_t staged_bytes(int R, int Z) {
+  return ((8 * (3 * (size_t)R + Z) + 4 * (2 * (size_t)R + 2 + Z)) + 7) / 8 * 8;
+}
+
+/* Cluster GS for small clusters (split_outer == 3, every cluster's rows and
+ * entries fit in shared memory): the group first copies its cluster's
+ * entries (contiguous in the sweep-ordered copy), row offsets, b, x and
+ * diagonal into shared memory with coalesced loads, then forms the outer sums
+ * (a lane per row, storage order, x of other colors from global memory),
+ * then updates the rows one after another from shared memory only. A row
+ * then costs its arithmetic chain, not two or three dependent memory round
+ * trips. Warp lockstep as in sweep_clusters_fused; same arithmetic. */
+template <int W>
+__global__ void sweep_clusters_staged(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
+                                      const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
+                                      const double *pval, const double *pdiag, double omega,
+                                      const double *bp, double *xp, int R, int Z, bool zero_x) {
+  extern __shared__ double smem[];
+  const int lane = threadIdx.x & (W - 1);
+  char *base = (char *)smem + (size_t)(threadIdx.x / W) * staged_bytes(R, Z);
+  double *xs = (double *)base, *ts = xs + R, *ds = ts + R, *vs = ds + R;
+  int *rp = (int *)(vs + Z), *mp = rp + R + 1, *cs = mp + R + 1;
+  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
+  const int64_t warp_groups = 32 / W, group = (threadIdx.x & 31) / W;
+  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * warp_groups;
+       q0 < hi; q0 += ngroups) {
+    const int64_t q = q0 + group;
+    const bool valid = q < hi;
+    const int64_t r0 = valid ? pcl[q] : 0;
+    const int nr = valid ? (int)(pcl[q + 1] - r0) : 0;
+    const int64_t e0 = valid ? prow[r0] : 0;
+    const int ne = valid ? (int)(prow[r0 + nr] - e0) : 0;
+    const int nr_max = warp_max(nr), ne_max = warp_max(ne);
+    for (int k0 = 0; k0 < nr_max; k0 += W) {
+      const int k = k0 + lane;
+      if (k < nr) {
+        const int64_t i = r0 + k;
+        rp[k] = (int)(prow[i] - e0);
+        mp[k] = (int)(pmid[i] - e0);
+        xs[k] = xp[i];
+        ts[k] = bp[i];
+        ds[k] = pdiag[i];
+      }
+    }
+    if (lane == 0) rp[nr] = ne;
+    for (int t0 = 0; t0 < ne_max; t0 += W) {
+      const int t = t0 + lane;
+      if (t < ne) {
+        cs[t] = pcol[e0 + t] - (int32_t)r0; /* inner columns: 0 .. nr-1 */
+        vs[t] = pval[e0 + t];
+      }
+    }
+    __syncwarp();
+    if (!zero_x)
+      for (int k0 = 0; k0 < nr_max; k0 += W) {
+        const int k = k0 + lane;
+        if (k < nr) {
+          double s = ts[k];
+          const int e = mp[k];
+#pragma unroll 4
+          for (int t = rp[k]; t < e; ++t) s = __dsub_rn(s, __dmul_rn(vs[t], xp[cs[t] + r0]));
+          ts[k] = s;
+        }
+      }
+    __syncwarp();
+    for (int r = 0; r < nr_max; ++r) {
+      const bool active = r < nr;
+      const int k = active ? (backward ? nr - 1 - r : r) : 0;
+      const int b = active ? mp[k] : 0, len = active ? rp[k + 1] - b : 0;
+      const int len_max = warp_max(len);
+      double s = active ? ts[k] : 0.0;
+      for (int c0 = 0; c0 < len_max; c0 += W) {
+        const int t = c0 + lane;
+        const double prod = t < len ? __dmul_rn(vs[b + t], xs[cs[b + t]]) : 0.0;
+        const int m = min(W, max(len - c0, 0)), m_max = min(W, len_max - c0);
+        for (int j = 0; j < m_max; ++j) {
+          const double u = __shfl_sync(~0u, prod, j, W);
+          if (j < m) s = __dsub_rn(s, u);
+        }
+      }
+      if (active && lane == 0) xs[k] = __dadd_rn(xs[k], __ddiv_rn(__dmul_rn(omega, s), ds[k]));
+      __syncwarp();
+    }
+    for (int k0 = 0; k0 < nr_max; k0 += W)
+      if (k0 + lane < nr) xp[r0 + k0 + lane] = xs[k0 + lane];
+    __syncwarp();
+  }
+}
+
+/* *r = the most entries of one cluster (prow scanned) */
+__global__ void cluster_nnz_max(int64_t nc, const int64_t *pcl, const int64_t *prow,
+                                unsigned long long *r) {
+  unsigned long long m = 0;
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const unsigned long long z = (unsigned long long)(prow[pcl[q + 1]] - prow[pcl[q]]);
+    m = z > m ? z : m;
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    const unsigned long long m2 = __shfl_down_sync(~0u, m, o);
+    m = m2 > m ? m2 : m;
+  }
+  if ((threadIdx.x & 31) == 0 && m) atomicMax(r, m);
+}
+
 /* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
 __global__ void cluster_sizes(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
                               int64_t *pcl) {
@@ -543,6 +650,19 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, gs->prow, gs->pmid, gs->pcol,
         NULL, NULL);
+  gs->max_cluster_nnz = 0;
+  if (cluster && gs->nclusters > 0) {
+    unsigned long long *dm = NULL, hm = 0;
+    MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&dm, "cluster entries"));
+    cudaMemsetAsync(dm, 0, 8, s);
+    cluster_nnz_max<<<mispc_device_grid(ctx, gs->nclusters, kBlock), kBlock, 0, s>>>(
+        gs->nclusters, gs->pcl, gs->prow, dm);
+    cudaMemcpyAsync(&hm, dm, 8, cudaMemcpyDeviceToHost, s);
+    mispc_status st = mispc_sync(ctx, s, "Gauss-Seidel sweep order");
+    mispc_scratch_free(ctx, dm);
+    gs->max_cluster_nnz = (int64_t)hm;
+    return st;
+  }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
@@ -607,7 +727,21 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
                                                  gs->bp, gs->xp, smem_rows);
     return;
   }
-  if (gs->split_outer == 2) {
+  if (gs->split_outer == 3 && gs->max_cluster_nnz < (1 << 20) && gs->max_cluster < (1 << 20)) {
+    /* clusters staged in shared memory: as many groups a block as fit in the
+     * default 48 KiB, at least a warp */
+    const size_t per = staged_bytes((int)gs->max_cluster, (int)gs->max_cluster_nnz);
+    int threads = (int)((48 * 1024 / per) * W);
+    threads = (threads < kBlock ? threads : kBlock) / 32 * 32;
+    if (threads >= 32) {
+      sweep_clusters_staged<W><<<mispc_device_grid(ctx, (long long)W * (hi - lo), threads), threads,
+                                 per *(size_t)(threads / W), s>>>(
+          lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag,
+          gs->opt.omega, gs->bp, gs->xp, (int)gs->max_cluster, (int)gs->max_cluster_nnz, zero_x);
+      return;
+    }
+  }
+  if (gs->split_outer >= 2) {
     sweep_clusters_fused<W><<<grid, kBlock, smem, s>>>(
         lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
         gs->bp, gs->xp, gs->tp, smem_rows, zero_x);

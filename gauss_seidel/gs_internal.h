@@ -38,10 +38,12 @@ struct mispc_gs {
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
   double *tp;          /* cluster only, n: b_i minus the entries outside the cluster */
   int64_t nclusters, singletons, min_cluster, max_cluster;
+  int64_t max_cluster_nnz; /* device, cluster only: most entries in one cluster */
   /* cluster only: 0 = a row's entries in storage order; 1 and 2 = the
    * entries outside its cluster first, then those inside (gs_host.c), so the
    * GPU forms the outer sums of a whole cluster at once: in a launch of their
-   * own per color (1) or inside the cluster kernel (2) */
+   * own per color (1) or inside the cluster kernel (2; with the cluster staged
+   * in shared memory when it fits, 3) */
   int split_outer;
   double t_symbolic, t_numeric;
 };
