@@ -91,9 +91,7 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
  * fits, by default; MISPC_GS_OUTER=off|split|fused from the environment
  * overrides it (tuning; the host follows, so host and
  * GPU stay bit-identical for every choice). */
-static int gs_split_outer_choice(int64_t n, int64_t nnz) {
-  (void)n;
-  (void)nnz;
+static int gs_split_outer_choice(void) {
   const char *e = getenv("MISPC_GS_OUTER");
   if (e && !strcmp(e, "off")) return 0;
   if (e && !strcmp(e, "split")) return 1;
@@ -198,7 +196,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s)
       s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, rows.agg, (int32_t)aggs.naggs,
              gs->cl_rows, gs->cl_ptr);
-    gs->split_outer = gs_split_outer_choice(gs->n, gs->nnz);
+    gs->split_outer = gs_split_outer_choice();
     if (!s)
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->row_cluster,
                            "cluster of each row");
