@@ -51,6 +51,8 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   free(g->color_ptr);
   free(g->color_rows);
   g->color_rows = NULL;
+  free(g->color_batch);
+  g->color_batch = NULL;
   mispc_pool_free(ctx, g->mem, g->order);
   mispc_pool_free(ctx, g->mem, g->cl_ptr);
   mispc_pool_free(ctx, g->mem, g->cl_rows);
@@ -84,19 +86,6 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
   info->symbolic_seconds = gs->t_symbolic;
   info->numeric_seconds = gs->t_numeric;
   return MISPC_SUCCESS;
-}
-
-/* How cluster GS orders a row's entries (gs_internal.h, split_outer): outer
- * sums inside the cluster kernel, the cluster staged in shared memory when it
- * fits, by default; MISPC_GS_OUTER=off|split|fused from the environment
- * overrides it (tuning; the host follows, so host and
- * GPU stay bit-identical for every choice). */
-static int gs_split_outer_choice(void) {
-  const char *e = getenv("MISPC_GS_OUTER");
-  if (e && !strcmp(e, "off")) return 0;
-  if (e && !strcmp(e, "split")) return 1;
-  if (e && !strcmp(e, "fused")) return 2;
-  return 3;
 }
 
 /* color_ptr lives on the host: launches are per color. */
@@ -196,7 +185,6 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s)
       s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, rows.agg, (int32_t)aggs.naggs,
              gs->cl_rows, gs->cl_ptr);
-    gs->split_outer = gs_split_outer_choice();
     if (!s)
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->row_cluster,
                            "cluster of each row");

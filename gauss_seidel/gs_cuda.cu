@@ -2,6 +2,7 @@
  * Products and sums use __dmul_rn / __dsub_rn / __ddiv_rn (no fused
  * multiply-add), the same arithmetic as gs_host.c, so x is bit-identical. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -13,12 +14,28 @@ namespace {
 
 constexpr int kBlock = 256;
 
+/* s minus the products held by lanes 0 .. m_max-1 of each group of W lanes,
+ * in lane order (shuffles on `mask`, the groups taking part). Lanes past a
+ * row's end hold +0.0, and s - (+0.0) == s for every s (-0 included), so
+ * the chain runs unpredicated, unrolled in steps of 8 (all W when W <= 8):
+ * the shuffles issue ahead of the dependent subtractions. */
+template <int W>
+__device__ __forceinline__ double ordered_sub(double s, double prod, int m_max, unsigned mask) {
+  constexpr int step = W < 8 ? W : 8;
+  const int m = W <= 8 ? W : m_max;
+  for (int j0 = 0; j0 < m; j0 += step) {
+#pragma unroll
+    for (int j = 0; j < step; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j0 + j, W));
+  }
+  return s;
+}
+
 /* s minus the entries b .. e-1 of a row of the sweep-ordered copy, in storage
  * order, by a group of W lanes (1 .. 32, a power of two): the lanes load W
  * entries at a time and form the rounded products in parallel, then every
- * lane subtracts them in order (shuffles inside the group), so the sum is the
- * host's bit for bit. x is read at pcol[p] - xoff. Groups of one warp may
- * diverge (row lengths, cluster sizes): shuffles use the group's own mask. */
+ * lane subtracts them in order (ordered_sub), so the sum is the host's bit
+ * for bit. x is read at pcol[p] - xoff. Groups of one warp may diverge (row
+ * lengths, cluster sizes): shuffles use the group's own mask. */
 template <int W>
 __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
                                             const double *pval, const double *xp, const double *xl,
@@ -31,14 +48,7 @@ __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, cons
       /* columns r0 .. r0+nr-1 (the group's cluster) from its local copy of x */
       prod = __dmul_rn(pval[p], (uint64_t)(c - r0) < (uint64_t)nr ? xl[c - r0] : xp[c]);
     }
-    if (e - base >= W) {
-      /* unrolled: the shuffles do not depend on s and issue ahead of the chain */
-#pragma unroll
-      for (int j = 0; j < W; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
-    } else {
-      const int m = (int)(e - base);
-      for (int j = 0; j < m; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j, W));
-    }
+    s = ordered_sub<W>(s, prod, (int)min((int64_t)W, e - base), mask);
   }
   return s;
 }
@@ -67,37 +77,37 @@ __global__ void sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const 
   }
 }
 
-/* Cluster GS, first step for one color: tp_i = b_i minus the entries of row i
- * outside its cluster (prow[i] .. pmid[i]-1), for rows lo .. hi-1 at once:
- * those x belong to other colors and do not change during this color. */
+/* Cluster GS, first step for one color when the outer entries are not
+ * staged: tp_i = b_i minus the entries of row i outside its cluster (prow[i]
+ * .. prow[i+1]-1), for rows lo .. hi-1 at once: those x belong to other
+ * colors and do not change during this color. */
 template <int W>
-__global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int64_t *pmid,
-                           const int32_t *pcol, const double *pval, const double *bp,
-                           const double *xp, double *tp) {
+__global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
+                           const double *pval, const double *bp, const double *xp, double *tp) {
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
-    const double s = row_chain<W>(bp[i], prow[i], pmid[i], pcol, pval, xp, NULL, 0, 0, lane, mask);
+    const double s =
+        row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, NULL, 0, 0, lane, mask);
     if (lane == 0) tp[i] = s;
   }
 }
 
-/* Cluster GS: a group of W lanes per cluster q (rows pcl[q] .. pcl[q+1]-1,
- * one after another, reversed on a backward sweep) subtracts entries
- * pstart[i] .. prow[i+1]-1 of row i from s0[i] and updates x_i. With the outer
- * sums split off (long rows), s0 = tp and pstart = pmid: only entries inside
- * the cluster remain. Otherwise s0 = b, pstart = prow: the whole row, columns
- * outside the cluster read from global x. With smem_rows > 0 the cluster's x
- * lives in shared memory during the sweep (clusters of at most smem_rows
- * rows); lane 0 writes x_i and __syncwarp on the group's mask orders that
- * write before the next row's loads. */
+/* Cluster GS for clusters too large to stage (sweep_clusters_staged), after
+ * outer_sums: a group of W lanes per cluster q (rows pcl[q] .. pcl[q+1]-1,
+ * one after another, reversed on a backward sweep) subtracts the inner
+ * entries pmid[i] .. pmid[i+1]-1 of row i from s0[i] and updates x_i, entries
+ * read from global memory. With smem_rows > 0 the cluster's x lives in
+ * shared memory during the sweep (clusters of at most smem_rows rows); lane 0
+ * writes x_i and __syncwarp on the group's mask orders that write before the
+ * next row's loads. */
 template <int W>
 __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
-                               const int64_t *prow, const int64_t *pstart, const int32_t *pcol,
-                               const double *pval, const double *pdiag, double omega,
-                               const double *s0, double *xp, int smem_rows) {
+                               const int64_t *pmid, const int32_t *pcol, const double *pval,
+                               const double *pdiag, double omega, const double *s0, double *xp,
+                               int smem_rows) {
   extern __shared__ double smem[];
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
@@ -115,7 +125,7 @@ __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool 
     for (int64_t r = 0; r < nr; ++r) {
       const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
       const double s =
-          row_chain<W>(s0[i], pstart[i], prow[i + 1], pcol, pval, xp, x, r0, nr, lane, mask);
+          row_chain<W>(s0[i], pmid[i], pmid[i + 1], pcol, pval, xp, x, r0, nr, lane, mask);
       if (lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
       __syncwarp(mask);
     }
@@ -135,209 +145,153 @@ __device__ __forceinline__ int warp_max(int v) {
 #endif
 }
 
-/* Cluster GS with the outer sums in the same launch (split_outer == 2), for
- * clusters of a color lo .. hi-1, a group of W lanes per cluster and 32 / W
- * clusters per warp. The warp moves in lockstep: every loop runs to the
- * warp's largest trip count, with the finished groups idle, so the groups of
- * a warp overlap their sequential chains instead of taking turns (groups
- * with their own loops and partial-mask shuffles diverge, and a diverged
- * warp runs one group at a time).
- * Phase 1: tp_i = b_i minus the entries of row i outside its cluster, a lane
- * per row in storage order (those x belong to other colors). Phase 2: the
- * rows one after another with the entries inside the cluster, x from shared
- * memory when smem_rows > 0; the next row's first W entries are loaded while
- * the current row's chain runs. Same arithmetic as outer_sums +
- * sweep_clusters. zero_x: all x are 0 (the first color from x = 0). */
-template <int W>
-__global__ void sweep_clusters_fused(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
-                                     const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
-                                     const double *pval, const double *pdiag, double omega,
-                                     const double *bp, double *xp, double *tp, int smem_rows,
-                                     bool zero_x) {
-  extern __shared__ double smem[];
-  const int lane = threadIdx.x & (W - 1);
-  double *xs = smem + (size_t)(threadIdx.x / W) * smem_rows;
-  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
-  const int64_t warp_groups = 32 / W, group = (threadIdx.x & 31) / W;
-  /* the warp's first cluster decides whether the warp goes on: uniform */
-  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * warp_groups;
-       q0 < hi; q0 += ngroups) {
-    const int64_t q = q0 + group;
-    const bool valid = q < hi;
-    const int64_t r0 = valid ? pcl[q] : 0;
-    const int nr = valid ? (int)(pcl[q + 1] - r0) : 0;
-    const int nr_max = warp_max(nr);
-    double *x = smem_rows ? xs : xp + r0;
-    for (int k0 = 0; k0 < nr_max; k0 += W) {
-      const int k = k0 + lane;
-      if (k < nr) {
-        const int64_t i = r0 + k;
-        double s = bp[i];
-        if (!zero_x) {
-          const int64_t e = pmid[i];
-          for (int64_t p = prow[i]; p < e; ++p) s = __dsub_rn(s, __dmul_rn(pval[p], xp[pcol[p]]));
-        }
-        tp[i] = s;
-        if (smem_rows) xs[k] = xp[i];
+/* Shared memory of one warp of sweep_clusters_staged: a batch of at most R
+ * rows, Zi inner and Zo outer entries (Zo = 0: outer sums from outer_sums). */
+__host__ __device__ inline size_t staged_bytes(int64_t R, int64_t Zi, int64_t Zo) {
+  return (8 * (3 * R + Zi + Zo) + 4 * (2 * (R + 1) + Zo) + 2 * Zi + 7) / 8 * 8;
+}
+
+/* Copies n entries from pcol/pval + src into shared memory, a warp with
+ * eight loads in flight per lane (the latency of one load, not of n / 32).
+ * Columns are stored minus `shift`, as T. */
+template <typename T>
+__device__ __forceinline__ void stage_entries(int n, int64_t src, const int32_t *pcol,
+                                              const double *pval, int32_t shift, T *cs, double *vs,
+                                              int wl) {
+  constexpr int U = 8;
+  for (int t0 = wl; t0 < n; t0 += 32 * U) {
+    int32_t c[U];
+    double v[U];
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      const int t = t0 + 32 * j;
+      if (t < n) {
+        c[j] = pcol[src + t];
+        v[j] = pval[src + t];
       }
     }
-    __syncwarp();
-    /* the row at step r: its inner entries b .. e-1, the first W in registers */
-    int64_t nb = 0, ne = 0;
-    int32_t nc = 0;
-    double nv = 0.0, ns = 0.0, nd = 1.0;
-    auto fetch = [&](int r) {
-      if (r >= nr) {
-        nb = ne = 0;
-        return;
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      const int t = t0 + 32 * j;
+      if (t < n) {
+        cs[t] = (T)(c[j] - shift);
+        vs[t] = v[j];
       }
-      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
-      nb = pmid[i];
-      ne = prow[i + 1];
-      ns = tp[i];
-      nd = pdiag[i];
-      const int64_t p = nb + lane;
-      nc = p < ne ? pcol[p] : (int32_t)r0;
-      nv = p < ne ? pval[p] : 0.0;
-    };
-    fetch(0);
-    for (int r = 0; r < nr_max; ++r) {
-      const bool active = r < nr;
-      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
-      const int64_t b = nb, e = ne;
-      const int32_t c = nc;
-      const double v = nv, d = nd;
-      double s = ns;
-      fetch(r + 1);
-      const int len = (int)(e - b), len_max = warp_max(len);
-      double prod = active && lane < len ? __dmul_rn(v, x[c - r0]) : 0.0;
-      for (int base = 0; base < len_max; base += W) {
-        if (base > 0) { /* rows longer than W: the next W entries */
-          const int64_t p = b + base + lane;
-          prod = p < e ? __dmul_rn(pval[p], x[pcol[p] - r0]) : 0.0;
-        }
-        const int m = min(W, max(len - base, 0)), m_max = min(W, len_max - base);
-        for (int j = 0; j < m_max; ++j) {
-          const double t = __shfl_sync(~0u, prod, j, W);
-          if (j < m) s = __dsub_rn(s, t);
-        }
-      }
-      if (active && lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), d));
-      __syncwarp();
-    }
-    if (smem_rows) {
-      for (int k0 = 0; k0 < nr_max; k0 += W)
-        if (k0 + lane < nr) xp[r0 + k0 + lane] = xs[k0 + lane];
-      __syncwarp();
     }
   }
 }
 
-/* Shared memory of one group of sweep_clusters_staged, for clusters of at
- * most R rows and Z entries. */
-__host__ __device__ inline size_t staged_bytes(int R, int Z) {
-  return ((8 * (3 * (size_t)R + Z) + 4 * (2 * (size_t)R + 2 + Z)) + 7) / 8 * 8;
-}
-
-/* Cluster GS for small clusters (split_outer == 3, every cluster's rows and
- * entries fit in shared memory): the group first copies its cluster's
- * entries (contiguous in the sweep-ordered copy), row offsets, b, x and
- * diagonal into shared memory with coalesced loads, then forms the outer sums
- * (a lane per row, storage order, x of other colors from global memory),
- * then updates the rows one after another from shared memory only. A row
- * then costs its arithmetic chain, not two or three dependent memory round
- * trips. Warp lockstep as in sweep_clusters_fused; same arithmetic. */
+/* Cluster GS for one color (clusters lo .. hi-1), a warp per batch of 32 / W
+ * consecutive clusters and a group of W lanes per cluster. The whole warp
+ * first copies the batch into shared memory with coalesced loads: x, the
+ * diagonal, s0 (the outer sums, or b when they are formed here), row offsets
+ * and the batch's inner entries (contiguous in the copy; columns local to the
+ * batch, 16 bits) and, with Zo > 0, its outer entries. With Zo > 0 it then
+ * forms the outer sums, a lane per row in storage order (x of other colors
+ * from global memory); zero_x (every x is 0: the first color from x = 0)
+ * skips them. Then each group updates its rows one after another from
+ * shared memory only, reversed on a backward sweep: a row costs its
+ * arithmetic chain, not dependent memory round trips. The groups of a warp
+ * move in lockstep (loops to the warp's largest trip count, finished groups
+ * idle): groups with their own loops and partial-mask shuffles diverge, and
+ * a diverged warp runs one group at a time. Same arithmetic as gs_host.c:
+ * outer entries in storage order, then inner ones in storage order. */
 template <int W>
 __global__ void sweep_clusters_staged(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
                                       const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
                                       const double *pval, const double *pdiag, double omega,
-                                      const double *bp, double *xp, int R, int Z, bool zero_x) {
+                                      const double *s0, double *xp, int R, int Zi, int Zo,
+                                      bool zero_x) {
   extern __shared__ double smem[];
-  const int lane = threadIdx.x & (W - 1);
-  char *base = (char *)smem + (size_t)(threadIdx.x / W) * staged_bytes(R, Z);
-  double *xs = (double *)base, *ts = xs + R, *ds = ts + R, *vs = ds + R;
-  int *rp = (int *)(vs + Z), *mp = rp + R + 1, *cs = mp + R + 1;
-  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
-  const int64_t warp_groups = 32 / W, group = (threadIdx.x & 31) / W;
-  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * warp_groups;
-       q0 < hi; q0 += ngroups) {
+  constexpr int G = 32 / W;
+  const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
+  char *base = (char *)smem + (size_t)(threadIdx.x / 32) * staged_bytes(R, Zi, Zo);
+  double *xs = (double *)base, *ts = xs + R, *ds = ts + R, *vi = ds + R, *vo = vi + Zi;
+  int *ip = (int *)(vo + Zo), *op = ip + R + 1, *co = op + R + 1;
+  uint16_t *ci = (uint16_t *)(co + Zo);
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
+  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
+       q0 += nwarps * G) {
+    const int64_t qe = min(q0 + (int64_t)G, hi), r0 = pcl[q0];
+    const int nrb = (int)(pcl[qe] - r0);
+    const int64_t i0 = pmid[r0], o0 = prow[r0];
+    const int nib = (int)(pmid[r0 + nrb] - i0), nob = Zo ? (int)(prow[r0 + nrb] - o0) : 0;
+    for (int k = wl; k < nrb; k += 32) {
+      const int64_t i = r0 + k;
+      xs[k] = xp[i];
+      ts[k] = s0[i];
+      ds[k] = pdiag[i];
+      ip[k] = (int)(pmid[i] - i0);
+      if (Zo) op[k] = (int)(prow[i] - o0);
+    }
+    if (wl == 0) ip[nrb] = nib, op[nrb] = nob;
+    stage_entries<uint16_t>(nib, i0, pcol, pval, (int32_t)r0, ci, vi, wl);
+    if (Zo && !zero_x) stage_entries<int>(nob, o0, pcol, pval, 0, co, vo, wl);
+    __syncwarp();
     const int64_t q = q0 + group;
-    const bool valid = q < hi;
-    const int64_t r0 = valid ? pcl[q] : 0;
-    const int nr = valid ? (int)(pcl[q + 1] - r0) : 0;
-    const int64_t e0 = valid ? prow[r0] : 0;
-    const int ne = valid ? (int)(prow[r0 + nr] - e0) : 0;
-    const int nr_max = warp_max(nr), ne_max = warp_max(ne);
-    for (int k0 = 0; k0 < nr_max; k0 += W) {
-      const int k = k0 + lane;
-      if (k < nr) {
-        const int64_t i = r0 + k;
-        rp[k] = (int)(prow[i] - e0);
-        mp[k] = (int)(pmid[i] - e0);
-        xs[k] = xp[i];
-        ts[k] = bp[i];
-        ds[k] = pdiag[i];
-      }
-    }
-    if (lane == 0) rp[nr] = ne;
-    for (int t0 = 0; t0 < ne_max; t0 += W) {
-      const int t = t0 + lane;
-      if (t < ne) {
-        cs[t] = pcol[e0 + t] - (int32_t)r0; /* inner columns: 0 .. nr-1 */
-        vs[t] = pval[e0 + t];
-      }
-    }
-    __syncwarp();
-    if (!zero_x)
-      for (int k0 = 0; k0 < nr_max; k0 += W) {
-        const int k = k0 + lane;
-        if (k < nr) {
-          double s = ts[k];
-          const int e = mp[k];
+    const int k0 = q < qe ? (int)(pcl[q] - r0) : 0, nr = q < qe ? (int)(pcl[q + 1] - pcl[q]) : 0;
+    const int nr_max = warp_max(nr);
+    if (Zo && !zero_x) {
+      for (int k = k0 + lane; k < k0 + nr; k += W) {
+        double s = ts[k];
+        const int e = op[k + 1];
 #pragma unroll 4
-          for (int t = rp[k]; t < e; ++t) s = __dsub_rn(s, __dmul_rn(vs[t], xp[cs[t] + r0]));
-          ts[k] = s;
-        }
+        for (int t = op[k]; t < e; ++t) s = __dsub_rn(s, __dmul_rn(vo[t], xp[co[t]]));
+        ts[k] = s;
       }
-    __syncwarp();
-    for (int r = 0; r < nr_max; ++r) {
-      const bool active = r < nr;
-      const int k = active ? (backward ? nr - 1 - r : r) : 0;
-      const int b = active ? mp[k] : 0, len = active ? rp[k + 1] - b : 0;
-      const int len_max = warp_max(len);
-      double s = active ? ts[k] : 0.0;
-      for (int c0 = 0; c0 < len_max; c0 += W) {
-        const int t = c0 + lane;
-        const double prod = t < len ? __dmul_rn(vs[b + t], xs[cs[b + t]]) : 0.0;
-        const int m = min(W, max(len - c0, 0)), m_max = min(W, len_max - c0);
-        for (int j = 0; j < m_max; ++j) {
-          const double u = __shfl_sync(~0u, prod, j, W);
-          if (j < m) s = __dsub_rn(s, u);
-        }
-      }
-      if (active && lane == 0) xs[k] = __dadd_rn(xs[k], __ddiv_rn(__dmul_rn(omega, s), ds[k]));
       __syncwarp();
     }
-    for (int k0 = 0; k0 < nr_max; k0 += W)
-      if (k0 + lane < nr) xp[r0 + k0 + lane] = xs[k0 + lane];
+    /* the group's row at step r (batch-local), -1 past its cluster's end;
+     * the next row's first W entries are read while the current row's chain
+     * runs (shared memory only; its x after the barrier) */
+    auto row_at = [&](int r) { return r < nr ? k0 + (backward ? nr - 1 - r : r) : -1; };
+    int k = row_at(0);
+    int b = k >= 0 ? ip[k] : 0, len = k >= 0 ? ip[k + 1] - b : 0;
+    int c = lane < len ? ci[b + lane] : 0;
+    double v = lane < len ? vi[b + lane] : 0.0;
+    for (int r = 0; r < nr_max; ++r) {
+      const int kn = row_at(r + 1);
+      const int bn = kn >= 0 ? ip[kn] : 0, lenn = kn >= 0 ? ip[kn + 1] - bn : 0;
+      const int cn = lane < lenn ? ci[bn + lane] : 0;
+      const double vn = lane < lenn ? vi[bn + lane] : 0.0;
+      const int len_max = warp_max(len);
+      double s = k >= 0 ? ts[k] : 0.0;
+      s = ordered_sub<W>(s, lane < len ? __dmul_rn(v, xs[c]) : 0.0, min(W, len_max), ~0u);
+      for (int c0 = W; c0 < len_max; c0 += W) { /* rows longer than W */
+        const int t = c0 + lane;
+        const double prod = t < len ? __dmul_rn(vi[b + t], xs[ci[b + t]]) : 0.0;
+        s = ordered_sub<W>(s, prod, min(W, len_max - c0), ~0u);
+      }
+      if (k >= 0 && lane == 0) xs[k] = __dadd_rn(xs[k], __ddiv_rn(__dmul_rn(omega, s), ds[k]));
+      __syncwarp();
+      k = kn, b = bn, len = lenn, c = cn, v = vn;
+    }
+    for (int t = wl; t < nrb; t += 32) xp[r0 + t] = xs[t];
     __syncwarp();
   }
 }
 
-/* *r = the most entries of one cluster (prow scanned) */
-__global__ void cluster_nnz_max(int64_t nc, const int64_t *pcl, const int64_t *prow,
-                                unsigned long long *r) {
-  unsigned long long m = 0;
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+/* r[0..2] = the most rows, inner and outer entries of any g consecutive
+ * clusters among lo .. hi-1 (one color; a bound on every batch of
+ * sweep_clusters_staged) */
+__global__ void batch_sizes(int64_t lo, int64_t hi, int g, const int64_t *pcl, const int64_t *prow,
+                            const int64_t *pmid, unsigned long long *r) {
+  unsigned long long m[3] = {0, 0, 0};
+  for (int64_t q = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < hi;
        q += (int64_t)gridDim.x * blockDim.x) {
-    const unsigned long long z = (unsigned long long)(prow[pcl[q + 1]] - prow[pcl[q]]);
-    m = z > m ? z : m;
+    const int64_t a = pcl[q], b = pcl[q + g < hi ? q + g : hi];
+    const unsigned long long z[3] = {(unsigned long long)(b - a),
+                                     (unsigned long long)(pmid[b] - pmid[a]),
+                                     (unsigned long long)(prow[b] - prow[a])};
+    for (int j = 0; j < 3; ++j) m[j] = z[j] > m[j] ? z[j] : m[j];
   }
-  for (int o = 16; o > 0; o /= 2) {
-    const unsigned long long m2 = __shfl_down_sync(~0u, m, o);
-    m = m2 > m ? m2 : m;
+  for (int j = 0; j < 3; ++j) {
+    for (int o = 16; o > 0; o /= 2) {
+      const unsigned long long m2 = __shfl_down_sync(~0u, m[j], o);
+      m[j] = m2 > m[j] ? m2 : m[j];
+    }
+    if ((threadIdx.x & 31) == 0 && m[j]) atomicMax(&r[j], m[j]);
   }
-  if ((threadIdx.x & 31) == 0 && m) atomicMax(r, m);
 }
 
 /* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
@@ -358,9 +312,9 @@ __global__ void cluster_perm(int64_t nc, const int32_t *order, const int64_t *cl
 }
 
 /* A warp per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, and
- * the row's length into prow[q] and, for cluster GS (row_cluster given), the
- * number of its entries outside its cluster into pmid[q] (both scanned /
- * offset afterwards). */
+ * the row's length into prow[q] or, for cluster GS (row_cluster given), the
+ * number of its entries outside its cluster into prow[q] and inside into
+ * pmid[q] (both scanned and pmid offset afterwards). */
 __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
                                    const int32_t *colidx, const int32_t *row_cluster,
                                    int32_t *iperm, int64_t *prow, int64_t *pmid) {
@@ -369,32 +323,39 @@ __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t
        q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     if (q == n) {
       if (lane == 0) prow[n] = 0;
+      if (lane == 0 && row_cluster) pmid[n] = 0;
       continue;
     }
     const int32_t i = perm[q];
     const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
-    if (lane == 0) iperm[i] = (int32_t)q, prow[q] = len;
-    if (!row_cluster) continue;
+    if (lane == 0) iperm[i] = (int32_t)q;
+    if (!row_cluster) {
+      if (lane == 0) prow[q] = len;
+      continue;
+    }
     const int32_t c = row_cluster[i];
     int64_t outer = 0;
     for (int64_t k0 = 0; k0 < len; k0 += 32) {
       const int64_t k = k0 + lane;
       outer += __popc(__ballot_sync(~0u, k < len && row_cluster[colidx[src + k]] != c));
     }
-    if (lane == 0) pmid[q] = outer;
+    if (lane == 0) prow[q] = outer, pmid[q] = len - outer;
   }
 }
 
+/* The inner part follows all outer entries: pmid[q] += prow[n], q <= n. */
 __global__ void add_offsets(int64_t n, const int64_t *prow, int64_t *pmid) {
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+  const int64_t outer = prow[n];
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= n;
        q += (int64_t)gridDim.x * blockDim.x)
-    pmid[q] += prow[q];
+    pmid[q] += outer;
 }
 
 /* A warp per row q: row perm[q] of A into row q of the copy, renumbered
  * columns (pattern) or values and diagonal (numeric). Cluster GS (row_cluster
- * given) puts the entries outside the row's cluster first, then those inside
- * (from pmid[q]), each part in storage order: a stable partition by ballots. */
+ * given) puts the entries outside the row's cluster at prow[q] and those
+ * inside at pmid[q], each part in storage order: a stable partition by
+ * ballots. */
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const double *val,
                           const double *diag, const int32_t *row_cluster, const int64_t *prow,
@@ -602,6 +563,92 @@ static mispc_status exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v
   return MISPC_SUCCESS;
 }
 
+/* How cluster GS runs a color (gs->cluster_mode). */
+enum {
+  GS_CLUSTERS_STAGED_OUTER = 0, /* sweep_clusters_staged forms the outer sums too */
+  GS_CLUSTERS_STAGED = 1,       /* outer_sums, then sweep_clusters_staged */
+  GS_CLUSTERS_GLOBAL = 2        /* outer_sums, then sweep_clusters (batches too large) */
+};
+/* Batches with their outer entries up to this many bytes a warp form their
+ * outer sums in the cluster kernel (one launch a color); larger ones use an
+ * outer_sums launch, SpMV-like over all rows of the color. */
+constexpr size_t kStagedOuterBytes = 24 * 1024;
+constexpr size_t kDefaultSmem = 48 * 1024;
+
+/* Lanes per row (point) or per cluster: the power of two at or above the
+ * mean length of what a group reads at once (1 .. 32): point GS a lane per
+ * 16 entries of a row, at most 8; cluster GS the mean number of inner
+ * entries a row, since the rows of a cluster are sequential and each wants
+ * its inner entries at once. MISPC_GS_LANES=1|2|4|8|16|32 from the
+ * environment overrides it (tuning). Same arithmetic for every choice. */
+static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
+  const char *e = getenv("MISPC_GS_LANES");
+  const int v = e ? atoi(e) : 0;
+  if (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) return v;
+  /* measured on an H100 (docs/GAUSS_SEIDEL.md): point rows of one color are
+   * many, and few lanes a row keep the most rows in flight (Laplace3D_100:
+   * 1 lane 3.2 SpMV, 8 lanes 4.1) */
+  int w = 1;
+  if (gs->opt.kind != MISPC_GS_CLUSTER)
+    while (w < 8 && 16 * w <= mean) w *= 2;
+  else
+    while (w < 32 && w < mean) w *= 2;
+  return w;
+}
+
+/* Batch sizes of sweep_clusters_staged and the cluster mode; MISPC_GS_OUTER=
+ * staged|split|global from the environment forces a mode where it fits
+ * (tuning; the arithmetic is the same in every mode). */
+static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s) {
+  const int32_t nco = gs->ncolors;
+  int64_t outer = 0;
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&outer, gs->prow + gs->n, 8, cudaMemcpyDeviceToHost, s));
+  MISPC_TRY(mispc_sync(ctx, s, "cluster entries"));
+  gs->lanes = gs_lanes_per_row(gs, gs->n ? (double)(gs->nnz - outer) / (double)gs->n : 1.0);
+  gs->color_batch = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * 3 * (size_t)nco, "batches");
+  if (!gs->color_batch) return MISPC_ERR_ALLOC;
+  unsigned long long *dm = NULL;
+  MISPC_TRY(mispc_scratch_alloc(ctx, 24 * (size_t)nco, (void **)&dm, "cluster batch sizes"));
+  cudaMemsetAsync(dm, 0, 24 * (size_t)nco, s);
+  for (int32_t c = 0; c < nco; ++c) {
+    const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
+    if (hi > lo)
+      batch_sizes<<<mispc_device_grid(ctx, hi - lo, kBlock), kBlock, 0, s>>>(
+          lo, hi, 32 / gs->lanes, gs->pcl, gs->prow, gs->pmid, dm + 3 * c);
+  }
+  cudaMemcpyAsync(gs->color_batch, dm, 24 * (size_t)nco, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, "cluster batch sizes");
+  mispc_scratch_free(ctx, dm);
+  MISPC_TRY(st);
+  gs->batch_rows = gs->batch_inner = gs->batch_outer = 0;
+  for (int32_t c = 0; c < nco; ++c) {
+    const int64_t *m = gs->color_batch + 3 * c;
+    gs->batch_rows = m[0] > gs->batch_rows ? m[0] : gs->batch_rows;
+    gs->batch_inner = m[1] > gs->batch_inner ? m[1] : gs->batch_inner;
+    gs->batch_outer = m[2] > gs->batch_outer ? m[2] : gs->batch_outer;
+  }
+  int dev = 0, optin = 0;
+  MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
+  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  const size_t with_outer = staged_bytes(gs->batch_rows, gs->batch_inner, gs->batch_outer);
+  const size_t inner_only = staged_bytes(gs->batch_rows, gs->batch_inner, 0);
+  const bool fits = gs->batch_rows < 65536 && gs->batch_inner + gs->batch_outer < INT32_MAX;
+  const char *e = getenv("MISPC_GS_OUTER");
+  if (fits && with_outer <= (e && !strcmp(e, "staged") ? (size_t)optin : kStagedOuterBytes) &&
+      !(e && (!strcmp(e, "split") || !strcmp(e, "global"))))
+    gs->cluster_mode = GS_CLUSTERS_STAGED_OUTER;
+  else if (fits && inner_only <= (size_t)optin && !(e && !strcmp(e, "global")))
+    gs->cluster_mode = GS_CLUSTERS_STAGED;
+  else
+    gs->cluster_mode = GS_CLUSTERS_GLOBAL;
+  mispc_logf(ctx, 2,
+             "gs cluster batches of %d: at most %lld rows, %lld inner and %lld outer entries; "
+             "mode %d",
+             32 / gs->lanes, (long long)gs->batch_rows, (long long)gs->batch_inner,
+             (long long)gs->batch_outer, gs->cluster_mode);
+  return MISPC_SUCCESS;
+}
+
 extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
                                                 const mispc_csr *A) {
   cudaStream_t s;
@@ -609,6 +656,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const int64_t n = gs->n, nnz = gs->nnz;
   const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const mispc_memspace d = MISPC_MEM_DEVICE;
+  gs->lanes = gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0); /* cluster: below */
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->iperm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->prow, "sorted rows"));
@@ -632,38 +680,26 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     if (nc > 0)
       cluster_perm<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(
           nc, gs->order, gs->cl_ptr, gs->cl_rows, gs->pcl, gs->perm);
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pmid, "inner entries"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "outer sums"));
   } else if (n > 0) {
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
-  const int32_t *rc = cluster && gs->split_outer ? gs->row_cluster : NULL;
-  if (rc) {
-    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pmid, "cluster entries"));
-    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "outer sums"));
-  }
+  const int32_t *rc = cluster ? gs->row_cluster : NULL;
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
       n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->pmid);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
-  if (rc && n > 0)
-    add_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->prow, gs->pmid);
+  if (rc) {
+    MISPC_TRY(exclusive_sum(ctx, s, gs->pmid, n + 1));
+    add_offsets<<<mispc_device_grid(ctx, n + 1, kBlock), kBlock, 0, s>>>(n, gs->prow, gs->pmid);
+  }
   if (n > 0)
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, gs->prow, gs->pmid, gs->pcol,
         NULL, NULL);
-  gs->max_cluster_nnz = 0;
-  if (cluster && gs->nclusters > 0) {
-    unsigned long long *dm = NULL, hm = 0;
-    MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&dm, "cluster entries"));
-    cudaMemsetAsync(dm, 0, 8, s);
-    cluster_nnz_max<<<mispc_device_grid(ctx, gs->nclusters, kBlock), kBlock, 0, s>>>(
-        gs->nclusters, gs->pcl, gs->prow, dm);
-    cudaMemcpyAsync(&hm, dm, 8, cudaMemcpyDeviceToHost, s);
-    mispc_status st = mispc_sync(ctx, s, "Gauss-Seidel sweep order");
-    mispc_scratch_free(ctx, dm);
-    gs->max_cluster_nnz = (int64_t)hm;
-    return st;
-  }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s));
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
 
@@ -674,8 +710,8 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   if (gs->n > 0)
     copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
         gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
-        gs->opt.kind == MISPC_GS_CLUSTER && gs->split_outer ? gs->row_cluster : NULL, gs->prow,
-        gs->pmid, NULL, gs->pval, gs->pdiag);
+        gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, gs->prow, gs->pmid, NULL,
+        gs->pval, gs->pdiag);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   /* synchronous: a caller may change the context's stream before the first
    * apply (the PETSc plugin follows PETSc's current stream), and a copy left
@@ -683,95 +719,77 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   return mispc_sync(ctx, s, "Gauss-Seidel values");
 }
 
-/* Lanes per row: the power of two at or above the mean row length (1 .. 32;
- * point GS at most 8), or MISPC_GS_LANES=1|2|4|8|16|32 from the environment
- * (tuning). Same arithmetic for every choice. */
-static int gs_lanes_per_row(const mispc_gs *gs) {
-  static int env = -1;
-  if (env < 0) {
-    const char *e = getenv("MISPC_GS_LANES");
-    int v = e ? atoi(e) : 0;
-    env = (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
-  }
-  if (env) return env;
-  /* measured on an H100 (docs/GAUSS_SEIDEL.md): point rows of one color are
-   * many, and a lane per 8 entries (1 .. 8 lanes) keeps the most rows in
-   * flight (Laplace3D_100: 1 lane 3.2 SpMV, 8 lanes 4.1); clusters want the
-   * whole row at once, since the rows of a cluster are sequential */
-  const double mean = gs->n ? (double)gs->nnz / (double)gs->n : 1.0;
-  int w = 1;
-  if (gs->opt.kind != MISPC_GS_CLUSTER)
-    while (w < 8 && 16 * w <= mean) w *= 2;
-  else
-    while (w < 32 && w < mean) w *= 2;
-  return w;
+/* Shared bytes a warp of sweep_clusters_staged needs for color c (all
+ * colors: c < 0) */
+static size_t staged_color_bytes(const mispc_gs *gs, int32_t c) {
+  const bool outer = gs->cluster_mode == GS_CLUSTERS_STAGED_OUTER;
+  const int64_t *m = gs->color_batch + 3 * c;
+  return c < 0 ? staged_bytes(gs->batch_rows, gs->batch_inner, outer ? gs->batch_outer : 0)
+               : staged_bytes(m[0], m[1], outer ? m[2] : 0);
 }
 
-/* One color of a sweep. Point GS: a group per row. Cluster GS: the outer sums
- * of the color's rows, then a group per cluster. */
+/* Above the default 48 KiB a block (then one warp) opts in to more. */
+template <int W> static mispc_status staged_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
+  const size_t most = staged_color_bytes(gs, -1);
+  if (most > kDefaultSmem)
+    MISPC_CUDA_TRY(ctx,
+                   cudaFuncSetAttribute(sweep_clusters_staged<W>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
+  return MISPC_SUCCESS;
+}
+
+/* One color of a sweep. Point GS: a group per row. Cluster GS: the outer
+ * sums of the color's rows (unless staged or all x are 0), then a group per
+ * cluster. */
 template <int W>
 static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
                          bool backward, int smem_rows, bool zero_x) {
   const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
   if (hi <= lo) return;
-  const unsigned grid = mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock);
   if (gs->opt.kind != MISPC_GS_CLUSTER) {
-    sweep_points<W><<<grid, kBlock, 0, s>>>(lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag,
-                                            gs->opt.omega, gs->bp, gs->xp, zero_x);
+    sweep_points<W><<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, 0, s>>>(
+        lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->bp, gs->xp, zero_x);
     return;
   }
-  const size_t smem = smem_rows ? (size_t)(kBlock / W) * (size_t)smem_rows * 8 : 0;
-  if (!gs->split_outer) {
-    sweep_clusters<W><<<grid, kBlock, smem, s>>>(lo, hi, gs->pcl, backward, gs->prow, gs->prow,
-                                                 gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
-                                                 gs->bp, gs->xp, smem_rows);
+  const bool staged_outer = gs->cluster_mode == GS_CLUSTERS_STAGED_OUTER;
+  if (!staged_outer && !zero_x) {
+    const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
+    /* outer sums are SpMV-like: at most 8 lanes a row keep more rows in flight */
+    constexpr int WO = W < 8 ? W : 8;
+    outer_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
+        rlo, rhi, gs->prow, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp);
+  }
+  const double *s0 = staged_outer || zero_x ? gs->bp : gs->tp;
+  if (gs->cluster_mode == GS_CLUSTERS_GLOBAL) {
+    const size_t smem = smem_rows ? (size_t)(kBlock / W) * (size_t)smem_rows * 8 : 0;
+    sweep_clusters<W>
+        <<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, smem, s>>>(
+            lo, hi, gs->pcl, backward, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, s0,
+            gs->xp, smem_rows);
     return;
   }
-  if (gs->split_outer == 3 && gs->max_cluster_nnz < (1 << 20) && gs->max_cluster < (1 << 20)) {
-    /* clusters staged in shared memory: as many groups a block as fit in the
-     * default 48 KiB, at least a warp */
-    const size_t per = staged_bytes((int)gs->max_cluster, (int)gs->max_cluster_nnz);
-    int threads = (int)((48 * 1024 / per) * W);
-    threads = (threads < kBlock ? threads : kBlock) / 32 * 32;
-    if (threads >= 32) {
-      sweep_clusters_staged<W><<<mispc_device_grid(ctx, (long long)W * (hi - lo), threads), threads,
-                                 per *(size_t)(threads / W), s>>>(
-          lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag,
-          gs->opt.omega, gs->bp, gs->xp, (int)gs->max_cluster, (int)gs->max_cluster_nnz, zero_x);
-      return;
-    }
-  }
-  if (gs->split_outer >= 2) {
-    sweep_clusters_fused<W><<<grid, kBlock, smem, s>>>(
-        lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
-        gs->bp, gs->xp, gs->tp, smem_rows, zero_x);
-    return;
-  }
-  const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
-  /* outer sums are SpMV-like: at most 8 lanes a row keep more rows in flight */
-  constexpr int WO = W < 8 ? W : 8;
-  outer_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
-      rlo, rhi, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp);
-  sweep_clusters<W><<<grid, kBlock, smem, s>>>(lo, hi, gs->pcl, backward, gs->prow, gs->pmid,
-                                               gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->tp,
-                                               gs->xp, smem_rows);
+  /* as many warps a block as fit in the default 48 KiB, sized for this color */
+  const size_t per_warp = staged_color_bytes(gs, c), fit = kDefaultSmem / per_warp;
+  const int warps = fit >= (size_t)(kBlock / 32) ? kBlock / 32 : fit > 0 ? (int)fit : 1;
+  const int64_t *m = gs->color_batch + 3 * c;
+  const int64_t batches = (hi - lo + 32 / W - 1) / (32 / W);
+  sweep_clusters_staged<W><<<mispc_device_grid(ctx, 32 * batches, 32 * warps), 32 * warps,
+                             per_warp *(size_t)warps, s>>>(
+      lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
+      s0, gs->xp, (int)m[0], (int)m[1], staged_outer ? (int)m[2] : 0, zero_x);
 }
 
-extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b,
-                                      double *x, int zero_guess) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  const int64_t n = gs->n;
-  if (n == 0) return MISPC_SUCCESS;
-  gather_vectors<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, b, x, zero_guess,
-                                                                      gs->bp, gs->xp);
-  const int lanes = gs_lanes_per_row(gs);
-  /* a cluster's x in shared memory when every group of a block fits in the
-   * default 48 KiB */
+template <int W>
+static mispc_status apply_sweeps(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
+                                 int zero_guess) {
+  /* global mode: a cluster's x in shared memory when every group of a block
+   * fits in the default 48 KiB */
   int smem_rows = 0;
-  if (gs->opt.kind == MISPC_GS_CLUSTER && gs->max_cluster > 0 &&
-      (kBlock / lanes) * gs->max_cluster * 8 <= 48 * 1024)
+  if (gs->opt.kind == MISPC_GS_CLUSTER && gs->cluster_mode == GS_CLUSTERS_GLOBAL &&
+      gs->max_cluster > 0 && (size_t)(kBlock / W) * (size_t)gs->max_cluster * 8 <= kDefaultSmem)
     smem_rows = (int)gs->max_cluster;
+  if (gs->opt.kind == MISPC_GS_CLUSTER && gs->cluster_mode != GS_CLUSTERS_GLOBAL)
+    MISPC_TRY(staged_allow_smem<W>(ctx, gs));
   bool started = false;
   for (int k = 0; k < gs->opt.sweeps; ++k)
     for (int dir = 0; dir < 2; ++dir) {
@@ -783,28 +801,40 @@ extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, co
         /* from x = 0, the first color of the first sweep reads no x */
         const bool zero_x = zero_guess && j == 0 && !started;
         started = true;
-        switch (lanes) {
-        case 1:
-          launch_color<1>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
-          break;
-        case 2:
-          launch_color<2>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
-          break;
-        case 4:
-          launch_color<4>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
-          break;
-        case 8:
-          launch_color<8>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
-          break;
-        case 16:
-          launch_color<16>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
-          break;
-        default:
-          launch_color<32>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
-          break;
-        }
+        launch_color<W>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
       }
     }
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b,
+                                      double *x, int zero_guess) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const int64_t n = gs->n;
+  if (n == 0) return MISPC_SUCCESS;
+  gather_vectors<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, b, x, zero_guess,
+                                                                      gs->bp, gs->xp);
+  switch (gs->lanes) {
+  case 1:
+    MISPC_TRY(apply_sweeps<1>(ctx, gs, s, zero_guess));
+    break;
+  case 2:
+    MISPC_TRY(apply_sweeps<2>(ctx, gs, s, zero_guess));
+    break;
+  case 4:
+    MISPC_TRY(apply_sweeps<4>(ctx, gs, s, zero_guess));
+    break;
+  case 8:
+    MISPC_TRY(apply_sweeps<8>(ctx, gs, s, zero_guess));
+    break;
+  case 16:
+    MISPC_TRY(apply_sweeps<16>(ctx, gs, s, zero_guess));
+    break;
+  default:
+    MISPC_TRY(apply_sweeps<32>(ctx, gs, s, zero_guess));
+    break;
+  }
   scatter_back<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, gs->xp, x);
   MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the caller's next sync reports faults */
   return MISPC_SUCCESS;

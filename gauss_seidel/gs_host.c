@@ -94,11 +94,8 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_c
       }
       const int64_t rb = gs->cl_ptr[item], re = gs->cl_ptr[item + 1];
       for (int64_t r = 0; r < re - rb; ++r)
-        if (gs->split_outer)
-          update_cluster_row(A, gs->row_cluster, gs->diag, omega, b, x,
-                             gs->cl_rows[backward ? re - 1 - r : rb + r]);
-        else
-          update_row(A, gs->diag, omega, b, x, gs->cl_rows[backward ? re - 1 - r : rb + r]);
+        update_cluster_row(A, gs->row_cluster, gs->diag, omega, b, x,
+                           gs->cl_rows[backward ? re - 1 - r : rb + r]);
     }
   }
   return MISPC_SUCCESS;

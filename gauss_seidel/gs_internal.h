@@ -22,29 +22,36 @@ struct mispc_gs {
   double *diag;         /* mem: a_ii */
   int32_t *row_cluster; /* mem, cluster only: cluster of each row */
   /* Device only: a copy of the matrix with its rows in sweep order (colors,
-   * then clusters, then rows inside a cluster), columns renumbered, entries of
-   * a row in their original order (so the arithmetic is unchanged), and
+   * then clusters, then rows inside a cluster), columns renumbered, and
    * vectors gathered into that order for each apply: a color's rows are
-   * contiguous, so its loads coalesce as in an SpMV. */
+   * contiguous, so its loads coalesce as in an SpMV. Point GS: prow is the
+   * row pointer, entries in their original order. Cluster GS: two CSR parts
+   * in one array, entries of each part in storage order (so the arithmetic
+   * is the host's): the entries outside the row's cluster (outer) of all rows
+   * at prow[q] .. prow[q+1]-1, then those inside (inner) at pmid[q] ..
+   * pmid[q+1]-1; a cluster's inner entries are contiguous, so a sweep stages
+   * them in shared memory with coalesced loads. */
   int32_t *perm;  /* n: sweep position -> row */
   int32_t *iperm; /* n: row -> sweep position */
   int64_t *prow;  /* n + 1 */
-  int64_t *pmid;  /* cluster only, n: start of the row's entries inside its cluster */
+  int64_t *pmid;  /* cluster only, n + 1 */
   int32_t *pcol;  /* nnz */
   double *pval;   /* nnz (numeric) */
   double *pdiag;  /* n (numeric) */
   int64_t *pcl;   /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
-  double *tp;          /* cluster only, n: b_i minus the entries outside the cluster */
+  double *tp;          /* cluster only, n: b_i minus the outer entries */
   int64_t nclusters, singletons, min_cluster, max_cluster;
-  int64_t max_cluster_nnz; /* device, cluster only: most entries in one cluster */
-  /* cluster only: 0 = a row's entries in storage order; 1 and 2 = the
-   * entries outside its cluster first, then those inside (gs_host.c), so the
-   * GPU forms the outer sums of a whole cluster at once: in a launch of their
-   * own per color (1) or inside the cluster kernel (2; with the cluster staged
-   * in shared memory when it fits, 3) */
-  int split_outer;
+  /* Device only: lanes per row (point) or per cluster (a warp then takes
+   * 32 / lanes consecutive clusters of a color, a batch); cluster only: the
+   * most rows, inner and outer entries of a batch, of all colors and
+   * (color_batch, host, 3 per color) of each, and how a color runs
+   * (GS_CLUSTERS_* in gs_cuda.cu) */
+  int lanes;
+  int64_t batch_rows, batch_inner, batch_outer;
+  int64_t *color_batch;
+  int cluster_mode;
   double t_symbolic, t_numeric;
 };
 
@@ -78,7 +85,8 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 
-/* Device: builds the sweep-ordered pattern (perm .. pcl, bp, xp) after
+/* Device: builds the sweep-ordered pattern (perm .. pcl, bp, xp, lanes,
+ * batch sizes, cluster_mode) after
  * order / color_ptr / cl_ptr / cl_rows are set; gs_permute_values_cuda fills
  * pval and pdiag from A and diag; gs_apply_cuda does a whole apply. */
 mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);

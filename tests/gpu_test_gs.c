@@ -1,6 +1,9 @@
 /* Point and cluster multicolor Gauss-Seidel on the GPU: bit-identical to the
  * host for every sweep kind, and the numeric-only setup after a value change.
  * Skips without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdlib.h>
+
 #include "mispc/gauss_seidel.h"
 #include "mis_test_graphs.h"
 
@@ -118,6 +121,45 @@ static void test_gpu_gs_equals_host(void) {
   node_block_size = 1;
 }
 
+/* Every way the GPU runs a cluster color (outer sums staged with the
+ * cluster, in a launch of their own, or the cluster read from global memory;
+ * MISPC_GS_OUTER) and several lane counts (MISPC_GS_LANES: 1 to 32 clusters
+ * a warp) give the host's x bit for bit. */
+static void test_gpu_gs_cluster_modes(void) {
+  const char *specs[] = {"gen:laplace3d:20", "gen:elasticity3d:8"};
+  const char *modes[] = {"staged", "split", "global"};
+  const char *lanes[] = {"1", "4", "32"};
+  for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
+    mispc_csr H, D;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[s], 5, &H));
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+    const int64_t n = H.nrows;
+    double *b = malloc(sizeof(double) * (size_t)(n + 1)),
+           *x0 = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; ++i) b[i] = rnd(3, i), x0[i] = rnd(4, i);
+    mispc_gs *hg = make_gs(&H, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, specs[s]);
+    for (size_t m = 0; m < 3; ++m)
+      for (size_t l = 0; l < 3; ++l) {
+        char what[160];
+        snprintf(what, sizeof what, "%s MISPC_GS_OUTER=%s MISPC_GS_LANES=%s", specs[s], modes[m],
+                 lanes[l]);
+        setenv("MISPC_GS_OUTER", modes[m], 1);
+        setenv("MISPC_GS_LANES", lanes[l], 1);
+        mispc_gs *dg = make_gs(&D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
+        unsetenv("MISPC_GS_OUTER");
+        unsetenv("MISPC_GS_LANES");
+        if (hg && dg)
+          for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &H, &D, b, x0, zg, what);
+        mispc_gs_destroy(ctx, dg);
+      }
+    mispc_gs_destroy(ctx, hg);
+    free(b);
+    free(x0);
+    mispc_csr_free(ctx, &H);
+    mispc_csr_free(ctx, &D);
+  }
+}
+
 /* Device setup split: numeric only after a value change equals a fresh host
  * setup on the changed matrix. */
 static void test_gpu_gs_setup_split(void) {
@@ -183,6 +225,7 @@ int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_gs_equals_host);
+  RUN_TEST(test_gpu_gs_cluster_modes);
   RUN_TEST(test_gpu_gs_setup_split);
   RUN_TEST(test_gpu_gs_errors);
   mispc_context_destroy(ctx);
