@@ -34,23 +34,39 @@ __device__ __forceinline__ double ordered_sub(double s, double prod, int m_max, 
  * order, by a group of W lanes (1 .. 32, a power of two): the lanes load W
  * entries at a time and form the rounded products in parallel, then every
  * lane subtracts them in order (ordered_sub), so the sum is the host's bit
- * for bit. x is read at pcol[p] - xoff. Groups of one warp may diverge (row
- * lengths, cluster sizes): shuffles use the group's own mask. */
+ * for bit. Groups of one warp may diverge (row lengths): shuffles use the
+ * group's own mask. */
 template <int W>
 __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
-                                            const double *pval, const double *xp, const double *xl,
-                                            int64_t r0, int64_t nr, int lane, unsigned mask) {
+                                            const double *pval, const double *xp, int lane,
+                                            unsigned mask) {
   for (int64_t base = b; base < e; base += W) {
     const int64_t p = base + lane;
-    double prod = 0.0;
-    if (p < e) {
-      const int64_t c = pcol[p];
-      /* columns r0 .. r0+nr-1 (the group's cluster) from its local copy of x */
-      prod = __dmul_rn(pval[p], (uint64_t)(c - r0) < (uint64_t)nr ? xl[c - r0] : xp[c]);
-    }
+    const double prod = p < e ? __dmul_rn(pval[p], xp[pcol[p]]) : 0.0;
     s = ordered_sub<W>(s, prod, (int)min((int64_t)W, e - base), mask);
   }
   return s;
+}
+
+/* The tree sum of one chunk of 32 inner entries of a row (gs_host.c,
+ * chunk_tree) by a group of W lanes: lane l holds slots l + W m, prod(t)
+ * gives the rounded product of entry t of the chunk (+0.0 past the row's
+ * end, as on the host). Partners 16 .. W slots apart are added inside a
+ * lane, closer ones by xor shuffles on `mask`; every lane gets the sum. */
+template <int W, typename Prod>
+__device__ __forceinline__ double chunk_sum(int lane, unsigned mask, Prod prod) {
+  constexpr int S = 32 / W;
+  double v[S];
+#pragma unroll
+  for (int m = 0; m < S; ++m) v[m] = prod(lane + W * m);
+#pragma unroll
+  for (int h = S / 2; h >= 1; h /= 2)
+#pragma unroll
+    for (int m = 0; m < h; ++m) v[m] = __dadd_rn(v[m], v[m + h]);
+  double a = v[0];
+#pragma unroll
+  for (int h = W / 2; h >= 1; h /= 2) a = __dadd_rn(a, __shfl_xor_sync(mask, a, h, W));
+  return a;
 }
 
 template <int W> __device__ __forceinline__ unsigned group_mask() {
@@ -71,8 +87,7 @@ __global__ void sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const 
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
     const double s =
-        zero_x ? bp[i]
-               : row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, NULL, 0, 0, lane, mask);
+        zero_x ? bp[i] : row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, lane, mask);
     if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
   }
 }
@@ -89,8 +104,7 @@ __global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const in
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
-    const double s =
-        row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, NULL, 0, 0, lane, mask);
+    const double s = row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, lane, mask);
     if (lane == 0) tp[i] = s;
   }
 }
@@ -123,9 +137,14 @@ __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool 
       x = xs;
     }
     for (int64_t r = 0; r < nr; ++r) {
-      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r;
-      const double s =
-          row_chain<W>(s0[i], pmid[i], pmid[i + 1], pcol, pval, xp, x, r0, nr, lane, mask);
+      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r, b = pmid[i];
+      const int len = (int)(pmid[i + 1] - b);
+      double s = s0[i];
+      for (int c0 = 0; c0 < len; c0 += 32)
+        s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
+                        t += c0;
+                        return t < len ? __dmul_rn(pval[b + t], x[pcol[b + t] - r0]) : 0.0;
+                      }));
       if (lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
       __syncwarp(mask);
     }
@@ -241,30 +260,19 @@ __global__ void sweep_clusters_staged(int64_t lo, int64_t hi, const int64_t *pcl
       }
       __syncwarp();
     }
-    /* the group's row at step r (batch-local), -1 past its cluster's end;
-     * the next row's first W entries are read while the current row's chain
-     * runs (shared memory only; its x after the barrier) */
-    auto row_at = [&](int r) { return r < nr ? k0 + (backward ? nr - 1 - r : r) : -1; };
-    int k = row_at(0);
-    int b = k >= 0 ? ip[k] : 0, len = k >= 0 ? ip[k + 1] - b : 0;
-    int c = lane < len ? ci[b + lane] : 0;
-    double v = lane < len ? vi[b + lane] : 0.0;
+    /* the group's rows one after another (batch-local index k) */
     for (int r = 0; r < nr_max; ++r) {
-      const int kn = row_at(r + 1);
-      const int bn = kn >= 0 ? ip[kn] : 0, lenn = kn >= 0 ? ip[kn + 1] - bn : 0;
-      const int cn = lane < lenn ? ci[bn + lane] : 0;
-      const double vn = lane < lenn ? vi[bn + lane] : 0.0;
+      const int k = r < nr ? k0 + (backward ? nr - 1 - r : r) : -1;
+      const int b = k >= 0 ? ip[k] : 0, len = k >= 0 ? ip[k + 1] - b : 0;
       const int len_max = warp_max(len);
       double s = k >= 0 ? ts[k] : 0.0;
-      s = ordered_sub<W>(s, lane < len ? __dmul_rn(v, xs[c]) : 0.0, min(W, len_max), ~0u);
-      for (int c0 = W; c0 < len_max; c0 += W) { /* rows longer than W */
-        const int t = c0 + lane;
-        const double prod = t < len ? __dmul_rn(vi[b + t], xs[ci[b + t]]) : 0.0;
-        s = ordered_sub<W>(s, prod, min(W, len_max - c0), ~0u);
-      }
+      for (int c0 = 0; c0 < len_max; c0 += 32) /* shorter rows subtract +0.0: exact */
+        s = __dsub_rn(s, chunk_sum<W>(lane, ~0u, [&](int t) {
+                        t += c0;
+                        return t < len ? __dmul_rn(vi[b + t], xs[ci[b + t]]) : 0.0;
+                      }));
       if (k >= 0 && lane == 0) xs[k] = __dadd_rn(xs[k], __ddiv_rn(__dmul_rn(omega, s), ds[k]));
       __syncwarp();
-      k = kn, b = bn, len = lenn, c = cn, v = vn;
     }
     for (int t = wl; t < nrb; t += 32) xp[r0 + t] = xs[t];
     __syncwarp();

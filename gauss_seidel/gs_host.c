@@ -57,21 +57,43 @@ static inline void update_row(const mispc_csr *A, const double *diag, double ome
   x[i] = x[i] + t / diag[i];
 }
 
-/* Cluster GS: the same update with the entries outside the row's cluster
- * subtracted first, then those inside, each part in storage order. The GPU
- * forms the outer part for all rows of a color at once (those x do not change
- * during the color) and keeps only the inner part sequential. */
+/* The sum of 32 values as a fixed pairwise tree: a[l] + a[l + h] for h = 16,
+ * 8, 4, 2, 1. A GPU group of any width forms the same tree (partners h >= W
+ * apart inside a lane, closer ones by xor shuffles; a + b == b + a). */
+static inline double chunk_tree(double a[32]) {
+  for (int h = 16; h >= 1; h /= 2)
+    for (int l = 0; l < h; ++l) a[l] = a[l] + a[l + h];
+  return a[0];
+}
+
+/* Cluster GS: s = b_i minus the entries outside the row's cluster, one by
+ * one in storage order (their x belong to other colors: the GPU forms these
+ * sums for all rows of a color at once), then minus the entries inside, in
+ * chunks of 32 in storage order, each chunk summed as chunk_tree with zeros
+ * after the row's end. The inside part is the sequential chain of a
+ * cluster; a tree makes each row's share of it a few dependent additions on
+ * the GPU instead of one per entry. */
 static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_cluster,
                                       const double *diag, double omega, const double *b, double *x,
                                       int64_t i) {
   const int32_t c = row_cluster[i];
   double s = b[i];
-  for (int inner = 0; inner < 2; ++inner)
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-      if ((row_cluster[A->colidx[p]] == c) != inner) continue;
-      double prod = A->values[p] * x[A->colidx[p]];
-      s = s - prod;
-    }
+  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
+    if (row_cluster[A->colidx[p]] == c) continue;
+    double prod = A->values[p] * x[A->colidx[p]];
+    s = s - prod;
+  }
+  double a[32];
+  int m = 0;
+  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
+    if (row_cluster[A->colidx[p]] != c) continue;
+    a[m++] = A->values[p] * x[A->colidx[p]];
+    if (m == 32) s = s - chunk_tree(a), m = 0;
+  }
+  if (m) {
+    for (int l = m; l < 32; ++l) a[l] = 0.0;
+    s = s - chunk_tree(a);
+  }
   double t = omega * s;
   x[i] = x[i] + t / diag[i];
 }
