@@ -294,11 +294,8 @@ __global__ void batch_sizes(int64_t lo, int64_t hi, int g, const int64_t *pcl, c
     for (int j = 0; j < 3; ++j) m[j] = z[j] > m[j] ? z[j] : m[j];
   }
   for (int j = 0; j < 3; ++j) {
-    for (int o = 16; o > 0; o /= 2) {
-      const unsigned long long m2 = __shfl_down_sync(~0u, m[j], o);
-      m[j] = m2 > m[j] ? m2 : m[j];
-    }
-    if ((threadIdx.x & 31) == 0 && m[j]) atomicMax(&r[j], m[j]);
+    const unsigned long long b = mispc_block_max<kBlock>(m[j]);
+    if (threadIdx.x == 0 && b) atomicMax(&r[j], b);
   }
 }
 
@@ -526,13 +523,10 @@ __global__ void cluster_size_stats(int64_t nc, const int64_t *cl_ptr, unsigned l
     hi = z > hi ? z : hi;
     one += z == 1;
   }
-  for (int o = 16; o > 0; o /= 2) {
-    const unsigned long long l2 = __shfl_down_sync(~0u, lo, o), h2 = __shfl_down_sync(~0u, hi, o);
-    lo = l2 < lo ? l2 : lo;
-    hi = h2 > hi ? h2 : hi;
-    one += __shfl_down_sync(~0u, one, o);
-  }
-  if ((threadIdx.x & 31) == 0) {
+  lo = mispc_block_min<kBlock>(lo, ~0ull);
+  hi = mispc_block_max<kBlock>(hi);
+  one = mispc_block_sum<kBlock>(one);
+  if (threadIdx.x == 0) {
     atomicMin(&r[0], lo);
     atomicMax(&r[1], hi);
     if (one) atomicAdd(&r[2], one);
@@ -664,7 +658,8 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const int64_t n = gs->n, nnz = gs->nnz;
   const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const mispc_memspace d = MISPC_MEM_DEVICE;
-  gs->lanes = gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0); /* cluster: below */
+  /* cluster GS: from the inner entries, once they are counted (choose_cluster_mode) */
+  gs->lanes = cluster ? 0 : gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0);
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->iperm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->prow, "sorted rows"));

@@ -112,33 +112,34 @@ template <int Block, int Buf> struct mispc_block_append {
   }
 };
 
-/* Maximum of per-thread values over the block; thread 0 gets it (others 0). */
-template <int Block, typename T> __device__ __forceinline__ T mispc_block_max(T mine) {
-  for (int off = 16; off; off >>= 1) {
-    T o = __shfl_down_sync(0xffffffffu, mine, off);
-    mine = o > mine ? o : mine;
-  }
+/* op-reduction of per-thread values over the block (blockDim.x == Block);
+ * thread 0 gets the result, the others `none` (op's identity). */
+template <int Block, typename T, typename Op>
+__device__ __forceinline__ T mispc_block_reduce(T mine, T none, Op op) {
+  for (int off = 16; off; off >>= 1) mine = op(mine, __shfl_down_sync(0xffffffffu, mine, off));
   __shared__ T part[Block / 32];
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = mine;
   __syncthreads();
-  T best = 0;
+  T r = none;
   if (threadIdx.x == 0)
-    for (int w = 0; w < Block / 32; ++w) best = part[w] > best ? part[w] : best;
+    for (int w = 0; w < Block / 32; ++w) r = op(r, part[w]);
   __syncthreads();
-  return best;
+  return r;
+}
+
+/* Maximum of per-thread values (>= 0) over the block; thread 0 gets it (others 0). */
+template <int Block, typename T> __device__ __forceinline__ T mispc_block_max(T mine) {
+  return mispc_block_reduce<Block>(mine, (T)0, [](T a, T b) { return b > a ? b : a; });
+}
+
+/* Minimum of per-thread values over the block; thread 0 gets it (others `none`). */
+template <int Block, typename T> __device__ __forceinline__ T mispc_block_min(T mine, T none) {
+  return mispc_block_reduce<Block>(mine, none, [](T a, T b) { return b < a ? b : a; });
 }
 
 /* Sums per-thread values over the block; thread 0 gets the total (others 0). */
 template <int Block, typename T> __device__ __forceinline__ T mispc_block_sum(T mine) {
-  for (int off = 16; off; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
-  __shared__ T part[Block / 32];
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = mine;
-  __syncthreads();
-  T total = 0;
-  if (threadIdx.x == 0)
-    for (int w = 0; w < Block / 32; ++w) total += part[w];
-  __syncthreads();
-  return total;
+  return mispc_block_reduce<Block>(mine, (T)0, [](T a, T b) { return a + b; });
 }
 
 #endif

@@ -38,6 +38,31 @@ static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep 
   return g;
 }
 
+/* A generated matrix on the host (H) and the device (D), a right-hand side
+ * and a starting x (host). */
+typedef struct problem {
+  mispc_csr H, D;
+  double *b, *x0;
+} problem;
+
+static problem problem_make(const char *spec, uint64_t gen_seed, uint64_t b_seed, uint64_t x_seed) {
+  problem P;
+  CHECK_OK(ctx, mispc_generate(ctx, spec, gen_seed, &P.H));
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &P.H, MISPC_MEM_DEVICE, &P.D));
+  const int64_t n = P.H.nrows;
+  P.b = malloc(sizeof(double) * (size_t)(n + 1));
+  P.x0 = malloc(sizeof(double) * (size_t)(n + 1));
+  for (int64_t i = 0; i < n; ++i) P.b[i] = rnd(b_seed, i), P.x0[i] = rnd(x_seed, i);
+  return P;
+}
+
+static void problem_free(problem *P) {
+  free(P->b);
+  free(P->x0);
+  mispc_csr_free(ctx, &P->H);
+  mispc_csr_free(ctx, &P->D);
+}
+
 static const char *kind_name(int kind) {
   return kind ? "cluster" : "point";
 }
@@ -78,13 +103,7 @@ static void test_gpu_gs_equals_host(void) {
                          "gen:elasticity3d:9"};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
     node_block_size = s == 3 ? 3 : 1; /* the last: node clusters, block size 3 */
-    mispc_csr H, D;
-    CHECK_OK(ctx, mispc_generate(ctx, specs[s], 3, &H));
-    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
-    int64_t n = H.nrows;
-    double *b = malloc(sizeof(double) * (size_t)(n + 1)),
-           *x0 = malloc(sizeof(double) * (size_t)(n + 1));
-    for (int64_t i = 0; i < n; ++i) b[i] = rnd(1, i), x0[i] = rnd(2, i);
+    problem P = problem_make(specs[s], 3, 1, 2);
     for (int kind = 0; kind <= 1; ++kind)
       for (int sw = 0; sw < 3; ++sw)
         for (int w = 0; w < 2; ++w) {
@@ -92,8 +111,8 @@ static void test_gpu_gs_equals_host(void) {
           char what[160];
           snprintf(what, sizeof what, "%s %s %s omega %g", specs[s], kind_name(kind),
                    sweep_name(sw), omega);
-          mispc_gs *hg = make_gs(&H, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
-          mispc_gs *dg = make_gs(&D, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
+          mispc_gs *hg = make_gs(&P.H, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
+          mispc_gs *dg = make_gs(&P.D, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
           if (hg && dg) {
             mispc_gs_info hi, di;
             CHECK_OK(ctx, mispc_gs_get_info(hg, &hi));
@@ -108,15 +127,12 @@ static void test_gpu_gs_equals_host(void) {
                      specs[s], kind_name(kind), di.ncolors, (long long)di.nclusters,
                      1e3 * (hi.symbolic_seconds + hi.numeric_seconds),
                      1e3 * (di.symbolic_seconds + di.numeric_seconds));
-            for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &H, &D, b, x0, zg, what);
+            for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, zg, what);
           }
           mispc_gs_destroy(ctx, hg);
           mispc_gs_destroy(ctx, dg);
         }
-    free(b);
-    free(x0);
-    mispc_csr_free(ctx, &H);
-    mispc_csr_free(ctx, &D);
+    problem_free(&P);
   }
   node_block_size = 1;
 }
@@ -130,14 +146,8 @@ static void test_gpu_gs_cluster_modes(void) {
   const char *modes[] = {"staged", "split", "global"};
   const char *lanes[] = {"1", "4", "32"};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
-    mispc_csr H, D;
-    CHECK_OK(ctx, mispc_generate(ctx, specs[s], 5, &H));
-    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
-    const int64_t n = H.nrows;
-    double *b = malloc(sizeof(double) * (size_t)(n + 1)),
-           *x0 = malloc(sizeof(double) * (size_t)(n + 1));
-    for (int64_t i = 0; i < n; ++i) b[i] = rnd(3, i), x0[i] = rnd(4, i);
-    mispc_gs *hg = make_gs(&H, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, specs[s]);
+    problem P = problem_make(specs[s], 5, 3, 4);
+    mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, specs[s]);
     for (size_t m = 0; m < 3; ++m)
       for (size_t l = 0; l < 3; ++l) {
         char what[160];
@@ -145,18 +155,15 @@ static void test_gpu_gs_cluster_modes(void) {
                  lanes[l]);
         setenv("MISPC_GS_OUTER", modes[m], 1);
         setenv("MISPC_GS_LANES", lanes[l], 1);
-        mispc_gs *dg = make_gs(&D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
+        mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
         unsetenv("MISPC_GS_OUTER");
         unsetenv("MISPC_GS_LANES");
         if (hg && dg)
-          for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &H, &D, b, x0, zg, what);
+          for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, zg, what);
         mispc_gs_destroy(ctx, dg);
       }
     mispc_gs_destroy(ctx, hg);
-    free(b);
-    free(x0);
-    mispc_csr_free(ctx, &H);
-    mispc_csr_free(ctx, &D);
+    problem_free(&P);
   }
 }
 
@@ -166,32 +173,24 @@ static void test_gpu_gs_setup_split(void) {
   const char *specs[] = {"gen:laplace3d:30", "gen:elasticity3d:8"};
   for (size_t s = 0; s < 2; ++s)
     for (int kind = 0; kind <= 1; ++kind) {
-      mispc_csr H, D;
-      CHECK_OK(ctx, mispc_generate(ctx, specs[s], 3, &H));
-      CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
-      int64_t n = H.nrows;
-      double *b = malloc(sizeof(double) * (size_t)(n + 1)),
-             *x0 = malloc(sizeof(double) * (size_t)(n + 1));
-      for (int64_t i = 0; i < n; ++i) b[i] = rnd(3, i), x0[i] = rnd(4, i);
+      problem P = problem_make(specs[s], 3, 3, 4);
+      const int64_t n = P.H.nrows;
       char what[120];
       snprintf(what, sizeof what, "%s %s setup split", specs[s], kind_name(kind));
-      mispc_gs *dg = make_gs(&D, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
+      mispc_gs *dg = make_gs(&P.D, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
       /* diagonal * 2 + 1, off-diagonals * 0.7, on the host; new values to the device */
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p)
-          H.values[p] = H.colidx[p] == i ? 2 * H.values[p] + 1 : 0.7 * H.values[p];
-      CHECK_OK(ctx, mispc_memcpy(ctx, D.values, MISPC_MEM_DEVICE, H.values, MISPC_MEM_HOST,
-                                 sizeof(double) * (size_t)H.nnz));
-      if (dg) CHECK_OK(ctx, mispc_gs_numeric(ctx, dg, &D));
-      mispc_gs *hg = make_gs(&H, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
+        for (int64_t p = P.H.rowptr[i]; p < P.H.rowptr[i + 1]; ++p)
+          P.H.values[p] = P.H.colidx[p] == i ? 2 * P.H.values[p] + 1 : 0.7 * P.H.values[p];
+      CHECK_OK(ctx, mispc_memcpy(ctx, P.D.values, MISPC_MEM_DEVICE, P.H.values, MISPC_MEM_HOST,
+                                 sizeof(double) * (size_t)P.H.nnz));
+      if (dg) CHECK_OK(ctx, mispc_gs_numeric(ctx, dg, &P.D));
+      mispc_gs *hg = make_gs(&P.H, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
       if (hg && dg)
-        for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &H, &D, b, x0, zg, what);
+        for (int zg = 0; zg <= 1; ++zg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, zg, what);
       mispc_gs_destroy(ctx, hg);
       mispc_gs_destroy(ctx, dg);
-      free(b);
-      free(x0);
-      mispc_csr_free(ctx, &H);
-      mispc_csr_free(ctx, &D);
+      problem_free(&P);
     }
 }
 
