@@ -48,6 +48,9 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
 }
 
 static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
+  if (g->mem == MISPC_MEM_DEVICE) gs_release_cuda(g);
+  mispc_pool_free(ctx, g->mem, g->io_slot);
+  g->io_slot = NULL;
   free(g->color_ptr);
   free(g->color_rows);
   g->color_rows = NULL;

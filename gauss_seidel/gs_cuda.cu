@@ -13,6 +13,9 @@
 namespace {
 
 constexpr int kBlock = 256;
+/* point rows of at most this many entries are summed one by one, longer
+ * ones in chunks of 32 as trees (the host's rule, gs_host.c update_row) */
+constexpr int kChainedRow = 32;
 
 /* s minus the products held by lanes 0 .. m_max-1 of each group of W lanes,
  * in lane order (shuffles on `mask`, the groups taking part). Lanes past a
@@ -31,19 +34,30 @@ __device__ __forceinline__ double ordered_sub(double s, double prod, int m_max, 
 }
 
 /* s minus the entries b .. e-1 of a row of the sweep-ordered copy, in storage
- * order, by a group of W lanes (1 .. 32, a power of two): the lanes load W
- * entries at a time and form the rounded products in parallel, then every
- * lane subtracts them in order (ordered_sub), so the sum is the host's bit
- * for bit. Groups of one warp may diverge (row lengths): shuffles use the
- * group's own mask. */
+ * order, by a group of W lanes (1 .. 32, a power of two): the lanes load U
+ * steps of W entries at once (U * W loads in flight, not one step's
+ * latency after another), form the rounded products, then every lane
+ * subtracts them in order (ordered_sub), so the sum is the host's bit for
+ * bit. Only columns in [klo, khi) are read: the others hold x = 0 (rows a
+ * first pass from x = 0 has not reached) and give +0.0 (gs_apply_cuda says
+ * why that is the host's x). Groups of one warp may diverge (row lengths):
+ * shuffles use the group's own mask. */
 template <int W>
 __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
                                             const double *pval, const double *xp, int lane,
-                                            unsigned mask) {
-  for (int64_t base = b; base < e; base += W) {
-    const int64_t p = base + lane;
-    const double prod = p < e ? __dmul_rn(pval[p], xp[pcol[p]]) : 0.0;
-    s = ordered_sub<W>(s, prod, (int)min((int64_t)W, e - base), mask);
+                                            unsigned mask, int32_t klo, int32_t khi) {
+  constexpr int U = W <= 8 ? 4 : 2;
+  for (int64_t base = b; base < e; base += (int64_t)W * U) {
+    double prod[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t p = base + u * W + lane;
+      const int32_t c = p < e ? pcol[p] : -1;
+      prod[u] = c >= klo && c < khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      s = ordered_sub<W>(s, prod[u], (int)min((int64_t)W, e - base - u * W), mask);
   }
   return s;
 }
@@ -73,22 +87,76 @@ template <int W> __device__ __forceinline__ unsigned group_mask() {
   return W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
 }
 
+/* The caller's b and x of an apply: by value, or (launches inside the
+ * apply's CUDA graph, built once) from a device slot that the apply's first
+ * launch fills, so one graph serves every b and x. */
+struct ApplyIO {
+  const double *b;
+  double *x;
+  double *const *slot; /* non-NULL: slot[0] = b, slot[1] = x */
+  double **publish;    /* non-NULL: block 0 stores b and x there */
+  __device__ const double *get_b() const {
+    return slot ? slot[0] : b;
+  }
+  __device__ double *get_x() const {
+    return slot ? slot[1] : x;
+  }
+  __device__ void store() const {
+    if (publish && blockIdx.x == 0 && threadIdx.x == 0) publish[0] = (double *)b, publish[1] = x;
+  }
+};
+
+/* What one pass (a sweep in one direction) reads and writes besides the
+ * sweep-ordered copy. first_b: the first pass from x = 0 reads b through
+ * perm instead of a gathered copy (and keeps it in bp for later passes when
+ * keep_b), and x of the rows it has not reached is 0: only columns in
+ * [klo, khi) are read. x_out: the last pass also writes x in the caller's
+ * order, so no gather and no scatter launch is needed around the sweeps. */
+struct PassIO {
+  const int32_t *perm;
+  ApplyIO io;
+  bool first_b, keep_b, x_out;
+  int32_t klo, khi; /* sweep positions (perm is 32-bit) */
+};
+
 /* Point GS over rows lo .. hi-1 of the sweep-ordered copy (one color), a
- * group of W lanes per row. zero_x: every x is still 0 (the first color of a
- * sweep from x = 0), so the row's products are 0 and are not read: the same
- * x bit for bit (x_i = 0 + t / a_ii absorbs the sign of a zero sum). */
+ * group of W lanes per row. An empty [klo, khi) (the first color of a
+ * sweep from x = 0) reads no matrix entries: the same x bit for bit
+ * (x_i = 0 + t / a_ii absorbs the sign of a zero sum). At most 40 registers
+ * (6 blocks an SM; 32 spill and were slower on an H100). */
 template <int W>
-__global__ void sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
-                             const double *pval, const double *pdiag, double omega,
-                             const double *bp, double *xp, bool zero_x) {
+__global__ void __launch_bounds__(kBlock, 6)
+    sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
+                 const double *pval, const double *pdiag, double omega, double *bp, double *xp,
+                 PassIO pio) {
+  pio.io.store();
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
+  const double *b = pio.first_b ? pio.io.get_b() : NULL;
+  double *x = pio.x_out ? pio.io.get_x() : NULL;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
-    const double s =
-        zero_x ? bp[i] : row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, lane, mask);
-    if (lane == 0) xp[i] = __dadd_rn(xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+    const int32_t row = b || x ? pio.perm[i] : 0;
+    const double bi = b ? b[row] : bp[i];
+    const int64_t rb = pio.klo < pio.khi ? prow[i] : 0, re = pio.klo < pio.khi ? prow[i + 1] : 0;
+    double s = bi;
+    if (re - rb <= kChainedRow) {
+      s = row_chain<W>(bi, rb, re, pcol, pval, xp, lane, mask, pio.klo, pio.khi);
+    } else { /* long rows: chunks of 32 as trees (gs_host.c update_row) */
+      for (int64_t c0 = rb; c0 < re; c0 += 32)
+        s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
+                        const int64_t p = c0 + t;
+                        const int32_t c = p < re ? pcol[p] : -1;
+                        return c >= pio.klo && c < pio.khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
+                      }));
+    }
+    if (lane == 0) {
+      const double xi = __dadd_rn(b ? 0.0 : xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+      xp[i] = xi;
+      if (x) x[row] = xi;
+      if (b && pio.keep_b) bp[i] = bi;
+    }
   }
 }
 
@@ -97,14 +165,16 @@ __global__ void sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const 
  * .. prow[i+1]-1), for rows lo .. hi-1 at once: those x belong to other
  * colors and do not change during this color. */
 template <int W>
-__global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
-                           const double *pval, const double *bp, const double *xp, double *tp) {
+__global__ void __launch_bounds__(kBlock, 8)
+    outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol, const double *pval,
+               const double *bp, const double *xp, double *tp) {
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
-    const double s = row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, lane, mask);
+    const double s =
+        row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, lane, mask, 0, INT32_MAX);
     if (lane == 0) tp[i] = s;
   }
 }
@@ -121,8 +191,10 @@ template <int W>
 __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
                                const int64_t *pmid, const int32_t *pcol, const double *pval,
                                const double *pdiag, double omega, const double *s0, double *xp,
-                               int smem_rows) {
+                               int smem_rows, PassIO pio) {
   extern __shared__ double smem[];
+  const int32_t *perm = pio.perm;
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   double *xs = smem + (size_t)(threadIdx.x / W) * smem_rows;
@@ -145,11 +217,17 @@ __global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool 
                         t += c0;
                         return t < len ? __dmul_rn(pval[b + t], x[pcol[b + t] - r0]) : 0.0;
                       }));
-      if (lane == 0) x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+      if (lane == 0) {
+        x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+        if (x_out && !smem_rows) x_out[perm[i]] = x[i - r0];
+      }
       __syncwarp(mask);
     }
     if (smem_rows) {
-      for (int64_t k = lane; k < nr; k += W) xp[r0 + k] = xs[k];
+      for (int64_t k = lane; k < nr; k += W) {
+        xp[r0 + k] = xs[k];
+        if (x_out) x_out[perm[r0 + k]] = xs[k];
+      }
       __syncwarp(mask);
     }
   }
@@ -220,8 +298,10 @@ __global__ void sweep_clusters_staged(int64_t lo, int64_t hi, const int64_t *pcl
                                       const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
                                       const double *pval, const double *pdiag, double omega,
                                       const double *s0, double *xp, int R, int Zi, int Zo,
-                                      bool zero_x) {
+                                      bool zero_x, PassIO pio) {
   extern __shared__ double smem[];
+  const int32_t *perm = pio.perm;
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
   constexpr int G = 32 / W;
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
   char *base = (char *)smem + (size_t)(threadIdx.x / 32) * staged_bytes(R, Zi, Zo);
@@ -274,7 +354,10 @@ __global__ void sweep_clusters_staged(int64_t lo, int64_t hi, const int64_t *pcl
       if (k >= 0 && lane == 0) xs[k] = __dadd_rn(xs[k], __ddiv_rn(__dmul_rn(omega, s), ds[k]));
       __syncwarp();
     }
-    for (int t = wl; t < nrb; t += 32) xp[r0 + t] = xs[t];
+    for (int t = wl; t < nrb; t += 32) {
+      xp[r0 + t] = xs[t];
+      if (x_out) x_out[perm[r0 + t]] = xs[t];
+    }
     __syncwarp();
   }
 }
@@ -389,21 +472,17 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
   }
 }
 
-/* bp = b and xp = x (or 0) in sweep order; scatter_back: x = xp */
-__global__ void gather_vectors(int64_t n, const int32_t *perm, const double *b, const double *x,
-                               int zero_guess, double *bp, double *xp) {
+/* bp = b and xp = x (or 0) in sweep order */
+__global__ void gather_vectors(int64_t n, const int32_t *perm, ApplyIO io, int zero_guess,
+                               double *bp, double *xp) {
+  io.store();
+  const double *b = io.b, *x = io.x;
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
        q += (int64_t)gridDim.x * blockDim.x) {
     const int32_t i = perm[q];
     bp[q] = b[i];
     xp[q] = zero_guess ? 0.0 : x[i];
   }
-}
-
-__global__ void scatter_back(int64_t n, const int32_t *perm, const double *xp, double *x) {
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
-       q += (int64_t)gridDim.x * blockDim.x)
-    x[perm[q]] = xp[q];
 }
 
 __global__ void iota(int64_t n, int32_t *v) {
@@ -668,6 +747,9 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pdiag, "sorted diagonal"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->bp, "sorted b"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->xp, "sorted x"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, 2 * sizeof(double *), (void **)&gs->io_slot, "apply vectors"));
+  const char *ge = getenv("MISPC_GS_GRAPH"); /* 0: launch per color (measurements) */
+  gs->no_graph = ge && !strcmp(ge, "0");
   if (cluster) {
     const int64_t nc = gs->nclusters;
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(nc + 1) * 8, (void **)&gs->pcl, "cluster rows"));
@@ -743,15 +825,19 @@ template <int W> static mispc_status staged_allow_smem(mispc_context *ctx, const
 
 /* One color of a sweep. Point GS: a group per row. Cluster GS: the outer
  * sums of the color's rows (unless staged or all x are 0), then a group per
- * cluster. */
+ * cluster (it uses only x_out of PassIO: its vectors are gathered before
+ * the first pass). */
 template <int W>
 static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
-                         bool backward, int smem_rows, bool zero_x) {
+                         bool backward, int smem_rows, bool zero_x, PassIO pio) {
   const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-  if (hi <= lo) return;
   if (gs->opt.kind != MISPC_GS_CLUSTER) {
+    if (pio.first_b) { /* rows the pass has updated: earlier colors */
+      pio.klo = (int32_t)(backward ? hi : 0);
+      pio.khi = (int32_t)(backward ? gs->n : lo);
+    }
     sweep_points<W><<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, 0, s>>>(
-        lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->bp, gs->xp, zero_x);
+        lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->bp, gs->xp, pio);
     return;
   }
   const bool staged_outer = gs->cluster_mode == GS_CLUSTERS_STAGED_OUTER;
@@ -768,7 +854,7 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
     sweep_clusters<W>
         <<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, smem, s>>>(
             lo, hi, gs->pcl, backward, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, s0,
-            gs->xp, smem_rows);
+            gs->xp, smem_rows, pio);
     return;
   }
   /* as many warps a block as fit in the default 48 KiB, sized for this color */
@@ -779,12 +865,30 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   sweep_clusters_staged<W><<<mispc_device_grid(ctx, 32 * batches, 32 * warps), 32 * warps,
                              per_warp *(size_t)warps, s>>>(
       lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
-      s0, gs->xp, (int)m[0], (int)m[1], staged_outer ? (int)m[2] : 0, zero_x);
+      s0, gs->xp, (int)m[0], (int)m[1], staged_outer ? (int)m[2] : 0, zero_x, pio);
 }
 
+/* Point GS from x = 0 reads b through perm in its first pass, so nothing is
+ * gathered; otherwise b and x are gathered into sweep order first. */
+static bool gathers(const mispc_gs *gs, int zero_guess) {
+  return !(zero_guess && gs->opt.kind != MISPC_GS_CLUSTER);
+}
+
+/* The launches of one apply, in order: the gather (if any), then one or two
+ * per color per pass. kDirect: b and x by value in every launch. kGraph
+ * (captured into the apply's CUDA graph): the first launch takes them by
+ * value and publishes them in gs->io_slot, the others read them there, so
+ * each apply only updates the first node's parameters (set_root_vectors). */
+enum Part { kDirect, kGraph };
+
+/* Every pass updates every row once, so the last one writes x in the
+ * caller's order as it goes (no scatter launch). A point pass from x = 0
+ * leaves the products of rows it has not reached out (+0.0 for the host's
+ * ±0 of a_ij * 0): a zero-free running sum is the same either way, a zero
+ * one only changes sign, and x_i = +0 + (ω s) / a_ii is then +0 on both. */
 template <int W>
-static mispc_status apply_sweeps(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
-                                 int zero_guess) {
+static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
+                                  const double *b, double *x, int zero_guess, Part part) {
   /* global mode: a cluster's x in shared memory when every group of a block
    * fits in the default 48 KiB */
   int smem_rows = 0;
@@ -793,52 +897,137 @@ static mispc_status apply_sweeps(mispc_context *ctx, const mispc_gs *gs, cudaStr
     smem_rows = (int)gs->max_cluster;
   if (gs->opt.kind == MISPC_GS_CLUSTER && gs->cluster_mode != GS_CLUSTERS_GLOBAL)
     MISPC_TRY(staged_allow_smem<W>(ctx, gs));
-  bool started = false;
-  for (int k = 0; k < gs->opt.sweeps; ++k)
-    for (int dir = 0; dir < 2; ++dir) {
-      if ((dir == 0 && gs->opt.sweep == MISPC_GS_BACKWARD) ||
-          (dir == 1 && gs->opt.sweep == MISPC_GS_FORWARD))
-        continue;
-      for (int32_t j = 0; j < gs->ncolors; ++j) {
-        const int32_t c = dir ? gs->ncolors - 1 - j : j;
-        /* from x = 0, the first color of the first sweep reads no x */
-        const bool zero_x = zero_guess && j == 0 && !started;
-        started = true;
-        launch_color<W>(ctx, gs, s, c, dir == 1, smem_rows, zero_x);
-      }
+  const ApplyIO first = {b, x, NULL, part == kGraph ? gs->io_slot : NULL};
+  const ApplyIO rest = part == kGraph ? ApplyIO{NULL, NULL, gs->io_slot, NULL} : first;
+  int step = 0;
+  const auto io_next = [&]() { return step++ == 0 ? first : rest; };
+  if (gathers(gs, zero_guess))
+    gather_vectors<<<mispc_device_grid(ctx, gs->n, kBlock), kBlock, 0, s>>>(
+        gs->n, gs->perm, io_next(), zero_guess, gs->bp, gs->xp);
+  const int per_sweep = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
+  const int passes = gs->opt.sweeps * per_sweep;
+  for (int k = 0; k < passes; ++k) {
+    const bool backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && k % 2 == 1);
+    PassIO pio = {gs->perm, rest, false, passes > 1, k == passes - 1, 0, (int32_t)gs->n};
+    pio.first_b = k == 0 && !gathers(gs, zero_guess);
+    for (int32_t j = 0; j < gs->ncolors; ++j) {
+      const int32_t c = backward ? gs->ncolors - 1 - j : j;
+      if (gs->color_ptr[c + 1] <= gs->color_ptr[c]) continue;
+      /* from x = 0, the first color of the first sweep reads no x */
+      pio.io = io_next();
+      launch_color<W>(ctx, gs, s, c, backward, smem_rows, zero_guess && k == 0 && j == 0, pio);
     }
+  }
   return MISPC_SUCCESS;
 }
 
-extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b,
-                                      double *x, int zero_guess) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  const int64_t n = gs->n;
-  if (n == 0) return MISPC_SUCCESS;
-  gather_vectors<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, b, x, zero_guess,
-                                                                      gs->bp, gs->xp);
+static mispc_status enqueue_any(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
+                                const double *b, double *x, int zero_guess, Part part) {
   switch (gs->lanes) {
   case 1:
-    MISPC_TRY(apply_sweeps<1>(ctx, gs, s, zero_guess));
-    break;
+    return enqueue_apply<1>(ctx, gs, s, b, x, zero_guess, part);
   case 2:
-    MISPC_TRY(apply_sweeps<2>(ctx, gs, s, zero_guess));
-    break;
+    return enqueue_apply<2>(ctx, gs, s, b, x, zero_guess, part);
   case 4:
-    MISPC_TRY(apply_sweeps<4>(ctx, gs, s, zero_guess));
-    break;
+    return enqueue_apply<4>(ctx, gs, s, b, x, zero_guess, part);
   case 8:
-    MISPC_TRY(apply_sweeps<8>(ctx, gs, s, zero_guess));
-    break;
+    return enqueue_apply<8>(ctx, gs, s, b, x, zero_guess, part);
   case 16:
-    MISPC_TRY(apply_sweeps<16>(ctx, gs, s, zero_guess));
-    break;
+    return enqueue_apply<16>(ctx, gs, s, b, x, zero_guess, part);
   default:
-    MISPC_TRY(apply_sweeps<32>(ctx, gs, s, zero_guess));
-    break;
+    return enqueue_apply<32>(ctx, gs, s, b, x, zero_guess, part);
   }
-  scatter_back<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->perm, gs->xp, x);
+}
+
+/* Captures an apply's launches into a CUDA graph (on a stream of its own:
+ * the context's may be the legacy default stream, which cannot be
+ * captured). On failure the applies launch per color from then on. */
+static void build_graph(mispc_context *ctx, mispc_gs *gs, int zero_guess) {
+  cudaStream_t cs = NULL;
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t exec = NULL;
+  cudaGraphNode_t root = NULL;
+  size_t nroots = 1;
+  const double t0 = mispc_wtime();
+  cudaError_t e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed);
+  if (e == cudaSuccess) {
+    const mispc_status st = enqueue_any(ctx, gs, cs, NULL, NULL, zero_guess, kGraph);
+    e = cudaStreamEndCapture(cs, &g);
+    if (st != MISPC_SUCCESS && e == cudaSuccess) e = cudaErrorUnknown;
+  }
+  /* a chain of launches: one root, the launch that takes b and x */
+  if (e == cudaSuccess) e = cudaGraphGetRootNodes(g, &root, &nroots);
+  if (e == cudaSuccess && nroots != 1) e = cudaErrorInvalidValue;
+  if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, g, 0);
+  if (cs) cudaStreamDestroy(cs);
+  if (e != cudaSuccess) {
+    cudaGetLastError(); /* not sticky: clear it */
+    if (g) cudaGraphDestroy(g);
+    gs->no_graph = 1;
+    mispc_logf(ctx, 1, "gs: no CUDA graph for the apply (%s); launching per color",
+               cudaGetErrorString(e));
+    return;
+  }
+  const int k = zero_guess ? 1 : 0;
+  gs->graph[k] = exec;
+  gs->graph_template[k] = g; /* owns the root's parameters */
+  gs->graph_root[k] = root;
+  gs->graph_bx[k][0] = gs->graph_bx[k][1] = NULL;
+  mispc_logf(ctx, 2, "gs: apply graph (zero guess %d) built in %.3f ms", k,
+             1e3 * (mispc_wtime() - t0));
+}
+
+/* Points the graph's first launch (gather_vectors, or the first color of a
+ * point sweep from x = 0) at b and x: its ApplyIO argument is replaced. */
+static mispc_status set_root_vectors(mispc_context *ctx, mispc_gs *gs, int k, const double *b,
+                                     double *x) {
+  if (gs->graph_bx[k][0] == b && gs->graph_bx[k][1] == x) return MISPC_SUCCESS;
+  cudaKernelNodeParams p;
+  MISPC_CUDA_TRY(ctx, cudaGraphKernelNodeGetParams((cudaGraphNode_t)gs->graph_root[k], &p));
+  void *args[10];
+  ApplyIO io;
+  PassIO pio;
+  if (gathers(gs, k)) { /* gather_vectors(n, perm, io, zero_guess, bp, xp) */
+    memcpy(args, p.kernelParams, 6 * sizeof(void *));
+    io = *(const ApplyIO *)args[2];
+    io.b = b, io.x = x;
+    args[2] = &io;
+  } else { /* sweep_points(lo, hi, prow, pcol, pval, pdiag, omega, bp, xp, pio) */
+    memcpy(args, p.kernelParams, 10 * sizeof(void *));
+    pio = *(const PassIO *)args[9];
+    pio.io.b = b, pio.io.x = x;
+    args[9] = &pio;
+  }
+  p.kernelParams = args;
+  MISPC_CUDA_TRY(ctx, cudaGraphExecKernelNodeSetParams((cudaGraphExec_t)gs->graph[k],
+                                                       (cudaGraphNode_t)gs->graph_root[k], &p));
+  gs->graph_bx[k][0] = b, gs->graph_bx[k][1] = x;
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, double *x,
+                                      int zero_guess) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  if (gs->n == 0) return MISPC_SUCCESS;
+  const int k = zero_guess ? 1 : 0;
+  if (!gs->no_graph && !gs->graph[k]) build_graph(ctx, gs, k);
+  if (!gs->no_graph && gs->graph[k]) {
+    MISPC_TRY(set_root_vectors(ctx, gs, k, b, x));
+    MISPC_CUDA_TRY(ctx, cudaGraphLaunch((cudaGraphExec_t)gs->graph[k], s));
+  } else {
+    MISPC_TRY(enqueue_any(ctx, gs, s, b, x, zero_guess, kDirect));
+  }
   MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the caller's next sync reports faults */
   return MISPC_SUCCESS;
+}
+
+extern "C" void gs_release_cuda(mispc_gs *gs) {
+  for (int k = 0; k < 2; ++k) {
+    if (gs->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)gs->graph[k]);
+    if (gs->graph_template[k]) cudaGraphDestroy((cudaGraph_t)gs->graph_template[k]);
+    gs->graph[k] = gs->graph_template[k] = gs->graph_root[k] = NULL;
+  }
+  gs->no_graph = 0;
 }

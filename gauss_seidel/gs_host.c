@@ -44,19 +44,6 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
   return MISPC_SUCCESS;
 }
 
-/* x_i = x_i + (omega * (b_i - sum_p a_ip x_colp)) / a_ii, the sum in storage
- * order (point GS) */
-static inline void update_row(const mispc_csr *A, const double *diag, double omega, const double *b,
-                              double *x, int64_t i) {
-  double s = b[i];
-  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-    double prod = A->values[p] * x[A->colidx[p]];
-    s = s - prod;
-  }
-  double t = omega * s;
-  x[i] = x[i] + t / diag[i];
-}
-
 /* The sum of 32 values as a fixed pairwise tree: a[l] + a[l + h] for h = 16,
  * 8, 4, 2, 1. A GPU group of any width forms the same tree (partners h >= W
  * apart inside a lane, closer ones by xor shuffles; a + b == b + a). */
@@ -64,6 +51,32 @@ static inline double chunk_tree(double a[32]) {
   for (int h = 16; h >= 1; h /= 2)
     for (int l = 0; l < h; ++l) a[l] = a[l] + a[l + h];
   return a[0];
+}
+
+/* x_i = x_i + (omega * (b_i - sum_p a_ip x_colp)) / a_ii (point GS). The sum
+ * runs in storage order, one entry after another, for rows of at most 32
+ * entries; longer rows subtract chunks of 32 entries (storage order), each
+ * summed as chunk_tree with zeros after the row's end, so a GPU group forms
+ * a long row's sum in a few dependent steps instead of one per entry. */
+static inline void update_row(const mispc_csr *A, const double *diag, double omega, const double *b,
+                              double *x, int64_t i) {
+  double s = b[i];
+  const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
+  if (re - rb <= 32) {
+    for (int64_t p = rb; p < re; ++p) {
+      double prod = A->values[p] * x[A->colidx[p]];
+      s = s - prod;
+    }
+  } else {
+    for (int64_t c0 = rb; c0 < re; c0 += 32) {
+      double a[32];
+      for (int l = 0; l < 32; ++l)
+        a[l] = c0 + l < re ? A->values[c0 + l] * x[A->colidx[c0 + l]] : 0.0;
+      s = s - chunk_tree(a);
+    }
+  }
+  double t = omega * s;
+  x[i] = x[i] + t / diag[i];
 }
 
 /* Cluster GS: s = b_i minus the entries outside the row's cluster, one by

@@ -52,6 +52,16 @@ struct mispc_gs {
   int64_t batch_rows, batch_inner, batch_outer;
   int64_t *color_batch;
   int cluster_mode;
+  /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
+   * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
+   * of each kind. The first launch takes b and x as parameters (updated
+   * when they change; graph_bx: the current ones) and stores them in
+   * io_slot (2 pointers, device) for the others. no_graph: launch per
+   * color (capture failed, or MISPC_GS_GRAPH=0 at symbolic setup). */
+  void *graph[2], *graph_template[2], *graph_root[2];
+  const void *graph_bx[2][2];
+  int no_graph;
+  double **io_slot;
   double t_symbolic, t_numeric;
 };
 
@@ -91,8 +101,10 @@ mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
  * pval and pdiag from A and diag; gs_apply_cuda does a whole apply. */
 mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
 mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
-mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, double *x,
                            int zero_guess);
+/* Device: destroys the apply graphs (before the arrays they use go). */
+void gs_release_cuda(mispc_gs *gs);
 
 /* One forward (backward = 0) or backward sweep over all colors. */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,

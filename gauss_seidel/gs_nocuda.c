@@ -28,10 +28,13 @@ mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const misp
   (void)gs, (void)A;
   return no_cuda(ctx);
 }
-mispc_status gs_apply_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, double *x,
                            int zero_guess) {
   (void)gs, (void)b, (void)x, (void)zero_guess;
   return no_cuda(ctx);
+}
+void gs_release_cuda(mispc_gs *gs) {
+  (void)gs;
 }
 
 mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,

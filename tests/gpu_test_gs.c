@@ -167,6 +167,61 @@ static void test_gpu_gs_cluster_modes(void) {
   }
 }
 
+/* The apply's CUDA graph reads b and x through a slot that the first launch
+ * fills: applies to two pairs of vectors alive at once, alternating, each
+ * give the host's x. Point GS with 1, 4 and 32 lanes a row (long rows are
+ * summed as trees, short ones as chains), with and without the graph. */
+static void test_gpu_gs_graph_vectors(void) {
+  const char *specs[] = {"gen:laplace3d:12", "gen:elasticity3d:6"};
+  const char *lanes[] = {"", "1", "4", "32"};
+  for (size_t s = 0; s < 2; ++s) {
+    problem P = problem_make(specs[s], 7, 5, 6);
+    const size_t n = (size_t)P.H.nrows, bytes = sizeof(double) * n;
+    double *xh = malloc(bytes + 8), *xd = malloc(bytes + 8), *db[2], *dx[2];
+    for (int k = 0; k < 2; ++k) {
+      CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, bytes + 8, (void **)&db[k]));
+      CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, bytes + 8, (void **)&dx[k]));
+      CHECK_OK(ctx, mispc_memcpy(ctx, db[k], MISPC_MEM_DEVICE, P.b, MISPC_MEM_HOST, bytes));
+    }
+    for (int kind = 0; kind <= 1; ++kind)
+      for (size_t l = 0; l < 4; ++l)
+        for (int graph = 0; graph <= 1; ++graph) {
+          if (kind && l) continue; /* cluster lanes: test_gpu_gs_cluster_modes */
+          char what[160];
+          snprintf(what, sizeof what, "%s %s lanes %s graph %d", specs[s], kind_name(kind),
+                   l ? lanes[l] : "default", graph);
+          mispc_gs *hg = make_gs(&P.H, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
+          if (l) setenv("MISPC_GS_LANES", lanes[l], 1);
+          if (!graph) setenv("MISPC_GS_GRAPH", "0", 1);
+          mispc_gs *dg = make_gs(&P.D, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
+          unsetenv("MISPC_GS_LANES");
+          unsetenv("MISPC_GS_GRAPH");
+          for (int zg = 0; hg && dg && zg <= 1; ++zg) {
+            memcpy(xh, P.x0, bytes);
+            CHECK_OK(ctx, mispc_gs_apply(ctx, hg, &P.H, P.b, xh, zg));
+            for (int rep = 0; rep < 3; ++rep) {
+              const int k = rep % 2;
+              CHECK_OK(ctx,
+                       mispc_memcpy(ctx, dx[k], MISPC_MEM_DEVICE, P.x0, MISPC_MEM_HOST, bytes));
+              CHECK_OK(ctx, mispc_gs_apply(ctx, dg, &P.D, db[k], dx[k], zg));
+              CHECK_OK(ctx, mispc_memcpy(ctx, xd, MISPC_MEM_HOST, dx[k], MISPC_MEM_DEVICE, bytes));
+              CHECK_MSG(!memcmp(xh, xd, bytes), "%s zero_guess %d: apply %d (vectors %d) differs",
+                        what, zg, rep, k);
+            }
+          }
+          mispc_gs_destroy(ctx, hg);
+          mispc_gs_destroy(ctx, dg);
+        }
+    for (int k = 0; k < 2; ++k) {
+      mispc_free(ctx, MISPC_MEM_DEVICE, db[k]);
+      mispc_free(ctx, MISPC_MEM_DEVICE, dx[k]);
+    }
+    free(xh);
+    free(xd);
+    problem_free(&P);
+  }
+}
+
 /* Device setup split: numeric only after a value change equals a fresh host
  * setup on the changed matrix. */
 static void test_gpu_gs_setup_split(void) {
@@ -225,6 +280,7 @@ int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_gs_equals_host);
   RUN_TEST(test_gpu_gs_cluster_modes);
+  RUN_TEST(test_gpu_gs_graph_vectors);
   RUN_TEST(test_gpu_gs_setup_split);
   RUN_TEST(test_gpu_gs_errors);
   mispc_context_destroy(ctx);
