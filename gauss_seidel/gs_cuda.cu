@@ -165,9 +165,8 @@ __global__ void __launch_bounds__(kBlock, 6)
  * .. prow[i+1]-1), for rows lo .. hi-1 at once: those x belong to other
  * colors and do not change during this color. */
 template <int W>
-__global__ void __launch_bounds__(kBlock, 8)
-    outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol, const double *pval,
-               const double *bp, const double *xp, double *tp) {
+__global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
+                           const double *pval, const double *bp, const double *xp, double *tp) {
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
