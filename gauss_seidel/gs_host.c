@@ -53,6 +53,28 @@ static inline double chunk_tree(double a[32]) {
   return a[0];
 }
 
+/* Values subtracted from a running sum in chunks of 32, each chunk summed as
+ * chunk_tree (zeros after the last value): chunk_add per value, then
+ * chunk_finish for the partial chunk. */
+typedef struct chunk_acc {
+  double a[32];
+  int m;
+} chunk_acc;
+
+static inline double chunk_add(chunk_acc *c, double s, double v) {
+  c->a[c->m++] = v;
+  if (c->m < 32) return s;
+  c->m = 0;
+  return s - chunk_tree(c->a);
+}
+
+static inline double chunk_finish(chunk_acc *c, double s) {
+  if (!c->m) return s;
+  for (int l = c->m; l < 32; ++l) c->a[l] = 0.0;
+  c->m = 0;
+  return s - chunk_tree(c->a);
+}
+
 /* x_i = x_i + (omega * (b_i - sum_p a_ip x_colp)) / a_ii (point GS). The sum
  * runs in storage order, one entry after another, for rows of at most 32
  * entries; longer rows subtract chunks of 32 entries (storage order), each
@@ -68,12 +90,9 @@ static inline void update_row(const mispc_csr *A, const double *diag, double ome
       s = s - prod;
     }
   } else {
-    for (int64_t c0 = rb; c0 < re; c0 += 32) {
-      double a[32];
-      for (int l = 0; l < 32; ++l)
-        a[l] = c0 + l < re ? A->values[c0 + l] * x[A->colidx[c0 + l]] : 0.0;
-      s = s - chunk_tree(a);
-    }
+    chunk_acc acc = {.m = 0};
+    for (int64_t p = rb; p < re; ++p) s = chunk_add(&acc, s, A->values[p] * x[A->colidx[p]]);
+    s = chunk_finish(&acc, s);
   }
   double t = omega * s;
   x[i] = x[i] + t / diag[i];
@@ -96,17 +115,10 @@ static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_clu
     double prod = A->values[p] * x[A->colidx[p]];
     s = s - prod;
   }
-  double a[32];
-  int m = 0;
-  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-    if (row_cluster[A->colidx[p]] != c) continue;
-    a[m++] = A->values[p] * x[A->colidx[p]];
-    if (m == 32) s = s - chunk_tree(a), m = 0;
-  }
-  if (m) {
-    for (int l = m; l < 32; ++l) a[l] = 0.0;
-    s = s - chunk_tree(a);
-  }
+  chunk_acc acc = {.m = 0};
+  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
+    if (row_cluster[A->colidx[p]] == c) s = chunk_add(&acc, s, A->values[p] * x[A->colidx[p]]);
+  s = chunk_finish(&acc, s);
   double t = omega * s;
   x[i] = x[i] + t / diag[i];
 }
