@@ -1,11 +1,20 @@
 /* MIS-1 on the GPU: the rounds of mis1_host.c.
  *
  * Work mapping (papers/cuMIS-2026.txt §4): vertices of degree <= 32 get a
- * thread, higher degrees a warp that scans 32 neighbours at a time; the
- * caller's graph is not renumbered. Worklists of still-undecided vertices
- * (one per mapping) shrink every round; round 0 reads every vertex directly.
- * Early exit: a vertex stops at its first blocking neighbour, so in round 0
- * most vertices read only a few neighbours (ECL-MIS §3).
+ * group of L lanes (lanes_for: one thread for sparse meshes, 8 lanes where
+ * rows are long enough that one thread's chain of dependent loads would be
+ * the round's critical path); higher degrees a warp that scans 32 neighbours
+ * at a time. The caller's graph is not
+ * renumbered. Worklists of still-undecided vertices (one per mapping) shrink
+ * every round; round 0 reads every vertex directly. Early exit: a vertex stops
+ * at its first blocking neighbour, so in round 0 most vertices read only a few
+ * neighbours (ECL-MIS §3).
+ *
+ * An init pass stores each vertex's key (mis_common.h), clears in_set and
+ * lists the high-degree vertices. Members are written to in_set as they are
+ * decided and the counts are summed as the rounds go, so there is no closing
+ * pass. Worklists are appended through warp-private buffers
+ * (mispc_warp_append): no block barrier inside a round.
  *
  * By default all rounds run inside one cooperative (persistent) kernel with a
  * grid-wide barrier between rounds, so a round costs its memory traffic plus
@@ -15,6 +24,7 @@
  * lengths one round late. Both paths compute identical rounds. */
 #include <cooperative_groups.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "mis_backend.h"
 #include "mis_common.h"
@@ -24,246 +34,298 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-using mis_cuda::Append;
 using mis_cuda::kBlock;
 using mis_cuda::kPersistentPerSm;
 constexpr int kWarpDegree = 32; /* degree above which a warp handles the vertex */
+constexpr int kWarps = kBlock / 32;
+constexpr int kListSlots = 128; /* per warp and worklist */
+typedef mispc_warp_append<kListSlots> List;
 
 /* Everything a run needs; counters hold, per round r, [3r+1] / [3r+2] the low /
  * high worklist lengths ([3r] unused). The run ends when both lists for the
- * next round are empty; the round count is read from the decision stamps. */
+ * next round are empty. */
 struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
   uint32_t *status;
-  uint32_t *key;
+  uint32_t *key; /* start keys, written by init and then only read */
   int64_t n;
   int early_exit, no_worklist, warp_degree, max_rounds, key_mode;
   const uint8_t *subset;
   uint64_t seed;
   int32_t *low[2], *high[2];
   unsigned *cnt;
-  unsigned long long *result; /* [0] members, [1] undecided, [2] highest decision round */
+  unsigned long long *result; /* [0] members, [1] undecided, [2] rounds (last IN round + 1) */
   uint8_t *in_set;
 };
 
-/* One round's view of the plan, by value so that it lives in registers. */
+/* One round's view of the plan. The plan stays a reference to the kernel
+ * parameter (constant memory), so its fields cost no registers; the list
+ * pointers of the round are selected where they are used. */
 struct Round {
-  const int64_t *rowptr;
-  const int32_t *colidx;
-  uint32_t *status;
-  const uint32_t *key;
-  int64_t n;
-  int early_exit, warp_degree;
+  const Plan &p;
   int r, all;
-  const int32_t *low_in, *high_in;
-  const unsigned *low_n, *high_n;
-  int32_t *low_out, *high_out;
-  unsigned *low_out_n, *high_out_n;
+  __device__ Round(const Plan &plan, int round)
+      : p(plan), r(round), all(round == 0 || plan.no_worklist) {}
+  /* selects, not p.low[r & 1]: a dynamic index would put the plan in local memory */
+  __device__ bool odd() const {
+    return r & 1;
+  }
+  __device__ const int32_t *low_in() const {
+    return odd() ? p.low[1] : p.low[0];
+  }
+  __device__ const unsigned *low_n() const {
+    return p.cnt + 3 * r + 1;
+  }
+  __device__ int32_t *low_out() const {
+    return odd() ? p.low[0] : p.low[1];
+  }
+  __device__ unsigned *low_out_n() const {
+    return p.cnt + 3 * (r + 1) + 1;
+  }
+  /* no-worklist ablation: the high list from init is read every round */
+  __device__ const int32_t *high_in() const {
+    return p.no_worklist || !odd() ? p.high[0] : p.high[1];
+  }
+  __device__ const unsigned *high_n() const {
+    return p.no_worklist ? p.cnt + 2 : p.cnt + 3 * r + 2;
+  }
+  __device__ int32_t *high_out() const {
+    return p.no_worklist || !odd() ? p.high[1] : p.high[0];
+  }
+  __device__ unsigned *high_out_n() const {
+    return p.cnt + 3 * (r + 1) + 2;
+  }
 };
 
-__host__ __device__ Round round_of(const Plan &p, int r) {
-  Round a;
-  a.rowptr = p.rowptr;
-  a.colidx = p.colidx;
-  a.status = p.status;
-  a.key = p.key;
-  a.n = p.n;
-  a.early_exit = p.early_exit;
-  a.warp_degree = p.warp_degree;
-  a.r = r;
-  a.all = r == 0 || p.no_worklist;
-  /* selects, not p.low[r & 1]: a dynamic index would put the plan in local memory */
-  const bool odd = r & 1;
-  a.low_in = odd ? p.low[1] : p.low[0];
-  a.low_n = p.cnt + 3 * r + 1;
-  a.low_out = odd ? p.low[0] : p.low[1];
-  a.low_out_n = p.cnt + 3 * (r + 1) + 1;
-  /* no-worklist ablation: the high list from mis1_init is read every round */
-  a.high_in = p.no_worklist || !odd ? p.high[0] : p.high[1];
-  a.high_n = p.no_worklist ? p.cnt + 2 : p.cnt + 3 * r + 2;
-  a.high_out = p.no_worklist || !odd ? p.high[1] : p.high[0];
-  a.high_out_n = p.cnt + 3 * (r + 1) + 2;
-  return a;
-}
+/* What a thread counts over the rounds: members it decided, the last round +1. */
+struct Tally {
+  unsigned long long in;
+  unsigned last;
+};
 
 /* Neighbour u blocks v if it was undecided at the round's start and comes first. */
 __device__ __forceinline__ bool blocks(const Round &a, int32_t u, int64_t v, uint32_t kv) {
   if (u == v) return false;
-  /* Round 0: every neighbour was undecided at the start, so its key decides;
-   * the key array (never written after init) needs one load and no status check. */
-  if (a.r == 0) return mis1_before(a.key[u], u, kv, v);
-  uint32_t s = a.status[u];
+  /* Round 0: every neighbour was undecided at the start (or is outside the
+   * subset, key MIS1_KEY_NONE), so its key decides: one load, no status check. */
+  if (a.r == 0) return mis1_before(a.p.key[u], u, kv, v);
+  uint32_t s = a.p.status[u];
   uint32_t ku = s;
   if (mis1_is_decided(s)) {
     if (mis1_stamp_round(s) < a.r) return false; /* OUT since an earlier round (or outside) */
     if (!(s & 1u)) return true;                  /* IN this round: it came first */
-    ku = a.key[u]; /* OUT this round: its start state (written by init in this kernel) */
+    ku = a.p.key[u];                             /* OUT this round: its start state */
   }
   return mis1_before(ku, u, kv, v);
 }
 
-__device__ __forceinline__ void push_out(const Round &a, int64_t b, int64_t e, int64_t v, int lane,
-                                         int step) {
-  uint32_t *status = a.status;
-  for (int64_t p = b + lane; p < e; p += step) {
-    int32_t u = a.colidx[p];
+/* v joins the set: lane 0 of its group stamps it, the group marks its
+ * undecided neighbours OUT. */
+__device__ __forceinline__ void join(const Round &a, int64_t b, int64_t e, int64_t v, int gl,
+                                     int step, Tally &t) {
+  uint32_t *status = a.p.status;
+  if (gl == 0) {
+    status[v] = mis1_stamp(a.r, 0);
+    a.p.in_set[v] = 1;
+    ++t.in;
+    t.last = (unsigned)a.r + 1u;
+  }
+  for (int64_t p = b + gl; p < e; p += step) {
+    int32_t u = a.p.colidx[p];
     if (u != v && !mis1_is_decided(status[u])) status[u] = mis1_stamp(a.r, 1);
   }
 }
 
-/* Thread-per-vertex visit of v; returns whether v stays undecided. */
-__device__ __forceinline__ bool visit_thread(const Round &a, int32_t v, int64_t b, int64_t e,
-                                             uint32_t kv) {
+/* Group of L lanes (mask gmask, lane gl in it) visits v; returns whether v
+ * stays undecided. */
+template <int L>
+__device__ __forceinline__ bool visit(const Round &a, int32_t v, int64_t b, int64_t e, uint32_t kv,
+                                      int gl, unsigned gmask, Tally &t) {
   bool blocked = false;
-  for (int64_t p = b; p < e; ++p)
-    if (blocks(a, a.colidx[p], v, kv)) {
+  for (int64_t base = b; base < e; base += L) {
+    const int64_t p = base + gl;
+    const bool mine = p < e && blocks(a, a.p.colidx[p], v, kv);
+    const bool any = L == 1 ? mine : (__ballot_sync(gmask, mine) & gmask) != 0;
+    if (any) {
       blocked = true;
-      if (a.early_exit) break;
+      if (a.p.early_exit) break;
     }
-  if (!blocked) {
-    a.status[v] = mis1_stamp(a.r, 0);
-    push_out(a, b, e, v, 0, 1);
   }
+  if (!blocked) join(a, b, e, v, gl, L, t);
   return blocked;
 }
 
-/* Warp-per-vertex visit (all 32 lanes); returns whether v stays undecided. */
-__device__ __forceinline__ bool visit_warp(const Round &a, int32_t v, int64_t b, int64_t e,
-                                           uint32_t kv, int lane) {
-  bool blocked = false;
-  for (int64_t base = b; base < e; base += 32) {
-    int64_t p = base + lane;
-    bool mine = p < e && blocks(a, a.colidx[p], v, kv);
-    if (__any_sync(0xffffffffu, mine)) {
-      blocked = true;
-      if (a.early_exit) break;
-    }
-  }
-  if (!blocked) {
-    if (lane == 0) a.status[v] = mis1_stamp(a.r, 0);
-    push_out(a, b, e, v, lane, 32);
-  }
-  return blocked;
-}
+/* One round over the grid's share of both worklists. */
+/* Shared memory of a block: the warps' list buffers and the finish counts. */
+struct Smem {
+  int32_t slots[2 * kWarps][kListSlots];
+  unsigned counts[kWarps + 1];
+};
 
-/* One round over the block's share of both worklists. */
-__device__ __forceinline__ void round_body(const Round &a, Append::Smem &smem) {
-  const int64_t block = blockIdx.x, nblocks = gridDim.x;
-  const Round &p = a;
+template <int L> __device__ __forceinline__ void round_body(const Round &a, Smem &sm, Tally &t) {
+  constexpr int G = 32 / L; /* vertices per warp step */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  { /* thread per vertex, block tiles of kBlock vertices */
-    Append out(smem, a.low_out, a.low_out_n);
-    const int64_t nlow = a.all ? p.n : (int64_t)*a.low_n;
-    for (int64_t tile = block * kBlock; tile < nlow; tile += nblocks * kBlock) {
-      int64_t i = tile + threadIdx.x;
-      bool blocked = false;
-      int32_t v = -1;
-      if (i < nlow) {
-        v = a.all ? (int32_t)i : a.low_in[i];
-        int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
-        uint32_t kv = p.status[v];
-        if (!mis1_is_decided(kv) && (!a.all || e - b <= p.warp_degree)) {
-          blocked = visit_thread(a, v, b, e, kv);
-        }
-      }
-      out.push(blocked, v);
+  const int g = lane / L, gl = lane % L;
+  const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
+  const int64_t gwarp = (int64_t)blockIdx.x * kWarps + warp;
+  const int64_t nwarps = (int64_t)gridDim.x * kWarps;
+  List low(sm.slots[warp], a.low_out(), a.low_out_n());
+  List high(sm.slots[kWarps + warp], a.high_out(), a.high_out_n());
+  const int64_t nlow = a.all ? a.p.n : (int64_t)*a.low_n();
+  for (int64_t base = gwarp * G; base < nlow; base += nwarps * G) {
+    const int64_t i = base + g;
+    int32_t v = -1;
+    int64_t b = 0, e = 0;
+    uint32_t kv = 0;
+    bool blocked = false;
+    if (i < nlow) {
+      v = a.all ? (int32_t)i : a.low_in()[i];
+      b = a.p.rowptr[v];
+      e = a.p.rowptr[v + 1];
+      kv = a.p.status[v];
+      /* reading every vertex: the high-degree ones are on the high list */
+      if (!mis1_is_decided(kv) && (!a.all || e - b <= a.p.warp_degree))
+        blocked = visit<L>(a, v, b, e, kv, gl, gmask, t);
     }
-    out.finish();
+    low.push(gl == 0 && blocked, v);
   }
-  const int64_t nhigh = *a.high_n; /* same value in every thread */
-  if (nhigh > 0) {                 /* warp per high-degree vertex, tiles of one vertex per warp */
-    Append out(smem, a.high_out, a.high_out_n);
-    constexpr int kWarps = kBlock / 32;
-    for (int64_t tile = block * kWarps; tile < nhigh; tile += nblocks * kWarps) {
-      int64_t w = tile + warp;
+  { /* warp per high-degree vertex */
+    const int64_t nhigh = *a.high_n();
+    for (int64_t w = gwarp; w < nhigh; w += nwarps) {
+      const int32_t v = a.high_in()[w];
+      /* One lane reads the status so the whole warp agrees on it. */
+      const uint32_t kv = __shfl_sync(0xffffffffu, lane == 0 ? a.p.status[v] : 0u, 0);
       bool blocked = false;
-      int32_t v = -1;
-      if (w < nhigh) {
-        v = a.high_in[w];
-        /* One lane reads the status so the whole warp agrees on it. */
-        uint32_t kv = __shfl_sync(0xffffffffu, lane == 0 ? p.status[v] : 0u, 0);
-        if (!mis1_is_decided(kv)) {
-          blocked = visit_warp(a, v, p.rowptr[v], p.rowptr[v + 1], kv, lane);
-        }
-      }
-      out.push(lane == 0 && blocked, v);
+      if (!mis1_is_decided(kv))
+        blocked = visit<32>(a, v, a.p.rowptr[v], a.p.rowptr[v + 1], kv, lane, 0xffffffffu, t);
+      high.push(lane == 0 && blocked, v);
     }
-    out.finish();
   }
+  low.finish<kWarps>(sm.counts);
+  high.finish<kWarps>(sm.counts);
 }
 
-/* Membership and counts from the final status words (one atomic per block). */
-__device__ __forceinline__ void finish_body(const Plan &p) {
-  unsigned long long in_count = 0, open_count = 0;
-  unsigned last = 0; /* highest decision round + 1 */
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
-       v += (int64_t)gridDim.x * blockDim.x) {
-    uint32_t st = p.status[v];
-    uint8_t in = (uint8_t)mis1_in_set(st);
-    p.in_set[v] = in;
-    in_count += in;
-    if (mis1_is_decided(st))
-      last = max(last, (unsigned)(mis1_stamp_round(st) + 1));
-    else
-      ++open_count;
-  }
-  in_count = mispc_block_sum<kBlock>(in_count);
-  open_count = mispc_block_sum<kBlock>(open_count);
-  last = mispc_block_max<kBlock>(last);
-  if (threadIdx.x == 0) {
-    if (last) atomicMax(&p.result[2], (unsigned long long)last);
-    if (in_count) atomicAdd(&p.result[0], in_count);
-    if (open_count) atomicAdd(&p.result[1], open_count);
-  }
-}
-
-__device__ __forceinline__ void init_body(const Plan &p, Append::Smem &smem) {
-  Append out(smem, p.high[0], p.cnt + 2);
-  for (int64_t tile = blockIdx.x * (int64_t)kBlock; tile < p.n;
-       tile += (int64_t)gridDim.x * kBlock) {
-    int64_t v = tile + threadIdx.x;
+/* Keys and status words, in_set cleared, the high-degree vertices listed. */
+__device__ __forceinline__ void init_body(const Plan &p, Smem &sm) {
+  List high(sm.slots[threadIdx.x >> 5], p.high[0], p.cnt + 2);
+  for (int64_t base = blockIdx.x * (int64_t)kBlock; base < p.n;
+       base += (int64_t)gridDim.x * kBlock) {
+    const int64_t v = base + threadIdx.x;
     bool is_high = false;
     if (v < p.n) {
-      int64_t deg = p.rowptr[v + 1] - p.rowptr[v];
+      const int64_t deg = p.rowptr[v + 1] - p.rowptr[v];
       const bool inside = !p.subset || p.subset[v];
       /* outside the subset: decided before round 0 and never blocks */
-      p.status[v] = inside ? mis1_key(p.key_mode, p.seed, v, deg) : MIS1_STAMP_EXCLUDED;
-      p.key[v] = inside ? p.status[v] : MIS1_KEY_NONE;
-      is_high = deg > p.warp_degree;
+      const uint32_t k = inside ? mis1_key(p.key_mode, p.seed, v, deg) : MIS1_KEY_NONE;
+      p.status[v] = inside ? k : MIS1_STAMP_EXCLUDED;
+      p.key[v] = k;
+      p.in_set[v] = 0;
+      is_high = inside && deg > p.warp_degree;
     }
-    out.push(is_high, (int32_t)v);
+    high.push(is_high, (int32_t)v);
   }
-  out.finish();
+  high.finish<kWarps>(sm.counts);
 }
 
 __global__ void __launch_bounds__(kBlock) mis1_init(Plan p) {
-  __shared__ Append::Smem smem;
-  init_body(p, smem);
+  __shared__ Smem sm;
+  init_body(p, sm);
 }
 
-__global__ void __launch_bounds__(kBlock) mis1_round(Plan p, int r) {
-  __shared__ Append::Smem smem;
-  round_body(round_of(p, r), smem);
+/* Vertices still undecided (only when the round limit ran out). */
+__device__ __forceinline__ unsigned long long count_open(const Plan &p) {
+  unsigned long long open = 0;
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
+       v += (int64_t)gridDim.x * blockDim.x)
+    open += !mis1_is_decided(p.status[v]);
+  return open;
 }
 
-__global__ void mis1_finish(Plan p) {
-  finish_body(p);
-}
-
-/* All rounds and the finish in one cooperative launch. */
-__global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan p) {
-  __shared__ Append::Smem smem;
-  cg::grid_group grid = cg::this_grid();
-  init_body(p, smem);
-  grid.sync();
-  for (int r = 0; r < p.max_rounds; ++r) {
-    round_body(round_of(p, r), smem);
-    grid.sync();
-    const unsigned left = p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2];
-    if (left == 0) break; /* nothing left */
+/* Adds the block's tallies to the result (one atomic each per block). */
+__device__ __forceinline__ void add_tally(const Plan &p, Tally t, unsigned long long open) {
+  unsigned long long in = mispc_block_sum<kBlock>(t.in);
+  unsigned last = mispc_block_max<kBlock>(t.last);
+  open = mispc_block_sum<kBlock>(open);
+  if (threadIdx.x == 0) {
+    if (last) atomicMax(&p.result[2], (unsigned long long)last);
+    if (in) atomicAdd(&p.result[0], in);
+    if (open) atomicAdd(&p.result[1], open);
   }
-  finish_body(p);
+}
+
+template <int L> __global__ void __launch_bounds__(kBlock) mis1_round(Plan p, int r) {
+  __shared__ Smem sm;
+  Tally t = {0, 0};
+  round_body<L>(Round(p, r), sm, t);
+  add_tally(p, t, 0);
+}
+
+__global__ void __launch_bounds__(kBlock) mis1_count_open(Plan p) {
+  add_tally(p, Tally{0, 0}, count_open(p));
+}
+
+/* All rounds in one cooperative launch. */
+template <int L>
+__global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan p) {
+  __shared__ Smem sm;
+  cg::grid_group grid = cg::this_grid();
+  Tally t = {0, 0};
+  init_body(p, sm);
+  grid.sync();
+  unsigned left = 1;
+  for (int r = 0; r < p.max_rounds && left; ++r) {
+    round_body<L>(Round(p, r), sm, t);
+    grid.sync();
+    left = p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2]; /* same in every thread */
+  }
+  add_tally(p, t, left ? count_open(p) : 0);
+}
+
+/* Lanes per low-degree vertex: one thread while rows are short; for longer
+ * rows a group of 8, so that a round is not one thread's chain of dependent
+ * loads. Measured on an H100 (docs/BENCHMARKS.md): 8 lanes take the 27-point
+ * grid from 0.21 to 0.15 ms and Kronecker from 0.31 to 0.29 ms; 16 lanes are
+ * faster on the grid (0.13) but slower on Kronecker (0.35), and any group is
+ * slower on 7-point and 2D grids and on the random graph of degree 8.
+ * MISPC_MIS1_LANES (1, 2, 4, 8, 16, 32) overrides it, for measurements. */
+int lanes_for(const mispc_csr *g) {
+  const char *env = getenv("MISPC_MIS1_LANES");
+  if (env) {
+    int l = atoi(env);
+    if (l == 1 || l == 2 || l == 4 || l == 8 || l == 16 || l == 32) return l;
+  }
+  const double avg = g->nrows ? (double)g->nnz / (double)g->nrows : 0.0;
+  return avg <= 12.0 ? 1 : 8;
+}
+
+template <int L> struct Kernels {
+  static const void *persistent() {
+    return (const void *)mis1_persistent<L>;
+  }
+  static void round(unsigned grid, cudaStream_t s, const Plan &p, int r) {
+    mis1_round<L><<<grid, kBlock, 0, s>>>(p, r);
+  }
+};
+
+template <int L>
+mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, unsigned grid) {
+  Plan q = p;
+  int launched = 0;
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, Kernels<L>::persistent(), &q, p.n, persistent,
+                                        &launched));
+  if (launched) return MISPC_SUCCESS;
+  mis1_init<<<grid, kBlock, 0, s>>>(p);
+  int stop = -1; /* one launch per round */
+  MISPC_TRY(mis_cuda::run_rounds_lagged(
+      ctx, s, p.max_rounds,
+      [&](int r, unsigned *left) {
+        Kernels<L>::round(grid, s, p, r);
+        cudaMemcpyAsync(left, p.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
+      },
+      &stop));
+  if (stop < 0) mis1_count_open<<<grid, kBlock, 0, s>>>(p);
+  return MISPC_SUCCESS;
 }
 
 } // namespace
@@ -310,20 +372,26 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     p.in_set = in_set;
     const unsigned grid = mispc_grid_for(n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 24, s);
-    int launched = 0;
-    st = mis_cuda::launch_persistent(ctx, s, (const void *)mis1_persistent, &p, n,
-                                     !opt->no_persistent, &launched);
-    if (!st && !launched) { /* one launch per round */
-      mis1_init<<<grid, kBlock, 0, s>>>(p);
-      int stop = -1;
-      st = mis_cuda::run_rounds_lagged(
-          ctx, s, max_rounds,
-          [&](int r, unsigned *left) {
-            mis1_round<<<grid, kBlock, 0, s>>>(p, r);
-            cudaMemcpyAsync(left, p.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
-          },
-          &stop);
-      if (!st) mis1_finish<<<grid, kBlock, 0, s>>>(p);
+    const int persistent = !opt->no_persistent;
+    switch (opt->no_warp_mapping ? 1 : lanes_for(g)) {
+    case 2:
+      st = run<2>(ctx, s, p, persistent, grid);
+      break;
+    case 4:
+      st = run<4>(ctx, s, p, persistent, grid);
+      break;
+    case 8:
+      st = run<8>(ctx, s, p, persistent, grid);
+      break;
+    case 16:
+      st = run<16>(ctx, s, p, persistent, grid);
+      break;
+    case 32:
+      st = run<32>(ctx, s, p, persistent, grid);
+      break;
+    default:
+      st = run<1>(ctx, s, p, persistent, grid);
+      break;
     }
     if (!st) {
       cudaMemcpyAsync(h_result, p.result, sizeof h_result, cudaMemcpyDeviceToHost, s);

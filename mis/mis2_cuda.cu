@@ -2,9 +2,10 @@
  * Alg. 1 with its four optimisations (§V): xorshift* priorities re-drawn each
  * round, two worklists, packed 64-bit tuples, and a warp per vertex when the
  * average degree is >= 16. Two kernels per round (column, decide); each
- * compacts its own worklist while it runs (warp-aggregated appends; list
- * order never changes results because both phases only read state written
- * by the previous phase). Refresh-row is folded into decide. By default all
+ * compacts its own worklist while it runs (warp-private buffers,
+ * mispc_warp_append, so no block barrier per tile; list order never changes
+ * results because both phases only read state written by the previous
+ * phase). Refresh-row is folded into decide. By default all
  * rounds run in one cooperative kernel with grid-wide barriers between the
  * phases (see mis1_cuda.cu); otherwise two launches per round are queued and
  * the host reads the worklist length one round late. */
@@ -19,122 +20,17 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-using mis_cuda::Append;
 using mis_cuda::kBlock;
 using mis_cuda::kPersistentPerSm;
+constexpr int kWarps = kBlock / 32;
+constexpr int kThreadMappingPerSm = kPersistentPerSm < 6 ? kPersistentPerSm : 6;
+constexpr int kListSlots = 128; /* per warp */
+typedef mispc_warp_append<kListSlots> List;
 
-template <typename W> struct Phase {
-  const int64_t *rowptr;
-  const int32_t *colidx;
-  W *T, *M;
-  int64_t n;
-  int all;           /* iterate every vertex instead of a worklist */
-  const int32_t *in; /* worklist */
-  const unsigned *in_n;
-  int32_t *out;
-  unsigned *out_n;
-  int iter; /* round index; decide draws priorities for iter + 1 */
-  int per_round;
-  uint64_t seed;
-  int idbits;
-  const uint8_t *subset; /* NULL: every vertex */
+struct Smem {
+  int32_t slots[kWarps][kListSlots];
+  unsigned counts[kWarps + 1];
 };
-
-/* IN and OUT in a word of type W. */
-template <typename W> __device__ __forceinline__ W w_in() {
-  return (W)0;
-}
-template <typename W> __device__ __forceinline__ W w_out() {
-  return (W) ~(W)0;
-}
-
-/* Tiles: kBlock vertices (thread mapping) or kBlock / 32 (warp mapping) per
- * block step; every thread runs the same number of steps (for the appender). */
-template <bool Warp> struct Tiling {
-  static constexpr int kPerTile = Warp ? kBlock / 32 : kBlock;
-  __device__ static int slot() {
-    return Warp ? (int)(threadIdx.x >> 5) : (int)threadIdx.x;
-  }
-};
-
-/* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
-template <typename W, bool Warp>
-__device__ __forceinline__ void column_body(const Phase<W> &a, Append::Smem &smem) {
-  Append out(smem, a.out, a.out_n);
-  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
-  const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
-  for (int64_t tile = blockIdx.x * (int64_t)Tiling<Warp>::kPerTile; tile < len;
-       tile += (int64_t)gridDim.x * Tiling<Warp>::kPerTile) {
-    int64_t i = tile + Tiling<Warp>::slot();
-    bool keep = false;
-    int32_t v = -1;
-    if (i < len) v = a.all ? (int32_t)i : a.in[i];
-    if (i < len && (!a.subset || a.subset[v])) { /* outside the subset: never a column */
-      int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
-      W m = lane ? w_out<W>() : a.T[v];
-      for (int64_t p = b + lane; p < e; p += Warp ? 32 : 1) {
-        W t = a.T[a.colidx[p]];
-        m = t < m ? t : m;
-      }
-      if (Warp)
-        for (int off = 16; off; off >>= 1) {
-          W o = __shfl_xor_sync(0xffffffffu, m, off);
-          m = o < m ? o : m;
-        }
-      m = m == w_in<W>() ? w_out<W>() : m;
-      keep = m != w_out<W>();
-      if (lane == 0) a.M[v] = m;
-    }
-    out.push(lane == 0 && keep, v);
-  }
-  out.finish();
-}
-
-/* Decide: OUT if an M in N[v] is OUT, IN if every M in N[v] is T[v]. */
-template <typename W, bool Warp>
-__device__ __forceinline__ void decide_body(const Phase<W> &a, Append::Smem &smem) {
-  Append out(smem, a.out, a.out_n);
-  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
-  const int64_t len = a.all ? a.n : (int64_t)*a.in_n;
-  for (int64_t tile = blockIdx.x * (int64_t)Tiling<Warp>::kPerTile; tile < len;
-       tile += (int64_t)gridDim.x * Tiling<Warp>::kPerTile) {
-    int64_t i = tile + Tiling<Warp>::slot();
-    bool undecided = false;
-    int32_t v = -1;
-    if (i < len) {
-      v = a.all ? (int32_t)i : a.in[i];
-      W t = a.T[v];
-      if (t != w_in<W>() && t != w_out<W>()) {
-        int64_t b = a.rowptr[v], e = a.rowptr[v + 1];
-        W mv = a.M[v];
-        bool out_ = mv == w_out<W>(), all_min = mv == t;
-        /* Round 0 has no IN vertex, so no column is OUT yet: the first
-         * mismatch settles "undecided" and the scan can stop there. */
-        const bool first_round = a.iter == 0;
-        for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round);
-             p += Warp ? 32 : 1) {
-          int32_t u = a.colidx[p];
-          if (a.subset && !a.subset[u]) continue; /* not part of the subgraph */
-          W m = a.M[u];
-          out_ = m == w_out<W>();
-          all_min = all_min && m == t;
-        }
-        if (Warp) {
-          out_ = __any_sync(0xffffffffu, out_);
-          all_min = __all_sync(0xffffffffu, all_min);
-        }
-        undecided = !out_ && !all_min;
-        if (lane == 0)
-          a.T[v] = out_      ? w_out<W>()
-                   : all_min ? w_in<W>()
-                             : (W)mis2_tuple(a.per_round, a.seed, a.iter + 1, v, a.idbits,
-                                             8 * (int)sizeof(W));
-      }
-    }
-    out.push(lane == 0 && undecided, v);
-  }
-  out.finish();
-}
 
 /* Everything a run needs; cnt[2r] / cnt[2r+1]: worklist 1 / 2 lengths for round r. */
 template <typename W> struct Plan {
@@ -151,28 +47,132 @@ template <typename W> struct Plan {
   const uint8_t *subset;
 };
 
-template <typename W> __host__ __device__ Phase<W> phase_of(const Plan<W> &p, int r, bool column) {
-  Phase<W> a;
-  a.rowptr = p.rowptr;
-  a.colidx = p.colidx;
-  a.T = p.T;
-  a.M = p.M;
-  a.n = p.n;
-  a.all = r == 0 || p.no_worklist;
-  a.iter = r;
-  a.per_round = p.per_round;
-  a.seed = p.seed;
-  a.idbits = p.idbits;
-  a.subset = p.subset;
-  int w = column ? 1 : 0;
+/* One phase's view of the plan. The plan stays a reference to the kernel
+ * parameter (constant memory), so its fields cost no registers; the lists of
+ * the phase are selected where they are used. */
+template <typename W> struct Phase {
+  const Plan<W> &p;
+  int r;   /* round index; decide draws priorities for r + 1 */
+  int w;   /* 1: column (worklist 2), 0: decide (worklist 1) */
+  int all; /* iterate every vertex instead of a worklist */
+  __device__ Phase(const Plan<W> &plan, int round, bool column)
+      : p(plan), r(round), w(column ? 1 : 0), all(round == 0 || plan.no_worklist) {}
   /* selects, not wl[r & 1]: a dynamic index would put the plan in local memory */
-  const bool odd = r & 1;
-  int32_t *w0 = column ? p.wl2[0] : p.wl1[0], *w1 = column ? p.wl2[1] : p.wl1[1];
-  a.in = odd ? w1 : w0;
-  a.in_n = p.cnt + 2 * r + w;
-  a.out = odd ? w0 : w1;
-  a.out_n = p.cnt + 2 * (r + 1) + w;
-  return a;
+  __device__ int32_t *list(int which) const {
+    return w ? (which ? p.wl2[1] : p.wl2[0]) : (which ? p.wl1[1] : p.wl1[0]);
+  }
+  __device__ const int32_t *in() const {
+    return list(r & 1);
+  }
+  __device__ const unsigned *in_n() const {
+    return p.cnt + 2 * r + w;
+  }
+  __device__ int32_t *out() const {
+    return list(!(r & 1));
+  }
+  __device__ unsigned *out_n() const {
+    return p.cnt + 2 * (r + 1) + w;
+  }
+};
+
+/* IN and OUT in a word of type W. */
+template <typename W> __device__ __forceinline__ W w_in() {
+  return (W)0;
+}
+template <typename W> __device__ __forceinline__ W w_out() {
+  return (W) ~(W)0;
+}
+
+/* Warp steps: 32 vertices (thread mapping) or one (warp mapping) per warp
+ * and step; the loop bounds are the same in all lanes (for the appender). */
+template <bool Warp> struct Steps {
+  static constexpr int kPerStep = Warp ? 1 : 32;
+  __device__ static int64_t first() {
+    return ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * kPerStep;
+  }
+  __device__ static int64_t stride() {
+    return (int64_t)gridDim.x * kWarps * kPerStep;
+  }
+  __device__ static int slot() {
+    return Warp ? 0 : (int)(threadIdx.x & 31);
+  }
+};
+
+/* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
+template <typename W, bool Warp>
+__device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
+  List out(sm.slots[threadIdx.x >> 5], a.out(), a.out_n());
+  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
+  const int64_t len = a.all ? a.p.n : (int64_t)*a.in_n();
+  for (int64_t step = Steps<Warp>::first(); step < len; step += Steps<Warp>::stride()) {
+    int64_t i = step + Steps<Warp>::slot();
+    bool keep = false;
+    int32_t v = -1;
+    if (i < len) v = a.all ? (int32_t)i : a.in()[i];
+    if (i < len && (!a.p.subset || a.p.subset[v])) { /* outside the subset: never a column */
+      int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
+      W m = lane ? w_out<W>() : a.p.T[v];
+      for (int64_t p = b + lane; p < e; p += Warp ? 32 : 1) {
+        W t = a.p.T[a.p.colidx[p]];
+        m = t < m ? t : m;
+      }
+      if (Warp)
+        for (int off = 16; off; off >>= 1) {
+          W o = __shfl_xor_sync(0xffffffffu, m, off);
+          m = o < m ? o : m;
+        }
+      m = m == w_in<W>() ? w_out<W>() : m;
+      keep = m != w_out<W>();
+      if (lane == 0) a.p.M[v] = m;
+    }
+    out.push(lane == 0 && keep, v);
+  }
+  out.finish<kWarps>(sm.counts);
+}
+
+/* Decide: OUT if an M in N[v] is OUT, IN if every M in N[v] is T[v]. */
+template <typename W, bool Warp>
+__device__ __forceinline__ void decide_body(const Phase<W> &a, Smem &sm) {
+  List out(sm.slots[threadIdx.x >> 5], a.out(), a.out_n());
+  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
+  const int64_t len = a.all ? a.p.n : (int64_t)*a.in_n();
+  for (int64_t step = Steps<Warp>::first(); step < len; step += Steps<Warp>::stride()) {
+    int64_t i = step + Steps<Warp>::slot();
+    bool undecided = false;
+    int32_t v = -1;
+    if (i < len) {
+      v = a.all ? (int32_t)i : a.in()[i];
+      W t = a.p.T[v];
+      if (t != w_in<W>() && t != w_out<W>()) {
+        int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
+        W mv = a.p.M[v];
+        bool out_ = mv == w_out<W>(), all_min = mv == t;
+        /* Round 0 has no IN vertex, so no column is OUT yet: the first
+         * mismatch settles "undecided" and the scan can stop there. */
+        const bool first_round = a.r == 0;
+        for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round);
+             p += Warp ? 32 : 1) {
+          int32_t u = a.p.colidx[p];
+          if (a.p.subset && !a.p.subset[u]) continue; /* not part of the subgraph */
+          W m = a.p.M[u];
+          out_ = m == w_out<W>();
+          all_min = all_min && m == t;
+        }
+        if (Warp) {
+          out_ = __any_sync(0xffffffffu, out_);
+          all_min = __all_sync(0xffffffffu, all_min);
+        }
+        undecided = !out_ && !all_min;
+        if (lane == 0)
+          a.p.T[v] = out_      ? w_out<W>()
+                     : all_min ? w_in<W>()
+                               : (W)mis2_tuple(a.p.per_round, a.p.seed, a.r + 1, v, a.p.idbits,
+                                               8 * (int)sizeof(W));
+      }
+    }
+    out.push(lane == 0 && undecided, v);
+  }
+  out.finish<kWarps>(sm.counts);
 }
 
 template <typename W> __device__ __forceinline__ void init_body(const Plan<W> &p) {
@@ -204,14 +204,14 @@ template <typename W> __device__ __forceinline__ void finish_body(const Plan<W> 
 
 template <typename W, bool Warp>
 __global__ void __launch_bounds__(kBlock) mis2_column(Plan<W> p, int r) {
-  __shared__ Append::Smem smem;
-  column_body<W, Warp>(phase_of(p, r, true), smem);
+  __shared__ Smem sm;
+  column_body<W, Warp>(Phase<W>(p, r, true), sm);
 }
 
 template <typename W, bool Warp>
 __global__ void __launch_bounds__(kBlock) mis2_decide(Plan<W> p, int r) {
-  __shared__ Append::Smem smem;
-  decide_body<W, Warp>(phase_of(p, r, false), smem);
+  __shared__ Smem sm;
+  decide_body<W, Warp>(Phase<W>(p, r, false), sm);
 }
 
 template <typename W> __global__ void mis2_finish(Plan<W> p) {
@@ -219,17 +219,17 @@ template <typename W> __global__ void mis2_finish(Plan<W> p) {
 }
 
 /* All rounds and the finish in one cooperative launch. */
-template <typename W, bool Warp>
-__global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis2_persistent(Plan<W> p) {
-  __shared__ Append::Smem smem;
+template <typename W, bool Warp, int MinBlocks>
+__global__ void __launch_bounds__(kBlock, MinBlocks) mis2_persistent(Plan<W> p) {
+  __shared__ Smem sm;
   cg::grid_group grid = cg::this_grid();
   init_body(p);
   grid.sync();
   int rounds = -1;
   for (int r = 0; r < p.max_rounds; ++r) {
-    column_body<W, Warp>(phase_of(p, r, true), smem);
+    column_body<W, Warp>(Phase<W>(p, r, true), sm);
     grid.sync();
-    decide_body<W, Warp>(phase_of(p, r, false), smem);
+    decide_body<W, Warp>(Phase<W>(p, r, false), sm);
     grid.sync();
     if (p.cnt[2 * (r + 1)] == 0) { /* no vertex left undecided */
       rounds = r + 1;
@@ -285,8 +285,10 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     p.subset = subset;
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
-    const void *pk =
-        warp ? (const void *)mis2_persistent<W, true> : (const void *)mis2_persistent<W, false>;
+    /* Blocks per SM, measured on an H100 (docs/BENCHMARKS.md): 8 for the warp
+     * mapping; the thread mapping spills at 8 and runs faster at 6. */
+    const void *pk = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm>
+                          : (const void *)mis2_persistent<W, false, kThreadMappingPerSm>;
     int launched = 0;
     st = mis_cuda::launch_persistent(ctx, s, pk, &p, warp ? 32 * n : n, !opt->no_persistent,
                                      &launched);

@@ -12,7 +12,7 @@
  * A vertex's 32-bit status word is either its key (undecided) or a decision
  * stamp below MIS1_DECIDED_LIMIT: stamp = 2*(round+1) + (1 if OUT, 0 if IN).
  * Keys order vertices (smaller wins, ties to the smaller id). With the
- * degree-aware priority the key is (min(deg, 4094), hash) in that order, which
+ * degree-aware priority the key is (min(deg, 4093), hash) in that order, which
  * is the ordering of ECL-MIS's f = d_avg / (d_avg + deg - rand) (papers/
  * ECL-MIS-2018.txt §3) without its 8-bit quantisation: lower degree first,
  * random among equal degrees. The stamp lets a reader tell "decided in an
@@ -21,7 +21,7 @@
  * from the state at its start regardless of thread timing. */
 #define MIS1_DECIDED_LIMIT 0x10000u
 #define MIS1_MAX_ROUNDS    32767
-#define MIS1_DEGREE_CAP    4094u
+#define MIS1_DEGREE_CAP    4093u /* keeps every key below MIS1_KEY_NONE */
 
 /* Key modes: hash only, lower degree first (default), higher degree first. */
 enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2 };

@@ -15,7 +15,6 @@ namespace mis_cuda {
 constexpr int kBlock = 256;
 /* Blocks per SM of the persistent kernels (capped by occupancy). */
 constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
-typedef mispc_block_append<kBlock, 2048> Append;
 
 /* Launches kernel(plan) cooperatively with enough blocks for `work` threads,
  * capped at kPersistentPerSm resident blocks per SM. *launched = 0 (and

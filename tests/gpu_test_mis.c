@@ -1,6 +1,7 @@
 /* MIS on the GPU: bit-identical to the host (membership and rounds) for
  * every priority and ablation switch, valid, greedy-exact, and error paths.
  * Skips without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "mis_test_graphs.h"
 
 static mispc_context *ctx;
@@ -74,6 +75,26 @@ static void test_gpu_equals_host_all_variants(void) {
         if (v == 6) o.no_persistent = 1, o.no_worklist = v & 1;
         compare_backends(specs[i], &o, k);
       }
+}
+
+/* Every MIS-1 group width (MISPC_MIS1_LANES, read at each call) gives the
+ * host's result; the default uses only 1 and 8. */
+static void test_gpu_mis1_lanes_equal_host(void) {
+  const char *g[] = {"gen:grid3d27:20", "gen:kron:14", "gen:laplace3d:30", "gen:elasticity3d:8"};
+  const char *lanes[] = {"1", "2", "4", "8", "16", "32"};
+  for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l) {
+    setenv("MISPC_MIS1_LANES", lanes[l], 1);
+    for (size_t i = 0; i < sizeof g / sizeof *g; ++i)
+      for (int v = 0; v < 3; ++v) {
+        mispc_mis_options o;
+        mispc_mis_options_default(&o);
+        o.seed = (uint64_t)(l + v);
+        o.no_worklist = v == 1;
+        o.no_persistent = v == 2;
+        compare_backends(g[i], &o, 1);
+      }
+  }
+  unsetenv("MISPC_MIS1_LANES");
 }
 
 static void test_gpu_star_and_clique(void) {
@@ -196,6 +217,7 @@ int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_equals_host_all_variants);
+  RUN_TEST(test_gpu_mis1_lanes_equal_host);
   RUN_TEST(test_gpu_star_and_clique);
   RUN_TEST(test_gpu_mis1_equals_greedy);
   RUN_TEST(test_gpu_edge_cases_and_errors);
