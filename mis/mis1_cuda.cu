@@ -121,7 +121,12 @@ __device__ __forceinline__ bool blocks(const Round &a, int32_t u, int64_t v, uin
 }
 
 /* v joins the set: lane 0 of its group stamps it, the group marks its
- * undecided neighbours OUT. */
+ * undecided neighbours OUT. atomicMin does the "if undecided" test: this
+ * round's OUT stamp is below every key and above every earlier stamp, so it
+ * replaces exactly the undecided words. Without a return value it compiles to
+ * a reduction that nothing waits for, where a load, test and store per
+ * neighbour would be a chain of dependent loads (a store may alias the next
+ * load). */
 __device__ __forceinline__ void join(const Round &a, int64_t b, int64_t e, int64_t v, int gl,
                                      int step, Tally &t) {
   uint32_t *status = a.p.status;
@@ -131,9 +136,10 @@ __device__ __forceinline__ void join(const Round &a, int64_t b, int64_t e, int64
     ++t.in;
     t.last = (unsigned)a.r + 1u;
   }
+  const uint32_t out = mis1_stamp(a.r, 1);
   for (int64_t p = b + gl; p < e; p += step) {
     int32_t u = a.p.colidx[p];
-    if (u != v && !mis1_is_decided(status[u])) status[u] = mis1_stamp(a.r, 1);
+    if (u != v) atomicMin(&status[u], out);
   }
 }
 
