@@ -26,6 +26,7 @@ int cmd_bench_gs(int argc, char **argv);
 int cmd_bench_gs(int argc, char **argv) {
   int reps = 10, kinds = 3, verbose = 0;
   double omega = 1.0;
+  mispc_coloring_algo coloring = MISPC_COLORING_MIS;
   const char *specs[64];
   int nspecs = 0;
   for (int a = 2; a < argc; ++a) {
@@ -37,12 +38,21 @@ int cmd_bench_gs(int argc, char **argv) {
       verbose = (int)strlen(s) - 1;
     else if (!strcmp(s, "--omega") && more)
       omega = atof(argv[++a]);
-    else if (!strcmp(s, "--kind") && more) {
+    else if (!strcmp(s, "--coloring") && more) {
+      const char *v = argv[++a];
+      if (strcmp(v, "mis") && strcmp(v, "greedy")) {
+        fprintf(stderr, "mispc bench gs: --coloring takes mis or greedy, not '%s'\n", v);
+        return 2;
+      }
+      coloring = !strcmp(v, "greedy") ? MISPC_COLORING_GREEDY : MISPC_COLORING_MIS;
+    } else if (!strcmp(s, "--kind") && more) {
       const char *v = argv[++a];
       kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : 3;
     } else if (!strcmp(s, "--help")) {
       printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N] "
-             "[-v|-vv]\n"
+             "[--coloring mis|greedy] [-v|-vv]\n"
+             "  --coloring  colors (of rows or clusters): one MIS-1 per color (default) or\n"
+             "              greedy in vertex order (on the host; mispc_coloring_algo)\n"
              "  -vv   also the time of each symbolic setup phase (stderr; synchronizes between "
              "phases)\n");
       return 0;
@@ -98,6 +108,7 @@ int cmd_bench_gs(int argc, char **argv) {
       mispc_gs_options_default(&o);
       o.kind = kind ? MISPC_GS_CLUSTER : MISPC_GS_POINT;
       o.omega = omega;
+      o.coloring.algo = coloring;
       /* host reference: one symmetric sweep */
       mispc_gs *h = NULL;
       mispc_status s = mispc_gs_create(ctx, &o, &h);

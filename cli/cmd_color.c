@@ -7,6 +7,7 @@
 
 static void color_usage(FILE *f) {
   fprintf(f, "usage: mispc color SPEC [options]\n"
+             "  --greedy          greedy in vertex order instead of one MIS-1 per color\n"
              "  --largest-first   higher degree first in every MIS-1 (default: hash order)\n"
              "  --seed S          hash seed (default 0)\n"
              "  --host | --gpu    backend (default: GPU when one is visible)\n"
@@ -26,6 +27,8 @@ int cmd_color(int argc, char **argv) {
     if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
       color_usage(stdout);
       return 0;
+    } else if (!strcmp(s, "--greedy")) {
+      o.algo = MISPC_COLORING_GREEDY;
     } else if (!strcmp(s, "--largest-first")) {
       o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
     } else if (!strcmp(s, "--seed") && more) {

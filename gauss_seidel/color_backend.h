@@ -1,4 +1,4 @@
-/* Internal: the per-backend step of mispc_color (not installed). */
+/* Internal: the per-backend steps of mispc_color (not installed). */
 #ifndef MISPC_COLOR_BACKEND_H
 #define MISPC_COLOR_BACKEND_H
 
@@ -14,6 +14,11 @@ mispc_status color_assign_host(mispc_context *ctx, int64_t n, const uint8_t *in_
                                int32_t *color, uint8_t *left, int64_t *remaining);
 mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
                                int32_t *color, uint8_t *left, int64_t *remaining);
+
+/* MISPC_COLORING_GREEDY: color (n entries, the graph's memory) and the
+ * number of colors. */
+mispc_status color_greedy(mispc_context *ctx, const mispc_csr *graph, int32_t *color,
+                          int32_t *ncolors);
 
 #ifdef __cplusplus
 }

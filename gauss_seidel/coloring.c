@@ -1,5 +1,6 @@
 /* mispc_color: one MIS-1 of the uncolored vertices per color (the same calls
- * on either backend), and mispc_verify_coloring (host). */
+ * on either backend) or greedy in vertex order (coloring_greedy.c), and
+ * mispc_verify_coloring (host). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
       o.mis.priority != MISPC_PRIORITY_DEGREE)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_color: priority must be HASH, LARGEST_DEGREE or DEGREE");
+  if (o.algo != MISPC_COLORING_MIS && o.algo != MISPC_COLORING_GREEDY)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: algo must be MIS or GREEDY");
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   if (!o.mis.skip_validation) {
     MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
@@ -57,6 +60,16 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   mispc_coloring c = {n, 0, NULL, graph->mem};
   uint8_t *left = NULL, *set = NULL;
   mispc_status s = mispc_pool_alloc(ctx, c.mem, (size_t)n * 4 + 4, (void **)&c.color, "colors");
+  if (!s && o.algo == MISPC_COLORING_GREEDY) {
+    s = color_greedy(ctx, graph, c.color, &c.ncolors);
+    mispc_logf(ctx, 2, "greedy coloring: %d colors", c.ncolors);
+    if (s) {
+      mispc_coloring_free(ctx, &c);
+      return s;
+    }
+    *out = c;
+    return MISPC_SUCCESS;
+  }
   if (!s) s = mispc_pool_alloc(ctx, c.mem, (size_t)n + 1, (void **)&left, "uncolored mask");
   if (!s) s = mispc_pool_alloc(ctx, c.mem, (size_t)n + 1, (void **)&set, "MIS-1 membership");
   if (!s && n > 0) {

@@ -19,6 +19,7 @@ typedef struct {
   PetscReal strength_threshold;
   PetscInt block_size; /* 0: the matrix's block size */
   PetscInt seed;
+  mispc_coloring_algo coloring;
   /* setup */
   mispc_context *mctx;
   mispc_gs *gs;
@@ -31,6 +32,7 @@ typedef struct {
 
 static const char *const coarsen_names[] = {"mis2agg", "mis2basic", "MispcCoarsen", "", NULL};
 static const char *const sweep_names[] = {"forward", "backward", "symmetric"};
+static const char *const coloring_names[] = {"mis", "greedy", "MispcColoring", "", NULL};
 
 static const char *prefix_of(const PC_MispcGS *g) {
   return g->kind == MISPC_GS_CLUSTER ? "clustergs" : "mcgs";
@@ -69,7 +71,7 @@ static PetscErrorCode PCDestroy_MispcGS(PC pc) {
 static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOptionsObject) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   char name[64];
-  PetscInt c = (PetscInt)g->coarsen;
+  PetscInt c = (PetscInt)g->coarsen, col = (PetscInt)g->coloring;
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, g->kind == MISPC_GS_CLUSTER
                                                 ? "Cluster multicolor Gauss-Seidel (mispc)"
@@ -85,6 +87,10 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
                              g->backward, &g->backward, NULL));
   PetscCall(PetscOptionsInt(OPT("seed"), "Seed of the hashed priorities", "PCMCGS", g->seed,
                             &g->seed, NULL));
+  PetscCall(PetscOptionsEList(OPT("coloring"),
+                              "Colors: one MIS-1 per color, or greedy in row (cluster) order",
+                              "PCMCGS", coloring_names, 2, coloring_names[col], &col, NULL));
+  g->coloring = (mispc_coloring_algo)col;
   if (g->kind == MISPC_GS_CLUSTER) {
     PetscCall(PetscOptionsEList(OPT("coarsen"), "Clusters: MIS-2 aggregation algorithm",
                                 "PCCLUSTERGS", coarsen_names, 2, coarsen_names[c], &c, NULL));
@@ -127,6 +133,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.omega = g->omega;
     o.clusters = g->coarsen;
     o.coloring.mis.seed = (uint64_t)g->seed;
+    o.coloring.algo = g->coloring;
     o.strength_threshold = g->strength_threshold;
     PetscCall(MatGetBlockSize(A, &bs));
     o.block_size = (int)(g->block_size > 0 ? g->block_size : bs);
@@ -245,9 +252,10 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
   const int sw = g->symmetric ? 2 : g->backward ? 1 : 0;
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "  mispc %s multicolor Gauss-Seidel: %s sweeps, %" PetscInt_FMT
-                                   " per application, omega %g\n",
+                                   " per application, omega %g, %s coloring\n",
                                    g->kind == MISPC_GS_CLUSTER ? "cluster" : "point",
-                                   sweep_names[sw], g->sweeps, (double)g->omega));
+                                   sweep_names[sw], g->sweeps, (double)g->omega,
+                                   coloring_names[g->coloring]));
   if (g->kind == MISPC_GS_CLUSTER)
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "\n",

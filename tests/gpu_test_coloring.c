@@ -12,10 +12,11 @@ static void test_gpu_coloring_equals_host(void) {
     CHECK_OK(ctx, mispc_generate(ctx, specs[i], 2, &H));
     CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
     size_t n = (size_t)H.nrows;
-    for (int largest = 0; largest <= 1; ++largest) {
+    for (int largest = 0; largest <= 2; ++largest) { /* 2: greedy */
       mispc_coloring_options o;
       mispc_coloring_options_default(&o);
-      if (largest) o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
+      if (largest == 1) o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
+      if (largest == 2) o.algo = MISPC_COLORING_GREEDY;
       mispc_coloring hc, dc;
       CHECK_OK(ctx, mispc_color(ctx, &H, &o, &hc));
       CHECK_OK(ctx, mispc_color(ctx, &D, &o, &dc));
@@ -25,7 +26,11 @@ static void test_gpu_coloring_equals_host(void) {
                                  sizeof(int32_t) * n));
       CHECK_MSG(hc.ncolors == dc.ncolors && !memcmp(g, hc.color, sizeof(int32_t) * n),
                 "%s: GPU coloring differs from host", specs[i]);
-      printf("  %-24s %-8s %3d colors\n", specs[i], largest ? "largest" : "hash", dc.ncolors);
+      printf("  %-24s %-8s %3d colors\n", specs[i],
+             largest == 2   ? "greedy"
+             : largest == 1 ? "largest"
+                            : "hash",
+             dc.ncolors);
       free(g);
       mispc_coloring_free(ctx, &hc);
       mispc_coloring_free(ctx, &dc);

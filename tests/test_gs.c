@@ -79,10 +79,15 @@ static void ref_gs(const mispc_csr *A, const int32_t *ord, mispc_gs_sweep sw, in
   }
 }
 
+/* Coloring of every handle and reference below (test_gs_greedy_coloring
+ * re-runs tests with MISPC_COLORING_GREEDY). */
+static mispc_coloring_algo coloring_algo = MISPC_COLORING_MIS;
+
 static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, int sweeps,
                          double omega, const char *what) {
   mispc_gs_options o;
   mispc_gs_options_default(&o);
+  o.coloring.algo = coloring_algo;
   o.kind = kind;
   o.sweep = sw;
   o.sweeps = sweeps;
@@ -247,6 +252,7 @@ static int32_t *visit_order(const mispc_csr *A, mispc_gs_kind kind, int32_t *nco
   key_item *it = malloc(sizeof(key_item) * (size_t)(n + 1));
   mispc_coloring_options co;
   mispc_coloring_options_default(&co);
+  co.algo = coloring_algo;
   mispc_coloring c;
   if (kind == MISPC_GS_POINT) {
     CHECK_OK(ctx, mispc_color(ctx, A, &co, &c));
@@ -760,6 +766,25 @@ static void test_gs_node_clusters(void) {
   mispc_csr_free(ctx, &A);
 }
 
+/* With greedy colors: the sweep still equals sequential GS in color order, lowers
+ * the A-norm error and is symmetric; and it uses fewer colors here. */
+static void test_gs_greedy_coloring(void) {
+  coloring_algo = MISPC_COLORING_GREEDY;
+  test_gs_equals_sequential_in_color_order();
+  test_gs_energy_decreases();
+  test_gs_symmetric_operator();
+  mispc_csr A = gen("gen:laplace3d:12");
+  mispc_gs *g = make_gs(&A, MISPC_GS_POINT, MISPC_GS_SYMMETRIC, 1, 1.0, "greedy laplace3d");
+  mispc_gs_info info;
+  if (g) {
+    CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+    CHECK_MSG(info.ncolors == 2, "greedy point GS on a 7-point grid: %d colors", info.ncolors);
+  }
+  mispc_gs_destroy(ctx, g);
+  mispc_csr_free(ctx, &A);
+  coloring_algo = MISPC_COLORING_MIS;
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gs_node_clusters);
@@ -772,6 +797,7 @@ int main(void) {
   RUN_TEST(test_gs_errors);
   RUN_TEST(test_gs_deterministic_across_threads);
   RUN_TEST(test_gs_sweeps_compose);
+  RUN_TEST(test_gs_greedy_coloring);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -1,4 +1,5 @@
-/* Deterministic distance-1 coloring built on MIS-1 (host and GPU). */
+/* Deterministic distance-1 coloring (host and GPU): one MIS-1 per color, or
+ * greedy in vertex order. */
 #ifndef MISPC_COLORING_H
 #define MISPC_COLORING_H
 
@@ -11,10 +12,25 @@
 extern "C" {
 #endif
 
+typedef enum mispc_coloring_algo {
+  /* Color c is the MIS-1 (mispc_mis1_subset, the given priority) of the
+   * subgraph induced by the vertices without a color yet, so every color
+   * class is a maximal independent set of what was left (default). */
+  MISPC_COLORING_MIS = 0,
+  /* Greedy in vertex order: v takes the smallest color that no neighbour
+   * u < v has. Where the numbering follows a mesh it finds few, even classes
+   * (24 on Elasticity3D_60 against 45 for MIS, 2 on a 7-point Laplacian
+   * against 6). Sequential by definition, O(edges); on a device graph the
+   * pattern is colored on the host and the colors copied back (no GPU
+   * kernel yet). */
+  MISPC_COLORING_GREEDY
+} mispc_coloring_algo;
+
 typedef struct mispc_coloring_options {
   /* Priority of the MIS-1 calls: MISPC_PRIORITY_HASH (default: random order,
    * fixed per seed) or MISPC_PRIORITY_LARGEST_DEGREE (largest degree first). */
   mispc_mis_options mis;
+  mispc_coloring_algo algo; /* default MISPC_COLORING_MIS */
 } mispc_coloring_options;
 
 void mispc_coloring_options_default(mispc_coloring_options *opt);
@@ -28,9 +44,7 @@ typedef struct mispc_coloring {
   mispc_memspace mem;
 } mispc_coloring;
 
-/* Color c is the MIS-1 (mispc_mis1_subset, the given priority) of the
- * subgraph induced by the vertices without a color yet, so every color class
- * is a maximal independent set of what was left; self loops are ignored.
+/* Colors the graph with opt->algo (NULL: defaults); self loops are ignored.
  * Identical on host and GPU, for any thread count. */
 mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
                          const mispc_coloring_options *opt, mispc_coloring *out);
