@@ -35,6 +35,39 @@ mispc_status color_assign_host(mispc_context *ctx, int64_t n, const uint8_t *in_
   return MISPC_SUCCESS;
 }
 
+/* MISPC_COLORING_MIS: color k is the MIS-1 of the vertices left uncolored. */
+static mispc_status color_by_mis(mispc_context *ctx, const mispc_csr *graph,
+                                 const mispc_mis_options *mis, mispc_coloring *c) {
+  const int dev = graph->mem == MISPC_MEM_DEVICE;
+  const int64_t n = graph->nrows;
+  uint8_t *left = NULL, *set = NULL;
+  mispc_status s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&left, "uncolored mask");
+  if (!s) s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&set, "MIS-1 membership");
+  if (!s && n > 0) {
+    /* all vertices start uncolored */
+    uint8_t *ones = (uint8_t *)mispc_host_alloc(ctx, (size_t)n, "mask");
+    if (!ones) s = MISPC_ERR_ALLOC;
+    if (!s) memset(ones, 1, (size_t)n);
+    if (!s) s = mispc_mem_copy(ctx, left, c->mem, ones, MISPC_MEM_HOST, (size_t)n);
+    free(ones);
+  }
+  int64_t remaining = n;
+  while (!s && remaining > 0) {
+    if (c->ncolors == INT32_MAX)
+      s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "mispc_color: too many colors");
+    mispc_mis_result r;
+    if (!s) s = mispc_mis1_subset(ctx, graph, mis, left, set, &r);
+    if (!s)
+      s = dev ? color_assign_cuda(ctx, n, set, c->ncolors, c->color, left, &remaining)
+              : color_assign_host(ctx, n, set, c->ncolors, c->color, left, &remaining);
+    if (!s) ++c->ncolors;
+    mispc_logf(ctx, 2, "color %d: %lld vertices left", c->ncolors, (long long)remaining);
+  }
+  mispc_pool_free(ctx, c->mem, left);
+  mispc_pool_free(ctx, c->mem, set);
+  return s;
+}
+
 mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
                          const mispc_coloring_options *opt, mispc_coloring *out) {
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: output is NULL");
@@ -55,45 +88,11 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
     MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
     o.mis.skip_validation = 1; /* checked once for all MIS-1 calls */
   }
-  const int dev = graph->mem == MISPC_MEM_DEVICE;
-  const int64_t n = graph->nrows;
-  mispc_coloring c = {n, 0, NULL, graph->mem};
-  uint8_t *left = NULL, *set = NULL;
-  mispc_status s = mispc_pool_alloc(ctx, c.mem, (size_t)n * 4 + 4, (void **)&c.color, "colors");
-  if (!s && o.algo == MISPC_COLORING_GREEDY) {
-    s = color_greedy(ctx, graph, c.color, &c.ncolors);
-    mispc_logf(ctx, 2, "greedy coloring: %d colors", c.ncolors);
-    if (s) {
-      mispc_coloring_free(ctx, &c);
-      return s;
-    }
-    *out = c;
-    return MISPC_SUCCESS;
-  }
-  if (!s) s = mispc_pool_alloc(ctx, c.mem, (size_t)n + 1, (void **)&left, "uncolored mask");
-  if (!s) s = mispc_pool_alloc(ctx, c.mem, (size_t)n + 1, (void **)&set, "MIS-1 membership");
-  if (!s && n > 0) {
-    /* all vertices start uncolored */
-    uint8_t *ones = (uint8_t *)mispc_host_alloc(ctx, (size_t)n, "mask");
-    if (!ones) s = MISPC_ERR_ALLOC;
-    if (!s) memset(ones, 1, (size_t)n);
-    if (!s) s = mispc_mem_copy(ctx, left, c.mem, ones, MISPC_MEM_HOST, (size_t)n);
-    free(ones);
-  }
-  int64_t remaining = n;
-  while (!s && remaining > 0) {
-    if (c.ncolors == INT32_MAX)
-      s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "mispc_color: too many colors");
-    mispc_mis_result r;
-    if (!s) s = mispc_mis1_subset(ctx, graph, &o.mis, left, set, &r);
-    if (!s)
-      s = dev ? color_assign_cuda(ctx, n, set, c.ncolors, c.color, left, &remaining)
-              : color_assign_host(ctx, n, set, c.ncolors, c.color, left, &remaining);
-    if (!s) ++c.ncolors;
-    mispc_logf(ctx, 2, "color %d: %lld vertices left", c.ncolors, (long long)remaining);
-  }
-  mispc_pool_free(ctx, c.mem, left);
-  mispc_pool_free(ctx, c.mem, set);
+  mispc_coloring c = {graph->nrows, 0, NULL, graph->mem};
+  mispc_status s = mispc_pool_alloc(ctx, c.mem, (size_t)c.n * 4 + 4, (void **)&c.color, "colors");
+  if (!s)
+    s = o.algo == MISPC_COLORING_GREEDY ? color_greedy(ctx, graph, c.color, &c.ncolors)
+                                        : color_by_mis(ctx, graph, &o.mis, &c);
   if (s) {
     mispc_coloring_free(ctx, &c);
     return s;

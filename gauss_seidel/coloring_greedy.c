@@ -41,5 +41,6 @@ mispc_status color_greedy(mispc_context *ctx, const mispc_csr *graph, int32_t *c
   free(mark);
   mispc_csr_free(ctx, &g);
   if (!s) *ncolors = nc;
+  mispc_logf(ctx, 2, "greedy coloring: %d colors", nc);
   return s;
 }
