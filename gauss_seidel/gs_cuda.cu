@@ -160,75 +160,24 @@ __global__ void __launch_bounds__(kBlock, 6)
   }
 }
 
-/* Cluster GS, first step for one color when the outer entries are not
- * staged: tp_i = b_i minus the entries of row i outside its cluster (prow[i]
- * .. prow[i+1]-1), for rows lo .. hi-1 at once: those x belong to other
- * colors and do not change during this color. */
+/* Cluster GS, the first part of each row's sum for rows lo .. hi-1 of one
+ * color (gs_host.c, update_cluster_row): b_i minus the entries whose x stays
+ * fixed during the cluster's pass, in storage order (forward pout[i] ..
+ * prow[i+1]-1, backward prow[i] .. pup[i]-1), columns in [klo, khi) only, a
+ * group of W lanes a row (SpMV-like over all rows of the color). */
 template <int W>
-__global__ void outer_sums(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
-                           const double *pval, const double *bp, const double *xp, double *tp) {
+__global__ void cluster_sums(int64_t lo, int64_t hi, bool backward, const int64_t *prow,
+                             const int64_t *pout, const int64_t *pup, const int32_t *pcol,
+                             const double *pval, const double *bp, const double *xp, double *tp,
+                             int32_t klo, int32_t khi) {
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
-    const double s =
-        row_chain<W>(bp[i], prow[i], prow[i + 1], pcol, pval, xp, lane, mask, 0, INT32_MAX);
+    const int64_t b = backward ? prow[i] : pout[i], e = backward ? pup[i] : prow[i + 1];
+    const double s = row_chain<W>(bp[i], b, e, pcol, pval, xp, lane, mask, klo, khi);
     if (lane == 0) tp[i] = s;
-  }
-}
-
-/* Cluster GS for clusters too large to stage (sweep_clusters_staged), after
- * outer_sums: a group of W lanes per cluster q (rows pcl[q] .. pcl[q+1]-1,
- * one after another, reversed on a backward sweep) subtracts the inner
- * entries pmid[i] .. pmid[i+1]-1 of row i from s0[i] and updates x_i, entries
- * read from global memory. With smem_rows > 0 the cluster's x lives in
- * shared memory during the sweep (clusters of at most smem_rows rows); lane 0
- * writes x_i and __syncwarp on the group's mask orders that write before the
- * next row's loads. */
-template <int W>
-__global__ void sweep_clusters(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
-                               const int64_t *pmid, const int32_t *pcol, const double *pval,
-                               const double *pdiag, double omega, const double *s0, double *xp,
-                               int smem_rows, PassIO pio) {
-  extern __shared__ double smem[];
-  const int32_t *perm = pio.perm;
-  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  const int lane = threadIdx.x & (W - 1);
-  const unsigned mask = group_mask<W>();
-  double *xs = smem + (size_t)(threadIdx.x / W) * smem_rows;
-  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
-  for (int64_t q = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < hi;
-       q += ngroups) {
-    const int64_t r0 = pcl[q], nr = pcl[q + 1] - r0;
-    double *x = xp + r0;
-    if (smem_rows) {
-      for (int64_t k = lane; k < nr; k += W) xs[k] = xp[r0 + k];
-      __syncwarp(mask);
-      x = xs;
-    }
-    for (int64_t r = 0; r < nr; ++r) {
-      const int64_t i = backward ? r0 + nr - 1 - r : r0 + r, b = pmid[i];
-      const int len = (int)(pmid[i + 1] - b);
-      double s = s0[i];
-      for (int c0 = 0; c0 < len; c0 += 32)
-        s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
-                        t += c0;
-                        return t < len ? __dmul_rn(pval[b + t], x[pcol[b + t] - r0]) : 0.0;
-                      }));
-      if (lane == 0) {
-        x[i - r0] = __dadd_rn(x[i - r0], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
-        if (x_out && !smem_rows) x_out[perm[i]] = x[i - r0];
-      }
-      __syncwarp(mask);
-    }
-    if (smem_rows) {
-      for (int64_t k = lane; k < nr; k += W) {
-        xp[r0 + k] = xs[k];
-        if (x_out) x_out[perm[r0 + k]] = xs[k];
-      }
-      __syncwarp(mask);
-    }
   }
 }
 
@@ -241,143 +190,111 @@ __device__ __forceinline__ int warp_max(int v) {
 #endif
 }
 
-/* Shared memory of one warp of sweep_clusters_staged: a batch of at most R
- * rows, Zi inner and Zo outer entries (Zo = 0: outer sums from outer_sums). */
-__host__ __device__ inline size_t staged_bytes(int64_t R, int64_t Zi, int64_t Zo) {
-  return (8 * (3 * R + Zi + Zo) + 4 * (2 * (R + 1) + Zo) + 2 * Zi + 7) / 8 * 8;
+/* How cluster GS runs a color (gs->cluster_mode). */
+enum {
+  GS_CHAIN_STAGED = 0, /* each cluster staged in shared memory */
+  GS_CHAIN_GLOBAL = 1, /* the chain read from global memory (clusters too large to stage) */
+};
+
+/* Chain entries a lane takes of one pivot before the loop for longer ones */
+constexpr int kChainPerLane = 2;
+
+/* Shared bytes of one group of cluster_chain staging up to `rows` rows and
+ * `entries` chain entries: per row the sum, old x, diagonal and chain
+ * offset, per entry its row and value. */
+__host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entries) {
+  return ((size_t)rows * 28 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
 }
 
-/* Copies n entries from pcol/pval + src into shared memory, a warp with
- * eight loads in flight per lane (the latency of one load, not of n / 32).
- * Columns are stored minus `shift`, as T. */
-template <typename T>
-__device__ __forceinline__ void stage_entries(int n, int64_t src, const int32_t *pcol,
-                                              const double *pval, int32_t shift, T *cs, double *vs,
-                                              int wl) {
-  constexpr int U = 8;
-  for (int t0 = wl; t0 < n; t0 += 32 * U) {
-    int32_t c[U];
-    double v[U];
-#pragma unroll
-    for (int j = 0; j < U; ++j) {
-      const int t = t0 + 32 * j;
-      if (t < n) {
-        c[j] = pcol[src + t];
-        v[j] = pval[src + t];
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < U; ++j) {
-      const int t = t0 + 32 * j;
-      if (t < n) {
-        cs[t] = (T)(c[j] - shift);
-        vs[t] = v[j];
-      }
-    }
-  }
-}
-
-/* Cluster GS for one color (clusters lo .. hi-1), a warp per batch of 32 / W
- * consecutive clusters and a group of W lanes per cluster. The whole warp
- * first copies the batch into shared memory with coalesced loads: x, the
- * diagonal, s0 (the outer sums, or b when they are formed here), row offsets
- * and the batch's inner entries (contiguous in the copy; columns local to the
- * batch, 16 bits) and, with Zo > 0, its outer entries. With Zo > 0 it then
- * forms the outer sums, a lane per row in storage order (x of other colors
- * from global memory); zero_x (every x is 0: the first color from x = 0)
- * skips them. Then each group updates its rows one after another from
- * shared memory only, reversed on a backward sweep: a row costs its
- * arithmetic chain, not dependent memory round trips. The groups of a warp
- * move in lockstep (loops to the warp's largest trip count, finished groups
- * idle): groups with their own loops and partial-mask shuffles diverge, and
- * a diverged warp runs one group at a time. Same arithmetic as gs_host.c:
- * outer entries in storage order, then inner ones in storage order. */
-template <int W>
-__global__ void sweep_clusters_staged(int64_t lo, int64_t hi, const int64_t *pcl, bool backward,
-                                      const int64_t *prow, const int64_t *pmid, const int32_t *pcol,
-                                      const double *pval, const double *pdiag, double omega,
-                                      const double *s0, double *xp, int R, int Zi, int Zo,
-                                      bool zero_x, PassIO pio) {
+/* Cluster GS for one color (clusters lo .. hi-1), after cluster_sums: a
+ * group of W lanes a cluster, 32 / W clusters a warp, moving in lockstep
+ * (loops to the warp's largest cluster: groups with loops of their own
+ * would diverge, and a diverged warp runs one group at a time). Staged: the
+ * group first copies its cluster into shared memory with coalesced loads
+ * (sums from tp, old x, diagonal, the chain: offsets, rows and values);
+ * otherwise all of it is read from global memory (s in tp). Then it
+ * updates its rows one after another (reversed backward): x_j = x_j + omega
+ * s_j / a_jj, and x_j goes at once into the sums of the rows after it,
+ * s_k -= a_kj x_j, a lane per k (right-looking, as a supernodal triangular
+ * solve does). A row then costs one division and one multiply-subtract on
+ * the critical path instead of a reduction over its inner entries.
+ * Subtractions reach each s_k in the host's order (rows before k increasing
+ * forward, after k decreasing backward), so x is the host's bit for bit. */
+template <int W, bool Staged>
+__global__ void __launch_bounds__(kBlock)
+    cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, bool backward, const int64_t *cptr,
+                  const int32_t *ccol, const double *cval, const double *pdiag, double omega,
+                  double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio) {
+  constexpr int E = kChainPerLane, G = 32 / W;
   extern __shared__ double smem[];
-  const int32_t *perm = pio.perm;
-  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  constexpr int G = 32 / W;
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
-  char *base = (char *)smem + (size_t)(threadIdx.x / 32) * staged_bytes(R, Zi, Zo);
-  double *xs = (double *)base, *ts = xs + R, *ds = ts + R, *vi = ds + R, *vo = vi + Zi;
-  int *ip = (int *)(vo + Zo), *op = ip + R + 1, *co = op + R + 1;
-  uint16_t *ci = (uint16_t *)(co + Zo);
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
+  double *ss = (double *)((char *)smem +
+                          (size_t)(threadIdx.x / W) * chain_group_bytes(smem_rows, smem_entries));
+  double *sx = ss + smem_rows, *sd = sx + smem_rows, *sv = sd + smem_rows;
+  int *sp = (int *)(sv + smem_entries), *sc = sp + smem_rows + 1;
   for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
        q0 += nwarps * G) {
-    const int64_t qe = min(q0 + (int64_t)G, hi), r0 = pcl[q0];
-    const int nrb = (int)(pcl[qe] - r0);
-    const int64_t i0 = pmid[r0], o0 = prow[r0];
-    const int nib = (int)(pmid[r0 + nrb] - i0), nob = Zo ? (int)(prow[r0 + nrb] - o0) : 0;
-    for (int k = wl; k < nrb; k += 32) {
-      const int64_t i = r0 + k;
-      xs[k] = xp[i];
-      ts[k] = s0[i];
-      ds[k] = pdiag[i];
-      ip[k] = (int)(pmid[i] - i0);
-      if (Zo) op[k] = (int)(prow[i] - o0);
-    }
-    if (wl == 0) ip[nrb] = nib, op[nrb] = nob;
-    stage_entries<uint16_t>(nib, i0, pcol, pval, (int32_t)r0, ci, vi, wl);
-    if (Zo && !zero_x) stage_entries<int>(nob, o0, pcol, pval, 0, co, vo, wl);
-    __syncwarp();
     const int64_t q = q0 + group;
-    const int k0 = q < qe ? (int)(pcl[q] - r0) : 0, nr = q < qe ? (int)(pcl[q + 1] - pcl[q]) : 0;
+    const int64_t r0 = q < hi ? pcl[q] : 0;
+    const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
+    const int64_t c0 = cptr[r0];
+    const int nc = (int)(cptr[r0 + nr] - c0);
+    double *s = Staged ? ss : tp + r0;
+    for (int k = lane; k < nr; k += W) {
+      const int64_t i = r0 + k;
+      if (Staged) {
+        s[k] = tp[i];
+        sx[k] = xp[i];
+        sd[k] = pdiag[i];
+        sp[k] = (int)(cptr[i] - c0);
+      }
+    }
+    if (Staged) {
+      if (lane == 0) sp[nr] = nc;
+      for (int t = lane; t < nc; t += W) {
+        sc[t] = ccol[c0 + t] - (int)r0;
+        sv[t] = cval[c0 + t];
+      }
+    }
+    __syncwarp();
     const int nr_max = warp_max(nr);
-    if (Zo && !zero_x) {
-      for (int k = k0 + lane; k < k0 + nr; k += W) {
-        double s = ts[k];
-        const int e = op[k + 1];
-#pragma unroll 4
-        for (int t = op[k]; t < e; ++t) s = __dsub_rn(s, __dmul_rn(vo[t], xp[co[t]]));
-        ts[k] = s;
+    for (int r = 0; r < nr_max; ++r) {
+      const bool on = r < nr;
+      const int k = backward ? nr - 1 - r : r;
+      int b = 0, len = 0;
+      if (on) {
+        b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
+        len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
+      }
+      /* the lane's entries and their sums, ahead of x_j */
+      int kk[E];
+      double a[E], sk[E];
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        const int t = lane + W * e;
+        kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
+        a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
+        sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
+      }
+      if (on) {
+        const double xo = Staged ? sx[k] : xp[r0 + k], d = Staged ? sd[k] : pdiag[r0 + k];
+        const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+          if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
+        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
+          const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
+          s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
+        }
+        if (lane == 0) {
+          xp[r0 + k] = xj;
+          if (x_out) x_out[pio.perm[r0 + k]] = xj;
+        }
       }
       __syncwarp();
     }
-    /* the group's rows one after another (batch-local index k) */
-    for (int r = 0; r < nr_max; ++r) {
-      const int k = r < nr ? k0 + (backward ? nr - 1 - r : r) : -1;
-      const int b = k >= 0 ? ip[k] : 0, len = k >= 0 ? ip[k + 1] - b : 0;
-      const int len_max = warp_max(len);
-      double s = k >= 0 ? ts[k] : 0.0;
-      for (int c0 = 0; c0 < len_max; c0 += 32) /* shorter rows subtract +0.0: exact */
-        s = __dsub_rn(s, chunk_sum<W>(lane, ~0u, [&](int t) {
-                        t += c0;
-                        return t < len ? __dmul_rn(vi[b + t], xs[ci[b + t]]) : 0.0;
-                      }));
-      if (k >= 0 && lane == 0) xs[k] = __dadd_rn(xs[k], __ddiv_rn(__dmul_rn(omega, s), ds[k]));
-      __syncwarp();
-    }
-    for (int t = wl; t < nrb; t += 32) {
-      xp[r0 + t] = xs[t];
-      if (x_out) x_out[perm[r0 + t]] = xs[t];
-    }
-    __syncwarp();
-  }
-}
-
-/* r[0..2] = the most rows, inner and outer entries of any g consecutive
- * clusters among lo .. hi-1 (one color; a bound on every batch of
- * sweep_clusters_staged) */
-__global__ void batch_sizes(int64_t lo, int64_t hi, int g, const int64_t *pcl, const int64_t *prow,
-                            const int64_t *pmid, unsigned long long *r) {
-  unsigned long long m[3] = {0, 0, 0};
-  for (int64_t q = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < hi;
-       q += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t a = pcl[q], b = pcl[q + g < hi ? q + g : hi];
-    const unsigned long long z[3] = {(unsigned long long)(b - a),
-                                     (unsigned long long)(pmid[b] - pmid[a]),
-                                     (unsigned long long)(prow[b] - prow[a])};
-    for (int j = 0; j < 3; ++j) m[j] = z[j] > m[j] ? z[j] : m[j];
-  }
-  for (int j = 0; j < 3; ++j) {
-    const unsigned long long b = mispc_block_max<kBlock>(m[j]);
-    if (threadIdx.x == 0 && b) atomicMax(&r[j], b);
   }
 }
 
@@ -398,55 +315,85 @@ __global__ void cluster_perm(int64_t nc, const int32_t *order, const int64_t *cl
   }
 }
 
-/* A warp per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, and
- * the row's length into prow[q] or, for cluster GS (row_cluster given), the
- * number of its entries outside its cluster into prow[q] and inside into
- * pmid[q] (both scanned and pmid offset afterwards). */
+/* Which part of row i of the copy an entry (column j) goes to: cluster GS
+ * 0 lower (earlier row of the cluster), 1 outside the cluster or the
+ * diagonal, 2 upper (later row of the cluster); point GS all 1. Rows of a
+ * cluster are in increasing order, so "earlier" is j < i. */
+__device__ __forceinline__ int row_part(const int32_t *row_cluster, int32_t c, int32_t i,
+                                        int32_t j) {
+  return !row_cluster || j == i || row_cluster[j] != c ? 1 : j < i ? 0 : 2;
+}
+
+/* A warp per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, the
+ * row's length into prow[q] and, for cluster GS (row_cluster given), the
+ * number of its lower entries into bptr[q] and of its upper ones into
+ * fptr[q] (all three scanned afterwards). */
 __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
                                    const int32_t *colidx, const int32_t *row_cluster,
-                                   int32_t *iperm, int64_t *prow, int64_t *pmid) {
+                                   int32_t *iperm, int64_t *prow, int64_t *bptr, int64_t *fptr) {
   const int lane = threadIdx.x & 31;
   for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q <= n;
        q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     if (q == n) {
       if (lane == 0) prow[n] = 0;
-      if (lane == 0 && row_cluster) pmid[n] = 0;
+      if (lane == 0 && row_cluster) bptr[n] = fptr[n] = 0;
       continue;
     }
     const int32_t i = perm[q];
     const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
-    if (lane == 0) iperm[i] = (int32_t)q;
-    if (!row_cluster) {
-      if (lane == 0) prow[q] = len;
-      continue;
-    }
+    if (lane == 0) iperm[i] = (int32_t)q, prow[q] = len;
+    if (!row_cluster) continue;
     const int32_t c = row_cluster[i];
-    int64_t outer = 0;
+    int64_t lower = 0, upper = 0;
     for (int64_t k0 = 0; k0 < len; k0 += 32) {
       const int64_t k = k0 + lane;
-      outer += __popc(__ballot_sync(~0u, k < len && row_cluster[colidx[src + k]] != c));
+      const int part = k < len ? row_part(row_cluster, c, i, colidx[src + k]) : 1;
+      lower += __popc(__ballot_sync(~0u, part == 0));
+      upper += __popc(__ballot_sync(~0u, part == 2));
     }
-    if (lane == 0) prow[q] = outer, pmid[q] = len - outer;
+    if (lane == 0) bptr[q] = lower, fptr[q] = upper;
   }
 }
 
-/* The inner part follows all outer entries: pmid[q] += prow[n], q <= n. */
-__global__ void add_offsets(int64_t n, const int64_t *prow, int64_t *pmid) {
-  const int64_t outer = prow[n];
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= n;
-       q += (int64_t)gridDim.x * blockDim.x)
-    pmid[q] += outer;
+/* pout[q] and pup[q]: where row q's middle and upper parts start. */
+__global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *bptr,
+                             const int64_t *fptr, int64_t *pout, int64_t *pup) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    pout[q] = prow[q] + (bptr[q + 1] - bptr[q]);
+    pup[q] = prow[q + 1] - (fptr[q + 1] - fptr[q]);
+  }
 }
 
+/* a_ij of A (sorted rows; the pattern is symmetric, so it exists) */
+__device__ __forceinline__ double entry(const int64_t *rowptr, const int32_t *colidx,
+                                        const double *val, int32_t i, int32_t j) {
+  int64_t lo = rowptr[i], hi = rowptr[i + 1];
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (colidx[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return val[lo];
+}
+
+/* The copy, pattern (col given) or values (val given). */
+struct CopyOut {
+  const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pout .. bptr: cluster only */
+  int32_t *pcol, *fcol, *bcol;                    /* pattern */
+  double *pval, *fval, *bval, *pdiag;             /* numeric */
+};
+
 /* A warp per row q: row perm[q] of A into row q of the copy, renumbered
- * columns (pattern) or values and diagonal (numeric). Cluster GS (row_cluster
- * given) puts the entries outside the row's cluster at prow[q] and those
- * inside at pmid[q], each part in storage order: a stable partition by
- * ballots. */
+ * columns (pattern) or values and diagonal (numeric), in parts (row_part)
+ * each in storage order: a stable partition by ballots. Cluster GS also
+ * puts row q's lower entries into its backward chain and the upper ones
+ * into its forward chain, with the transposed values a_kq. */
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const double *val,
-                          const double *diag, const int32_t *row_cluster, const int64_t *prow,
-                          const int64_t *pmid, int32_t *pcol, double *pval, double *pdiag) {
+                          const double *diag, const int32_t *row_cluster, CopyOut o) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1u;
   for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q < n;
@@ -454,20 +401,35 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
     const int32_t i = perm[q];
     const int32_t c = row_cluster ? row_cluster[i] : 0;
     const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
-    int64_t out = prow[q], in = row_cluster ? pmid[q] : prow[q + 1];
+    /* where the next entry of each part goes (lower, middle, upper), and of
+     * the backward (lower) and forward (upper) chains; scalars, not arrays
+     * indexed by part, which would live in local memory */
+    int64_t at0 = o.prow[q], at1 = row_cluster ? o.pout[q] : o.prow[q],
+            at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
+    int64_t cb = row_cluster ? o.bptr[q] : 0, cf = row_cluster ? o.fptr[q] : 0;
     for (int64_t k0 = 0; k0 < len; k0 += 32) {
       const int64_t k = k0 + lane;
       const bool valid = k < len;
       const int32_t j = valid ? colidx[src + k] : 0;
-      const bool inner = valid && row_cluster && row_cluster[j] == c;
-      const unsigned bo = __ballot_sync(~0u, valid && !inner), bi = __ballot_sync(~0u, inner);
-      const int64_t d = inner ? in + __popc(bi & below) : out + __popc(bo & below);
-      if (valid && pcol) pcol[d] = iperm[j];
-      if (valid && pval) pval[d] = val[src + k];
-      out += __popc(bo);
-      in += __popc(bi);
+      const int part = valid ? row_part(row_cluster, c, i, j) : -1;
+      const unsigned b0 = __ballot_sync(~0u, part == 0), b1 = __ballot_sync(~0u, part == 1),
+                     b2 = __ballot_sync(~0u, part == 2);
+      if (valid) {
+        const unsigned mine = part == 0 ? b0 : part == 1 ? b1 : b2;
+        const int rank = __popc(mine & below);
+        const int64_t d = (part == 0 ? at0 : part == 1 ? at1 : at2) + rank;
+        if (o.pcol) o.pcol[d] = iperm[j];
+        if (o.pval) o.pval[d] = val[src + k];
+        if (part != 1) {
+          const int64_t dc = (part == 0 ? cb : cf) + rank;
+          if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
+          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = entry(rowptr, colidx, val, j, i);
+        }
+      }
+      at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
+      cb += __popc(b0), cf += __popc(b2);
     }
-    if (pdiag && lane == 0) pdiag[q] = diag[i];
+    if (o.pdiag && lane == 0) o.pdiag[q] = diag[i];
   }
 }
 
@@ -643,24 +605,14 @@ static mispc_status exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v
   return MISPC_SUCCESS;
 }
 
-/* How cluster GS runs a color (gs->cluster_mode). */
-enum {
-  GS_CLUSTERS_STAGED_OUTER = 0, /* sweep_clusters_staged forms the outer sums too */
-  GS_CLUSTERS_STAGED = 1,       /* outer_sums, then sweep_clusters_staged */
-  GS_CLUSTERS_GLOBAL = 2        /* outer_sums, then sweep_clusters (batches too large) */
-};
-/* Batches with their outer entries up to this many bytes a warp form their
- * outer sums in the cluster kernel (one launch a color); larger ones use an
- * outer_sums launch, SpMV-like over all rows of the color. */
-constexpr size_t kStagedOuterBytes = 24 * 1024;
 constexpr size_t kDefaultSmem = 48 * 1024;
 
-/* Lanes per row (point) or per cluster: the power of two at or above the
- * mean length of what a group reads at once (1 .. 32): point GS a lane per
- * 16 entries of a row, at most 8; cluster GS the mean number of inner
- * entries a row, since the rows of a cluster are sequential and each wants
- * its inner entries at once. MISPC_GS_LANES=1|2|4|8|16|32 from the
- * environment overrides it (tuning). Same arithmetic for every choice. */
+/* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
+ * a lane per 16 entries of a row, at most 8; cluster GS the power of two at
+ * or above the mean number of entries of a row's chain (the rows after it
+ * in its cluster: each lane of a group then takes one or two of a pivot's
+ * entries). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
+ * (tuning). Same arithmetic for every choice. */
 static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const char *e = getenv("MISPC_GS_LANES");
   const int v = e ? atoi(e) : 0;
@@ -676,56 +628,52 @@ static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   return w;
 }
 
-/* Batch sizes of sweep_clusters_staged and the cluster mode; MISPC_GS_OUTER=
- * staged|split|global from the environment forces a mode where it fits
- * (tuning; the arithmetic is the same in every mode). */
-static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s) {
-  const int32_t nco = gs->ncolors;
-  int64_t outer = 0;
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&outer, gs->prow + gs->n, 8, cudaMemcpyDeviceToHost, s));
-  MISPC_TRY(mispc_sync(ctx, s, "cluster entries"));
-  gs->lanes = gs_lanes_per_row(gs, gs->n ? (double)(gs->nnz - outer) / (double)gs->n : 1.0);
-  gs->color_batch = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * 3 * (size_t)nco, "batches");
-  if (!gs->color_batch) return MISPC_ERR_ALLOC;
-  unsigned long long *dm = NULL;
-  MISPC_TRY(mispc_scratch_alloc(ctx, 24 * (size_t)nco, (void **)&dm, "cluster batch sizes"));
-  cudaMemsetAsync(dm, 0, 24 * (size_t)nco, s);
-  for (int32_t c = 0; c < nco; ++c) {
-    const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-    if (hi > lo)
-      batch_sizes<<<mispc_device_grid(ctx, hi - lo, kBlock), kBlock, 0, s>>>(
-          lo, hi, 32 / gs->lanes, gs->pcl, gs->prow, gs->pmid, dm + 3 * c);
+namespace {
+/* *r = the most chain entries of any cluster */
+__global__ void chain_max(int64_t nc, const int64_t *pcl, const int64_t *cptr,
+                          unsigned long long *r) {
+  unsigned long long m = 0;
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const unsigned long long z = (unsigned long long)(cptr[pcl[q + 1]] - cptr[pcl[q]]);
+    m = z > m ? z : m;
   }
-  cudaMemcpyAsync(gs->color_batch, dm, 24 * (size_t)nco, cudaMemcpyDeviceToHost, s);
-  mispc_status st = mispc_sync(ctx, s, "cluster batch sizes");
+  m = mispc_block_max<kBlock>(m);
+  if (threadIdx.x == 0 && m) atomicMax(r, m);
+}
+} // namespace
+
+/* Lanes and mode of the cluster chains: staged in shared memory unless a
+ * cluster does not fit, or MISPC_GS_CHAIN=global from the environment
+ * (tests and measurements; the arithmetic is the same). */
+static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s) {
+  int64_t forward = 0;
+  unsigned long long *dm = NULL, most = 0;
+  MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&dm, "cluster chains"));
+  cudaMemsetAsync(dm, 0, 8, s);
+  chain_max<<<mispc_device_grid(ctx, gs->nclusters, kBlock), kBlock, 0, s>>>(gs->nclusters, gs->pcl,
+                                                                             gs->fptr, dm);
+  cudaMemcpyAsync(&most, dm, 8, cudaMemcpyDeviceToHost, s);
+  cudaMemcpyAsync(&forward, gs->fptr + gs->n, 8, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, "cluster chains");
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
-  gs->batch_rows = gs->batch_inner = gs->batch_outer = 0;
-  for (int32_t c = 0; c < nco; ++c) {
-    const int64_t *m = gs->color_batch + 3 * c;
-    gs->batch_rows = m[0] > gs->batch_rows ? m[0] : gs->batch_rows;
-    gs->batch_inner = m[1] > gs->batch_inner ? m[1] : gs->batch_inner;
-    gs->batch_outer = m[2] > gs->batch_outer ? m[2] : gs->batch_outer;
-  }
+  gs->lanes = gs_lanes_per_row(gs, gs->n ? (double)forward / (double)gs->n : 1.0);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const size_t with_outer = staged_bytes(gs->batch_rows, gs->batch_inner, gs->batch_outer);
-  const size_t inner_only = staged_bytes(gs->batch_rows, gs->batch_inner, 0);
-  const bool fits = gs->batch_rows < 65536 && gs->batch_inner + gs->batch_outer < INT32_MAX;
-  const char *e = getenv("MISPC_GS_OUTER");
-  if (fits && with_outer <= (e && !strcmp(e, "staged") ? (size_t)optin : kStagedOuterBytes) &&
-      !(e && (!strcmp(e, "split") || !strcmp(e, "global"))))
-    gs->cluster_mode = GS_CLUSTERS_STAGED_OUTER;
-  else if (fits && inner_only <= (size_t)optin && !(e && !strcmp(e, "global")))
-    gs->cluster_mode = GS_CLUSTERS_STAGED;
-  else
-    gs->cluster_mode = GS_CLUSTERS_GLOBAL;
+  const size_t warp_bytes =
+      (size_t)(32 / gs->lanes) * chain_group_bytes(gs->max_cluster, (int64_t)most);
+  const char *e = getenv("MISPC_GS_CHAIN");
+  gs->cluster_mode = e && !strcmp(e, "global") ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
+  if (warp_bytes > (size_t)optin || most >= INT32_MAX / 4) gs->cluster_mode = GS_CHAIN_GLOBAL;
+  const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
+  gs->smem_rows = staged ? (int)gs->max_cluster : 0;
+  gs->smem_entries = staged ? (int)most : 0;
   mispc_logf(ctx, 2,
-             "gs cluster batches of %d: at most %lld rows, %lld inner and %lld outer entries; "
-             "mode %d",
-             32 / gs->lanes, (long long)gs->batch_rows, (long long)gs->batch_inner,
-             (long long)gs->batch_outer, gs->cluster_mode);
+             "gs cluster chains: %d lanes a cluster, mode %d, clusters of up to %lld rows and "
+             "%llu chain entries",
+             gs->lanes, gs->cluster_mode, (long long)gs->max_cluster, most);
   return MISPC_SUCCESS;
 }
 
@@ -736,7 +684,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const int64_t n = gs->n, nnz = gs->nnz;
   const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const mispc_memspace d = MISPC_MEM_DEVICE;
-  /* cluster GS: from the inner entries, once they are counted (choose_cluster_mode) */
+  /* cluster GS: from the chain entries, once they are counted (choose_cluster_mode) */
   gs->lanes = cluster ? 0 : gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0);
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->iperm, "sweep order"));
@@ -764,24 +712,39 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     if (nc > 0)
       cluster_perm<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(
           nc, gs->order, gs->cl_ptr, gs->cl_rows, gs->pcl, gs->perm);
-    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pmid, "inner entries"));
-    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "outer sums"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pout, "row parts"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pup, "row parts"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->fptr, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->bptr, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "fixed sums"));
   } else if (n > 0) {
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
-      n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->pmid);
+      n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
   if (rc) {
-    MISPC_TRY(exclusive_sum(ctx, s, gs->pmid, n + 1));
-    add_offsets<<<mispc_device_grid(ctx, n + 1, kBlock), kBlock, 0, s>>>(n, gs->prow, gs->pmid);
+    MISPC_TRY(exclusive_sum(ctx, s, gs->bptr, n + 1));
+    MISPC_TRY(exclusive_sum(ctx, s, gs->fptr, n + 1));
+    if (n > 0)
+      part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
+          n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
+    int64_t chain = 0; /* entries of each chain: as many forward as backward (symmetric) */
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
+    MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fcol, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->bcol, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->bval, "chains"));
   }
-  if (n > 0)
+  if (n > 0) {
+    CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pcol,
+                 gs->fcol, gs->bcol, NULL,    NULL,     NULL,     NULL};
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
-        n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, gs->prow, gs->pmid, gs->pcol,
-        NULL, NULL);
+        n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
+  }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s));
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
@@ -791,11 +754,13 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
                                                const mispc_csr *A) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  if (gs->n > 0)
+  if (gs->n > 0) {
+    CopyOut o = {gs->prow, gs->pout, gs->pup,  gs->fptr, gs->bptr, NULL,
+                 NULL,     NULL,     gs->pval, gs->fval, gs->bval, gs->pdiag};
     copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
         gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
-        gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, gs->prow, gs->pmid, NULL,
-        gs->pval, gs->pdiag);
+        gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o);
+  }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   /* synchronous: a caller may change the context's stream before the first
    * apply (the PETSc plugin follows PETSc's current stream), and a copy left
@@ -803,32 +768,35 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   return mispc_sync(ctx, s, "Gauss-Seidel values");
 }
 
-/* Shared bytes a warp of sweep_clusters_staged needs for color c (all
- * colors: c < 0) */
-static size_t staged_color_bytes(const mispc_gs *gs, int32_t c) {
-  const bool outer = gs->cluster_mode == GS_CLUSTERS_STAGED_OUTER;
-  const int64_t *m = gs->color_batch + 3 * c;
-  return c < 0 ? staged_bytes(gs->batch_rows, gs->batch_inner, outer ? gs->batch_outer : 0)
-               : staged_bytes(m[0], m[1], outer ? m[2] : 0);
+/* Threads a block of cluster_chain: two warps, so that a color of few
+ * clusters spreads over the SMs (each warp runs a chain of dependent steps
+ * and wants an issue slot at once), or one where their shared memory would
+ * pass the default 48 KiB (it then opts in to more). */
+static int chain_block(const mispc_gs *gs, size_t *smem) {
+  const size_t warp = (size_t)(32 / gs->lanes) * chain_group_bytes(gs->smem_rows, gs->smem_entries);
+  const int warps = 2 * warp <= kDefaultSmem ? 2 : 1;
+  *smem = gs->smem_rows ? warp * (size_t)warps : 0;
+  return 32 * warps;
 }
 
-/* Above the default 48 KiB a block (then one warp) opts in to more. */
-template <int W> static mispc_status staged_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
-  const size_t most = staged_color_bytes(gs, -1);
-  if (most > kDefaultSmem)
+template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
+  size_t smem = 0;
+  chain_block(gs, &smem);
+  if (smem > kDefaultSmem)
     MISPC_CUDA_TRY(ctx,
-                   cudaFuncSetAttribute(sweep_clusters_staged<W>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
+                   cudaFuncSetAttribute(cluster_chain<W, true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   return MISPC_SUCCESS;
 }
 
-/* One color of a sweep. Point GS: a group per row. Cluster GS: the outer
- * sums of the color's rows (unless staged or all x are 0), then a group per
- * cluster (it uses only x_out of PassIO: its vectors are gathered before
- * the first pass). */
+/* One color of a sweep. Point GS: a group per row. Cluster GS: the fixed
+ * part of the sums, SpMV-like over the color's rows, then the chains, a
+ * group per cluster (forming the sums inside the chain kernel, a lane per
+ * row, was slower: Laplace3D_100 0.73 against 0.43 ms an SGS sweep).
+ * A pass from x = 0 reads only columns it has updated (pio.klo .. khi). */
 template <int W>
 static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
-                         bool backward, int smem_rows, bool zero_x, PassIO pio) {
+                         bool backward, bool zero_x, PassIO pio) {
   const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
   if (gs->opt.kind != MISPC_GS_CLUSTER) {
     if (pio.first_b) { /* rows the pass has updated: earlier colors */
@@ -839,32 +807,25 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
         lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->bp, gs->xp, pio);
     return;
   }
-  const bool staged_outer = gs->cluster_mode == GS_CLUSTERS_STAGED_OUTER;
-  if (!staged_outer && !zero_x) {
-    const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
-    /* outer sums are SpMV-like: at most 8 lanes a row keep more rows in flight */
-    constexpr int WO = W < 8 ? W : 8;
-    outer_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
-        rlo, rhi, gs->prow, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp);
+  const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
+  if (zero_x) { /* x = 0 but for the colors this pass has updated */
+    pio.klo = (int32_t)(backward ? rhi : 0);
+    pio.khi = (int32_t)(backward ? gs->n : rlo);
   }
-  const double *s0 = staged_outer || zero_x ? gs->bp : gs->tp;
-  if (gs->cluster_mode == GS_CLUSTERS_GLOBAL) {
-    const size_t smem = smem_rows ? (size_t)(kBlock / W) * (size_t)smem_rows * 8 : 0;
-    sweep_clusters<W>
-        <<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, smem, s>>>(
-            lo, hi, gs->pcl, backward, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, s0,
-            gs->xp, smem_rows, pio);
-    return;
-  }
-  /* as many warps a block as fit in the default 48 KiB, sized for this color */
-  const size_t per_warp = staged_color_bytes(gs, c), fit = kDefaultSmem / per_warp;
-  const int warps = fit >= (size_t)(kBlock / 32) ? kBlock / 32 : fit > 0 ? (int)fit : 1;
-  const int64_t *m = gs->color_batch + 3 * c;
-  const int64_t batches = (hi - lo + 32 / W - 1) / (32 / W);
-  sweep_clusters_staged<W><<<mispc_device_grid(ctx, 32 * batches, 32 * warps), 32 * warps,
-                             per_warp *(size_t)warps, s>>>(
-      lo, hi, gs->pcl, backward, gs->prow, gs->pmid, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega,
-      s0, gs->xp, (int)m[0], (int)m[1], staged_outer ? (int)m[2] : 0, zero_x, pio);
+  /* SpMV-like: at most 8 lanes a row keep more rows in flight */
+  constexpr int WO = W < 8 ? W : 8;
+  cluster_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
+      rlo, rhi, backward, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp,
+      pio.klo, pio.khi);
+  size_t smem = 0;
+  const int block = chain_block(gs, &smem);
+  const int64_t groups = hi - lo, warps = (groups + 32 / W - 1) / (32 / W);
+  const auto kernel =
+      gs->cluster_mode == GS_CHAIN_GLOBAL ? cluster_chain<W, false> : cluster_chain<W, true>;
+  kernel<<<mispc_device_grid(ctx, 32 * warps, block), block, smem, s>>>(
+      lo, hi, gs->pcl, backward, backward ? gs->bptr : gs->fptr, backward ? gs->bcol : gs->fcol,
+      backward ? gs->bval : gs->fval, gs->pdiag, gs->opt.omega, gs->tp, gs->xp, gs->smem_rows,
+      gs->smem_entries, pio);
 }
 
 /* Point GS from x = 0 reads b through perm in its first pass, so nothing is
@@ -881,21 +842,14 @@ static bool gathers(const mispc_gs *gs, int zero_guess) {
 enum Part { kDirect, kGraph };
 
 /* Every pass updates every row once, so the last one writes x in the
- * caller's order as it goes (no scatter launch). A point pass from x = 0
+ * caller's order as it goes (no scatter launch). A pass from x = 0
  * leaves the products of rows it has not reached out (+0.0 for the host's
  * ±0 of a_ij * 0): a zero-free running sum is the same either way, a zero
  * one only changes sign, and x_i = +0 + (ω s) / a_ii is then +0 on both. */
 template <int W>
 static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
                                   const double *b, double *x, int zero_guess, Part part) {
-  /* global mode: a cluster's x in shared memory when every group of a block
-   * fits in the default 48 KiB */
-  int smem_rows = 0;
-  if (gs->opt.kind == MISPC_GS_CLUSTER && gs->cluster_mode == GS_CLUSTERS_GLOBAL &&
-      gs->max_cluster > 0 && (size_t)(kBlock / W) * (size_t)gs->max_cluster * 8 <= kDefaultSmem)
-    smem_rows = (int)gs->max_cluster;
-  if (gs->opt.kind == MISPC_GS_CLUSTER && gs->cluster_mode != GS_CLUSTERS_GLOBAL)
-    MISPC_TRY(staged_allow_smem<W>(ctx, gs));
+  if (gs->opt.kind == MISPC_GS_CLUSTER) MISPC_TRY(chain_allow_smem<W>(ctx, gs));
   const ApplyIO first = {b, x, NULL, part == kGraph ? gs->io_slot : NULL};
   const ApplyIO rest = part == kGraph ? ApplyIO{NULL, NULL, gs->io_slot, NULL} : first;
   int step = 0;
@@ -912,9 +866,8 @@ static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaSt
     for (int32_t j = 0; j < gs->ncolors; ++j) {
       const int32_t c = backward ? gs->ncolors - 1 - j : j;
       if (gs->color_ptr[c + 1] <= gs->color_ptr[c]) continue;
-      /* from x = 0, the first color of the first sweep reads no x */
       pio.io = io_next();
-      launch_color<W>(ctx, gs, s, c, backward, smem_rows, zero_guess && k == 0 && j == 0, pio);
+      launch_color<W>(ctx, gs, s, c, backward, zero_guess && k == 0, pio);
     }
   }
   return MISPC_SUCCESS;

@@ -98,27 +98,40 @@ static inline void update_row(const mispc_csr *A, const double *diag, double ome
   x[i] = x[i] + t / diag[i];
 }
 
-/* Cluster GS: s = b_i minus the entries outside the row's cluster, one by
- * one in storage order (their x belong to other colors: the GPU forms these
- * sums for all rows of a color at once), then minus the entries inside, in
- * chunks of 32 in storage order, each chunk summed as chunk_tree with zeros
- * after the row's end. The inside part is the sequential chain of a
- * cluster; a tree makes each row's share of it a few dependent additions on
- * the GPU instead of one per entry. */
+/* Cluster GS, row i of cluster c in a forward (backward = 0) or backward
+ * sweep. s = b_i minus, one entry after another: first the entries whose x
+ * stays fixed while the cluster is swept, in storage order (forward: those
+ * outside the cluster and the diagonal, then the cluster's later rows j > i;
+ * backward: the earlier rows j < i, then those outside and the diagonal),
+ * then the cluster's rows already updated in this pass, in the order they
+ * were updated (forward: j < i increasing; backward: j > i decreasing).
+ * Rows are sorted, so storage order is column order. The GPU forms the
+ * first part for all rows of a color at once and the second by pushing
+ * each new x_j into the later rows' sums (gs_cuda.cu, cluster_chain): the
+ * same subtractions in the same order. */
 static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_cluster,
                                       const double *diag, double omega, const double *b, double *x,
-                                      int64_t i) {
+                                      int64_t i, int backward) {
   const int32_t c = row_cluster[i];
+  const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
   double s = b[i];
-  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-    if (row_cluster[A->colidx[p]] == c) continue;
-    double prod = A->values[p] * x[A->colidx[p]];
+  /* part 0: lower (j < i inside), 1: outside or diagonal, 2: upper (j > i inside) */
+  const int fixed[2][2] = {{1, 2}, {0, 1}};
+  for (int f = 0; f < 2; ++f)
+    for (int64_t p = rb; p < re; ++p) {
+      const int32_t j = A->colidx[p];
+      const int part = row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
+      if (part != fixed[backward][f]) continue;
+      double prod = A->values[p] * x[j];
+      s = s - prod;
+    }
+  for (int64_t k = 0; k < re - rb; ++k) {
+    const int64_t p = backward ? re - 1 - k : rb + k;
+    const int32_t j = A->colidx[p];
+    if (row_cluster[j] != c || (backward ? j <= i : j >= i)) continue;
+    double prod = A->values[p] * x[j];
     s = s - prod;
   }
-  chunk_acc acc = {.m = 0};
-  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
-    if (row_cluster[A->colidx[p]] == c) s = chunk_add(&acc, s, A->values[p] * x[A->colidx[p]]);
-  s = chunk_finish(&acc, s);
   double t = omega * s;
   x[i] = x[i] + t / diag[i];
 }
@@ -142,7 +155,7 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_c
       const int64_t rb = gs->cl_ptr[item], re = gs->cl_ptr[item + 1];
       for (int64_t r = 0; r < re - rb; ++r)
         update_cluster_row(A, gs->row_cluster, gs->diag, omega, b, x,
-                           gs->cl_rows[backward ? re - 1 - r : rb + r]);
+                           gs->cl_rows[backward ? re - 1 - r : rb + r], backward);
     }
   }
   return MISPC_SUCCESS;

@@ -25,33 +25,38 @@ struct mispc_gs {
    * then clusters, then rows inside a cluster), columns renumbered, and
    * vectors gathered into that order for each apply: a color's rows are
    * contiguous, so its loads coalesce as in an SpMV. Point GS: prow is the
-   * row pointer, entries in their original order. Cluster GS: two CSR parts
-   * in one array, entries of each part in storage order (so the arithmetic
-   * is the host's): the entries outside the row's cluster (outer) of all rows
-   * at prow[q] .. prow[q+1]-1, then those inside (inner) at pmid[q] ..
-   * pmid[q+1]-1; a cluster's inner entries are contiguous, so a sweep stages
-   * them in shared memory with coalesced loads. */
-  int32_t *perm;  /* n: sweep position -> row */
-  int32_t *iperm; /* n: row -> sweep position */
-  int64_t *prow;  /* n + 1 */
-  int64_t *pmid;  /* cluster only, n + 1 */
-  int32_t *pcol;  /* nnz */
-  double *pval;   /* nnz (numeric) */
-  double *pdiag;  /* n (numeric) */
-  int64_t *pcl;   /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
+   * row pointer, entries in their original order. Cluster GS: each row q
+   * holds, each part in storage order, the entries of earlier rows of its
+   * cluster (lower, prow[q] .. pout[q]-1), those outside the cluster and the
+   * diagonal (pout[q] .. pup[q]-1), then later rows of its cluster (upper,
+   * pup[q] .. prow[q+1]-1): a forward pass reads pout .. prow[q+1] and a
+   * backward one prow[q] .. pup[q] for the sums that do not change during
+   * the cluster's pass (gs_host.c, update_cluster_row). The chains: for each
+   * row j, the rows k > j of its cluster with a_kj (fptr, fcol, fval:
+   * forward) and the rows k < j (bptr, bcol, bval: backward), a cluster's
+   * entries contiguous. */
+  int32_t *perm;        /* n: sweep position -> row */
+  int32_t *iperm;       /* n: row -> sweep position */
+  int64_t *prow;        /* n + 1 */
+  int64_t *pout, *pup;  /* cluster only, n each */
+  int32_t *pcol;        /* nnz */
+  double *pval;         /* nnz (numeric) */
+  double *pdiag;        /* n (numeric) */
+  int64_t *fptr, *bptr; /* cluster only, n + 1 each */
+  int32_t *fcol, *bcol; /* cluster only: sweep positions k */
+  double *fval, *bval;  /* cluster only (numeric): a_kj */
+  int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
-  double *tp;          /* cluster only, n: b_i minus the outer entries */
+  double *tp;          /* cluster only, n: the fixed part of each row's sum */
   int64_t nclusters, singletons, min_cluster, max_cluster;
   /* Device only: lanes per row (point) or per cluster (a warp then takes
-   * 32 / lanes consecutive clusters of a color, a batch); cluster only: the
-   * most rows, inner and outer entries of a batch, of all colors and
-   * (color_batch, host, 3 per color) of each, and how a color runs
-   * (GS_CLUSTERS_* in gs_cuda.cu) */
+   * 32 / lanes clusters of a color at once); cluster only: how a color runs
+   * (GS_CHAIN_* in gs_cuda.cu) and the most rows and chain entries of a
+   * cluster that the chain stages in shared memory (0: read from global) */
   int lanes;
-  int64_t batch_rows, batch_inner, batch_outer;
-  int64_t *color_batch;
   int cluster_mode;
+  int smem_rows, smem_entries;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
    * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
    * of each kind. The first launch takes b and x as parameters (updated

@@ -193,9 +193,9 @@ static void compare_with_reference(const mispc_csr *A, mispc_gs_kind kind, const
 }
 
 /* a. One cluster holding every row in increasing order is plain sequential
- * Gauss-Seidel to rounding (the entries inside a cluster are summed as
- * trees of 32, gs_host.c); point GS with one color, and one-row clusters,
- * bit for bit. */
+ * Gauss-Seidel to rounding (a row's entries are subtracted in another order,
+ * gs_host.c update_cluster_row); point GS with one color, and one-row
+ * clusters, bit for bit. */
 static void test_gs_exact_sequential(void) {
   mispc_csr A = dense_spd(12);
   for (int algo = 0; algo <= 1; ++algo) {
