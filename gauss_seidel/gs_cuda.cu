@@ -646,19 +646,18 @@ __global__ void chain_max(int64_t nc, const int64_t *pcl, const int64_t *cptr,
 /* Lanes and mode of the cluster chains: staged in shared memory unless a
  * cluster does not fit, or MISPC_GS_CHAIN=global from the environment
  * (tests and measurements; the arithmetic is the same). */
-static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s) {
-  int64_t forward = 0;
+static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
+                                        int64_t chain) {
   unsigned long long *dm = NULL, most = 0;
   MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&dm, "cluster chains"));
   cudaMemsetAsync(dm, 0, 8, s);
   chain_max<<<mispc_device_grid(ctx, gs->nclusters, kBlock), kBlock, 0, s>>>(gs->nclusters, gs->pcl,
                                                                              gs->fptr, dm);
   cudaMemcpyAsync(&most, dm, 8, cudaMemcpyDeviceToHost, s);
-  cudaMemcpyAsync(&forward, gs->fptr + gs->n, 8, cudaMemcpyDeviceToHost, s);
   mispc_status st = mispc_sync(ctx, s, "cluster chains");
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
-  gs->lanes = gs_lanes_per_row(gs, gs->n ? (double)forward / (double)gs->n : 1.0);
+  gs->lanes = gs_lanes_per_row(gs, gs->n ? (double)chain / (double)gs->n : 1.0);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -722,6 +721,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
+  int64_t chain = 0; /* entries of each chain: as many forward as backward (symmetric) */
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
       n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
@@ -731,7 +731,6 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     if (n > 0)
       part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
           n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
-    int64_t chain = 0; /* entries of each chain: as many forward as backward (symmetric) */
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fcol, "chains"));
@@ -746,7 +745,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s));
+  if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s, chain));
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
 
@@ -875,20 +874,9 @@ static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaSt
 
 static mispc_status enqueue_any(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
                                 const double *b, double *x, int zero_guess, Part part) {
-  switch (gs->lanes) {
-  case 1:
-    return enqueue_apply<1>(ctx, gs, s, b, x, zero_guess, part);
-  case 2:
-    return enqueue_apply<2>(ctx, gs, s, b, x, zero_guess, part);
-  case 4:
-    return enqueue_apply<4>(ctx, gs, s, b, x, zero_guess, part);
-  case 8:
-    return enqueue_apply<8>(ctx, gs, s, b, x, zero_guess, part);
-  case 16:
-    return enqueue_apply<16>(ctx, gs, s, b, x, zero_guess, part);
-  default:
-    return enqueue_apply<32>(ctx, gs, s, b, x, zero_guess, part);
-  }
+  return mispc_with_lanes(gs->lanes, [&](auto w) {
+    return enqueue_apply<decltype(w)::value>(ctx, gs, s, b, x, zero_guess, part);
+  });
 }
 
 /* Captures an apply's launches into a CUDA graph (on a stream of its own:

@@ -100,8 +100,8 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 
-/* Device: builds the sweep-ordered pattern (perm .. pcl, bp, xp, lanes,
- * batch sizes, cluster_mode) after
+/* Device: builds the sweep-ordered pattern (perm .. pcl, the chains, bp, xp,
+ * lanes, cluster_mode, smem_rows/entries) after
  * order / color_ptr / cl_ptr / cl_rows are set; gs_permute_values_cuda fills
  * pval and pdiag from A and diag; gs_apply_cuda does a whole apply. */
 mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);

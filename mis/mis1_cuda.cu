@@ -305,28 +305,19 @@ int lanes_for(const mispc_csr *g) {
   return avg <= 12.0 ? 1 : 8;
 }
 
-template <int L> struct Kernels {
-  static const void *persistent() {
-    return (const void *)mis1_persistent<L>;
-  }
-  static void round(unsigned grid, cudaStream_t s, const Plan &p, int r) {
-    mis1_round<L><<<grid, kBlock, 0, s>>>(p, r);
-  }
-};
-
 template <int L>
 mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, unsigned grid) {
   Plan q = p;
   int launched = 0;
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, Kernels<L>::persistent(), &q, p.n, persistent,
-                                        &launched));
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)mis1_persistent<L>, &q, p.n,
+                                        persistent, &launched));
   if (launched) return MISPC_SUCCESS;
   mis1_init<<<grid, kBlock, 0, s>>>(p);
   int stop = -1; /* one launch per round */
   MISPC_TRY(mis_cuda::run_rounds_lagged(
       ctx, s, p.max_rounds,
       [&](int r, unsigned *left) {
-        Kernels<L>::round(grid, s, p, r);
+        mis1_round<L><<<grid, kBlock, 0, s>>>(p, r);
         cudaMemcpyAsync(left, p.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
       },
       &stop));
@@ -379,26 +370,9 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     const unsigned grid = mispc_grid_for(n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 24, s);
     const int persistent = !opt->no_persistent;
-    switch (opt->no_warp_mapping ? 1 : lanes_for(g)) {
-    case 2:
-      st = run<2>(ctx, s, p, persistent, grid);
-      break;
-    case 4:
-      st = run<4>(ctx, s, p, persistent, grid);
-      break;
-    case 8:
-      st = run<8>(ctx, s, p, persistent, grid);
-      break;
-    case 16:
-      st = run<16>(ctx, s, p, persistent, grid);
-      break;
-    case 32:
-      st = run<32>(ctx, s, p, persistent, grid);
-      break;
-    default:
-      st = run<1>(ctx, s, p, persistent, grid);
-      break;
-    }
+    st = mispc_with_lanes(opt->no_warp_mapping ? 1 : lanes_for(g), [&](auto lanes) {
+      return run<decltype(lanes)::value>(ctx, s, p, persistent, grid);
+    });
     if (!st) {
       cudaMemcpyAsync(h_result, p.result, sizeof h_result, cudaMemcpyDeviceToHost, s);
       cudaError_t e = cudaStreamSynchronize(s);

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "internal.h"
 
 /* Returns MISPC_ERR_CUDA with "CALL failed: cuda message (file:line)". */
@@ -64,6 +66,26 @@ static inline mispc_status mispc_sync(mispc_context *ctx, cudaStream_t s, const 
   if (e != cudaSuccess)
     return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(e));
   return MISPC_SUCCESS;
+}
+
+/* Returns f(std::integral_constant<int, W>{}) for W = w, so a host function
+ * can pick a kernel's lane count (a template argument) at run time. w is 1,
+ * 2, 4, 8, 16 or 32; anything else runs as 32. */
+template <typename F> auto mispc_with_lanes(int w, F &&f) {
+  switch (w) {
+  case 1:
+    return f(std::integral_constant<int, 1>{});
+  case 2:
+    return f(std::integral_constant<int, 2>{});
+  case 4:
+    return f(std::integral_constant<int, 4>{});
+  case 8:
+    return f(std::integral_constant<int, 8>{});
+  case 16:
+    return f(std::integral_constant<int, 16>{});
+  default:
+    return f(std::integral_constant<int, 32>{});
+  }
 }
 
 /* Appends ids to a global list through a warp-private buffer of Cap slots in
