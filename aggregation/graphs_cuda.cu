@@ -1,8 +1,11 @@
 /* Strength graph and coarse (quotient) graph on the GPU: both emit (row, col)
- * keys and let mispc_csr_from_keys_cuda sort and deduplicate them, so the
- * output is the same sorted pattern the host builds. */
+ * keys, a row's repeats dropped and the keys packed, and let
+ * mispc_csr_from_keys_cuda sort and deduplicate them, so the output is the
+ * same sorted pattern the host builds. */
 #include <math.h>
 #include <stdint.h>
+
+#include <cub/warp/warp_scan.cuh>
 
 #include "agg_backend.h"
 #include "csr_build.h"
@@ -11,7 +14,6 @@
 namespace {
 
 constexpr int kBlock = 256;
-constexpr uint64_t kNone = ~0ull;
 
 __device__ __forceinline__ uint64_t key(int64_t r, int64_t c) {
   return ((uint64_t)r << 32) | (uint64_t)c;
@@ -28,40 +30,153 @@ __global__ void diagonal(int64_t n, const int64_t *rowptr, const int32_t *colidx
   }
 }
 
-/* Two keys per stored entry: (I, J) and (J, I) for strong off-node entries,
- * kNone otherwise. */
-__global__ void strength_keys(int64_t n, const int64_t *rowptr, const int32_t *colidx,
-                              const double *val, const double *diag, double theta, int bs,
-                              uint64_t *keys) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t I = i / bs;
-    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
-      const int64_t j = colidx[p], J = j / bs;
-      bool strong = I != J;
-      if (strong && val && theta > 0) strong = fabs(val[p]) > theta * sqrt(fabs(diag[i] * diag[j]));
-      keys[2 * p] = strong ? key(I, J) : kNone;
-      keys[2 * p + 1] = strong ? key(J, I) : kNone;
-    }
-  }
-}
-
-__global__ void coarse_keys(int64_t n, const int64_t *rowptr, const int32_t *colidx,
-                            const int32_t *agg, uint64_t *keys) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    const int32_t A = agg[i];
-    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
-      const int32_t B = agg[colidx[p]];
-      keys[p] = A != B && A >= 0 && B >= 0 ? key(A, B) : kNone;
-    }
-  }
-}
-
 int bits_for(int64_t x) {
   int b = 1;
   while (b < 32 && (1ll << b) <= x) ++b;
   return b;
+}
+
+/* The last kRecent distinct values one thread met in a row. A row's keys
+ * repeat (each neighbouring node or aggregate comes once per entry), and
+ * dropping the repeats before the sort shortens it several times over;
+ * the sort still removes the repeats this window misses, so the graph does
+ * not depend on kRecent. Values are >= 0; -1 marks an empty slot. */
+constexpr int kRecent = 8;
+struct Recent {
+  int32_t v[kRecent];
+  __device__ Recent() {
+#pragma unroll
+    for (int k = 0; k < kRecent; ++k) v[k] = -1;
+  }
+  __device__ bool fresh(int32_t x) {
+    bool seen = false;
+#pragma unroll
+    for (int k = 0; k < kRecent; ++k) seen |= v[k] == x;
+    if (!seen) {
+#pragma unroll
+      for (int k = kRecent - 1; k > 0; --k) v[k] = v[k - 1];
+      v[0] = x;
+    }
+    return !seen;
+  }
+};
+
+/* Strength graph keys: row i belongs to node I = i / bs (its owner); a
+ * strong off-node entry (i, j) targets node J = j / bs and gives the keys
+ * (I, J) and (J, I). */
+struct StrengthRow {
+  const int64_t *rowptr;
+  const int32_t *colidx;
+  const double *val, *diag;
+  double theta;
+  int bs;
+  __device__ int32_t owner(int64_t i) const {
+    return (int32_t)(i / bs);
+  }
+  __device__ int32_t target(int64_t i, int32_t I, int64_t p) const {
+    const int64_t j = colidx[p];
+    const int32_t J = (int32_t)(j / bs);
+    bool strong = I != J;
+    if (strong && val && theta > 0) strong = fabs(val[p]) > theta * sqrt(fabs(diag[i] * diag[j]));
+    return strong ? J : -1;
+  }
+  template <typename Out> __device__ void emit(int32_t I, int32_t J, Out &out) const {
+    out(key(I, J));
+    out(key(J, I));
+  }
+};
+
+/* Coarse graph keys: row i belongs to its aggregate A (none if -1); an
+ * entry targets the aggregate B of its column when B != A, key (A, B). */
+struct CoarseRow {
+  const int64_t *rowptr;
+  const int32_t *colidx;
+  const int32_t *agg;
+  __device__ int32_t owner(int64_t i) const {
+    return agg[i];
+  }
+  __device__ int32_t target(int64_t, int32_t A, int64_t p) const {
+    const int32_t B = agg[colidx[p]];
+    return B != A && B >= 0 ? B : -1;
+  }
+  template <typename Out> __device__ void emit(int32_t A, int32_t B, Out &out) const {
+    out(key(A, B));
+  }
+};
+
+/* The keys of entries b, b + step, ... < e of row i, a target met among
+ * the last kRecent ones skipped: out(key) for each. */
+template <typename Row, typename Out>
+__device__ __forceinline__ void row_keys(const Row &row, int64_t i, int64_t b, int64_t e, int step,
+                                         Out out) {
+  const int32_t own = row.owner(i);
+  if (own < 0) return;
+  Recent seen;
+  for (int64_t p = b; p < e; p += step) {
+    const int32_t t = row.target(i, own, p);
+    if (t >= 0 && seen.fresh(t)) row.emit(own, t, out);
+  }
+}
+
+/* Rows longer than this are walked by a whole warp (hubs of power-law
+ * graphs would hold one thread for their whole length, twice). */
+constexpr int64_t kLongRow = 256;
+
+/* The keys of rows 0 .. n-1, packed: a thread a row (a warp for long rows)
+ * walks it twice, to count its keys and to write them after one atomicAdd
+ * per warp on *count. The order of the packed keys varies from run to run;
+ * the sort that follows makes the graph deterministic. */
+template <typename Row>
+__global__ void __launch_bounds__(kBlock)
+    packed_keys(int64_t n, Row row, uint64_t *keys, unsigned long long *count) {
+  using Scan = cub::WarpScan<unsigned long long>;
+  __shared__ typename Scan::TempStorage scan[kBlock / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  /* n_keys keys of this lane, at start + before, where before is the lane's
+   * exclusive prefix in the warp */
+  auto place = [&](unsigned long long mine) {
+    unsigned long long before = 0, total = 0, base = 0;
+    __syncwarp();
+    Scan(scan[warp]).ExclusiveSum(mine, before, total);
+    if (lane == 0 && total) base = atomicAdd(count, total);
+    return keys + __shfl_sync(~0u, base, 0) + before;
+  };
+  for (int64_t i0 = blockIdx.x * (int64_t)blockDim.x + warp * 32; i0 < n;
+       i0 += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t i = i0 + lane;
+    const int64_t b = i < n ? row.rowptr[i] : 0, e = i < n ? row.rowptr[i + 1] : 0;
+    const bool thread_row = i < n && e - b <= kLongRow;
+    unsigned long long mine = 0;
+    if (thread_row) row_keys(row, i, b, e, 1, [&](uint64_t) { ++mine; });
+    uint64_t *out = place(mine);
+    if (thread_row) row_keys(row, i, b, e, 1, [&](uint64_t k) { *out++ = k; });
+    for (unsigned longs = __ballot_sync(~0u, i < n && !thread_row); longs; longs &= longs - 1) {
+      const int r = __ffs(longs) - 1;
+      const int64_t li = i0 + r, lb = __shfl_sync(~0u, b, r) + lane, le = __shfl_sync(~0u, e, r);
+      mine = 0;
+      row_keys(row, li, lb, le, 32, [&](uint64_t) { ++mine; });
+      out = place(mine);
+      row_keys(row, li, lb, le, 32, [&](uint64_t k) { *out++ = k; });
+    }
+  }
+}
+
+/* Packs the keys of rows 0 .. nrows_in-1 into keys (room for the most they can give
+ * per entry) and builds the CSR from them. */
+template <typename Row>
+mispc_status csr_from_rows(mispc_context *ctx, cudaStream_t s, int64_t nrows_in, const Row &row,
+                           uint64_t *keys, int64_t nout, const char *what, mispc_csr *out) {
+  unsigned long long *d_count = NULL, count = 0;
+  MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&d_count, "key count"));
+  cudaMemsetAsync(d_count, 0, 8, s);
+  packed_keys<<<mispc_device_grid(ctx, nrows_in, kBlock), kBlock, 0, s>>>(nrows_in, row, keys,
+                                                                          d_count);
+  cudaMemcpyAsync(&count, d_count, 8, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, what);
+  mispc_scratch_free(ctx, d_count);
+  if (!st)
+    st = mispc_csr_from_keys_cuda(ctx, nout, nout, keys, (int64_t)count, 32 + bits_for(nout), out);
+  return st;
 }
 
 } // namespace
@@ -70,7 +185,6 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
                                           int bs, mispc_csr *S) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  const int64_t nodes = A->nrows / bs;
   uint64_t *keys = NULL;
   double *diag = NULL;
   mispc_status st =
@@ -78,18 +192,11 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
   const bool use_values = A->values && theta > 0;
   if (!st && use_values)
     st = mispc_scratch_alloc(ctx, (size_t)A->nrows * 8 + 8, (void **)&diag, "diagonal");
-  if (!st) {
-    if (use_values)
-      diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
-          A->nrows, A->rowptr, A->colidx, A->values, diag);
-    strength_keys<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
-        A->nrows, A->rowptr, A->colidx, use_values ? A->values : NULL, diag, theta, bs, keys);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-      st = mispc_seterr(ctx, MISPC_ERR_CUDA, "strength graph: %s", cudaGetErrorString(e));
-  }
-  if (!st)
-    st = mispc_csr_from_keys_cuda(ctx, nodes, nodes, keys, 2 * A->nnz, 32 + bits_for(nodes), S);
+  if (!st && use_values)
+    diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
+        A->nrows, A->rowptr, A->colidx, A->values, diag);
+  const StrengthRow row = {A->rowptr, A->colidx, use_values ? A->values : NULL, diag, theta, bs};
+  if (!st) st = csr_from_rows(ctx, s, A->nrows, row, keys, A->nrows / bs, "strength graph", S);
   mispc_scratch_free(ctx, keys);
   mispc_scratch_free(ctx, diag);
   return st;
@@ -101,14 +208,8 @@ extern "C" mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, 
   MISPC_TRY(mispc_stream(ctx, &s));
   uint64_t *keys = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, (size_t)g->nnz * 8 + 8, (void **)&keys, "coarse keys"));
-  coarse_keys<<<mispc_device_grid(ctx, g->nrows, kBlock), kBlock, 0, s>>>(g->nrows, g->rowptr,
-                                                                          g->colidx, agg, keys);
-  mispc_status st = MISPC_SUCCESS;
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
-    st = mispc_seterr(ctx, MISPC_ERR_CUDA, "coarse graph: %s", cudaGetErrorString(e));
-  if (!st)
-    st = mispc_csr_from_keys_cuda(ctx, naggs, naggs, keys, g->nnz, 32 + bits_for(naggs), coarse);
+  const CoarseRow row = {g->rowptr, g->colidx, agg};
+  mispc_status st = csr_from_rows(ctx, s, g->nrows, row, keys, naggs, "coarse graph", coarse);
   mispc_scratch_free(ctx, keys);
   return st;
 }
