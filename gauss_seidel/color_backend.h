@@ -8,12 +8,12 @@
 extern "C" {
 #endif
 
-/* For members (in_set[v] == 1): color[v] = c and left[v] = 0. *remaining
- * receives the number of vertices with left[v] != 0 afterwards. */
+/* For members (in_set[v] == 1): color[v] = c and left[v] = 0. The device
+ * step is only enqueued (no wait). */
 mispc_status color_assign_host(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
-                               int32_t *color, uint8_t *left, int64_t *remaining);
+                               int32_t *color, uint8_t *left);
 mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
-                               int32_t *color, uint8_t *left, int64_t *remaining);
+                               int32_t *color, uint8_t *left);
 
 /* MISPC_COLORING_GREEDY: color (n entries, the graph's memory) and the
  * number of colors. */

@@ -20,18 +20,14 @@ void mispc_coloring_free(mispc_context *ctx, mispc_coloring *c) {
 }
 
 mispc_status color_assign_host(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
-                               int32_t *color, uint8_t *left, int64_t *remaining) {
+                               int32_t *color, uint8_t *left) {
   (void)ctx;
-  int64_t rem = 0;
-#pragma omp parallel for schedule(static) reduction(+ : rem)
-  for (int64_t v = 0; v < n; ++v) {
+#pragma omp parallel for schedule(static)
+  for (int64_t v = 0; v < n; ++v)
     if (in_set[v]) {
       color[v] = c;
       left[v] = 0;
     }
-    rem += left[v] != 0;
-  }
-  *remaining = rem;
   return MISPC_SUCCESS;
 }
 
@@ -57,12 +53,19 @@ static mispc_status color_by_mis(mispc_context *ctx, const mispc_csr *graph,
       s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "mispc_color: too many colors");
     mispc_mis_result r;
     if (!s) s = mispc_mis1_subset(ctx, graph, mis, left, set, &r);
+    /* the MIS-1 of the uncolored vertices holds only uncolored ones: its size
+     * is what this color takes (no count, so no wait for the labelling) */
+    if (!s && r.set_size <= 0)
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                       "mispc_color: the MIS-1 of %lld uncolored vertices is empty",
+                       (long long)remaining);
     if (!s)
-      s = dev ? color_assign_cuda(ctx, n, set, c->ncolors, c->color, left, &remaining)
-              : color_assign_host(ctx, n, set, c->ncolors, c->color, left, &remaining);
-    if (!s) ++c->ncolors;
+      s = dev ? color_assign_cuda(ctx, n, set, c->ncolors, c->color, left)
+              : color_assign_host(ctx, n, set, c->ncolors, c->color, left);
+    if (!s) ++c->ncolors, remaining -= r.set_size;
     mispc_logf(ctx, 2, "color %d: %lld vertices left", c->ncolors, (long long)remaining);
   }
+  if (!s && dev) s = mispc_stream_wait(ctx); /* the last labelling, and its errors */
   mispc_pool_free(ctx, c->mem, left);
   mispc_pool_free(ctx, c->mem, set);
   return s;

@@ -2,7 +2,7 @@
 #include "color_backend.h"
 
 mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
-                               int32_t *color, uint8_t *left, int64_t *remaining) {
-  (void)n, (void)in_set, (void)c, (void)color, (void)left, (void)remaining;
+                               int32_t *color, uint8_t *left) {
+  (void)n, (void)in_set, (void)c, (void)color, (void)left;
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device graph given to a build without CUDA");
 }
