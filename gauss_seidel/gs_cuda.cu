@@ -611,8 +611,8 @@ constexpr size_t kDefaultSmem = 48 * 1024;
  * a lane per 16 entries of a row, at most 8; cluster GS the power of two at
  * or above twice the mean number of entries of a row's chain (the rows after
  * it in its cluster: each lane of a group then takes one of a pivot's
- * entries, or two at the longest chains). MISPC_GS_LANES=1|2|4|8|16|32 from the environment
- * overrides it (tuning). Same arithmetic for every choice. */
+ * entries, or two at the longest chains). MISPC_GS_LANES=1|2|4|8|16|32 from
+ * the environment overrides it (tuning). Same arithmetic for every choice. */
 static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const char *e = getenv("MISPC_GS_LANES");
   const int v = e ? atoi(e) : 0;

@@ -20,9 +20,9 @@ mispc_status mispc_csr_from_coo(mispc_context *ctx, int64_t nrows, int64_t ncols
                                 mispc_csr *out);
 
 /* Device: builds a pattern CSR (owned, device memory) from n_keys 64-bit keys
- * (row << 32 | col) in device memory, in any order and with repeats; keys
- * equal to ~0 are ignored. `keys` is used as scratch and overwritten;
- * key_bits bounds the significant bits (<= 64) to shorten the sort. */
+ * (row << 32 | col, row < nrows) in device memory, in any order and with
+ * repeats. `keys` is used as scratch and overwritten; key_bits bounds the
+ * significant bits (<= 64) to shorten the sort. */
 mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nrows, int64_t ncols,
                                       uint64_t *keys, int64_t n_keys, int key_bits, mispc_csr *out);
 

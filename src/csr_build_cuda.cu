@@ -54,7 +54,6 @@ extern "C" mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nro
   uint64_t *alt = NULL, *uniq = NULL;
   void *temp = NULL;
   int64_t *d_count = NULL, count = 0;
-  uint64_t last = 0;
   size_t bytes_sort = 0, bytes_uniq = 0;
   mispc_status st = MISPC_SUCCESS;
   if (n_keys > 0) {
@@ -78,13 +77,9 @@ extern "C" mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nro
         e = cub::DeviceSelect::Unique(cub_temp, cub_bytes, sorted, uniq, d_count, n_keys, s);
       if (e == cudaSuccess) e = cudaMemcpyAsync(&count, d_count, 8, cudaMemcpyDeviceToHost, s);
       if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-      if (e == cudaSuccess && count > 0)
-        e = cudaMemcpyAsync(&last, uniq + count - 1, 8, cudaMemcpyDeviceToHost, s);
-      if (e == cudaSuccess) e = cudaStreamSynchronize(s);
       if (e != cudaSuccess)
         st = mispc_seterr(ctx, MISPC_ERR_CUDA, "building CSR from keys failed: %s",
                           cudaGetErrorString(e));
-      if (count > 0 && last == ~0ull) --count; /* the ignored marker sorts last */
     }
   }
   mispc_csr A;
