@@ -23,7 +23,10 @@ static void compare_backends(const char *spec, const mispc_mis_options *o, int k
             mispc_context_error(ctx));
   CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
   CHECK_MSG(!memcmp(hs, gs, n), "%s MIS-%d: GPU membership differs from host", spec, k);
-  CHECK_MSG(hr.rounds == gr.rounds && hr.set_size == gr.set_size,
+  /* MIS-1's sync-free pass (GPU, graphs without hubs) has no rounds to report */
+  const int sync_free = k == 1 && gr.rounds == 0 && !o->no_sync_free && !o->no_worklist &&
+                        !o->no_persistent && !o->max_rounds;
+  CHECK_MSG((hr.rounds == gr.rounds || sync_free) && hr.set_size == gr.set_size,
             "%s MIS-%d: host %d rounds / %lld, GPU %d rounds / %lld", spec, k, hr.rounds,
             (long long)hr.set_size, gr.rounds, (long long)gr.set_size);
   CHECK_OK(ctx, mispc_verify_mis(ctx, &D, k, ds)); /* verify takes device input too */
@@ -63,7 +66,7 @@ static const char *specs[] = {"gen:laplace3d:30",     "gen:elasticity3d:8",
 static void test_gpu_equals_host_all_variants(void) {
   for (size_t i = 0; specs[i]; ++i)
     for (int k = 1; k <= 2; ++k)
-      for (int v = 0; v < 7; ++v) {
+      for (int v = 0; v < 8; ++v) {
         mispc_mis_options o;
         mispc_mis_options_default(&o);
         o.seed = (uint64_t)v;
@@ -73,6 +76,7 @@ static void test_gpu_equals_host_all_variants(void) {
         if (v == 4) o.force_warp_mapping = 1;
         if (v == 5) o.no_worklist = 1;
         if (v == 6) o.no_persistent = 1, o.no_worklist = v & 1;
+        if (v == 7) o.no_sync_free = 1; /* rounds on every graph: counts must match */
         compare_backends(specs[i], &o, k);
       }
 }
@@ -95,6 +99,49 @@ static void test_gpu_mis1_lanes_equal_host(void) {
       }
   }
   unsetenv("MISPC_MIS1_LANES");
+}
+
+/* The sync-free MIS-1 pass runs on meshes (no rounds reported) and not on a
+ * graph with hubs; on a subset (as coloring calls it) it gives the host's set. */
+static void test_gpu_mis1_sync_free_rule_and_subset(void) {
+  const char *g[] = {"gen:laplace3d:30", "gen:random:200000:8", "gen:kron:14"};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    mispc_csr H, D;
+    CHECK_OK(ctx, mispc_generate(ctx, g[i], 7, &H));
+    size_t n = (size_t)H.nrows;
+    uint8_t *sub = random_subset(H.nrows, 60), *hs = malloc(n), *gs = malloc(n);
+    uint8_t *dsub = NULL, *ds = NULL;
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&dsub));
+    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&ds));
+    CHECK_OK(ctx, mispc_memcpy(ctx, dsub, MISPC_MEM_DEVICE, sub, MISPC_MEM_HOST, n));
+    const int hubs = strstr(g[i], "kron") != NULL;
+    mispc_mis_result hr, gr;
+    CHECK_OK(ctx, mispc_mis1(ctx, &H, NULL, hs, &hr));
+    CHECK_OK(ctx, mispc_mis1(ctx, &D, NULL, ds, &gr));
+    CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
+    CHECK_MSG(!memcmp(hs, gs, n) && hr.set_size == gr.set_size, "%s: GPU MIS-1 != host", g[i]);
+    CHECK_MSG(hr.rounds > 0 && gr.rounds == (hubs ? hr.rounds : 0),
+              "%s: host %d rounds, GPU %d (expected %s)", g[i], hr.rounds, gr.rounds,
+              hubs ? "the rounds" : "the sync-free pass");
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, &H, NULL, sub, hs, &hr));
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, &D, NULL, dsub, ds, &gr));
+    CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
+    CHECK_MSG(!memcmp(hs, gs, n) && hr.set_size == gr.set_size, "%s: subset MIS-1 GPU != host",
+              g[i]);
+    for (size_t v = 0; v < n; ++v)
+      if (gs[v] && !sub[v]) {
+        CHECK_MSG(0, "%s: member %zu outside the subset", g[i], v);
+        break;
+      }
+    mispc_free(ctx, MISPC_MEM_DEVICE, dsub);
+    mispc_free(ctx, MISPC_MEM_DEVICE, ds);
+    free(sub);
+    free(hs);
+    free(gs);
+    mispc_csr_free(ctx, &D);
+    mispc_csr_free(ctx, &H);
+  }
 }
 
 static void test_gpu_star_and_clique(void) {
@@ -121,25 +168,30 @@ static void test_gpu_star_and_clique(void) {
   mispc_csr_free(ctx, &C);
 }
 
+/* The exact oracle: GPU MIS-1 is sequential greedy in key order, through the
+ * rounds (Kronecker: hubs) and through the sync-free pass (meshes, random). */
 static void test_gpu_mis1_equals_greedy(void) {
-  mispc_csr H, D;
-  CHECK_OK(ctx, mispc_generate(ctx, "gen:kron:15", 5, &H));
-  size_t n = (size_t)H.nrows;
-  uint8_t *ref = malloc(n), *gs = malloc(n), *ds = NULL;
-  CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
-  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&ds));
-  mispc_mis_result r;
-  CHECK_OK(ctx, mispc_mis1(ctx, &D, NULL, ds, &r));
-  CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
-  uint64_t *key = mis1_keys(&H, 1, 0);
-  greedy_mis(&H, 1, key, ref);
-  CHECK(!memcmp(ref, gs, n));
-  free(key);
-  free(ref);
-  free(gs);
-  mispc_free(ctx, MISPC_MEM_DEVICE, ds);
-  mispc_csr_free(ctx, &D);
-  mispc_csr_free(ctx, &H);
+  const char *g[] = {"gen:kron:15", "gen:laplace3d:30", "gen:random:100000:8"};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    mispc_csr H, D;
+    CHECK_OK(ctx, mispc_generate(ctx, g[i], 5, &H));
+    size_t n = (size_t)H.nrows;
+    uint8_t *ref = malloc(n), *gs = malloc(n), *ds = NULL;
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&ds));
+    mispc_mis_result r;
+    CHECK_OK(ctx, mispc_mis1(ctx, &D, NULL, ds, &r));
+    CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
+    uint64_t *key = mis1_keys(&H, 1, 0);
+    greedy_mis(&H, 1, key, ref);
+    CHECK_MSG(!memcmp(ref, gs, n), "%s: GPU MIS-1 differs from sequential greedy", g[i]);
+    free(key);
+    free(ref);
+    free(gs);
+    mispc_free(ctx, MISPC_MEM_DEVICE, ds);
+    mispc_csr_free(ctx, &D);
+    mispc_csr_free(ctx, &H);
+  }
 }
 
 static void test_gpu_edge_cases_and_errors(void) {
@@ -218,6 +270,7 @@ int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_equals_host_all_variants);
   RUN_TEST(test_gpu_mis1_lanes_equal_host);
+  RUN_TEST(test_gpu_mis1_sync_free_rule_and_subset);
   RUN_TEST(test_gpu_star_and_clique);
   RUN_TEST(test_gpu_mis1_equals_greedy);
   RUN_TEST(test_gpu_edge_cases_and_errors);

@@ -26,7 +26,8 @@ typedef enum mispc_priority {
 typedef struct mispc_mis_options {
   uint64_t seed; /* hash seed (default 0) */
   mispc_priority priority;
-  int max_rounds;      /* 0: default limit (32767, the most the status words hold) */
+  int max_rounds;      /* 0: default limit (32767, the most the status words hold); a
+                          non-zero limit makes the GPU's MIS-1 run rounds, not its sync-free pass */
   int skip_validation; /* 1: caller vouches for MISPC_CHECK_GRAPH (saves a pass) */
   /* Ablation switches (GPU backend; 0 = optimisation on). */
   int no_early_exit;      /* MIS-1: scan all neighbours of every vertex */
@@ -34,13 +35,15 @@ typedef struct mispc_mis_options {
   int force_warp_mapping; /* MIS-2: warp per vertex regardless of degree */
   int no_worklist;        /* process all vertices every round */
   int no_persistent;      /* one kernel launch per round instead of one cooperative kernel */
+  int no_sync_free;       /* MIS-1: synchronous rounds even where the sync-free pass would run */
 } mispc_mis_options;
 
 void mispc_mis_options_default(mispc_mis_options *opt);
 
 typedef struct mispc_mis_result {
   int64_t set_size; /* vertices in the set */
-  int rounds;       /* synchronous rounds run */
+  int rounds;       /* synchronous rounds run; 0 where the GPU's MIS-1 ran its sync-free pass
+                       (same set, no rounds: docs/MIS.md) */
 } mispc_mis_result;
 
 /* in_set: n bytes in the graph's memory space; 1 for members, 0 otherwise. */
