@@ -28,9 +28,9 @@ static void bench_usage(FILE *f) {
              "  --seed S, --priority degree|hash|per-round\n"
              "  --no-early-exit --no-warp --force-warp --no-worklist --no-persistent\n"
              "  --no-sync-free     single ablation switches (GPU)\n"
+             "  --symmetrize       use the pattern of A + A^T\n"
              "The rounds column is the host's synchronous round count; gpuR is the GPU's\n"
-             "(0 where MIS-1 ran its sync-free pass, which has no rounds: docs/MIS.md).\n"
-             "  --symmetrize       use the pattern of A + A^T\n");
+             "(0 where MIS-1 ran its sync-free pass, which has no rounds: docs/MIS.md).\n");
 }
 
 typedef mispc_status (*mis_fn)(mispc_context *, const mispc_csr *, const mispc_mis_options *,
