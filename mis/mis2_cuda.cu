@@ -112,9 +112,19 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
     if (i < len && (!a.p.subset || a.p.subset[v])) { /* outside the subset: never a column */
       int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
       W m = lane ? w_out<W>() : a.p.T[v];
-      for (int64_t p = b + lane; p < e; p += Warp ? 32 : 1) {
-        W t = a.p.T[a.p.colidx[p]];
-        m = t < m ? t : m;
+      /* Four column indices are loaded before their T words, so four
+       * gathers are in flight instead of one chain per entry. */
+      constexpr int S = Warp ? 32 : 1;
+      for (int64_t p = b + lane; p < e; p += 4 * S) {
+        int32_t c[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) c[k] = p + k * S < e ? a.p.colidx[p + k * S] : -1;
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          if (c[k] >= 0) {
+            W t = a.p.T[c[k]];
+            m = t < m ? t : m;
+          }
       }
       if (Warp)
         for (int off = 16; off; off >>= 1) {
@@ -150,13 +160,20 @@ __device__ __forceinline__ void decide_body(const Phase<W> &a, Smem &sm) {
         /* Round 0 has no IN vertex, so no column is OUT yet: the first
          * mismatch settles "undecided" and the scan can stop there. */
         const bool first_round = a.r == 0;
-        for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round);
-             p += Warp ? 32 : 1) {
-          int32_t u = a.p.colidx[p];
-          if (a.p.subset && !a.p.subset[u]) continue; /* not part of the subgraph */
-          W m = a.p.M[u];
-          out_ = m == w_out<W>();
-          all_min = all_min && m == t;
+        /* Four entries per step, as in column_body; an OUT found in a step
+         * settles v whatever else the step saw. */
+        constexpr int S = Warp ? 32 : 1;
+        for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round); p += 4 * S) {
+          int32_t c[4];
+#pragma unroll
+          for (int k = 0; k < 4; ++k) c[k] = p + k * S < e ? a.p.colidx[p + k * S] : -1;
+#pragma unroll
+          for (int k = 0; k < 4; ++k)
+            if (c[k] >= 0 && (!a.p.subset || a.p.subset[c[k]])) { /* else not in the subgraph */
+              W m = a.p.M[c[k]];
+              out_ = out_ || m == w_out<W>();
+              all_min = all_min && m == t;
+            }
         }
         if (Warp) {
           out_ = __any_sync(0xffffffffu, out_);
