@@ -113,9 +113,16 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
       int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
       W m = lane ? w_out<W>() : a.p.T[v];
       /* Four column indices are loaded before their T words, so four
-       * gathers are in flight instead of one chain per entry. */
+       * gathers are in flight instead of one chain per entry. A warp whose
+       * row fits in one step keeps the plain loop: batching measured slower
+       * there (MIS-2 of Elasticity3D_60's node graph, 27 entries a row). */
       constexpr int S = Warp ? 32 : 1;
-      for (int64_t p = b + lane; p < e; p += 4 * S) {
+      const bool batch = !Warp || e - b > 32;
+      for (int64_t p = b + lane; p < e && !batch; p += S) {
+        W t = a.p.T[a.p.colidx[p]];
+        m = t < m ? t : m;
+      }
+      for (int64_t p = b + lane; p < e && batch; p += 4 * S) {
         int32_t c[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k) c[k] = p + k * S < e ? a.p.colidx[p + k * S] : -1;
@@ -163,7 +170,16 @@ __device__ __forceinline__ void decide_body(const Phase<W> &a, Smem &sm) {
         /* Four entries per step, as in column_body; an OUT found in a step
          * settles v whatever else the step saw. */
         constexpr int S = Warp ? 32 : 1;
-        for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round); p += 4 * S) {
+        const bool batch = !Warp || e - b > 32;
+        for (int64_t p = b + lane; p < e && !batch && !out_ && (all_min || !first_round); p += S) {
+          int32_t u = a.p.colidx[p];
+          if (a.p.subset && !a.p.subset[u]) continue; /* not part of the subgraph */
+          W m = a.p.M[u];
+          out_ = m == w_out<W>();
+          all_min = all_min && m == t;
+        }
+        for (int64_t p = b + lane; p < e && batch && !out_ && (all_min || !first_round);
+             p += 4 * S) {
           int32_t c[4];
 #pragma unroll
           for (int k = 0; k < 4; ++k) c[k] = p + k * S < e ? a.p.colidx[p + k * S] : -1;
