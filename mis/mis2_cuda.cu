@@ -112,12 +112,14 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
     if (i < len && (!a.p.subset || a.p.subset[v])) { /* outside the subset: never a column */
       int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
       W m = lane ? w_out<W>() : a.p.T[v];
-      /* Four column indices are loaded before their T words, so four
-       * gathers are in flight instead of one chain per entry. A warp whose
-       * row fits in one step keeps the plain loop: batching measured slower
-       * there (MIS-2 of Elasticity3D_60's node graph, 27 entries a row). */
+      /* Thread mapping: four column indices are loaded before their T
+       * words, so four gathers are in flight instead of one chain per entry
+       * (H100: Laplace3D_100 MIS-2 -3 to -9%). The warp mapping keeps the
+       * plain loop: batching there made MIS-2 of Elasticity3D_60's node graph
+       * (27 entries a row) 11% slower, and a split by row length cost its
+       * gain on the 81-entry rows (docs/BENCHMARKS.md). */
       constexpr int S = Warp ? 32 : 1;
-      const bool batch = !Warp || e - b > 32;
+      constexpr bool batch = !Warp;
       for (int64_t p = b + lane; p < e && !batch; p += S) {
         W t = a.p.T[a.p.colidx[p]];
         m = t < m ? t : m;
@@ -170,7 +172,7 @@ __device__ __forceinline__ void decide_body(const Phase<W> &a, Smem &sm) {
         /* Four entries per step, as in column_body; an OUT found in a step
          * settles v whatever else the step saw. */
         constexpr int S = Warp ? 32 : 1;
-        const bool batch = !Warp || e - b > 32;
+        constexpr bool batch = !Warp; /* as in column_body */
         for (int64_t p = b + lane; p < e && !batch && !out_ && (all_min || !first_round); p += S) {
           int32_t u = a.p.colidx[p];
           if (a.p.subset && !a.p.subset[u]) continue; /* not part of the subgraph */
