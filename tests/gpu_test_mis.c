@@ -101,46 +101,69 @@ static void test_gpu_mis1_lanes_equal_host(void) {
   unsetenv("MISPC_MIS1_LANES");
 }
 
+/* A generated graph on host and device, a random vertex subset of it (both
+ * sides) and result buffers: the set-up of the subset tests. */
+typedef struct subset_case {
+  mispc_csr H, D;
+  size_t n;
+  uint8_t *sub, *hs, *gs; /* host: subset, host result, GPU result copied back */
+  uint8_t *dsub, *ds;     /* device: subset, GPU result */
+} subset_case;
+
+static void subset_case_open(subset_case *c, const char *spec, uint64_t seed, int percent) {
+  memset(c, 0, sizeof *c);
+  CHECK_OK(ctx, mispc_generate(ctx, spec, seed, &c->H));
+  c->n = (size_t)c->H.nrows;
+  c->sub = random_subset(c->H.nrows, percent);
+  c->hs = malloc(c->n);
+  c->gs = malloc(c->n);
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &c->H, MISPC_MEM_DEVICE, &c->D));
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, c->n, (void **)&c->dsub));
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, c->n, (void **)&c->ds));
+  CHECK_OK(ctx, mispc_memcpy(ctx, c->dsub, MISPC_MEM_DEVICE, c->sub, MISPC_MEM_HOST, c->n));
+}
+
+/* The GPU result into c->gs; 1 if it equals the host result c->hs. */
+static int subset_case_same(subset_case *c) {
+  CHECK_OK(ctx, mispc_memcpy(ctx, c->gs, MISPC_MEM_HOST, c->ds, MISPC_MEM_DEVICE, c->n));
+  return !memcmp(c->hs, c->gs, c->n);
+}
+
+static void subset_case_close(subset_case *c) {
+  mispc_free(ctx, MISPC_MEM_DEVICE, c->dsub);
+  mispc_free(ctx, MISPC_MEM_DEVICE, c->ds);
+  free(c->sub);
+  free(c->hs);
+  free(c->gs);
+  mispc_csr_free(ctx, &c->D);
+  mispc_csr_free(ctx, &c->H);
+}
+
 /* The sync-free MIS-1 pass runs on meshes (no rounds reported) and not on a
  * graph with hubs; on a subset (as coloring calls it) it gives the host's set. */
 static void test_gpu_mis1_sync_free_rule_and_subset(void) {
   const char *g[] = {"gen:laplace3d:30", "gen:random:200000:8", "gen:kron:14"};
   for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
-    mispc_csr H, D;
-    CHECK_OK(ctx, mispc_generate(ctx, g[i], 7, &H));
-    size_t n = (size_t)H.nrows;
-    uint8_t *sub = random_subset(H.nrows, 60), *hs = malloc(n), *gs = malloc(n);
-    uint8_t *dsub = NULL, *ds = NULL;
-    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
-    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&dsub));
-    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&ds));
-    CHECK_OK(ctx, mispc_memcpy(ctx, dsub, MISPC_MEM_DEVICE, sub, MISPC_MEM_HOST, n));
+    subset_case c;
+    subset_case_open(&c, g[i], 7, 60);
     const int hubs = strstr(g[i], "kron") != NULL;
     mispc_mis_result hr, gr;
-    CHECK_OK(ctx, mispc_mis1(ctx, &H, NULL, hs, &hr));
-    CHECK_OK(ctx, mispc_mis1(ctx, &D, NULL, ds, &gr));
-    CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
-    CHECK_MSG(!memcmp(hs, gs, n) && hr.set_size == gr.set_size, "%s: GPU MIS-1 != host", g[i]);
+    CHECK_OK(ctx, mispc_mis1(ctx, &c.H, NULL, c.hs, &hr));
+    CHECK_OK(ctx, mispc_mis1(ctx, &c.D, NULL, c.ds, &gr));
+    CHECK_MSG(subset_case_same(&c) && hr.set_size == gr.set_size, "%s: GPU MIS-1 != host", g[i]);
     CHECK_MSG(hr.rounds > 0 && gr.rounds == (hubs ? hr.rounds : 0),
               "%s: host %d rounds, GPU %d (expected %s)", g[i], hr.rounds, gr.rounds,
               hubs ? "the rounds" : "the sync-free pass");
-    CHECK_OK(ctx, mispc_mis1_subset(ctx, &H, NULL, sub, hs, &hr));
-    CHECK_OK(ctx, mispc_mis1_subset(ctx, &D, NULL, dsub, ds, &gr));
-    CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
-    CHECK_MSG(!memcmp(hs, gs, n) && hr.set_size == gr.set_size, "%s: subset MIS-1 GPU != host",
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
+    CHECK_MSG(subset_case_same(&c) && hr.set_size == gr.set_size, "%s: subset MIS-1 GPU != host",
               g[i]);
-    for (size_t v = 0; v < n; ++v)
-      if (gs[v] && !sub[v]) {
+    for (size_t v = 0; v < c.n; ++v)
+      if (c.gs[v] && !c.sub[v]) {
         CHECK_MSG(0, "%s: member %zu outside the subset", g[i], v);
         break;
       }
-    mispc_free(ctx, MISPC_MEM_DEVICE, dsub);
-    mispc_free(ctx, MISPC_MEM_DEVICE, ds);
-    free(sub);
-    free(hs);
-    free(gs);
-    mispc_csr_free(ctx, &D);
-    mispc_csr_free(ctx, &H);
+    subset_case_close(&c);
   }
 }
 
@@ -236,32 +259,19 @@ static void test_gpu_mis2_subset_equals_host(void) {
   const char *g[] = {"gen:laplace3d:30", "gen:elasticity3d:8", "gen:kron:14",
                      "gen:random:200000:8"};
   for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
-    mispc_csr H, D;
-    CHECK_OK(ctx, mispc_generate(ctx, g[i], 3, &H));
-    size_t n = (size_t)H.nrows;
-    uint8_t *sub = random_subset(H.nrows, 55), *hs = malloc(n), *gs = malloc(n);
-    uint8_t *dsub = NULL, *ds = NULL;
-    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
-    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&dsub));
-    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&ds));
-    CHECK_OK(ctx, mispc_memcpy(ctx, dsub, MISPC_MEM_DEVICE, sub, MISPC_MEM_HOST, n));
+    subset_case c;
+    subset_case_open(&c, g[i], 3, 55);
     for (int np = 0; np <= 1; ++np) {
       mispc_mis_options o;
       mispc_mis_options_default(&o);
       o.no_persistent = np;
       mispc_mis_result hr, gr;
-      CHECK_OK(ctx, mispc_mis2_subset(ctx, &H, &o, sub, hs, &hr));
-      CHECK_OK(ctx, mispc_mis2_subset(ctx, &D, &o, dsub, ds, &gr));
-      CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
-      CHECK_MSG(!memcmp(hs, gs, n) && hr.rounds == gr.rounds, "%s: subset MIS-2 GPU != host", g[i]);
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, &o, c.sub, c.hs, &hr));
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, &o, c.dsub, c.ds, &gr));
+      CHECK_MSG(subset_case_same(&c) && hr.rounds == gr.rounds, "%s: subset MIS-2 GPU != host",
+                g[i]);
     }
-    mispc_free(ctx, MISPC_MEM_DEVICE, dsub);
-    mispc_free(ctx, MISPC_MEM_DEVICE, ds);
-    free(sub);
-    free(hs);
-    free(gs);
-    mispc_csr_free(ctx, &D);
-    mispc_csr_free(ctx, &H);
+    subset_case_close(&c);
   }
 }
 
