@@ -112,28 +112,30 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
     if (i < len && (!a.p.subset || a.p.subset[v])) { /* outside the subset: never a column */
       int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
       W m = lane ? w_out<W>() : a.p.T[v];
-      /* Thread mapping: four column indices are loaded before their T
-       * words, so four gathers are in flight instead of one chain per entry
-       * (H100: Laplace3D_100 MIS-2 -3 to -9%). The warp mapping keeps the
-       * plain loop: batching there made MIS-2 of Elasticity3D_60's node graph
-       * (27 entries a row) 11% slower, and a split by row length cost its
-       * gain on the 81-entry rows (docs/BENCHMARKS.md). */
-      constexpr int S = Warp ? 32 : 1;
-      constexpr bool batch = !Warp;
-      for (int64_t p = b + lane; p < e && !batch; p += S) {
-        W t = a.p.T[a.p.colidx[p]];
-        m = t < m ? t : m;
-      }
-      for (int64_t p = b + lane; p < e && batch; p += 4 * S) {
-        int32_t c[4];
+      if constexpr (Warp) {
+        /* The warp mapping keeps the plain loop: four loads per lane made
+         * MIS-2 of Elasticity3D_60's node graph (27 entries a row) 11%
+         * slower, and a split by row length cost the gain on its 81-entry
+         * rows (docs/BENCHMARKS.md). */
+        for (int64_t p = b + lane; p < e; p += 32) {
+          W t = a.p.T[a.p.colidx[p]];
+          m = t < m ? t : m;
+        }
+      } else {
+        /* Four column indices are loaded before their T words, so four
+         * gathers are in flight instead of one chain per entry (H100:
+         * Laplace3D_100 MIS-2 -3 to -9%). */
+        for (int64_t p = b; p < e; p += 4) {
+          int32_t c[4];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) c[k] = p + k * S < e ? a.p.colidx[p + k * S] : -1;
+          for (int k = 0; k < 4; ++k) c[k] = p + k < e ? a.p.colidx[p + k] : -1;
 #pragma unroll
-        for (int k = 0; k < 4; ++k)
-          if (c[k] >= 0) {
-            W t = a.p.T[c[k]];
-            m = t < m ? t : m;
-          }
+          for (int k = 0; k < 4; ++k)
+            if (c[k] >= 0) {
+              W t = a.p.T[c[k]];
+              m = t < m ? t : m;
+            }
+        }
       }
       if (Warp)
         for (int off = 16; off; off >>= 1) {
@@ -169,29 +171,28 @@ __device__ __forceinline__ void decide_body(const Phase<W> &a, Smem &sm) {
         /* Round 0 has no IN vertex, so no column is OUT yet: the first
          * mismatch settles "undecided" and the scan can stop there. */
         const bool first_round = a.r == 0;
-        /* Four entries per step, as in column_body; an OUT found in a step
-         * settles v whatever else the step saw. */
-        constexpr int S = Warp ? 32 : 1;
-        constexpr bool batch = !Warp; /* as in column_body */
-        for (int64_t p = b + lane; p < e && !batch && !out_ && (all_min || !first_round); p += S) {
-          int32_t u = a.p.colidx[p];
-          if (a.p.subset && !a.p.subset[u]) continue; /* not part of the subgraph */
-          W m = a.p.M[u];
-          out_ = m == w_out<W>();
-          all_min = all_min && m == t;
-        }
-        for (int64_t p = b + lane; p < e && batch && !out_ && (all_min || !first_round);
-             p += 4 * S) {
-          int32_t c[4];
+        if constexpr (Warp) { /* plain loop, as in column_body */
+          for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round); p += 32) {
+            int32_t u = a.p.colidx[p];
+            if (a.p.subset && !a.p.subset[u]) continue; /* not part of the subgraph */
+            W m = a.p.M[u];
+            out_ = m == w_out<W>();
+            all_min = all_min && m == t;
+          }
+        } else { /* four entries per step, as in column_body; an OUT found in a
+                  * step settles v whatever else the step saw */
+          for (int64_t p = b; p < e && !out_ && (all_min || !first_round); p += 4) {
+            int32_t c[4];
 #pragma unroll
-          for (int k = 0; k < 4; ++k) c[k] = p + k * S < e ? a.p.colidx[p + k * S] : -1;
+            for (int k = 0; k < 4; ++k) c[k] = p + k < e ? a.p.colidx[p + k] : -1;
 #pragma unroll
-          for (int k = 0; k < 4; ++k)
-            if (c[k] >= 0 && (!a.p.subset || a.p.subset[c[k]])) { /* else not in the subgraph */
-              W m = a.p.M[c[k]];
-              out_ = out_ || m == w_out<W>();
-              all_min = all_min && m == t;
-            }
+            for (int k = 0; k < 4; ++k)
+              if (c[k] >= 0 && (!a.p.subset || a.p.subset[c[k]])) { /* else not in the subgraph */
+                W m = a.p.M[c[k]];
+                out_ = out_ || m == w_out<W>();
+                all_min = all_min && m == t;
+              }
+          }
         }
         if (Warp) {
           out_ = __any_sync(0xffffffffu, out_);
