@@ -298,9 +298,6 @@ __global__ void __launch_bounds__(kBlock) mis1_count_open(Plan p) {
  * vertices join and each reads all of its neighbours' words from L2 (round 0
  * of the rounds reads start keys through L1); hence the hub rule in
  * sync_free_max_degree. */
-constexpr uint32_t kFreeIn = 2u;  /* mis1_stamp(0, 0) */
-constexpr uint32_t kFreeOut = 3u; /* mis1_stamp(0, 1) */
-
 __device__ __forceinline__ uint32_t load_relaxed(const uint32_t *w) {
   uint32_t x;
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(x) : "l"(w) : "memory");
@@ -343,19 +340,19 @@ __device__ __forceinline__ bool try_decide(const Plan &p, int32_t v, int64_t b, 
     }
   }
   if (knocked) {
-    if (gl == 0) store_relaxed(p.status + v, kFreeOut);
+    if (gl == 0) store_relaxed(p.status + v, mis1_stamp(0, 1)); /* OUT */
     return false;
   }
   if (blocked) return true;
   if (gl == 0) {
-    store_relaxed(p.status + v, kFreeIn);
+    store_relaxed(p.status + v, mis1_stamp(0, 0)); /* IN */
     p.in_set[v] = 1;
     ++t.in;
   }
   /* Every neighbour is OUT already or comes after v: a plain OUT store. */
   for (int64_t q = b + gl; q < e; q += L) {
     const int32_t u = p.colidx[q];
-    if (u != v) store_relaxed(p.status + u, kFreeOut);
+    if (u != v) store_relaxed(p.status + u, mis1_stamp(0, 1));
   }
   return false;
 }
