@@ -196,36 +196,35 @@ enum {
   GS_CHAIN_GLOBAL = 1, /* the chain read from global memory (clusters too large to stage) */
 };
 
-/* Chain entries a lane takes of one pivot before the loop for longer ones */
-constexpr int kChainPerLane = 2;
-
 /* Shared bytes of one group of cluster_chain staging up to `rows` rows and
- * `entries` chain entries: per row the sum, old x, diagonal and chain
- * offset, per entry its row and value. */
+ * `entries` chain entries: per row the sum, old x, diagonal, chain offset
+ * and schedule entry, per entry its row and value. */
 __host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entries) {
-  return ((size_t)rows * 28 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
+  return ((size_t)rows * 32 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
 }
 
+constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
+
 /* Cluster GS for one color (clusters lo .. hi-1), after cluster_sums: a
- * group of W lanes a cluster, 32 / W clusters a warp, moving in lockstep
- * (loops to the warp's largest cluster: groups with loops of their own
- * would diverge, and a diverged warp runs one group at a time). Staged: the
- * group first copies its cluster into shared memory with coalesced loads
- * (sums from tp, old x, diagonal, the chain: offsets, rows and values);
- * otherwise all of it is read from global memory (s in tp). Then it
- * updates its rows one after another (reversed backward): x_j = x_j + omega
- * s_j / a_jj, and x_j goes at once into the sums of the rows after it,
- * s_k -= a_kj x_j, a lane per k (right-looking, as a supernodal triangular
- * solve does). A row then costs one division and one multiply-subtract on
- * the critical path instead of a reduction over its inner entries.
- * Subtractions reach each s_k in the host's order (rows before k increasing
- * forward, after k decreasing backward), so x is the host's bit for bit. */
+ * group of W lanes a cluster, 32 / W clusters a warp, moving in lockstep.
+ * Staged: the group first copies its cluster into shared memory with
+ * coalesced loads (sums from tp, old x, diagonal, schedule, the chain:
+ * offsets, rows and values); otherwise all of it is read from global memory
+ * (s in tp, x in xp). Then it walks the cluster's schedule (fsched or
+ * bsched) in windows of up to W rows of one level, a lane a row: row k
+ * subtracts a_kj x_j for the rows j its chain lists, in the chain's order
+ * (the host's: j increasing forward, decreasing backward), and sets x_k = x_k
+ * + omega s_k / a_kk. Rows of one level read only rows of lower levels, so a
+ * cluster takes as many steps as its levels (windows) instead of one a row:
+ * Laplace3D_100 5 levels against up to 15 rows, Elasticity3D_60 up to 66
+ * against 144. Each x_k is formed as on the host, bit for bit. */
 template <int W, bool Staged>
 __global__ void __launch_bounds__(kBlock)
-    cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, bool backward, const int64_t *cptr,
-                  const int32_t *ccol, const double *cval, const double *pdiag, double omega,
-                  double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio) {
-  constexpr int E = kChainPerLane, G = 32 / W;
+    cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, const int32_t *sched,
+                  const int64_t *cptr, const int32_t *ccol, const double *cval, const double *pdiag,
+                  double omega, double *tp, double *xp, int smem_rows, int smem_entries,
+                  PassIO pio) {
+  constexpr int G = 32 / W;
   extern __shared__ double smem[];
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
@@ -233,25 +232,24 @@ __global__ void __launch_bounds__(kBlock)
   double *ss = (double *)((char *)smem +
                           (size_t)(threadIdx.x / W) * chain_group_bytes(smem_rows, smem_entries));
   double *sx = ss + smem_rows, *sd = sx + smem_rows, *sv = sd + smem_rows;
-  int *sp = (int *)(sv + smem_entries), *sc = sp + smem_rows + 1;
+  int *sp = (int *)(sv + smem_entries), *sq = sp + smem_rows + 1, *sc = sq + smem_rows;
   for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
        q0 += nwarps * G) {
     const int64_t q = q0 + group;
     const int64_t r0 = q < hi ? pcl[q] : 0;
     const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
     const int64_t c0 = cptr[r0];
-    const int nc = (int)(cptr[r0 + nr] - c0);
-    double *s = Staged ? ss : tp + r0;
-    for (int k = lane; k < nr; k += W) {
-      const int64_t i = r0 + k;
-      if (Staged) {
+    double *s = Staged ? ss : tp + r0, *x = Staged ? sx : xp + r0;
+    if (Staged) {
+      for (int k = lane; k < nr; k += W) {
+        const int64_t i = r0 + k;
         s[k] = tp[i];
-        sx[k] = xp[i];
+        x[k] = xp[i];
         sd[k] = pdiag[i];
         sp[k] = (int)(cptr[i] - c0);
+        sq[k] = sched[i];
       }
-    }
-    if (Staged) {
+      const int nc = (int)(cptr[r0 + nr] - c0);
       if (lane == 0) sp[nr] = nc;
       for (int t = lane; t < nc; t += W) {
         sc[t] = ccol[c0 + t] - (int)r0;
@@ -259,41 +257,88 @@ __global__ void __launch_bounds__(kBlock)
       }
     }
     __syncwarp();
-    const int nr_max = warp_max(nr);
-    for (int r = 0; r < nr_max; ++r) {
-      const bool on = r < nr;
-      const int k = backward ? nr - 1 - r : r;
-      int b = 0, len = 0;
-      if (on) {
-        b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
-        len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
-      }
-      /* the lane's entries and their sums, ahead of x_j */
-      int kk[E];
-      double a[E], sk[E];
-#pragma unroll
-      for (int e = 0; e < E; ++e) {
-        const int t = lane + W * e;
-        kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
-        a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
-        sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
-      }
-      if (on) {
-        const double xo = Staged ? sx[k] : xp[r0 + k], d = Staged ? sd[k] : pdiag[r0 + k];
-        const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-          if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
-        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
-          const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
-          s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
+    /* a window: from w up to the next level's first row, at most W rows */
+    for (int w = 0; __any_sync(~0u, w < nr);) {
+      const int t = w + lane;
+      const int32_t e = t < nr ? (Staged ? sq[t] : sched[r0 + t]) : kLevelStart;
+      const unsigned starts =
+          (__ballot_sync(~0u, lane > 0 && e < 0) >> (group * W)) & (W == 32 ? ~0u : (1u << W) - 1);
+      const int len = starts ? __ffs(starts) - 1 : W;
+      if (t < nr && lane < len) {
+        const int k = e & INT32_MAX;
+        const int b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
+        const int end = Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0);
+        double sk = s[k];
+#pragma unroll 4
+        for (int p = b; p < end; ++p) {
+          const int j = Staged ? sc[p] : ccol[c0 + p] - (int)r0;
+          sk = __dsub_rn(sk, __dmul_rn(Staged ? sv[p] : cval[c0 + p], x[j]));
         }
-        if (lane == 0) {
-          xp[r0 + k] = xj;
-          if (x_out) x_out[pio.perm[r0 + k]] = xj;
-        }
+        x[k] = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, sk), Staged ? sd[k] : pdiag[r0 + k]));
       }
+      w += len;
       __syncwarp();
+    }
+    for (int k = lane; k < nr; k += W) {
+      const double v = x[k];
+      if (Staged) xp[r0 + k] = v;
+      if (x_out) x_out[pio.perm[r0 + k]] = v;
+    }
+    __syncwarp(); /* the next clusters overwrite the shared memory */
+  }
+}
+
+/* Each cluster's level of every row for one pass (a thread a cluster, rows
+ * in the pass's order): 0 for a row whose chain is empty, else one more
+ * than the highest level of the rows in its chain. *levels += the number
+ * of levels of every cluster. */
+__global__ void cluster_levels(int64_t nc, const int64_t *pcl, bool backward, const int64_t *cptr,
+                               const int32_t *ccol, int32_t *lev, unsigned long long *levels) {
+  unsigned long long mine = 0;
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t r0 = pcl[q], nr = pcl[q + 1] - r0;
+    int32_t top = 0;
+    for (int64_t r = 0; r < nr; ++r) {
+      const int64_t i = r0 + (backward ? nr - 1 - r : r);
+      int32_t m = 0;
+      for (int64_t p = cptr[i]; p < cptr[i + 1]; ++p) m = max(m, lev[ccol[p]] + 1);
+      lev[i] = m;
+      top = max(top, m + 1);
+    }
+    mine += (unsigned long long)top;
+  }
+  mine = mispc_block_sum<kBlock>(mine);
+  if (levels && threadIdx.x == 0 && mine) atomicAdd(levels, mine);
+}
+
+/* sched: each cluster's local row indices by (level, index), kLevelStart
+ * on the first of each level (a warp a cluster, a ballot per level and 32
+ * rows). */
+__global__ void cluster_schedule(int64_t nc, const int64_t *pcl, const int32_t *lev,
+                                 int32_t *sched) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u;
+  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q < nc;
+       q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
+    const int64_t r0 = pcl[q];
+    const int nr = (int)(pcl[q + 1] - r0);
+    int top = 0;
+    for (int k = lane; k < nr; k += 32) top = max(top, lev[r0 + k] + 1);
+    top = warp_max(top);
+    int out = 0;
+    for (int level = 0; level < top; ++level) {
+      const int first = out;
+      for (int k0 = 0; k0 < nr; k0 += 32) {
+        const int k = k0 + lane;
+        const bool hit = k < nr && lev[r0 + k] == level;
+        const unsigned bal = __ballot_sync(~0u, hit);
+        if (hit) {
+          const int at = out + __popc(bal & below);
+          sched[r0 + at] = k | (at == first ? kLevelStart : 0);
+        }
+        out += __popc(bal);
+      }
     }
   }
 }
@@ -326,8 +371,8 @@ __device__ __forceinline__ int row_part(const int32_t *row_cluster, int32_t c, i
 
 /* A warp per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, the
  * row's length into prow[q] and, for cluster GS (row_cluster given), the
- * number of its lower entries into bptr[q] and of its upper ones into
- * fptr[q] (all three scanned afterwards). */
+ * number of its lower entries into fptr[q] and of its upper ones into
+ * bptr[q] (all three scanned afterwards). */
 __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
                                    const int32_t *colidx, const int32_t *row_cluster,
                                    int32_t *iperm, int64_t *prow, int64_t *bptr, int64_t *fptr) {
@@ -351,7 +396,7 @@ __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t
       lower += __popc(__ballot_sync(~0u, part == 0));
       upper += __popc(__ballot_sync(~0u, part == 2));
     }
-    if (lane == 0) bptr[q] = lower, fptr[q] = upper;
+    if (lane == 0) fptr[q] = lower, bptr[q] = upper;
   }
 }
 
@@ -360,23 +405,9 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *bptr
                              const int64_t *fptr, int64_t *pout, int64_t *pup) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
        q += (int64_t)gridDim.x * blockDim.x) {
-    pout[q] = prow[q] + (bptr[q + 1] - bptr[q]);
-    pup[q] = prow[q + 1] - (fptr[q + 1] - fptr[q]);
+    pout[q] = prow[q] + (fptr[q + 1] - fptr[q]);
+    pup[q] = prow[q + 1] - (bptr[q + 1] - bptr[q]);
   }
-}
-
-/* a_ij of A (sorted rows; the pattern is symmetric, so it exists) */
-__device__ __forceinline__ double entry(const int64_t *rowptr, const int32_t *colidx,
-                                        const double *val, int32_t i, int32_t j) {
-  int64_t lo = rowptr[i], hi = rowptr[i + 1];
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (colidx[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return val[lo];
 }
 
 /* The copy, pattern (col given) or values (val given). */
@@ -389,8 +420,8 @@ struct CopyOut {
 /* A warp per row q: row perm[q] of A into row q of the copy, renumbered
  * columns (pattern) or values and diagonal (numeric), in parts (row_part)
  * each in storage order: a stable partition by ballots. Cluster GS also
- * puts row q's lower entries into its backward chain and the upper ones
- * into its forward chain, with the transposed values a_kq. */
+ * puts row q's lower entries into its forward chain (storage order) and
+ * the upper ones into its backward chain (reversed). */
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const double *val,
                           const double *diag, const int32_t *row_cluster, CopyOut o) {
@@ -406,7 +437,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
      * indexed by part, which would live in local memory */
     int64_t at0 = o.prow[q], at1 = row_cluster ? o.pout[q] : o.prow[q],
             at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
-    int64_t cb = row_cluster ? o.bptr[q] : 0, cf = row_cluster ? o.fptr[q] : 0;
+    int64_t cf = row_cluster ? o.fptr[q] : 0, cb = row_cluster ? o.bptr[q + 1] - 1 : 0;
     for (int64_t k0 = 0; k0 < len; k0 += 32) {
       const int64_t k = k0 + lane;
       const bool valid = k < len;
@@ -421,13 +452,13 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
         if (o.pcol) o.pcol[d] = iperm[j];
         if (o.pval) o.pval[d] = val[src + k];
         if (part != 1) {
-          const int64_t dc = (part == 0 ? cb : cf) + rank;
-          if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
-          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = entry(rowptr, colidx, val, j, i);
+          const int64_t dc = part == 0 ? cf + rank : cb - rank;
+          if (o.pcol) (part == 0 ? o.fcol : o.bcol)[dc] = iperm[j];
+          if (o.pval) (part == 0 ? o.fval : o.bval)[dc] = val[src + k];
         }
       }
       at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
-      cb += __popc(b0), cf += __popc(b2);
+      cf += __popc(b0), cb -= __popc(b2);
     }
     if (o.pdiag && lane == 0) o.pdiag[q] = diag[i];
   }
@@ -609,10 +640,9 @@ constexpr size_t kDefaultSmem = 48 * 1024;
 
 /* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
  * a lane per 16 entries of a row, at most 8; cluster GS the power of two at
- * or above twice the mean number of entries of a row's chain (the rows after
- * it in its cluster: each lane of a group then takes one of a pivot's
- * entries, or two at the longest chains). MISPC_GS_LANES=1|2|4|8|16|32 from
- * the environment overrides it (tuning). Same arithmetic for every choice. */
+ * or above `mean`, the mean rows of a level of a cluster (a lane a row of a
+ * level). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
+ * (tuning). Same arithmetic for every choice. */
 static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const char *e = getenv("MISPC_GS_LANES");
   const int v = e ? atoi(e) : 0;
@@ -623,8 +653,8 @@ static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   int w = 1;
   if (gs->opt.kind != MISPC_GS_CLUSTER)
     while (w < 8 && 16 * w <= mean) w *= 2;
-  else /* H200 (docs/GAUSS_SEIDEL.md): Laplace3D_100 2 lanes 0.385 ms, 4 lanes 0.370 */
-    while (w < 32 && w < 2 * mean) w *= 2;
+  else
+    while (w < 32 && w < mean) w *= 2;
   return w;
 }
 
@@ -643,21 +673,40 @@ __global__ void chain_max(int64_t nc, const int64_t *pcl, const int64_t *cptr,
 }
 } // namespace
 
-/* Lanes and mode of the cluster chains: staged in shared memory unless a
- * cluster does not fit, or MISPC_GS_CHAIN=global from the environment
+/* The schedules of both passes (cluster_levels, cluster_schedule), then
+ * the lanes and mode of the cluster chains: staged in shared memory unless
+ * a cluster does not fit, or MISPC_GS_CHAIN=global from the environment
  * (tests and measurements; the arithmetic is the same). */
-static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
-                                        int64_t chain) {
-  unsigned long long *dm = NULL, most = 0;
-  MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&dm, "cluster chains"));
-  cudaMemsetAsync(dm, 0, 8, s);
-  chain_max<<<mispc_device_grid(ctx, gs->nclusters, kBlock), kBlock, 0, s>>>(gs->nclusters, gs->pcl,
-                                                                             gs->fptr, dm);
-  cudaMemcpyAsync(&most, dm, 8, cudaMemcpyDeviceToHost, s);
-  mispc_status st = mispc_sync(ctx, s, "cluster chains");
+static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s) {
+  const int64_t n = gs->n, nc = gs->nclusters;
+  MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->fsched,
+                             "cluster schedules"));
+  MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->bsched,
+                             "cluster schedules"));
+  unsigned long long *dm = NULL, h[2] = {0, 0}; /* most chain entries, forward levels */
+  int32_t *lev = NULL;
+  mispc_status st = mispc_scratch_alloc(ctx, 16, (void **)&dm, "cluster chains");
+  if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&lev, "cluster levels");
+  if (!st) {
+    cudaMemsetAsync(dm, 0, 16, s);
+    const unsigned grid = mispc_device_grid(ctx, nc, kBlock);
+    chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->fptr, dm);
+    chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, dm);
+    for (int backward = 0; backward < 2; ++backward) {
+      cluster_levels<<<grid, kBlock, 0, s>>>(nc, gs->pcl, backward, backward ? gs->bptr : gs->fptr,
+                                             backward ? gs->bcol : gs->fcol, lev,
+                                             backward ? NULL : dm + 1);
+      cluster_schedule<<<mispc_device_grid(ctx, 32 * nc, kBlock), kBlock, 0, s>>>(
+          nc, gs->pcl, lev, backward ? gs->bsched : gs->fsched);
+    }
+    cudaMemcpyAsync(h, dm, 16, cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "cluster schedules");
+  }
+  mispc_scratch_free(ctx, lev);
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
-  gs->lanes = gs_lanes_per_row(gs, gs->n ? (double)chain / (double)gs->n : 1.0);
+  const unsigned long long most = h[0];
+  gs->lanes = gs_lanes_per_row(gs, h[1] ? (double)n / (double)h[1] : 1.0);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -671,8 +720,9 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   gs->smem_entries = staged ? (int)most : 0;
   mispc_logf(ctx, 2,
              "gs cluster chains: %d lanes a cluster, mode %d, clusters of up to %lld rows and "
-             "%llu chain entries",
-             gs->lanes, gs->cluster_mode, (long long)gs->max_cluster, most);
+             "%llu chain entries, %.2f rows a level",
+             gs->lanes, gs->cluster_mode, (long long)gs->max_cluster, most,
+             h[1] ? (double)n / (double)h[1] : 0.0);
   return MISPC_SUCCESS;
 }
 
@@ -683,7 +733,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const int64_t n = gs->n, nnz = gs->nnz;
   const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const mispc_memspace d = MISPC_MEM_DEVICE;
-  /* cluster GS: from the chain entries, once they are counted (choose_cluster_mode) */
+  /* cluster GS: from the levels of its clusters (choose_cluster_mode) */
   gs->lanes = cluster ? 0 : gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0);
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->iperm, "sweep order"));
@@ -721,7 +771,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
-  int64_t chain = 0; /* entries of each chain: as many forward as backward (symmetric) */
+  int64_t chain = 0; /* entries of the forward chains */
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
       n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
@@ -733,10 +783,13 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
           n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
+    int64_t bchain = 0;
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&bchain, gs->bptr + n, 8, cudaMemcpyDeviceToHost, s));
+    MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fcol, "chains"));
-    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->bcol, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
-    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->bval, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bval, "chains"));
   }
   if (n > 0) {
     CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pcol,
@@ -745,7 +798,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s, chain));
+  if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s));
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
 
@@ -826,9 +879,9 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
    * for the whole first one (mispc_device_grid's 8 blocks an SM hold only
    * 16 warps of two-warp blocks) */
   kernel<<<mispc_grid_for(32 * warps, block, 1u << 20), block, smem, s>>>(
-      lo, hi, gs->pcl, backward, backward ? gs->bptr : gs->fptr, backward ? gs->bcol : gs->fcol,
-      backward ? gs->bval : gs->fval, gs->pdiag, gs->opt.omega, gs->tp, gs->xp, gs->smem_rows,
-      gs->smem_entries, pio);
+      lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, backward ? gs->bptr : gs->fptr,
+      backward ? gs->bcol : gs->fcol, backward ? gs->bval : gs->fval, gs->pdiag, gs->opt.omega,
+      gs->tp, gs->xp, gs->smem_rows, gs->smem_entries, pio);
 }
 
 /* Point GS from x = 0 reads b through perm in its first pass, so nothing is
