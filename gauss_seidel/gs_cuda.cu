@@ -268,11 +268,21 @@ __global__ void __launch_bounds__(kBlock)
         const int k = e & INT32_MAX;
         const int b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
         const int end = Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0);
+        /* U products at once (their loads in flight together), then
+         * subtracted in order; +0.0 past the end leaves sk as it is */
+        constexpr int U = 8;
         double sk = s[k];
-#pragma unroll 4
-        for (int p = b; p < end; ++p) {
-          const int j = Staged ? sc[p] : ccol[c0 + p] - (int)r0;
-          sk = __dsub_rn(sk, __dmul_rn(Staged ? sv[p] : cval[c0 + p], x[j]));
+        for (int p0 = b; p0 < end; p0 += U) {
+          double prod[U];
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int p = p0 + u;
+            prod[u] = p < end ? __dmul_rn(Staged ? sv[p] : cval[c0 + p],
+                                          x[Staged ? sc[p] : ccol[c0 + p] - (int)r0])
+                              : 0.0;
+          }
+#pragma unroll
+          for (int u = 0; u < U; ++u) sk = __dsub_rn(sk, prod[u]);
         }
         x[k] = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, sk), Staged ? sd[k] : pdiag[r0 + k]));
       }
@@ -710,8 +720,12 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const size_t warp_bytes =
-      (size_t)(32 / gs->lanes) * chain_group_bytes(gs->max_cluster, (int64_t)most);
+  /* more lanes (fewer clusters a warp) where a warp's clusters would not fit
+   * in shared memory: the chains read from global memory are far slower */
+  const size_t group_bytes = chain_group_bytes(gs->max_cluster, (int64_t)most);
+  if (!getenv("MISPC_GS_LANES"))
+    while (gs->lanes < 32 && (size_t)(32 / gs->lanes) * group_bytes > (size_t)optin) gs->lanes *= 2;
+  const size_t warp_bytes = (size_t)(32 / gs->lanes) * group_bytes;
   const char *e = getenv("MISPC_GS_CHAIN");
   gs->cluster_mode = e && !strcmp(e, "global") ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
   if (warp_bytes > (size_t)optin || most >= INT32_MAX / 4) gs->cluster_mode = GS_CHAIN_GLOBAL;
