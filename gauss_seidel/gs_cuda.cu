@@ -205,6 +205,12 @@ __host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entrie
 
 constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
 
+/* Cluster chains by pushes (cluster_push) where the rows of a cluster read
+ * more than this many of its rows on average, else by levels
+ * (cluster_chain). H100 (docs/GAUSS_SEIDEL.md): Laplace3D_100 (%.2f a row)
+ * is faster by levels, Elasticity3D_60 (%.2f) by pushes. */
+constexpr double kPushChain = 4.0;
+
 /* Cluster GS for one color (clusters lo .. hi-1), after cluster_sums: a
  * group of W lanes a cluster, 32 / W clusters a warp, moving in lockstep.
  * Staged: the group first copies its cluster into shared memory with
@@ -295,6 +301,100 @@ __global__ void __launch_bounds__(kBlock)
       if (x_out) x_out[pio.perm[r0 + k]] = v;
     }
     __syncwarp(); /* the next clusters overwrite the shared memory */
+  }
+}
+
+/* Cluster GS for one color by pushes (GS_PUSH; clusters lo .. hi-1), after
+ * cluster_sums, with the push chains (for each row j the later rows k of
+ * its cluster with a_kj, forward; the earlier ones backward): a group of W
+ * lanes a cluster, 32 / W clusters a warp, moving in lockstep
+ * (loops to the warp's largest cluster: groups with loops of their own
+ * would diverge, and a diverged warp runs one group at a time). Staged: the
+ * group first copies its cluster into shared memory with coalesced loads
+ * (sums from tp, old x, diagonal, the chain: offsets, rows and values);
+ * otherwise all of it is read from global memory (s in tp). Then it
+ * updates its rows one after another (reversed backward): x_j = x_j + omega
+ * s_j / a_jj, and x_j goes at once into the sums of the rows after it,
+ * s_k -= a_kj x_j, a lane per k (right-looking, as a supernodal triangular
+ * solve does). A row then costs one division and one multiply-subtract on
+ * the critical path instead of a reduction over its inner entries.
+ * Subtractions reach each s_k in the host's order (rows before k increasing
+ * forward, after k decreasing backward), so x is the host's bit for bit. */
+template <int W, bool Staged>
+__global__ void __launch_bounds__(kBlock)
+    cluster_push(int64_t lo, int64_t hi, const int64_t *pcl, bool backward, const int64_t *cptr,
+                 const int32_t *ccol, const double *cval, const double *pdiag, double omega,
+                 double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio) {
+  constexpr int E = 2, G = 32 / W; /* E: entries a lane takes of a pivot before the loop */
+  extern __shared__ double smem[];
+  const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
+  double *ss = (double *)((char *)smem +
+                          (size_t)(threadIdx.x / W) * chain_group_bytes(smem_rows, smem_entries));
+  double *sx = ss + smem_rows, *sd = sx + smem_rows, *sv = sd + smem_rows;
+  int *sp = (int *)(sv + smem_entries), *sc = sp + smem_rows + 1;
+  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
+       q0 += nwarps * G) {
+    const int64_t q = q0 + group;
+    const int64_t r0 = q < hi ? pcl[q] : 0;
+    const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
+    const int64_t c0 = cptr[r0];
+    const int nc = (int)(cptr[r0 + nr] - c0);
+    double *s = Staged ? ss : tp + r0;
+    for (int k = lane; k < nr; k += W) {
+      const int64_t i = r0 + k;
+      if (Staged) {
+        s[k] = tp[i];
+        sx[k] = xp[i];
+        sd[k] = pdiag[i];
+        sp[k] = (int)(cptr[i] - c0);
+      }
+    }
+    if (Staged) {
+      if (lane == 0) sp[nr] = nc;
+      for (int t = lane; t < nc; t += W) {
+        sc[t] = ccol[c0 + t] - (int)r0;
+        sv[t] = cval[c0 + t];
+      }
+    }
+    __syncwarp();
+    const int nr_max = warp_max(nr);
+    for (int r = 0; r < nr_max; ++r) {
+      const bool on = r < nr;
+      const int k = backward ? nr - 1 - r : r;
+      int b = 0, len = 0;
+      if (on) {
+        b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
+        len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
+      }
+      /* the lane's entries and their sums, ahead of x_j */
+      int kk[E];
+      double a[E], sk[E];
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        const int t = lane + W * e;
+        kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
+        a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
+        sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
+      }
+      if (on) {
+        const double xo = Staged ? sx[k] : xp[r0 + k], d = Staged ? sd[k] : pdiag[r0 + k];
+        const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+          if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
+        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
+          const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
+          s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
+        }
+        if (lane == 0) {
+          xp[r0 + k] = xj;
+          if (x_out) x_out[pio.perm[r0 + k]] = xj;
+        }
+      }
+      __syncwarp();
+    }
   }
 }
 
@@ -410,14 +510,29 @@ __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t
   }
 }
 
-/* pout[q] and pup[q]: where row q's middle and upper parts start. */
-__global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *bptr,
-                             const int64_t *fptr, int64_t *pout, int64_t *pup) {
+/* pout[q] and pup[q]: where row q's middle and upper parts start (lptr,
+ * uptr: the scanned numbers of lower and upper entries). */
+__global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr,
+                             const int64_t *uptr, int64_t *pout, int64_t *pup) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
        q += (int64_t)gridDim.x * blockDim.x) {
-    pout[q] = prow[q] + (fptr[q + 1] - fptr[q]);
-    pup[q] = prow[q + 1] - (bptr[q + 1] - bptr[q]);
+    pout[q] = prow[q] + (lptr[q + 1] - lptr[q]);
+    pup[q] = prow[q + 1] - (uptr[q + 1] - uptr[q]);
   }
+}
+
+/* a_ij of A (sorted rows; the pattern is symmetric, so it exists) */
+__device__ __forceinline__ double entry(const int64_t *rowptr, const int32_t *colidx,
+                                        const double *val, int32_t i, int32_t j) {
+  int64_t lo = rowptr[i], hi = rowptr[i + 1];
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (colidx[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return val[lo];
 }
 
 /* The copy, pattern (col given) or values (val given). */
@@ -425,13 +540,16 @@ struct CopyOut {
   const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pout .. bptr: cluster only */
   int32_t *pcol, *fcol, *bcol;                    /* pattern */
   double *pval, *fval, *bval, *pdiag;             /* numeric */
+  bool push;                                      /* GS_PUSH chains */
 };
 
 /* A warp per row q: row perm[q] of A into row q of the copy, renumbered
  * columns (pattern) or values and diagonal (numeric), in parts (row_part)
  * each in storage order: a stable partition by ballots. Cluster GS also
  * puts row q's lower entries into its forward chain (storage order) and
- * the upper ones into its backward chain (reversed). */
+ * the upper ones into its backward chain (reversed); with push chains the
+ * lower ones into its backward chain and the upper ones into its forward
+ * one, both in storage order, with the transposed values a_jq. */
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const double *val,
                           const double *diag, const int32_t *row_cluster, CopyOut o) {
@@ -447,7 +565,8 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
      * indexed by part, which would live in local memory */
     int64_t at0 = o.prow[q], at1 = row_cluster ? o.pout[q] : o.prow[q],
             at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
-    int64_t cf = row_cluster ? o.fptr[q] : 0, cb = row_cluster ? o.bptr[q + 1] - 1 : 0;
+    int64_t cf = row_cluster ? o.fptr[q] : 0,
+            cb = row_cluster ? (o.push ? o.bptr[q] : o.bptr[q + 1] - 1) : 0;
     for (int64_t k0 = 0; k0 < len; k0 += 32) {
       const int64_t k = k0 + lane;
       const bool valid = k < len;
@@ -461,14 +580,21 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
         const int64_t d = (part == 0 ? at0 : part == 1 ? at1 : at2) + rank;
         if (o.pcol) o.pcol[d] = iperm[j];
         if (o.pval) o.pval[d] = val[src + k];
-        if (part != 1) {
+        if (part != 1 && o.push) {
+          const int64_t dc = (part == 0 ? cb : cf) + rank;
+          if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
+          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = entry(rowptr, colidx, val, j, i);
+        } else if (part != 1) {
           const int64_t dc = part == 0 ? cf + rank : cb - rank;
           if (o.pcol) (part == 0 ? o.fcol : o.bcol)[dc] = iperm[j];
           if (o.pval) (part == 0 ? o.fval : o.bval)[dc] = val[src + k];
         }
       }
       at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
-      cf += __popc(b0), cb -= __popc(b2);
+      if (o.push)
+        cb += __popc(b0), cf += __popc(b2);
+      else
+        cf += __popc(b0), cb -= __popc(b2);
     }
     if (o.pdiag && lane == 0) o.pdiag[q] = diag[i];
   }
@@ -687,12 +813,15 @@ __global__ void chain_max(int64_t nc, const int64_t *pcl, const int64_t *cptr,
  * the lanes and mode of the cluster chains: staged in shared memory unless
  * a cluster does not fit, or MISPC_GS_CHAIN=global from the environment
  * (tests and measurements; the arithmetic is the same). */
-static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s) {
+static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
+                                        int64_t chain) {
   const int64_t n = gs->n, nc = gs->nclusters;
-  MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->fsched,
-                             "cluster schedules"));
-  MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->bsched,
-                             "cluster schedules"));
+  if (!gs->chain_push) {
+    MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->fsched,
+                               "cluster schedules"));
+    MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->bsched,
+                               "cluster schedules"));
+  }
   unsigned long long *dm = NULL, h[2] = {0, 0}; /* most chain entries, forward levels */
   int32_t *lev = NULL;
   mispc_status st = mispc_scratch_alloc(ctx, 16, (void **)&dm, "cluster chains");
@@ -702,7 +831,7 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
     const unsigned grid = mispc_device_grid(ctx, nc, kBlock);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->fptr, dm);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, dm);
-    for (int backward = 0; backward < 2; ++backward) {
+    for (int backward = 0; backward < 2 && !gs->chain_push; ++backward) {
       cluster_levels<<<grid, kBlock, 0, s>>>(nc, gs->pcl, backward, backward ? gs->bptr : gs->fptr,
                                              backward ? gs->bcol : gs->fcol, lev,
                                              backward ? NULL : dm + 1);
@@ -716,7 +845,9 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
   const unsigned long long most = h[0];
-  gs->lanes = gs_lanes_per_row(gs, h[1] ? (double)n / (double)h[1] : 1.0);
+  gs->lanes = gs_lanes_per_row(gs, gs->chain_push ? 2.0 * (double)chain / (double)n
+                                   : h[1]         ? (double)n / (double)h[1]
+                                                  : 1.0);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -733,9 +864,10 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   gs->smem_rows = staged ? (int)gs->max_cluster : 0;
   gs->smem_entries = staged ? (int)most : 0;
   mispc_logf(ctx, 2,
-             "gs cluster chains: %d lanes a cluster, mode %d, clusters of up to %lld rows and "
-             "%llu chain entries, %.2f rows a level",
-             gs->lanes, gs->cluster_mode, (long long)gs->max_cluster, most,
+             "gs cluster chains: %s, %d lanes a cluster, mode %d, clusters of up to %lld rows "
+             "and %llu chain entries, %.2f chain entries a row, %.2f rows a level",
+             gs->chain_push ? "push" : "levels", gs->lanes, gs->cluster_mode,
+             (long long)gs->max_cluster, most, (double)chain / (double)n,
              h[1] ? (double)n / (double)h[1] : 0.0);
   return MISPC_SUCCESS;
 }
@@ -785,7 +917,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
-  int64_t chain = 0; /* entries of the forward chains */
+  int64_t chain = 0; /* entries of the forward chains (pull: lower entries) */
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
       n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
@@ -794,25 +926,34 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(exclusive_sum(ctx, s, gs->fptr, n + 1));
     if (n > 0)
       part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
-          n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
-    MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
+          n, gs->prow, gs->fptr, gs->bptr, gs->pout, gs->pup);
     int64_t bchain = 0;
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&bchain, gs->bptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
+    /* push chains where rows read many rows of their cluster (a forward
+     * push chain holds a row's upper entries: bptr so far) */
+    const char *pe = getenv("MISPC_GS_PUSH"); /* 0 | 1: tests and measurements */
+    gs->chain_push = pe ? atoi(pe) != 0 : (double)chain > kPushChain * (double)n;
+    if (gs->chain_push) {
+      int64_t *t = gs->fptr;
+      gs->fptr = gs->bptr, gs->bptr = t;
+      const int64_t tc = chain;
+      chain = bchain, bchain = tc;
+    }
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bval, "chains"));
   }
   if (n > 0) {
-    CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pcol,
-                 gs->fcol, gs->bcol, NULL,    NULL,     NULL,     NULL};
+    CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pcol,           gs->fcol,
+                 gs->bcol, NULL,     NULL,    NULL,     NULL,     gs->chain_push != 0};
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s));
+  if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s, chain));
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
 
@@ -821,8 +962,8 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   if (gs->n > 0) {
-    CopyOut o = {gs->prow, gs->pout, gs->pup,  gs->fptr, gs->bptr, NULL,
-                 NULL,     NULL,     gs->pval, gs->fval, gs->bval, gs->pdiag};
+    CopyOut o = {gs->prow, gs->pout, gs->pup,  gs->fptr,  gs->bptr,           NULL, NULL, NULL,
+                 gs->pval, gs->fval, gs->bval, gs->pdiag, gs->chain_push != 0};
     copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
         gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
         gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o);
@@ -848,10 +989,14 @@ static int chain_block(const mispc_gs *gs, size_t *smem) {
 template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
   size_t smem = 0;
   chain_block(gs, &smem);
-  if (smem > kDefaultSmem)
+  if (smem > kDefaultSmem) {
     MISPC_CUDA_TRY(ctx,
                    cudaFuncSetAttribute(cluster_chain<W, true>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    MISPC_CUDA_TRY(ctx,
+                   cudaFuncSetAttribute(cluster_push<W, true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  }
   return MISPC_SUCCESS;
 }
 
@@ -886,16 +1031,26 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   size_t smem = 0;
   const int block = chain_block(gs, &smem);
   const int64_t groups = hi - lo, warps = (groups + 32 / W - 1) / (32 / W);
-  const auto kernel =
-      gs->cluster_mode == GS_CHAIN_GLOBAL ? cluster_chain<W, false> : cluster_chain<W, true>;
+  const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
   /* every cluster of the color resident at once where the SMs hold them: a
    * chain is a sequence of dependent steps, and a second wave would wait
    * for the whole first one (mispc_device_grid's 8 blocks an SM hold only
    * 16 warps of two-warp blocks) */
-  kernel<<<mispc_grid_for(32 * warps, block, 1u << 20), block, smem, s>>>(
-      lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, backward ? gs->bptr : gs->fptr,
-      backward ? gs->bcol : gs->fcol, backward ? gs->bval : gs->fval, gs->pdiag, gs->opt.omega,
-      gs->tp, gs->xp, gs->smem_rows, gs->smem_entries, pio);
+  const unsigned grid = mispc_grid_for(32 * warps, block, 1u << 20);
+  const int64_t *cptr = backward ? gs->bptr : gs->fptr;
+  const int32_t *ccol = backward ? gs->bcol : gs->fcol;
+  const double *cval = backward ? gs->bval : gs->fval;
+  if (gs->chain_push) {
+    const auto kernel = staged ? cluster_push<W, true> : cluster_push<W, false>;
+    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pdiag,
+                                     gs->opt.omega, gs->tp, gs->xp, gs->smem_rows, gs->smem_entries,
+                                     pio);
+  } else {
+    const auto kernel = staged ? cluster_chain<W, true> : cluster_chain<W, false>;
+    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, cptr,
+                                     ccol, cval, gs->pdiag, gs->opt.omega, gs->tp, gs->xp,
+                                     gs->smem_rows, gs->smem_entries, pio);
+  }
 }
 
 /* Point GS from x = 0 reads b through perm in its first pass, so nothing is

@@ -39,7 +39,10 @@ struct mispc_gs {
    * a cluster's entries contiguous. fsched / bsched: each cluster's rows
    * (local indices) by level of that pass's dependencies (a row's level is
    * one more than the highest of the rows it reads), bit 31 set on the
-   * first row of each level: the rows of one level are updated at once. */
+   * first row of each level: the rows of one level are updated at once.
+   * Push chains (chain_push) are the transposes, without schedules: for
+   * each row j the later rows k of its cluster with a_kj (fptr ...:
+   * forward), the earlier ones (bptr ...: backward), in storage order. */
   int32_t *perm;            /* n: sweep position -> row */
   int32_t *iperm;           /* n: row -> sweep position */
   int64_t *prow;            /* n + 1 */
@@ -63,6 +66,7 @@ struct mispc_gs {
    * cluster that the chain stages in shared memory (0: read from global) */
   int lanes;
   int cluster_mode;
+  int chain_push; /* cluster only: push chains (gs_cuda.cu, cluster_push), else levels */
   int smem_rows, smem_entries;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
    * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
