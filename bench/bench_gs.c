@@ -82,6 +82,15 @@ int cmd_bench_gs(int argc, char **argv) {
   for (int si = 0; si < nspecs && !rc; ++si) {
     mispc_csr A = {0}, D = {0};
     if ((rc = cli_load(ctx, specs[si], 0, &A))) break;
+    if (!A.values) { /* a pattern: a graph generator or a pattern .mtx */
+      fprintf(stderr,
+              "mispc bench gs: %s has no values (a pattern); Gauss-Seidel needs a matrix "
+              "(gen:laplace2d, laplace3d, elasticity3d, aniso2d, aniso3d or a real .mtx)\n",
+              specs[si]);
+      mispc_csr_free(ctx, &A);
+      rc = 2;
+      break;
+    }
     size_t n = (size_t)A.nrows;
     double *b = malloc(sizeof(double) * n);
     double *xh = malloc(sizeof(double) * n), *xg = malloc(sizeof(double) * n);
