@@ -211,23 +211,12 @@ constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
  * is faster by levels, Elasticity3D_60 (%.2f) by pushes. */
 constexpr double kPushChain = 4.0;
 
-/* The sweep-ordered copy's arrays that cluster_sums reads. */
-struct SumsIn {
-  const int64_t *prow, *pout, *pup;
-  const int32_t *pcol;
-  const double *pval, *bp;
-};
-
 /* Cluster GS for one color (clusters lo .. hi-1), after cluster_sums: a
  * group of W lanes a cluster, 32 / W clusters a warp, moving in lockstep.
  * Staged: the group first copies its cluster into shared memory with
  * coalesced loads (sums from tp, old x, diagonal, schedule, the chain:
  * offsets, rows and values); otherwise all of it is read from global memory
- * (s in tp, x in xp). Sums (staged only): no cluster_sums launch before;
- * the group forms its rows' fixed sums itself, a lane a row, as
- * cluster_sums does with one lane (the same subtractions): one launch a
- * color instead of two. Only x of other colors and of the cluster's own
- * rows is read, before the cluster writes its x. Then it walks the cluster's schedule (fsched or
+ * (s in tp, x in xp). Then it walks the cluster's schedule (fsched or
  * bsched) in windows of up to W rows of one level, a lane a row: row k
  * subtracts a_kj x_j for the rows j its chain lists, in the chain's order
  * (the host's: j increasing forward, decreasing backward), and sets x_k = x_k
@@ -235,13 +224,12 @@ struct SumsIn {
  * cluster takes as many steps as its levels (windows) instead of one a row:
  * Laplace3D_100 5 levels against up to 15 rows, Elasticity3D_60 up to 66
  * against 144. Each x_k is formed as on the host, bit for bit. */
-template <int W, bool Staged, bool Sums>
+template <int W, bool Staged>
 __global__ void __launch_bounds__(kBlock)
     cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, const int32_t *sched,
                   const int64_t *cptr, const int32_t *ccol, const double *cval, const double *pdiag,
-                  double omega, double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio,
-                  bool backward, SumsIn in) {
-  static_assert(Staged || !Sums, "fixed sums are formed only when staged");
+                  double omega, double *tp, double *xp, int smem_rows, int smem_entries,
+                  PassIO pio) {
   constexpr int G = 32 / W;
   extern __shared__ double smem[];
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
@@ -261,13 +249,7 @@ __global__ void __launch_bounds__(kBlock)
     if (Staged) {
       for (int k = lane; k < nr; k += W) {
         const int64_t i = r0 + k;
-        if (Sums) {
-          const int64_t b = backward ? in.prow[i] : in.pout[i];
-          const int64_t e = backward ? in.pup[i] : in.prow[i + 1];
-          s[k] = row_chain<1>(in.bp[i], b, e, in.pcol, in.pval, xp, 0, 1u << wl, pio.klo, pio.khi);
-        } else {
-          s[k] = tp[i];
-        }
+        s[k] = tp[i];
         x[k] = xp[i];
         sd[k] = pdiag[i];
         sp[k] = (int)(cptr[i] - c0);
@@ -881,15 +863,11 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
   gs->smem_rows = staged ? (int)gs->max_cluster : 0;
   gs->smem_entries = staged ? (int)most : 0;
-  /* levels, staged: the fixed sums inside the chain kernel unless
-   * MISPC_GS_FUSE=0 (tests and measurements) */
-  const char *fe = getenv("MISPC_GS_FUSE");
-  gs->fuse_sums = !gs->chain_push && staged && !(fe && !strcmp(fe, "0"));
   mispc_logf(ctx, 2,
-             "gs cluster chains: %s%s, %d lanes a cluster, mode %d, clusters of up to %lld rows "
+             "gs cluster chains: %s, %d lanes a cluster, mode %d, clusters of up to %lld rows "
              "and %llu chain entries, %.2f chain entries a row, %.2f rows a level",
-             gs->chain_push ? "push" : "levels", gs->fuse_sums ? " with fixed sums" : "", gs->lanes,
-             gs->cluster_mode, (long long)gs->max_cluster, most, (double)chain / (double)n,
+             gs->chain_push ? "push" : "levels", gs->lanes, gs->cluster_mode,
+             (long long)gs->max_cluster, most, (double)chain / (double)n,
              h[1] ? (double)n / (double)h[1] : 0.0);
   return MISPC_SUCCESS;
 }
@@ -1013,10 +991,7 @@ template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const 
   chain_block(gs, &smem);
   if (smem > kDefaultSmem) {
     MISPC_CUDA_TRY(ctx,
-                   cudaFuncSetAttribute(cluster_chain<W, true, false>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    MISPC_CUDA_TRY(ctx,
-                   cudaFuncSetAttribute(cluster_chain<W, true, true>,
+                   cudaFuncSetAttribute(cluster_chain<W, true>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     MISPC_CUDA_TRY(ctx,
                    cudaFuncSetAttribute(cluster_push<W, true>,
@@ -1050,10 +1025,9 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   }
   /* SpMV-like: at most 8 lanes a row keep more rows in flight */
   constexpr int WO = W < 8 ? W : 8;
-  if (!gs->fuse_sums)
-    cluster_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
-        rlo, rhi, backward, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp,
-        pio.klo, pio.khi);
+  cluster_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
+      rlo, rhi, backward, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp,
+      pio.klo, pio.khi);
   size_t smem = 0;
   const int block = chain_block(gs, &smem);
   const int64_t groups = hi - lo, warps = (groups + 32 / W - 1) / (32 / W);
@@ -1072,13 +1046,10 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
                                      gs->opt.omega, gs->tp, gs->xp, gs->smem_rows, gs->smem_entries,
                                      pio);
   } else {
-    const auto kernel = gs->fuse_sums ? cluster_chain<W, true, true>
-                        : staged      ? cluster_chain<W, true, false>
-                                      : cluster_chain<W, false, false>;
-    const SumsIn in = {gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp};
+    const auto kernel = staged ? cluster_chain<W, true> : cluster_chain<W, false>;
     kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, cptr,
                                      ccol, cval, gs->pdiag, gs->opt.omega, gs->tp, gs->xp,
-                                     gs->smem_rows, gs->smem_entries, pio, backward, in);
+                                     gs->smem_rows, gs->smem_entries, pio);
   }
 }
 

@@ -67,7 +67,6 @@ struct mispc_gs {
   int lanes;
   int cluster_mode;
   int chain_push; /* cluster only: push chains (gs_cuda.cu, cluster_push), else levels */
-  int fuse_sums;  /* cluster only: the chain kernel forms the fixed sums (no cluster_sums) */
   int smem_rows, smem_entries;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
    * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
