@@ -207,8 +207,10 @@ constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
 
 /* Cluster chains by pushes (cluster_push) where the rows of a cluster read
  * more than this many of its rows on average, else by levels
- * (cluster_chain). H100 (docs/GAUSS_SEIDEL.md): Laplace3D_100 (%.2f a row)
- * is faster by levels, Elasticity3D_60 (%.2f) by pushes. */
+ * (cluster_chain). H100, SGS ms levels / pushes (docs/GAUSS_SEIDEL.md):
+ * Laplace3D_100 (1.01 rows read a row) 0.364 / 0.405, Elasticity3D_60
+ * (17.3) 3.61 / 2.02: a level costs its longest chain, one subtraction
+ * after another, and there a cluster has 66 levels of up to 80 entries. */
 constexpr double kPushChain = 4.0;
 
 /* Cluster GS for one color (clusters lo .. hi-1), after cluster_sums: a
@@ -1003,7 +1005,8 @@ template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const 
 /* One color of a sweep. Point GS: a group per row. Cluster GS: the fixed
  * part of the sums, SpMV-like over the color's rows, then the chains, a
  * group per cluster (forming the sums inside the chain kernel, a lane per
- * row, was slower: Laplace3D_100 0.73 against 0.43 ms an SGS sweep).
+ * row, was slower: Laplace3D_100 0.73 against 0.43 ms an SGS sweep with
+ * pushes, 0.58 against 0.365 with levels, H100 2026-11-23).
  * A pass from x = 0 reads only columns it has updated (pio.klo .. khi). */
 template <int W>
 static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
