@@ -390,13 +390,18 @@ __global__ void __launch_bounds__(kBlock)
           const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
           s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
         }
-        if (lane == 0) {
-          xp[r0 + k] = xj;
-          if (x_out) x_out[pio.perm[r0 + k]] = xj;
-        }
+        if (lane == 0) (Staged ? sx[k] : xp[r0 + k]) = xj;
       }
       __syncwarp();
     }
+    /* x out after the chain, coalesced: a store to x_out[perm[.]] inside
+     * it would hold the warp on the load of perm at every step */
+    for (int k = lane; k < nr; k += W) {
+      const double v = Staged ? sx[k] : xp[r0 + k];
+      if (Staged) xp[r0 + k] = v;
+      if (x_out) x_out[pio.perm[r0 + k]] = v;
+    }
+    __syncwarp(); /* the next clusters overwrite the shared memory */
   }
 }
 
