@@ -274,41 +274,23 @@ __global__ void __launch_bounds__(kBlock)
       const unsigned starts =
           (__ballot_sync(~0u, e < 0 && (backward || lane > 0)) >> (group * W)) & kGroupBits;
       const int len = !active ? 0 : !starts ? W : backward ? __ffs(starts) : __ffs(starts) - 1;
-      /* a lane a row: x_j, and where its chain lies */
-      int b = 0, end = 0;
+      int k = 0;
       double xj = 0.0;
       if (lane < len) {
-        const int k = e & INT32_MAX;
-        b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
-        end = Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0);
+        k = e & INT32_MAX;
         xj = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, s[k]), Staged ? sd[k] : pdiag[r0 + k]));
         x[k] = xj;
       }
-      /* the window's rows one after another: lanes take E entries of the
-       * chain, their loads issued together, then any further ones */
-      constexpr int E = 2;
       const int rounds = warp_max(len);
       for (int l = 0; l < rounds; ++l) {
-        const int src = group * W + l;
-        const double xl = __shfl_sync(~0u, xj, src);
-        const int bl = __shfl_sync(~0u, b, src), el = __shfl_sync(~0u, end, src);
+        const int j = __shfl_sync(~0u, k, group * W + l);
+        const double xl = __shfl_sync(~0u, xj, group * W + l);
         if (l < len) {
-          int kk[E];
-          double a[E], sk[E];
-#pragma unroll
-          for (int u = 0; u < E; ++u) {
-            const int p = bl + lane + u * W;
-            kk[u] = p < el ? (Staged ? sc[p] : ccol[c0 + p] - (int)r0) : -1;
-            a[u] = p < el ? (Staged ? sv[p] : cval[c0 + p]) : 0.0;
-          }
-#pragma unroll
-          for (int u = 0; u < E; ++u) sk[u] = kk[u] >= 0 ? s[kk[u]] : 0.0;
-#pragma unroll
-          for (int u = 0; u < E; ++u)
-            if (kk[u] >= 0) s[kk[u]] = __dsub_rn(sk[u], __dmul_rn(a[u], xl));
-          for (int p = bl + lane + E * W; p < el; p += W) {
-            const int k2 = Staged ? sc[p] : ccol[c0 + p] - (int)r0;
-            s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[p] : cval[c0 + p], xl));
+          const int b = Staged ? sp[j] : (int)(cptr[r0 + j] - c0);
+          const int end = Staged ? sp[j + 1] : (int)(cptr[r0 + j + 1] - c0);
+          for (int p = b + lane; p < end; p += W) {
+            const int kk = Staged ? sc[p] : ccol[c0 + p] - (int)r0;
+            s[kk] = __dsub_rn(s[kk], __dmul_rn(Staged ? sv[p] : cval[c0 + p], xl));
           }
         }
         __syncwarp();
