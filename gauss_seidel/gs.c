@@ -58,12 +58,11 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   mispc_pool_free(ctx, g->mem, g->cl_ptr);
   mispc_pool_free(ctx, g->mem, g->cl_rows);
   mispc_pool_free(ctx, g->mem, g->diag);
-  int32_t **i32[] = {&g->row_cluster, &g->perm, &g->iperm, &g->pcol, &g->fcol, &g->bcol, &g->sched};
-  for (int k = 0; k < 7; ++k) mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
+  int32_t **i32[] = {&g->row_cluster, &g->perm, &g->iperm,  &g->pcol,
+                     &g->fcol,        &g->bcol, &g->fsched, &g->bsched};
+  for (int k = 0; k < 8; ++k) mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
   int64_t **i64[] = {&g->prow, &g->pout, &g->pup, &g->pcl, &g->fptr, &g->bptr};
   for (int k = 0; k < 6; ++k) mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
-  int64_t **h64[] = {&g->hlo_ptr, &g->hlo_pos, &g->hup_ptr, &g->hup_pos};
-  for (int k = 0; k < 4; ++k) free(*h64[k]), *h64[k] = NULL;
   double **f64[] = {&g->pval, &g->pdiag, &g->bp, &g->xp, &g->tp, &g->fval, &g->bval};
   for (int k = 0; k < 7; ++k) mispc_pool_free(ctx, g->mem, *f64[k]), *f64[k] = NULL;
   g->color_ptr = NULL;
@@ -211,8 +210,6 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
   }
   if (!s) s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 8 + 8, (void **)&gs->diag, "diagonal");
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
-  if (!s && gs->mem == MISPC_MEM_HOST && gs->opt.kind == MISPC_GS_CLUSTER)
-    s = gs_cluster_lists_host(ctx, gs, A);
   mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {
     release_symbolic(ctx, gs);

@@ -205,32 +205,34 @@ __host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entrie
 
 constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
 
+/* Cluster chains by pushes (cluster_push) where the rows of a cluster read
+ * more than this many of its rows on average, else by levels
+ * (cluster_chain). H100, SGS ms levels / pushes (docs/GAUSS_SEIDEL.md):
+ * Laplace3D_100 (1.01 rows read a row) 0.364 / 0.405, Elasticity3D_60
+ * (17.3) 3.61 / 2.02: a level costs its longest chain, one subtraction
+ * after another, and there a cluster has 66 levels of up to 80 entries. */
+constexpr double kPushChain = 4.0;
+
 /* Cluster GS for one color (clusters lo .. hi-1), after cluster_sums: a
  * group of W lanes a cluster, 32 / W clusters a warp, moving in lockstep.
  * Staged: the group first copies its cluster into shared memory with
- * coalesced loads (sums from tp, old x, diagonal, schedule, the chains:
- * offsets, rows and values); otherwise all of it is read from global
- * memory (s in tp, x in xp). Then it walks the cluster's schedule in
- * windows of up to W rows of one level (forward from the first level and
- * each window's rows in increasing order, backward from the last and
- * decreasing). First a lane a row: x_j = x_j + omega s_j / a_jj, the sum
- * being complete (every row j reads has pushed into it in an earlier
- * window). Then each new x_j, one row after another in the window's order,
- * goes into the sums of the rows its chain lists, a lane an entry: s_k -=
- * a_kj x_j (right-looking, as a supernodal triangular solve). Every s_k so
- * receives its subtractions in the host's order ((level, j) increasing
- * forward, decreasing backward; gs_host.c, update_cluster_row), and x is
- * the host's bit for bit. A cluster takes a step a window instead of one a
- * row: Laplace3D_100 5 levels for up to 15 rows, Elasticity3D_60 up to 66
- * for 144. */
+ * coalesced loads (sums from tp, old x, diagonal, schedule, the chain:
+ * offsets, rows and values); otherwise all of it is read from global memory
+ * (s in tp, x in xp). Then it walks the cluster's schedule (fsched or
+ * bsched) in windows of up to W rows of one level, a lane a row: row k
+ * subtracts a_kj x_j for the rows j its chain lists, in the chain's order
+ * (the host's: j increasing forward, decreasing backward), and sets x_k = x_k
+ * + omega s_k / a_kk. Rows of one level read only rows of lower levels, so a
+ * cluster takes as many steps as its levels (windows) instead of one a row:
+ * Laplace3D_100 5 levels against up to 15 rows, Elasticity3D_60 up to 66
+ * against 144. Each x_k is formed as on the host, bit for bit. */
 template <int W, bool Staged>
 __global__ void __launch_bounds__(kBlock)
-    cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, const int32_t *sched, bool backward,
+    cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, const int32_t *sched,
                   const int64_t *cptr, const int32_t *ccol, const double *cval, const double *pdiag,
                   double omega, double *tp, double *xp, int smem_rows, int smem_entries,
                   PassIO pio) {
   constexpr int G = 32 / W;
-  constexpr unsigned kGroupBits = W == 32 ? ~0u : (1u << W) - 1u;
   extern __shared__ double smem[];
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
@@ -263,42 +265,38 @@ __global__ void __launch_bounds__(kBlock)
       }
     }
     __syncwarp();
-    /* w: the schedule position of the next window's first row */
-    for (int w = backward ? nr - 1 : 0;;) {
-      const bool active = backward ? w >= 0 : w < nr;
-      if (!__any_sync(~0u, active)) break;
-      const int t = backward ? w - lane : w + lane;
-      const int32_t e = t >= 0 && t < nr ? (Staged ? sq[t] : sched[r0 + t]) : kLevelStart;
-      /* forward: up to the next level's first row; backward: down to and
-       * including the first row of w's level */
+    /* a window: from w up to the next level's first row, at most W rows */
+    for (int w = 0; __any_sync(~0u, w < nr);) {
+      const int t = w + lane;
+      const int32_t e = t < nr ? (Staged ? sq[t] : sched[r0 + t]) : kLevelStart;
       const unsigned starts =
-          (__ballot_sync(~0u, e < 0 && (backward || lane > 0)) >> (group * W)) & kGroupBits;
-      const int len = !active ? 0 : !starts ? W : backward ? __ffs(starts) : __ffs(starts) - 1;
-      int k = 0;
-      double xj = 0.0;
-      if (lane < len) {
-        k = e & INT32_MAX;
-        xj = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, s[k]), Staged ? sd[k] : pdiag[r0 + k]));
-        x[k] = xj;
-      }
-      const int rounds = warp_max(len);
-      for (int l = 0; l < rounds; ++l) {
-        const int j = __shfl_sync(~0u, k, group * W + l);
-        const double xl = __shfl_sync(~0u, xj, group * W + l);
-        if (l < len) {
-          const int b = Staged ? sp[j] : (int)(cptr[r0 + j] - c0);
-          const int end = Staged ? sp[j + 1] : (int)(cptr[r0 + j + 1] - c0);
-          for (int p = b + lane; p < end; p += W) {
-            const int kk = Staged ? sc[p] : ccol[c0 + p] - (int)r0;
-            s[kk] = __dsub_rn(s[kk], __dmul_rn(Staged ? sv[p] : cval[c0 + p], xl));
+          (__ballot_sync(~0u, lane > 0 && e < 0) >> (group * W)) & (W == 32 ? ~0u : (1u << W) - 1);
+      const int len = starts ? __ffs(starts) - 1 : W;
+      if (t < nr && lane < len) {
+        const int k = e & INT32_MAX;
+        const int b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
+        const int end = Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0);
+        /* U products at once (their loads in flight together), then
+         * subtracted in order; +0.0 past the end leaves sk as it is */
+        constexpr int U = 8;
+        double sk = s[k];
+        for (int p0 = b; p0 < end; p0 += U) {
+          double prod[U];
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int p = p0 + u;
+            prod[u] = p < end ? __dmul_rn(Staged ? sv[p] : cval[c0 + p],
+                                          x[Staged ? sc[p] : ccol[c0 + p] - (int)r0])
+                              : 0.0;
           }
+#pragma unroll
+          for (int u = 0; u < U; ++u) sk = __dsub_rn(sk, prod[u]);
         }
-        __syncwarp();
+        x[k] = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, sk), Staged ? sd[k] : pdiag[r0 + k]));
       }
-      w = backward ? w - len : w + len;
+      w += len;
+      __syncwarp();
     }
-    /* x out after the chain, coalesced: a store to x_out[perm[.]] inside
-     * it would hold the warp on the load of perm at every step */
     for (int k = lane; k < nr; k += W) {
       const double v = x[k];
       if (Staged) xp[r0 + k] = v;
@@ -308,27 +306,127 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/* The level of every row (a thread a cluster, rows in increasing order;
- * lower: each row's earlier rows of its cluster): 0 for a row without
- * any, else one more than the highest of theirs. *levels += the number of
- * levels of every cluster. */
-__global__ void cluster_levels(int64_t nc, const int64_t *pcl, const int64_t *lptr,
-                               const int32_t *lcol, int32_t *lev, unsigned long long *levels) {
+/* Cluster GS for one color by pushes (GS_PUSH; clusters lo .. hi-1), after
+ * cluster_sums, with the push chains (for each row j the later rows k of
+ * its cluster with a_kj, forward; the earlier ones backward): a group of W
+ * lanes a cluster, 32 / W clusters a warp, moving in lockstep
+ * (loops to the warp's largest cluster: groups with loops of their own
+ * would diverge, and a diverged warp runs one group at a time). Staged: the
+ * group first copies its cluster into shared memory with coalesced loads
+ * (sums from tp, old x, diagonal, the chain: offsets, rows and values);
+ * otherwise all of it is read from global memory (s in tp). Then it
+ * updates its rows one after another (reversed backward): x_j = x_j + omega
+ * s_j / a_jj, and x_j goes at once into the sums of the rows after it,
+ * s_k -= a_kj x_j, a lane per k (right-looking, as a supernodal triangular
+ * solve does). A row then costs one division and one multiply-subtract on
+ * the critical path instead of a reduction over its inner entries.
+ * Subtractions reach each s_k in the host's order (rows before k increasing
+ * forward, after k decreasing backward), so x is the host's bit for bit. */
+template <int W, bool Staged>
+__global__ void __launch_bounds__(kBlock)
+    cluster_push(int64_t lo, int64_t hi, const int64_t *pcl, bool backward, const int64_t *cptr,
+                 const int32_t *ccol, const double *cval, const double *pdiag, double omega,
+                 double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio) {
+  constexpr int E = 2, G = 32 / W; /* E: entries a lane takes of a pivot before the loop */
+  extern __shared__ double smem[];
+  const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
+  double *ss = (double *)((char *)smem +
+                          (size_t)(threadIdx.x / W) * chain_group_bytes(smem_rows, smem_entries));
+  double *sx = ss + smem_rows, *sd = sx + smem_rows, *sv = sd + smem_rows;
+  int *sp = (int *)(sv + smem_entries), *sc = sp + smem_rows + 1;
+  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
+       q0 += nwarps * G) {
+    const int64_t q = q0 + group;
+    const int64_t r0 = q < hi ? pcl[q] : 0;
+    const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
+    const int64_t c0 = cptr[r0];
+    const int nc = (int)(cptr[r0 + nr] - c0);
+    double *s = Staged ? ss : tp + r0;
+    for (int k = lane; k < nr; k += W) {
+      const int64_t i = r0 + k;
+      if (Staged) {
+        s[k] = tp[i];
+        sx[k] = xp[i];
+        sd[k] = pdiag[i];
+        sp[k] = (int)(cptr[i] - c0);
+      }
+    }
+    if (Staged) {
+      if (lane == 0) sp[nr] = nc;
+      for (int t = lane; t < nc; t += W) {
+        sc[t] = ccol[c0 + t] - (int)r0;
+        sv[t] = cval[c0 + t];
+      }
+    }
+    __syncwarp();
+    const int nr_max = warp_max(nr);
+    for (int r = 0; r < nr_max; ++r) {
+      const bool on = r < nr;
+      const int k = backward ? nr - 1 - r : r;
+      int b = 0, len = 0;
+      if (on) {
+        b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
+        len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
+      }
+      /* the lane's entries and their sums, ahead of x_j */
+      int kk[E];
+      double a[E], sk[E];
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        const int t = lane + W * e;
+        kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
+        a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
+        sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
+      }
+      if (on) {
+        const double xo = Staged ? sx[k] : xp[r0 + k], d = Staged ? sd[k] : pdiag[r0 + k];
+        const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+          if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
+        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
+          const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
+          s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
+        }
+        if (lane == 0) (Staged ? sx[k] : xp[r0 + k]) = xj;
+      }
+      __syncwarp();
+    }
+    /* x out after the chain, coalesced: a store to x_out[perm[.]] inside
+     * it would hold the warp on the load of perm at every step */
+    for (int k = lane; k < nr; k += W) {
+      const double v = Staged ? sx[k] : xp[r0 + k];
+      if (Staged) xp[r0 + k] = v;
+      if (x_out) x_out[pio.perm[r0 + k]] = v;
+    }
+    __syncwarp(); /* the next clusters overwrite the shared memory */
+  }
+}
+
+/* Each cluster's level of every row for one pass (a thread a cluster, rows
+ * in the pass's order): 0 for a row whose chain is empty, else one more
+ * than the highest level of the rows in its chain. *levels += the number
+ * of levels of every cluster. */
+__global__ void cluster_levels(int64_t nc, const int64_t *pcl, bool backward, const int64_t *cptr,
+                               const int32_t *ccol, int32_t *lev, unsigned long long *levels) {
   unsigned long long mine = 0;
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
        q += (int64_t)gridDim.x * blockDim.x) {
     const int64_t r0 = pcl[q], nr = pcl[q + 1] - r0;
     int32_t top = 0;
-    for (int64_t i = r0; i < r0 + nr; ++i) {
+    for (int64_t r = 0; r < nr; ++r) {
+      const int64_t i = r0 + (backward ? nr - 1 - r : r);
       int32_t m = 0;
-      for (int64_t p = lptr[i]; p < lptr[i + 1]; ++p) m = max(m, lev[lcol[p]] + 1);
+      for (int64_t p = cptr[i]; p < cptr[i + 1]; ++p) m = max(m, lev[ccol[p]] + 1);
       lev[i] = m;
       top = max(top, m + 1);
     }
     mine += (unsigned long long)top;
   }
   mine = mispc_block_sum<kBlock>(mine);
-  if (threadIdx.x == 0 && mine) atomicAdd(levels, mine);
+  if (levels && threadIdx.x == 0 && mine) atomicAdd(levels, mine);
 }
 
 /* sched: each cluster's local row indices by (level, index), kLevelStart
@@ -390,8 +488,8 @@ __device__ __forceinline__ int row_part(const int32_t *row_cluster, int32_t c, i
 
 /* A warp per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, the
  * row's length into prow[q] and, for cluster GS (row_cluster given), the
- * number of its lower entries into bptr[q] and of its upper ones into
- * fptr[q] (all three scanned afterwards). */
+ * number of its lower entries into fptr[q] and of its upper ones into
+ * bptr[q] (all three scanned afterwards). */
 __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
                                    const int32_t *colidx, const int32_t *row_cluster,
                                    int32_t *iperm, int64_t *prow, int64_t *bptr, int64_t *fptr) {
@@ -415,7 +513,7 @@ __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t
       lower += __popc(__ballot_sync(~0u, part == 0));
       upper += __popc(__ballot_sync(~0u, part == 2));
     }
-    if (lane == 0) bptr[q] = lower, fptr[q] = upper;
+    if (lane == 0) fptr[q] = lower, bptr[q] = upper;
   }
 }
 
@@ -449,14 +547,16 @@ struct CopyOut {
   const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pout .. bptr: cluster only */
   int32_t *pcol, *fcol, *bcol;                    /* pattern */
   double *pval, *fval, *bval, *pdiag;             /* numeric */
+  bool push;                                      /* GS_PUSH chains */
 };
 
 /* A warp per row q: row perm[q] of A into row q of the copy, renumbered
  * columns (pattern) or values and diagonal (numeric), in parts (row_part)
  * each in storage order: a stable partition by ballots. Cluster GS also
- * puts row q's lower entries into its backward chain and the upper ones
- * into its forward chain, in storage order, with the transposed values
- * a_jq (the rows j that x_q goes into). */
+ * puts row q's lower entries into its forward chain (storage order) and
+ * the upper ones into its backward chain (reversed); with push chains the
+ * lower ones into its backward chain and the upper ones into its forward
+ * one, both in storage order, with the transposed values a_jq. */
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const double *val,
                           const double *diag, const int32_t *row_cluster, CopyOut o) {
@@ -472,7 +572,8 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
      * indexed by part, which would live in local memory */
     int64_t at0 = o.prow[q], at1 = row_cluster ? o.pout[q] : o.prow[q],
             at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
-    int64_t cb = row_cluster ? o.bptr[q] : 0, cf = row_cluster ? o.fptr[q] : 0;
+    int64_t cf = row_cluster ? o.fptr[q] : 0,
+            cb = row_cluster ? (o.push ? o.bptr[q] : o.bptr[q + 1] - 1) : 0;
     for (int64_t k0 = 0; k0 < len; k0 += 32) {
       const int64_t k = k0 + lane;
       const bool valid = k < len;
@@ -486,14 +587,21 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
         const int64_t d = (part == 0 ? at0 : part == 1 ? at1 : at2) + rank;
         if (o.pcol) o.pcol[d] = iperm[j];
         if (o.pval) o.pval[d] = val[src + k];
-        if (part != 1) {
+        if (part != 1 && o.push) {
           const int64_t dc = (part == 0 ? cb : cf) + rank;
           if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
           if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = entry(rowptr, colidx, val, j, i);
+        } else if (part != 1) {
+          const int64_t dc = part == 0 ? cf + rank : cb - rank;
+          if (o.pcol) (part == 0 ? o.fcol : o.bcol)[dc] = iperm[j];
+          if (o.pval) (part == 0 ? o.fval : o.bval)[dc] = val[src + k];
         }
       }
       at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
-      cb += __popc(b0), cf += __popc(b2);
+      if (o.push)
+        cb += __popc(b0), cf += __popc(b2);
+      else
+        cf += __popc(b0), cb -= __popc(b2);
     }
     if (o.pdiag && lane == 0) o.pdiag[q] = diag[i];
   }
@@ -708,16 +816,20 @@ __global__ void chain_max(int64_t nc, const int64_t *pcl, const int64_t *cptr,
 }
 } // namespace
 
-/* The clusters' schedule (cluster_levels, cluster_schedule), then the
- * lanes and mode of the cluster chains: staged in shared memory unless
+/* The schedules of both passes (cluster_levels, cluster_schedule), then
+ * the lanes and mode of the cluster chains: staged in shared memory unless
  * a cluster does not fit, or MISPC_GS_CHAIN=global from the environment
  * (tests and measurements; the arithmetic is the same). */
 static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
                                         int64_t chain) {
   const int64_t n = gs->n, nc = gs->nclusters;
-  MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->sched,
-                             "cluster schedule"));
-  unsigned long long *dm = NULL, h[2] = {0, 0}; /* most chain entries, levels */
+  if (!gs->chain_push) {
+    MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->fsched,
+                               "cluster schedules"));
+    MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->bsched,
+                               "cluster schedules"));
+  }
+  unsigned long long *dm = NULL, h[2] = {0, 0}; /* most chain entries, forward levels */
   int32_t *lev = NULL;
   mispc_status st = mispc_scratch_alloc(ctx, 16, (void **)&dm, "cluster chains");
   if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&lev, "cluster levels");
@@ -726,19 +838,23 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
     const unsigned grid = mispc_device_grid(ctx, nc, kBlock);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->fptr, dm);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, dm);
-    /* the earlier rows of a row's cluster: its backward chain */
-    cluster_levels<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, gs->bcol, lev, dm + 1);
-    cluster_schedule<<<mispc_device_grid(ctx, 32 * nc, kBlock), kBlock, 0, s>>>(nc, gs->pcl, lev,
-                                                                                gs->sched);
+    for (int backward = 0; backward < 2 && !gs->chain_push; ++backward) {
+      cluster_levels<<<grid, kBlock, 0, s>>>(nc, gs->pcl, backward, backward ? gs->bptr : gs->fptr,
+                                             backward ? gs->bcol : gs->fcol, lev,
+                                             backward ? NULL : dm + 1);
+      cluster_schedule<<<mispc_device_grid(ctx, 32 * nc, kBlock), kBlock, 0, s>>>(
+          nc, gs->pcl, lev, backward ? gs->bsched : gs->fsched);
+    }
     cudaMemcpyAsync(h, dm, 16, cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "cluster schedule");
+    st = mispc_sync(ctx, s, "cluster schedules");
   }
   mispc_scratch_free(ctx, lev);
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
   const unsigned long long most = h[0];
-  const double per_level = h[1] ? (double)n / (double)h[1] : 1.0, reads = (double)chain / (double)n;
-  gs->lanes = gs_lanes_per_row(gs, per_level > 2 * reads ? per_level : 2 * reads);
+  gs->lanes = gs_lanes_per_row(gs, gs->chain_push ? 2.0 * (double)chain / (double)n
+                                   : h[1]         ? (double)n / (double)h[1]
+                                                  : 1.0);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -755,9 +871,11 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   gs->smem_rows = staged ? (int)gs->max_cluster : 0;
   gs->smem_entries = staged ? (int)most : 0;
   mispc_logf(ctx, 2,
-             "gs cluster chains: %d lanes a cluster, mode %d, clusters of up to %lld rows "
+             "gs cluster chains: %s, %d lanes a cluster, mode %d, clusters of up to %lld rows "
              "and %llu chain entries, %.2f chain entries a row, %.2f rows a level",
-             gs->lanes, gs->cluster_mode, (long long)gs->max_cluster, most, reads, per_level);
+             gs->chain_push ? "push" : "levels", gs->lanes, gs->cluster_mode,
+             (long long)gs->max_cluster, most, (double)chain / (double)n,
+             h[1] ? (double)n / (double)h[1] : 0.0);
   return MISPC_SUCCESS;
 }
 
@@ -806,7 +924,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
-  int64_t chain = 0; /* entries of the forward chains */
+  int64_t chain = 0; /* entries of the forward chains (pull: lower entries) */
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
       n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
@@ -815,19 +933,29 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(exclusive_sum(ctx, s, gs->fptr, n + 1));
     if (n > 0)
       part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
-          n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
+          n, gs->prow, gs->fptr, gs->bptr, gs->pout, gs->pup);
     int64_t bchain = 0;
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&bchain, gs->bptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
+    /* push chains where rows read many rows of their cluster (a forward
+     * push chain holds a row's upper entries: bptr so far) */
+    const char *pe = getenv("MISPC_GS_PUSH"); /* 0 | 1: tests and measurements */
+    gs->chain_push = pe ? atoi(pe) != 0 : (double)chain > kPushChain * (double)n;
+    if (gs->chain_push) {
+      int64_t *t = gs->fptr;
+      gs->fptr = gs->bptr, gs->bptr = t;
+      const int64_t tc = chain;
+      chain = bchain, bchain = tc;
+    }
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bval, "chains"));
   }
   if (n > 0) {
-    CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pcol,
-                 gs->fcol, gs->bcol, NULL,    NULL,     NULL,     NULL};
+    CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pcol,           gs->fcol,
+                 gs->bcol, NULL,     NULL,    NULL,     NULL,     gs->chain_push != 0};
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
   }
@@ -841,8 +969,8 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   if (gs->n > 0) {
-    CopyOut o = {gs->prow, gs->pout, gs->pup,  gs->fptr, gs->bptr, NULL,
-                 NULL,     NULL,     gs->pval, gs->fval, gs->bval, gs->pdiag};
+    CopyOut o = {gs->prow, gs->pout, gs->pup,  gs->fptr,  gs->bptr,           NULL, NULL, NULL,
+                 gs->pval, gs->fval, gs->bval, gs->pdiag, gs->chain_push != 0};
     copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
         gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
         gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o);
@@ -868,10 +996,14 @@ static int chain_block(const mispc_gs *gs, size_t *smem) {
 template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
   size_t smem = 0;
   chain_block(gs, &smem);
-  if (smem > kDefaultSmem)
+  if (smem > kDefaultSmem) {
     MISPC_CUDA_TRY(ctx,
                    cudaFuncSetAttribute(cluster_chain<W, true>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    MISPC_CUDA_TRY(ctx,
+                   cudaFuncSetAttribute(cluster_push<W, true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  }
   return MISPC_SUCCESS;
 }
 
@@ -916,10 +1048,17 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   const int64_t *cptr = backward ? gs->bptr : gs->fptr;
   const int32_t *ccol = backward ? gs->bcol : gs->fcol;
   const double *cval = backward ? gs->bval : gs->fval;
-  const auto kernel = staged ? cluster_chain<W, true> : cluster_chain<W, false>;
-  kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, gs->sched, backward, cptr, ccol, cval,
-                                   gs->pdiag, gs->opt.omega, gs->tp, gs->xp, gs->smem_rows,
-                                   gs->smem_entries, pio);
+  if (gs->chain_push) {
+    const auto kernel = staged ? cluster_push<W, true> : cluster_push<W, false>;
+    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pdiag,
+                                     gs->opt.omega, gs->tp, gs->xp, gs->smem_rows, gs->smem_entries,
+                                     pio);
+  } else {
+    const auto kernel = staged ? cluster_chain<W, true> : cluster_chain<W, false>;
+    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, cptr,
+                                     ccol, cval, gs->pdiag, gs->opt.omega, gs->tp, gs->xp,
+                                     gs->smem_rows, gs->smem_entries, pio);
+  }
 }
 
 /* Point GS from x = 0 reads b through perm in its first pass, so nothing is

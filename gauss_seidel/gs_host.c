@@ -103,16 +103,16 @@ static inline void update_row(const mispc_csr *A, const double *diag, double ome
  * stays fixed while the cluster is swept, in storage order (forward: those
  * outside the cluster and the diagonal, then the cluster's later rows j > i;
  * backward: the earlier rows j < i, then those outside and the diagonal),
- * then the cluster's rows already updated in this pass, in the order a pass
- * by levels updates them (gs_internal.h, hlo_pos / hup_pos: forward j < i
- * by increasing (level, j), backward j > i by decreasing (level, j)). Rows
- * are sorted, so storage order is column order. The GPU forms the first
- * part for all rows of a color at once and the second by pushing the new x
- * of each level's rows into the sums of the rows that read them
- * (gs_cuda.cu, cluster_chain): the same subtractions in the same order. */
-static inline void update_cluster_row(const mispc_csr *A, const mispc_gs *gs, double omega,
-                                      const double *b, double *x, int64_t i, int backward) {
-  const int32_t c = gs->row_cluster[i];
+ * then the cluster's rows already updated in this pass, in the order they
+ * were updated (forward: j < i increasing; backward: j > i decreasing).
+ * Rows are sorted, so storage order is column order. The GPU forms the
+ * first part for all rows of a color at once and the second by pushing
+ * each new x_j into the later rows' sums (gs_cuda.cu, cluster_chain): the
+ * same subtractions in the same order. */
+static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_cluster,
+                                      const double *diag, double omega, const double *b, double *x,
+                                      int64_t i, int backward) {
+  const int32_t c = row_cluster[i];
   const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
   double s = b[i];
   /* part 0: lower (j < i inside), 1: outside or diagonal, 2: upper (j > i inside) */
@@ -120,89 +120,20 @@ static inline void update_cluster_row(const mispc_csr *A, const mispc_gs *gs, do
   for (int f = 0; f < 2; ++f)
     for (int64_t p = rb; p < re; ++p) {
       const int32_t j = A->colidx[p];
-      const int part = gs->row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
+      const int part = row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
       if (part != fixed[backward][f]) continue;
       double prod = A->values[p] * x[j];
       s = s - prod;
     }
-  const int64_t *ptr = backward ? gs->hup_ptr : gs->hlo_ptr;
-  const int64_t *pos = backward ? gs->hup_pos : gs->hlo_pos;
-  for (int64_t q = 0; q < ptr[i + 1] - ptr[i]; ++q) {
-    const int64_t p = pos[backward ? ptr[i + 1] - 1 - q : ptr[i] + q];
-    double prod = A->values[p] * x[A->colidx[p]];
+  for (int64_t k = 0; k < re - rb; ++k) {
+    const int64_t p = backward ? re - 1 - k : rb + k;
+    const int32_t j = A->colidx[p];
+    if (row_cluster[j] != c || (backward ? j <= i : j >= i)) continue;
+    double prod = A->values[p] * x[j];
     s = s - prod;
   }
   double t = omega * s;
-  x[i] = x[i] + t / gs->diag[i];
-}
-
-mispc_status gs_cluster_lists_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
-  const int64_t n = gs->n;
-  const int32_t *rc = gs->row_cluster;
-  int32_t *lev = (int32_t *)mispc_host_alloc(ctx, (size_t)n * 4 + 4, "cluster levels");
-  gs->hlo_ptr =
-      (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(n + 1), "cluster lists");
-  gs->hup_ptr =
-      (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(n + 1), "cluster lists");
-  if (!lev || !gs->hlo_ptr || !gs->hup_ptr) {
-    free(lev);
-    return MISPC_ERR_ALLOC;
-  }
-  /* levels, a cluster's rows in increasing order; the numbers of entries */
-#pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t c = 0; c < gs->nclusters; ++c)
-    for (int64_t r = gs->cl_ptr[c]; r < gs->cl_ptr[c + 1]; ++r) {
-      const int32_t i = gs->cl_rows[r];
-      int32_t level = 0;
-      int64_t lo = 0, up = 0;
-      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-        const int32_t j = A->colidx[p];
-        if (j == i || rc[j] != c) continue;
-        if (j < i) {
-          ++lo;
-          if (lev[j] + 1 > level) level = lev[j] + 1;
-        } else {
-          ++up;
-        }
-      }
-      lev[i] = level;
-      gs->hlo_ptr[i + 1] = lo;
-      gs->hup_ptr[i + 1] = up;
-    }
-  gs->hlo_ptr[0] = gs->hup_ptr[0] = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    gs->hlo_ptr[i + 1] += gs->hlo_ptr[i];
-    gs->hup_ptr[i + 1] += gs->hup_ptr[i];
-  }
-  gs->hlo_pos = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(gs->hlo_ptr[n] + 1),
-                                            "cluster lists");
-  gs->hup_pos = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(gs->hup_ptr[n] + 1),
-                                            "cluster lists");
-  if (!gs->hlo_pos || !gs->hup_pos) {
-    free(lev);
-    return MISPC_ERR_ALLOC;
-  }
-  /* each row's lists in storage order (j increasing), then stably by level
-   * (insertion sort: short lists, nearly sorted) */
-#pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t *lists[2] = {gs->hlo_pos + gs->hlo_ptr[i], gs->hup_pos + gs->hup_ptr[i]};
-    int64_t m[2] = {0, 0};
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-      const int32_t j = A->colidx[p];
-      if (j == i || rc[j] != rc[i]) continue;
-      const int u = j > i;
-      int64_t *l = lists[u];
-      int64_t at = m[u]++;
-      while (at > 0 && lev[A->colidx[l[at - 1]]] > lev[j]) {
-        l[at] = l[at - 1];
-        --at;
-      }
-      l[at] = p;
-    }
-  }
-  free(lev);
-  return MISPC_SUCCESS;
+  x[i] = x[i] + t / diag[i];
 }
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
@@ -223,8 +154,8 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_c
       }
       const int64_t rb = gs->cl_ptr[item], re = gs->cl_ptr[item + 1];
       for (int64_t r = 0; r < re - rb; ++r)
-        update_cluster_row(A, gs, omega, b, x, gs->cl_rows[backward ? re - 1 - r : rb + r],
-                           backward);
+        update_cluster_row(A, gs->row_cluster, gs->diag, omega, b, x,
+                           gs->cl_rows[backward ? re - 1 - r : rb + r], backward);
     }
   }
   return MISPC_SUCCESS;

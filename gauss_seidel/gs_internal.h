@@ -31,23 +31,29 @@ struct mispc_gs {
    * diagonal (pout[q] .. pup[q]-1), then later rows of its cluster (upper,
    * pup[q] .. prow[q+1]-1): a forward pass reads pout .. prow[q+1] and a
    * backward one prow[q] .. pup[q] for the sums that do not change during
-   * the cluster's pass (gs_host.c, update_cluster_row). The chains: for
-   * each row j, the rows k > j of its cluster with a_kj (fptr, fcol, fval:
-   * forward) and the rows k < j (bptr, bcol, bval: backward), a cluster's
-   * entries contiguous. sched: each cluster's rows (local indices) by
-   * (level, row) (hlo_pos below says what a level is), bit 31 set on the
-   * first row of each level: the rows of one level are updated at once. */
-  int32_t *perm;        /* n: sweep position -> row */
-  int32_t *iperm;       /* n: row -> sweep position */
-  int64_t *prow;        /* n + 1 */
-  int64_t *pout, *pup;  /* cluster only, n each */
-  int32_t *pcol;        /* nnz */
-  double *pval;         /* nnz (numeric) */
-  double *pdiag;        /* n (numeric) */
-  int64_t *fptr, *bptr; /* cluster only, n + 1 each */
-  int32_t *fcol, *bcol; /* cluster only: sweep positions k */
-  double *fval, *bval;  /* cluster only (numeric): a_kj */
-  int32_t *sched;       /* cluster only, n */
+   * the cluster's pass (gs_host.c, update_cluster_row). The rest of the sum
+   * (left-looking): for each row q the entries of the rows of its cluster
+   * that a pass updates before it, in the order the host subtracts them,
+   * with their values a_qj: forward the lower ones, j increasing (fptr,
+   * fcol, fval), backward the upper ones, j decreasing (bptr, bcol, bval),
+   * a cluster's entries contiguous. fsched / bsched: each cluster's rows
+   * (local indices) by level of that pass's dependencies (a row's level is
+   * one more than the highest of the rows it reads), bit 31 set on the
+   * first row of each level: the rows of one level are updated at once.
+   * Push chains (chain_push) are the transposes, without schedules: for
+   * each row j the later rows k of its cluster with a_kj (fptr ...:
+   * forward), the earlier ones (bptr ...: backward), in storage order. */
+  int32_t *perm;            /* n: sweep position -> row */
+  int32_t *iperm;           /* n: row -> sweep position */
+  int64_t *prow;            /* n + 1 */
+  int64_t *pout, *pup;      /* cluster only, n each */
+  int32_t *pcol;            /* nnz */
+  double *pval;             /* nnz (numeric) */
+  double *pdiag;            /* n (numeric) */
+  int64_t *fptr, *bptr;     /* cluster only, n + 1 each */
+  int32_t *fcol, *bcol;     /* cluster only: sweep positions j */
+  double *fval, *bval;      /* cluster only (numeric): a_qj */
+  int32_t *fsched, *bsched; /* cluster only, n each */
   int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
@@ -60,6 +66,7 @@ struct mispc_gs {
    * cluster that the chain stages in shared memory (0: read from global) */
   int lanes;
   int cluster_mode;
+  int chain_push; /* cluster only: push chains (gs_cuda.cu, cluster_push), else levels */
   int smem_rows, smem_entries;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
    * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
@@ -71,15 +78,6 @@ struct mispc_gs {
   const void *graph_bx[2][2];
   int no_graph;
   double **io_slot;
-  /* Host only, cluster GS: the entries of each row that lie in other rows
-   * of its cluster, in the order a pass subtracts them (positions in A):
-   * the lower ones (earlier rows) by (level, row) for a forward pass
-   * (hlo_ptr / hlo_pos), the upper ones by (level, row) too (hup_ptr /
-   * hup_pos), walked from the end by a backward pass. A row's level is 0
-   * without earlier rows of its cluster among its entries, else one more
-   * than the highest of theirs: rows of one level never read each other,
-   * so the GPU updates them at once (gs_cuda.cu, cluster_chain). */
-  int64_t *hlo_ptr, *hlo_pos, *hup_ptr, *hup_pos;
   double t_symbolic, t_numeric;
 };
 
@@ -123,10 +121,6 @@ mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, do
                            int zero_guess);
 /* Device: destroys the apply graphs (before the arrays they use go). */
 void gs_release_cuda(mispc_gs *gs);
-
-/* Host, cluster GS: levels and the lists hlo_* / hup_* (after cl_ptr,
- * cl_rows and row_cluster are set). */
-mispc_status gs_cluster_lists_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
 
 /* One forward (backward = 0) or backward sweep over all colors. */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
