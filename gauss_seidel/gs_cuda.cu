@@ -203,31 +203,6 @@ __host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entrie
   return ((size_t)rows * 32 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
 }
 
-/* Shared bytes of one group of cluster_push: per row the sum, old x,
- * diagonal and chain offset, per entry its row (the values stay in global
- * memory: staging them too would halve the clusters an SM holds). */
-__host__ __device__ inline size_t push_group_bytes(int64_t rows, int64_t entries) {
-  return ((size_t)rows * 28 + 4 + (size_t)entries * 4 + 7) / 8 * 8;
-}
-
-/* The values of step r's chain entries that a lane of cluster_push takes */
-template <int W, int E, bool Staged>
-__device__ __forceinline__ void push_values(double (&a)[E], int r, int nr, bool backward,
-                                            const int *sp, const int64_t *cptr, int64_t r0,
-                                            int64_t c0, const double *cval, int lane) {
-  int b = 0, len = 0;
-  if (r < nr) {
-    const int k = backward ? nr - 1 - r : r;
-    b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
-    len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
-  }
-#pragma unroll
-  for (int e = 0; e < E; ++e) {
-    const int t = lane + W * e;
-    a[e] = t < len ? cval[c0 + b + t] : 0.0;
-  }
-}
-
 constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
 
 /* Cluster chains by pushes (cluster_push) where the rows of a cluster read
@@ -358,9 +333,9 @@ __global__ void __launch_bounds__(kBlock)
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
   double *ss = (double *)((char *)smem +
-                          (size_t)(threadIdx.x / W) * push_group_bytes(smem_rows, smem_entries));
-  double *sx = ss + smem_rows, *sd = sx + smem_rows;
-  int *sp = (int *)(sd + smem_rows), *sc = sp + smem_rows + 1;
+                          (size_t)(threadIdx.x / W) * chain_group_bytes(smem_rows, smem_entries));
+  double *sx = ss + smem_rows, *sd = sx + smem_rows, *sv = sd + smem_rows;
+  int *sp = (int *)(sv + smem_entries), *sc = sp + smem_rows + 1;
   for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
        q0 += nwarps * G) {
     const int64_t q = q0 + group;
@@ -380,12 +355,13 @@ __global__ void __launch_bounds__(kBlock)
     }
     if (Staged) {
       if (lane == 0) sp[nr] = nc;
-      for (int t = lane; t < nc; t += W) sc[t] = ccol[c0 + t] - (int)r0;
+      for (int t = lane; t < nc; t += W) {
+        sc[t] = ccol[c0 + t] - (int)r0;
+        sv[t] = cval[c0 + t];
+      }
     }
     __syncwarp();
     const int nr_max = warp_max(nr);
-    double an[E]; /* the next step's values, loaded a step ahead */
-    push_values<W, E, Staged>(an, 0, nr, backward, sp, cptr, r0, c0, cval, lane);
     for (int r = 0; r < nr_max; ++r) {
       const bool on = r < nr;
       const int k = backward ? nr - 1 - r : r;
@@ -401,10 +377,9 @@ __global__ void __launch_bounds__(kBlock)
       for (int e = 0; e < E; ++e) {
         const int t = lane + W * e;
         kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
-        a[e] = an[e];
+        a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
         sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
       }
-      push_values<W, E, Staged>(an, r + 1, nr, backward, sp, cptr, r0, c0, cval, lane);
       if (on) {
         const double xo = Staged ? sx[k] : xp[r0 + k], d = Staged ? sd[k] : pdiag[r0 + k];
         const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
@@ -413,7 +388,7 @@ __global__ void __launch_bounds__(kBlock)
           if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
         for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
           const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
-          s[k2] = __dsub_rn(s[k2], __dmul_rn(cval[c0 + b + t], xj));
+          s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
         }
         if (lane == 0) (Staged ? sx[k] : xp[r0 + k]) = xj;
       }
@@ -885,8 +860,7 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   /* more lanes (fewer clusters a warp) where a warp's clusters would not fit
    * in shared memory: the chains read from global memory are far slower */
-  const size_t group_bytes = gs->chain_push ? push_group_bytes(gs->max_cluster, (int64_t)most)
-                                            : chain_group_bytes(gs->max_cluster, (int64_t)most);
+  const size_t group_bytes = chain_group_bytes(gs->max_cluster, (int64_t)most);
   if (!getenv("MISPC_GS_LANES"))
     while (gs->lanes < 32 && (size_t)(32 / gs->lanes) * group_bytes > (size_t)optin) gs->lanes *= 2;
   const size_t warp_bytes = (size_t)(32 / gs->lanes) * group_bytes;
@@ -1013,9 +987,7 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
  * and wants an issue slot at once), or one where their shared memory would
  * pass the default 48 KiB (it then opts in to more). */
 static int chain_block(const mispc_gs *gs, size_t *smem) {
-  const size_t warp = (size_t)(32 / gs->lanes) *
-                      (gs->chain_push ? push_group_bytes(gs->smem_rows, gs->smem_entries)
-                                      : chain_group_bytes(gs->smem_rows, gs->smem_entries));
+  const size_t warp = (size_t)(32 / gs->lanes) * chain_group_bytes(gs->smem_rows, gs->smem_entries);
   const int warps = 2 * warp <= kDefaultSmem ? 2 : 1;
   *smem = gs->smem_rows ? warp * (size_t)warps : 0;
   return 32 * warps;
