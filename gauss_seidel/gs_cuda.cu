@@ -528,9 +528,9 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
   }
 }
 
-/* a_ij of A (sorted rows; the pattern is symmetric, so it exists) */
-__device__ __forceinline__ double entry(const int64_t *rowptr, const int32_t *colidx,
-                                        const double *val, int32_t i, int32_t j) {
+/* Where a_ij lies in A (sorted rows; the pattern is symmetric, so it exists) */
+__device__ __forceinline__ int64_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
+                                            int32_t j) {
   int64_t lo = rowptr[i], hi = rowptr[i + 1];
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
@@ -539,7 +539,7 @@ __device__ __forceinline__ double entry(const int64_t *rowptr, const int32_t *co
     else
       hi = mid;
   }
-  return val[lo];
+  return lo;
 }
 
 /* The copy, pattern (col given) or values (val given). */
@@ -548,6 +548,7 @@ struct CopyOut {
   int32_t *pcol, *fcol, *bcol;                    /* pattern */
   double *pval, *fval, *bval, *pdiag;             /* numeric */
   bool push;                                      /* GS_PUSH chains */
+  int64_t *fsrc, *bsrc; /* push chains: where each value lies in A (pattern: set; numeric: read) */
 };
 
 /* A warp per row q: row perm[q] of A into row q of the copy, renumbered
@@ -590,7 +591,9 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
         if (part != 1 && o.push) {
           const int64_t dc = (part == 0 ? cb : cf) + rank;
           if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
-          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = entry(rowptr, colidx, val, j, i);
+          int64_t *src_at = part == 0 ? o.bsrc : o.fsrc;
+          if (o.pcol) src_at[dc] = entry_at(rowptr, colidx, j, i);
+          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = val[src_at[dc]];
         } else if (part != 1) {
           const int64_t dc = part == 0 ? cf + rank : cb - rank;
           if (o.pcol) (part == 0 ? o.fcol : o.bcol)[dc] = iperm[j];
@@ -952,10 +955,27 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bval, "chains"));
+    if (gs->chain_push) { /* the transposed values' places, so the numeric setup only gathers */
+      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fsrc, "chains"));
+      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bsrc, "chains"));
+    }
   }
   if (n > 0) {
-    CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pcol,           gs->fcol,
-                 gs->bcol, NULL,     NULL,    NULL,     NULL,     gs->chain_push != 0};
+    CopyOut o = {gs->prow,
+                 gs->pout,
+                 gs->pup,
+                 gs->fptr,
+                 gs->bptr,
+                 gs->pcol,
+                 gs->fcol,
+                 gs->bcol,
+                 NULL,
+                 NULL,
+                 NULL,
+                 NULL,
+                 gs->chain_push != 0,
+                 gs->fsrc,
+                 gs->bsrc};
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
   }
@@ -969,8 +989,21 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   if (gs->n > 0) {
-    CopyOut o = {gs->prow, gs->pout, gs->pup,  gs->fptr,  gs->bptr,           NULL, NULL, NULL,
-                 gs->pval, gs->fval, gs->bval, gs->pdiag, gs->chain_push != 0};
+    CopyOut o = {gs->prow,
+                 gs->pout,
+                 gs->pup,
+                 gs->fptr,
+                 gs->bptr,
+                 NULL,
+                 NULL,
+                 NULL,
+                 gs->pval,
+                 gs->fval,
+                 gs->bval,
+                 gs->pdiag,
+                 gs->chain_push != 0,
+                 gs->fsrc,
+                 gs->bsrc};
     copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
         gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
         gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o);
