@@ -67,8 +67,12 @@ __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, cons
  * gives the rounded product of entry t of the chunk (+0.0 past the row's
  * end, as on the host). Partners 16 .. W slots apart are added inside a
  * lane, closer ones by xor shuffles on `mask`; every lane gets the sum. */
-template <int W> __device__ __forceinline__ double chunk_tree(double (&v)[32 / W], unsigned mask) {
+template <int W, typename Prod>
+__device__ __forceinline__ double chunk_sum(int lane, unsigned mask, Prod prod) {
   constexpr int S = 32 / W;
+  double v[S];
+#pragma unroll
+  for (int m = 0; m < S; ++m) v[m] = prod(lane + W * m);
 #pragma unroll
   for (int h = S / 2; h >= 1; h /= 2)
 #pragma unroll
@@ -77,14 +81,6 @@ template <int W> __device__ __forceinline__ double chunk_tree(double (&v)[32 / W
 #pragma unroll
   for (int h = W / 2; h >= 1; h /= 2) a = __dadd_rn(a, __shfl_xor_sync(mask, a, h, W));
   return a;
-}
-
-template <int W, typename Prod>
-__device__ __forceinline__ double chunk_sum(int lane, unsigned mask, Prod prod) {
-  double v[32 / W];
-#pragma unroll
-  for (int m = 0; m < 32 / W; ++m) v[m] = prod(lane + W * m);
-  return chunk_tree<W>(v, mask);
 }
 
 template <int W> __device__ __forceinline__ unsigned group_mask() {
@@ -127,10 +123,9 @@ struct PassIO {
  * group of W lanes per row. An empty [klo, khi) (the first color of a
  * sweep from x = 0) reads no matrix entries: the same x bit for bit
  * (x_i = 0 + t / a_ii absorbs the sign of a zero sum). At most 40 registers
- * (6 blocks an SM; 32 spill and were slower on an H100) where W < 8; 64
- * (4 blocks) where W >= 8, whose long rows keep two chunks in flight. */
+ * (6 blocks an SM; 32 spill and were slower on an H100). */
 template <int W>
-__global__ void __launch_bounds__(kBlock, W >= 8 ? 4 : 6)
+__global__ void __launch_bounds__(kBlock, 6)
     sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
                  const double *pval, const double *pdiag, double omega, double *bp, double *xp,
                  PassIO pio) {
@@ -148,24 +143,7 @@ __global__ void __launch_bounds__(kBlock, W >= 8 ? 4 : 6)
     double s = bi;
     if (re - rb <= kChainedRow) {
       s = row_chain<W>(bi, rb, re, pcol, pval, xp, lane, mask, pio.klo, pio.khi);
-    } else if constexpr (W >= 8) { /* long rows: chunks of 32 as trees
-                                    * (gs_host.c update_row), two chunks'
-                                    * loads in flight at once */
-      constexpr int S = 32 / W;
-      for (int64_t c0 = rb; c0 < re; c0 += 64) {
-        double v[2][S];
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-#pragma unroll
-          for (int m = 0; m < S; ++m) {
-            const int64_t p = c0 + 32 * h + lane + W * m;
-            const int32_t c = p < re ? pcol[p] : -1;
-            v[h][m] = c >= pio.klo && c < pio.khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
-          }
-        s = __dsub_rn(s, chunk_tree<W>(v[0], mask));
-        if (c0 + 32 < re) s = __dsub_rn(s, chunk_tree<W>(v[1], mask));
-      }
-    } else { /* the same, a chunk at a time (fewer lanes hold more slots) */
+    } else { /* long rows: chunks of 32 as trees (gs_host.c update_row) */
       for (int64_t c0 = rb; c0 < re; c0 += 32)
         s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
                         const int64_t p = c0 + t;
