@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/* Cluster GS for one color by pushes (GS_PUSH; clusters lo .. hi-1), after
+/* Cluster GS for one color by pushes (gs->chain_push; clusters lo .. hi-1), after
  * cluster_sums, with the push chains (for each row j the later rows k of
  * its cluster with a_kj, forward; the earlier ones backward): a group of W
  * lanes a cluster, 32 / W clusters a warp, moving in lockstep
@@ -547,7 +547,7 @@ struct CopyOut {
   const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pout .. bptr: cluster only */
   int32_t *pcol, *fcol, *bcol;                    /* pattern */
   double *pval, *fval, *bval, *pdiag;             /* numeric */
-  bool push;                                      /* GS_PUSH chains */
+  bool push;                                      /* push chains (gs->chain_push) */
   int64_t *fsrc, *bsrc; /* push chains: where each value lies in A (pattern: set; numeric: read) */
 };
 
@@ -786,8 +786,9 @@ constexpr size_t kDefaultSmem = 48 * 1024;
 
 /* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
  * a lane per 16 entries of a row, at most 8; cluster GS the power of two at
- * or above `mean`, the mean rows of a level of a cluster (a lane a row of a
- * level). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
+ * or above `mean`: by levels the mean rows of a level of a cluster (a lane
+ * a row of a level), by pushes twice the mean entries of a row's chain (a
+ * lane one or two of them). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
  * (tuning). Same arithmetic for every choice. */
 static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const char *e = getenv("MISPC_GS_LANES");
@@ -882,6 +883,18 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   return MISPC_SUCCESS;
 }
 
+/* What copy_rows writes: the pattern (values = false) or the values. */
+static CopyOut copy_out(const mispc_gs *gs, bool values) {
+  CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr};
+  if (values)
+    o.pval = gs->pval, o.fval = gs->fval, o.bval = gs->bval, o.pdiag = gs->pdiag;
+  else
+    o.pcol = gs->pcol, o.fcol = gs->fcol, o.bcol = gs->bcol;
+  o.push = gs->chain_push != 0;
+  o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
+  return o;
+}
+
 extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
                                                 const mispc_csr *A) {
   cudaStream_t s;
@@ -927,7 +940,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
-  int64_t chain = 0; /* entries of the forward chains (pull: lower entries) */
+  int64_t chain = 0; /* entries of the forward chains (levels: lower entries; pushes: upper) */
   invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
       n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
@@ -961,21 +974,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     }
   }
   if (n > 0) {
-    CopyOut o = {gs->prow,
-                 gs->pout,
-                 gs->pup,
-                 gs->fptr,
-                 gs->bptr,
-                 gs->pcol,
-                 gs->fcol,
-                 gs->bcol,
-                 NULL,
-                 NULL,
-                 NULL,
-                 NULL,
-                 gs->chain_push != 0,
-                 gs->fsrc,
-                 gs->bsrc};
+    const CopyOut o = copy_out(gs, false);
     copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
   }
@@ -989,21 +988,7 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   if (gs->n > 0) {
-    CopyOut o = {gs->prow,
-                 gs->pout,
-                 gs->pup,
-                 gs->fptr,
-                 gs->bptr,
-                 NULL,
-                 NULL,
-                 NULL,
-                 gs->pval,
-                 gs->fval,
-                 gs->bval,
-                 gs->pdiag,
-                 gs->chain_push != 0,
-                 gs->fsrc,
-                 gs->bsrc};
+    const CopyOut o = copy_out(gs, true);
     copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
         gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
         gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o);
