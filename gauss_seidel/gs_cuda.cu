@@ -203,6 +203,47 @@ __host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entrie
   return ((size_t)rows * 32 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
 }
 
+/* One group's part of the shared memory of cluster_chain / cluster_push
+ * (chain_group_bytes): per row the sum, old x, diagonal, chain offset and
+ * schedule entry, per chain entry its row and value. */
+struct GroupSmem {
+  double *s, *x, *d, *v;
+  int *p, *q, *c;
+};
+
+template <int W> __device__ __forceinline__ GroupSmem group_smem(int rows, int entries) {
+  extern __shared__ double smem[];
+  GroupSmem g;
+  g.s = (double *)((char *)smem + (size_t)(threadIdx.x / W) * chain_group_bytes(rows, entries));
+  g.x = g.s + rows, g.d = g.x + rows, g.v = g.d + rows;
+  g.p = (int *)(g.v + entries), g.q = g.p + rows + 1, g.c = g.q + rows;
+  return g;
+}
+
+/* Copies the cluster of rows r0 .. r0+nr-1 into g with coalesced loads: the
+ * sums (tp), old x, diagonal, chain offsets (from c0 = cptr[r0]), schedule
+ * (if sched) and the chain's rows (local) and values. */
+template <int W>
+__device__ __forceinline__ void
+stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr, int64_t c0, const double *tp,
+              const double *xp, const double *pdiag, const int64_t *cptr, const int32_t *ccol,
+              const double *cval, const int32_t *sched) {
+  for (int k = lane; k < nr; k += W) {
+    const int64_t i = r0 + k;
+    g.s[k] = tp[i];
+    g.x[k] = xp[i];
+    g.d[k] = pdiag[i];
+    g.p[k] = (int)(cptr[i] - c0);
+    if (sched) g.q[k] = sched[i];
+  }
+  const int nc = (int)(cptr[r0 + nr] - c0);
+  if (lane == 0) g.p[nr] = nc;
+  for (int t = lane; t < nc; t += W) {
+    g.c[t] = ccol[c0 + t] - (int)r0;
+    g.v[t] = cval[c0 + t];
+  }
+}
+
 constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
 
 /* Cluster chains by pushes (cluster_push) where the rows of a cluster read
@@ -233,37 +274,20 @@ __global__ void __launch_bounds__(kBlock)
                   double omega, double *tp, double *xp, int smem_rows, int smem_entries,
                   PassIO pio) {
   constexpr int G = 32 / W;
-  extern __shared__ double smem[];
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
-  double *ss = (double *)((char *)smem +
-                          (size_t)(threadIdx.x / W) * chain_group_bytes(smem_rows, smem_entries));
-  double *sx = ss + smem_rows, *sd = sx + smem_rows, *sv = sd + smem_rows;
-  int *sp = (int *)(sv + smem_entries), *sq = sp + smem_rows + 1, *sc = sq + smem_rows;
+  const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
+  const double *sd = g.d, *sv = g.v;
+  const int *sp = g.p, *sq = g.q, *sc = g.c;
   for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
        q0 += nwarps * G) {
     const int64_t q = q0 + group;
     const int64_t r0 = q < hi ? pcl[q] : 0;
     const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
     const int64_t c0 = cptr[r0];
-    double *s = Staged ? ss : tp + r0, *x = Staged ? sx : xp + r0;
-    if (Staged) {
-      for (int k = lane; k < nr; k += W) {
-        const int64_t i = r0 + k;
-        s[k] = tp[i];
-        x[k] = xp[i];
-        sd[k] = pdiag[i];
-        sp[k] = (int)(cptr[i] - c0);
-        sq[k] = sched[i];
-      }
-      const int nc = (int)(cptr[r0 + nr] - c0);
-      if (lane == 0) sp[nr] = nc;
-      for (int t = lane; t < nc; t += W) {
-        sc[t] = ccol[c0 + t] - (int)r0;
-        sv[t] = cval[c0 + t];
-      }
-    }
+    double *s = Staged ? g.s : tp + r0, *x = Staged ? g.x : xp + r0;
+    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, sched);
     __syncwarp();
     /* a window: from w up to the next level's first row, at most W rows */
     for (int w = 0; __any_sync(~0u, w < nr);) {
@@ -328,38 +352,21 @@ __global__ void __launch_bounds__(kBlock)
                  const int32_t *ccol, const double *cval, const double *pdiag, double omega,
                  double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio) {
   constexpr int E = 2, G = 32 / W; /* E: entries a lane takes of a pivot before the loop */
-  extern __shared__ double smem[];
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
-  double *ss = (double *)((char *)smem +
-                          (size_t)(threadIdx.x / W) * chain_group_bytes(smem_rows, smem_entries));
-  double *sx = ss + smem_rows, *sd = sx + smem_rows, *sv = sd + smem_rows;
-  int *sp = (int *)(sv + smem_entries), *sc = sp + smem_rows + 1;
+  const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
+  double *sx = g.x;
+  const double *sd = g.d, *sv = g.v;
+  const int *sp = g.p, *sc = g.c;
   for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
        q0 += nwarps * G) {
     const int64_t q = q0 + group;
     const int64_t r0 = q < hi ? pcl[q] : 0;
     const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
     const int64_t c0 = cptr[r0];
-    const int nc = (int)(cptr[r0 + nr] - c0);
-    double *s = Staged ? ss : tp + r0;
-    for (int k = lane; k < nr; k += W) {
-      const int64_t i = r0 + k;
-      if (Staged) {
-        s[k] = tp[i];
-        sx[k] = xp[i];
-        sd[k] = pdiag[i];
-        sp[k] = (int)(cptr[i] - c0);
-      }
-    }
-    if (Staged) {
-      if (lane == 0) sp[nr] = nc;
-      for (int t = lane; t < nc; t += W) {
-        sc[t] = ccol[c0 + t] - (int)r0;
-        sv[t] = cval[c0 + t];
-      }
-    }
+    double *s = Staged ? g.s : tp + r0;
+    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, NULL);
     __syncwarp();
     const int nr_max = warp_max(nr);
     for (int r = 0; r < nr_max; ++r) {
