@@ -535,8 +535,9 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
   }
 }
 
-/* Where a_ij lies in A (sorted rows; the pattern is symmetric, so it exists) */
-__device__ __forceinline__ int64_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
+/* Where a_ij lies in row i of A, from the row's start (sorted rows; the
+ * pattern is symmetric, so it exists) */
+__device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
                                             int32_t j) {
   int64_t lo = rowptr[i], hi = rowptr[i + 1];
   while (lo < hi) {
@@ -546,7 +547,7 @@ __device__ __forceinline__ int64_t entry_at(const int64_t *rowptr, const int32_t
     else
       hi = mid;
   }
-  return lo;
+  return (int32_t)(lo - rowptr[i]);
 }
 
 /* The copy, pattern (col given) or values (val given). */
@@ -555,7 +556,8 @@ struct CopyOut {
   int32_t *pcol, *fcol, *bcol;                    /* pattern */
   double *pval, *fval, *bval, *pdiag;             /* numeric */
   bool push;                                      /* push chains (gs->chain_push) */
-  int64_t *fsrc, *bsrc; /* push chains: where each value lies in A (pattern: set; numeric: read) */
+  int32_t *fsrc, *bsrc; /* push chains: where each value lies in its row of A (pattern: set;
+                         * numeric: read) */
 };
 
 /* A warp per row q: row perm[q] of A into row q of the copy, renumbered
@@ -598,9 +600,9 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
         if (part != 1 && o.push) {
           const int64_t dc = (part == 0 ? cb : cf) + rank;
           if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
-          int64_t *src_at = part == 0 ? o.bsrc : o.fsrc;
+          int32_t *src_at = part == 0 ? o.bsrc : o.fsrc;
           if (o.pcol) src_at[dc] = entry_at(rowptr, colidx, j, i);
-          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = val[src_at[dc]];
+          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = val[rowptr[j] + src_at[dc]];
         } else if (part != 1) {
           const int64_t dc = part == 0 ? cf + rank : cb - rank;
           if (o.pcol) (part == 0 ? o.fcol : o.bcol)[dc] = iperm[j];
@@ -976,8 +978,8 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bval, "chains"));
     if (gs->chain_push) { /* the transposed values' places, so the numeric setup only gathers */
-      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fsrc, "chains"));
-      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bsrc, "chains"));
+      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fsrc, "chains"));
+      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bsrc, "chains"));
     }
   }
   if (n > 0) {

@@ -53,7 +53,7 @@ struct mispc_gs {
   int64_t *fptr, *bptr;     /* cluster only, n + 1 each */
   int32_t *fcol, *bcol;     /* cluster only: sweep positions j */
   double *fval, *bval;      /* cluster only (numeric): a_qj */
-  int64_t *fsrc, *bsrc;     /* push chains only: where fval / bval come from in A */
+  int32_t *fsrc, *bsrc;     /* push chains only: where fval / bval lie in their rows of A */
   int32_t *fsched, *bsched; /* cluster only, n each */
   int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
