@@ -83,21 +83,6 @@ __device__ __forceinline__ double chunk_sum(int lane, unsigned mask, Prod prod) 
   return a;
 }
 
-/* Programmatic dependent launch (sm_90 and later; no-ops before, where
- * launches are plain): the dependent kernel may start, and waits for all of
- * the kernel before it and its memory. */
-__device__ __forceinline__ void start_dependents() {
-#if __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
-
-__device__ __forceinline__ void wait_for_primary() {
-#if __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-}
-
 template <int W> __device__ __forceinline__ unsigned group_mask() {
   return W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
 }
@@ -185,7 +170,6 @@ __global__ void cluster_sums(int64_t lo, int64_t hi, bool backward, const int64_
                              const int64_t *pout, const int64_t *pup, const int32_t *pcol,
                              const double *pval, const double *bp, const double *xp, double *tp,
                              int32_t klo, int32_t khi) {
-  start_dependents(); /* the chain kernel may start its staging */
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
@@ -236,34 +220,27 @@ template <int W> __device__ __forceinline__ GroupSmem group_smem(int rows, int e
   return g;
 }
 
-/* Copies the cluster of rows r0 .. r0+nr-1 into g with coalesced loads: old
- * x, diagonal, chain offsets (from c0 = cptr[r0]), schedule (if sched) and
- * the chain's rows (local) and values; then, once cluster_sums has finished
- * (cudaGridDependencySynchronize: the chain kernel may start early, see
- * launch_color), the sums (tp). Without Staged only that wait. */
-template <int W, bool Staged>
+/* Copies the cluster of rows r0 .. r0+nr-1 into g with coalesced loads: the
+ * sums (tp), old x, diagonal, chain offsets (from c0 = cptr[r0]), schedule
+ * (if sched) and the chain's rows (local) and values. */
+template <int W>
 __device__ __forceinline__ void
 stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr, int64_t c0, const double *tp,
               const double *xp, const double *pdiag, const int64_t *cptr, const int32_t *ccol,
               const double *cval, const int32_t *sched) {
-  if constexpr (!Staged) {
-    wait_for_primary();
-  } else {
-    for (int k = lane; k < nr; k += W) {
-      const int64_t i = r0 + k;
-      g.x[k] = xp[i];
-      g.d[k] = pdiag[i];
-      g.p[k] = (int)(cptr[i] - c0);
-      if (sched) g.q[k] = sched[i];
-    }
-    const int nc = (int)(cptr[r0 + nr] - c0);
-    if (lane == 0) g.p[nr] = nc;
-    for (int t = lane; t < nc; t += W) {
-      g.c[t] = ccol[c0 + t] - (int)r0;
-      g.v[t] = cval[c0 + t];
-    }
-    wait_for_primary();
-    for (int k = lane; k < nr; k += W) g.s[k] = tp[r0 + k];
+  for (int k = lane; k < nr; k += W) {
+    const int64_t i = r0 + k;
+    g.s[k] = tp[i];
+    g.x[k] = xp[i];
+    g.d[k] = pdiag[i];
+    g.p[k] = (int)(cptr[i] - c0);
+    if (sched) g.q[k] = sched[i];
+  }
+  const int nc = (int)(cptr[r0 + nr] - c0);
+  if (lane == 0) g.p[nr] = nc;
+  for (int t = lane; t < nc; t += W) {
+    g.c[t] = ccol[c0 + t] - (int)r0;
+    g.v[t] = cval[c0 + t];
   }
 }
 
@@ -310,7 +287,7 @@ __global__ void __launch_bounds__(kBlock)
     const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
     const int64_t c0 = cptr[r0];
     double *s = Staged ? g.s : tp + r0, *x = Staged ? g.x : xp + r0;
-    stage_cluster<W, Staged>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, sched);
+    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, sched);
     __syncwarp();
     /* a window: from w up to the next level's first row, at most W rows */
     for (int w = 0; __any_sync(~0u, w < nr);) {
@@ -389,7 +366,7 @@ __global__ void __launch_bounds__(kBlock)
     const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
     const int64_t c0 = cptr[r0];
     double *s = Staged ? g.s : tp + r0;
-    stage_cluster<W, Staged>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, NULL);
+    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, NULL);
     __syncwarp();
     const int nr_max = warp_max(nr);
     for (int r = 0; r < nr_max; ++r) {
@@ -947,11 +924,6 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   MISPC_TRY(mispc_pool_alloc(ctx, d, 2 * sizeof(double *), (void **)&gs->io_slot, "apply vectors"));
   const char *ge = getenv("MISPC_GS_GRAPH"); /* 0: launch per color (measurements) */
   gs->no_graph = ge && !strcmp(ge, "0");
-  const char *pe = getenv("MISPC_GS_PDL"); /* 0: no early chain launches (measurements) */
-  int dev = 0, major = 0;
-  MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
-  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  gs->no_pdl = (pe && !strcmp(pe, "0")) || major < 9;
   if (cluster) {
     const int64_t nc = gs->nclusters;
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(nc + 1) * 8, (void **)&gs->pcl, "cluster rows"));
@@ -1103,29 +1075,16 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   const int64_t *cptr = backward ? gs->bptr : gs->fptr;
   const int32_t *ccol = backward ? gs->bcol : gs->fcol;
   const double *cval = backward ? gs->bval : gs->fval;
-  /* programmatic dependent launch: the chain kernel may start while
-   * cluster_sums runs and stage its cluster, waiting for the sums only
-   * (stage_cluster); MISPC_GS_PDL=0 at symbolic setup: plain launches */
-  cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(grid), cfg.blockDim = dim3(block), cfg.dynamicSmemBytes = smem, cfg.stream = s;
-  cfg.attrs = &attr, cfg.numAttrs = gs->no_pdl ? 0 : 1;
-  const int64_t *pcl = gs->pcl;
-  const double *pdiag = gs->pdiag;
-  const double omega = gs->opt.omega;
-  double *tp = gs->tp, *xp = gs->xp;
-  const int rows = gs->smem_rows, entries = gs->smem_entries;
   if (gs->chain_push) {
     const auto kernel = staged ? cluster_push<W, true> : cluster_push<W, false>;
-    cudaLaunchKernelEx(&cfg, kernel, lo, hi, pcl, backward, cptr, ccol, cval, pdiag, omega, tp, xp,
-                       rows, entries, pio);
+    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pdiag,
+                                     gs->opt.omega, gs->tp, gs->xp, gs->smem_rows, gs->smem_entries,
+                                     pio);
   } else {
     const auto kernel = staged ? cluster_chain<W, true> : cluster_chain<W, false>;
-    const int32_t *sched = backward ? gs->bsched : gs->fsched;
-    cudaLaunchKernelEx(&cfg, kernel, lo, hi, pcl, sched, cptr, ccol, cval, pdiag, omega, tp, xp,
-                       rows, entries, pio);
+    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, cptr,
+                                     ccol, cval, gs->pdiag, gs->opt.omega, gs->tp, gs->xp,
+                                     gs->smem_rows, gs->smem_entries, pio);
   }
 }
 

@@ -78,7 +78,6 @@ struct mispc_gs {
   void *graph[2], *graph_template[2], *graph_root[2];
   const void *graph_bx[2][2];
   int no_graph;
-  int no_pdl; /* cluster only: the chain kernels launched without early start */
   double **io_slot;
   double t_symbolic, t_numeric;
 };
