@@ -244,6 +244,42 @@ stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr, int64_t c0, cons
   }
 }
 
+/* The frame of both chain kernels: the clusters lo .. hi-1 of one color,
+ * 32 / W a warp, its groups in lockstep (a group past hi gets nr = 0 and
+ * still joins the warp's shuffles and barriers). For each cluster the group
+ * stages it (Staged), runs chain(r0, nr, c0, s, x), s and x being the
+ * cluster's sums and x (in shared memory, or tp and xp from r0 on), then
+ * stores x to xp (if staged) and to the caller's vector, coalesced after the
+ * chain: a store to x_out[perm[.]] inside it would hold the warp on the
+ * load of perm at every step. */
+template <int W, bool Staged, typename Chain>
+__device__ __forceinline__ void
+for_each_cluster(int64_t lo, int64_t hi, const int64_t *pcl, const GroupSmem &g, double *tp,
+                 double *xp, const double *pdiag, const int64_t *cptr, const int32_t *ccol,
+                 const double *cval, const int32_t *sched, const PassIO &pio, Chain chain) {
+  constexpr int G = 32 / W;
+  const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
+  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
+       q0 += nwarps * G) {
+    const int64_t q = q0 + group;
+    const int64_t r0 = q < hi ? pcl[q] : 0;
+    const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
+    const int64_t c0 = cptr[r0];
+    double *s = Staged ? g.s : tp + r0, *x = Staged ? g.x : xp + r0;
+    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, sched);
+    __syncwarp();
+    chain(r0, nr, c0, s, x);
+    for (int k = lane; k < nr; k += W) {
+      const double v = x[k];
+      if (Staged) xp[r0 + k] = v;
+      if (x_out) x_out[pio.perm[r0 + k]] = v;
+    }
+    __syncwarp(); /* the next clusters overwrite the shared memory */
+  }
+}
+
 constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
 
 /* Cluster chains by pushes (cluster_push) where the rows of a cluster read
@@ -273,61 +309,46 @@ __global__ void __launch_bounds__(kBlock)
                   const int64_t *cptr, const int32_t *ccol, const double *cval, const double *pdiag,
                   double omega, double *tp, double *xp, int smem_rows, int smem_entries,
                   PassIO pio) {
-  constexpr int G = 32 / W;
-  const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
-  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
+  const int lane = threadIdx.x & (W - 1), group = (threadIdx.x & 31) / W;
   const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
   const double *sd = g.d, *sv = g.v;
   const int *sp = g.p, *sq = g.q, *sc = g.c;
-  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
-       q0 += nwarps * G) {
-    const int64_t q = q0 + group;
-    const int64_t r0 = q < hi ? pcl[q] : 0;
-    const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
-    const int64_t c0 = cptr[r0];
-    double *s = Staged ? g.s : tp + r0, *x = Staged ? g.x : xp + r0;
-    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, sched);
-    __syncwarp();
-    /* a window: from w up to the next level's first row, at most W rows */
-    for (int w = 0; __any_sync(~0u, w < nr);) {
-      const int t = w + lane;
-      const int32_t e = t < nr ? (Staged ? sq[t] : sched[r0 + t]) : kLevelStart;
-      const unsigned starts =
-          (__ballot_sync(~0u, lane > 0 && e < 0) >> (group * W)) & (W == 32 ? ~0u : (1u << W) - 1);
-      const int len = starts ? __ffs(starts) - 1 : W;
-      if (t < nr && lane < len) {
-        const int k = e & INT32_MAX;
-        const int b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
-        const int end = Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0);
-        /* U products at once (their loads in flight together), then
-         * subtracted in order; +0.0 past the end leaves sk as it is */
-        constexpr int U = 8;
-        double sk = s[k];
-        for (int p0 = b; p0 < end; p0 += U) {
-          double prod[U];
+  for_each_cluster<W, Staged>(
+      lo, hi, pcl, g, tp, xp, pdiag, cptr, ccol, cval, sched, pio,
+      [&](int64_t r0, int nr, int64_t c0, double *s, double *x) {
+        /* a window: from w up to the next level's first row, at most W rows */
+        for (int w = 0; __any_sync(~0u, w < nr);) {
+          const int t = w + lane;
+          const int32_t e = t < nr ? (Staged ? sq[t] : sched[r0 + t]) : kLevelStart;
+          const unsigned starts = (__ballot_sync(~0u, lane > 0 && e < 0) >> (group * W)) &
+                                  (W == 32 ? ~0u : (1u << W) - 1);
+          const int len = starts ? __ffs(starts) - 1 : W;
+          if (t < nr && lane < len) {
+            const int k = e & INT32_MAX;
+            const int b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
+            const int end = Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0);
+            /* U products at once (their loads in flight together), then
+             * subtracted in order; +0.0 past the end leaves sk as it is */
+            constexpr int U = 8;
+            double sk = s[k];
+            for (int p0 = b; p0 < end; p0 += U) {
+              double prod[U];
 #pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const int p = p0 + u;
-            prod[u] = p < end ? __dmul_rn(Staged ? sv[p] : cval[c0 + p],
-                                          x[Staged ? sc[p] : ccol[c0 + p] - (int)r0])
-                              : 0.0;
+              for (int u = 0; u < U; ++u) {
+                const int p = p0 + u;
+                prod[u] = p < end ? __dmul_rn(Staged ? sv[p] : cval[c0 + p],
+                                              x[Staged ? sc[p] : ccol[c0 + p] - (int)r0])
+                                  : 0.0;
+              }
+#pragma unroll
+              for (int u = 0; u < U; ++u) sk = __dsub_rn(sk, prod[u]);
+            }
+            x[k] = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, sk), Staged ? sd[k] : pdiag[r0 + k]));
           }
-#pragma unroll
-          for (int u = 0; u < U; ++u) sk = __dsub_rn(sk, prod[u]);
+          w += len;
+          __syncwarp();
         }
-        x[k] = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, sk), Staged ? sd[k] : pdiag[r0 + k]));
-      }
-      w += len;
-      __syncwarp();
-    }
-    for (int k = lane; k < nr; k += W) {
-      const double v = x[k];
-      if (Staged) xp[r0 + k] = v;
-      if (x_out) x_out[pio.perm[r0 + k]] = v;
-    }
-    __syncwarp(); /* the next clusters overwrite the shared memory */
-  }
+      });
 }
 
 /* Cluster GS for one color by pushes (gs->chain_push; clusters lo .. hi-1), after
@@ -351,65 +372,48 @@ __global__ void __launch_bounds__(kBlock)
     cluster_push(int64_t lo, int64_t hi, const int64_t *pcl, bool backward, const int64_t *cptr,
                  const int32_t *ccol, const double *cval, const double *pdiag, double omega,
                  double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio) {
-  constexpr int E = 2, G = 32 / W; /* E: entries a lane takes of a pivot before the loop */
-  const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
-  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
+  constexpr int E = 2; /* entries a lane takes of a pivot before the loop */
+  const int lane = threadIdx.x & (W - 1);
   const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
-  double *sx = g.x;
   const double *sd = g.d, *sv = g.v;
   const int *sp = g.p, *sc = g.c;
-  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
-       q0 += nwarps * G) {
-    const int64_t q = q0 + group;
-    const int64_t r0 = q < hi ? pcl[q] : 0;
-    const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
-    const int64_t c0 = cptr[r0];
-    double *s = Staged ? g.s : tp + r0;
-    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, NULL);
-    __syncwarp();
-    const int nr_max = warp_max(nr);
-    for (int r = 0; r < nr_max; ++r) {
-      const bool on = r < nr;
-      const int k = backward ? nr - 1 - r : r;
-      int b = 0, len = 0;
-      if (on) {
-        b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
-        len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
-      }
-      /* the lane's entries and their sums, ahead of x_j */
-      int kk[E];
-      double a[E], sk[E];
+  for_each_cluster<W, Staged>(
+      lo, hi, pcl, g, tp, xp, pdiag, cptr, ccol, cval, NULL, pio,
+      [&](int64_t r0, int nr, int64_t c0, double *s, double *x) {
+        const int nr_max = warp_max(nr);
+        for (int r = 0; r < nr_max; ++r) {
+          const bool on = r < nr;
+          const int k = backward ? nr - 1 - r : r;
+          int b = 0, len = 0;
+          if (on) {
+            b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
+            len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
+          }
+          /* the lane's entries and their sums, ahead of x_j */
+          int kk[E];
+          double a[E], sk[E];
 #pragma unroll
-      for (int e = 0; e < E; ++e) {
-        const int t = lane + W * e;
-        kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
-        a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
-        sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
-      }
-      if (on) {
-        const double xo = Staged ? sx[k] : xp[r0 + k], d = Staged ? sd[k] : pdiag[r0 + k];
-        const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
+          for (int e = 0; e < E; ++e) {
+            const int t = lane + W * e;
+            kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
+            a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
+            sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
+          }
+          if (on) {
+            const double xo = x[k], d = Staged ? sd[k] : pdiag[r0 + k];
+            const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
 #pragma unroll
-        for (int e = 0; e < E; ++e)
-          if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
-        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
-          const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
-          s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
+            for (int e = 0; e < E; ++e)
+              if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
+            for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
+              const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
+              s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
+            }
+            if (lane == 0) x[k] = xj;
+          }
+          __syncwarp();
         }
-        if (lane == 0) (Staged ? sx[k] : xp[r0 + k]) = xj;
-      }
-      __syncwarp();
-    }
-    /* x out after the chain, coalesced: a store to x_out[perm[.]] inside
-     * it would hold the warp on the load of perm at every step */
-    for (int k = lane; k < nr; k += W) {
-      const double v = Staged ? sx[k] : xp[r0 + k];
-      if (Staged) xp[r0 + k] = v;
-      if (x_out) x_out[pio.perm[r0 + k]] = v;
-    }
-    __syncwarp(); /* the next clusters overwrite the shared memory */
-  }
+      });
 }
 
 /* Each cluster's level of every row for one pass (a thread a cluster, rows
