@@ -1,10 +1,26 @@
-/* mispc_color: one MIS-1 of the uncolored vertices per color (the same calls
- * on either backend) or greedy in vertex order (coloring_greedy.c), and
- * mispc_verify_coloring (host). */
+/* mispc_color: color classes that are MIS-1s of the uncolored vertices,
+ * computed in one pass, or greedy in vertex order (coloring_greedy.c); and
+ * mispc_verify_coloring (host).
+ *
+ * MISPC_COLORING_MIS defines color c as the MIS-1 of the vertices without a
+ * color below c, with fixed keys (mis1_key: the priority's key, then the id).
+ * That MIS-1 is the greedy (lexicographically first) one in key order: v is in
+ * it iff no neighbour before v is. So v has color c iff no neighbour before v
+ * has color c and v has none below c, i.e. color(v) is the smallest color no
+ * neighbour before v has: greedy coloring in key order, which Jones and
+ * Plassmann's algorithm (SIAM J. Sci. Comput. 14(3), 1993) computes in
+ * parallel, each vertex as soon as its earlier neighbours are colored. It
+ * replaces one MIS-1 call (and host wait) per color, with the same colors
+ * (tests/test_coloring.c checks them against the MIS-1 calls). */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "color_backend.h"
+#include "mis_common.h"
+
+#define LOAD(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
 
 void mispc_coloring_options_default(mispc_coloring_options *opt) {
   if (!opt) return;
@@ -19,56 +35,60 @@ void mispc_coloring_free(mispc_context *ctx, mispc_coloring *c) {
   memset(c, 0, sizeof *c);
 }
 
-mispc_status color_assign_host(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
-                               int32_t *color, uint8_t *left) {
-  (void)ctx;
-#pragma omp parallel for schedule(static)
-  for (int64_t v = 0; v < n; ++v)
-    if (in_set[v]) {
-      color[v] = c;
-      left[v] = 0;
+/* Returns v's color, or -1 while a neighbour that comes before v has none.
+ * Colors are taken 64 at a time: a vertex whose earlier neighbours hold all of
+ * base .. base+63 looks again above them. */
+static int32_t jp_visit(const mispc_csr *g, const uint32_t *key, int32_t *color, int64_t v) {
+  const uint32_t kv = key[v];
+  for (int32_t base = 0;; base += 64) {
+    uint64_t taken = 0;
+    for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p) {
+      const int32_t u = g->colidx[p];
+      if (u == v || !mis1_before(key[u], u, kv, v)) continue;
+      const int32_t cu = LOAD(&color[u]);
+      if (cu < 0) return -1;
+      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
     }
-  return MISPC_SUCCESS;
+    if (~taken) return base + __builtin_ctzll(~taken);
+  }
 }
 
-/* MISPC_COLORING_MIS: color k is the MIS-1 of the vertices left uncolored. */
-static mispc_status color_by_mis(mispc_context *ctx, const mispc_csr *graph,
-                                 const mispc_mis_options *mis, mispc_coloring *c) {
-  const int dev = graph->mem == MISPC_MEM_DEVICE;
-  const int64_t n = graph->nrows;
-  uint8_t *left = NULL, *set = NULL;
-  mispc_status s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&left, "uncolored mask");
-  if (!s) s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&set, "MIS-1 membership");
-  if (!s && n > 0) {
-    /* all vertices start uncolored */
-    uint8_t *ones = (uint8_t *)mispc_host_alloc(ctx, (size_t)n, "mask");
-    if (!ones) s = MISPC_ERR_ALLOC;
-    if (!s) memset(ones, 1, (size_t)n);
-    if (!s) s = mispc_mem_copy(ctx, left, c->mem, ones, MISPC_MEM_HOST, (size_t)n);
-    free(ones);
+/* Rounds over the uncolored vertices until none is left. A color, once
+ * stored, is final, and a vertex reads only final colors of the neighbours
+ * before it, so the colors do not depend on thread timing (the round count
+ * does). Each round colors at least the first uncolored vertex in key order. */
+mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode, uint64_t seed,
+                           int32_t *color, int32_t *ncolors) {
+  const int64_t n = g->nrows;
+  uint32_t *key = (uint32_t *)mispc_host_alloc(ctx, (size_t)n * 4 + 4, "coloring keys");
+  if (!key) return MISPC_ERR_ALLOC;
+  const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t v = 0; v < n; ++v) {
+    key[v] = mis1_key(key_mode, seed, v, g->rowptr[v + 1] - g->rowptr[v]);
+    color[v] = -1;
   }
-  int64_t remaining = n;
-  while (!s && remaining > 0) {
-    if (c->ncolors == INT32_MAX)
-      s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "mispc_color: too many colors");
-    mispc_mis_result r;
-    if (!s) s = mispc_mis1_subset(ctx, graph, mis, left, set, &r);
-    /* the MIS-1 of the uncolored vertices holds only uncolored ones: its size
-     * is what this color takes (no count, so no wait for the labelling) */
-    if (!s && r.set_size <= 0)
-      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                       "mispc_color: the MIS-1 of %lld uncolored vertices is empty",
-                       (long long)remaining);
-    if (!s)
-      s = dev ? color_assign_cuda(ctx, n, set, c->ncolors, c->color, left)
-              : color_assign_host(ctx, n, set, c->ncolors, c->color, left);
-    if (!s) ++c->ncolors, remaining -= r.set_size;
-    mispc_logf(ctx, 2, "color %d: %lld vertices left", c->ncolors, (long long)remaining);
+  int64_t left = n;
+  int32_t top = -1;
+  for (int r = 1; left > 0; ++r) {
+    left = 0;
+#pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left) reduction(max : top)      \
+    num_threads(nt)
+    for (int64_t v = 0; v < n; ++v) {
+      if (LOAD(&color[v]) >= 0) continue;
+      const int32_t c = jp_visit(g, key, color, v);
+      if (c < 0) {
+        ++left;
+        continue;
+      }
+      STORE(&color[v], c);
+      if (c > top) top = c;
+    }
+    mispc_logf(ctx, 2, "coloring round %d: %lld vertices left", r, (long long)left);
   }
-  if (!s && dev) s = mispc_stream_wait(ctx); /* the last labelling, and its errors */
-  mispc_pool_free(ctx, c->mem, left);
-  mispc_pool_free(ctx, c->mem, set);
-  return s;
+  free(key);
+  *ncolors = top + 1;
+  return MISPC_SUCCESS;
 }
 
 mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
@@ -87,15 +107,25 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   if (o.algo != MISPC_COLORING_MIS && o.algo != MISPC_COLORING_GREEDY)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: algo must be MIS or GREEDY");
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
-  if (!o.mis.skip_validation) {
-    MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
-    o.mis.skip_validation = 1; /* checked once for all MIS-1 calls */
-  }
+  if (graph->nrows != graph->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE,
+                        "mispc_color: graph must be square, got %lld x %lld",
+                        (long long)graph->nrows, (long long)graph->ncols);
+  if (graph->nrows >= INT32_MAX)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "mispc_color: %lld vertices exceed 32-bit ids",
+                        (long long)graph->nrows);
+  if (!o.mis.skip_validation) MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
   mispc_coloring c = {graph->nrows, 0, NULL, graph->mem};
   mispc_status s = mispc_pool_alloc(ctx, c.mem, (size_t)c.n * 4 + 4, (void **)&c.color, "colors");
-  if (!s)
-    s = o.algo == MISPC_COLORING_GREEDY ? color_greedy(ctx, graph, c.color, &c.ncolors)
-                                        : color_by_mis(ctx, graph, &o.mis, &c);
+  const int mode = mis1_key_mode(o.mis.priority);
+  if (!s && c.n > 0) {
+    if (o.algo == MISPC_COLORING_GREEDY)
+      s = color_greedy(ctx, graph, c.color, &c.ncolors);
+    else if (c.mem == MISPC_MEM_DEVICE)
+      s = color_jp_cuda(ctx, graph, mode, o.mis.seed, o.mis.no_persistent, c.color, &c.ncolors);
+    else
+      s = color_jp_host(ctx, graph, mode, o.mis.seed, c.color, &c.ncolors);
+  }
   if (s) {
     mispc_coloring_free(ctx, &c);
     return s;

@@ -47,9 +47,7 @@ mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
   if (o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_mis1: per-round priorities are an MIS-2 option; use DEGREE or HASH");
-  int mode = o.priority == MISPC_PRIORITY_HASH             ? MIS1_KEY_HASH
-             : o.priority == MISPC_PRIORITY_LARGEST_DEGREE ? MIS1_KEY_HIGH_DEGREE
-                                                           : MIS1_KEY_LOW_DEGREE;
+  const int mode = mis1_key_mode(o.priority);
   mispc_mis_result r = {0, 0};
   mispc_status s = graph->mem == MISPC_MEM_DEVICE
                        ? mispc_mis1_cuda(ctx, graph, &o, mode, subset, in_set, &r)

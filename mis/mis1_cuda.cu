@@ -291,21 +291,13 @@ __global__ void __launch_bounds__(kBlock) mis1_count_open(Plan p) {
  * round count (res->rounds = 0). Every block is resident (cooperative
  * launch), so the undecided vertex that comes first can always decide and no
  * warp waits forever. Status words are read and written with relaxed
- * device-scope operations: a plain load could keep reading a stale L1 line.
+ * device-scope operations (mispc_load_relaxed / mispc_store_relaxed).
  *
  * Measured on an H100 (docs/BENCHMARKS.md): about 25% faster than the rounds
  * on meshes and the random graph, 2.8x slower on Kronecker, where most
  * vertices join and each reads all of its neighbours' words from L2 (round 0
  * of the rounds reads start keys through L1); hence the hub rule in
  * sync_free_max_degree. */
-__device__ __forceinline__ uint32_t load_relaxed(const uint32_t *w) {
-  uint32_t x;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(x) : "l"(w) : "memory");
-  return x;
-}
-__device__ __forceinline__ void store_relaxed(uint32_t *w, uint32_t x) {
-  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(w), "r"(x) : "memory");
-}
 
 /* Group of L lanes tries to decide v (key kv, row b..e). Returns whether v
  * must wait: a neighbour that comes first is still undecided. An IN
@@ -321,7 +313,7 @@ __device__ __forceinline__ bool try_decide(const Plan &p, int32_t v, int64_t b, 
     if (q < e) {
       const int32_t u = p.colidx[q];
       if (u != v) {
-        const uint32_t su = load_relaxed(p.status + u);
+        const uint32_t su = mispc_load_relaxed(p.status + u);
         hit = mis1_in_set(su);
         blk = !mis1_is_decided(su) && mis1_before(su, u, kv, v);
       }
@@ -340,19 +332,19 @@ __device__ __forceinline__ bool try_decide(const Plan &p, int32_t v, int64_t b, 
     }
   }
   if (knocked) {
-    if (gl == 0) store_relaxed(p.status + v, mis1_stamp(0, 1)); /* OUT */
+    if (gl == 0) mispc_store_relaxed(p.status + v, mis1_stamp(0, 1)); /* OUT */
     return false;
   }
   if (blocked) return true;
   if (gl == 0) {
-    store_relaxed(p.status + v, mis1_stamp(0, 0)); /* IN */
+    mispc_store_relaxed(p.status + v, mis1_stamp(0, 0)); /* IN */
     p.in_set[v] = 1;
     ++t.in;
   }
   /* Every neighbour is OUT already or comes after v: a plain OUT store. */
   for (int64_t q = b + gl; q < e; q += L) {
     const int32_t u = p.colidx[q];
-    if (u != v) store_relaxed(p.status + u, mis1_stamp(0, 1));
+    if (u != v) mispc_store_relaxed(p.status + u, mis1_stamp(0, 1));
   }
   return false;
 }
@@ -372,7 +364,7 @@ template <int L> __device__ __forceinline__ void sync_free_body(const Plan &p, T
       const int64_t i = base + g;
       uint32_t kv = MIS1_STAMP_EXCLUDED;
       /* one lane reads the status so the group agrees on it */
-      if (i < p.n && gl == 0) kv = load_relaxed(p.status + i);
+      if (i < p.n && gl == 0) kv = mispc_load_relaxed(p.status + i);
       if (L > 1) kv = __shfl_sync(0xffffffffu, kv, g * L);
       const bool open = i < p.n && !mis1_is_decided(kv);
       int64_t b = 0, e = 0;

@@ -25,6 +25,12 @@
 
 /* Key modes: hash only, lower degree first (default), higher degree first. */
 enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2 };
+/* The key mode of an MIS-1 priority (HASH_PER_ROUND is rejected before). */
+MISPC_HD int mis1_key_mode(mispc_priority pr) {
+  return pr == MISPC_PRIORITY_HASH             ? MIS1_KEY_HASH
+         : pr == MISPC_PRIORITY_LARGEST_DEGREE ? MIS1_KEY_HIGH_DEGREE
+                                               : MIS1_KEY_LOW_DEGREE;
+}
 /* Key of a vertex outside the subset: never before anybody. */
 #define MIS1_KEY_NONE 0xFFFFFFFFu
 

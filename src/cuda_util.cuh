@@ -68,6 +68,17 @@ static inline mispc_status mispc_sync(mispc_context *ctx, cudaStream_t s, const 
   return MISPC_SUCCESS;
 }
 
+/* Relaxed device-scope load and store of a word that other threads of a
+ * running kernel write: a plain load could keep reading a stale L1 line. */
+__device__ __forceinline__ uint32_t mispc_load_relaxed(const uint32_t *w) {
+  uint32_t x;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(x) : "l"(w) : "memory");
+  return x;
+}
+__device__ __forceinline__ void mispc_store_relaxed(uint32_t *w, uint32_t x) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(w), "r"(x) : "memory");
+}
+
 /* Returns f(std::integral_constant<int, W>{}) for W = w, so a host function
  * can pick a kernel's lane count (a template argument) at run time. w is 1,
  * 2, 4, 8, 16 or 32; anything else runs as 32. */

@@ -32,6 +32,58 @@ static int32_t greedy_reference(const mispc_csr *G, int32_t *col) {
   return nc;
 }
 
+/* The definition of MISPC_COLORING_MIS, one mispc_mis1_subset call per
+ * color: color c is the MIS-1 of the vertices without a color yet. */
+static int32_t mis_per_color_reference(const mispc_csr *G, const mispc_mis_options *mis,
+                                       int32_t *col) {
+  const size_t n = (size_t)G->nrows;
+  uint8_t *left = malloc(n + 1), *set = malloc(n + 1);
+  memset(left, 1, n);
+  int64_t remaining = G->nrows;
+  int32_t c = 0;
+  for (; remaining > 0; ++c) {
+    mispc_mis_result r;
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, G, mis, left, set, &r));
+    if (r.set_size <= 0) break;
+    for (size_t v = 0; v < n; ++v)
+      if (set[v]) col[v] = c, left[v] = 0;
+    remaining -= r.set_size;
+  }
+  free(left);
+  free(set);
+  return c;
+}
+
+/* The one-pass coloring gives exactly the classes of the MIS-1 calls, for
+ * every priority and two seeds. */
+static void test_coloring_equals_mis_per_color(void) {
+  const char *specs[] = {"gen:laplace3d:12",  "gen:elasticity3d:4", "gen:kron:11",
+                         "gen:random:3000:8", "gen:grid3d27:8",     "gen:roadgrid:40:0.3"};
+  const mispc_priority pr[3] = {MISPC_PRIORITY_HASH, MISPC_PRIORITY_LARGEST_DEGREE,
+                                MISPC_PRIORITY_DEGREE};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
+    mispc_csr G;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[i], 3, &G));
+    int32_t *ref = malloc(sizeof(int32_t) * (size_t)(G.nrows + 1));
+    for (int k = 0; k < 3; ++k)
+      for (uint64_t seed = 0; seed <= 1; ++seed) {
+        mispc_coloring_options o;
+        mispc_coloring_options_default(&o);
+        o.mis.priority = pr[k];
+        o.mis.seed = seed * 12345;
+        mispc_coloring c;
+        const int nc = color_checked(&G, &o, &c, specs[i]);
+        const int32_t nref = mis_per_color_reference(&G, &o.mis, ref);
+        CHECK_MSG(nc == nref && !memcmp(c.color, ref, sizeof(int32_t) * (size_t)G.nrows),
+                  "%s priority %d seed %llu: %d colors, MIS-1 per color %d, or classes differ",
+                  specs[i], (int)pr[k], (unsigned long long)o.mis.seed, nc, nref);
+        mispc_coloring_free(ctx, &c);
+      }
+    free(ref);
+    mispc_csr_free(ctx, &G);
+  }
+}
+
 static void test_coloring_proper_on_every_generator(void) {
   const char *specs[] = {"gen:laplace2d:40",       "gen:laplace3d:15",    "gen:elasticity3d:5",
                          "gen:aniso2d:30:0.01:30", "gen:kron:12",         "gen:random:5000:8",
@@ -177,6 +229,7 @@ static void test_coloring_errors(void) {
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_coloring_proper_on_every_generator);
+  RUN_TEST(test_coloring_equals_mis_per_color);
   RUN_TEST(test_coloring_deterministic_across_threads);
   RUN_TEST(test_coloring_forced_counts);
   RUN_TEST(test_coloring_greedy);
