@@ -2,20 +2,33 @@
  * order, each vertex colored as soon as its earlier neighbours are
  * (Jones-Plassmann; why that equals one MIS-1 per color: coloring.c).
  *
- * One cooperative (persistent) launch: keys and empty colors, a grid barrier,
- * then each warp visits its uncolored vertices again and again until all have
- * a color, with no barrier, like the sync-free MIS-1 pass (mis1_cuda.cu,
- * ECL-MIS §3). Every block is resident, so the uncolored vertex that comes
- * first can always take its color and no warp waits forever. Colors move only
- * from -1 to their final value and a vertex reads only final colors, so the
- * result does not depend on timing. Without cooperative launch (or with
- * no_persistent) each round is one launch that visits every uncolored vertex
- * once, and the host stops when a round leaves none.
+ * Each vertex counts its earlier neighbours (pred). A vertex whose count is 0
+ * takes the smallest color its earlier neighbours do not have, then
+ * decrements the count of each later neighbour (a reduction nothing waits
+ * for). So a row is read three times in all (count, color, release), however
+ * long the chains of earlier neighbours are; a rescan of every waiting row on
+ * every visit, measured first, made Elasticity3D_60 slower than one MIS-1 per
+ * color (docs/GAUSS_SEIDEL.md).
  *
- * Work mapping as in MIS-1: a group of L lanes per vertex (1 for short rows,
- * 8 where the mean row exceeds 12 entries), a warp for rows above 32 entries.
- * Each lane loads kChunk neighbours' ids, then their keys and colors, before
- * it looks at them, so a row costs a few round trips, not one per entry. */
+ * One cooperative (persistent) launch: keys, a grid barrier, counts, a grid
+ * barrier, then each warp polls the counts of its vertices (32 at a time, one
+ * load each) and colors those at 0, again and again until all have a color,
+ * without barriers (as the sync-free MIS-1 pass, ECL-MIS §3). Every block is
+ * resident, so the uncolored vertex that comes first is always at 0. Colors
+ * move only from -1 to their final value and are read only once final, so the
+ * result does not depend on timing. Without cooperative launch (or with
+ * no_persistent) each pass is one launch and the host stops when a pass
+ * leaves none.
+ *
+ * Ordering: a vertex stores its color, fences, then decrements; the owner
+ * that reads a count of 0 fences before it reads colors (relaxed device-scope
+ * loads, never a stale L1 line). A count that never reaches 0 means the
+ * pattern is not symmetric (skip_validation on a bad graph): a warp that
+ * colors nothing for kStallNs gives up and the call fails instead of hanging.
+ *
+ * Work mapping: a group of L lanes per vertex being colored (1 for short
+ * rows, 8 where the mean row exceeds 12 entries, as MIS-1); each lane loads
+ * kChunk neighbours' ids, then their keys and colors, before it tests them. */
 #include <cooperative_groups.h>
 
 #include "color_backend.h"
@@ -27,22 +40,34 @@ namespace cg = cooperative_groups;
 namespace {
 
 using mis_cuda::kBlock;
-using mis_cuda::kPersistentPerSm;
 constexpr int kWarps = kBlock / 32;
-constexpr int kWarpDegree = 32;             /* rows longer than this get a whole warp */
+/* Blocks per SM of the persistent kernel: 6 leave 40 registers, where 8 (32)
+ * spill the chunk's loads. */
+constexpr int kPersistentBlocks = 6;
 constexpr int kChunk = 4;                   /* neighbours a lane loads before it tests them */
-constexpr int kMaxRounds = MIS1_MAX_ROUNDS; /* the one-launch-per-round fallback */
+constexpr int kMaxRounds = MIS1_MAX_ROUNDS; /* passes of the one-launch-per-pass fallback */
+constexpr int32_t kDone = INT32_MIN;        /* pred of a colored vertex */
+constexpr unsigned long long kStallNs = 5000000000ull;
+enum { kTop = 0, kFlags = 1, kLeft = 2 }; /* words: largest color + 1, flags, left per pass */
+enum { kFlagMissing = 1u, kFlagStalled = 2u };
 
 struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
   uint32_t *key;
   int32_t *color;
+  int32_t *pred; /* earlier neighbours not colored yet; kDone once colored */
   int64_t n;
   uint64_t seed;
   int key_mode;
-  unsigned *count; /* [0] largest color + 1; [1 + r] vertices left after round r */
+  unsigned *word;
 };
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 __device__ __forceinline__ void init_body(const Plan &p) {
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
@@ -52,114 +77,145 @@ __device__ __forceinline__ void init_body(const Plan &p) {
   }
 }
 
-/* The color of v (key kv, row b..e) seen by its group of L lanes (lane gl,
- * mask gmask), or -1 while a neighbour before v has none. Colors are taken
- * 64 at a time, as on the host (coloring.c jp_visit). */
+/* Loads kChunk neighbours of the lane (entries q0 + k L + gl below e; v
+ * where none) and their keys; with Colors, their colors too. */
+template <int L, bool Colors> struct Chunk {
+  int32_t u[kChunk];
+  uint32_t ku[kChunk], cu[kChunk];
+  __device__ __forceinline__ Chunk(const Plan &p, int32_t v, int64_t q0, int64_t e, int gl) {
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const int64_t q = q0 + (int64_t)k * L + gl;
+      u[k] = q < e ? p.colidx[q] : v; /* v itself never counts */
+    }
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      ku[k] = p.key[u[k]];
+      if (Colors) cu[k] = mispc_load_relaxed((const uint32_t *)p.color + u[k]);
+    }
+  }
+};
+
+/* pred[v] for the group's vertices (group-stride over all vertices). */
+template <int L> __device__ __forceinline__ void count_body(const Plan &p) {
+  const int lane = threadIdx.x & 31, g = lane / L, gl = lane % L;
+  const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
+  const int64_t groups = (int64_t)gridDim.x * kBlock / L;
+  for (int64_t v = ((int64_t)blockIdx.x * kBlock + threadIdx.x) / L; v < p.n; v += groups) {
+    const int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
+    const uint32_t kv = p.key[v];
+    int32_t cnt = 0;
+    for (int64_t q0 = b; q0 < e; q0 += (int64_t)L * kChunk) {
+      const Chunk<L, false> c(p, (int32_t)v, q0, e, gl);
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) cnt += c.u[k] != v && mis1_before(c.ku[k], c.u[k], kv, v);
+    }
+    if (L > 1) cnt = (int32_t)__reduce_add_sync(gmask, (unsigned)cnt);
+    if (gl == 0) p.pred[v] = cnt;
+  }
+}
+
+/* The group colors v (all its earlier neighbours are colored) and releases
+ * its later neighbours. Colors are taken 64 at a time, as on the host
+ * (coloring.c jp_visit). */
 template <int L>
-__device__ __forceinline__ int32_t jp_color(const Plan &p, int32_t v, int64_t b, int64_t e, int gl,
-                                            unsigned gmask) {
+__device__ __forceinline__ void color_vertex(const Plan &p, int32_t v, int gl, unsigned gmask,
+                                             int32_t &top) {
+  const int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
   const uint32_t kv = p.key[v];
-  for (int32_t base = 0;; base += 64) {
+  bool missing = false;
+  int32_t c = -1;
+  for (int32_t base = 0; c < 0; base += 64) {
     uint32_t lo = 0, hi = 0;
     for (int64_t q0 = b; q0 < e; q0 += (int64_t)L * kChunk) {
-      int32_t u[kChunk];
-      uint32_t ku[kChunk], cu[kChunk];
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) {
-        const int64_t q = q0 + (int64_t)k * L + gl;
-        u[k] = q < e ? p.colidx[q] : v; /* v itself never counts */
-      }
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) {
-        ku[k] = p.key[u[k]];
-        cu[k] = mispc_load_relaxed((const uint32_t *)p.color + u[k]);
-      }
-      bool blocked = false;
+      const Chunk<L, true> ch(p, v, q0, e, gl);
 #pragma unroll
       for (int k = 0; k < kChunk; ++k)
-        if (u[k] != v && mis1_before(ku[k], u[k], kv, v)) {
-          const int32_t c = (int32_t)cu[k];
-          blocked |= c < 0;
-          const uint32_t d = (uint32_t)(c - base); /* a negative difference wraps above 63 */
-          if (c >= 0 && d < 32) lo |= 1u << d;
-          if (c >= 0 && d - 32u < 32u) hi |= 1u << (d - 32u);
+        if (ch.u[k] != v && mis1_before(ch.ku[k], ch.u[k], kv, v)) {
+          const int32_t cu = (int32_t)ch.cu[k];
+          missing |= cu < 0;
+          const uint32_t d = (uint32_t)(cu - base); /* wraps above 63 below base */
+          if (cu >= 0 && d < 32u) lo |= 1u << d;
+          if (cu >= 0 && d - 32u < 32u) hi |= 1u << (d - 32u);
         }
-      if (L > 1) blocked = __any_sync(gmask, blocked);
-      if (blocked) return -1;
     }
     if (L > 1) {
       lo = __reduce_or_sync(gmask, lo);
       hi = __reduce_or_sync(gmask, hi);
     }
-    if (~lo) return base + __ffs(~lo) - 1;
-    if (~hi) return base + 32 + __ffs(~hi) - 1;
+    if (~lo)
+      c = base + __ffs(~lo) - 1;
+    else if (~hi)
+      c = base + 32 + __ffs(~hi) - 1;
   }
-}
-
-/* Colors v if it can; returns whether it must wait. */
-template <int L>
-__device__ __forceinline__ bool settle(const Plan &p, int32_t v, int64_t b, int64_t e, int gl,
-                                       unsigned gmask, int32_t &top) {
-  const int32_t c = jp_color<L>(p, v, b, e, gl, gmask);
-  if (c < 0) return true;
+  if (missing) atomicOr(p.word + kFlags, kFlagMissing);
   if (gl == 0) {
     mispc_store_relaxed((uint32_t *)p.color + v, (uint32_t)c);
     top = c > top ? c : top;
   }
-  return false;
+  __syncwarp(gmask);
+  __threadfence(); /* the color before the decrements */
+  for (int64_t q = b + gl; q < e; q += L) {
+    const int32_t u = p.colidx[q];
+    if (u != v && mis1_before(kv, v, p.key[u], u)) atomicSub(p.pred + u, 1);
+  }
 }
 
-/* One visit of each uncolored vertex of the warp (groups of L lanes; a warp
- * for each row above kWarpDegree). Returns how many of them this thread saw
- * wait (counted once per vertex). */
-template <int L> __device__ __forceinline__ unsigned jp_pass(const Plan &p, int32_t &top) {
+/* One pass over the warp's vertices, 32 a step: lane j polls the count of
+ * vertex j, and the ready ones (count 0) are colored by the groups of L
+ * lanes, the k-th by group k mod G. Returns how many of the warp's vertices
+ * still wait (warp-uniform); *did = whether it colored any. */
+template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t &top, int &did) {
   constexpr int G = 32 / L;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane / L, gl = lane % L;
+  const int lane = threadIdx.x & 31, g = lane / L, gl = lane % L;
   const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
-  const int64_t gwarp = (int64_t)blockIdx.x * kWarps + warp;
+  const int64_t gwarp = (int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5);
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
   unsigned waiting = 0;
-  for (int64_t base = gwarp * G; base < p.n; base += nwarps * G) {
-    const int64_t i = base + g;
-    int32_t ci = 0;
-    /* one lane reads the color so the group agrees on it */
-    if (i < p.n && gl == 0) ci = (int32_t)mispc_load_relaxed((const uint32_t *)p.color + i);
-    if (L > 1) ci = __shfl_sync(0xffffffffu, ci, g * L);
-    const bool open = i < p.n && ci < 0;
-    int64_t b = 0, e = 0;
-    if (open) b = p.rowptr[i], e = p.rowptr[i + 1];
-    const bool high = open && L < 32 && e - b > kWarpDegree;
-    bool wait = open && !high && settle<L>(p, (int32_t)i, b, e, gl, gmask, top);
-    if (L < 32) { /* the whole warp for each long row of this step */
-      unsigned hm = __ballot_sync(0xffffffffu, high && gl == 0);
-      while (hm) {
-        const int src = __ffs(hm) - 1;
-        hm &= hm - 1;
-        const int32_t hv = (int32_t)__shfl_sync(0xffffffffu, i, src);
-        const int64_t hb = __shfl_sync(0xffffffffu, b, src);
-        const int64_t he = __shfl_sync(0xffffffffu, e, src);
-        int32_t htop = -1;
-        const bool w = settle<32>(p, hv, hb, he, lane, 0xffffffffu, htop);
-        top = htop > top ? htop : top; /* lane 0 stored it */
-        if (lane == src) wait = w;
+  for (int64_t base = gwarp * 32; base < p.n; base += nwarps * 32) {
+    const int64_t i = base + lane;
+    const int32_t s = i < p.n ? (int32_t)mispc_load_relaxed((const uint32_t *)p.pred + i) : kDone;
+    unsigned ready = __ballot_sync(0xffffffffu, s == 0);
+    waiting += __popc(__ballot_sync(0xffffffffu, s > 0));
+    if (s < 0 && s != kDone) atomicOr(p.word + kFlags, kFlagMissing); /* released too often */
+    if (!ready) continue;
+    did = 1;
+    __threadfence(); /* the zero counts before the colors they stand for */
+    while (ready) {  /* warp-uniform */
+      unsigned mine = ready;
+      for (int j = 0; j < g && mine; ++j) mine &= mine - 1;
+      for (int j = 0; j < G && ready; ++j) ready &= ready - 1;
+      if (mine) { /* group-uniform */
+        const int32_t v = (int32_t)(base + __ffs(mine) - 1);
+        color_vertex<L>(p, v, gl, gmask, top);
+        if (gl == 0) mispc_store_relaxed((uint32_t *)p.pred + v, (uint32_t)kDone);
       }
     }
-    waiting += wait && gl == 0;
   }
   return waiting;
 }
 
 __device__ __forceinline__ void add_top(const Plan &p, int32_t top) {
   const unsigned t = mispc_block_max<kBlock>((unsigned)(top + 1));
-  if (threadIdx.x == 0 && t) atomicMax(p.count, t);
+  if (threadIdx.x == 0 && t) atomicMax(p.word + kTop, t);
 }
 
-template <int L> __global__ void __launch_bounds__(kBlock, kPersistentPerSm) jp_persistent(Plan p) {
+template <int L>
+__global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan p) {
+  cg::grid_group grid = cg::this_grid();
   init_body(p);
-  cg::this_grid().sync();
+  grid.sync();
+  count_body<L>(p);
+  grid.sync();
   int32_t top = -1;
-  while (__any_sync(0xffffffffu, jp_pass<L>(p, top) != 0)) {
+  unsigned long long last = global_ns();
+  for (;;) {
+    int did = 0;
+    if (!pass<L>(p, top, did)) break;
+    const unsigned long long now = global_ns();
+    if (did) last = now;
+    if (now - last > kStallNs && (threadIdx.x & 31) == 0) atomicOr(p.word + kFlags, kFlagStalled);
+    if (__shfl_sync(0xffffffffu, mispc_load_relaxed(p.word + kFlags), 0) & kFlagStalled) break;
   }
   add_top(p, top);
 }
@@ -168,10 +224,16 @@ __global__ void __launch_bounds__(kBlock) jp_init(Plan p) {
   init_body(p);
 }
 
-template <int L> __global__ void __launch_bounds__(kBlock) jp_round(Plan p, int r) {
+template <int L> __global__ void __launch_bounds__(kBlock) jp_count(Plan p) {
+  count_body<L>(p);
+}
+
+template <int L> __global__ void __launch_bounds__(kBlock) jp_pass(Plan p, int r) {
   int32_t top = -1;
-  const unsigned left = mispc_block_sum<kBlock>(jp_pass<L>(p, top));
-  if (threadIdx.x == 0 && left) atomicAdd(p.count + 1 + r, left);
+  int did = 0;
+  const unsigned w = pass<L>(p, top, did);
+  const unsigned left = mispc_block_sum<kBlock>((threadIdx.x & 31) == 0 ? w : 0u);
+  if (threadIdx.x == 0 && left) atomicAdd(p.word + kLeft + r, left);
   add_top(p, top);
 }
 
@@ -184,17 +246,18 @@ mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persiste
   if (launched) return MISPC_SUCCESS;
   const unsigned grid = mispc_device_grid(ctx, p.n, kBlock);
   jp_init<<<grid, kBlock, 0, s>>>(p);
+  jp_count<L><<<grid, kBlock, 0, s>>>(p);
   int stop = -1;
   MISPC_TRY(mis_cuda::run_rounds_lagged(
       ctx, s, kMaxRounds,
       [&](int r, unsigned *left) {
-        jp_round<L><<<grid, kBlock, 0, s>>>(p, r);
-        cudaMemcpyAsync(left, p.count + 1 + r, 4, cudaMemcpyDeviceToHost, s);
+        jp_pass<L><<<grid, kBlock, 0, s>>>(p, r);
+        cudaMemcpyAsync(left, p.word + kLeft + r, 4, cudaMemcpyDeviceToHost, s);
       },
       &stop));
   if (stop < 0)
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                        "mispc_color: vertices left uncolored after %d rounds", kMaxRounds);
+                        "mispc_color: vertices left uncolored after %d passes", kMaxRounds);
   return MISPC_SUCCESS;
 }
 
@@ -207,24 +270,37 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   if (g->nrows == 0) return MISPC_SUCCESS;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  Plan p = {g->rowptr, g->colidx, NULL, color, g->nrows, seed, key_mode, NULL};
+  Plan p = {g->rowptr, g->colidx, NULL, color, NULL, g->nrows, seed, key_mode, NULL};
   mispc_status st =
-      mispc_scratch_alloc(ctx, (size_t)g->nrows * 4, (void **)&p.key, "coloring keys");
-  const size_t ncount = (size_t)kMaxRounds + 2;
-  if (!st) st = mispc_scratch_alloc(ctx, ncount * 4, (void **)&p.count, "coloring counters");
-  unsigned top = 0;
+      mispc_scratch_alloc(ctx, (size_t)g->nrows * 8, (void **)&p.key, "coloring keys and counts");
+  const size_t nword = kLeft + (size_t)kMaxRounds + 2;
+  if (!st) st = mispc_scratch_alloc(ctx, nword * 4, (void **)&p.word, "coloring counters");
+  unsigned h[2] = {0, 0};
   if (!st) {
-    cudaMemsetAsync(p.count, 0, ncount * 4, s);
+    p.pred = (int32_t *)(p.key + g->nrows);
+    cudaMemsetAsync(p.word, 0, (no_persistent ? nword : kLeft) * 4, s);
+    /* the fallback is also taken without cooperative launch: clear its words then too */
+    int sms = 0, coop = 0;
+    st = mispc_device_caps(ctx, &sms, &coop);
+    if (!st && !no_persistent && !coop) cudaMemsetAsync(p.word, 0, nword * 4, s);
     /* lanes as for MIS-1 (mis1_cuda.cu lanes_for) */
     const int lanes = g->nnz <= 12 * g->nrows ? 1 : 8;
-    st = lanes == 1 ? run<1>(ctx, s, p, !no_persistent) : run<8>(ctx, s, p, !no_persistent);
+    if (!st)
+      st = lanes == 1 ? run<1>(ctx, s, p, !no_persistent) : run<8>(ctx, s, p, !no_persistent);
   }
   if (!st) {
-    cudaMemcpyAsync(&top, p.count, 4, cudaMemcpyDeviceToHost, s);
+    cudaMemcpyAsync(h, p.word, sizeof h, cudaMemcpyDeviceToHost, s);
     st = mispc_sync(ctx, s, "coloring kernels");
   }
   mispc_scratch_free(ctx, p.key);
-  mispc_scratch_free(ctx, p.count);
-  if (!st) *ncolors = (int32_t)top;
+  mispc_scratch_free(ctx, p.word);
+  if (!st && h[kFlags])
+    st =
+        mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
+                     "mispc_color: %s (the pattern must be symmetric without repeated entries; "
+                     "was skip_validation set?)",
+                     h[kFlags] & kFlagStalled ? "no vertex colored for 5 s"
+                                              : "a vertex was ready before its earlier neighbours");
+  if (!st) *ncolors = (int32_t)h[kTop];
   return st;
 }

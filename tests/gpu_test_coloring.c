@@ -70,10 +70,37 @@ static void test_gpu_coloring_equals_host(void) {
   }
 }
 
+/* A pattern that is not symmetric, passed with skip_validation: the
+ * one-pass coloring's counts of earlier neighbours cannot match, and the call
+ * must fail (in at most a few seconds) instead of hanging or returning a
+ * coloring. */
+static void test_gpu_coloring_unsymmetric_fails(void) {
+  for (int64_t n = 2; n <= 8; n *= 2) {
+    int64_t rp[65];
+    int32_t ci[64];
+    for (int64_t v = 0; v < n; ++v) /* edges v -> v + 1 only */
+      rp[v] = v < n - 1 ? v : n - 1, ci[v] = (int32_t)(v + 1);
+    rp[n - 1] = n - 1, rp[n] = n - 1;
+    mispc_csr H, D;
+    mispc_csr_wrap(MISPC_MEM_HOST, n, n, n - 1, rp, ci, NULL, &H);
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+    mispc_coloring_options o;
+    mispc_coloring_options_default(&o);
+    mispc_coloring c;
+    CHECK_STATUS(ctx, mispc_color(ctx, &D, &o, &c), MISPC_ERR_UNSYMMETRIC); /* validated */
+    o.mis.skip_validation = 1;
+    mispc_status s = mispc_color(ctx, &D, &o, &c);
+    CHECK_MSG(s != MISPC_SUCCESS, "n = %lld: unsymmetric pattern colored", (long long)n);
+    if (!s) mispc_coloring_free(ctx, &c);
+    mispc_csr_free(ctx, &D);
+  }
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_coloring_equals_host);
+  RUN_TEST(test_gpu_coloring_unsymmetric_fails);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }
