@@ -24,10 +24,13 @@
  * that reads a count of 0 fences before it reads colors (relaxed device-scope
  * loads, never a stale L1 line). A count that never reaches 0 means the
  * pattern is not symmetric (skip_validation on a bad graph): a warp that
- * colors nothing for kStallNs gives up and the call fails instead of hanging.
+ * colors nothing for kStallNs gives up and the call fails instead of hanging;
+ * a count released too often is caught by a last pass (every count must end
+ * at kDone).
  *
  * Work mapping: a group of L lanes per vertex being colored (1 for short
- * rows, 8 where the mean row exceeds 12 entries, as MIS-1); each lane loads
+ * rows, 8 where the mean row exceeds 12 entries, as MIS-1; the whole warp
+ * for rows above kLongRow entries, hubs); each lane loads
  * kChunk neighbours' ids, then their keys and colors, before it tests them. */
 #include <cooperative_groups.h>
 
@@ -44,6 +47,7 @@ constexpr int kWarps = kBlock / 32;
 /* Blocks per SM of the persistent kernel: 6 leave 40 registers, where 8 (32)
  * spill the chunk's loads. */
 constexpr int kPersistentBlocks = 6;
+constexpr int kLongRow = 128;               /* rows above this get a whole warp */
 constexpr int kChunk = 4;                   /* neighbours a lane loads before it tests them */
 constexpr int kMaxRounds = MIS1_MAX_ROUNDS; /* passes of the one-launch-per-pass fallback */
 constexpr int32_t kDone = INT32_MIN;        /* pred of a colored vertex */
@@ -96,22 +100,44 @@ template <int L, bool Colors> struct Chunk {
   }
 };
 
-/* pred[v] for the group's vertices (group-stride over all vertices). */
+/* The number of v's neighbours before v, seen by its group of L lanes. */
+template <int L>
+__device__ __forceinline__ int32_t count_earlier(const Plan &p, int32_t v, int64_t b, int64_t e,
+                                                 int gl, unsigned gmask) {
+  const uint32_t kv = p.key[v];
+  int32_t cnt = 0;
+  for (int64_t q0 = b; q0 < e; q0 += (int64_t)L * kChunk) {
+    const Chunk<L, false> c(p, v, q0, e, gl);
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) cnt += c.u[k] != v && mis1_before(c.ku[k], c.u[k], kv, v);
+  }
+  return L > 1 ? (int32_t)__reduce_add_sync(gmask, (unsigned)cnt) : cnt;
+}
+
+/* pred[v] of every vertex: groups of L lanes, the whole warp for rows above
+ * kLongRow entries. */
 template <int L> __device__ __forceinline__ void count_body(const Plan &p) {
+  constexpr int G = 32 / L;
   const int lane = threadIdx.x & 31, g = lane / L, gl = lane % L;
   const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
-  const int64_t groups = (int64_t)gridDim.x * kBlock / L;
-  for (int64_t v = ((int64_t)blockIdx.x * kBlock + threadIdx.x) / L; v < p.n; v += groups) {
-    const int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
-    const uint32_t kv = p.key[v];
-    int32_t cnt = 0;
-    for (int64_t q0 = b; q0 < e; q0 += (int64_t)L * kChunk) {
-      const Chunk<L, false> c(p, (int32_t)v, q0, e, gl);
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) cnt += c.u[k] != v && mis1_before(c.ku[k], c.u[k], kv, v);
+  const int64_t gwarp = (int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5);
+  const int64_t nwarps = (int64_t)gridDim.x * kWarps;
+  for (int64_t base = gwarp * G; base < p.n; base += nwarps * G) { /* warp-uniform */
+    const int64_t v = base + g;
+    int64_t b = 0, e = 0;
+    if (v < p.n) b = p.rowptr[v], e = p.rowptr[v + 1];
+    const bool lng = L < 32 && e - b > kLongRow;
+    if (v < p.n && !lng) {
+      const int32_t c = count_earlier<L>(p, (int32_t)v, b, e, gl, gmask);
+      if (gl == 0) p.pred[v] = c;
     }
-    if (L > 1) cnt = (int32_t)__reduce_add_sync(gmask, (unsigned)cnt);
-    if (gl == 0) p.pred[v] = cnt;
+    for (unsigned m = __ballot_sync(0xffffffffu, lng && gl == 0); m; m &= m - 1) {
+      const int src = __ffs(m) - 1;
+      const int32_t hv = (int32_t)__shfl_sync(0xffffffffu, v, src);
+      const int32_t c = count_earlier<32>(p, hv, __shfl_sync(0xffffffffu, b, src),
+                                          __shfl_sync(0xffffffffu, e, src), lane, 0xffffffffu);
+      if (lane == 0) p.pred[hv] = c;
+    }
   }
 }
 
@@ -181,7 +207,11 @@ template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t
     if (!ready) continue;
     did = 1;
     __threadfence(); /* the zero counts before the colors they stand for */
-    while (ready) {  /* warp-uniform */
+    int64_t deg = 0;
+    if (s == 0) deg = p.rowptr[i + 1] - p.rowptr[i];
+    const unsigned lng = L < 32 ? __ballot_sync(0xffffffffu, s == 0 && deg > kLongRow) : 0u;
+    ready &= ~lng;
+    while (ready) { /* warp-uniform */
       unsigned mine = ready;
       for (int j = 0; j < g && mine; ++j) mine &= mine - 1;
       for (int j = 0; j < G && ready; ++j) ready &= ready - 1;
@@ -191,8 +221,23 @@ template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t
         if (gl == 0) mispc_store_relaxed((uint32_t *)p.pred + v, (uint32_t)kDone);
       }
     }
+    for (unsigned m = lng; m; m &= m - 1) { /* the whole warp for each long row */
+      const int32_t v = (int32_t)(base + __ffs(m) - 1);
+      color_vertex<32>(p, v, lane, 0xffffffffu, top);
+      if (lane == 0) mispc_store_relaxed((uint32_t *)p.pred + v, (uint32_t)kDone);
+    }
   }
   return waiting;
+}
+
+/* Every count must end at kDone: a vertex released more often than it has
+ * earlier neighbours (unsymmetric pattern) shows here. */
+__device__ __forceinline__ void check_body(const Plan &p) {
+  bool bad = false;
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
+       v += (int64_t)gridDim.x * blockDim.x)
+    bad |= mispc_load_relaxed((const uint32_t *)p.pred + v) != (uint32_t)kDone;
+  if (__syncthreads_or(bad) && threadIdx.x == 0) atomicOr(p.word + kFlags, kFlagMissing);
 }
 
 __device__ __forceinline__ void add_top(const Plan &p, int32_t top) {
@@ -218,10 +263,16 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
     if (__shfl_sync(0xffffffffu, mispc_load_relaxed(p.word + kFlags), 0) & kFlagStalled) break;
   }
   add_top(p, top);
+  grid.sync();
+  check_body(p);
 }
 
 __global__ void __launch_bounds__(kBlock) jp_init(Plan p) {
   init_body(p);
+}
+
+__global__ void __launch_bounds__(kBlock) jp_check(Plan p) {
+  check_body(p);
 }
 
 template <int L> __global__ void __launch_bounds__(kBlock) jp_count(Plan p) {
@@ -258,6 +309,7 @@ mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persiste
   if (stop < 0)
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                         "mispc_color: vertices left uncolored after %d passes", kMaxRounds);
+  jp_check<<<grid, kBlock, 0, s>>>(p);
   return MISPC_SUCCESS;
 }
 
