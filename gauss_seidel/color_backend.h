@@ -13,11 +13,17 @@ extern "C" {
  * being the MIS-1 key order (mis1_key of key_mode and seed, then the id).
  * color has n entries in the graph's memory; *ncolors = largest color + 1.
  * The GPU runs one persistent pass, or one launch per round where
- * no_persistent is set or cooperative launch is not available. */
+ * no_persistent is set or cooperative launch is not available. On a graph
+ * with hubs the GPU step colors nothing and sets *ncolors = -1: the caller
+ * then runs one MIS-1 per color (same colors), with color_assign_cuda. */
 mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *graph, int key_mode, uint64_t seed,
                            int32_t *color, int32_t *ncolors);
 mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *graph, int key_mode, uint64_t seed,
                            int no_persistent, int32_t *color, int32_t *ncolors);
+
+/* For members (in_set[v] == 1): color[v] = c and left[v] = 0 (enqueued only). */
+mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,
+                               int32_t *color, uint8_t *left);
 
 /* MISPC_COLORING_GREEDY: color (n entries, the graph's memory) and the
  * number of colors. */

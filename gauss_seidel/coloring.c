@@ -11,7 +11,9 @@
  * Plassmann's algorithm (SIAM J. Sci. Comput. 14(3), 1993) computes in
  * parallel, each vertex as soon as its earlier neighbours are colored. It
  * replaces one MIS-1 call (and host wait) per color, with the same colors
- * (tests/test_coloring.c checks them against the MIS-1 calls). */
+ * (tests/test_coloring.c checks them against the MIS-1 calls). On the GPU,
+ * graphs with hubs keep the MIS-1 calls (color_by_mis; coloring_cuda.cu says
+ * why). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +93,44 @@ mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode,
   return MISPC_SUCCESS;
 }
 
+/* Graphs with hubs on the GPU: color c is computed as its definition says,
+ * one mispc_mis1_subset call of the uncolored vertices per color (the MIS-1
+ * kernels take rounds there). */
+static mispc_status color_by_mis(mispc_context *ctx, const mispc_csr *graph,
+                                 const mispc_mis_options *mis, mispc_coloring *c) {
+  const int64_t n = graph->nrows;
+  uint8_t *left = NULL, *set = NULL;
+  c->ncolors = 0;
+  mispc_status s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&left, "uncolored mask");
+  if (!s) s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&set, "MIS-1 membership");
+  if (!s) { /* all vertices start uncolored */
+    uint8_t *ones = (uint8_t *)mispc_host_alloc(ctx, (size_t)n + 1, "mask");
+    if (!ones) s = MISPC_ERR_ALLOC;
+    if (!s) memset(ones, 1, (size_t)n);
+    if (!s) s = mispc_mem_copy(ctx, left, c->mem, ones, MISPC_MEM_HOST, (size_t)n);
+    free(ones);
+  }
+  mispc_mis_options o = *mis;
+  o.skip_validation = 1; /* checked by mispc_color */
+  for (int64_t remaining = n; !s && remaining > 0;) {
+    mispc_mis_result r;
+    s = mispc_mis1_subset(ctx, graph, &o, left, set, &r);
+    /* the MIS-1 of the uncolored vertices holds only uncolored ones: its size
+     * is what this color takes (no count, so no wait for the labelling) */
+    if (!s && r.set_size <= 0)
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                       "mispc_color: the MIS-1 of %lld uncolored vertices is empty",
+                       (long long)remaining);
+    if (!s) s = color_assign_cuda(ctx, n, set, c->ncolors, c->color, left);
+    if (!s) ++c->ncolors, remaining -= r.set_size;
+    mispc_logf(ctx, 2, "color %d: %lld vertices left", c->ncolors, (long long)remaining);
+  }
+  if (!s) s = mispc_stream_wait(ctx); /* the last labelling, and its errors */
+  mispc_pool_free(ctx, c->mem, left);
+  mispc_pool_free(ctx, c->mem, set);
+  return s;
+}
+
 mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
                          const mispc_coloring_options *opt, mispc_coloring *out) {
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: output is NULL");
@@ -121,9 +161,10 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   if (!s && c.n > 0) {
     if (o.algo == MISPC_COLORING_GREEDY)
       s = color_greedy(ctx, graph, c.color, &c.ncolors);
-    else if (c.mem == MISPC_MEM_DEVICE)
+    else if (c.mem == MISPC_MEM_DEVICE) {
       s = color_jp_cuda(ctx, graph, mode, o.mis.seed, o.mis.no_persistent, c.color, &c.ncolors);
-    else
+      if (!s && c.ncolors < 0) s = color_by_mis(ctx, graph, &o.mis, &c);
+    } else
       s = color_jp_host(ctx, graph, mode, o.mis.seed, c.color, &c.ncolors);
   }
   if (s) {

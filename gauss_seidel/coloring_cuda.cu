@@ -31,7 +31,12 @@
  * Work mapping: a group of L lanes per vertex being colored (1 for short
  * rows, 8 where the mean row exceeds 12 entries, as MIS-1; the whole warp
  * for rows above kLongRow entries, hubs); each lane loads
- * kChunk neighbours' ids, then their keys and colors, before it tests them. */
+ * kChunk neighbours' ids, then their keys and colors, before it tests them.
+ *
+ * Graphs with hubs (a degree above mis1_hub_degree, as for the sync-free
+ * MIS-1 pass) go back to one MIS-1 per color (coloring.c): a hub's row is
+ * read by one warp at each step of a chain of hubs, which made Kronecker 2^20
+ * 2x slower than the MIS-1 calls (docs/GAUSS_SEIDEL.md). */
 #include <cooperative_groups.h>
 
 #include "color_backend.h"
@@ -44,28 +49,32 @@ namespace {
 
 using mis_cuda::kBlock;
 constexpr int kWarps = kBlock / 32;
-/* Blocks per SM of the persistent kernel: 6 leave 40 registers, where 8 (32)
- * spill the chunk's loads. */
-constexpr int kPersistentBlocks = 6;
+/* Blocks per SM of the persistent kernel: 5 leave 48 registers, where 8 (32)
+ * and 6 (40) spill the chunk's loads and the rows kept across a step. */
+constexpr int kPersistentBlocks = 5;
 constexpr int kLongRow = 128;               /* rows above this get a whole warp */
 constexpr int kChunk = 4;                   /* neighbours a lane loads before it tests them */
 constexpr int kMaxRounds = MIS1_MAX_ROUNDS; /* passes of the one-launch-per-pass fallback */
-constexpr int32_t kDone = INT32_MIN;        /* pred of a colored vertex */
+constexpr int32_t kDone = INT32_MIN / 2; /* pred of a colored vertex (room below: see check_body) */
 constexpr unsigned long long kStallNs = 5000000000ull;
 enum { kTop = 0, kFlags = 1, kLeft = 2 }; /* words: largest color + 1, flags, left per pass */
-enum { kFlagMissing = 1u, kFlagStalled = 2u };
+enum { kFlagMissing = 1u, kFlagStalled = 2u, kFlagHub = 4u };
 
 struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
   uint32_t *key;
   int32_t *color;
-  int32_t *pred; /* earlier neighbours not colored yet; kDone once colored */
-  int64_t n;
+  int32_t *pred; /* earlier neighbours not colored yet; + kDone once colored */
+  int64_t n, hub_degree;
   uint64_t seed;
   int key_mode;
   unsigned *word;
 };
+
+__device__ __forceinline__ bool hub_seen(const Plan &p) {
+  return mispc_load_relaxed(p.word + kFlags) & kFlagHub;
+}
 
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
@@ -127,6 +136,7 @@ template <int L> __device__ __forceinline__ void count_body(const Plan &p) {
     int64_t b = 0, e = 0;
     if (v < p.n) b = p.rowptr[v], e = p.rowptr[v + 1];
     const bool lng = L < 32 && e - b > kLongRow;
+    if (e - b > p.hub_degree) atomicOr(p.word + kFlags, kFlagHub);
     if (v < p.n && !lng) {
       const int32_t c = count_earlier<L>(p, (int32_t)v, b, e, gl, gmask);
       if (gl == 0) p.pred[v] = c;
@@ -145,9 +155,8 @@ template <int L> __device__ __forceinline__ void count_body(const Plan &p) {
  * its later neighbours. Colors are taken 64 at a time, as on the host
  * (coloring.c jp_visit). */
 template <int L>
-__device__ __forceinline__ void color_vertex(const Plan &p, int32_t v, int gl, unsigned gmask,
-                                             int32_t &top) {
-  const int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
+__device__ __forceinline__ void color_vertex(const Plan &p, int32_t v, int64_t b, int64_t e, int gl,
+                                             unsigned gmask, int32_t &top) {
   const uint32_t kv = p.key[v];
   bool missing = false;
   int32_t c = -1;
@@ -185,6 +194,8 @@ __device__ __forceinline__ void color_vertex(const Plan &p, int32_t v, int gl, u
     const int32_t u = p.colidx[q];
     if (u != v && mis1_before(kv, v, p.key[u], u)) atomicSub(p.pred + u, 1);
   }
+  /* done: 0 + kDone, or less where a neighbour released v too often */
+  if (gl == 0) atomicAdd(p.pred + v, kDone);
 }
 
 /* One pass over the warp's vertices, 32 a step: lane j polls the count of
@@ -200,31 +211,33 @@ template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t
   unsigned waiting = 0;
   for (int64_t base = gwarp * 32; base < p.n; base += nwarps * 32) {
     const int64_t i = base + lane;
-    const int32_t s = i < p.n ? (int32_t)mispc_load_relaxed((const uint32_t *)p.pred + i) : kDone;
+    int32_t s = kDone;
+    int64_t b = 0, e = 0;
+    if (i < p.n) { /* three independent loads */
+      s = (int32_t)mispc_load_relaxed((const uint32_t *)p.pred + i);
+      b = p.rowptr[i];
+      e = p.rowptr[i + 1];
+    }
     unsigned ready = __ballot_sync(0xffffffffu, s == 0);
     waiting += __popc(__ballot_sync(0xffffffffu, s > 0));
     if (s < 0 && s != kDone) atomicOr(p.word + kFlags, kFlagMissing); /* released too often */
     if (!ready) continue;
     did = 1;
     __threadfence(); /* the zero counts before the colors they stand for */
-    int64_t deg = 0;
-    if (s == 0) deg = p.rowptr[i + 1] - p.rowptr[i];
-    const unsigned lng = L < 32 ? __ballot_sync(0xffffffffu, s == 0 && deg > kLongRow) : 0u;
+    const unsigned lng = L < 32 ? __ballot_sync(0xffffffffu, s == 0 && e - b > kLongRow) : 0u;
     ready &= ~lng;
     while (ready) { /* warp-uniform */
       unsigned mine = ready;
       for (int j = 0; j < g && mine; ++j) mine &= mine - 1;
       for (int j = 0; j < G && ready; ++j) ready &= ready - 1;
-      if (mine) { /* group-uniform */
-        const int32_t v = (int32_t)(base + __ffs(mine) - 1);
-        color_vertex<L>(p, v, gl, gmask, top);
-        if (gl == 0) mispc_store_relaxed((uint32_t *)p.pred + v, (uint32_t)kDone);
-      }
+      const int src = mine ? __ffs(mine) - 1 : 0; /* group-uniform */
+      const int64_t vb = __shfl_sync(0xffffffffu, b, src), ve = __shfl_sync(0xffffffffu, e, src);
+      if (mine) color_vertex<L>(p, (int32_t)(base + src), vb, ve, gl, gmask, top);
     }
     for (unsigned m = lng; m; m &= m - 1) { /* the whole warp for each long row */
-      const int32_t v = (int32_t)(base + __ffs(m) - 1);
-      color_vertex<32>(p, v, lane, 0xffffffffu, top);
-      if (lane == 0) mispc_store_relaxed((uint32_t *)p.pred + v, (uint32_t)kDone);
+      const int src = __ffs(m) - 1;
+      const int64_t vb = __shfl_sync(0xffffffffu, b, src), ve = __shfl_sync(0xffffffffu, e, src);
+      color_vertex<32>(p, (int32_t)(base + src), vb, ve, lane, 0xffffffffu, top);
     }
   }
   return waiting;
@@ -252,6 +265,7 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
   grid.sync();
   count_body<L>(p);
   grid.sync();
+  if (hub_seen(p)) return; /* same in every thread: the caller takes the MIS-1 loop */
   int32_t top = -1;
   unsigned long long last = global_ns();
   for (;;) {
@@ -272,7 +286,7 @@ __global__ void __launch_bounds__(kBlock) jp_init(Plan p) {
 }
 
 __global__ void __launch_bounds__(kBlock) jp_check(Plan p) {
-  check_body(p);
+  if (!hub_seen(p)) check_body(p);
 }
 
 template <int L> __global__ void __launch_bounds__(kBlock) jp_count(Plan p) {
@@ -280,6 +294,7 @@ template <int L> __global__ void __launch_bounds__(kBlock) jp_count(Plan p) {
 }
 
 template <int L> __global__ void __launch_bounds__(kBlock) jp_pass(Plan p, int r) {
+  if (hub_seen(p)) return; /* nothing left: the rounds stop */
   int32_t top = -1;
   int did = 0;
   const unsigned w = pass<L>(p, top, did);
@@ -313,7 +328,26 @@ mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persiste
   return MISPC_SUCCESS;
 }
 
+/* The MIS-1 loop (coloring.c, graphs with hubs): label one MIS-1's members. */
+__global__ void assign(int64_t n, const uint8_t *in_set, int32_t c, int32_t *color, uint8_t *left) {
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
+       v += (int64_t)gridDim.x * blockDim.x)
+    if (in_set[v]) {
+      color[v] = c;
+      left[v] = 0;
+    }
+}
+
 } // namespace
+
+extern "C" mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set,
+                                          int32_t c, int32_t *color, uint8_t *left) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  if (n > 0) assign<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, in_set, c, color, left);
+  MISPC_CUDA_LAUNCH_CHECK(ctx); /* asynchronous: the next MIS-1 waits for it on the stream */
+  return MISPC_SUCCESS;
+}
 
 extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, int key_mode,
                                       uint64_t seed, int no_persistent, int32_t *color,
@@ -322,7 +356,8 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   if (g->nrows == 0) return MISPC_SUCCESS;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  Plan p = {g->rowptr, g->colidx, NULL, color, NULL, g->nrows, seed, key_mode, NULL};
+  Plan p = {g->rowptr, g->colidx, NULL, color, NULL, g->nrows, mis1_hub_degree(g->nnz, g->nrows),
+            seed,      key_mode,  NULL};
   mispc_status st =
       mispc_scratch_alloc(ctx, (size_t)g->nrows * 8, (void **)&p.key, "coloring keys and counts");
   const size_t nword = kLeft + (size_t)kMaxRounds + 2;
@@ -346,6 +381,10 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   }
   mispc_scratch_free(ctx, p.key);
   mispc_scratch_free(ctx, p.word);
+  if (!st && (h[kFlags] & kFlagHub)) {
+    *ncolors = -1; /* hubs: one MIS-1 per color instead */
+    return MISPC_SUCCESS;
+  }
   if (!st && h[kFlags])
     st =
         mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,

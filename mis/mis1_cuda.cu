@@ -429,12 +429,11 @@ int lanes_for(const mispc_csr *g) {
   return avg <= 12.0 ? 1 : 8;
 }
 
-/* The sync-free pass is used when no degree exceeds 8x the mean + 32: meshes,
+/* The sync-free pass is used when no degree exceeds mis1_hub_degree: meshes,
  * random and road-like graphs. A hub makes it slower than the rounds (see
  * sync_free_body); the mean + 32 keeps small graphs of uneven degree in. */
 int64_t sync_free_max_degree(const mispc_csr *g) {
-  const int64_t mean = g->nrows ? g->nnz / g->nrows : 0;
-  return 8 * mean + 32;
+  return mis1_hub_degree(g->nnz, g->nrows);
 }
 
 template <int L>

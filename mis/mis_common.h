@@ -25,6 +25,13 @@
 
 /* Key modes: hash only, lower degree first (default), higher degree first. */
 enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2 };
+/* Degree above which a vertex is a hub: 8x the mean + 32. Without hubs the
+ * sync-free passes (MIS-1, one-pass coloring) beat rounds; with them, rounds
+ * (docs/BENCHMARKS.md). */
+MISPC_HD int64_t mis1_hub_degree(int64_t nnz, int64_t n) {
+  return 8 * (n ? nnz / n : 0) + 32;
+}
+
 /* The key mode of an MIS-1 priority (HASH_PER_ROUND is rejected before). */
 MISPC_HD int mis1_key_mode(mispc_priority pr) {
   return pr == MISPC_PRIORITY_HASH             ? MIS1_KEY_HASH
