@@ -51,7 +51,7 @@ int cmd_bench_gs(int argc, char **argv) {
     } else if (!strcmp(s, "--help")) {
       printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N] "
              "[--coloring mis|greedy] [-v|-vv]\n"
-             "  --coloring  colors (of rows or clusters): one MIS-1 per color (default) or\n"
+             "  --coloring  colors (of rows or clusters): MIS-1 classes (default) or\n"
              "              greedy in vertex order (on the host; mispc_coloring_algo)\n"
              "  -vv   also the time of each symbolic setup phase (stderr; synchronizes between "
              "phases)\n");

@@ -7,7 +7,7 @@
 
 static void color_usage(FILE *f) {
   fprintf(f, "usage: mispc color SPEC [options]\n"
-             "  --greedy          greedy in vertex order instead of one MIS-1 per color\n"
+             "  --greedy          greedy in vertex order instead of MIS-1 classes\n"
              "  --largest-first   higher degree first in every MIS-1 (default: hash order)\n"
              "  --seed S          hash seed (default 0)\n"
              "  --host | --gpu    backend (default: GPU when one is visible)\n"

@@ -87,9 +87,9 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
                              g->backward, &g->backward, NULL));
   PetscCall(PetscOptionsInt(OPT("seed"), "Seed of the hashed priorities", "PCMCGS", g->seed,
                             &g->seed, NULL));
-  PetscCall(PetscOptionsEList(OPT("coloring"),
-                              "Colors: one MIS-1 per color, or greedy in row (cluster) order",
-                              "PCMCGS", coloring_names, 2, coloring_names[col], &col, NULL));
+  PetscCall(PetscOptionsEList(
+      OPT("coloring"), "Colors: MIS-1 classes (in one pass), or greedy in row (cluster) order",
+      "PCMCGS", coloring_names, 2, coloring_names[col], &col, NULL));
   g->coloring = (mispc_coloring_algo)col;
   if (g->kind == MISPC_GS_CLUSTER) {
     PetscCall(PetscOptionsEList(OPT("coarsen"), "Clusters: MIS-2 aggregation algorithm",

@@ -1,5 +1,6 @@
-/* Deterministic distance-1 coloring (host and GPU): one MIS-1 per color, or
- * greedy in vertex order. */
+/* Deterministic distance-1 coloring (host and GPU): color classes that are
+ * MIS-1s of the uncolored vertices (computed in one pass), or greedy in
+ * vertex order. */
 #ifndef MISPC_COLORING_H
 #define MISPC_COLORING_H
 
@@ -15,7 +16,13 @@ extern "C" {
 typedef enum mispc_coloring_algo {
   /* Color c is the MIS-1 (mispc_mis1_subset, the given priority) of the
    * subgraph induced by the vertices without a color yet, so every color
-   * class is a maximal independent set of what was left (default). */
+   * class is a maximal independent set of what was left (default). With
+   * fixed keys that is greedy coloring in key order, so it is computed in
+   * one pass (Jones-Plassmann: a vertex takes the smallest color its earlier
+   * neighbours lack once they have one), not one MIS-1 call per color; on
+   * the GPU, graphs with hubs still make one MIS-1 call per color. Only
+   * mis.priority, mis.seed, mis.no_persistent and mis.skip_validation are
+   * read. */
   MISPC_COLORING_MIS = 0,
   /* Greedy in vertex order: v takes the smallest color that no neighbour
    * u < v has. Where the numbering follows a mesh it finds few, even classes
