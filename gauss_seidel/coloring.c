@@ -147,13 +147,7 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   if (o.algo != MISPC_COLORING_MIS && o.algo != MISPC_COLORING_GREEDY)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: algo must be MIS or GREEDY");
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
-  if (graph->nrows != graph->ncols)
-    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE,
-                        "mispc_color: graph must be square, got %lld x %lld",
-                        (long long)graph->nrows, (long long)graph->ncols);
-  if (graph->nrows >= INT32_MAX)
-    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "mispc_color: %lld vertices exceed 32-bit ids",
-                        (long long)graph->nrows);
+  MISPC_TRY(mispc_check_graph_shape(ctx, graph, "mispc_color"));
   if (!o.mis.skip_validation) MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
   mispc_coloring c = {graph->nrows, 0, NULL, graph->mem};
   mispc_status s = mispc_pool_alloc(ctx, c.mem, (size_t)c.n * 4 + 4, (void **)&c.color, "colors");

@@ -21,12 +21,7 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
   const mispc_mis_options *opt = o;
   MISPC_TRY(mispc_csr_check_desc(ctx, g, "graph"));
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: membership output is NULL", name);
-  if (g->nrows != g->ncols)
-    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: graph must be square, got %lld x %lld",
-                        name, (long long)g->nrows, (long long)g->ncols);
-  if (g->nrows >= INT32_MAX)
-    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: %lld vertices exceed 32-bit ids", name,
-                        (long long)g->nrows);
+  MISPC_TRY(mispc_check_graph_shape(ctx, g, name));
   if (opt && (opt->max_rounds < 0 || opt->max_rounds > MIS1_MAX_ROUNDS))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: max_rounds must be in [0, %d], got %d",
                         name, MIS1_MAX_ROUNDS, opt->max_rounds);

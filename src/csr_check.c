@@ -173,6 +173,16 @@ mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_c
   return MISPC_SUCCESS;
 }
 
+mispc_status mispc_check_graph_shape(mispc_context *ctx, const mispc_csr *A, const char *who) {
+  if (A->nrows != A->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: graph must be square, got %lld x %lld", who,
+                        (long long)A->nrows, (long long)A->ncols);
+  if (A->nrows >= INT32_MAX)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: %lld vertices exceed 32-bit ids", who,
+                        (long long)A->nrows);
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_check_graph_for(mispc_context *ctx, const mispc_csr *A, const char *who) {
   mispc_status s = mispc_csr_check(ctx, A, MISPC_CHECK_GRAPH);
   if (s) {

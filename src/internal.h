@@ -65,6 +65,10 @@ void mispc_pool_free(mispc_context *ctx, mispc_memspace mem, void *p);
 /* Returns MISPC_SUCCESS if a is a usable CSR descriptor (not its contents). */
 mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const char *name);
 
+/* A square graph whose vertex ids fit 32 bits ("WHO: graph must be square"
+ * or "WHO: N vertices exceed 32-bit ids" otherwise); checks no contents. */
+mispc_status mispc_check_graph_shape(mispc_context *ctx, const mispc_csr *A, const char *who);
+
 /* mispc_csr_check(A, MISPC_CHECK_GRAPH) with "WHO: invalid graph: ..." as the
  * message on failure (entry points validate once, then skip it inside). */
 mispc_status mispc_check_graph_for(mispc_context *ctx, const mispc_csr *A, const char *who);
