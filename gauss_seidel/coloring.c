@@ -21,9 +21,6 @@
 #include "color_backend.h"
 #include "mis_common.h"
 
-#define LOAD(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
-#define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
-
 void mispc_coloring_options_default(mispc_coloring_options *opt) {
   if (!opt) return;
   memset(opt, 0, sizeof *opt);
@@ -47,7 +44,7 @@ static int32_t jp_visit(const mispc_csr *g, const uint32_t *key, int32_t *color,
     for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p) {
       const int32_t u = g->colidx[p];
       if (u == v || !mis1_before(key[u], u, kv, v)) continue;
-      const int32_t cu = LOAD(&color[u]);
+      const int32_t cu = MIS_LOAD_RELAXED(&color[u]);
       if (cu < 0) return -1;
       if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
     }
@@ -77,13 +74,13 @@ mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode,
 #pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left) reduction(max : top)      \
     num_threads(nt)
     for (int64_t v = 0; v < n; ++v) {
-      if (LOAD(&color[v]) >= 0) continue;
+      if (MIS_LOAD_RELAXED(&color[v]) >= 0) continue;
       const int32_t c = jp_visit(g, key, color, v);
       if (c < 0) {
         ++left;
         continue;
       }
-      STORE(&color[v], c);
+      MIS_STORE_RELAXED(&color[v], c);
       if (c > top) top = c;
     }
     mispc_logf(ctx, 2, "coloring round %d: %lld vertices left", r, (long long)left);

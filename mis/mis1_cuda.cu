@@ -425,8 +425,7 @@ int lanes_for(const mispc_csr *g) {
     int l = atoi(env);
     if (l == 1 || l == 2 || l == 4 || l == 8 || l == 16 || l == 32) return l;
   }
-  const double avg = g->nrows ? (double)g->nnz / (double)g->nrows : 0.0;
-  return avg <= 12.0 ? 1 : 8;
+  return mis_cuda::lanes_by_mean_degree(g);
 }
 
 /* The sync-free pass is used when no degree exceeds mis1_hub_degree: meshes,

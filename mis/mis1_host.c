@@ -16,19 +16,16 @@
 #include "mis_backend.h"
 #include "mis_common.h"
 
-#define LOAD(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
-#define STORE(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
-
 /* Returns 1 if v is still undecided after its turn in round r. */
 static int mis1_visit(const mispc_csr *g, uint32_t *status, const uint32_t *key, int64_t v, int r,
                       int early_exit) {
-  uint32_t kv = LOAD(&status[v]);
+  uint32_t kv = MIS_LOAD_RELAXED(&status[v]);
   if (mis1_is_decided(kv)) return 0;
   int blocked = 0;
   for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p) {
     int32_t u = g->colidx[p];
     if (u == v) continue;
-    uint32_t s = LOAD(&status[u]);
+    uint32_t s = MIS_LOAD_RELAXED(&status[u]);
     uint32_t ku = s;
     if (mis1_is_decided(s)) {
       if (mis1_stamp_round(s) < r) continue; /* OUT since an earlier round (or outside) */
@@ -40,10 +37,11 @@ static int mis1_visit(const mispc_csr *g, uint32_t *status, const uint32_t *key,
     }
   }
   if (blocked) return 1;
-  STORE(&status[v], mis1_stamp(r, 0));
+  MIS_STORE_RELAXED(&status[v], mis1_stamp(r, 0));
   for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p) {
     int32_t u = g->colidx[p];
-    if (u != v && !mis1_is_decided(LOAD(&status[u]))) STORE(&status[u], mis1_stamp(r, 1));
+    if (u != v && !mis1_is_decided(MIS_LOAD_RELAXED(&status[u])))
+      MIS_STORE_RELAXED(&status[u], mis1_stamp(r, 1));
   }
   return 0;
 }

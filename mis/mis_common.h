@@ -23,6 +23,11 @@
 #define MIS1_MAX_ROUNDS    32767
 #define MIS1_DEGREE_CAP    4093u /* keeps every key below MIS1_KEY_NONE */
 
+/* Host passes whose words other threads write meanwhile (MIS-1 rounds, the
+ * coloring rounds) read and write them with relaxed atomics. */
+#define MIS_LOAD_RELAXED(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
+#define MIS_STORE_RELAXED(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
+
 /* Key modes: hash only, lower degree first (default), higher degree first. */
 enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2 };
 /* Degree above which a vertex is a hub: 8x the mean + 32. Without hubs the

@@ -16,6 +16,13 @@ constexpr int kBlock = 256;
 /* Blocks per SM of the persistent kernels (capped by occupancy). */
 constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 
+/* Lanes per vertex of the MIS-1 and coloring passes: one thread while the
+ * mean row has at most 12 entries, else a group of 8 (measured: mis1_cuda.cu
+ * lanes_for). */
+inline int lanes_by_mean_degree(const mispc_csr *g) {
+  return g->nnz <= 12 * g->nrows ? 1 : 8;
+}
+
 /* Launches kernel(plan) cooperatively with enough blocks for `work` threads,
  * capped at kPersistentPerSm resident blocks per SM. *launched = 0 (and
  * nothing is queued) when the device cannot, or `allowed` is 0. */
