@@ -82,12 +82,17 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
+/* Keys and empty colors; flags a hub (then nothing else runs). */
 __device__ __forceinline__ void init_body(const Plan &p) {
+  bool hub = false;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    p.key[v] = mis1_key(p.key_mode, p.seed, v, p.rowptr[v + 1] - p.rowptr[v]);
+    const int64_t deg = p.rowptr[v + 1] - p.rowptr[v];
+    p.key[v] = mis1_key(p.key_mode, p.seed, v, deg);
     p.color[v] = -1;
+    hub |= deg > p.hub_degree;
   }
+  if (__syncthreads_or(hub) && threadIdx.x == 0) atomicOr(p.word + kFlags, kFlagHub);
 }
 
 /* Loads kChunk neighbours of the lane (entries q0 + k L + gl below e; v
@@ -136,7 +141,6 @@ template <int L> __device__ __forceinline__ void count_body(const Plan &p) {
     int64_t b = 0, e = 0;
     if (v < p.n) b = p.rowptr[v], e = p.rowptr[v + 1];
     const bool lng = L < 32 && e - b > kLongRow;
-    if (e - b > p.hub_degree) atomicOr(p.word + kFlags, kFlagHub);
     if (v < p.n && !lng) {
       const int32_t c = count_earlier<L>(p, (int32_t)v, b, e, gl, gmask);
       if (gl == 0) p.pred[v] = c;
@@ -263,9 +267,9 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
   cg::grid_group grid = cg::this_grid();
   init_body(p);
   grid.sync();
+  if (hub_seen(p)) return; /* same in every thread: the caller takes the MIS-1 loop */
   count_body<L>(p);
   grid.sync();
-  if (hub_seen(p)) return; /* same in every thread: the caller takes the MIS-1 loop */
   int32_t top = -1;
   unsigned long long last = global_ns();
   for (;;) {
@@ -290,7 +294,7 @@ __global__ void __launch_bounds__(kBlock) jp_check(Plan p) {
 }
 
 template <int L> __global__ void __launch_bounds__(kBlock) jp_count(Plan p) {
-  count_body<L>(p);
+  if (!hub_seen(p)) count_body<L>(p);
 }
 
 template <int L> __global__ void __launch_bounds__(kBlock) jp_pass(Plan p, int r) {
@@ -365,13 +369,11 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   unsigned h[2] = {0, 0};
   if (!st) {
     p.pred = (int32_t *)(p.key + g->nrows);
-    cudaMemsetAsync(p.word, 0, (no_persistent ? nword : kLeft) * 4, s);
-    /* the fallback is also taken without cooperative launch: clear its words then too */
     int sms = 0, coop = 0;
     st = mispc_device_caps(ctx, &sms, &coop);
-    if (!st && !no_persistent && !coop) cudaMemsetAsync(p.word, 0, nword * 4, s);
-    /* lanes as for MIS-1 (mis1_cuda.cu lanes_for) */
-    const int lanes = g->nnz <= 12 * g->nrows ? 1 : 8;
+    /* the per-pass words only for the fallback (no_persistent, or no cooperative launch) */
+    if (!st) cudaMemsetAsync(p.word, 0, (no_persistent || !coop ? nword : kLeft) * 4, s);
+    const int lanes = mis_cuda::lanes_by_mean_degree(g);
     if (!st)
       st = lanes == 1 ? run<1>(ctx, s, p, !no_persistent) : run<8>(ctx, s, p, !no_persistent);
   }
