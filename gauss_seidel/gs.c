@@ -208,7 +208,8 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_csr_free(ctx, &coarse);
     mispc_aggregates_free(ctx, &aggs);
   }
-  if (!s) s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 8 + 8, (void **)&gs->diag, "diagonal");
+  if (!s && gs->mem == MISPC_MEM_HOST)
+    s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 8 + 8, (void **)&gs->diag, "diagonal");
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
   mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {
@@ -235,9 +236,10 @@ mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr 
   int64_t bad = -1;
   int kind = 0;
   gs->have_numeric = 0;
-  MISPC_TRY(ON(gs->mem == MISPC_MEM_DEVICE, gs_diag, ctx, A, gs->opt.require_positive_diagonal,
-               gs->diag, &bad, &kind));
-  if (bad < 0 && gs->mem == MISPC_MEM_DEVICE) MISPC_TRY(gs_permute_values_cuda(ctx, gs, A));
+  if (gs->mem == MISPC_MEM_DEVICE) /* the sweep-ordered values, checking the diagonal */
+    MISPC_TRY(gs_permute_values_cuda(ctx, gs, A, &bad, &kind));
+  else
+    MISPC_TRY(gs_diag_host(ctx, A, gs->opt.require_positive_diagonal, gs->diag, &bad, &kind));
   if (bad >= 0) {
     static const char *what[] = {"", "missing", "zero", "not finite", "negative"};
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,

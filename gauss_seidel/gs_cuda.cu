@@ -479,6 +479,14 @@ __global__ void cluster_sizes(int64_t nc, const int32_t *order, const int64_t *c
     pcl[q] = q < nc ? cl_ptr[order[q] + 1] - cl_ptr[order[q]] : 0;
 }
 
+/* rows[c] = pcl[cptr[c]], c = 0 .. ncolors */
+__global__ void color_row_offsets(int32_t ncolors, const int64_t *cptr, const int64_t *pcl,
+                                  int64_t *rows) {
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c <= ncolors;
+       c += (int64_t)gridDim.x * blockDim.x)
+    rows[c] = pcl[cptr[c]];
+}
+
 __global__ void cluster_perm(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
                              const int32_t *cl_rows, const int64_t *pcl, int32_t *perm) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
@@ -497,35 +505,45 @@ __device__ __forceinline__ int row_part(const int32_t *row_cluster, int32_t c, i
   return !row_cluster || j == i || row_cluster[j] != c ? 1 : j < i ? 0 : 2;
 }
 
-/* A warp per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, the
+/* Rows of a kernel by groups of W lanes (W = gs_copy_lanes: a power of two
+ * near the mean row length, so short rows do not leave most of a warp idle
+ * and a row's loads coalesce): calls f(q, lane in group, the group's mask)
+ * for each row q < n. Groups of a warp may diverge (row lengths): their
+ * ballots use the group's own mask. */
+template <int W, typename F> __device__ __forceinline__ void for_each_row(int64_t n, F f) {
+  const unsigned gm = group_mask<W>();
+  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < n;
+       q += (int64_t)gridDim.x * blockDim.x / W)
+    f(q, (int)(threadIdx.x & (W - 1)), gm);
+}
+
+/* A group per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, the
  * row's length into prow[q] and, for cluster GS (row_cluster given), the
  * number of its lower entries into fptr[q] and of its upper ones into
- * bptr[q] (all three scanned afterwards). */
+ * bptr[q] (all three scanned afterwards; their entry n is 0). */
+template <int W>
 __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
                                    const int32_t *colidx, const int32_t *row_cluster,
                                    int32_t *iperm, int64_t *prow, int64_t *bptr, int64_t *fptr) {
-  const int lane = threadIdx.x & 31;
-  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q <= n;
-       q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
-    if (q == n) {
-      if (lane == 0) prow[n] = 0;
-      if (lane == 0 && row_cluster) bptr[n] = fptr[n] = 0;
-      continue;
-    }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    prow[n] = 0;
+    if (row_cluster) bptr[n] = fptr[n] = 0;
+  }
+  for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
     const int32_t i = perm[q];
     const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
-    if (lane == 0) iperm[i] = (int32_t)q, prow[q] = len;
-    if (!row_cluster) continue;
+    if (g == 0) iperm[i] = (int32_t)q, prow[q] = len;
+    if (!row_cluster) return;
     const int32_t c = row_cluster[i];
     int64_t lower = 0, upper = 0;
-    for (int64_t k0 = 0; k0 < len; k0 += 32) {
-      const int64_t k = k0 + lane;
+    for (int64_t k0 = 0; k0 < len; k0 += W) {
+      const int64_t k = k0 + g;
       const int part = k < len ? row_part(row_cluster, c, i, colidx[src + k]) : 1;
-      lower += __popc(__ballot_sync(~0u, part == 0));
-      upper += __popc(__ballot_sync(~0u, part == 2));
+      lower += __popc(__ballot_sync(gm, part == 0) & gm);
+      upper += __popc(__ballot_sync(gm, part == 2) & gm);
     }
-    if (lane == 0) fptr[q] = lower, bptr[q] = upper;
-  }
+    if (g == 0) fptr[q] = lower, bptr[q] = upper;
+  });
 }
 
 /* pout[q] and pup[q]: where row q's middle and upper parts start (lptr,
@@ -564,20 +582,23 @@ struct CopyOut {
                          * numeric: read) */
 };
 
-/* A warp per row q: row perm[q] of A into row q of the copy, renumbered
+/* A group per row q: row perm[q] of A into row q of the copy, renumbered
  * columns (pattern) or values and diagonal (numeric), in parts (row_part)
  * each in storage order: a stable partition by ballots. Cluster GS also
  * puts row q's lower entries into its forward chain (storage order) and
  * the upper ones into its backward chain (reversed); with push chains the
  * lower ones into its backward chain and the upper ones into its forward
- * one, both in storage order, with the transposed values a_jq. */
+ * one, both in storage order, with the transposed values a_jq. The numeric
+ * copy checks the diagonal on the way: *first_bad = the least (row << 3 |
+ * kind) of the rows whose a_ii is missing (1), zero (2), not finite (3) or,
+ * with require_positive, negative (4). */
+template <int W>
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const double *val,
-                          const double *diag, const int32_t *row_cluster, CopyOut o) {
-  const int lane = threadIdx.x & 31;
-  const unsigned below = (1u << lane) - 1u;
-  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q < n;
-       q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
+                          const int32_t *row_cluster, CopyOut o, int require_positive,
+                          unsigned long long *first_bad) {
+  const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+  for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
     const int32_t i = perm[q];
     const int32_t c = row_cluster ? row_cluster[i] : 0;
     const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
@@ -588,19 +609,27 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
             at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
     int64_t cf = row_cluster ? o.fptr[q] : 0,
             cb = row_cluster ? (o.push ? o.bptr[q] : o.bptr[q + 1] - 1) : 0;
-    for (int64_t k0 = 0; k0 < len; k0 += 32) {
-      const int64_t k = k0 + lane;
+    bool has_diag = false;
+    for (int64_t k0 = 0; k0 < len; k0 += W) {
+      const int64_t k = k0 + g;
       const bool valid = k < len;
       const int32_t j = valid ? colidx[src + k] : 0;
       const int part = valid ? row_part(row_cluster, c, i, j) : -1;
-      const unsigned b0 = __ballot_sync(~0u, part == 0), b1 = __ballot_sync(~0u, part == 1),
-                     b2 = __ballot_sync(~0u, part == 2);
+      const unsigned b0 = __ballot_sync(gm, part == 0) & gm, b1 = __ballot_sync(gm, part == 1) & gm,
+                     b2 = __ballot_sync(gm, part == 2) & gm;
       if (valid) {
         const unsigned mine = part == 0 ? b0 : part == 1 ? b1 : b2;
         const int rank = __popc(mine & below);
         const int64_t d = (part == 0 ? at0 : part == 1 ? at1 : at2) + rank;
         if (o.pcol) o.pcol[d] = iperm[j];
         if (o.pval) o.pval[d] = val[src + k];
+        if (o.pdiag && j == i) {
+          const double a = val[src + k];
+          const int kind = a == 0 ? 2 : !isfinite(a) ? 3 : require_positive && a < 0 ? 4 : 0;
+          o.pdiag[q] = a;
+          has_diag = true;
+          if (kind) atomicMin(first_bad, ((unsigned long long)i << 3) | (unsigned long long)kind);
+        }
         if (part != 1 && o.push) {
           const int64_t dc = (part == 0 ? cb : cf) + rank;
           if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
@@ -619,8 +648,11 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
       else
         cf += __popc(b0), cb -= __popc(b2);
     }
-    if (o.pdiag && lane == 0) o.pdiag[q] = diag[i];
-  }
+    if (o.pdiag && !(__ballot_sync(gm, has_diag) & gm) && g == 0) {
+      o.pdiag[q] = 0.0;
+      atomicMin(first_bad, ((unsigned long long)i << 3) | 1ull);
+    }
+  });
 }
 
 /* bp = b and xp = x (or 0) in sweep order */
@@ -658,23 +690,6 @@ __global__ void key_offsets(int64_t n, const int32_t *sorted, int32_t nkeys, int
   }
 }
 
-__global__ void diagonal(int64_t n, const int64_t *rowptr, const int32_t *colidx, const double *val,
-                         int require_positive, double *diag, unsigned long long *first_bad) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    int kind = 1;
-    double d = 0;
-    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
-      if (colidx[p] == i) {
-        d = val[p];
-        kind = d == 0 ? 2 : !isfinite(d) ? 3 : require_positive && d < 0 ? 4 : 0;
-        break;
-      }
-    diag[i] = d;
-    if (kind) atomicMin(first_bad, ((unsigned long long)i << 3) | (unsigned long long)kind);
-  }
-}
-
 } // namespace
 
 extern "C" mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key,
@@ -703,24 +718,6 @@ extern "C" mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32
   if (!st) st = mispc_sync(ctx, s, "Gauss-Seidel ordering");
   mispc_scratch_free(ctx, temp);
   mispc_scratch_free(ctx, buf);
-  return st;
-}
-
-extern "C" mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_positive,
-                                     double *diag, int64_t *bad_row, int *bad_kind) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  unsigned long long *d = NULL, h = ~0ull;
-  MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&d, "diagonal check"));
-  cudaMemcpyAsync(d, &h, 8, cudaMemcpyHostToDevice, s);
-  if (A->nrows > 0)
-    diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
-        A->nrows, A->rowptr, A->colidx, A->values, require_positive, diag, d);
-  cudaMemcpyAsync(&h, d, 8, cudaMemcpyDeviceToHost, s);
-  mispc_status st = mispc_sync(ctx, s, "Gauss-Seidel diagonal");
-  mispc_scratch_free(ctx, d);
-  *bad_row = h == ~0ull ? -1 : (int64_t)(h >> 3);
-  *bad_kind = h == ~0ull ? 0 : (int)(h & 7);
   return st;
 }
 
@@ -915,6 +912,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const int64_t n = gs->n, nnz = gs->nnz;
   const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const mispc_memspace d = MISPC_MEM_DEVICE;
+  double tp = mispc_wtime();
   /* cluster GS: from the levels of its clusters (choose_cluster_mode) */
   gs->lanes = cluster ? 0 : gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0);
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
@@ -937,9 +935,17 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     gs->color_rows =
         (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(gs->ncolors + 1), "color rows");
     if (!gs->color_rows) return MISPC_ERR_ALLOC;
-    for (int32_t c = 0; c <= gs->ncolors; ++c)
-      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&gs->color_rows[c], gs->pcl + gs->color_ptr[c], 8,
-                                          cudaMemcpyDeviceToHost, s));
+    { /* color_rows[c] = pcl[color_ptr[c]]: two copies, not one per color */
+      const size_t bytes = sizeof(int64_t) * (size_t)(gs->ncolors + 1);
+      int64_t *t = NULL;
+      MISPC_TRY(mispc_scratch_alloc(ctx, 2 * bytes, (void **)&t, "color rows"));
+      cudaMemcpyAsync(t, gs->color_ptr, bytes, cudaMemcpyHostToDevice, s);
+      color_row_offsets<<<mispc_grid_for(gs->ncolors + 1, kBlock, 1024), kBlock, 0, s>>>(
+          gs->ncolors, t, gs->pcl, t + gs->ncolors + 1);
+      cudaMemcpyAsync(gs->color_rows, t + gs->ncolors + 1, bytes, cudaMemcpyDeviceToHost, s);
+      mispc_scratch_free(ctx, t);
+      MISPC_CUDA_LAUNCH_CHECK(ctx);
+    }
     if (nc > 0)
       cluster_perm<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(
           nc, gs->order, gs->cl_ptr, gs->cl_rows, gs->pcl, gs->perm);
@@ -952,10 +958,17 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
   }
+  mispc_log_phase(ctx, d, &tp, "  pattern: clusters in sweep order");
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   int64_t chain = 0; /* entries of the forward chains (levels: lower entries; pushes: upper) */
-  invert_and_lengths<<<mispc_device_grid(ctx, 32 * (n + 1), kBlock), kBlock, 0, s>>>(
-      n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
+  const int w = mispc_lanes_for_rows(A);
+  mispc_with_lanes(w, [&](auto lanes) {
+    constexpr int W = decltype(lanes)::value;
+    invert_and_lengths<W><<<mispc_device_grid(ctx, (long long)W * (n + 1), kBlock), kBlock, 0, s>>>(
+        n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
+    return 0;
+  });
+  mispc_log_phase(ctx, d, &tp, "  pattern: sweep order and row lengths");
   MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
   if (rc) {
     MISPC_TRY(exclusive_sum(ctx, s, gs->bptr, n + 1));
@@ -986,31 +999,52 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
       MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bsrc, "chains"));
     }
   }
+  mispc_log_phase(ctx, d, &tp, "  pattern: offsets and chains");
   if (n > 0) {
     const CopyOut o = copy_out(gs, false);
-    copy_rows<<<mispc_device_grid(ctx, 32 * n, kBlock), kBlock, 0, s>>>(
-        n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, NULL, rc, o);
+    mispc_with_lanes(w, [&](auto lanes) {
+      constexpr int W = decltype(lanes)::value;
+      copy_rows<W><<<mispc_device_grid(ctx, (long long)W * n, kBlock), kBlock, 0, s>>>(
+          n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, rc, o, 0, NULL);
+      return 0;
+    });
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mispc_log_phase(ctx, d, &tp, "  pattern: copy");
   if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s, chain));
+  mispc_log_phase(ctx, d, &tp, "  pattern: chain schedules");
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
 
-extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
-                                               const mispc_csr *A) {
+extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                               int64_t *bad_row, int *bad_kind) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
+  unsigned long long *d = NULL, *h = NULL;
+  MISPC_TRY(mispc_pinned_scratch(ctx, sizeof *h, (void **)&h));
+  MISPC_TRY(mispc_scratch_alloc(ctx, sizeof *d, (void **)&d, "diagonal check"));
+  cudaMemsetAsync(d, 0xff, sizeof *d, s);
   if (gs->n > 0) {
     const CopyOut o = copy_out(gs, true);
-    copy_rows<<<mispc_device_grid(ctx, 32 * gs->n, kBlock), kBlock, 0, s>>>(
-        gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values, gs->diag,
-        gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o);
+    mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto lanes) {
+      constexpr int W = decltype(lanes)::value;
+      copy_rows<W><<<mispc_device_grid(ctx, (long long)W * gs->n, kBlock), kBlock, 0, s>>>(
+          gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values,
+          gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o,
+          gs->opt.require_positive_diagonal, d);
+      return 0;
+    });
   }
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  cudaMemcpyAsync(h, d, sizeof *h, cudaMemcpyDeviceToHost, s);
   /* synchronous: a caller may change the context's stream before the first
    * apply (the PETSc plugin follows PETSc's current stream), and a copy left
    * in flight on the old stream would race with it */
-  return mispc_sync(ctx, s, "Gauss-Seidel values");
+  mispc_status st = mispc_sync(ctx, s, "Gauss-Seidel values");
+  mispc_scratch_free(ctx, d);
+  MISPC_TRY(st);
+  *bad_row = *h == ~0ull ? -1 : (int64_t)(*h >> 3);
+  *bad_kind = *h == ~0ull ? 0 : (int)(*h & 7);
+  return MISPC_SUCCESS;
 }
 
 /* Threads a block of cluster_chain: two warps, so that a color of few

@@ -19,7 +19,7 @@ struct mispc_gs {
   int32_t *order;       /* mem: rows (point) or clusters (cluster) by (color, id) */
   int64_t *cl_ptr;      /* mem, cluster only: nclusters + 1 offsets into cl_rows */
   int32_t *cl_rows;     /* mem, cluster only: rows of each cluster, increasing */
-  double *diag;         /* mem: a_ii */
+  double *diag;         /* host only: a_ii (the device keeps pdiag) */
   int32_t *row_cluster; /* mem, cluster only: cluster of each row */
   /* Device only: a copy of the matrix with its rows in sweep order (colors,
    * then clusters, then rows inside a cluster), columns renumbered, and
@@ -89,11 +89,10 @@ mispc_status gs_order_host(mispc_context *ctx, int64_t n, const int32_t *key, in
 mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key, int32_t nkeys,
                            int32_t *order, int64_t *ptr);
 
-/* diag[i] = a_ii; *bad_row = first row whose diagonal is missing (kind 1),
- * zero (2), not finite (3) or, with require_positive, negative (4); -1 if none. */
+/* Host: diag[i] = a_ii; *bad_row = first row whose diagonal is missing
+ * (kind 1), zero (2), not finite (3) or, with require_positive, negative (4);
+ * -1 if none. (Device: gs_permute_values_cuda checks it on the way.) */
 mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_positive,
-                          double *diag, int64_t *bad_row, int *bad_kind);
-mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_positive,
                           double *diag, int64_t *bad_row, int *bad_kind);
 
 /* dof_agg[i] = node_agg[i / bs] for i < n (clusters of whole nodes). */
@@ -115,9 +114,12 @@ mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 /* Device: builds the sweep-ordered pattern (perm .. pcl, the chains, bp, xp,
  * lanes, cluster_mode, smem_rows/entries) after
  * order / color_ptr / cl_ptr / cl_rows are set; gs_permute_values_cuda fills
- * pval and pdiag from A and diag; gs_apply_cuda does a whole apply. */
+ * pval, pdiag and the chains' values from A, checking the diagonal on the
+ * way (*bad_row, *bad_kind as gs_diag_host); gs_apply_cuda does a whole
+ * apply. */
 mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
-mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                    int64_t *bad_row, int *bad_kind);
 mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, double *x,
                            int zero_guess);
 /* Device: destroys the apply graphs (before the arrays they use go). */

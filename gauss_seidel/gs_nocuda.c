@@ -10,11 +10,6 @@ mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key, in
   (void)n, (void)key, (void)nkeys, (void)order, (void)ptr;
   return no_cuda(ctx);
 }
-mispc_status gs_diag_cuda(mispc_context *ctx, const mispc_csr *A, int require_positive,
-                          double *diag, int64_t *bad_row, int *bad_kind) {
-  (void)A, (void)require_positive, (void)diag, (void)bad_row, (void)bad_kind;
-  return no_cuda(ctx);
-}
 mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
                             int32_t *dof_agg) {
   (void)n, (void)bs, (void)node_agg, (void)dof_agg;
@@ -24,8 +19,9 @@ mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mis
   (void)gs, (void)A;
   return no_cuda(ctx);
 }
-mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
-  (void)gs, (void)A;
+mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                    int64_t *bad_row, int *bad_kind) {
+  (void)gs, (void)A, (void)bad_row, (void)bad_kind;
   return no_cuda(ctx);
 }
 mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, double *x,

@@ -1,54 +1,77 @@
-/* Device-side CSR validation: one thread per row finds the row's first
- * problem; the lowest failing row is kept with atomicMin, so the answer does
- * not depend on scheduling. */
+/* Device-side CSR validation in one launch and one wait: a group of lanes
+ * per row (sized by the mean row length, so loads of a row coalesce) checks
+ * offsets, column range, order and self loops, and, for symmetry, that every
+ * entry (i, j) above the diagonal has its (j, i) and that there are as many
+ * entries below the diagonal as above. The device only answers pass / fail;
+ * mispc_csr_check re-checks a failing matrix on the host for the message. */
 #include <stdint.h>
 
 #include "cuda_util.cuh"
 
 namespace {
 
-enum : unsigned long long { kOk = ~0ull };
+constexpr int kBlock = 256;
 
-__device__ bool row_contains(const int64_t *rowptr, const int32_t *colidx, int64_t r, int32_t j) {
-  int64_t lo = rowptr[r], hi = rowptr[r + 1], end = hi;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (colidx[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < end && colidx[lo] == j;
-}
-
-/* Pass 1: offsets, ranges, order, self loops. */
+/* r[0]: rows (or the offsets' ends) that fail, r[1]: entries above the
+ * diagonal minus those below (mod 2^64), r[2]: entries above the diagonal
+ * without their transpose.
+ *
+ * Why half the searches suffice: once rows are strictly increasing (no
+ * duplicates), (i, j) -> (j, i) maps the entries above the diagonal
+ * one-to-one into those below if every upper entry has its transpose; with
+ * as many below as above, the map is onto, so every lower entry has its
+ * transpose too. A row that fails the first checks makes the answer "fail"
+ * whatever the searches found; they stay inside [0, nnz) for any input. */
+template <int W>
 __global__ void check_rows(int64_t n, int64_t ncols, int64_t nnz, const int64_t *rowptr,
-                           const int32_t *colidx, unsigned checks, unsigned long long *first_bad) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    int64_t b = rowptr[i], e = rowptr[i + 1];
-    bool bad = e < b || b < 0 || e > nnz;
-    for (int64_t p = b; !bad && p < e; ++p) {
-      int32_t j = colidx[p];
-      bad = j < 0 || j >= ncols;
-      if (!bad && (checks & (MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC)) && p > b)
-        bad = colidx[p - 1] >= j;
-      if (!bad && (checks & MISPC_CHECK_NO_SELF_LOOPS)) bad = j == i;
+                           const int32_t *colidx, unsigned checks, unsigned long long *r) {
+  const int lane = threadIdx.x & (W - 1);
+  const bool order = checks & (MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
+  const bool sym = checks & MISPC_CHECK_SYMMETRIC, loops = checks & MISPC_CHECK_NO_SELF_LOOPS;
+  long long diff = 0, missing = 0;
+  bool bad = false;
+  if (blockIdx.x == 0 && threadIdx.x == 0) bad = rowptr[0] != 0 || rowptr[n] != nnz;
+  for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < n;
+       i += (int64_t)gridDim.x * blockDim.x / W) {
+    const int64_t b = rowptr[i], e = rowptr[i + 1];
+    if (e < b || b < 0 || e > nnz) {
+      bad = true;
+      continue;
     }
-    if (bad) atomicMin(first_bad, (unsigned long long)i);
-  }
-}
-
-/* Pass 2 (rows known sorted): every (i, j) has its (j, i). */
-__global__ void check_symmetric(int64_t n, const int64_t *rowptr, const int32_t *colidx,
-                                unsigned long long *first_bad) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
-      if (!row_contains(rowptr, colidx, colidx[p], (int32_t)i)) {
-        atomicMin(first_bad, (unsigned long long)i);
-        break;
+    for (int64_t p = b + lane; p < e; p += W) {
+      const int32_t j = colidx[p];
+      if (j < 0 || j >= ncols || (order && p > b && colidx[p - 1] >= j) || (loops && j == i)) {
+        bad = true;
+        continue;
       }
+      if (!sym || j == i) continue;
+      if (j < i) {
+        --diff;
+        continue;
+      }
+      ++diff;
+      int64_t lo = rowptr[j], hi = rowptr[j + 1];
+      lo = lo < 0 ? 0 : lo;
+      hi = hi > nnz ? nnz : hi;
+      const int64_t end = hi;
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (colidx[mid] < i)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      missing += !(lo < end && colidx[lo] == i);
+    }
+  }
+  const long long nbad = mispc_block_sum<kBlock>((long long)bad);
+  diff = mispc_block_sum<kBlock>(diff);
+  missing = mispc_block_sum<kBlock>(missing);
+  if (threadIdx.x == 0) {
+    if (nbad) atomicAdd(&r[0], (unsigned long long)nbad);
+    if (diff) atomicAdd(&r[1], (unsigned long long)diff);
+    if (missing) atomicAdd(&r[2], (unsigned long long)missing);
+  }
 }
 
 } // namespace
@@ -58,34 +81,19 @@ extern "C" mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_c
                                                unsigned checks) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  int64_t ends[2];
-  MISPC_CUDA_TRY(ctx,
-                 cudaMemcpyAsync(&ends[0], A->rowptr, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&ends[1], A->rowptr + A->nrows, sizeof(int64_t),
-                                      cudaMemcpyDeviceToHost, s));
-  MISPC_CUDA_TRY(ctx, cudaStreamSynchronize(s));
-  if (ends[0] != 0 || ends[1] != A->nnz) return MISPC_ERR_VERIFY;
-  if (A->nrows == 0) return MISPC_SUCCESS;
-  unsigned long long *d_bad = NULL, h_bad = kOk;
-  MISPC_CUDA_TRY(ctx, cudaMallocAsync(&d_bad, sizeof *d_bad, s));
-  mispc_status st = MISPC_SUCCESS;
-  unsigned grid = mispc_grid_for(A->nrows, 256, 65535u * 4u);
-  cudaMemcpyAsync(d_bad, &h_bad, sizeof h_bad, cudaMemcpyHostToDevice, s);
-  check_rows<<<grid, 256, 0, s>>>(A->nrows, A->ncols, A->nnz, A->rowptr, A->colidx, checks, d_bad);
-  if (checks & MISPC_CHECK_SYMMETRIC) {
-    /* Pass 2 relies on sorted rows; it only runs if pass 1 found nothing. */
-    cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, s);
-    cudaStreamSynchronize(s);
-    if (h_bad == kOk) check_symmetric<<<grid, 256, 0, s>>>(A->nrows, A->rowptr, A->colidx, d_bad);
-  }
-  cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, s);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-  cudaFreeAsync(d_bad, s);
-  if (e != cudaSuccess)
-    st = mispc_seterr(ctx, MISPC_ERR_CUDA, "CSR validation kernel failed: %s",
-                      cudaGetErrorString(e));
-  else if (h_bad != kOk)
-    st = MISPC_ERR_VERIFY;
-  return st;
+  unsigned long long *d = NULL, *h = NULL;
+  MISPC_TRY(mispc_pinned_scratch(ctx, 3 * sizeof *h, (void **)&h));
+  MISPC_TRY(mispc_scratch_alloc(ctx, 3 * sizeof *d, (void **)&d, "CSR check"));
+  cudaMemsetAsync(d, 0, 3 * sizeof *d, s);
+  mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto lanes) {
+    constexpr int W = decltype(lanes)::value;
+    check_rows<W><<<mispc_device_grid(ctx, (long long)W * (A->nrows > 0 ? A->nrows : 1), kBlock),
+                    kBlock, 0, s>>>(A->nrows, A->ncols, A->nnz, A->rowptr, A->colidx, checks, d);
+    return 0;
+  });
+  cudaMemcpyAsync(h, d, 3 * sizeof *h, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, "CSR validation kernel");
+  mispc_scratch_free(ctx, d);
+  MISPC_TRY(st);
+  return h[0] || h[1] || h[2] ? MISPC_ERR_VERIFY : MISPC_SUCCESS;
 }

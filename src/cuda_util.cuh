@@ -79,6 +79,16 @@ __device__ __forceinline__ void mispc_store_relaxed(uint32_t *w, uint32_t x) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(w), "r"(x) : "memory");
 }
 
+/* Lanes a row for kernels that give each row a group of lanes: the power of
+ * two at or above the mean row length, at most 32 (short rows do not leave
+ * most of a warp idle, and a row's loads coalesce). */
+static inline int mispc_lanes_for_rows(const mispc_csr *A) {
+  const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+  int w = 1;
+  while (w < 32 && w < mean) w *= 2;
+  return w;
+}
+
 /* Returns f(std::integral_constant<int, W>{}) for W = w, so a host function
  * can pick a kernel's lane count (a template argument) at run time. w is 1,
  * 2, 4, 8, 16 or 32; anything else runs as 32. */

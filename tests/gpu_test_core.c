@@ -70,6 +70,30 @@ static void test_device_validation(void) {
   G.rowptr[G.nrows] -= 1; /* offsets do not end at nnz */
   expect_same_verdict(&G, MISPC_CHECK_INDICES, MISPC_ERR_INDEX_RANGE);
   G.rowptr[G.nrows] += 1;
+  /* one more entry below the diagonal, (100, 5), without its (5, 100): every
+   * entry above the diagonal still has its transpose (the device searches
+   * only those and compares the counts above and below) */
+  {
+    const int64_t n = G.nrows, nnz = G.nnz + 1;
+    int64_t *rp2 = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int32_t *ci2 = malloc(sizeof(int32_t) * (size_t)nnz);
+    int64_t q = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      rp2[i] = q;
+      int added = i != 100;
+      for (int64_t p2 = G.rowptr[i]; p2 < G.rowptr[i + 1]; ++p2) {
+        if (!added && G.colidx[p2] > 5) ci2[q++] = 5, added = 1;
+        ci2[q++] = G.colidx[p2];
+      }
+    }
+    rp2[n] = q;
+    CHECK(q == nnz);
+    mispc_csr E;
+    mispc_csr_wrap(MISPC_MEM_HOST, n, n, nnz, rp2, ci2, NULL, &E);
+    expect_same_verdict(&E, MISPC_CHECK_GRAPH, MISPC_ERR_UNSYMMETRIC);
+    free(rp2);
+    free(ci2);
+  }
   mispc_csr_free(ctx, &G);
   /* non-square */
   int64_t rp[3] = {0, 1, 1};
