@@ -15,8 +15,11 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__device__ __forceinline__ uint64_t key(int64_t r, int64_t c) {
-  return ((uint64_t)r << 32) | (uint64_t)c;
+/* (row, col) as row << cb | col, cb = bits_for(number of columns): the sort
+ * then covers bits_for(rows) + cb bits, not 32 + bits_for(rows) (Laplace3D_100's
+ * cluster graph: 5 radix passes instead of 7). */
+__device__ __forceinline__ uint64_t key(int64_t r, int64_t c, int cb) {
+  return ((uint64_t)r << cb) | (uint64_t)c;
 }
 
 __global__ void diagonal(int64_t n, const int64_t *rowptr, const int32_t *colidx, const double *val,
@@ -70,6 +73,7 @@ struct StrengthRow {
   const double *val, *diag;
   double theta;
   int bs;
+  int cb; /* bits of a column in a key */
   __device__ int32_t owner(int64_t i) const {
     return (int32_t)(i / bs);
   }
@@ -81,8 +85,8 @@ struct StrengthRow {
     return strong ? J : -1;
   }
   template <typename Out> __device__ void emit(int32_t I, int32_t J, Out &out) const {
-    out(key(I, J));
-    out(key(J, I));
+    out(key(I, J, cb));
+    out(key(J, I, cb));
   }
 };
 
@@ -92,6 +96,7 @@ struct CoarseRow {
   const int64_t *rowptr;
   const int32_t *colidx;
   const int32_t *agg;
+  int cb; /* bits of a column in a key */
   __device__ int32_t owner(int64_t i) const {
     return agg[i];
   }
@@ -100,7 +105,7 @@ struct CoarseRow {
     return B != A && B >= 0 ? B : -1;
   }
   template <typename Out> __device__ void emit(int32_t A, int32_t B, Out &out) const {
-    out(key(A, B));
+    out(key(A, B, cb));
   }
 };
 
@@ -175,7 +180,7 @@ mispc_status csr_from_rows(mispc_context *ctx, cudaStream_t s, int64_t nrows_in,
   mispc_status st = mispc_sync(ctx, s, what);
   mispc_scratch_free(ctx, d_count);
   if (!st)
-    st = mispc_csr_from_keys_cuda(ctx, nout, nout, keys, (int64_t)count, 32 + bits_for(nout), out);
+    st = mispc_csr_from_keys_cuda(ctx, nout, nout, keys, (int64_t)count, bits_for(nout), out);
   return st;
 }
 
@@ -195,7 +200,8 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
   if (!st && use_values)
     diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
         A->nrows, A->rowptr, A->colidx, A->values, diag);
-  const StrengthRow row = {A->rowptr, A->colidx, use_values ? A->values : NULL, diag, theta, bs};
+  const StrengthRow row = {A->rowptr, A->colidx, use_values ? A->values : NULL, diag,
+                           theta,     bs,        bits_for(A->nrows / bs)};
   if (!st) st = csr_from_rows(ctx, s, A->nrows, row, keys, A->nrows / bs, "strength graph", S);
   mispc_scratch_free(ctx, keys);
   mispc_scratch_free(ctx, diag);
@@ -208,7 +214,7 @@ extern "C" mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, 
   MISPC_TRY(mispc_stream(ctx, &s));
   uint64_t *keys = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, (size_t)g->nnz * 8 + 8, (void **)&keys, "coarse keys"));
-  const CoarseRow row = {g->rowptr, g->colidx, agg};
+  const CoarseRow row = {g->rowptr, g->colidx, agg, bits_for(naggs)};
   mispc_status st = csr_from_rows(ctx, s, g->nrows, row, keys, naggs, "coarse graph", coarse);
   mispc_scratch_free(ctx, keys);
   return st;

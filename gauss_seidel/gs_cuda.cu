@@ -87,6 +87,18 @@ template <int W> __device__ __forceinline__ unsigned group_mask() {
   return W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
 }
 
+/* Rows of a kernel by groups of W lanes (W = gs_copy_lanes: a power of two
+ * near the mean row length, so short rows do not leave most of a warp idle
+ * and a row's loads coalesce): calls f(q, lane in group, the group's mask)
+ * for each row q < n. Groups of a warp may diverge (row lengths): their
+ * ballots use the group's own mask. */
+template <int W, typename F> __device__ __forceinline__ void for_each_row(int64_t n, F f) {
+  const unsigned gm = group_mask<W>();
+  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < n;
+       q += (int64_t)gridDim.x * blockDim.x / W)
+    f(q, (int)(threadIdx.x & (W - 1)), gm);
+}
+
 /* The caller's b and x of an apply: by value, or (launches inside the
  * apply's CUDA graph, built once) from a device slot that the apply's first
  * launch fills, so one graph serves every b and x. */
@@ -441,26 +453,26 @@ __global__ void cluster_levels(int64_t nc, const int64_t *pcl, bool backward, co
 }
 
 /* sched: each cluster's local row indices by (level, index), kLevelStart
- * on the first of each level (a warp a cluster, a ballot per level and 32
- * rows). */
+ * on the first of each level (a group of W lanes a cluster, W near the mean
+ * cluster size; a ballot per level and W rows). */
+template <int W>
 __global__ void cluster_schedule(int64_t nc, const int64_t *pcl, const int32_t *lev,
                                  int32_t *sched) {
-  const int lane = threadIdx.x & 31;
-  const unsigned below = (1u << lane) - 1u;
-  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; q < nc;
-       q += ((int64_t)gridDim.x * blockDim.x) >> 5) {
+  const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+  for_each_row<W>(nc, [&](int64_t q, int g, unsigned gm) {
     const int64_t r0 = pcl[q];
     const int nr = (int)(pcl[q + 1] - r0);
     int top = 0;
-    for (int k = lane; k < nr; k += 32) top = max(top, lev[r0 + k] + 1);
-    top = warp_max(top);
+    for (int k = g; k < nr; k += W) top = max(top, lev[r0 + k] + 1);
+#pragma unroll
+    for (int h = W / 2; h >= 1; h /= 2) top = max(top, __shfl_xor_sync(gm, top, h, W));
     int out = 0;
     for (int level = 0; level < top; ++level) {
       const int first = out;
-      for (int k0 = 0; k0 < nr; k0 += 32) {
-        const int k = k0 + lane;
+      for (int k0 = 0; k0 < nr; k0 += W) {
+        const int k = k0 + g;
         const bool hit = k < nr && lev[r0 + k] == level;
-        const unsigned bal = __ballot_sync(~0u, hit);
+        const unsigned bal = __ballot_sync(gm, hit) & gm;
         if (hit) {
           const int at = out + __popc(bal & below);
           sched[r0 + at] = k | (at == first ? kLevelStart : 0);
@@ -468,7 +480,7 @@ __global__ void cluster_schedule(int64_t nc, const int64_t *pcl, const int32_t *
         out += __popc(bal);
       }
     }
-  }
+  });
 }
 
 /* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
@@ -503,18 +515,6 @@ __global__ void cluster_perm(int64_t nc, const int32_t *order, const int64_t *cl
 __device__ __forceinline__ int row_part(const int32_t *row_cluster, int32_t c, int32_t i,
                                         int32_t j) {
   return !row_cluster || j == i || row_cluster[j] != c ? 1 : j < i ? 0 : 2;
-}
-
-/* Rows of a kernel by groups of W lanes (W = gs_copy_lanes: a power of two
- * near the mean row length, so short rows do not leave most of a warp idle
- * and a row's loads coalesce): calls f(q, lane in group, the group's mask)
- * for each row q < n. Groups of a warp may diverge (row lengths): their
- * ballots use the group's own mask. */
-template <int W, typename F> __device__ __forceinline__ void for_each_row(int64_t n, F f) {
-  const unsigned gm = group_mask<W>();
-  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < n;
-       q += (int64_t)gridDim.x * blockDim.x / W)
-    f(q, (int)(threadIdx.x & (W - 1)), gm);
 }
 
 /* A group per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, the
@@ -572,31 +572,30 @@ __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t
   return (int32_t)(lo - rowptr[i]);
 }
 
-/* The copy, pattern (col given) or values (val given). */
+/* Where copy_rows writes the sweep-ordered pattern and where each of its
+ * values lies in A, so that the numeric setup (copy_values) only gathers. */
 struct CopyOut {
   const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pout .. bptr: cluster only */
-  int32_t *pcol, *fcol, *bcol;                    /* pattern */
-  double *pval, *fval, *bval, *pdiag;             /* numeric */
-  bool push;                                      /* push chains (gs->chain_push) */
-  int32_t *fsrc, *bsrc; /* push chains: where each value lies in its row of A (pattern: set;
-                         * numeric: read) */
+  int32_t *pcol, *fcol, *bcol;
+  int32_t *psrc;        /* cluster only: offset of each entry in its row of A */
+  int32_t *pdiag_at;    /* offset of a_ii in row i of A, -1 if missing */
+  int32_t *fsrc, *bsrc; /* offset of each chain value in its row of A (levels:
+                         * the chain's own row; pushes: the row of A that the
+                         * chain entry names, whose a_jq it holds) */
+  bool push;            /* push chains (gs->chain_push) */
 };
 
 /* A group per row q: row perm[q] of A into row q of the copy, renumbered
- * columns (pattern) or values and diagonal (numeric), in parts (row_part)
- * each in storage order: a stable partition by ballots. Cluster GS also
- * puts row q's lower entries into its forward chain (storage order) and
- * the upper ones into its backward chain (reversed); with push chains the
- * lower ones into its backward chain and the upper ones into its forward
- * one, both in storage order, with the transposed values a_jq. The numeric
- * copy checks the diagonal on the way: *first_bad = the least (row << 3 |
- * kind) of the rows whose a_ii is missing (1), zero (2), not finite (3) or,
- * with require_positive, negative (4). */
+ * columns, in parts (row_part) each in storage order: a stable partition by
+ * ballots. Cluster GS also puts row q's lower entries into its forward chain
+ * (storage order) and the upper ones into its backward chain (reversed);
+ * with push chains the lower ones into its backward chain and the upper
+ * ones into its forward one, both in storage order, naming the transposed
+ * values a_jq (found by binary search in row j). */
 template <int W>
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
-                          const int64_t *rowptr, const int32_t *colidx, const double *val,
-                          const int32_t *row_cluster, CopyOut o, int require_positive,
-                          unsigned long long *first_bad) {
+                          const int64_t *rowptr, const int32_t *colidx, const int32_t *row_cluster,
+                          CopyOut o) {
   const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
   for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
     const int32_t i = perm[q];
@@ -621,25 +620,17 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
         const unsigned mine = part == 0 ? b0 : part == 1 ? b1 : b2;
         const int rank = __popc(mine & below);
         const int64_t d = (part == 0 ? at0 : part == 1 ? at1 : at2) + rank;
-        if (o.pcol) o.pcol[d] = iperm[j];
-        if (o.pval) o.pval[d] = val[src + k];
-        if (o.pdiag && j == i) {
-          const double a = val[src + k];
-          const int kind = a == 0 ? 2 : !isfinite(a) ? 3 : require_positive && a < 0 ? 4 : 0;
-          o.pdiag[q] = a;
-          has_diag = true;
-          if (kind) atomicMin(first_bad, ((unsigned long long)i << 3) | (unsigned long long)kind);
-        }
+        o.pcol[d] = iperm[j];
+        if (o.psrc) o.psrc[d] = (int32_t)k;
+        if (j == i) o.pdiag_at[q] = (int32_t)k, has_diag = true;
         if (part != 1 && o.push) {
           const int64_t dc = (part == 0 ? cb : cf) + rank;
-          if (o.pcol) (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
-          int32_t *src_at = part == 0 ? o.bsrc : o.fsrc;
-          if (o.pcol) src_at[dc] = entry_at(rowptr, colidx, j, i);
-          if (o.pval) (part == 0 ? o.bval : o.fval)[dc] = val[rowptr[j] + src_at[dc]];
+          (part == 0 ? o.bcol : o.fcol)[dc] = iperm[j];
+          (part == 0 ? o.bsrc : o.fsrc)[dc] = entry_at(rowptr, colidx, j, i);
         } else if (part != 1) {
           const int64_t dc = part == 0 ? cf + rank : cb - rank;
-          if (o.pcol) (part == 0 ? o.fcol : o.bcol)[dc] = iperm[j];
-          if (o.pval) (part == 0 ? o.fval : o.bval)[dc] = val[src + k];
+          (part == 0 ? o.fcol : o.bcol)[dc] = iperm[j];
+          (part == 0 ? o.fsrc : o.bsrc)[dc] = (int32_t)k;
         }
       }
       at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
@@ -648,9 +639,57 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
       else
         cf += __popc(b0), cb -= __popc(b2);
     }
-    if (o.pdiag && !(__ballot_sync(gm, has_diag) & gm) && g == 0) {
-      o.pdiag[q] = 0.0;
-      atomicMin(first_bad, ((unsigned long long)i << 3) | 1ull);
+    if (!(__ballot_sync(gm, has_diag) & gm) && g == 0) o.pdiag_at[q] = -1;
+  });
+}
+
+/* What copy_values writes and reads besides A. */
+struct ValuesOut {
+  const int64_t *prow, *fptr, *bptr;
+  const int32_t *psrc, *pdiag_at, *fsrc, *bsrc, *fcol, *bcol;
+  double *pval, *pdiag, *fval, *bval;
+  bool push;
+};
+
+/* The chain values of one row of the copy: with pushes from the rows of A
+ * that the entries name (perm of their sweep positions), else from row i. */
+__device__ __forceinline__ void chain_values(int64_t b, int64_t e, int g, int W, const int32_t *at,
+                                             const int32_t *col, bool push, const int32_t *perm,
+                                             const int64_t *rowptr, int64_t base, const double *val,
+                                             double *out) {
+  for (int64_t p = b + g; p < e; p += W) out[p] = val[(push ? rowptr[perm[col[p]]] : base) + at[p]];
+}
+
+/* The numeric setup: a group per row q gathers the values of row perm[q]
+ * of A into the copy (cluster GS: by psrc; point GS: the row unchanged),
+ * its diagonal into pdiag and its chains' values, checking the diagonal:
+ * *first_bad = the least (row << 3 | kind) of the rows whose a_ii is
+ * missing (1), zero (2), not finite (3) or, with require_positive,
+ * negative (4). */
+template <int W>
+__global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowptr,
+                            const double *val, ValuesOut v, int require_positive,
+                            unsigned long long *first_bad) {
+  for_each_row<W>(n, [&](int64_t q, int g, unsigned) {
+    const int32_t i = perm[q];
+    const int64_t base = rowptr[i], b = v.prow[q], e = v.prow[q + 1];
+    for (int64_t d = b + g; d < e; d += W) v.pval[d] = val[base + (v.psrc ? v.psrc[d] : d - b)];
+    if (v.fptr) {
+      chain_values(v.fptr[q], v.fptr[q + 1], g, W, v.fsrc, v.fcol, v.push, perm, rowptr, base, val,
+                   v.fval);
+      chain_values(v.bptr[q], v.bptr[q + 1], g, W, v.bsrc, v.bcol, v.push, perm, rowptr, base, val,
+                   v.bval);
+    }
+    if (g == 0) {
+      const int32_t at = v.pdiag_at[q];
+      const double a = at >= 0 ? val[base + at] : 0.0;
+      const int kind = at < 0                      ? 1
+                       : a == 0                    ? 2
+                       : !isfinite(a)              ? 3
+                       : require_positive && a < 0 ? 4
+                                                   : 0;
+      v.pdiag[q] = a;
+      if (kind) atomicMin(first_bad, ((unsigned long long)i << 3) | (unsigned long long)kind);
     }
   });
 }
@@ -852,12 +891,18 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
     const unsigned grid = mispc_device_grid(ctx, nc, kBlock);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->fptr, dm);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, dm);
+    int w = 1; /* lanes a cluster of cluster_schedule: near the mean cluster size */
+    while (w < 32 && w * nc < n) w *= 2;
     for (int backward = 0; backward < 2 && !gs->chain_push; ++backward) {
       cluster_levels<<<grid, kBlock, 0, s>>>(nc, gs->pcl, backward, backward ? gs->bptr : gs->fptr,
                                              backward ? gs->bcol : gs->fcol, lev,
                                              backward ? NULL : dm + 1);
-      cluster_schedule<<<mispc_device_grid(ctx, 32 * nc, kBlock), kBlock, 0, s>>>(
-          nc, gs->pcl, lev, backward ? gs->bsched : gs->fsched);
+      mispc_with_lanes(w, [&](auto lanes) {
+        constexpr int W = decltype(lanes)::value;
+        cluster_schedule<W><<<mispc_device_grid(ctx, (long long)W * nc, kBlock), kBlock, 0, s>>>(
+            nc, gs->pcl, lev, backward ? gs->bsched : gs->fsched);
+        return 0;
+      });
     }
     cudaMemcpyAsync(h, dm, 16, cudaMemcpyDeviceToHost, s);
     st = mispc_sync(ctx, s, "cluster schedules");
@@ -893,16 +938,22 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   return MISPC_SUCCESS;
 }
 
-/* What copy_rows writes: the pattern (values = false) or the values. */
-static CopyOut copy_out(const mispc_gs *gs, bool values) {
+/* What copy_rows writes and copy_values reads and writes. */
+static CopyOut copy_out(const mispc_gs *gs) {
   CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr};
-  if (values)
-    o.pval = gs->pval, o.fval = gs->fval, o.bval = gs->bval, o.pdiag = gs->pdiag;
-  else
-    o.pcol = gs->pcol, o.fcol = gs->fcol, o.bcol = gs->bcol;
+  o.pcol = gs->pcol, o.fcol = gs->fcol, o.bcol = gs->bcol;
+  o.psrc = gs->psrc, o.pdiag_at = gs->pdiag_at, o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
   o.push = gs->chain_push != 0;
-  o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
   return o;
+}
+static ValuesOut values_out(const mispc_gs *gs) {
+  const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
+  ValuesOut v = {gs->prow, cluster ? gs->fptr : NULL, gs->bptr};
+  v.psrc = gs->psrc, v.pdiag_at = gs->pdiag_at, v.fsrc = gs->fsrc, v.bsrc = gs->bsrc;
+  v.fcol = gs->fcol, v.bcol = gs->bcol;
+  v.pval = gs->pval, v.pdiag = gs->pdiag, v.fval = gs->fval, v.bval = gs->bval;
+  v.push = gs->chain_push != 0;
+  return v;
 }
 
 extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
@@ -921,6 +972,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->pcol, "sorted columns"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 8 + 8, (void **)&gs->pval, "sorted values"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pdiag, "sorted diagonal"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->pdiag_at, "diagonal places"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->bp, "sorted b"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->xp, "sorted x"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, 2 * sizeof(double *), (void **)&gs->io_slot, "apply vectors"));
@@ -954,6 +1006,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->fptr, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->bptr, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "fixed sums"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->psrc, "value places"));
   } else if (n > 0) {
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
@@ -994,18 +1047,17 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 8 + 8, (void **)&gs->bval, "chains"));
-    if (gs->chain_push) { /* the transposed values' places, so the numeric setup only gathers */
-      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fsrc, "chains"));
-      MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bsrc, "chains"));
-    }
+    /* the values' places, so the numeric setup only gathers */
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fsrc, "chains"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bsrc, "chains"));
   }
   mispc_log_phase(ctx, d, &tp, "  pattern: offsets and chains");
   if (n > 0) {
-    const CopyOut o = copy_out(gs, false);
+    const CopyOut o = copy_out(gs);
     mispc_with_lanes(w, [&](auto lanes) {
       constexpr int W = decltype(lanes)::value;
       copy_rows<W><<<mispc_device_grid(ctx, (long long)W * n, kBlock), kBlock, 0, s>>>(
-          n, gs->perm, gs->iperm, A->rowptr, A->colidx, NULL, rc, o, 0, NULL);
+          n, gs->perm, gs->iperm, A->rowptr, A->colidx, rc, o);
       return 0;
     });
   }
@@ -1025,13 +1077,11 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   MISPC_TRY(mispc_scratch_alloc(ctx, sizeof *d, (void **)&d, "diagonal check"));
   cudaMemsetAsync(d, 0xff, sizeof *d, s);
   if (gs->n > 0) {
-    const CopyOut o = copy_out(gs, true);
+    const ValuesOut v = values_out(gs);
     mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto lanes) {
       constexpr int W = decltype(lanes)::value;
-      copy_rows<W><<<mispc_device_grid(ctx, (long long)W * gs->n, kBlock), kBlock, 0, s>>>(
-          gs->n, gs->perm, gs->iperm, A->rowptr, A->colidx, A->values,
-          gs->opt.kind == MISPC_GS_CLUSTER ? gs->row_cluster : NULL, o,
-          gs->opt.require_positive_diagonal, d);
+      copy_values<W><<<mispc_device_grid(ctx, (long long)W * gs->n, kBlock), kBlock, 0, s>>>(
+          gs->n, gs->perm, A->rowptr, A->values, v, gs->opt.require_positive_diagonal, d);
       return 0;
     });
   }

@@ -53,7 +53,10 @@ struct mispc_gs {
   int64_t *fptr, *bptr;     /* cluster only, n + 1 each */
   int32_t *fcol, *bcol;     /* cluster only: sweep positions j */
   double *fval, *bval;      /* cluster only (numeric): a_qj */
-  int32_t *fsrc, *bsrc;     /* push chains only: where fval / bval lie in their rows of A */
+  int32_t *psrc;            /* cluster only, nnz: offset of each pval in its row of A */
+  int32_t *pdiag_at;        /* n: offset of a_ii in row perm[q] of A, -1 if missing */
+  int32_t *fsrc, *bsrc;     /* cluster only: offset of each fval / bval in its row of A
+                             * (levels: row perm[q]; pushes: the row the entry names) */
   int32_t *fsched, *bsched; /* cluster only, n each */
   int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */

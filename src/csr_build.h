@@ -20,11 +20,11 @@ mispc_status mispc_csr_from_coo(mispc_context *ctx, int64_t nrows, int64_t ncols
                                 mispc_csr *out);
 
 /* Device: builds a pattern CSR (owned, device memory) from n_keys 64-bit keys
- * (row << 32 | col, row < nrows) in device memory, in any order and with
- * repeats. `keys` is used as scratch and overwritten; key_bits bounds the
- * significant bits (<= 64) to shorten the sort. */
+ * (row << col_bits | col, row < nrows, col < 2^col_bits <= 2^32) in device
+ * memory, in any order and with repeats. `keys` is used as scratch and
+ * overwritten; the sort covers only the significant bits. */
 mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nrows, int64_t ncols,
-                                      uint64_t *keys, int64_t n_keys, int key_bits, mispc_csr *out);
+                                      uint64_t *keys, int64_t n_keys, int col_bits, mispc_csr *out);
 
 /* Device part of mispc_widen_int32 (fails with MISPC_ERR_NO_CUDA without CUDA). */
 mispc_status mispc_widen_int32_cuda(mispc_context *ctx, int64_t n, const int32_t *in, int64_t *out);

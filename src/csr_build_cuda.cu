@@ -8,13 +8,14 @@
 
 namespace {
 
-__global__ void keys_to_csr(int64_t nrows, const uint64_t *keys, int64_t nnz, int64_t *rowptr,
-                            int32_t *colidx) {
+__global__ void keys_to_csr(int64_t nrows, const uint64_t *keys, int64_t nnz, int cb,
+                            int64_t *rowptr, int32_t *colidx) {
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  const uint64_t mask = (1ull << cb) - 1ull;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nnz; k += stride)
-    colidx[k] = (int32_t)(keys[k] & 0xffffffffu);
+    colidx[k] = (int32_t)(keys[k] & mask);
   for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r <= nrows; r += stride) {
-    uint64_t want = (uint64_t)r << 32;
+    uint64_t want = (uint64_t)r << cb;
     int64_t lo = 0, hi = nnz;
     while (lo < hi) {
       int64_t mid = lo + (hi - lo) / 2;
@@ -46,8 +47,10 @@ extern "C" mispc_status mispc_widen_int32_cuda(mispc_context *ctx, int64_t n, co
 }
 
 extern "C" mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nrows, int64_t ncols,
-                                                 uint64_t *keys, int64_t n_keys, int key_bits,
+                                                 uint64_t *keys, int64_t n_keys, int col_bits,
                                                  mispc_csr *out) {
+  int key_bits = col_bits;
+  while (key_bits < 64 && (nrows >> (key_bits - col_bits)) > 0) ++key_bits;
   memset(out, 0, sizeof *out);
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
@@ -88,7 +91,8 @@ extern "C" mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nro
     int sms = 0, coop = 0;
     st = mispc_device_caps(ctx, &sms, &coop);
     unsigned grid = mispc_grid_for((nrows + 1 > count ? nrows + 1 : count), 256, 8u * sms);
-    keys_to_csr<<<grid, 256, 0, s>>>(nrows, uniq ? uniq : keys, count, A.rowptr, A.colidx);
+    keys_to_csr<<<grid, 256, 0, s>>>(nrows, uniq ? uniq : keys, count, col_bits, A.rowptr,
+                                     A.colidx);
     cudaError_t e = cudaStreamSynchronize(s);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (!st && e != cudaSuccess)
