@@ -77,6 +77,23 @@ struct StrengthRow {
   __device__ int32_t owner(int64_t i) const {
     return (int32_t)(i / bs);
   }
+  /* Without values (or theta = 0) a row is strong to every other node it
+   * reaches, so a row whose nodes are those of its node's first row adds no
+   * key (block matrices: all bs rows of a node alike, bs times fewer keys
+   * to sort; the sort would remove them anyway). */
+  __device__ bool skip(int64_t i) const {
+    if ((val && theta > 0) || i % bs == 0) return false;
+    const int64_t f = i - i % bs;
+    int64_t p = rowptr[i], pe = rowptr[i + 1], r = rowptr[f], re = rowptr[f + 1];
+    /* the rows' node sequences, each node once (rows are sorted) */
+    while (p < pe && r < re) {
+      const int32_t J = colidx[p] / bs, K = colidx[r] / bs;
+      if (J != K) return false;
+      while (p < pe && colidx[p] / bs == J) ++p;
+      while (r < re && colidx[r] / bs == K) ++r;
+    }
+    return p == pe && r == re;
+  }
   __device__ int32_t target(int64_t i, int32_t I, int64_t p) const {
     const int64_t j = colidx[p];
     const int32_t J = (int32_t)(j / bs);
@@ -107,6 +124,9 @@ struct CoarseRow {
   template <typename Out> __device__ void emit(int32_t A, int32_t B, Out &out) const {
     out(key(A, B, cb));
   }
+  __device__ bool skip(int64_t) const {
+    return false;
+  }
 };
 
 /* The keys of entries b, b + step, ... < e of row i, a target met among
@@ -115,7 +135,7 @@ template <typename Row, typename Out>
 __device__ __forceinline__ void row_keys(const Row &row, int64_t i, int64_t b, int64_t e, int step,
                                          Out out) {
   const int32_t own = row.owner(i);
-  if (own < 0) return;
+  if (own < 0 || row.skip(i)) return;
   Recent seen;
   for (int64_t p = b; p < e; p += step) {
     const int32_t t = row.target(i, own, p);

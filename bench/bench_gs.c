@@ -24,7 +24,7 @@ static double rel_residual(const mispc_csr *A, const double *b, const double *x)
 
 int cmd_bench_gs(int argc, char **argv);
 int cmd_bench_gs(int argc, char **argv) {
-  int reps = 10, kinds = 3, verbose = 0;
+  int reps = 10, kinds = 3, verbose = 0, block_size = 1;
   double omega = 1.0;
   mispc_coloring_algo coloring = MISPC_COLORING_MIS;
   const char *specs[64];
@@ -36,7 +36,13 @@ int cmd_bench_gs(int argc, char **argv) {
       reps = atoi(argv[++a]);
     else if (!strcmp(s, "-v") || !strcmp(s, "-vv"))
       verbose = (int)strlen(s) - 1;
-    else if (!strcmp(s, "--omega") && more)
+    else if (!strcmp(s, "--block-size") && more) {
+      block_size = atoi(argv[++a]);
+      if (block_size < 1) {
+        fprintf(stderr, "mispc bench gs: --block-size takes a positive number of rows\n");
+        return 2;
+      }
+    } else if (!strcmp(s, "--omega") && more)
       omega = atof(argv[++a]);
     else if (!strcmp(s, "--coloring") && more) {
       const char *v = argv[++a];
@@ -50,9 +56,12 @@ int cmd_bench_gs(int argc, char **argv) {
       kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : 3;
     } else if (!strcmp(s, "--help")) {
       printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N] "
-             "[--coloring mis|greedy] [-v|-vv]\n"
+             "[--coloring mis|greedy] [--block-size B] [-v|-vv]\n"
              "  --coloring  colors (of rows or clusters): MIS-1 classes (default) or\n"
              "              greedy in vertex order (on the host; mispc_coloring_algo)\n"
+             "  --block-size  rows per node: cluster GS aggregates the node graph, so\n"
+             "              clusters hold whole nodes (as -pc_type clustergs does with\n"
+             "              the matrix block size; default 1)\n"
              "  -vv   also the time of each symbolic setup phase (stderr; synchronizes between "
              "phases)\n");
       return 0;
@@ -118,6 +127,7 @@ int cmd_bench_gs(int argc, char **argv) {
       o.kind = kind ? MISPC_GS_CLUSTER : MISPC_GS_POINT;
       o.omega = omega;
       o.coloring.algo = coloring;
+      if (kind) o.block_size = block_size;
       /* host reference: one symmetric sweep */
       mispc_gs *h = NULL;
       mispc_status s = mispc_gs_create(ctx, &o, &h);
