@@ -78,21 +78,12 @@ struct StrengthRow {
     return (int32_t)(i / bs);
   }
   /* Without values (or theta = 0) a row is strong to every other node it
-   * reaches, so a row whose nodes are those of its node's first row adds no
-   * key (block matrices: all bs rows of a node alike, bs times fewer keys
-   * to sort; the sort would remove them anyway). */
+   * reaches, so a row whose entries name the nodes of its node's first row,
+   * entry for entry, adds no key (same_nodes_as_first; block matrices: bs
+   * times fewer keys to sort, which the sort would remove anyway). */
+  const uint8_t *skip_row; /* NULL: every row gives its keys */
   __device__ bool skip(int64_t i) const {
-    if ((val && theta > 0) || i % bs == 0) return false;
-    const int64_t f = i - i % bs;
-    int64_t p = rowptr[i], pe = rowptr[i + 1], r = rowptr[f], re = rowptr[f + 1];
-    /* the rows' node sequences, each node once (rows are sorted) */
-    while (p < pe && r < re) {
-      const int32_t J = colidx[p] / bs, K = colidx[r] / bs;
-      if (J != K) return false;
-      while (p < pe && colidx[p] / bs == J) ++p;
-      while (r < re && colidx[r] / bs == K) ++r;
-    }
-    return p == pe && r == re;
+    return skip_row && skip_row[i];
   }
   __device__ int32_t target(int64_t i, int32_t I, int64_t p) const {
     const int64_t j = colidx[p];
@@ -106,6 +97,24 @@ struct StrengthRow {
     out(key(J, I, cb));
   }
 };
+
+/* skip[i] = 1 where row i (not the first of its node of bs rows) has as many
+ * entries as the node's first row f and col / bs equal entry for entry (a
+ * group of W lanes a row, coalesced). */
+template <int W>
+__global__ void same_nodes_as_first(int64_t n, int bs, const int64_t *rowptr, const int32_t *colidx,
+                                    uint8_t *skip) {
+  const int sl = threadIdx.x & (W - 1);
+  const unsigned gm = W == 32 ? 0xffffffffu : ((1u << W) - 1u) << ((threadIdx.x & 31) & ~(W - 1));
+  for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < n;
+       i += (int64_t)gridDim.x * blockDim.x / W) {
+    const int64_t f = i - i % bs, b = rowptr[i], len = rowptr[i + 1] - b, r = rowptr[f];
+    bool same = i != f && len == rowptr[f + 1] - r;
+    for (int64_t k = sl; same && k < len; k += W) same = colidx[b + k] / bs == colidx[r + k] / bs;
+    same = (__ballot_sync(gm, !same) & gm) == 0;
+    if (sl == 0) skip[i] = same;
+  }
+}
 
 /* Coarse graph keys: row i belongs to its aggregate A (none if -1); an
  * entry targets the aggregate B of its column when B != A, key (A, B). */
@@ -215,16 +224,29 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
   mispc_status st =
       mispc_scratch_alloc(ctx, (size_t)A->nnz * 16 + 8, (void **)&keys, "strength keys");
   const bool use_values = A->values && theta > 0;
+  uint8_t *skip = NULL;
   if (!st && use_values)
     st = mispc_scratch_alloc(ctx, (size_t)A->nrows * 8 + 8, (void **)&diag, "diagonal");
   if (!st && use_values)
     diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
         A->nrows, A->rowptr, A->colidx, A->values, diag);
+  if (!st && !use_values && bs > 1 && A->nrows > 0) {
+    st = mispc_scratch_alloc(ctx, (size_t)A->nrows + 8, (void **)&skip, "rows like their node's");
+    if (!st)
+      mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto lanes) {
+        constexpr int W = decltype(lanes)::value;
+        same_nodes_as_first<W>
+            <<<mispc_device_grid(ctx, (long long)W * A->nrows, kBlock), kBlock, 0, s>>>(
+                A->nrows, bs, A->rowptr, A->colidx, skip);
+        return 0;
+      });
+  }
   const StrengthRow row = {A->rowptr, A->colidx, use_values ? A->values : NULL, diag,
-                           theta,     bs,        bits_for(A->nrows / bs)};
+                           theta,     bs,        bits_for(A->nrows / bs),       skip};
   if (!st) st = csr_from_rows(ctx, s, A->nrows, row, keys, A->nrows / bs, "strength graph", S);
   mispc_scratch_free(ctx, keys);
   mispc_scratch_free(ctx, diag);
+  mispc_scratch_free(ctx, skip);
   return st;
 }
 
