@@ -561,15 +561,7 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
  * pattern is symmetric, so it exists) */
 __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
                                             int32_t j) {
-  int64_t lo = rowptr[i], hi = rowptr[i + 1];
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (colidx[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (int32_t)(lo - rowptr[i]);
+  return (int32_t)(mispc_lower_bound(colidx, rowptr[i], rowptr[i + 1], j) - rowptr[i]);
 }
 
 /* Where copy_rows writes the sweep-ordered pattern and where each of its
@@ -717,15 +709,7 @@ __global__ void iota(int64_t n, int32_t *v) {
 __global__ void key_offsets(int64_t n, const int32_t *sorted, int32_t nkeys, int64_t *ptr) {
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k <= nkeys;
        k += (int64_t)gridDim.x * blockDim.x) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (sorted[mid] < k)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    ptr[k] = lo;
+    ptr[k] = mispc_lower_bound(sorted, (int64_t)0, n, (int32_t)k);
   }
 }
 

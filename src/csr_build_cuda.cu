@@ -15,16 +15,7 @@ __global__ void keys_to_csr(int64_t nrows, const uint64_t *keys, int64_t nnz, in
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nnz; k += stride)
     colidx[k] = (int32_t)(keys[k] & mask);
   for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r <= nrows; r += stride) {
-    uint64_t want = (uint64_t)r << cb;
-    int64_t lo = 0, hi = nnz;
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (keys[mid] < want)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    rowptr[r] = lo;
+    rowptr[r] = mispc_lower_bound(keys, (int64_t)0, nnz, (uint64_t)r << cb);
   }
 }
 

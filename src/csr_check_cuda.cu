@@ -50,18 +50,9 @@ __global__ void check_rows(int64_t n, int64_t ncols, int64_t nnz, const int64_t 
         continue;
       }
       ++diff;
-      int64_t lo = rowptr[j], hi = rowptr[j + 1];
-      lo = lo < 0 ? 0 : lo;
-      hi = hi > nnz ? nnz : hi;
-      const int64_t end = hi;
-      while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (colidx[mid] < i)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      missing += !(lo < end && colidx[lo] == i);
+      const int64_t lo = max(rowptr[j], (int64_t)0), end = min(rowptr[j + 1], nnz);
+      const int64_t at = mispc_lower_bound(colidx, lo, end, (int32_t)i);
+      missing += !(at < end && colidx[at] == i);
     }
   }
   const long long nbad = mispc_block_sum<kBlock>((long long)bad);

@@ -68,6 +68,20 @@ static inline mispc_status mispc_sync(mispc_context *ctx, cudaStream_t s, const 
   return MISPC_SUCCESS;
 }
 
+/* The first position p in [lo, hi) with a[p] >= key (hi if none): a
+ * binary search of a sorted range, such as a CSR row's columns. */
+template <typename T>
+__device__ __forceinline__ int64_t mispc_lower_bound(const T *a, int64_t lo, int64_t hi, T key) {
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Relaxed device-scope load and store of a word that other threads of a
  * running kernel write: a plain load could keep reading a stale L1 line. */
 __device__ __forceinline__ uint32_t mispc_load_relaxed(const uint32_t *w) {
