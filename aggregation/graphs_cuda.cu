@@ -104,16 +104,13 @@ struct StrengthRow {
 template <int W>
 __global__ void same_nodes_as_first(int64_t n, int bs, const int64_t *rowptr, const int32_t *colidx,
                                     uint8_t *skip) {
-  const int sl = threadIdx.x & (W - 1);
-  const unsigned gm = W == 32 ? 0xffffffffu : ((1u << W) - 1u) << ((threadIdx.x & 31) & ~(W - 1));
-  for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < n;
-       i += (int64_t)gridDim.x * blockDim.x / W) {
+  mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
     const int64_t f = i - i % bs, b = rowptr[i], len = rowptr[i + 1] - b, r = rowptr[f];
     bool same = i != f && len == rowptr[f + 1] - r;
     for (int64_t k = sl; same && k < len; k += W) same = colidx[b + k] / bs == colidx[r + k] / bs;
     same = (__ballot_sync(gm, !same) & gm) == 0;
     if (sl == 0) skip[i] = same;
-  }
+  });
 }
 
 /* Coarse graph keys: row i belongs to its aggregate A (none if -1); an

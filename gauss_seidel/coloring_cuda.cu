@@ -133,7 +133,7 @@ __device__ __forceinline__ int32_t count_earlier(const Plan &p, int32_t v, int64
 template <int L> __device__ __forceinline__ void count_body(const Plan &p) {
   constexpr int G = 32 / L;
   const int lane = threadIdx.x & 31, g = lane / L, gl = lane % L;
-  const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
+  const unsigned gmask = mispc_group_mask<L>();
   const int64_t gwarp = (int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5);
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
   for (int64_t base = gwarp * G; base < p.n; base += nwarps * G) { /* warp-uniform */
@@ -209,7 +209,7 @@ __device__ __forceinline__ void color_vertex(const Plan &p, int32_t v, int64_t b
 template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t &top, int &did) {
   constexpr int G = 32 / L;
   const int lane = threadIdx.x & 31, g = lane / L, gl = lane % L;
-  const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
+  const unsigned gmask = mispc_group_mask<L>();
   const int64_t gwarp = (int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5);
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
   unsigned waiting = 0;

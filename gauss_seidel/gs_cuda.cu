@@ -83,22 +83,6 @@ __device__ __forceinline__ double chunk_sum(int lane, unsigned mask, Prod prod) 
   return a;
 }
 
-template <int W> __device__ __forceinline__ unsigned group_mask() {
-  return W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
-}
-
-/* Rows of a kernel by groups of W lanes (W = gs_copy_lanes: a power of two
- * near the mean row length, so short rows do not leave most of a warp idle
- * and a row's loads coalesce): calls f(q, lane in group, the group's mask)
- * for each row q < n. Groups of a warp may diverge (row lengths): their
- * ballots use the group's own mask. */
-template <int W, typename F> __device__ __forceinline__ void for_each_row(int64_t n, F f) {
-  const unsigned gm = group_mask<W>();
-  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < n;
-       q += (int64_t)gridDim.x * blockDim.x / W)
-    f(q, (int)(threadIdx.x & (W - 1)), gm);
-}
-
 /* The caller's b and x of an apply: by value, or (launches inside the
  * apply's CUDA graph, built once) from a device slot that the apply's first
  * launch fills, so one graph serves every b and x. */
@@ -143,7 +127,7 @@ __global__ void __launch_bounds__(kBlock, 6)
                  PassIO pio) {
   pio.io.store();
   const int lane = threadIdx.x & (W - 1);
-  const unsigned mask = group_mask<W>();
+  const unsigned mask = mispc_group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   const double *b = pio.first_b ? pio.io.get_b() : NULL;
   double *x = pio.x_out ? pio.io.get_x() : NULL;
@@ -183,7 +167,7 @@ __global__ void cluster_sums(int64_t lo, int64_t hi, bool backward, const int64_
                              const double *pval, const double *bp, const double *xp, double *tp,
                              int32_t klo, int32_t khi) {
   const int lane = threadIdx.x & (W - 1);
-  const unsigned mask = group_mask<W>();
+  const unsigned mask = mispc_group_mask<W>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
@@ -459,7 +443,7 @@ template <int W>
 __global__ void cluster_schedule(int64_t nc, const int64_t *pcl, const int32_t *lev,
                                  int32_t *sched) {
   const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
-  for_each_row<W>(nc, [&](int64_t q, int g, unsigned gm) {
+  mispc_for_each_row<W>(nc, [&](int64_t q, int g, unsigned gm) {
     const int64_t r0 = pcl[q];
     const int nr = (int)(pcl[q + 1] - r0);
     int top = 0;
@@ -529,7 +513,7 @@ __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t
     prow[n] = 0;
     if (row_cluster) bptr[n] = fptr[n] = 0;
   }
-  for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
+  mispc_for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
     const int32_t i = perm[q];
     const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
     if (g == 0) iperm[i] = (int32_t)q, prow[q] = len;
@@ -589,7 +573,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const int32_t *row_cluster,
                           CopyOut o) {
   const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
-  for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
+  mispc_for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
     const int32_t i = perm[q];
     const int32_t c = row_cluster ? row_cluster[i] : 0;
     const int64_t src = rowptr[i], len = rowptr[i + 1] - src;
@@ -662,7 +646,7 @@ template <int W>
 __global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowptr,
                             const double *val, ValuesOut v, int require_positive,
                             unsigned long long *first_bad) {
-  for_each_row<W>(n, [&](int64_t q, int g, unsigned) {
+  mispc_for_each_row<W>(n, [&](int64_t q, int g, unsigned) {
     const int32_t i = perm[q];
     const int64_t base = rowptr[i], b = v.prow[q], e = v.prow[q + 1];
     for (int64_t d = b + g; d < e; d += W) v.pval[d] = val[base + (v.psrc ? v.psrc[d] : d - b)];
@@ -830,11 +814,9 @@ static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   /* measured on an H100 (docs/GAUSS_SEIDEL.md): point rows of one color are
    * many, and few lanes a row keep the most rows in flight (Laplace3D_100:
    * 1 lane 3.2 SpMV, 8 lanes 4.1) */
+  if (gs->opt.kind == MISPC_GS_CLUSTER) return mispc_lanes_for_mean(mean);
   int w = 1;
-  if (gs->opt.kind != MISPC_GS_CLUSTER)
-    while (w < 8 && 16 * w <= mean) w *= 2;
-  else
-    while (w < 32 && w < mean) w *= 2;
+  while (w < 8 && 16 * w <= mean) w *= 2;
   return w;
 }
 
@@ -875,8 +857,8 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
     const unsigned grid = mispc_device_grid(ctx, nc, kBlock);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->fptr, dm);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, dm);
-    int w = 1; /* lanes a cluster of cluster_schedule: near the mean cluster size */
-    while (w < 32 && w * nc < n) w *= 2;
+    /* lanes a cluster of cluster_schedule: near the mean cluster size */
+    const int w = mispc_lanes_for_mean((double)n / (double)nc);
     for (int backward = 0; backward < 2 && !gs->chain_push; ++backward) {
       cluster_levels<<<grid, kBlock, 0, s>>>(nc, gs->pcl, backward, backward ? gs->bptr : gs->fptr,
                                              backward ? gs->bcol : gs->fcol, lev,

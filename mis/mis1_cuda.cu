@@ -179,7 +179,7 @@ template <int L> __device__ __forceinline__ void round_body(const Round &a, Smem
   constexpr int G = 32 / L; /* vertices per warp step */
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane / L, gl = lane % L;
-  const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
+  const unsigned gmask = mispc_group_mask<L>();
   const int64_t gwarp = (int64_t)blockIdx.x * kWarps + warp;
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
   List low(sm.slots[warp], a.low_out(), a.low_out_n());
@@ -355,7 +355,7 @@ template <int L> __device__ __forceinline__ void sync_free_body(const Plan &p, T
   constexpr int G = 32 / L;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane / L, gl = lane % L;
-  const unsigned gmask = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
+  const unsigned gmask = mispc_group_mask<L>();
   const int64_t gwarp = (int64_t)blockIdx.x * kWarps + warp;
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
   for (;;) {

@@ -25,18 +25,16 @@ constexpr int kBlock = 256;
 template <int W>
 __global__ void check_rows(int64_t n, int64_t ncols, int64_t nnz, const int64_t *rowptr,
                            const int32_t *colidx, unsigned checks, unsigned long long *r) {
-  const int lane = threadIdx.x & (W - 1);
   const bool order = checks & (MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
   const bool sym = checks & MISPC_CHECK_SYMMETRIC, loops = checks & MISPC_CHECK_NO_SELF_LOOPS;
   long long diff = 0, missing = 0;
   bool bad = false;
   if (blockIdx.x == 0 && threadIdx.x == 0) bad = rowptr[0] != 0 || rowptr[n] != nnz;
-  for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < n;
-       i += (int64_t)gridDim.x * blockDim.x / W) {
+  mispc_for_each_row<W>(n, [&](int64_t i, int lane, unsigned) {
     const int64_t b = rowptr[i], e = rowptr[i + 1];
     if (e < b || b < 0 || e > nnz) {
       bad = true;
-      continue;
+      return;
     }
     for (int64_t p = b + lane; p < e; p += W) {
       const int32_t j = colidx[p];
@@ -54,7 +52,7 @@ __global__ void check_rows(int64_t n, int64_t ncols, int64_t nnz, const int64_t 
       const int64_t at = mispc_lower_bound(colidx, lo, end, (int32_t)i);
       missing += !(at < end && colidx[at] == i);
     }
-  }
+  });
   const long long nbad = mispc_block_sum<kBlock>((long long)bad);
   diff = mispc_block_sum<kBlock>(diff);
   missing = mispc_block_sum<kBlock>(missing);

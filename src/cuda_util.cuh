@@ -93,14 +93,35 @@ __device__ __forceinline__ void mispc_store_relaxed(uint32_t *w, uint32_t x) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(w), "r"(x) : "memory");
 }
 
-/* Lanes a row for kernels that give each row a group of lanes: the power of
- * two at or above the mean row length, at most 32 (short rows do not leave
- * most of a warp idle, and a row's loads coalesce). */
-static inline int mispc_lanes_for_rows(const mispc_csr *A) {
-  const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+/* The power of two at or above `mean`, at most 32: lanes a group for items
+ * of `mean` entries on average. */
+static inline int mispc_lanes_for_mean(double mean) {
   int w = 1;
   while (w < 32 && w < mean) w *= 2;
   return w;
+}
+
+/* Lanes a row for kernels that give each row a group of lanes
+ * (mispc_for_each_row): the mean row length rounded up to a power of two, at
+ * most 32 (short rows do not leave most of a warp idle, and a row's loads
+ * coalesce). */
+static inline int mispc_lanes_for_rows(const mispc_csr *A) {
+  return mispc_lanes_for_mean(A->nrows ? (double)A->nnz / (double)A->nrows : 0.0);
+}
+
+/* The lanes of the calling thread's group of W (a power of two <= 32). */
+template <int W> __device__ __forceinline__ unsigned mispc_group_mask() {
+  return W == 32 ? 0xffffffffu : (((1u << (W & 31)) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
+}
+
+/* Rows 0 .. n-1 of a grid-stride kernel by groups of W lanes: calls f(row,
+ * lane in the group, the group's mask) for each. Groups of a warp may
+ * diverge (row lengths), so collectives inside f use the group's mask. */
+template <int W, typename F> __device__ __forceinline__ void mispc_for_each_row(int64_t n, F f) {
+  const unsigned gm = mispc_group_mask<W>();
+  for (int64_t q = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; q < n;
+       q += (int64_t)gridDim.x * blockDim.x / W)
+    f(q, (int)(threadIdx.x & (W - 1)), gm);
 }
 
 /* Returns f(std::integral_constant<int, W>{}) for W = w, so a host function
