@@ -24,7 +24,7 @@ static double rel_residual(const mispc_csr *A, const double *b, const double *x)
 
 int cmd_bench_gs(int argc, char **argv);
 int cmd_bench_gs(int argc, char **argv) {
-  int reps = 10, kinds = 3, verbose = 0, block_size = 1;
+  int reps = 10, kinds = 3, verbose = 0, block_size = 1, recolor = -1;
   double omega = 1.0;
   mispc_coloring_algo coloring = MISPC_COLORING_MIS;
   const char *specs[64];
@@ -42,6 +42,12 @@ int cmd_bench_gs(int argc, char **argv) {
         fprintf(stderr, "mispc bench gs: --block-size takes a positive number of rows\n");
         return 2;
       }
+    } else if (!strcmp(s, "--recolor") && more) {
+      recolor = atoi(argv[++a]);
+      if (recolor < 0 || recolor > 64) {
+        fprintf(stderr, "mispc bench gs: --recolor takes 0 to 64 passes\n");
+        return 2;
+      }
     } else if (!strcmp(s, "--omega") && more)
       omega = atof(argv[++a]);
     else if (!strcmp(s, "--coloring") && more) {
@@ -56,9 +62,11 @@ int cmd_bench_gs(int argc, char **argv) {
       kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : 3;
     } else if (!strcmp(s, "--help")) {
       printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N] "
-             "[--coloring mis|greedy] [--block-size B] [-v|-vv]\n"
+             "[--coloring mis|greedy] [--recolor N] [--block-size B] [-v|-vv]\n"
              "  --coloring  colors (of rows or clusters): MIS-1 classes (default) or\n"
              "              greedy in vertex order (on the host; mispc_coloring_algo)\n"
+             "  --recolor   passes of iterated greedy recoloring after the coloring\n"
+             "              (mispc_coloring_options.recolor; default: mispc_gs_options_default)\n"
              "  --block-size  rows per node: cluster GS aggregates the node graph, so\n"
              "              clusters hold whole nodes (as -pc_type clustergs does with\n"
              "              the matrix block size; default 1)\n"
@@ -127,6 +135,7 @@ int cmd_bench_gs(int argc, char **argv) {
       o.kind = kind ? MISPC_GS_CLUSTER : MISPC_GS_POINT;
       o.omega = omega;
       o.coloring.algo = coloring;
+      if (recolor >= 0) o.coloring.recolor = recolor;
       if (kind) o.block_size = block_size;
       /* host reference: one symmetric sweep */
       mispc_gs *h = NULL;

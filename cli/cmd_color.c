@@ -9,6 +9,8 @@ static void color_usage(FILE *f) {
   fprintf(f, "usage: mispc color SPEC [options]\n"
              "  --greedy          greedy in vertex order instead of MIS-1 classes\n"
              "  --largest-first   higher degree first in every MIS-1 (default: hash order)\n"
+             "  --recolor N       N passes of iterated greedy recoloring afterwards, each\n"
+             "                    class by class from the last (default 0; never adds colors)\n"
              "  --seed S          hash seed (default 0)\n"
              "  --host | --gpu    backend (default: GPU when one is visible)\n"
              "  --threads N       host threads (default: all)\n"
@@ -31,6 +33,8 @@ int cmd_color(int argc, char **argv) {
       o.algo = MISPC_COLORING_GREEDY;
     } else if (!strcmp(s, "--largest-first")) {
       o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
+    } else if (!strcmp(s, "--recolor") && more) {
+      o.recolor = atoi(argv[++a]);
     } else if (!strcmp(s, "--seed") && more) {
       o.mis.seed = strtoull(argv[++a], NULL, 10);
     } else if (!strcmp(s, "--host")) {

@@ -30,6 +30,14 @@ mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_
 mispc_status color_greedy(mispc_context *ctx, const mispc_csr *graph, int32_t *color,
                           int32_t *ncolors);
 
+/* passes of iterated greedy recoloring (coloring_recolor.c): color holds a
+ * coloring of ncolors[0] classes (the graph's memory) and receives the new
+ * one; ncolors[p] the number of colors after pass p (never more). */
+mispc_status color_recolor_host(mispc_context *ctx, const mispc_csr *graph, int passes,
+                                int32_t *color, int32_t *ncolors);
+mispc_status color_recolor_cuda(mispc_context *ctx, const mispc_csr *graph, int passes,
+                                int32_t *color, int32_t *ncolors);
+
 #ifdef __cplusplus
 }
 #endif

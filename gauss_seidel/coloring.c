@@ -1,5 +1,6 @@
 /* mispc_color: color classes that are MIS-1s of the uncolored vertices,
- * computed in one pass, or greedy in vertex order (coloring_greedy.c); and
+ * computed in one pass, or greedy in vertex order (coloring_greedy.c), then
+ * as many passes of iterated greedy recoloring as asked (coloring_recolor.c); and
  * mispc_verify_coloring (host).
  *
  * MISPC_COLORING_MIS defines color c as the MIS-1 of the vertices without a
@@ -143,6 +144,9 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
                         "mispc_color: priority must be HASH, LARGEST_DEGREE or DEGREE");
   if (o.algo != MISPC_COLORING_MIS && o.algo != MISPC_COLORING_GREEDY)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: algo must be MIS or GREEDY");
+  if (o.recolor < 0 || o.recolor > 64)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_color: recolor must be in [0, 64], not %d", o.recolor);
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   MISPC_TRY(mispc_check_graph_shape(ctx, graph, "mispc_color"));
   if (!o.mis.skip_validation) MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
@@ -157,6 +161,16 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
       if (!s && c.ncolors < 0) s = color_by_mis(ctx, graph, &o.mis, &c);
     } else
       s = color_jp_host(ctx, graph, mode, o.mis.seed, c.color, &c.ncolors);
+  }
+  if (!s && o.recolor > 0 && c.n > 0) {
+    int32_t counts[65];
+    counts[0] = c.ncolors;
+    s = c.mem == MISPC_MEM_DEVICE ? color_recolor_cuda(ctx, graph, o.recolor, c.color, counts)
+                                  : color_recolor_host(ctx, graph, o.recolor, c.color, counts);
+    for (int pass = 1; !s && pass <= o.recolor; ++pass)
+      mispc_logf(ctx, 2, "recoloring pass %d: %d -> %d colors", pass, counts[pass - 1],
+                 counts[pass]);
+    if (!s) c.ncolors = counts[o.recolor];
   }
   if (s) {
     mispc_coloring_free(ctx, &c);

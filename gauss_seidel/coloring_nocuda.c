@@ -12,3 +12,9 @@ mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_
   (void)n, (void)in_set, (void)c, (void)color, (void)left;
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device graph given to a build without CUDA");
 }
+
+mispc_status color_recolor_cuda(mispc_context *ctx, const mispc_csr *graph, int passes,
+                                int32_t *color, int32_t *ncolors) {
+  (void)graph, (void)passes, (void)color, (void)ncolors;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device graph given to a build without CUDA");
+}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csr_build.h"
 #include "gs_internal.h"
 
 #define ON(dev, fn, ...) ((dev) ? fn##_cuda(__VA_ARGS__) : fn##_host(__VA_ARGS__))
@@ -17,7 +18,13 @@ void mispc_gs_options_default(mispc_gs_options *opt) {
   opt->omega = 1.0;
   opt->clusters = MISPC_AGG_MIS2AGG;
   mispc_coloring_options_default(&opt->coloring);
+  opt->coloring.recolor = MISPC_GS_RECOLOR_BY_KIND;
   opt->block_size = 1;
+}
+
+int mispc_gs_recolor_passes(const mispc_gs_options *opt) {
+  if (opt->coloring.recolor != MISPC_GS_RECOLOR_BY_KIND) return opt->coloring.recolor;
+  return opt->kind == MISPC_GS_POINT ? 1 : 2;
 }
 
 mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mispc_gs **gs) {
@@ -40,6 +47,11 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown Gauss-Seidel kind %d", (int)o.kind);
   if (o.sweep != MISPC_GS_FORWARD && o.sweep != MISPC_GS_BACKWARD && o.sweep != MISPC_GS_SYMMETRIC)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown sweep %d", (int)o.sweep);
+  o.coloring.recolor = mispc_gs_recolor_passes(&o);
+  if (o.coloring.recolor < 0 || o.coloring.recolor > 64)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "coloring.recolor must be MISPC_GS_RECOLOR_BY_KIND or in [0, 64], got %d",
+                        o.coloring.recolor);
   mispc_gs *g = (mispc_gs *)calloc(1, sizeof *g);
   if (!g) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory");
   g->opt = o;
@@ -100,7 +112,8 @@ static mispc_status order_by_color(mispc_context *ctx, mispc_gs *g, int64_t nite
     s = mispc_pool_alloc(ctx, g->mem, sizeof(int64_t) * (size_t)(c->ncolors + 1), (void **)&ptr,
                          "color offsets");
   if (!s)
-    s = ON(g->mem == MISPC_MEM_DEVICE, gs_order, ctx, nitems, c->color, c->ncolors, g->order, ptr);
+    s = ON(g->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, nitems, c->color, c->ncolors,
+           g->order, ptr);
   if (!s) {
     g->ncolors = c->ncolors;
     g->color_ptr = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(c->ncolors + 1),
@@ -185,8 +198,8 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->cl_rows,
                            "cluster rows");
     if (!s)
-      s = ON(gs->mem == MISPC_MEM_DEVICE, gs_order, ctx, gs->n, rows.agg, (int32_t)aggs.naggs,
-             gs->cl_rows, gs->cl_ptr);
+      s = ON(gs->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, gs->n, rows.agg,
+             (int32_t)aggs.naggs, gs->cl_rows, gs->cl_ptr);
     if (!s)
       s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->row_cluster,
                            "cluster of each row");

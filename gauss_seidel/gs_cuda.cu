@@ -683,52 +683,6 @@ __global__ void gather_vectors(int64_t n, const int32_t *perm, ApplyIO io, int z
   }
 }
 
-__global__ void iota(int64_t n, int32_t *v) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    v[i] = (int32_t)i;
-}
-
-/* ptr[k] = first position of key k in the sorted keys (binary search). */
-__global__ void key_offsets(int64_t n, const int32_t *sorted, int32_t nkeys, int64_t *ptr) {
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k <= nkeys;
-       k += (int64_t)gridDim.x * blockDim.x) {
-    ptr[k] = mispc_lower_bound(sorted, (int64_t)0, n, (int32_t)k);
-  }
-}
-
-} // namespace
-
-extern "C" mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key,
-                                      int32_t nkeys, int32_t *order, int64_t *ptr) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  int32_t *buf = NULL; /* ids in, sorted keys out */
-  void *temp = NULL;
-  size_t bytes = 0;
-  int bits = 1;
-  while (bits < 31 && (1ll << bits) <= nkeys) ++bits;
-  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 8 + 8, (void **)&buf, "sort buffers");
-  if (!st && n > 0) {
-    int32_t *ids = buf, *keys_out = buf + n;
-    iota<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, ids);
-    cub::DeviceRadixSort::SortPairs(NULL, bytes, key, keys_out, ids, order, n, 0, bits, s);
-    st = mispc_scratch_alloc(ctx, bytes + 16, &temp, "sort scratch");
-    /* stable radix sort: ids stay increasing inside each key */
-    if (!st) cub::DeviceRadixSort::SortPairs(temp, bytes, key, keys_out, ids, order, n, 0, bits, s);
-    if (!st)
-      key_offsets<<<mispc_device_grid(ctx, nkeys + 1, kBlock), kBlock, 0, s>>>(n, keys_out, nkeys,
-                                                                               ptr);
-  } else if (!st) {
-    cudaMemsetAsync(ptr, 0, sizeof(int64_t) * (size_t)(nkeys + 1), s);
-  }
-  if (!st) st = mispc_sync(ctx, s, "Gauss-Seidel ordering");
-  mispc_scratch_free(ctx, temp);
-  mispc_scratch_free(ctx, buf);
-  return st;
-}
-
-namespace {
 __global__ void gs_expand_kernel(int64_t n, int bs, const int32_t *node_agg, int32_t *dof_agg) {
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += stride)

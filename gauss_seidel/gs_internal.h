@@ -85,13 +85,6 @@ struct mispc_gs {
   double t_symbolic, t_numeric;
 };
 
-/* ids 0..n-1 ordered by (key[id], id) into order (mem); ptr (mem, nkeys + 1)
- * receives the start of each key's range. */
-mispc_status gs_order_host(mispc_context *ctx, int64_t n, const int32_t *key, int32_t nkeys,
-                           int32_t *order, int64_t *ptr);
-mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key, int32_t nkeys,
-                           int32_t *order, int64_t *ptr);
-
 /* Host: diag[i] = a_ii; *bad_row = first row whose diagonal is missing
  * (kind 1), zero (2), not finite (3) or, with require_positive, negative (4);
  * -1 if none. (Device: gs_permute_values_cuda checks it on the way.) */

@@ -5,11 +5,6 @@ static mispc_status no_cuda(mispc_context *ctx) {
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device matrix given to a build without CUDA");
 }
 
-mispc_status gs_order_cuda(mispc_context *ctx, int64_t n, const int32_t *key, int32_t nkeys,
-                           int32_t *order, int64_t *ptr) {
-  (void)n, (void)key, (void)nkeys, (void)order, (void)ptr;
-  return no_cuda(ctx);
-}
 mispc_status gs_expand_cuda(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
                             int32_t *dof_agg) {
   (void)n, (void)bs, (void)node_agg, (void)dof_agg;

@@ -20,6 +20,7 @@ typedef struct {
   PetscInt block_size; /* 0: the matrix's block size */
   PetscInt seed;
   mispc_coloring_algo coloring;
+  PetscInt recolor; /* -1: by kind (mispc_gs_recolor_passes) */
   /* setup */
   mispc_context *mctx;
   mispc_gs *gs;
@@ -91,6 +92,10 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
       OPT("coloring"), "Colors: MIS-1 classes (in one pass), or greedy in row (cluster) order",
       "PCMCGS", coloring_names, 2, coloring_names[col], &col, NULL));
   g->coloring = (mispc_coloring_algo)col;
+  PetscCall(PetscOptionsInt(OPT("recolor"),
+                            "Passes of iterated greedy recoloring (fewer colors; -1: 1 for "
+                            "mcgs, 2 for clustergs)",
+                            "PCMCGS", g->recolor, &g->recolor, NULL));
   if (g->kind == MISPC_GS_CLUSTER) {
     PetscCall(PetscOptionsEList(OPT("coarsen"), "Clusters: MIS-2 aggregation algorithm",
                                 "PCCLUSTERGS", coarsen_names, 2, coarsen_names[c], &c, NULL));
@@ -106,6 +111,9 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
   PetscOptionsHeadEnd();
   PetscCheck(g->sweeps >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "sweeps must be >= 1, got %" PetscInt_FMT, g->sweeps);
+  PetscCheck(g->recolor >= -1 && g->recolor <= 64, PetscObjectComm((PetscObject)pc),
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "recolor must be -1 (default) or 0 to 64, got %" PetscInt_FMT, g->recolor);
   PetscCheck(g->omega > 0 && g->omega < 2, PetscObjectComm((PetscObject)pc),
              PETSC_ERR_ARG_OUTOFRANGE, "omega must be in (0, 2), got %g", (double)g->omega);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -134,6 +142,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.clusters = g->coarsen;
     o.coloring.mis.seed = (uint64_t)g->seed;
     o.coloring.algo = g->coloring;
+    o.coloring.recolor = (int)g->recolor;
     o.strength_threshold = g->strength_threshold;
     PetscCall(MatGetBlockSize(A, &bs));
     o.block_size = (int)(g->block_size > 0 ? g->block_size : bs);
@@ -250,12 +259,16 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   const int sw = g->symmetric ? 2 : g->backward ? 1 : 0;
-  PetscCall(PetscViewerASCIIPrintf(viewer,
-                                   "  mispc %s multicolor Gauss-Seidel: %s sweeps, %" PetscInt_FMT
-                                   " per application, omega %g, %s coloring\n",
-                                   g->kind == MISPC_GS_CLUSTER ? "cluster" : "point",
-                                   sweep_names[sw], g->sweeps, (double)g->omega,
-                                   coloring_names[g->coloring]));
+  mispc_gs_options vo;
+  mispc_gs_options_default(&vo);
+  vo.kind = g->kind;
+  vo.coloring.recolor = (int)g->recolor;
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer,
+      "  mispc %s multicolor Gauss-Seidel: %s sweeps, %" PetscInt_FMT
+      " per application, omega %g, %s coloring, %d recoloring passes\n",
+      g->kind == MISPC_GS_CLUSTER ? "cluster" : "point", sweep_names[sw], g->sweeps,
+      (double)g->omega, coloring_names[g->coloring], mispc_gs_recolor_passes(&vo)));
   if (g->kind == MISPC_GS_CLUSTER)
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "\n",
@@ -299,6 +312,7 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->symmetric = PETSC_TRUE;
   g->coarsen = MISPC_AGG_MIS2AGG;
   g->seed = 0;
+  g->recolor = MISPC_GS_RECOLOR_BY_KIND;
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;

@@ -180,3 +180,17 @@ mispc_status mispc_csr_symmetrize(mispc_context *ctx, const mispc_csr *A, int dr
   free(I);
   return s;
 }
+
+mispc_status mispc_order_by_key_host(mispc_context *ctx, int64_t n, const int32_t *key,
+                                     int32_t nkeys, int32_t *order, int64_t *ptr) {
+  (void)ctx;
+  memset(ptr, 0, sizeof(int64_t) * (size_t)(nkeys + 1));
+  for (int64_t i = 0; i < n; ++i) ptr[key[i] + 1]++;
+  for (int32_t k = 0; k < nkeys; ++k) ptr[k + 1] += ptr[k];
+  int64_t *next = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(nkeys + 1), "order");
+  if (!next) return MISPC_ERR_ALLOC;
+  memcpy(next, ptr, sizeof(int64_t) * (size_t)(nkeys + 1));
+  for (int64_t i = 0; i < n; ++i) order[next[key[i]]++] = (int32_t)i; /* stable: ids ascend */
+  free(next);
+  return MISPC_SUCCESS;
+}

@@ -1,4 +1,4 @@
-/* Internal: CSR from coordinate lists (host). */
+/* Internal: CSR from coordinate lists or keys, and ids ordered by key. */
 #ifndef MISPC_CSR_BUILD_H
 #define MISPC_CSR_BUILD_H
 
@@ -28,6 +28,16 @@ mispc_status mispc_csr_from_keys_cuda(mispc_context *ctx, int64_t nrows, int64_t
 
 /* Device part of mispc_widen_int32 (fails with MISPC_ERR_NO_CUDA without CUDA). */
 mispc_status mispc_widen_int32_cuda(mispc_context *ctx, int64_t n, const int32_t *in, int64_t *out);
+
+/* Ids 0..n-1 ordered by (key[id], id) into order; ptr (nkeys + 1 entries)
+ * receives the start of each key's range: the CSR from keys to ids (color
+ * classes, members of clusters). key, order and ptr lie in one memory space:
+ * the host's (counting sort) or the device's (CUB radix sort over the key's
+ * bits, then a binary search per key; waits for the stream). */
+mispc_status mispc_order_by_key_host(mispc_context *ctx, int64_t n, const int32_t *key,
+                                     int32_t nkeys, int32_t *order, int64_t *ptr);
+mispc_status mispc_order_by_key_cuda(mispc_context *ctx, int64_t n, const int32_t *key,
+                                     int32_t nkeys, int32_t *order, int64_t *ptr);
 
 #ifdef __cplusplus
 }

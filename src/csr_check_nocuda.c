@@ -17,3 +17,9 @@ mispc_status mispc_widen_int32_cuda(mispc_context *ctx, int64_t n, const int32_t
   (void)out;
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device array given to a build without CUDA");
 }
+
+mispc_status mispc_order_by_key_cuda(mispc_context *ctx, int64_t n, const int32_t *key,
+                                     int32_t nkeys, int32_t *order, int64_t *ptr) {
+  (void)n, (void)key, (void)nkeys, (void)order, (void)ptr;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device array given to a build without CUDA");
+}

@@ -12,12 +12,14 @@ static void test_gpu_coloring_equals_host(void) {
     CHECK_OK(ctx, mispc_generate(ctx, specs[i], 2, &H));
     CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
     size_t n = (size_t)H.nrows;
-    for (int largest = 0; largest <= 3; ++largest) { /* 2: greedy, 3: one launch a round */
+    /* 2: greedy, 3: one launch a round, 4: three passes of recoloring */
+    for (int largest = 0; largest <= 4; ++largest) {
       mispc_coloring_options o;
       mispc_coloring_options_default(&o);
       if (largest == 1) o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
       if (largest == 2) o.algo = MISPC_COLORING_GREEDY;
       if (largest == 3) o.mis.no_persistent = 1;
+      if (largest == 4) o.recolor = 3;
       mispc_coloring hc, dc;
       CHECK_OK(ctx, mispc_color(ctx, &H, &o, &hc));
       CHECK_OK(ctx, mispc_color(ctx, &D, &o, &dc));
@@ -28,7 +30,8 @@ static void test_gpu_coloring_equals_host(void) {
       CHECK_MSG(hc.ncolors == dc.ncolors && !memcmp(g, hc.color, sizeof(int32_t) * n),
                 "%s: GPU coloring differs from host", specs[i]);
       printf("  %-24s %-8s %3d colors\n", specs[i],
-             largest == 3   ? "rounds"
+             largest == 4   ? "recolor3"
+             : largest == 3 ? "rounds"
              : largest == 2 ? "greedy"
              : largest == 1 ? "largest"
                             : "hash",

@@ -32,6 +32,73 @@ static int32_t greedy_reference(const mispc_csr *G, int32_t *col) {
   return nc;
 }
 
+/* One pass of iterated greedy recoloring, as its definition reads and
+ * sequentially: vertices ordered by decreasing old color (then id), each
+ * taking the first color no neighbour already recolored has. */
+static int32_t recolor_reference(const mispc_csr *G, const int32_t *old, int32_t nold,
+                                 int32_t *col) {
+  const int64_t n = G->nrows;
+  int32_t nc = 0;
+  for (int64_t v = 0; v < n; ++v) col[v] = -1;
+  for (int32_t k = nold - 1; k >= 0; --k)
+    for (int64_t v = 0; v < n; ++v) {
+      if (old[v] != k) continue;
+      int32_t c = 0;
+      for (int taken = 1; taken; c += taken) {
+        taken = 0;
+        for (int64_t p = G->rowptr[v]; p < G->rowptr[v + 1] && !taken; ++p)
+          taken = G->colidx[p] != v && col[G->colidx[p]] == c;
+      }
+      col[v] = c;
+      if (c >= nc) nc = c + 1;
+    }
+  return nc;
+}
+
+/* Recoloring passes: each equals the sequential reference applied to the
+ * previous pass's colors, never adds a color, and the result is the same for
+ * any thread count. */
+static void test_coloring_recolor(void) {
+  const char *specs[] = {"gen:laplace3d:12", "gen:elasticity3d:4", "gen:kron:11",
+                         "gen:random:3000:8", "gen:roadgrid:40:0.3"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
+    mispc_csr G;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[i], 3, &G));
+    const size_t bytes = sizeof(int32_t) * (size_t)(G.nrows + 1);
+    int32_t *prev = malloc(bytes), *ref = malloc(bytes);
+    mispc_coloring_options o;
+    mispc_coloring_options_default(&o);
+    mispc_coloring c;
+    int32_t nprev = color_checked(&G, &o, &c, specs[i]);
+    memcpy(prev, c.color, bytes - 4);
+    mispc_coloring_free(ctx, &c);
+    for (int passes = 1; passes <= 3; ++passes) {
+      o.recolor = passes;
+      const int32_t nc = color_checked(&G, &o, &c, specs[i]);
+      const int32_t nref = recolor_reference(&G, prev, nprev, ref);
+      CHECK_MSG(nc == nref && nc <= nprev && !memcmp(c.color, ref, bytes - 4),
+                "%s, %d passes: %d colors, reference %d, before %d, or classes differ", specs[i],
+                passes, nc, nref, nprev);
+      mispc_context *one;
+      CHECK_OK(NULL, mispc_context_create(&one));
+      CHECK_OK(one, mispc_context_set_num_threads(one, 1));
+      mispc_coloring c1;
+      CHECK_OK(one, mispc_color(one, &G, &o, &c1));
+      CHECK_MSG(c1.ncolors == nc && !memcmp(c1.color, c.color, bytes - 4),
+                "%s, %d passes: one thread differs", specs[i], passes);
+      mispc_coloring_free(one, &c1);
+      mispc_context_destroy(one);
+      printf("  %-22s recolor %d: %d -> %d colors\n", specs[i], passes, nprev, nc);
+      memcpy(prev, c.color, bytes - 4);
+      nprev = nc;
+      mispc_coloring_free(ctx, &c);
+    }
+    free(prev);
+    free(ref);
+    mispc_csr_free(ctx, &G);
+  }
+}
+
 /* The definition of MISPC_COLORING_MIS, one mispc_mis1_subset call per
  * color: color c is the MIS-1 of the vertices without a color yet. */
 static int32_t mis_per_color_reference(const mispc_csr *G, const mispc_mis_options *mis,
@@ -210,6 +277,10 @@ static void test_coloring_errors(void) {
   mispc_coloring_options_default(&o);
   o.algo = (mispc_coloring_algo)7;
   CHECK_STATUS(ctx, mispc_color(ctx, &P, &o, &c), MISPC_ERR_INVALID_ARG);
+  mispc_coloring_options_default(&o);
+  o.recolor = -1;
+  CHECK_STATUS(ctx, mispc_color(ctx, &P, &o, &c), MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "recolor") != NULL);
   /* verify rejects an improper coloring, an out-of-range color and an empty class */
   int32_t bad[6] = {0, 0, 1, 0, 1, 0};
   mispc_coloring h = {6, 2, bad, MISPC_MEM_HOST};
@@ -233,6 +304,7 @@ int main(void) {
   RUN_TEST(test_coloring_deterministic_across_threads);
   RUN_TEST(test_coloring_forced_counts);
   RUN_TEST(test_coloring_greedy);
+  RUN_TEST(test_coloring_recolor);
   RUN_TEST(test_coloring_errors);
   mispc_context_destroy(ctx);
   return TEST_FINISH();

@@ -253,6 +253,11 @@ static int32_t *visit_order(const mispc_csr *A, mispc_gs_kind kind, int32_t *nco
   mispc_coloring_options co;
   mispc_coloring_options_default(&co);
   co.algo = coloring_algo;
+  mispc_gs_options go; /* the recoloring passes GS uses by default for this kind */
+  mispc_gs_options_default(&go);
+  go.kind = kind;
+  co.recolor = mispc_gs_recolor_passes(&go);
+  CHECK(co.recolor == (kind == MISPC_GS_POINT ? 1 : 2));
   mispc_coloring c;
   if (kind == MISPC_GS_POINT) {
     CHECK_OK(ctx, mispc_color(ctx, A, &co, &c));
@@ -584,6 +589,12 @@ static void test_gs_errors(void) {
   o.sweeps = 0;
   CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
   o.sweeps = -3;
+  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  mispc_gs_options_default(&o);
+  o.coloring.recolor = 65;
+  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "recolor") != NULL);
+  o.coloring.recolor = -2;
   CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
   mispc_gs_options_default(&o);
   o.omega = 1.999;

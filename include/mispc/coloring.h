@@ -38,6 +38,11 @@ typedef struct mispc_coloring_options {
    * fixed per seed) or MISPC_PRIORITY_LARGEST_DEGREE (largest degree first). */
   mispc_mis_options mis;
   mispc_coloring_algo algo; /* default MISPC_COLORING_MIS */
+  /* Passes of iterated greedy recoloring after the coloring (Culberson): each
+   * colors the vertices greedily again, class by class from the last class
+   * to the first, which never adds a color and often removes the last,
+   * smallest classes. Default 0; at most 64. */
+  int recolor;
 } mispc_coloring_options;
 
 void mispc_coloring_options_default(mispc_coloring_options *opt);

@@ -39,13 +39,17 @@ typedef enum mispc_gs_sweep {
 } mispc_gs_sweep;
 
 typedef struct mispc_gs_options {
-  mispc_gs_kind kind;              /* default MISPC_GS_CLUSTER */
-  mispc_gs_sweep sweep;            /* default MISPC_GS_SYMMETRIC */
-  int sweeps;                      /* sweeps per apply (default 1) */
-  double omega;                    /* relaxation (default 1: Gauss-Seidel) */
-  mispc_agg_algo clusters;         /* cluster kind: mis2agg (default) or mis2basic */
-  mispc_coloring_options coloring; /* also gives the seed of the cluster aggregation */
-  int require_positive_diagonal;   /* 1: a negative diagonal is an error (SPD use) */
+  mispc_gs_kind kind;      /* default MISPC_GS_CLUSTER */
+  mispc_gs_sweep sweep;    /* default MISPC_GS_SYMMETRIC */
+  int sweeps;              /* sweeps per apply (default 1) */
+  double omega;            /* relaxation (default 1: Gauss-Seidel) */
+  mispc_agg_algo clusters; /* cluster kind: mis2agg (default) or mis2basic */
+  /* Also gives the seed of the cluster aggregation. coloring.recolor defaults
+   * to MISPC_GS_RECOLOR_BY_KIND: 1 pass of recoloring for point GS, 2 for
+   * cluster GS (fewer colors, so fewer launches a sweep; the cluster graph is
+   * small, so its passes cost little: docs/GAUSS_SEIDEL.md). */
+  mispc_coloring_options coloring;
+  int require_positive_diagonal; /* 1: a negative diagonal is an error (SPD use) */
   /* Cluster only: aggregate the strength graph (mispc_strength_graph) on nodes of
    * block_size rows instead of the matrix graph; a cluster then holds whole
    * nodes (all dofs of a vertex of an elasticity mesh). Defaults 0 and 1 (the
@@ -54,7 +58,11 @@ typedef struct mispc_gs_options {
   int block_size;
 } mispc_gs_options;
 
+#define MISPC_GS_RECOLOR_BY_KIND (-1)
+
 void mispc_gs_options_default(mispc_gs_options *opt);
+/* The recoloring passes opt asks for (MISPC_GS_RECOLOR_BY_KIND resolved). */
+int mispc_gs_recolor_passes(const mispc_gs_options *opt);
 
 typedef struct mispc_gs mispc_gs;
 
