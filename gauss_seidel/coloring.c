@@ -154,7 +154,11 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   mispc_status s = mispc_pool_alloc(ctx, c.mem, (size_t)c.n * 4 + 4, (void **)&c.color, "colors");
   const int mode = mis1_key_mode(o.mis.priority);
   if (!s && c.n > 0) {
-    if (o.algo == MISPC_COLORING_GREEDY)
+    if (o.algo == MISPC_COLORING_GREEDY && c.mem == MISPC_MEM_DEVICE) {
+      /* one key for all: the one pass colors in vertex order, i.e. greedy */
+      s = color_jp_cuda(ctx, graph, MIS1_KEY_INDEX, 0, o.mis.no_persistent, c.color, &c.ncolors);
+      if (!s && c.ncolors < 0) s = color_greedy(ctx, graph, c.color, &c.ncolors); /* hubs */
+    } else if (o.algo == MISPC_COLORING_GREEDY)
       s = color_greedy(ctx, graph, c.color, &c.ncolors);
     else if (c.mem == MISPC_MEM_DEVICE) {
       s = color_jp_cuda(ctx, graph, mode, o.mis.seed, o.mis.no_persistent, c.color, &c.ncolors);

@@ -1,8 +1,9 @@
 /* Greedy coloring in vertex order (MISPC_COLORING_GREEDY): vertex v takes the
  * smallest color that no neighbour u < v has. The result is the sequential
  * greedy coloring itself, so it is the same on every backend and thread
- * count. A device graph is copied to the host, colored there, and its colors
- * are copied back. */
+ * count. Device graphs use the GPU's one-pass coloring in vertex order
+ * (coloring.c); a device graph with hubs is copied to the host, colored here,
+ * and its colors are copied back. */
 #include <stdlib.h>
 
 #include "color_backend.h"

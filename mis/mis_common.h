@@ -28,8 +28,10 @@
 #define MIS_LOAD_RELAXED(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
 #define MIS_STORE_RELAXED(p, x) __atomic_store_n((p), (x), __ATOMIC_RELAXED)
 
-/* Key modes: hash only, lower degree first (default), higher degree first. */
-enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2 };
+/* Key modes: hash only, lower degree first (default), higher degree first;
+ * and one key for all, so the order is the vertex order (the one-pass
+ * coloring then computes greedy coloring in vertex order). */
+enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2, MIS1_KEY_INDEX = 3 };
 /* Degree above which a vertex is a hub: 8x the mean + 32. Without hubs the
  * sync-free passes (MIS-1, one-pass coloring) beat rounds; with them, rounds
  * (docs/BENCHMARKS.md). */
@@ -49,6 +51,7 @@ MISPC_HD int mis1_key_mode(mispc_priority pr) {
 MISPC_HD uint32_t mis1_key(int mode, uint64_t seed, int64_t v, int64_t deg) {
   uint64_t h = mispc_hash3(seed, 0, (uint64_t)v);
   if (mode == MIS1_KEY_HASH) return MIS1_DECIDED_LIMIT + (uint32_t)(h >> 33); /* 31 hash bits */
+  if (mode == MIS1_KEY_INDEX) return MIS1_DECIDED_LIMIT;
   uint32_t dq = deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : (uint32_t)deg;
   if (mode == MIS1_KEY_HIGH_DEGREE) dq = MIS1_DEGREE_CAP - dq;
   return MIS1_DECIDED_LIMIT + ((dq << 20) | (uint32_t)(h >> 44)); /* 12 + 20 bits */

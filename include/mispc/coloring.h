@@ -27,9 +27,10 @@ typedef enum mispc_coloring_algo {
   /* Greedy in vertex order: v takes the smallest color that no neighbour
    * u < v has. Where the numbering follows a mesh it finds few, even classes
    * (24 on Elasticity3D_60 against 45 for MIS, 2 on a 7-point Laplacian
-   * against 6). Sequential by definition, O(edges); on a device graph the
-   * pattern is colored on the host and the colors copied back (no GPU
-   * kernel yet). */
+   * against 6). On the host, sequential (O(edges)); on the GPU, the
+   * one-pass coloring with the same key for every vertex (so earlier means
+   * lower id), whose chains of waits follow the numbering (on graphs with
+   * hubs the pattern is colored on the host and the colors copied back). */
   MISPC_COLORING_GREEDY
 } mispc_coloring_algo;
 
