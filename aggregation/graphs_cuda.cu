@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <cub/device/device_scan.cuh>
 #include <cub/warp/warp_scan.cuh>
 
 #include "agg_backend.h"
@@ -113,6 +114,93 @@ __global__ void same_nodes_as_first(int64_t n, int bs, const int64_t *rowptr, co
   });
 }
 
+/* The strength graph without a sort, where it is the nodes of the first rows:
+ * without values (or theta = 0) and with every other row of each node naming
+ * the same nodes (same_nodes_as_first), node I is joined to the nodes J != I
+ * of row I * bs, which a sorted row gives in order with repeats adjacent.
+ * Counts (Write = false; *uneven set where a node's other row differs), then
+ * the columns at ptr[I] (Write = true), a group of W lanes a node, a ballot
+ * placing each kept entry. Whether the result is the symmetric graph the
+ * definition asks for (rows sorted, A's pattern symmetric) is checked
+ * afterwards; where not, the keys and the sort build it. */
+template <int W, bool Write>
+__global__ void node_rows(int64_t nnodes, int bs, const int64_t *rowptr, const int32_t *colidx,
+                          const uint8_t *skip, int64_t *count_or_ptr, int32_t *out,
+                          unsigned *uneven) {
+  const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+  mispc_for_each_row<W>(nnodes, [&](int64_t I, int sl, unsigned gm) {
+    const int64_t f = I * bs, b = rowptr[f], e = rowptr[f + 1];
+    if (!Write) {
+      bool same = true;
+      for (int r = 1 + sl; r < bs; r += W) same = same && skip[f + r];
+      if ((__ballot_sync(gm, !same) & gm) && sl == 0) atomicOr(uneven, 1u);
+    }
+    int64_t at = Write ? count_or_ptr[I] : 0;
+    for (int64_t p0 = b; p0 < e; p0 += W) {
+      const int64_t p = p0 + sl;
+      int32_t J = -1;
+      bool keep = false;
+      if (p < e) {
+        J = colidx[p] / bs;
+        keep = J != I && (p == b || colidx[p - 1] / bs != J);
+      }
+      const unsigned m = __ballot_sync(gm, keep) & gm;
+      if (Write && keep) out[at + __popc(m & below)] = J;
+      at += __popc(m);
+    }
+    if (!Write && sl == 0) count_or_ptr[I] = at;
+  });
+}
+
+/* The fast path above; *built = 0 where it does not apply (S untouched). */
+mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mispc_csr *A, int bs,
+                                    const uint8_t *skip, mispc_csr *S, int *built) {
+  *built = 0;
+  const int64_t nn = A->nrows / bs;
+  int64_t *count = NULL;
+  void *temp = NULL;
+  size_t bytes = 0;
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, count, count, nn + 1, s);
+  MISPC_TRY(mispc_scratch_alloc(ctx, sizeof(int64_t) * ((size_t)nn + 2) + bytes + 16,
+                                (void **)&count, "node row counts"));
+  unsigned *uneven = (unsigned *)(count + nn + 1);
+  temp = (void *)(count + nn + 2);
+  cudaMemsetAsync(count + nn, 0, 16, s); /* the last count and the flag */
+  const int lanes = mispc_lanes_for_mean(nn ? (double)A->nnz / (double)A->nrows : 0.0);
+  const unsigned grid = mispc_device_grid(ctx, (long long)nn * lanes, kBlock);
+  mispc_with_lanes(lanes, [&](auto w) {
+    node_rows<decltype(w)::value, false>
+        <<<grid, kBlock, 0, s>>>(nn, bs, A->rowptr, A->colidx, skip, count, NULL, uneven);
+    return 0;
+  });
+  cub::DeviceScan::ExclusiveSum(temp, bytes, count, count, nn + 1, s);
+  int64_t head[2] = {0, 0}; /* nnz, then the flag word */
+  cudaMemcpyAsync(head, count + nn, 16, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, "strength graph (node rows)");
+  mispc_csr G;
+  const bool use = !st && !(head[1] & 1);
+  if (use) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[0], 0, &G);
+  if (use && !st) {
+    cudaMemcpyAsync(G.rowptr, count, sizeof(int64_t) * ((size_t)nn + 1), cudaMemcpyDeviceToDevice,
+                    s);
+    mispc_with_lanes(lanes, [&](auto w) {
+      node_rows<decltype(w)::value, true>
+          <<<grid, kBlock, 0, s>>>(nn, bs, A->rowptr, A->colidx, skip, count, G.colidx, uneven);
+      return 0;
+    });
+    st = mispc_sync(ctx, s, "strength graph (node rows)");
+    /* sorted, no repeats, symmetric, no self loops: the graph the keys give */
+    if (!st && mispc_csr_check(ctx, &G, MISPC_CHECK_GRAPH | MISPC_CHECK_NO_SELF_LOOPS) == 0) {
+      *S = G;
+      *built = 1;
+    } else if (!st) {
+      mispc_csr_free(ctx, &G);
+    }
+  }
+  mispc_scratch_free(ctx, count);
+  return st;
+}
+
 /* Coarse graph keys: row i belongs to its aggregate A (none if -1); an
  * entry targets the aggregate B of its column when B != A, key (A, B). */
 struct CoarseRow {
@@ -218,8 +306,7 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
   MISPC_TRY(mispc_stream(ctx, &s));
   uint64_t *keys = NULL;
   double *diag = NULL;
-  mispc_status st =
-      mispc_scratch_alloc(ctx, (size_t)A->nnz * 16 + 8, (void **)&keys, "strength keys");
+  mispc_status st = MISPC_SUCCESS;
   const bool use_values = A->values && theta > 0;
   uint8_t *skip = NULL;
   if (!st && use_values)
@@ -238,9 +325,14 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
         return 0;
       });
   }
+  int built = 0;
+  if (!st && skip) st = strength_by_first_rows(ctx, s, A, bs, skip, S, &built);
   const StrengthRow row = {A->rowptr, A->colidx, use_values ? A->values : NULL, diag,
                            theta,     bs,        bits_for(A->nrows / bs),       skip};
-  if (!st) st = csr_from_rows(ctx, s, A->nrows, row, keys, A->nrows / bs, "strength graph", S);
+  if (!st && !built)
+    st = mispc_scratch_alloc(ctx, (size_t)A->nnz * 16 + 8, (void **)&keys, "strength keys");
+  if (!st && !built)
+    st = csr_from_rows(ctx, s, A->nrows, row, keys, A->nrows / bs, "strength graph", S);
   mispc_scratch_free(ctx, keys);
   mispc_scratch_free(ctx, diag);
   mispc_scratch_free(ctx, skip);

@@ -130,6 +130,56 @@ static void test_gpu_graphs_unsorted_rows(void) {
   free(agg);
 }
 
+/* Blocks of 2 whose two rows name the same nodes (so the GPU tries the node
+ * graph from the first rows, without a sort): node I's rows reach nodes I and
+ * I + 1 (mod m) only, an unsymmetric node pattern, and with `shuffled` the
+ * second entry pair comes first (unsorted rows). The GPU must notice and
+ * build the symmetric strength graph the host does; its sorted, symmetric
+ * twin (I - 1 too) takes the fast path and must give the same graph. */
+static void check_uniform_blocks(int variant) {
+  enum { m = 500, n = 2 * m };
+  const int per_row = variant == 2 ? 6 : 4;
+  int64_t *rowptr = malloc(sizeof(int64_t) * (n + 1));
+  int32_t *col = malloc(sizeof(int32_t) * n * per_row);
+  for (int i = 0; i <= n; ++i) rowptr[i] = (int64_t)i * per_row;
+  for (int i = 0; i < n; ++i) {
+    const int I = i / 2, nb[3] = {(I + m - 1) % m, I, (I + 1) % m};
+    int32_t *c = col + (size_t)i * per_row, k = 0;
+    if (variant == 2) { /* symmetric, sorted: nodes I - 1, I, I + 1 in order */
+      int order[3] = {0, 1, 2};
+      for (int a = 0; a < 3; ++a)
+        for (int b = a + 1; b < 3; ++b)
+          if (nb[order[b]] < nb[order[a]]) {
+            const int t = order[a];
+            order[a] = order[b];
+            order[b] = t;
+          }
+      for (int a = 0; a < 3; ++a) c[k++] = 2 * nb[order[a]], c[k++] = 2 * nb[order[a]] + 1;
+    } else {
+      const int lo = I < nb[2] ? I : nb[2], hi = I < nb[2] ? nb[2] : I;
+      const int first = variant == 1 ? hi : lo, second = variant == 1 ? lo : hi;
+      c[k++] = 2 * first, c[k++] = 2 * first + 1, c[k++] = 2 * second, c[k++] = 2 * second + 1;
+    }
+  }
+  mispc_csr A, DA, S, DS;
+  CHECK_OK(ctx, mispc_csr_wrap(MISPC_MEM_HOST, n, n, (int64_t)n * per_row, rowptr, col, NULL, &A));
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &DA));
+  CHECK_OK(ctx, mispc_strength_graph(ctx, &A, 0, 2, &S));
+  CHECK_OK(ctx, mispc_strength_graph(ctx, &DA, 0, 2, &DS));
+  CHECK(S.nrows == m && S.nnz == 2 * m); /* a cycle of m nodes, both ways */
+  CHECK_MSG(same_pattern(&S, &DS), "uniform blocks, variant %d: device strength graph differs",
+            variant);
+  mispc_csr_free(ctx, &S);
+  mispc_csr_free(ctx, &DS);
+  mispc_csr_free(ctx, &DA);
+  free(rowptr);
+  free(col);
+}
+
+static void test_gpu_strength_uniform_blocks(void) {
+  for (int variant = 0; variant < 3; ++variant) check_uniform_blocks(variant);
+}
+
 static void test_gpu_aggregation_equals_host(void) {
   check_spec("gen:laplace3d:40", 0, 1);
   check_spec("gen:elasticity3d:12", 0, 3);
@@ -145,6 +195,7 @@ int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_aggregation_equals_host);
   RUN_TEST(test_gpu_graphs_unsorted_rows);
+  RUN_TEST(test_gpu_strength_uniform_blocks);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }
