@@ -194,9 +194,14 @@ __device__ __forceinline__ void color_vertex(const Plan &p, int32_t v, int64_t b
   }
   __syncwarp(gmask);
   __threadfence(); /* the color before the decrements */
-  for (int64_t q = b + gl; q < e; q += L) {
-    const int32_t u = p.colidx[q];
-    if (u != v && mis1_before(kv, v, p.key[u], u)) atomicSub(p.pred + u, 1);
+  /* the release: kChunk entries' ids, then their keys, then the decrements
+   * (one load after another a step made a step of a chain cost two round trips
+   * an entry) */
+  for (int64_t q0 = b; q0 < e; q0 += (int64_t)L * kChunk) {
+    const Chunk<L, false> ch(p, v, q0, e, gl);
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k)
+      if (ch.u[k] != v && mis1_before(kv, v, ch.ku[k], ch.u[k])) atomicSub(p.pred + ch.u[k], 1);
   }
   /* done: 0 + kDone, or less where a neighbour released v too often */
   if (gl == 0) atomicAdd(p.pred + v, kDone);
