@@ -3,16 +3,17 @@
  * passes. A launch scans the old colors of every vertex (a warp 32 at a
  * time, a ballot of those in the class) and gives each match a group of W
  * lanes, which OR the colors its neighbours of the classes above hold into a
- * 64-bit mask. No class lists: sorting the vertices by class (a radix sort
- * and a wait a pass, measured first) cost more than the scans (Laplace3D_100
- * point, 6 classes: 0.3 ms a pass), and lists by counts and atomics (three
- * small launches a pass) saved 0.2 of Elasticity3D_60's 1.0 ms a pass (45
- * classes) but cost Laplace3D_100 0.1 ms: a launch is bound by each
- * vertex's chain of dependent loads, not by the scan. A launch reads only colors written by
- * earlier launches, so the result does not depend on timing. Later passes
- * launch the first pass's classes too (colors never increase, so the
- * classes above the new count are empty scans), so the host does not wait
- * between passes. */
+ * 64-bit mask. A launch reads only colors written by earlier launches, so the
+ * result does not depend on timing. Later passes launch the first pass's
+ * classes too (colors never increase, so the classes above the new count are
+ * empty scans), so the host does not wait between passes.
+ *
+ * No class lists: sorting the vertices by class (a radix sort and a wait a
+ * pass, measured first) cost more than the scans (Laplace3D_100 point, 6
+ * classes: 0.3 ms a pass), and lists by counts and atomics (three small
+ * launches a pass) saved 0.2 of Elasticity3D_60's 1.0 ms a pass (45 classes)
+ * but cost Laplace3D_100 0.1 ms: a launch is bound by each vertex's chain of
+ * dependent loads, not by the scan. */
 #include "color_backend.h"
 #include "cuda_util.cuh"
 
