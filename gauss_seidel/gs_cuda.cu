@@ -962,7 +962,8 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   int64_t chain = 0; /* entries of the forward chains (levels: lower entries; pushes: upper) */
   const int w = mispc_lanes_for_rows(A);
-  mispc_with_lanes(w, [&](auto lanes) {
+  /* point rows only need their lengths: a thread a row */
+  mispc_with_lanes(cluster ? w : 1, [&](auto lanes) {
     constexpr int W = decltype(lanes)::value;
     invert_and_lengths<W><<<mispc_device_grid(ctx, (long long)W * (n + 1), kBlock), kBlock, 0, s>>>(
         n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
