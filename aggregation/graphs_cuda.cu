@@ -166,7 +166,7 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
   unsigned *uneven = (unsigned *)(count + nn + 1);
   temp = (void *)(count + nn + 2);
   cudaMemsetAsync(count + nn, 0, 16, s); /* the last count and the flag */
-  const int lanes = mispc_lanes_for_mean(nn ? (double)A->nnz / (double)A->nrows : 0.0);
+  const int lanes = mispc_lanes_for_rows(A);
   const unsigned grid = mispc_device_grid(ctx, (long long)nn * lanes, kBlock);
   mispc_with_lanes(lanes, [&](auto w) {
     node_rows<decltype(w)::value, false>

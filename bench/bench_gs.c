@@ -44,8 +44,9 @@ int cmd_bench_gs(int argc, char **argv) {
       }
     } else if (!strcmp(s, "--recolor") && more) {
       recolor = atoi(argv[++a]);
-      if (recolor < 0 || recolor > 64) {
-        fprintf(stderr, "mispc bench gs: --recolor takes 0 to 64 passes\n");
+      if (recolor < 0 || recolor > MISPC_COLORING_MAX_RECOLOR) {
+        fprintf(stderr, "mispc bench gs: --recolor takes 0 to %d passes\n",
+                MISPC_COLORING_MAX_RECOLOR);
         return 2;
       }
     } else if (!strcmp(s, "--omega") && more)

@@ -144,9 +144,10 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
                         "mispc_color: priority must be HASH, LARGEST_DEGREE or DEGREE");
   if (o.algo != MISPC_COLORING_MIS && o.algo != MISPC_COLORING_GREEDY)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: algo must be MIS or GREEDY");
-  if (o.recolor < 0 || o.recolor > 64)
+  if (o.recolor < 0 || o.recolor > MISPC_COLORING_MAX_RECOLOR)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "mispc_color: recolor must be in [0, 64], not %d", o.recolor);
+                        "mispc_color: recolor must be in [0, %d], not %d",
+                        MISPC_COLORING_MAX_RECOLOR, o.recolor);
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   MISPC_TRY(mispc_check_graph_shape(ctx, graph, "mispc_color"));
   if (!o.mis.skip_validation) MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
@@ -167,7 +168,7 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
       s = color_jp_host(ctx, graph, mode, o.mis.seed, c.color, &c.ncolors);
   }
   if (!s && o.recolor > 0 && c.n > 0) {
-    int32_t counts[65];
+    int32_t counts[MISPC_COLORING_MAX_RECOLOR + 1];
     counts[0] = c.ncolors;
     s = c.mem == MISPC_MEM_DEVICE ? color_recolor_cuda(ctx, graph, o.recolor, c.color, counts)
                                   : color_recolor_host(ctx, graph, o.recolor, c.color, counts);

@@ -97,7 +97,7 @@ extern "C" mispc_status color_recolor_cuda(mispc_context *ctx, const mispc_csr *
             <<<grid, kBlock, 0, s>>>(n, g->rowptr, g->colidx, old, color, c, top + pass);
       });
   }
-  int32_t htop[65];
+  int32_t htop[MISPC_COLORING_MAX_RECOLOR];
   cudaMemcpyAsync(htop, top, 4 * (size_t)passes, cudaMemcpyDeviceToHost, s);
   st = mispc_sync(ctx, s, "recoloring kernels");
   mispc_scratch_free(ctx, old);

@@ -48,10 +48,10 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
   if (o.sweep != MISPC_GS_FORWARD && o.sweep != MISPC_GS_BACKWARD && o.sweep != MISPC_GS_SYMMETRIC)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown sweep %d", (int)o.sweep);
   o.coloring.recolor = mispc_gs_recolor_passes(&o);
-  if (o.coloring.recolor < 0 || o.coloring.recolor > 64)
+  if (o.coloring.recolor < 0 || o.coloring.recolor > MISPC_COLORING_MAX_RECOLOR)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "coloring.recolor must be MISPC_GS_RECOLOR_BY_KIND or in [0, 64], got %d",
-                        o.coloring.recolor);
+                        "coloring.recolor must be MISPC_GS_RECOLOR_BY_KIND or in [0, %d], got %d",
+                        MISPC_COLORING_MAX_RECOLOR, o.coloring.recolor);
   mispc_gs *g = (mispc_gs *)calloc(1, sizeof *g);
   if (!g) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory");
   g->opt = o;

@@ -111,9 +111,10 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
   PetscOptionsHeadEnd();
   PetscCheck(g->sweeps >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "sweeps must be >= 1, got %" PetscInt_FMT, g->sweeps);
-  PetscCheck(g->recolor >= -1 && g->recolor <= 64, PetscObjectComm((PetscObject)pc),
-             PETSC_ERR_ARG_OUTOFRANGE,
-             "recolor must be -1 (default) or 0 to 64, got %" PetscInt_FMT, g->recolor);
+  PetscCheck(g->recolor >= -1 && g->recolor <= MISPC_COLORING_MAX_RECOLOR,
+             PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "recolor must be -1 (default) or 0 to %d, got %" PetscInt_FMT,
+             MISPC_COLORING_MAX_RECOLOR, g->recolor);
   PetscCheck(g->omega > 0 && g->omega < 2, PetscObjectComm((PetscObject)pc),
              PETSC_ERR_ARG_OUTOFRANGE, "omega must be in (0, 2), got %g", (double)g->omega);
   PetscFunctionReturn(PETSC_SUCCESS);

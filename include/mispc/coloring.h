@@ -34,6 +34,8 @@ typedef enum mispc_coloring_algo {
   MISPC_COLORING_GREEDY
 } mispc_coloring_algo;
 
+#define MISPC_COLORING_MAX_RECOLOR 64 /* most recoloring passes one call takes */
+
 typedef struct mispc_coloring_options {
   /* Priority of the MIS-1 calls: MISPC_PRIORITY_HASH (default: random order,
    * fixed per seed) or MISPC_PRIORITY_LARGEST_DEGREE (largest degree first). */
@@ -42,7 +44,7 @@ typedef struct mispc_coloring_options {
   /* Passes of iterated greedy recoloring after the coloring (Culberson): each
    * colors the vertices greedily again, class by class from the last class
    * to the first, which never adds a color and often removes the last,
-   * smallest classes. Default 0; at most 64. */
+   * smallest classes. Default 0; at most MISPC_COLORING_MAX_RECOLOR. */
   int recolor;
 } mispc_coloring_options;
 
