@@ -1,5 +1,5 @@
 /* GPU steps of multicolor Gauss-Seidel: one launch per color per sweep.
- * Products and sums use __dmul_rn / __dsub_rn / __ddiv_rn (no fused
+ * Products and sums use __dmul_rn / __dsub_rn / __dadd_rn (no fused
  * multiply-add), the same arithmetic as gs_host.c, so x is bit-identical. */
 #include <stdlib.h>
 #include <string.h>
@@ -120,13 +120,12 @@ struct PassIO {
 /* Point GS over rows lo .. hi-1 of the sweep-ordered copy (one color), a
  * group of W lanes per row. An empty [klo, khi) (the first color of a
  * sweep from x = 0) reads no matrix entries: the same x bit for bit
- * (x_i = 0 + t / a_ii absorbs the sign of a zero sum). At most 40 registers
+ * (x_i = 0 + s omega / a_ii absorbs the sign of a zero sum). At most 40 registers
  * (6 blocks an SM; 32 spill and were slower on an H100). */
 template <int W>
 __global__ void __launch_bounds__(kBlock, 6)
     sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
-                 const double *pval, const double *pdiag, double omega, double *bp, double *xp,
-                 PassIO pio) {
+                 const double *pval, const double *pwdiag, double *bp, double *xp, PassIO pio) {
   pio.io.store();
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = mispc_group_mask<W>();
@@ -150,7 +149,7 @@ __global__ void __launch_bounds__(kBlock, 6)
                       }));
     }
     if (lane == 0) {
-      const double xi = __dadd_rn(b ? 0.0 : xp[i], __ddiv_rn(__dmul_rn(omega, s), pdiag[i]));
+      const double xi = __dadd_rn(b ? 0.0 : xp[i], __dmul_rn(s, pwdiag[i]));
       xp[i] = xi;
       if (x) x[row] = xi;
       if (b && pio.keep_b) bp[i] = bi;
@@ -202,7 +201,7 @@ __host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entrie
 }
 
 /* One group's part of the shared memory of cluster_chain / cluster_push
- * (chain_group_bytes): per row the sum, old x, diagonal, chain offset and
+ * (chain_group_bytes): per row the sum, old x, omega / a_ii, chain offset and
  * schedule entry, per chain entry its row and value. */
 struct GroupSmem {
   double *s, *x, *d, *v;
@@ -219,18 +218,18 @@ template <int W> __device__ __forceinline__ GroupSmem group_smem(int rows, int e
 }
 
 /* Copies the cluster of rows r0 .. r0+nr-1 into g with coalesced loads: the
- * sums (tp), old x, diagonal, chain offsets (from c0 = cptr[r0]), schedule
+ * sums (tp), old x, omega / a_ii, chain offsets (from c0 = cptr[r0]), schedule
  * (if sched) and the chain's rows (local) and values. */
 template <int W>
 __device__ __forceinline__ void
 stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr, int64_t c0, const double *tp,
-              const double *xp, const double *pdiag, const int64_t *cptr, const int32_t *ccol,
+              const double *xp, const double *pwdiag, const int64_t *cptr, const int32_t *ccol,
               const double *cval, const int32_t *sched) {
   for (int k = lane; k < nr; k += W) {
     const int64_t i = r0 + k;
     g.s[k] = tp[i];
     g.x[k] = xp[i];
-    g.d[k] = pdiag[i];
+    g.d[k] = pwdiag[i];
     g.p[k] = (int)(cptr[i] - c0);
     if (sched) g.q[k] = sched[i];
   }
@@ -253,7 +252,7 @@ stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr, int64_t c0, cons
 template <int W, bool Staged, typename Chain>
 __device__ __forceinline__ void
 for_each_cluster(int64_t lo, int64_t hi, const int64_t *pcl, const GroupSmem &g, double *tp,
-                 double *xp, const double *pdiag, const int64_t *cptr, const int32_t *ccol,
+                 double *xp, const double *pwdiag, const int64_t *cptr, const int32_t *ccol,
                  const double *cval, const int32_t *sched, const PassIO &pio, Chain chain) {
   constexpr int G = 32 / W;
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
@@ -266,7 +265,7 @@ for_each_cluster(int64_t lo, int64_t hi, const int64_t *pcl, const GroupSmem &g,
     const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
     const int64_t c0 = cptr[r0];
     double *s = Staged ? g.s : tp + r0, *x = Staged ? g.x : xp + r0;
-    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pdiag, cptr, ccol, cval, sched);
+    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pwdiag, cptr, ccol, cval, sched);
     __syncwarp();
     chain(r0, nr, c0, s, x);
     for (int k = lane; k < nr; k += W) {
@@ -297,22 +296,22 @@ constexpr double kPushChain = 4.0;
  * bsched) in windows of up to W rows of one level, a lane a row: row k
  * subtracts a_kj x_j for the rows j its chain lists, in the chain's order
  * (the host's: j increasing forward, decreasing backward), and sets x_k = x_k
- * + omega s_k / a_kk. Rows of one level read only rows of lower levels, so a
+ * + s_k (omega / a_kk). Rows of one level read only rows of lower levels, so a
  * cluster takes as many steps as its levels (windows) instead of one a row:
  * Laplace3D_100 5 levels against up to 15 rows, Elasticity3D_60 up to 66
  * against 144. Each x_k is formed as on the host, bit for bit. */
 template <int W, bool Staged>
 __global__ void __launch_bounds__(kBlock)
     cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, const int32_t *sched,
-                  const int64_t *cptr, const int32_t *ccol, const double *cval, const double *pdiag,
-                  double omega, double *tp, double *xp, int smem_rows, int smem_entries,
+                  const int64_t *cptr, const int32_t *ccol, const double *cval,
+                  const double *pwdiag, double *tp, double *xp, int smem_rows, int smem_entries,
                   PassIO pio) {
   const int lane = threadIdx.x & (W - 1), group = (threadIdx.x & 31) / W;
   const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
   const double *sd = g.d, *sv = g.v;
   const int *sp = g.p, *sq = g.q, *sc = g.c;
   for_each_cluster<W, Staged>(
-      lo, hi, pcl, g, tp, xp, pdiag, cptr, ccol, cval, sched, pio,
+      lo, hi, pcl, g, tp, xp, pwdiag, cptr, ccol, cval, sched, pio,
       [&](int64_t r0, int nr, int64_t c0, double *s, double *x) {
         /* a window: from w up to the next level's first row, at most W rows */
         for (int w = 0; __any_sync(~0u, w < nr);) {
@@ -341,7 +340,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
               for (int u = 0; u < U; ++u) sk = __dsub_rn(sk, prod[u]);
             }
-            x[k] = __dadd_rn(x[k], __ddiv_rn(__dmul_rn(omega, sk), Staged ? sd[k] : pdiag[r0 + k]));
+            x[k] = __dadd_rn(x[k], __dmul_rn(sk, Staged ? sd[k] : pwdiag[r0 + k]));
           }
           w += len;
           __syncwarp();
@@ -356,27 +355,27 @@ __global__ void __launch_bounds__(kBlock)
  * (loops to the warp's largest cluster: groups with loops of their own
  * would diverge, and a diverged warp runs one group at a time). Staged: the
  * group first copies its cluster into shared memory with coalesced loads
- * (sums from tp, old x, diagonal, the chain: offsets, rows and values);
+ * (sums from tp, old x, omega / a_ii, the chain: offsets, rows and values);
  * otherwise all of it is read from global memory (s in tp). Then it
- * updates its rows one after another (reversed backward): x_j = x_j + omega
- * s_j / a_jj, and x_j goes at once into the sums of the rows after it,
+ * updates its rows one after another (reversed backward): x_j = x_j + s_j
+ * (omega / a_jj), and x_j goes at once into the sums of the rows after it,
  * s_k -= a_kj x_j, a lane per k (right-looking, as a supernodal triangular
- * solve does). A row then costs one division and one multiply-subtract on
- * the critical path instead of a reduction over its inner entries.
+ * solve does). A row then costs two multiplies and two adds on the
+ * critical path instead of a reduction over its inner entries.
  * Subtractions reach each s_k in the host's order (rows before k increasing
  * forward, after k decreasing backward), so x is the host's bit for bit. */
 template <int W, bool Staged>
 __global__ void __launch_bounds__(kBlock)
     cluster_push(int64_t lo, int64_t hi, const int64_t *pcl, bool backward, const int64_t *cptr,
-                 const int32_t *ccol, const double *cval, const double *pdiag, double omega,
-                 double *tp, double *xp, int smem_rows, int smem_entries, PassIO pio) {
+                 const int32_t *ccol, const double *cval, const double *pwdiag, double *tp,
+                 double *xp, int smem_rows, int smem_entries, PassIO pio) {
   constexpr int E = 2; /* entries a lane takes of a pivot before the loop */
   const int lane = threadIdx.x & (W - 1);
   const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
   const double *sd = g.d, *sv = g.v;
   const int *sp = g.p, *sc = g.c;
   for_each_cluster<W, Staged>(
-      lo, hi, pcl, g, tp, xp, pdiag, cptr, ccol, cval, NULL, pio,
+      lo, hi, pcl, g, tp, xp, pwdiag, cptr, ccol, cval, NULL, pio,
       [&](int64_t r0, int nr, int64_t c0, double *s, double *x) {
         const int nr_max = warp_max(nr);
         for (int r = 0; r < nr_max; ++r) {
@@ -398,8 +397,8 @@ __global__ void __launch_bounds__(kBlock)
             sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
           }
           if (on) {
-            const double xo = x[k], d = Staged ? sd[k] : pdiag[r0 + k];
-            const double xj = __dadd_rn(xo, __ddiv_rn(__dmul_rn(omega, s[k]), d));
+            const double xo = x[k], w = Staged ? sd[k] : pwdiag[r0 + k];
+            const double xj = __dadd_rn(xo, __dmul_rn(s[k], w));
 #pragma unroll
             for (int e = 0; e < E; ++e)
               if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
@@ -543,11 +542,12 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
   }
 }
 
-/* Where a_ij lies in row i of A, from the row's start (sorted rows; the
- * pattern is symmetric, so it exists) */
+/* Where a_ij lies in row i of A, from the row's start, a_ji being the k-th
+ * entry of row j (sorted rows; the pattern is symmetric, so it exists) */
 __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
-                                            int32_t j) {
-  return (int32_t)(mispc_lower_bound(colidx, rowptr[i], rowptr[i + 1], j) - rowptr[i]);
+                                            int32_t j, int64_t k) {
+  const int64_t b = rowptr[i];
+  return (int32_t)(mispc_find_mirrored(colidx, b, rowptr[i + 1], k, j) - b);
 }
 
 /* Steps of a group whose loads copy_rows issues together: 3 for long rows
@@ -628,7 +628,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
           if (part != 1 && o.push) {
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
-            (part == 0 ? o.bsrc : o.fsrc)[dc] = entry_at(rowptr, colidx, j, i);
+            (part == 0 ? o.bsrc : o.fsrc)[dc] = entry_at(rowptr, colidx, j, i, k);
           } else if (part != 1) {
             const int64_t dc = part == 0 ? cf + rank : cb - rank;
             (part == 0 ? o.fcol : o.bcol)[dc] = ijs[t];
@@ -650,7 +650,8 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
 struct ValuesOut {
   const int64_t *prow, *fptr, *bptr;
   const int32_t *psrc, *pdiag_at, *fsrc, *bsrc, *fcol, *bcol;
-  double *pval, *pdiag, *fval, *bval;
+  double *pval, *pwdiag, *fval, *bval;
+  double omega;
   bool push;
 };
 
@@ -665,7 +666,7 @@ __device__ __forceinline__ void chain_values(int64_t b, int64_t e, int g, int W,
 
 /* The numeric setup: a group per row q gathers the values of row perm[q]
  * of A into the copy (cluster GS: by psrc; point GS: the row unchanged),
- * its diagonal into pdiag and its chains' values, checking the diagonal:
+ * omega over its diagonal into pwdiag and its chains' values, checking the diagonal:
  * *first_bad = the least (row << 3 | kind) of the rows whose a_ii is
  * missing (1), zero (2), not finite (3) or, with require_positive,
  * negative (4). */
@@ -691,7 +692,7 @@ __global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowpt
                        : !isfinite(a)              ? 3
                        : require_positive && a < 0 ? 4
                                                    : 0;
-      v.pdiag[q] = a;
+      v.pwdiag[q] = kind ? 0.0 : __ddiv_rn(v.omega, a); /* omega / a_ii */
       if (kind) atomicMin(first_bad, ((unsigned long long)i << 3) | (unsigned long long)kind);
     }
   });
@@ -898,7 +899,8 @@ static ValuesOut values_out(const mispc_gs *gs) {
   ValuesOut v = {gs->prow, cluster ? gs->fptr : NULL, gs->bptr};
   v.psrc = gs->psrc, v.pdiag_at = gs->pdiag_at, v.fsrc = gs->fsrc, v.bsrc = gs->bsrc;
   v.fcol = gs->fcol, v.bcol = gs->bcol;
-  v.pval = gs->pval, v.pdiag = gs->pdiag, v.fval = gs->fval, v.bval = gs->bval;
+  v.pval = gs->pval, v.pwdiag = gs->pwdiag, v.omega = gs->opt.omega, v.fval = gs->fval,
+  v.bval = gs->bval;
   v.push = gs->chain_push != 0;
   return v;
 }
@@ -918,7 +920,8 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->prow, "sorted rows"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->pcol, "sorted columns"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 8 + 8, (void **)&gs->pval, "sorted values"));
-  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pdiag, "sorted diagonal"));
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pwdiag,
+                             "omega over the sorted diagonal"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->pdiag_at, "diagonal places"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->bp, "sorted b"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->xp, "sorted x"));
@@ -1092,7 +1095,7 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
       pio.khi = (int32_t)(backward ? gs->n : lo);
     }
     sweep_points<W><<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, 0, s>>>(
-        lo, hi, gs->prow, gs->pcol, gs->pval, gs->pdiag, gs->opt.omega, gs->bp, gs->xp, pio);
+        lo, hi, gs->prow, gs->pcol, gs->pval, gs->pwdiag, gs->bp, gs->xp, pio);
     return;
   }
   const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
@@ -1119,14 +1122,13 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   const double *cval = backward ? gs->bval : gs->fval;
   if (gs->chain_push) {
     const auto kernel = staged ? cluster_push<W, true> : cluster_push<W, false>;
-    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pdiag,
-                                     gs->opt.omega, gs->tp, gs->xp, gs->smem_rows, gs->smem_entries,
-                                     pio);
+    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pwdiag,
+                                     gs->tp, gs->xp, gs->smem_rows, gs->smem_entries, pio);
   } else {
     const auto kernel = staged ? cluster_chain<W, true> : cluster_chain<W, false>;
     kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, cptr,
-                                     ccol, cval, gs->pdiag, gs->opt.omega, gs->tp, gs->xp,
-                                     gs->smem_rows, gs->smem_entries, pio);
+                                     ccol, cval, gs->pwdiag, gs->tp, gs->xp, gs->smem_rows,
+                                     gs->smem_entries, pio);
   }
 }
 
@@ -1236,7 +1238,7 @@ static mispc_status set_root_vectors(mispc_context *ctx, mispc_gs *gs, int k, co
     io = *(const ApplyIO *)args[2];
     io.b = b, io.x = x;
     args[2] = &io;
-  } else { /* sweep_points(lo, hi, prow, pcol, pval, pdiag, omega, bp, xp, pio) */
+  } else { /* sweep_points(lo, hi, prow, pcol, pval, pwdiag, bp, xp, pio) */
     memcpy(args, p.kernelParams, 10 * sizeof(void *));
     pio = *(const PassIO *)args[9];
     pio.io.b = b, pio.io.x = x;

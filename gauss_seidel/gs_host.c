@@ -11,7 +11,7 @@
 #include "gs_internal.h"
 
 mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_positive,
-                          double *diag, int64_t *bad_row, int *bad_kind) {
+                          double omega, double *wdiag, int64_t *bad_row, int *bad_kind) {
   (void)ctx;
   *bad_row = -1;
   *bad_kind = 0;
@@ -24,7 +24,7 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
         kind = d == 0 ? 2 : !isfinite(d) ? 3 : require_positive && d < 0 ? 4 : 0;
         break;
       }
-    diag[i] = d;
+    wdiag[i] = kind ? 0.0 : omega / d;
     if (kind && *bad_row < 0) *bad_row = i, *bad_kind = kind;
   }
   return MISPC_SUCCESS;
@@ -61,13 +61,14 @@ static inline double chunk_finish(chunk_acc *c, double s) {
   return s - chunk_tree(c->a);
 }
 
-/* x_i = x_i + (omega * (b_i - sum_p a_ip x_colp)) / a_ii (point GS). The sum
+/* x_i = x_i + (b_i - sum_p a_ip x_colp) w_i, w_i = omega / a_ii formed at
+ * the numeric setup (as PETSc's MatSOR keeps omega / a_ii) (point GS). The sum
  * runs in storage order, one entry after another, for rows of at most 32
  * entries; longer rows subtract chunks of 32 entries (storage order), each
  * summed as chunk_tree with zeros after the row's end, so a GPU group forms
  * a long row's sum in a few dependent steps instead of one per entry. */
-static inline void update_row(const mispc_csr *A, const double *diag, double omega, const double *b,
-                              double *x, int64_t i) {
+static inline void update_row(const mispc_csr *A, const double *wdiag, const double *b, double *x,
+                              int64_t i) {
   double s = b[i];
   const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
   if (re - rb <= 32) {
@@ -80,8 +81,8 @@ static inline void update_row(const mispc_csr *A, const double *diag, double ome
     for (int64_t p = rb; p < re; ++p) s = chunk_add(&acc, s, A->values[p] * x[A->colidx[p]]);
     s = chunk_finish(&acc, s);
   }
-  double t = omega * s;
-  x[i] = x[i] + t / diag[i];
+  double t = s * wdiag[i];
+  x[i] = x[i] + t;
 }
 
 /* Cluster GS, row i of cluster c in a forward (backward = 0) or backward
@@ -96,8 +97,8 @@ static inline void update_row(const mispc_csr *A, const double *diag, double ome
  * each new x_j into the later rows' sums (gs_cuda.cu, cluster_chain): the
  * same subtractions in the same order. */
 static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_cluster,
-                                      const double *diag, double omega, const double *b, double *x,
-                                      int64_t i, int backward) {
+                                      const double *wdiag, const double *b, double *x, int64_t i,
+                                      int backward) {
   const int32_t c = row_cluster[i];
   const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
   double s = b[i];
@@ -118,15 +119,14 @@ static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_clu
     double prod = A->values[p] * x[j];
     s = s - prod;
   }
-  double t = omega * s;
-  x[i] = x[i] + t / diag[i];
+  double t = s * wdiag[i];
+  x[i] = x[i] + t;
 }
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
                            const double *b, double *x, int backward) {
   const int nt = mispc_context_num_threads(ctx);
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
-  const double omega = gs->opt.omega;
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
     const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
@@ -135,12 +135,12 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_c
     for (int64_t q = lo; q < hi; ++q) {
       const int32_t item = gs->order[q];
       if (!cluster) {
-        update_row(A, gs->diag, omega, b, x, item);
+        update_row(A, gs->wdiag, b, x, item);
         continue;
       }
       const int64_t rb = gs->cl_ptr[item], re = gs->cl_ptr[item + 1];
       for (int64_t r = 0; r < re - rb; ++r)
-        update_cluster_row(A, gs->row_cluster, gs->diag, omega, b, x,
+        update_cluster_row(A, gs->row_cluster, gs->wdiag, b, x,
                            gs->cl_rows[backward ? re - 1 - r : rb + r], backward);
     }
   }

@@ -19,7 +19,7 @@ struct mispc_gs {
   int32_t *order;       /* mem: rows (point) or clusters (cluster) by (color, id) */
   int64_t *cl_ptr;      /* mem, cluster only: nclusters + 1 offsets into cl_rows */
   int32_t *cl_rows;     /* mem, cluster only: rows of each cluster, increasing */
-  double *diag;         /* host only: a_ii (the device keeps pdiag) */
+  double *wdiag;        /* host only: omega / a_ii (the device keeps pwdiag) */
   int32_t *row_cluster; /* mem, cluster only: cluster of each row */
   /* Device only: a copy of the matrix with its rows in sweep order (colors,
    * then clusters, then rows inside a cluster), columns renumbered, and
@@ -49,7 +49,7 @@ struct mispc_gs {
   int64_t *pout, *pup;      /* cluster only, n each */
   int32_t *pcol;            /* nnz */
   double *pval;             /* nnz (numeric) */
-  double *pdiag;            /* n (numeric) */
+  double *pwdiag;           /* n (numeric): omega / a_ii in sweep order */
   int64_t *fptr, *bptr;     /* cluster only, n + 1 each */
   int32_t *fcol, *bcol;     /* cluster only: sweep positions j */
   double *fval, *bval;      /* cluster only (numeric): a_qj */
@@ -85,11 +85,11 @@ struct mispc_gs {
   double t_symbolic, t_numeric;
 };
 
-/* Host: diag[i] = a_ii; *bad_row = first row whose diagonal is missing
- * (kind 1), zero (2), not finite (3) or, with require_positive, negative (4);
- * -1 if none. (Device: gs_permute_values_cuda checks it on the way.) */
+/* Host: wdiag[i] = omega / a_ii (0 where the diagonal is bad); *bad_row = first row whose diagonal
+ * is missing (kind 1), zero (2), not finite (3) or, with require_positive, negative (4); -1 if
+ * none. (Device: gs_permute_values_cuda checks it on the way.) */
 mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_positive,
-                          double *diag, int64_t *bad_row, int *bad_kind);
+                          double omega, double *wdiag, int64_t *bad_row, int *bad_kind);
 
 /* dof_agg[i] = node_agg[i / bs] for i < n (clusters of whole nodes). */
 mispc_status gs_expand_host(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,
@@ -110,7 +110,7 @@ mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 /* Device: builds the sweep-ordered pattern (perm .. pcl, the chains, bp, xp,
  * lanes, cluster_mode, smem_rows/entries) after
  * order / color_ptr / cl_ptr / cl_rows are set; gs_permute_values_cuda fills
- * pval, pdiag and the chains' values from A, checking the diagonal on the
+ * pval, pwdiag and the chains' values from A, checking the diagonal on the
  * way (*bad_row, *bad_kind as gs_diag_host); gs_apply_cuda does a whole
  * apply. */
 mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);

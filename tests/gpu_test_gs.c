@@ -14,13 +14,14 @@ static double rnd(uint64_t seed, int64_t i) {
 }
 
 static int node_block_size = 1; /* > 1: cluster whole nodes of the strength graph */
+static double node_theta = 0.0; /* its threshold (0: the cluster graph from the nodes) */
 
 static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, double omega,
                          const char *what) {
   mispc_gs_options o;
   mispc_gs_options_default(&o);
   o.block_size = node_block_size;
-  o.strength_threshold = node_block_size > 1 ? 0.01 : 0.0;
+  o.strength_threshold = node_theta;
   o.kind = kind;
   o.sweep = sw;
   o.sweeps = 2;
@@ -106,17 +107,19 @@ static void compare_apply(mispc_gs *hg, mispc_gs *dg, const mispc_csr *H, const 
 
 static void test_gpu_gs_equals_host(void) {
   const char *specs[] = {"gen:laplace3d:30", "gen:elasticity3d:8", "gen:aniso2d:100:0.001:30",
-                         "gen:elasticity3d:9"};
+                         "gen:elasticity3d:9", "gen:elasticity3d:9"};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
-    node_block_size = s == 3 ? 3 : 1; /* the last: node clusters, block size 3 */
+    /* the last two: node clusters, block size 3, threshold 0.01 and 0 */
+    node_block_size = s >= 3 ? 3 : 1;
+    node_theta = s == 3 ? 0.01 : 0.0;
     problem P = problem_make(specs[s], 3, 1, 2);
     for (int kind = 0; kind <= 1; ++kind)
       for (int sw = 0; sw < 3; ++sw)
         for (int w = 0; w < 2; ++w) {
           double omega = w ? 1.2 : 1.0;
           char what[160];
-          snprintf(what, sizeof what, "%s %s %s omega %g", specs[s], kind_name(kind),
-                   sweep_name(sw), omega);
+          snprintf(what, sizeof what, "%s bs %d theta %g %s %s omega %g", specs[s], node_block_size,
+                   node_theta, kind_name(kind), sweep_name(sw), omega);
           mispc_gs *hg = make_gs(&P.H, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
           mispc_gs *dg = make_gs(&P.D, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
           if (hg && dg) {
@@ -141,6 +144,7 @@ static void test_gpu_gs_equals_host(void) {
     problem_free(&P);
   }
   node_block_size = 1;
+  node_theta = 0.0;
 }
 
 /* Every way the GPU runs a cluster's chain (by levels or by pushes,

@@ -919,6 +919,43 @@ static void test_mis2agg_vs_mis2basic(void) {
   mispc_csr_free(ctx, &G);
 }
 
+/* With threshold 0 the strength graph on nodes of bs rows is the matrix's
+ * node pattern without self loops, so the coarse graph of node aggregates
+ * over it equals the coarse graph of the matrix over the same aggregates
+ * expanded to rows (cluster GS builds its cluster graph from the nodes,
+ * gauss_seidel/gs.c). Uniform blocks (elasticity), and a scalar matrix read
+ * as blocks of 2 and 4 whose rows differ inside a node. */
+static void test_coarse_graph_of_nodes_equals_rows(void) {
+  const struct {
+    const char *spec;
+    int bs;
+  } node_cases[] = {{"gen:elasticity3d:6", 3}, {"gen:laplace3d:12", 2}, {"gen:random:4000:6", 4}};
+  for (size_t c = 0; c < sizeof node_cases / sizeof *node_cases; ++c) {
+    mispc_csr A = gen(node_cases[c].spec), S = strength(&A, 0, node_cases[c].bs);
+    mispc_aggregates a, rows;
+    CHECK_OK(ctx, mispc_aggregate(ctx, &S, NULL, &a));
+    rows = a;
+    rows.n = A.nrows;
+    rows.root = NULL;
+    rows.agg = malloc(sizeof(int32_t) * (size_t)A.nrows);
+    for (int64_t i = 0; i < A.nrows; ++i) rows.agg[i] = a.agg[i / node_cases[c].bs];
+    mispc_csr from_nodes, from_rows;
+    CHECK_OK(ctx, mispc_coarse_graph(ctx, &S, &a, &from_nodes));
+    CHECK_OK(ctx, mispc_coarse_graph(ctx, &A, &rows, &from_rows));
+    CHECK_MSG(same_csr(&from_nodes, &from_rows),
+              "%s bs %d: coarse graph from nodes (%lld entries) != from rows (%lld)",
+              node_cases[c].spec, node_cases[c].bs, (long long)from_nodes.nnz,
+              (long long)from_rows.nnz);
+    check_coarse(&A, &rows, node_cases[c].spec);
+    free(rows.agg);
+    mispc_csr_free(ctx, &from_nodes);
+    mispc_csr_free(ctx, &from_rows);
+    mispc_aggregates_free(ctx, &a);
+    mispc_csr_free(ctx, &S);
+    mispc_csr_free(ctx, &A);
+  }
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_aggregation_on_every_generator);
@@ -931,6 +968,7 @@ int main(void) {
   RUN_TEST(test_mis2agg_secondary_roots_at_distance_two);
   RUN_TEST(test_aggregation_errors);
   RUN_TEST(test_coarse_graph_small_brute_force);
+  RUN_TEST(test_coarse_graph_of_nodes_equals_rows);
   RUN_TEST(test_multilevel_coarsening);
   RUN_TEST(test_prolongator_constant);
   RUN_TEST(test_prolongator_blocks_and_dependent_columns);

@@ -54,15 +54,15 @@ static double diag_of(const mispc_csr *A, int64_t i) {
 }
 
 /* The row update of gauss_seidel.h, sequential:
- * x_i = x_i + (omega * (b_i - sum_p a_ip x_colp)) / a_ii, products rounded. */
+ * x_i = x_i + (b_i - sum_p a_ip x_colp) * (omega / a_ii), products rounded. */
 static void ref_row(const mispc_csr *A, const double *b, double *x, int64_t i, double omega) {
   double s = b[i];
   for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
     double prod = mul_rn(A->values[p], x[A->colidx[p]]);
     s = s - prod;
   }
-  double t = omega * s;
-  x[i] = x[i] + t / diag_of(A, i);
+  double t = s * (omega / diag_of(A, i));
+  x[i] = x[i] + t;
 }
 
 /* Sequential Gauss-Seidel visiting rows ord[0..n) (NULL: 0..n-1) forward and

@@ -8,14 +8,16 @@
  * are updated in parallel, the rows inside a cluster one after another in
  * increasing row id (decreasing on a backward sweep).
  *
- * One row update is x_i += omega * (b_i - sum_j a_ij x_j) / a_ii, the sum
- * taken over the stored entries of row i in storage order, each product
+ * One row update is x_i += (b_i - sum_j a_ij x_j) * w_i with w_i = omega /
+ * a_ii, rounded once at the numeric setup (as PETSc's MatSOR keeps omega /
+ * a_ii: a multiply instead of a division on the sweep's critical path), the
+ * sum taken over the stored entries of row i in storage order, each product
  * rounded before it is added (no fused multiply-add), so host and GPU give
  * bit-identical vectors.
  *
  * Setup is split: mispc_gs_symbolic (pattern: clusters, colors, orderings;
  * reusable while the pattern stays the same) and mispc_gs_numeric (values:
- * the diagonal). The matrix must be square with a symmetric pattern, sorted
+ * omega / a_ii). The matrix must be square with a symmetric pattern, sorted
  * rows and a stored diagonal; its memory space picks the backend, and b and x
  * live in the same space. */
 #ifndef MISPC_GAUSS_SEIDEL_H
