@@ -1223,6 +1223,11 @@ static void build_graph(mispc_context *ctx, mispc_gs *gs, int zero_guess) {
              1e3 * (mispc_wtime() - t0));
 }
 
+/* The number of parameters of a kernel (the graph node's argument array) */
+template <typename... A> constexpr int kernel_arity(void (*)(A...)) {
+  return sizeof...(A);
+}
+
 /* Points the graph's first launch (gather_vectors, or the first color of a
  * point sweep from x = 0) at b and x: its ApplyIO argument is replaced. */
 static mispc_status set_root_vectors(mispc_context *ctx, mispc_gs *gs, int k, const double *b,
@@ -1230,19 +1235,20 @@ static mispc_status set_root_vectors(mispc_context *ctx, mispc_gs *gs, int k, co
   if (gs->graph_bx[k][0] == b && gs->graph_bx[k][1] == x) return MISPC_SUCCESS;
   cudaKernelNodeParams p;
   MISPC_CUDA_TRY(ctx, cudaGraphKernelNodeGetParams((cudaGraphNode_t)gs->graph_root[k], &p));
-  void *args[10];
+  constexpr int ngather = kernel_arity(gather_vectors), nsweep = kernel_arity(sweep_points<1>);
+  void *args[ngather > nsweep ? ngather : nsweep];
   ApplyIO io;
   PassIO pio;
   if (gathers(gs, k)) { /* gather_vectors(n, perm, io, zero_guess, bp, xp) */
-    memcpy(args, p.kernelParams, 6 * sizeof(void *));
+    memcpy(args, p.kernelParams, ngather * sizeof(void *));
     io = *(const ApplyIO *)args[2];
     io.b = b, io.x = x;
     args[2] = &io;
-  } else { /* sweep_points(lo, hi, prow, pcol, pval, pwdiag, bp, xp, pio) */
-    memcpy(args, p.kernelParams, 10 * sizeof(void *));
-    pio = *(const PassIO *)args[9];
+  } else { /* sweep_points(lo, hi, prow, pcol, pval, pwdiag, bp, xp, pio): pio last */
+    memcpy(args, p.kernelParams, nsweep * sizeof(void *));
+    pio = *(const PassIO *)args[nsweep - 1];
     pio.io.b = b, pio.io.x = x;
-    args[9] = &pio;
+    args[nsweep - 1] = &pio;
   }
   p.kernelParams = args;
   MISPC_CUDA_TRY(ctx, cudaGraphExecKernelNodeSetParams((cudaGraphExec_t)gs->graph[k],
