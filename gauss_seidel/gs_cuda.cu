@@ -542,12 +542,11 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
   }
 }
 
-/* Where a_ij lies in row i of A, from the row's start, a_ji being the k-th
- * entry of row j (sorted rows; the pattern is symmetric, so it exists) */
+/* Where a_ij lies in row i of A, from the row's start (sorted rows; the
+ * pattern is symmetric, so it exists) */
 __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
-                                            int32_t j, int64_t k) {
-  const int64_t b = rowptr[i];
-  return (int32_t)(mispc_find_mirrored(colidx, b, rowptr[i + 1], k, j) - b);
+                                            int32_t j) {
+  return (int32_t)(mispc_lower_bound(colidx, rowptr[i], rowptr[i + 1], j) - rowptr[i]);
 }
 
 /* Steps of a group whose loads copy_rows issues together: 3 for long rows
@@ -628,7 +627,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
           if (part != 1 && o.push) {
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
-            (part == 0 ? o.bsrc : o.fsrc)[dc] = entry_at(rowptr, colidx, j, i, k);
+            (part == 0 ? o.bsrc : o.fsrc)[dc] = entry_at(rowptr, colidx, j, i);
           } else if (part != 1) {
             const int64_t dc = part == 0 ? cf + rank : cb - rank;
             (part == 0 ? o.fcol : o.bcol)[dc] = ijs[t];

@@ -82,20 +82,6 @@ __device__ __forceinline__ int64_t mispc_lower_bound(const T *a, int64_t lo, int
   return lo;
 }
 
-/* Where column `key` lies in the sorted row [lo, hi) (hi if absent), given
- * that the entry being mirrored is the k-th of its own row: rows of a
- * symmetric stencil hold their transposes at the mirrored place, hi - 1 - k,
- * so that place is tried first (one load) before the binary search (a
- * chain of log2(row length) loads; Elasticity3D_60's rows of 81: 7). */
-template <typename T>
-__device__ __forceinline__ int64_t mispc_find_mirrored(const T *a, int64_t lo, int64_t hi,
-                                                       int64_t k, T key) {
-  const int64_t guess = hi - 1 - k;
-  if (guess >= lo && guess < hi && a[guess] == key) return guess;
-  const int64_t at = mispc_lower_bound(a, lo, hi, key);
-  return at < hi && a[at] == key ? at : hi;
-}
-
 /* Relaxed device-scope load and store of a word that other threads of a
  * running kernel write: a plain load could keep reading a stale L1 line. */
 __device__ __forceinline__ uint32_t mispc_load_relaxed(const uint32_t *w) {
