@@ -71,9 +71,10 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   mispc_pool_free(ctx, g->mem, g->cl_ptr);
   mispc_pool_free(ctx, g->mem, g->cl_rows);
   mispc_pool_free(ctx, g->mem, g->wdiag);
-  int32_t **i32[] = {&g->row_cluster, &g->perm,   &g->iperm, &g->pcol, &g->fcol, &g->bcol,
-                     &g->fsched,      &g->bsched, &g->fsrc,  &g->bsrc, &g->psrc, &g->pdiag_at};
-  for (int k = 0; k < 12; ++k) mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
+  int32_t **i32[] = {&g->row_cluster, &g->perm, &g->iperm, &g->pcol, &g->fcol,
+                     &g->bcol,        &g->fsrc, &g->bsrc,  &g->psrc, &g->pdiag_at};
+  for (int k = 0; k < (int)(sizeof i32 / sizeof *i32); ++k)
+    mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
   int64_t **i64[] = {&g->prow, &g->pout, &g->pup, &g->pcl, &g->fptr, &g->bptr};
   for (int k = 0; k < 6; ++k) mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
   double **f64[] = {&g->pval, &g->pwdiag, &g->bp, &g->xp, &g->tp, &g->fval, &g->bval};

@@ -193,19 +193,19 @@ enum {
   GS_CHAIN_GLOBAL = 1, /* the chain read from global memory (clusters too large to stage) */
 };
 
-/* Shared bytes of one group of cluster_chain staging up to `rows` rows and
- * `entries` chain entries: per row the sum, old x, diagonal, chain offset
- * and schedule entry, per entry its row and value. */
+/* Shared bytes of one group of cluster_push staging up to `rows` rows and
+ * `entries` chain entries: per row the sum, old x, omega / a_ii and chain
+ * offset, per entry its row and value. */
 __host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entries) {
-  return ((size_t)rows * 32 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
+  return ((size_t)rows * 28 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
 }
 
-/* One group's part of the shared memory of cluster_chain / cluster_push
- * (chain_group_bytes): per row the sum, old x, omega / a_ii, chain offset and
- * schedule entry, per chain entry its row and value. */
+/* One group's part of the shared memory of cluster_push
+ * (chain_group_bytes): per row the sum, old x, omega / a_ii and chain
+ * offset, per chain entry its row and value. */
 struct GroupSmem {
   double *s, *x, *d, *v;
-  int *p, *q, *c;
+  int *p, *c;
 };
 
 template <int W> __device__ __forceinline__ GroupSmem group_smem(int rows, int entries) {
@@ -213,25 +213,24 @@ template <int W> __device__ __forceinline__ GroupSmem group_smem(int rows, int e
   GroupSmem g;
   g.s = (double *)((char *)smem + (size_t)(threadIdx.x / W) * chain_group_bytes(rows, entries));
   g.x = g.s + rows, g.d = g.x + rows, g.v = g.d + rows;
-  g.p = (int *)(g.v + entries), g.q = g.p + rows + 1, g.c = g.q + rows;
+  g.p = (int *)(g.v + entries), g.c = g.p + rows + 1;
   return g;
 }
 
 /* Copies the cluster of rows r0 .. r0+nr-1 into g with coalesced loads: the
- * sums (tp), old x, omega / a_ii, chain offsets (from c0 = cptr[r0]), schedule
- * (if sched) and the chain's rows (local) and values. */
+ * sums (tp), old x, omega / a_ii, chain offsets (from c0 = cptr[r0]) and the
+ * chain's rows (local) and values. */
 template <int W>
-__device__ __forceinline__ void
-stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr, int64_t c0, const double *tp,
-              const double *xp, const double *pwdiag, const int64_t *cptr, const int32_t *ccol,
-              const double *cval, const int32_t *sched) {
+__device__ __forceinline__ void stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr,
+                                              int64_t c0, const double *tp, const double *xp,
+                                              const double *pwdiag, const int64_t *cptr,
+                                              const int32_t *ccol, const double *cval) {
   for (int k = lane; k < nr; k += W) {
     const int64_t i = r0 + k;
     g.s[k] = tp[i];
     g.x[k] = xp[i];
     g.d[k] = pwdiag[i];
     g.p[k] = (int)(cptr[i] - c0);
-    if (sched) g.q[k] = sched[i];
   }
   const int nc = (int)(cptr[r0 + nr] - c0);
   if (lane == 0) g.p[nr] = nc;
@@ -241,7 +240,7 @@ stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr, int64_t c0, cons
   }
 }
 
-/* The frame of both chain kernels: the clusters lo .. hi-1 of one color,
+/* The frame of the chain kernel: the clusters lo .. hi-1 of one color,
  * 32 / W a warp, its groups in lockstep (a group past hi gets nr = 0 and
  * still joins the warp's shuffles and barriers). For each cluster the group
  * stages it (Staged), runs chain(r0, nr, c0, s, x), s and x being the
@@ -253,7 +252,7 @@ template <int W, bool Staged, typename Chain>
 __device__ __forceinline__ void
 for_each_cluster(int64_t lo, int64_t hi, const int64_t *pcl, const GroupSmem &g, double *tp,
                  double *xp, const double *pwdiag, const int64_t *cptr, const int32_t *ccol,
-                 const double *cval, const int32_t *sched, const PassIO &pio, Chain chain) {
+                 const double *cval, const PassIO &pio, Chain chain) {
   constexpr int G = 32 / W;
   const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
@@ -265,7 +264,7 @@ for_each_cluster(int64_t lo, int64_t hi, const int64_t *pcl, const GroupSmem &g,
     const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
     const int64_t c0 = cptr[r0];
     double *s = Staged ? g.s : tp + r0, *x = Staged ? g.x : xp + r0;
-    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pwdiag, cptr, ccol, cval, sched);
+    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pwdiag, cptr, ccol, cval);
     __syncwarp();
     chain(r0, nr, c0, s, x);
     for (int k = lane; k < nr; k += W) {
@@ -277,78 +276,7 @@ for_each_cluster(int64_t lo, int64_t hi, const int64_t *pcl, const GroupSmem &g,
   }
 }
 
-constexpr int32_t kLevelStart = INT32_MIN; /* bit 31 of a schedule entry */
-
-/* Cluster chains by pushes (cluster_push) where the rows of a cluster read
- * more than this many of its rows on average, else by levels
- * (cluster_chain). H100, SGS ms levels / pushes (docs/GAUSS_SEIDEL.md):
- * Laplace3D_100 (1.01 rows read a row) 0.364 / 0.405, Elasticity3D_60
- * (17.3) 3.61 / 2.02: a level costs its longest chain, one subtraction
- * after another, and there a cluster has 66 levels of up to 80 entries. */
-constexpr double kPushChain = 4.0;
-
-/* Cluster GS for one color (clusters lo .. hi-1), after cluster_sums: a
- * group of W lanes a cluster, 32 / W clusters a warp, moving in lockstep.
- * Staged: the group first copies its cluster into shared memory with
- * coalesced loads (sums from tp, old x, diagonal, schedule, the chain:
- * offsets, rows and values); otherwise all of it is read from global memory
- * (s in tp, x in xp). Then it walks the cluster's schedule (fsched or
- * bsched) in windows of up to W rows of one level, a lane a row: row k
- * subtracts a_kj x_j for the rows j its chain lists, in the chain's order
- * (the host's: j increasing forward, decreasing backward), and sets x_k = x_k
- * + s_k (omega / a_kk). Rows of one level read only rows of lower levels, so a
- * cluster takes as many steps as its levels (windows) instead of one a row:
- * Laplace3D_100 5 levels against up to 15 rows, Elasticity3D_60 up to 66
- * against 144. Each x_k is formed as on the host, bit for bit. */
-template <int W, bool Staged>
-__global__ void __launch_bounds__(kBlock)
-    cluster_chain(int64_t lo, int64_t hi, const int64_t *pcl, const int32_t *sched,
-                  const int64_t *cptr, const int32_t *ccol, const double *cval,
-                  const double *pwdiag, double *tp, double *xp, int smem_rows, int smem_entries,
-                  PassIO pio) {
-  const int lane = threadIdx.x & (W - 1), group = (threadIdx.x & 31) / W;
-  const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
-  const double *sd = g.d, *sv = g.v;
-  const int *sp = g.p, *sq = g.q, *sc = g.c;
-  for_each_cluster<W, Staged>(
-      lo, hi, pcl, g, tp, xp, pwdiag, cptr, ccol, cval, sched, pio,
-      [&](int64_t r0, int nr, int64_t c0, double *s, double *x) {
-        /* a window: from w up to the next level's first row, at most W rows */
-        for (int w = 0; __any_sync(~0u, w < nr);) {
-          const int t = w + lane;
-          const int32_t e = t < nr ? (Staged ? sq[t] : sched[r0 + t]) : kLevelStart;
-          const unsigned starts = (__ballot_sync(~0u, lane > 0 && e < 0) >> (group * W)) &
-                                  (W == 32 ? ~0u : (1u << W) - 1);
-          const int len = starts ? __ffs(starts) - 1 : W;
-          if (t < nr && lane < len) {
-            const int k = e & INT32_MAX;
-            const int b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
-            const int end = Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0);
-            /* U products at once (their loads in flight together), then
-             * subtracted in order; +0.0 past the end leaves sk as it is */
-            constexpr int U = 8;
-            double sk = s[k];
-            for (int p0 = b; p0 < end; p0 += U) {
-              double prod[U];
-#pragma unroll
-              for (int u = 0; u < U; ++u) {
-                const int p = p0 + u;
-                prod[u] = p < end ? __dmul_rn(Staged ? sv[p] : cval[c0 + p],
-                                              x[Staged ? sc[p] : ccol[c0 + p] - (int)r0])
-                                  : 0.0;
-              }
-#pragma unroll
-              for (int u = 0; u < U; ++u) sk = __dsub_rn(sk, prod[u]);
-            }
-            x[k] = __dadd_rn(x[k], __dmul_rn(sk, Staged ? sd[k] : pwdiag[r0 + k]));
-          }
-          w += len;
-          __syncwarp();
-        }
-      });
-}
-
-/* Cluster GS for one color by pushes (gs->chain_push; clusters lo .. hi-1), after
+/* Cluster GS for one color (clusters lo .. hi-1), after
  * cluster_sums, with the push chains (for each row j the later rows k of
  * its cluster with a_kj, forward; the earlier ones backward): a group of W
  * lanes a cluster, 32 / W clusters a warp, moving in lockstep
@@ -375,7 +303,7 @@ __global__ void __launch_bounds__(kBlock)
   const double *sd = g.d, *sv = g.v;
   const int *sp = g.p, *sc = g.c;
   for_each_cluster<W, Staged>(
-      lo, hi, pcl, g, tp, xp, pwdiag, cptr, ccol, cval, NULL, pio,
+      lo, hi, pcl, g, tp, xp, pwdiag, cptr, ccol, cval, pio,
       [&](int64_t r0, int nr, int64_t c0, double *s, double *x) {
         const int nr_max = warp_max(nr);
         for (int r = 0; r < nr_max; ++r) {
@@ -411,61 +339,6 @@ __global__ void __launch_bounds__(kBlock)
           __syncwarp();
         }
       });
-}
-
-/* Each cluster's level of every row for one pass (a thread a cluster, rows
- * in the pass's order): 0 for a row whose chain is empty, else one more
- * than the highest level of the rows in its chain. *levels += the number
- * of levels of every cluster. */
-__global__ void cluster_levels(int64_t nc, const int64_t *pcl, bool backward, const int64_t *cptr,
-                               const int32_t *ccol, int32_t *lev, unsigned long long *levels) {
-  unsigned long long mine = 0;
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
-       q += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t r0 = pcl[q], nr = pcl[q + 1] - r0;
-    int32_t top = 0;
-    for (int64_t r = 0; r < nr; ++r) {
-      const int64_t i = r0 + (backward ? nr - 1 - r : r);
-      int32_t m = 0;
-      for (int64_t p = cptr[i]; p < cptr[i + 1]; ++p) m = max(m, lev[ccol[p]] + 1);
-      lev[i] = m;
-      top = max(top, m + 1);
-    }
-    mine += (unsigned long long)top;
-  }
-  mine = mispc_block_sum<kBlock>(mine);
-  if (levels && threadIdx.x == 0 && mine) atomicAdd(levels, mine);
-}
-
-/* sched: each cluster's local row indices by (level, index), kLevelStart
- * on the first of each level (a group of W lanes a cluster, W near the mean
- * cluster size; a ballot per level and W rows). */
-template <int W>
-__global__ void cluster_schedule(int64_t nc, const int64_t *pcl, const int32_t *lev,
-                                 int32_t *sched) {
-  const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
-  mispc_for_each_row<W>(nc, [&](int64_t q, int g, unsigned gm) {
-    const int64_t r0 = pcl[q];
-    const int nr = (int)(pcl[q + 1] - r0);
-    int top = 0;
-    for (int k = g; k < nr; k += W) top = max(top, lev[r0 + k] + 1);
-#pragma unroll
-    for (int h = W / 2; h >= 1; h /= 2) top = max(top, __shfl_xor_sync(gm, top, h, W));
-    int out = 0;
-    for (int level = 0; level < top; ++level) {
-      const int first = out;
-      for (int k0 = 0; k0 < nr; k0 += W) {
-        const int k = k0 + g;
-        const bool hit = k < nr && lev[r0 + k] == level;
-        const unsigned bal = __ballot_sync(gm, hit) & gm;
-        if (hit) {
-          const int at = out + __popc(bal & below);
-          sched[r0 + at] = k | (at == first ? kLevelStart : 0);
-        }
-        out += __popc(bal);
-      }
-    }
-  });
 }
 
 /* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
@@ -504,8 +377,9 @@ __device__ __forceinline__ int row_part(const int32_t *row_cluster, int32_t c, i
 
 /* A group per row q of the copy (row perm[q] of A): iperm[perm[q]] = q, the
  * row's length into prow[q] and, for cluster GS (row_cluster given), the
- * number of its lower entries into fptr[q] and of its upper ones into
- * bptr[q] (all three scanned afterwards; their entry n is 0). */
+ * number of its lower entries into bptr[q] (its backward push chain) and
+ * of its upper ones into fptr[q] (forward) (all three scanned afterwards;
+ * their entry n is 0). */
 template <int W>
 __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t *rowptr,
                                    const int32_t *colidx, const int32_t *row_cluster,
@@ -527,7 +401,7 @@ __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t
       lower += __popc(__ballot_sync(gm, part == 0) & gm);
       upper += __popc(__ballot_sync(gm, part == 2) & gm);
     }
-    if (g == 0) fptr[q] = lower, bptr[q] = upper;
+    if (g == 0) bptr[q] = lower, fptr[q] = upper;
   });
 }
 
@@ -562,19 +436,16 @@ struct CopyOut {
   int32_t *pcol, *fcol, *bcol;
   int32_t *psrc;        /* cluster only: offset of each entry in its row of A */
   int32_t *pdiag_at;    /* offset of a_ii in row i of A, -1 if missing */
-  int32_t *fsrc, *bsrc; /* offset of each chain value in its row of A (levels:
-                         * the chain's own row; pushes: the row of A that the
-                         * chain entry names, whose a_jq it holds) */
-  bool push;            /* push chains (gs->chain_push) */
+  int32_t *fsrc, *bsrc; /* offset of each chain value in its row of A: the row
+                         * that the chain entry names, whose a_jq it holds */
 };
 
 /* A group per row q: row perm[q] of A into row q of the copy, renumbered
  * columns, in parts (row_part) each in storage order: a stable partition by
- * ballots. Cluster GS also puts row q's lower entries into its forward chain
- * (storage order) and the upper ones into its backward chain (reversed);
- * with push chains the lower ones into its backward chain and the upper
- * ones into its forward one, both in storage order, naming the transposed
- * values a_jq (found by binary search in row j). */
+ * ballots. Cluster GS also puts row q's lower entries into its backward
+ * push chain and the upper ones into its forward one, both in storage
+ * order, naming the transposed values a_jq (found by binary search in row
+ * j). */
 template <int W>
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const int32_t *row_cluster,
@@ -589,8 +460,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
      * indexed by part, which would live in local memory */
     int64_t at0 = o.prow[q], at1 = row_cluster ? o.pout[q] : o.prow[q],
             at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
-    int64_t cf = row_cluster ? o.fptr[q] : 0,
-            cb = row_cluster ? (o.push ? o.bptr[q] : o.bptr[q + 1] - 1) : 0;
+    int64_t cf = row_cluster ? o.fptr[q] : 0, cb = row_cluster ? o.bptr[q] : 0;
     bool has_diag = false;
     /* kCopySteps steps of W entries: their columns, then the columns'
      * clusters and sweep positions, are loaded before the steps place them
@@ -624,21 +494,14 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
           o.pcol[d] = ijs[t];
           if (o.psrc) o.psrc[d] = (int32_t)k;
           if (j == i) o.pdiag_at[q] = (int32_t)k, has_diag = true;
-          if (part != 1 && o.push) {
+          if (part != 1) {
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
             (part == 0 ? o.bsrc : o.fsrc)[dc] = entry_at(rowptr, colidx, j, i);
-          } else if (part != 1) {
-            const int64_t dc = part == 0 ? cf + rank : cb - rank;
-            (part == 0 ? o.fcol : o.bcol)[dc] = ijs[t];
-            (part == 0 ? o.fsrc : o.bsrc)[dc] = (int32_t)k;
           }
         }
         at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
-        if (o.push)
-          cb += __popc(b0), cf += __popc(b2);
-        else
-          cf += __popc(b0), cb -= __popc(b2);
+        cb += __popc(b0), cf += __popc(b2);
       }
     }
     if (!(__ballot_sync(gm, has_diag) & gm) && g == 0) o.pdiag_at[q] = -1;
@@ -651,16 +514,15 @@ struct ValuesOut {
   const int32_t *psrc, *pdiag_at, *fsrc, *bsrc, *fcol, *bcol;
   double *pval, *pwdiag, *fval, *bval;
   double omega;
-  bool push;
 };
 
-/* The chain values of one row of the copy: with pushes from the rows of A
- * that the entries name (perm of their sweep positions), else from row i. */
+/* The chain values of one row of the copy, from the rows of A that the
+ * entries name (perm of their sweep positions). */
 __device__ __forceinline__ void chain_values(int64_t b, int64_t e, int g, int W, const int32_t *at,
-                                             const int32_t *col, bool push, const int32_t *perm,
-                                             const int64_t *rowptr, int64_t base, const double *val,
+                                             const int32_t *col, const int32_t *perm,
+                                             const int64_t *rowptr, const double *val,
                                              double *out) {
-  for (int64_t p = b + g; p < e; p += W) out[p] = val[(push ? rowptr[perm[col[p]]] : base) + at[p]];
+  for (int64_t p = b + g; p < e; p += W) out[p] = val[rowptr[perm[col[p]]] + at[p]];
 }
 
 /* The numeric setup: a group per row q gathers the values of row perm[q]
@@ -678,10 +540,8 @@ __global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowpt
     const int64_t base = rowptr[i], b = v.prow[q], e = v.prow[q + 1];
     for (int64_t d = b + g; d < e; d += W) v.pval[d] = val[base + (v.psrc ? v.psrc[d] : d - b)];
     if (v.fptr) {
-      chain_values(v.fptr[q], v.fptr[q + 1], g, W, v.fsrc, v.fcol, v.push, perm, rowptr, base, val,
-                   v.fval);
-      chain_values(v.bptr[q], v.bptr[q + 1], g, W, v.bsrc, v.bcol, v.push, perm, rowptr, base, val,
-                   v.bval);
+      chain_values(v.fptr[q], v.fptr[q + 1], g, W, v.fsrc, v.fcol, perm, rowptr, val, v.fval);
+      chain_values(v.bptr[q], v.bptr[q + 1], g, W, v.bsrc, v.bcol, perm, rowptr, val, v.bval);
     }
     if (g == 0) {
       const int32_t at = v.pdiag_at[q];
@@ -784,9 +644,8 @@ constexpr size_t kDefaultSmem = 48 * 1024;
 
 /* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
  * a lane per 16 entries of a row, at most 8; cluster GS the power of two at
- * or above `mean`: by levels the mean rows of a level of a cluster (a lane
- * a row of a level), by pushes twice the mean entries of a row's chain (a
- * lane one or two of them). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
+ * or above `mean`, twice the mean entries of a row's push chain (a lane one
+ * or two of them). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
  * (tuning). Same arithmetic for every choice. */
 static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const char *e = getenv("MISPC_GS_LANES");
@@ -816,51 +675,26 @@ __global__ void chain_max(int64_t nc, const int64_t *pcl, const int64_t *cptr,
 }
 } // namespace
 
-/* The schedules of both passes (cluster_levels, cluster_schedule), then
- * the lanes and mode of the cluster chains: staged in shared memory unless
+/* The lanes and mode of the cluster chains: staged in shared memory unless
  * a cluster does not fit, or MISPC_GS_CHAIN=global from the environment
- * (tests and measurements; the arithmetic is the same). */
+ * (tests and measurements; the arithmetic is the same). chain: the entries
+ * of the forward chains. */
 static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
                                         int64_t chain) {
   const int64_t n = gs->n, nc = gs->nclusters;
-  if (!gs->chain_push) {
-    MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->fsched,
-                               "cluster schedules"));
-    MISPC_TRY(mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 4 + 4, (void **)&gs->bsched,
-                               "cluster schedules"));
-  }
-  unsigned long long *dm = NULL, h[2] = {0, 0}; /* most chain entries, forward levels */
-  int32_t *lev = NULL;
-  mispc_status st = mispc_scratch_alloc(ctx, 16, (void **)&dm, "cluster chains");
-  if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&lev, "cluster levels");
+  unsigned long long *dm = NULL, most = 0; /* most chain entries of a cluster */
+  mispc_status st = mispc_scratch_alloc(ctx, 8, (void **)&dm, "cluster chains");
   if (!st) {
-    cudaMemsetAsync(dm, 0, 16, s);
+    cudaMemsetAsync(dm, 0, 8, s);
     const unsigned grid = mispc_device_grid(ctx, nc, kBlock);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->fptr, dm);
     chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, dm);
-    /* lanes a cluster of cluster_schedule: near the mean cluster size */
-    const int w = mispc_lanes_for_mean((double)n / (double)nc);
-    for (int backward = 0; backward < 2 && !gs->chain_push; ++backward) {
-      cluster_levels<<<grid, kBlock, 0, s>>>(nc, gs->pcl, backward, backward ? gs->bptr : gs->fptr,
-                                             backward ? gs->bcol : gs->fcol, lev,
-                                             backward ? NULL : dm + 1);
-      mispc_with_lanes(w, [&](auto lanes) {
-        constexpr int W = decltype(lanes)::value;
-        cluster_schedule<W><<<mispc_device_grid(ctx, (long long)W * nc, kBlock), kBlock, 0, s>>>(
-            nc, gs->pcl, lev, backward ? gs->bsched : gs->fsched);
-        return 0;
-      });
-    }
-    cudaMemcpyAsync(h, dm, 16, cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "cluster schedules");
+    cudaMemcpyAsync(&most, dm, 8, cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "cluster chains");
   }
-  mispc_scratch_free(ctx, lev);
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
-  const unsigned long long most = h[0];
-  gs->lanes = gs_lanes_per_row(gs, gs->chain_push ? 2.0 * (double)chain / (double)n
-                                   : h[1]         ? (double)n / (double)h[1]
-                                                  : 1.0);
+  gs->lanes = gs_lanes_per_row(gs, 2.0 * (double)chain / (double)n);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -877,11 +711,10 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   gs->smem_rows = staged ? (int)gs->max_cluster : 0;
   gs->smem_entries = staged ? (int)most : 0;
   mispc_logf(ctx, 2,
-             "gs cluster chains: %s, %d lanes a cluster, mode %d, clusters of up to %lld rows "
-             "and %llu chain entries, %.2f chain entries a row, %.2f rows a level",
-             gs->chain_push ? "push" : "levels", gs->lanes, gs->cluster_mode,
-             (long long)gs->max_cluster, most, (double)chain / (double)n,
-             h[1] ? (double)n / (double)h[1] : 0.0);
+             "gs cluster chains: %d lanes a cluster, mode %d, clusters of up to %lld rows "
+             "and %llu chain entries, %.2f chain entries a row",
+             gs->lanes, gs->cluster_mode, (long long)gs->max_cluster, most,
+             (double)chain / (double)n);
   return MISPC_SUCCESS;
 }
 
@@ -890,7 +723,6 @@ static CopyOut copy_out(const mispc_gs *gs) {
   CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr};
   o.pcol = gs->pcol, o.fcol = gs->fcol, o.bcol = gs->bcol;
   o.psrc = gs->psrc, o.pdiag_at = gs->pdiag_at, o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
-  o.push = gs->chain_push != 0;
   return o;
 }
 static ValuesOut values_out(const mispc_gs *gs) {
@@ -900,7 +732,6 @@ static ValuesOut values_out(const mispc_gs *gs) {
   v.fcol = gs->fcol, v.bcol = gs->bcol;
   v.pval = gs->pval, v.pwdiag = gs->pwdiag, v.omega = gs->opt.omega, v.fval = gs->fval,
   v.bval = gs->bval;
-  v.push = gs->chain_push != 0;
   return v;
 }
 
@@ -912,7 +743,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const bool cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const mispc_memspace d = MISPC_MEM_DEVICE;
   double tp = mispc_wtime();
-  /* cluster GS: from the levels of its clusters (choose_cluster_mode) */
+  /* cluster GS: from its chains (choose_cluster_mode) */
   gs->lanes = cluster ? 0 : gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0);
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->iperm, "sweep order"));
@@ -962,7 +793,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   }
   mispc_log_phase(ctx, d, &tp, "  pattern: clusters in sweep order");
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
-  int64_t chain = 0; /* entries of the forward chains (levels: lower entries; pushes: upper) */
+  int64_t chain = 0; /* entries of the forward chains (upper entries) */
   const int w = mispc_lanes_for_rows(A);
   /* point rows only need their lengths: a thread a row */
   mispc_with_lanes(cluster ? w : 1, [&](auto lanes) {
@@ -978,21 +809,11 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(exclusive_sum(ctx, s, gs->fptr, n + 1));
     if (n > 0)
       part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
-          n, gs->prow, gs->fptr, gs->bptr, gs->pout, gs->pup);
+          n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
     int64_t bchain = 0;
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&bchain, gs->bptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_TRY(mispc_sync(ctx, s, "cluster chains"));
-    /* push chains where rows read many rows of their cluster (a forward
-     * push chain holds a row's upper entries: bptr so far) */
-    const char *pe = getenv("MISPC_GS_PUSH"); /* 0 | 1: tests and measurements */
-    gs->chain_push = pe ? atoi(pe) != 0 : (double)chain > kPushChain * (double)n;
-    if (gs->chain_push) {
-      int64_t *t = gs->fptr;
-      gs->fptr = gs->bptr, gs->bptr = t;
-      const int64_t tc = chain;
-      chain = bchain, bchain = tc;
-    }
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 4 + 4, (void **)&gs->fcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)bchain * 4 + 4, (void **)&gs->bcol, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)chain * 8 + 8, (void **)&gs->fval, "chains"));
@@ -1014,7 +835,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   mispc_log_phase(ctx, d, &tp, "  pattern: copy");
   if (cluster && gs->nclusters > 0) MISPC_TRY(choose_cluster_mode(ctx, gs, s, chain));
-  mispc_log_phase(ctx, d, &tp, "  pattern: chain schedules");
+  mispc_log_phase(ctx, d, &tp, "  pattern: chain lanes");
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }
 
@@ -1053,7 +874,7 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   return MISPC_SUCCESS;
 }
 
-/* Threads a block of cluster_chain: two warps, so that a color of few
+/* Threads a block of cluster_push: two warps, so that a color of few
  * clusters spreads over the SMs (each warp runs a chain of dependent steps
  * and wants an issue slot at once), or one where their shared memory would
  * pass the default 48 KiB (it then opts in to more). */
@@ -1069,9 +890,6 @@ template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const 
   chain_block(gs, &smem);
   if (smem > kDefaultSmem) {
     MISPC_CUDA_TRY(ctx,
-                   cudaFuncSetAttribute(cluster_chain<W, true>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    MISPC_CUDA_TRY(ctx,
                    cudaFuncSetAttribute(cluster_push<W, true>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   }
@@ -1081,8 +899,8 @@ template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const 
 /* One color of a sweep. Point GS: a group per row. Cluster GS: the fixed
  * part of the sums, SpMV-like over the color's rows, then the chains, a
  * group per cluster (forming the sums inside the chain kernel, a lane per
- * row, was slower: Laplace3D_100 0.73 against 0.43 ms an SGS sweep with
- * pushes, 0.58 against 0.365 with levels, H100 2026-11-23).
+ * row, was slower: Laplace3D_100 0.73 against 0.43 ms an SGS sweep, H100
+ * 2026-11-23).
  * A pass from x = 0 reads only columns it has updated (pio.klo .. khi). */
 template <int W>
 static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
@@ -1119,16 +937,9 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   const int64_t *cptr = backward ? gs->bptr : gs->fptr;
   const int32_t *ccol = backward ? gs->bcol : gs->fcol;
   const double *cval = backward ? gs->bval : gs->fval;
-  if (gs->chain_push) {
-    const auto kernel = staged ? cluster_push<W, true> : cluster_push<W, false>;
-    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pwdiag,
-                                     gs->tp, gs->xp, gs->smem_rows, gs->smem_entries, pio);
-  } else {
-    const auto kernel = staged ? cluster_chain<W, true> : cluster_chain<W, false>;
-    kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward ? gs->bsched : gs->fsched, cptr,
-                                     ccol, cval, gs->pwdiag, gs->tp, gs->xp, gs->smem_rows,
-                                     gs->smem_entries, pio);
-  }
+  const auto kernel = staged ? cluster_push<W, true> : cluster_push<W, false>;
+  kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pwdiag, gs->tp,
+                                   gs->xp, gs->smem_rows, gs->smem_entries, pio);
 }
 
 /* Point GS from x = 0 reads b through perm in its first pass, so nothing is

@@ -32,45 +32,36 @@ struct mispc_gs {
    * pup[q] .. prow[q+1]-1): a forward pass reads pout .. prow[q+1] and a
    * backward one prow[q] .. pup[q] for the sums that do not change during
    * the cluster's pass (gs_host.c, update_cluster_row). The rest of the sum
-   * (left-looking): for each row q the entries of the rows of its cluster
-   * that a pass updates before it, in the order the host subtracts them,
-   * with their values a_qj: forward the lower ones, j increasing (fptr,
-   * fcol, fval), backward the upper ones, j decreasing (bptr, bcol, bval),
-   * a cluster's entries contiguous. fsched / bsched: each cluster's rows
-   * (local indices) by level of that pass's dependencies (a row's level is
-   * one more than the highest of the rows it reads), bit 31 set on the
-   * first row of each level: the rows of one level are updated at once.
-   * Push chains (chain_push) are the transposes, without schedules: for
-   * each row j the later rows k of its cluster with a_kj (fptr ...:
-   * forward), the earlier ones (bptr ...: backward), in storage order. */
-  int32_t *perm;            /* n: sweep position -> row */
-  int32_t *iperm;           /* n: row -> sweep position */
-  int64_t *prow;            /* n + 1 */
-  int64_t *pout, *pup;      /* cluster only, n each */
-  int32_t *pcol;            /* nnz */
-  double *pval;             /* nnz (numeric) */
-  double *pwdiag;           /* n (numeric): omega / a_ii in sweep order */
-  int64_t *fptr, *bptr;     /* cluster only, n + 1 each */
-  int32_t *fcol, *bcol;     /* cluster only: sweep positions j */
-  double *fval, *bval;      /* cluster only (numeric): a_qj */
-  int32_t *psrc;            /* cluster only, nnz: offset of each pval in its row of A */
-  int32_t *pdiag_at;        /* n: offset of a_ii in row perm[q] of A, -1 if missing */
-  int32_t *fsrc, *bsrc;     /* cluster only: offset of each fval / bval in its row of A
-                             * (levels: row perm[q]; pushes: the row the entry names) */
-  int32_t *fsched, *bsched; /* cluster only, n each */
+   * comes from the push chains (right-looking): for each row j the later
+   * rows k of its cluster with a_kj (fptr, fcol, fval: forward), the
+   * earlier ones (bptr, bcol, bval: backward), in storage order, a
+   * cluster's entries contiguous. */
+  int32_t *perm;        /* n: sweep position -> row */
+  int32_t *iperm;       /* n: row -> sweep position */
+  int64_t *prow;        /* n + 1 */
+  int64_t *pout, *pup;  /* cluster only, n each */
+  int32_t *pcol;        /* nnz */
+  double *pval;         /* nnz (numeric) */
+  double *pwdiag;       /* n (numeric): omega / a_ii in sweep order */
+  int64_t *fptr, *bptr; /* cluster only, n + 1 each */
+  int32_t *fcol, *bcol; /* cluster only: sweep positions j */
+  double *fval, *bval;  /* cluster only (numeric): a_qj */
+  int32_t *psrc;        /* cluster only, nnz: offset of each pval in its row of A */
+  int32_t *pdiag_at;    /* n: offset of a_ii in row perm[q] of A, -1 if missing */
+  int32_t *fsrc, *bsrc; /* cluster only: offset of each fval / bval in its row of A
+                         * (the row the entry names) */
   int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
   double *tp;          /* cluster only, n: the fixed part of each row's sum */
   int64_t nclusters, singletons, min_cluster, max_cluster;
   /* Device only: lanes per row (point) or per cluster (a warp then takes
-   * 32 / lanes clusters of a color at once, a lane per row of a level);
+   * 32 / lanes clusters of a color at once);
    * cluster only: how a color runs
    * (GS_CHAIN_* in gs_cuda.cu) and the most rows and chain entries of a
    * cluster that the chain stages in shared memory (0: read from global) */
   int lanes;
   int cluster_mode;
-  int chain_push; /* cluster only: push chains (gs_cuda.cu, cluster_push), else levels */
   int smem_rows, smem_entries;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
    * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
