@@ -417,10 +417,20 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
 }
 
 /* Where a_ij lies in row i of A, from the row's start (sorted rows; the
- * pattern is symmetric, so it exists) */
+ * pattern is symmetric, so it exists): a binary search in 32-bit offsets */
 __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
                                             int32_t j) {
-  return (int32_t)(mispc_lower_bound(colidx, rowptr[i], rowptr[i + 1], j) - rowptr[i]);
+  const int64_t b = rowptr[i];
+  const int32_t *row = colidx + b;
+  int lo = 0, hi = (int)(rowptr[i + 1] - b);
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (row[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* Steps of a group whose loads copy_rows issues together: 3 for long rows
@@ -428,6 +438,13 @@ __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t
  * point under ncu), 1 for short ones, whose rows take one step and where
  * the registers cost occupancy (Laplace3D_100: 0.22 -> 0.23 ms with 3) */
 template <int W> constexpr int kCopySteps = W >= 16 ? 3 : 1;
+
+/* Whether copy_rows searches its push places after the row (spread over the
+ * lanes) instead of where the entries fall: long rows, whose steps would
+ * each run a divergent search (ncu, H100, Elasticity3D_60 32 lanes: 1.24 ->
+ * 1.06 ms); short rows take one step, and the second loop cost
+ * Laplace3D_100 221 -> 264 us. */
+template <int W> constexpr bool kSearchAfter = W >= 16;
 
 /* Where copy_rows writes the sweep-ordered pattern and where each of its
  * values lies in A, so that the numeric setup (copy_values) only gathers. */
@@ -444,8 +461,9 @@ struct CopyOut {
  * columns, in parts (row_part) each in storage order: a stable partition by
  * ballots. Cluster GS also puts row q's lower entries into its backward
  * push chain and the upper ones into its forward one, both in storage
- * order, naming the transposed values a_jq (found by binary search in row
- * j). */
+ * order, naming the transposed values a_jq (binary searches in rows j;
+ * kSearchAfter: the places are written as the columns j first, then
+ * replaced by searches spread over the group's lanes). */
 template <int W>
 __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
                           const int64_t *rowptr, const int32_t *colidx, const int32_t *row_cluster,
@@ -461,6 +479,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
     int64_t at0 = o.prow[q], at1 = row_cluster ? o.pout[q] : o.prow[q],
             at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
     int64_t cf = row_cluster ? o.fptr[q] : 0, cb = row_cluster ? o.bptr[q] : 0;
+    const int64_t cf0 = cf, cb0 = cb;
     bool has_diag = false;
     /* kCopySteps steps of W entries: their columns, then the columns'
      * clusters and sweep positions, are loaded before the steps place them
@@ -497,7 +516,8 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
           if (part != 1) {
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
-            (part == 0 ? o.bsrc : o.fsrc)[dc] = entry_at(rowptr, colidx, j, i);
+            (part == 0 ? o.bsrc : o.fsrc)[dc] =
+                kSearchAfter<W> ? j : entry_at(rowptr, colidx, j, i);
           }
         }
         at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
@@ -505,6 +525,14 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
       }
     }
     if (!(__ballot_sync(gm, has_diag) & gm) && g == 0) o.pdiag_at[q] = -1;
+    if (kSearchAfter<W> && row_cluster) {
+      __syncwarp(gm); /* the group's columns in bsrc / fsrc, read by other lanes */
+      const int64_t nb = cb - cb0, nt = nb + (cf - cf0);
+      for (int64_t t = g; t < nt; t += W) {
+        int32_t *at = t < nb ? o.bsrc + cb0 + t : o.fsrc + cf0 + (t - nb);
+        *at = entry_at(rowptr, colidx, *at, i);
+      }
+    }
   });
 }
 
