@@ -103,12 +103,12 @@ struct StrengthRow {
  * entries as the node's first row f and col / bs equal entry for entry (a
  * group of W lanes a row, coalesced). */
 template <int W>
-__global__ void same_nodes_as_first(int64_t n, int bs, const int64_t *rowptr, const int32_t *colidx,
-                                    uint8_t *skip) {
+__global__ void same_nodes_as_first(int64_t n, int bs, MispcFastDiv div, const int64_t *rowptr,
+                                    const int32_t *colidx, uint8_t *skip) {
   mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
     const int64_t f = i - i % bs, b = rowptr[i], len = rowptr[i + 1] - b, r = rowptr[f];
     bool same = i != f && len == rowptr[f + 1] - r;
-    for (int64_t k = sl; same && k < len; k += W) same = colidx[b + k] / bs == colidx[r + k] / bs;
+    for (int64_t k = sl; same && k < len; k += W) same = div(colidx[b + k]) == div(colidx[r + k]);
     same = (__ballot_sync(gm, !same) & gm) == 0;
     if (sl == 0) skip[i] = same;
   });
@@ -124,9 +124,9 @@ __global__ void same_nodes_as_first(int64_t n, int bs, const int64_t *rowptr, co
  * definition asks for (rows sorted, A's pattern symmetric) is checked
  * afterwards; where not, the keys and the sort build it. */
 template <int W, bool Write>
-__global__ void node_rows(int64_t nnodes, int bs, const int64_t *rowptr, const int32_t *colidx,
-                          const uint8_t *skip, int64_t *count_or_ptr, int32_t *out,
-                          unsigned *uneven) {
+__global__ void node_rows(int64_t nnodes, int bs, MispcFastDiv div, const int64_t *rowptr,
+                          const int32_t *colidx, const uint8_t *skip, int64_t *count_or_ptr,
+                          int32_t *out, unsigned *uneven) {
   const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
   mispc_for_each_row<W>(nnodes, [&](int64_t I, int sl, unsigned gm) {
     const int64_t f = I * bs, b = rowptr[f], e = rowptr[f + 1];
@@ -141,8 +141,8 @@ __global__ void node_rows(int64_t nnodes, int bs, const int64_t *rowptr, const i
       int32_t J = -1;
       bool keep = false;
       if (p < e) {
-        J = colidx[p] / bs;
-        keep = J != I && (p == b || colidx[p - 1] / bs != J);
+        J = div(colidx[p]);
+        keep = J != I && (p == b || div(colidx[p - 1]) != J);
       }
       const unsigned m = __ballot_sync(gm, keep) & gm;
       if (Write && keep) out[at + __popc(m & below)] = J;
@@ -169,8 +169,8 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
   const int lanes = mispc_lanes_for_rows(A);
   const unsigned grid = mispc_device_grid(ctx, (long long)nn * lanes, kBlock);
   mispc_with_lanes(lanes, [&](auto w) {
-    node_rows<decltype(w)::value, false>
-        <<<grid, kBlock, 0, s>>>(nn, bs, A->rowptr, A->colidx, skip, count, NULL, uneven);
+    node_rows<decltype(w)::value, false><<<grid, kBlock, 0, s>>>(
+        nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, skip, count, NULL, uneven);
     return 0;
   });
   cub::DeviceScan::ExclusiveSum(temp, bytes, count, count, nn + 1, s);
@@ -184,8 +184,8 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
     cudaMemcpyAsync(G.rowptr, count, sizeof(int64_t) * ((size_t)nn + 1), cudaMemcpyDeviceToDevice,
                     s);
     mispc_with_lanes(lanes, [&](auto w) {
-      node_rows<decltype(w)::value, true>
-          <<<grid, kBlock, 0, s>>>(nn, bs, A->rowptr, A->colidx, skip, count, G.colidx, uneven);
+      node_rows<decltype(w)::value, true><<<grid, kBlock, 0, s>>>(
+          nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, skip, count, G.colidx, uneven);
       return 0;
     });
     st = mispc_sync(ctx, s, "strength graph (node rows)");
@@ -321,7 +321,7 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
         constexpr int W = decltype(lanes)::value;
         same_nodes_as_first<W>
             <<<mispc_device_grid(ctx, (long long)W * A->nrows, kBlock), kBlock, 0, s>>>(
-                A->nrows, bs, A->rowptr, A->colidx, skip);
+                A->nrows, bs, MispcFastDiv(bs), A->rowptr, A->colidx, skip);
         return 0;
       });
   }

@@ -82,6 +82,26 @@ __device__ __forceinline__ int64_t mispc_lower_bound(const T *a, int64_t lo, int
   return lo;
 }
 
+/* Division of non-negative 32-bit ints by a divisor d >= 1 fixed at launch
+ * (a block size) with a multiply-high and a shift (Granlund and Montgomery,
+ * as PyTorch's IntDivider): a division by a run-time int costs tens of
+ * instructions, and the node kernels divide every entry's column. Exact for
+ * 0 <= x < 2^31. */
+struct MispcFastDiv {
+  unsigned magic, shift;
+  explicit MispcFastDiv(int d) {
+    shift = 0;
+    while (shift < 32 && (1ull << shift) < (unsigned long long)d) ++shift;
+    magic = (unsigned)(((1ull << 32) * ((1ull << shift) - (unsigned long long)d)) /
+                           (unsigned long long)d +
+                       1);
+  }
+  __device__ __forceinline__ int32_t operator()(int32_t x) const {
+    const unsigned t = __umulhi((unsigned)x, magic);
+    return (int32_t)((t + (unsigned)x) >> shift);
+  }
+};
+
 /* Relaxed device-scope load and store of a word that other threads of a
  * running kernel write: a plain load could keep reading a stale L1 line. */
 __device__ __forceinline__ uint32_t mispc_load_relaxed(const uint32_t *w) {
