@@ -120,7 +120,7 @@ struct PassIO {
 /* Point GS over rows lo .. hi-1 of the sweep-ordered copy (one color), a
  * group of W lanes per row. An empty [klo, khi) (the first color of a
  * sweep from x = 0) reads no matrix entries: the same x bit for bit
- * (x_i = 0 + s omega / a_ii absorbs the sign of a zero sum). At most 40 registers
+ * (x_i = 0 + s w_i absorbs the sign of a zero sum). At most 40 registers
  * (6 blocks an SM; 32 spill and were slower on an H100). */
 template <int W>
 __global__ void __launch_bounds__(kBlock, 6)
