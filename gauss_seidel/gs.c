@@ -267,7 +267,8 @@ mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr 
     MISPC_TRY(gs_diag_host(ctx, A, gs->opt.require_positive_diagonal, gs->opt.omega, gs->wdiag,
                            &bad, &kind));
   if (bad >= 0) {
-    static const char *what[] = {"", "missing", "zero", "not finite", "negative"};
+    static const char *what[] = {"",           "missing",  "zero",
+                                 "not finite", "negative", "so small that omega / a_ii overflows"};
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_gs_numeric: diagonal entry %s at row %lld", what[kind],
                         (long long)bad);

@@ -21,7 +21,11 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
     for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
       if (A->colidx[p] == i) {
         d = A->values[p];
-        kind = d == 0 ? 2 : !isfinite(d) ? 3 : require_positive && d < 0 ? 4 : 0;
+        kind = d == 0                      ? 2
+               : !isfinite(d)              ? 3
+               : require_positive && d < 0 ? 4
+               : !isfinite(omega / d)      ? 5 /* w_i overflows (subnormal a_ii) */
+                                           : 0;
         break;
       }
     wdiag[i] = kind ? 0.0 : omega / d;

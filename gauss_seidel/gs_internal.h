@@ -77,7 +77,8 @@ struct mispc_gs {
 };
 
 /* Host: wdiag[i] = omega / a_ii (0 where the diagonal is bad); *bad_row = first row whose diagonal
- * is missing (kind 1), zero (2), not finite (3) or, with require_positive, negative (4); -1 if
+ * is missing (kind 1), zero (2), not finite (3), with require_positive negative (4), or
+ * so small that omega / a_ii overflows (5); -1 if
  * none. (Device: gs_permute_values_cuda checks it on the way.) */
 mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_positive,
                           double omega, double *wdiag, int64_t *bad_row, int *bad_kind);

@@ -278,6 +278,13 @@ static void test_gpu_gs_errors(void) {
   CHECK_STATUS(ctx, mispc_gs_numeric(ctx, dg, &D), MISPC_ERR_INVALID_ARG);
   CHECK_MSG(strstr(mispc_context_error(ctx), "row 37") != NULL, "GPU zero diagonal: \"%s\"",
             mispc_context_error(ctx));
+  double tiny = 1e-310; /* subnormal: omega / a_ii overflows */
+  CHECK_OK(ctx, mispc_memcpy(ctx, D.values + p37, MISPC_MEM_DEVICE, &tiny, MISPC_MEM_HOST,
+                             sizeof(double)));
+  CHECK_STATUS(ctx, mispc_gs_numeric(ctx, dg, &D), MISPC_ERR_INVALID_ARG);
+  CHECK_MSG(strstr(mispc_context_error(ctx), "overflows") != NULL &&
+                strstr(mispc_context_error(ctx), "row 37") != NULL,
+            "GPU subnormal diagonal: \"%s\"", mispc_context_error(ctx));
   mispc_gs_destroy(ctx, dg);
   mispc_csr_free(ctx, &H);
   mispc_csr_free(ctx, &D);

@@ -539,6 +539,8 @@ static void test_gs_errors(void) {
   expect_numeric_error(g, &A, "row 37", "NaN diagonal");
   A.values[p37] = INFINITY;
   expect_numeric_error(g, &A, "row 37", "infinite diagonal");
+  A.values[p37] = 1e-310; /* subnormal: omega / a_ii overflows */
+  expect_numeric_error(g, &A, "row 37", "subnormal diagonal");
   A.values[p37] = -d37;
   CHECK_OK(ctx, mispc_gs_numeric(ctx, g, &A));
   CHECK_OK(ctx, mispc_gs_apply(ctx, g, &A, b, x, 1));

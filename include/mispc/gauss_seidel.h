@@ -73,9 +73,11 @@ void mispc_gs_destroy(mispc_context *ctx, mispc_gs *gs);
 
 /* Pattern part of the setup (graph, clusters, colors, per-color orderings). */
 mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
-/* Value part: the diagonal a_ii (updates divide by it). A zero, non-finite (or, with
- * require_positive_diagonal, negative) diagonal entry is an error naming the
- * row. A must have the pattern given to mispc_gs_symbolic. */
+/* Value part: omega / a_ii (updates multiply by it) and, on the GPU, the
+ * values of the sweep-ordered copy. A missing, zero, non-finite (or, with
+ * require_positive_diagonal, negative) diagonal entry, or one so small that
+ * omega / a_ii overflows, is an error naming the row. A must have the
+ * pattern given to mispc_gs_symbolic. */
 mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
 /* opt.sweeps sweeps of the chosen kind on A x = b, updating x in place;
  * zero_guess = 1 starts from x = 0 (x need not be initialised). */
