@@ -677,17 +677,26 @@ constexpr size_t kDefaultSmem = 48 * 1024;
  * or above `mean`, twice the mean entries of a row's push chain (a lane one
  * or two of them). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
  * (tuning). Same arithmetic for every choice. */
+/* Lanes per row of the SpMV-like kernels: a lane per 16 entries, at most 8,
+ * from `least` lanes up (point GS 1, cluster_sums 2). Measured on an H100
+ * (docs/GAUSS_SEIDEL.md): the rows of one color are many, and few lanes a
+ * row keep the most rows in flight (point GS Laplace3D_100: 1 lane 3.2
+ * SpMV, 8 lanes 4.1). Cluster sums, SGS ms with 1 / 2 / 4 / 8 lanes
+ * (2026-11-24): Laplace3D_100 0.302 / 0.306 / 0.314 / 0.418,
+ * laplace2d:1000 0.272 / 0.256 / 0.271 / 0.400; Elasticity3D_60 1.78 (1),
+ * 1.55 (4 and 8). */
+static int lanes_for_row_sums(double mean, int least) {
+  int w = least;
+  while (w < 8 && 16 * w <= mean) w *= 2;
+  return w;
+}
+
 static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const char *e = getenv("MISPC_GS_LANES");
   const int v = e ? atoi(e) : 0;
   if (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) return v;
-  /* measured on an H100 (docs/GAUSS_SEIDEL.md): point rows of one color are
-   * many, and few lanes a row keep the most rows in flight (Laplace3D_100:
-   * 1 lane 3.2 SpMV, 8 lanes 4.1) */
   if (gs->opt.kind == MISPC_GS_CLUSTER) return mispc_lanes_for_mean(mean);
-  int w = 1;
-  while (w < 8 && 16 * w <= mean) w *= 2;
-  return w;
+  return lanes_for_row_sums(mean, 1);
 }
 
 namespace {
@@ -725,6 +734,7 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
   gs->lanes = gs_lanes_per_row(gs, 2.0 * (double)chain / (double)n);
+  gs->sum_lanes = lanes_for_row_sums((double)gs->nnz / (double)n, 2);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -950,11 +960,14 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
     pio.klo = (int32_t)(backward ? rhi : 0);
     pio.khi = (int32_t)(backward ? gs->n : rlo);
   }
-  /* SpMV-like: at most 8 lanes a row keep more rows in flight */
-  constexpr int WO = W < 8 ? W : 8;
-  cluster_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
-      rlo, rhi, backward, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp,
-      pio.klo, pio.khi);
+  /* SpMV-like, lanes_for_row_sums */
+  mispc_with_lanes(gs->sum_lanes, [&](auto lanes) {
+    constexpr int WO = decltype(lanes)::value;
+    cluster_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
+        rlo, rhi, backward, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp,
+        pio.klo, pio.khi);
+    return 0;
+  });
   size_t smem = 0;
   const int block = chain_block(gs, &smem);
   const int64_t groups = hi - lo, warps = (groups + 32 / W - 1) / (32 / W);

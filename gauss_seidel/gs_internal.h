@@ -59,8 +59,9 @@ struct mispc_gs {
    * 32 / lanes clusters of a color at once);
    * cluster only: how a color runs
    * (GS_CHAIN_* in gs_cuda.cu) and the most rows and chain entries of a
-   * cluster that the chain stages in shared memory (0: read from global) */
-  int lanes;
+   * cluster that the chain stages in shared memory (0: read from global);
+   * sum_lanes: lanes per row of cluster_sums (cluster only) */
+  int lanes, sum_lanes;
   int cluster_mode;
   int smem_rows, smem_entries;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
