@@ -677,16 +677,16 @@ constexpr size_t kDefaultSmem = 48 * 1024;
  * or above `mean`, twice the mean entries of a row's push chain (a lane one
  * or two of them). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
  * (tuning). Same arithmetic for every choice. */
-/* Lanes per row of the SpMV-like kernels: a lane per 16 entries, at most 8,
- * from `least` lanes up (point GS 1, cluster_sums 2). Measured on an H100
+/* Lanes per row of the SpMV-like kernels (point GS, cluster_sums): a lane
+ * per 16 entries, at least 2, at most 8. Measured on an H100
  * (docs/GAUSS_SEIDEL.md): the rows of one color are many, and few lanes a
- * row keep the most rows in flight (point GS Laplace3D_100: 1 lane 3.2
- * SpMV, 8 lanes 4.1). Cluster sums, SGS ms with 1 / 2 / 4 / 8 lanes
- * (2026-11-24): Laplace3D_100 0.302 / 0.306 / 0.314 / 0.418,
- * laplace2d:1000 0.272 / 0.256 / 0.271 / 0.400; Elasticity3D_60 1.78 (1),
- * 1.55 (4 and 8). */
-static int lanes_for_row_sums(double mean, int least) {
-  int w = least;
+ * row keep the most rows in flight, but 2 beat 1 on short rows. SGS ms with
+ * 1 / 2 / 4 / 8 lanes (2026-11-24): point Laplace3D_100 0.158 / 0.147 /
+ * 0.185 / -, laplace2d:1000 0.131 / 0.129 / 0.175 / -; cluster sums
+ * Laplace3D_100 0.302 / 0.306 / 0.314 / 0.418, laplace2d:1000 0.272 / 0.256
+ * / 0.271 / 0.400, Elasticity3D_60 1.78 (1), 1.55 (4 and 8). */
+static int lanes_for_row_sums(double mean) {
+  int w = 2;
   while (w < 8 && 16 * w <= mean) w *= 2;
   return w;
 }
@@ -696,7 +696,7 @@ static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const int v = e ? atoi(e) : 0;
   if (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) return v;
   if (gs->opt.kind == MISPC_GS_CLUSTER) return mispc_lanes_for_mean(mean);
-  return lanes_for_row_sums(mean, 1);
+  return lanes_for_row_sums(mean);
 }
 
 namespace {
@@ -734,7 +734,7 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
   gs->lanes = gs_lanes_per_row(gs, 2.0 * (double)chain / (double)n);
-  gs->sum_lanes = lanes_for_row_sums((double)gs->nnz / (double)n, 2);
+  gs->sum_lanes = lanes_for_row_sums((double)gs->nnz / (double)n);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
