@@ -672,11 +672,6 @@ static mispc_status exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v
 
 constexpr size_t kDefaultSmem = 48 * 1024;
 
-/* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
- * a lane per 16 entries of a row, at most 8; cluster GS the power of two at
- * or above `mean`, twice the mean entries of a row's push chain (a lane one
- * or two of them). MISPC_GS_LANES=1|2|4|8|16|32 from the environment overrides it
- * (tuning). Same arithmetic for every choice. */
 /* Lanes per row of the SpMV-like kernels (point GS, cluster_sums): a lane
  * per 16 entries, at least 2, at most 8. Measured on an H100
  * (docs/GAUSS_SEIDEL.md): the rows of one color are many, and few lanes a
@@ -691,11 +686,19 @@ static int lanes_for_row_sums(double mean) {
   return w;
 }
 
+/* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
+ * lanes_for_row_sums of the mean row; cluster GS the power of two at or
+ * above `mean`, twice the mean entries of a row's push chain (a lane one or
+ * two of them), at least 4. MISPC_GS_LANES=1|2|4|8|16|32 from the
+ * environment overrides it (tuning). Same arithmetic for every choice. */
 static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
   const char *e = getenv("MISPC_GS_LANES");
   const int v = e ? atoi(e) : 0;
   if (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) return v;
-  if (gs->opt.kind == MISPC_GS_CLUSTER) return mispc_lanes_for_mean(mean);
+  /* cluster chains: at least 4 lanes (8 clusters a warp in lockstep); SGS
+   * ms with 2 / 4 / 8 lanes, H100 2026-11-24: laplace2d:1000 0.256 / 0.224
+   * / 0.236, Laplace3D_100 0.341 / 0.310 / 0.310 */
+  if (gs->opt.kind == MISPC_GS_CLUSTER) return std::max(4, mispc_lanes_for_mean(mean));
   return lanes_for_row_sums(mean);
 }
 
