@@ -176,6 +176,32 @@ static void test_gpu_gs_cluster_modes(void) {
   }
 }
 
+/* Point GS with every lane count a row (MISPC_GS_LANES, 1 to 32): rows of
+ * up to 32 entries as one chain, longer ones (Elasticity's 81) in chunks of
+ * 32 as trees, all bit for bit the host's. */
+static void test_gpu_gs_point_lanes(void) {
+  const char *specs[] = {"gen:elasticity3d:8", "gen:aniso3d:12"};
+  const char *lanes[] = {"1", "2", "4", "8", "16", "32"};
+  for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
+    problem P = problem_make(specs[s], 7, 5, 6);
+    for (int sw = 0; sw < 3; ++sw) {
+      mispc_gs *hg = make_gs(&P.H, MISPC_GS_POINT, (mispc_gs_sweep)sw, 1.2, specs[s]);
+      for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l) {
+        char what[160];
+        snprintf(what, sizeof what, "%s point %s MISPC_GS_LANES=%s", specs[s], sweep_name(sw),
+                 lanes[l]);
+        setenv("MISPC_GS_LANES", lanes[l], 1);
+        mispc_gs *dg = make_gs(&P.D, MISPC_GS_POINT, (mispc_gs_sweep)sw, 1.2, what);
+        unsetenv("MISPC_GS_LANES");
+        if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+        mispc_gs_destroy(ctx, dg);
+      }
+      mispc_gs_destroy(ctx, hg);
+    }
+    problem_free(&P);
+  }
+}
+
 /* The apply's CUDA graph reads b and x through a slot that the first launch
  * fills: applies to two pairs of vectors alive at once, alternating, each
  * give the host's x. Point GS with 1, 4 and 32 lanes a row (long rows are
@@ -295,6 +321,7 @@ int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_gs_equals_host);
   RUN_TEST(test_gpu_gs_cluster_modes);
+  RUN_TEST(test_gpu_gs_point_lanes);
   RUN_TEST(test_gpu_gs_graph_vectors);
   RUN_TEST(test_gpu_gs_setup_split);
   RUN_TEST(test_gpu_gs_errors);
