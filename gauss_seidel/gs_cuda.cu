@@ -421,16 +421,7 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
 __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
                                             int32_t j) {
   const int64_t b = rowptr[i];
-  const int32_t *row = colidx + b;
-  int lo = 0, hi = (int)(rowptr[i + 1] - b);
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (row[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return mispc_lower_bound32(colidx + b, (int)(rowptr[i + 1] - b), j);
 }
 
 /* Steps of a group whose loads copy_rows issues together: 3 for long rows

@@ -48,18 +48,11 @@ __global__ void check_rows(int64_t n, int64_t ncols, int64_t nnz, const int64_t 
         continue;
       }
       ++diff;
-      /* a binary search in 32-bit offsets (fewer instructions: the kernel
-       * is issue-bound); a row that long or inverted fails on its own */
+      /* 32-bit offsets (the kernel is issue-bound); a row that long or
+       * inverted fails on its own */
       const int64_t lo = max(rowptr[j], (int64_t)0), len = min(rowptr[j + 1], nnz) - lo;
       const int32_t *row = colidx + lo;
-      int l = 0, h = len > 0 && len < INT32_MAX ? (int)len : 0;
-      while (l < h) {
-        const int mid = (l + h) >> 1;
-        if (row[mid] < (int32_t)i)
-          l = mid + 1;
-        else
-          h = mid;
-      }
+      const int l = len > 0 && len < INT32_MAX ? mispc_lower_bound32(row, (int)len, (int32_t)i) : 0;
       missing += !(l < len && row[l] == (int32_t)i);
     }
   });

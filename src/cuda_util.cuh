@@ -82,6 +82,21 @@ __device__ __forceinline__ int64_t mispc_lower_bound(const T *a, int64_t lo, int
   return lo;
 }
 
+/* mispc_lower_bound in 32-bit offsets over row[0 .. len): fewer
+ * instructions in searches that issue-bound kernels run per entry (the CSR
+ * check, the sweep-ordered copy's push places). */
+__device__ __forceinline__ int mispc_lower_bound32(const int32_t *row, int len, int32_t key) {
+  int lo = 0, hi = len;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (row[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Division of non-negative 32-bit ints by a divisor d >= 1 fixed at launch
  * (a block size) with a multiply-high and a shift (Granlund and Montgomery,
  * as PyTorch's IntDivider): a division by a run-time int costs tens of
