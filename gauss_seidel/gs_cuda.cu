@@ -546,10 +546,9 @@ __device__ __forceinline__ void chain_values(int64_t b, int64_t e, int g, int W,
 
 /* The numeric setup: a group per row q gathers the values of row perm[q]
  * of A into the copy (cluster GS: by psrc; point GS: the row unchanged),
- * omega over its diagonal into pwdiag and its chains' values, checking the diagonal:
- * *first_bad = the least (row << 3 | kind) of the rows whose a_ii is
- * missing (1), zero (2), not finite (3), with require_positive negative
- * (4), or so small that omega / a_ii overflows (5). */
+ * omega over its diagonal into pwdiag and its chains' values, checking the
+ * diagonal (gs_diag_kind): *first_bad = the least (row << 3 | kind) of the
+ * rows whose a_ii is not usable. */
 template <int W>
 __global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowptr,
                             const double *val, ValuesOut v, int require_positive,
@@ -564,15 +563,10 @@ __global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowpt
     }
     if (g == 0) {
       const int32_t at = v.pdiag_at[q];
-      const double a = at >= 0 ? val[base + at] : 0.0;
-      const double w = at >= 0 && a != 0 ? __ddiv_rn(v.omega, a) : 0.0; /* omega / a_ii */
-      const int kind = at < 0                      ? 1
-                       : a == 0                    ? 2
-                       : !isfinite(a)              ? 3
-                       : require_positive && a < 0 ? 4
-                       : !isfinite(w)              ? 5
-                                                   : 0;
-      v.pwdiag[q] = kind ? 0.0 : w;
+      double w;
+      const int kind =
+          gs_diag_kind(at >= 0, at >= 0 ? val[base + at] : 0.0, require_positive, v.omega, &w);
+      v.pwdiag[q] = w;
       if (kind) atomicMin(first_bad, ((unsigned long long)i << 3) | (unsigned long long)kind);
     }
   });

@@ -16,19 +16,11 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
   *bad_row = -1;
   *bad_kind = 0;
   for (int64_t i = 0; i < A->nrows; ++i) {
-    int kind = 1;
+    int found = 0;
     double d = 0;
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
-      if (A->colidx[p] == i) {
-        d = A->values[p];
-        kind = d == 0                      ? 2
-               : !isfinite(d)              ? 3
-               : require_positive && d < 0 ? 4
-               : !isfinite(omega / d)      ? 5 /* w_i overflows (subnormal a_ii) */
-                                           : 0;
-        break;
-      }
-    wdiag[i] = kind ? 0.0 : omega / d;
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1] && !found; ++p)
+      if (A->colidx[p] == i) d = A->values[p], found = 1;
+    const int kind = gs_diag_kind(found, d, require_positive, omega, &wdiag[i]);
     if (kind && *bad_row < 0) *bad_row = i, *bad_kind = kind;
   }
   return MISPC_SUCCESS;
@@ -98,7 +90,7 @@ static inline void update_row(const mispc_csr *A, const double *wdiag, const dou
  * were updated (forward: j < i increasing; backward: j > i decreasing).
  * Rows are sorted, so storage order is column order. The GPU forms the
  * first part for all rows of a color at once and the second by pushing
- * each new x_j into the later rows' sums (gs_cuda.cu, cluster_chain): the
+ * each new x_j into the later rows' sums (gs_cuda.cu, cluster_push): the
  * same subtractions in the same order. */
 static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_cluster,
                                       const double *wdiag, const double *b, double *x, int64_t i,

@@ -2,8 +2,11 @@
 #ifndef MISPC_GS_INTERNAL_H
 #define MISPC_GS_INTERNAL_H
 
+#include <math.h>
+
 #include "internal.h"
 #include "mispc/gauss_seidel.h"
+#include "mispc/hash.h" /* MISPC_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,10 +80,25 @@ struct mispc_gs {
   double t_symbolic, t_numeric;
 };
 
-/* Host: wdiag[i] = omega / a_ii (0 where the diagonal is bad); *bad_row = first row whose diagonal
- * is missing (kind 1), zero (2), not finite (3), with require_positive negative (4), or
- * so small that omega / a_ii overflows (5); -1 if
- * none. (Device: gs_permute_values_cuda checks it on the way.) */
+/* The numeric setup's verdict on a diagonal entry a (found: stored in its
+ * row), the same on the host and the GPU: 0 usable, 1 missing, 2 zero, 3
+ * not finite, 4 negative with require_positive, 5 so small that omega / a
+ * overflows (a subnormal a); *w = omega / a where usable, else 0. */
+MISPC_HD int gs_diag_kind(int found, double a, int require_positive, double omega, double *w) {
+  const double q = found && a != 0 ? omega / a : 0.0;
+  const int kind = !found                      ? 1
+                   : a == 0                    ? 2
+                   : !isfinite(a)              ? 3
+                   : require_positive && a < 0 ? 4
+                   : !isfinite(q)              ? 5
+                                               : 0;
+  *w = kind ? 0.0 : q;
+  return kind;
+}
+
+/* Host: wdiag[i] = omega / a_ii (gs_diag_kind); *bad_row = the first row
+ * whose diagonal is not usable, *bad_kind its kind; -1 if none. (Device:
+ * gs_permute_values_cuda checks it on the way.) */
 mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_positive,
                           double omega, double *wdiag, int64_t *bad_row, int *bad_kind);
 
