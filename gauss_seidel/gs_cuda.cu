@@ -157,27 +157,6 @@ __global__ void __launch_bounds__(kBlock, 6)
   }
 }
 
-/* Cluster GS, the first part of each row's sum for rows lo .. hi-1 of one
- * color (gs_host.c, update_cluster_row): b_i minus the entries whose x stays
- * fixed during the cluster's pass, in storage order (forward pout[i] ..
- * prow[i+1]-1, backward prow[i] .. pup[i]-1), columns in [klo, khi) only, a
- * group of W lanes a row (SpMV-like over all rows of the color). */
-template <int W>
-__global__ void cluster_sums(int64_t lo, int64_t hi, bool backward, const int64_t *prow,
-                             const int64_t *pout, const int64_t *pup, const int32_t *pcol,
-                             const double *pval, const double *bp, const double *xp, double *tp,
-                             int32_t klo, int32_t khi) {
-  const int lane = threadIdx.x & (W - 1);
-  const unsigned mask = mispc_group_mask<W>();
-  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
-  for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
-       i += ngroups) {
-    const int64_t b = backward ? prow[i] : pout[i], e = backward ? pup[i] : prow[i + 1];
-    const double s = row_chain<W>(bp[i], b, e, pcol, pval, xp, lane, mask, klo, khi);
-    if (lane == 0) tp[i] = s;
-  }
-}
-
 __device__ __forceinline__ int warp_max(int v) {
 #if __CUDA_ARCH__ >= 800
   return (int)__reduce_max_sync(~0u, (unsigned)v);
@@ -189,156 +168,155 @@ __device__ __forceinline__ int warp_max(int v) {
 
 /* How cluster GS runs a color (gs->cluster_mode). */
 enum {
-  GS_CHAIN_STAGED = 0, /* each cluster staged in shared memory */
-  GS_CHAIN_GLOBAL = 1, /* the chain read from global memory (clusters too large to stage) */
+  GS_CHAIN_STAGED = 0, /* each block's clusters staged in shared memory */
+  GS_CHAIN_GLOBAL = 1, /* read from global memory (a cluster too large to stage) */
 };
 
-/* Shared bytes of one group of cluster_push staging up to `rows` rows and
+/* Shared bytes of a block of sweep_clusters staging `rows` rows and
  * `entries` chain entries: per row the sum, old x, omega / a_ii and chain
- * offset, per entry its row and value. */
-__host__ __device__ inline size_t chain_group_bytes(int64_t rows, int64_t entries) {
+ * offset (one more offset), per entry its row and value. */
+__host__ __device__ inline size_t cluster_block_bytes(int64_t rows, int64_t entries) {
   return ((size_t)rows * 28 + 4 + (size_t)entries * 12 + 7) / 8 * 8;
 }
 
-/* One group's part of the shared memory of cluster_push
- * (chain_group_bytes): per row the sum, old x, omega / a_ii and chain
- * offset, per chain entry its row and value. */
-struct GroupSmem {
-  double *s, *x, *d, *v;
-  int *p, *c;
+/* What a cluster pass reads and writes besides PassIO. */
+struct ClusterArrays {
+  const int64_t *pcl, *prow, *pout, *pup;
+  const int32_t *pcol;
+  const double *pval, *bp, *pwdiag;
+  const int64_t *cptr; /* the pass's chains: fptr / fcol / fval or bptr / ... */
+  const int32_t *ccol;
+  const double *cval;
+  double *tp, *xp;
 };
 
-template <int W> __device__ __forceinline__ GroupSmem group_smem(int rows, int entries) {
-  extern __shared__ double smem[];
-  GroupSmem g;
-  g.s = (double *)((char *)smem + (size_t)(threadIdx.x / W) * chain_group_bytes(rows, entries));
-  g.x = g.s + rows, g.d = g.x + rows, g.v = g.d + rows;
-  g.p = (int *)(g.v + entries), g.c = g.p + rows + 1;
-  return g;
-}
+/* The rows of a block's clusters as its chains see them: Staged, copies in
+ * shared memory (the block's first row and chain entry at 0, chain rows
+ * named the same way); otherwise the global arrays (tp, xp, pwdiag, the
+ * chain), rows and entries by their sweep positions. */
+template <bool Staged> struct ChainView {
+  using Off = typename std::conditional<Staged, int, int64_t>::type;
+  double *s, *x;
+  const double *d, *v;
+  const Off *p;
+  const int32_t *c;
+};
 
-/* Copies the cluster of rows r0 .. r0+nr-1 into g with coalesced loads: the
- * sums (tp), old x, omega / a_ii, chain offsets (from c0 = cptr[r0]) and the
- * chain's rows (local) and values. */
-template <int W>
-__device__ __forceinline__ void stage_cluster(const GroupSmem &g, int lane, int64_t r0, int nr,
-                                              int64_t c0, const double *tp, const double *xp,
-                                              const double *pwdiag, const int64_t *cptr,
-                                              const int32_t *ccol, const double *cval) {
-  for (int k = lane; k < nr; k += W) {
-    const int64_t i = r0 + k;
-    g.s[k] = tp[i];
-    g.x[k] = xp[i];
-    g.d[k] = pwdiag[i];
-    g.p[k] = (int)(cptr[i] - c0);
-  }
-  const int nc = (int)(cptr[r0 + nr] - c0);
-  if (lane == 0) g.p[nr] = nc;
-  for (int t = lane; t < nc; t += W) {
-    g.c[t] = ccol[c0 + t] - (int)r0;
-    g.v[t] = cval[c0 + t];
-  }
-}
-
-/* The frame of the chain kernel: the clusters lo .. hi-1 of one color,
- * 32 / W a warp, its groups in lockstep (a group past hi gets nr = 0 and
- * still joins the warp's shuffles and barriers). For each cluster the group
- * stages it (Staged), runs chain(r0, nr, c0, s, x), s and x being the
- * cluster's sums and x (in shared memory, or tp and xp from r0 on), then
- * stores x to xp (if staged) and to the caller's vector, coalesced after the
- * chain: a store to x_out[perm[.]] inside it would hold the warp on the
- * load of perm at every step. */
-template <int W, bool Staged, typename Chain>
-__device__ __forceinline__ void
-for_each_cluster(int64_t lo, int64_t hi, const int64_t *pcl, const GroupSmem &g, double *tp,
-                 double *xp, const double *pwdiag, const int64_t *cptr, const int32_t *ccol,
-                 const double *cval, const PassIO &pio, Chain chain) {
-  constexpr int G = 32 / W;
-  const int wl = threadIdx.x & 31, lane = wl & (W - 1), group = wl / W;
-  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) / 32;
-  for (int64_t q0 = lo + ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32) * G; q0 < hi;
-       q0 += nwarps * G) {
-    const int64_t q = q0 + group;
-    const int64_t r0 = q < hi ? pcl[q] : 0;
-    const int nr = q < hi ? (int)(pcl[q + 1] - r0) : 0;
-    const int64_t c0 = cptr[r0];
-    double *s = Staged ? g.s : tp + r0, *x = Staged ? g.x : xp + r0;
-    if (Staged) stage_cluster<W>(g, lane, r0, nr, c0, tp, xp, pwdiag, cptr, ccol, cval);
-    __syncwarp();
-    chain(r0, nr, c0, s, x);
-    for (int k = lane; k < nr; k += W) {
-      const double v = x[k];
-      if (Staged) xp[r0 + k] = v;
-      if (x_out) x_out[pio.perm[r0 + k]] = v;
-    }
-    __syncwarp(); /* the next clusters overwrite the shared memory */
-  }
-}
-
-/* Cluster GS for one color (clusters lo .. hi-1), after
- * cluster_sums, with the push chains (for each row j the later rows k of
- * its cluster with a_kj, forward; the earlier ones backward): a group of W
- * lanes a cluster, 32 / W clusters a warp, moving in lockstep
- * (loops to the warp's largest cluster: groups with loops of their own
- * would diverge, and a diverged warp runs one group at a time). Staged: the
- * group first copies its cluster into shared memory with coalesced loads
- * (sums from tp, old x, omega / a_ii, the chain: offsets, rows and values);
- * otherwise all of it is read from global memory (s in tp). Then it
- * updates its rows one after another (reversed backward): x_j = x_j + s_j
- * (omega / a_jj), and x_j goes at once into the sums of the rows after it,
- * s_k -= a_kj x_j, a lane per k (right-looking, as a supernodal triangular
- * solve does). A row then costs two multiplies and two adds on the
- * critical path instead of a reduction over its inner entries.
- * Subtractions reach each s_k in the host's order (rows before k increasing
- * forward, after k decreasing backward), so x is the host's bit for bit. */
-template <int W, bool Staged>
+/* Cluster GS for one color (clusters lo .. hi-1), one launch: a block takes
+ * cb consecutive clusters, whose rows and chain entries are contiguous in
+ * sweep order (rows r0 .. r1-1), in three steps with a barrier between.
+ * 1. The fixed part of each row's sum (gs_host.c, update_cluster_row): b_i
+ *    minus the entries whose x stays fixed during the cluster's pass, in
+ *    storage order (forward pout[i] .. prow[i+1]-1, backward prow[i] ..
+ *    pup[i]-1), columns in [klo, khi) only; SW lanes a row over all the
+ *    block's rows, SpMV-like. Staged, the sums go to shared memory, with
+ *    the rows' old x, omega / a_ii and the chains, copied by the whole block.
+ * 2. The push chains (for each row j the later rows k of its cluster with
+ *    a_kj forward, the earlier ones backward): a group of W lanes a
+ *    cluster, 32 / W clusters a warp in lockstep (loops to the warp's
+ *    largest cluster: groups with loops of their own would diverge, and a
+ *    diverged warp runs one group at a time). The group updates its rows one
+ *    after another (reversed backward): x_j = x_j + s_j (omega / a_jj), and
+ *    x_j goes at once into the sums of the rows after it, s_k -= a_kj x_j, a
+ *    lane per k (right-looking, as a supernodal triangular solve does): two
+ *    multiplies and two adds a row on the critical path. Subtractions reach
+ *    each s_k in the host's order (rows before k increasing forward, after k
+ *    decreasing backward), so x is the host's bit for bit.
+ * 3. x to xp (staged) and to the caller's vector (last pass), coalesced.
+ * Before 2026-11-24 (afternoon) steps 1 and 2 were two launches a color
+ * (cluster_sums, cluster_push): the sums went through tp, the chains
+ * waited for the last row of the color, and each staged its cluster with a
+ * warp alone (docs/GAUSS_SEIDEL.md, "One launch a color"). */
+template <int W, int SW, bool Staged>
 __global__ void __launch_bounds__(kBlock)
-    cluster_push(int64_t lo, int64_t hi, const int64_t *pcl, bool backward, const int64_t *cptr,
-                 const int32_t *ccol, const double *cval, const double *pwdiag, double *tp,
-                 double *xp, int smem_rows, int smem_entries, PassIO pio) {
-  constexpr int E = 2; /* entries a lane takes of a pivot before the loop */
-  const int lane = threadIdx.x & (W - 1);
-  const GroupSmem g = group_smem<W>(smem_rows, smem_entries);
-  const double *sd = g.d, *sv = g.v;
-  const int *sp = g.p, *sc = g.c;
-  for_each_cluster<W, Staged>(
-      lo, hi, pcl, g, tp, xp, pwdiag, cptr, ccol, cval, pio,
-      [&](int64_t r0, int nr, int64_t c0, double *s, double *x) {
-        const int nr_max = warp_max(nr);
-        for (int r = 0; r < nr_max; ++r) {
-          const bool on = r < nr;
-          const int k = backward ? nr - 1 - r : r;
-          int b = 0, len = 0;
-          if (on) {
-            b = Staged ? sp[k] : (int)(cptr[r0 + k] - c0);
-            len = (Staged ? sp[k + 1] : (int)(cptr[r0 + k + 1] - c0)) - b;
-          }
-          /* the lane's entries and their sums, ahead of x_j */
-          int kk[E];
-          double a[E], sk[E];
+    sweep_clusters(int64_t lo, int64_t hi, int cb, bool backward, ClusterArrays a, PassIO pio) {
+  constexpr int G = 32 / W, E = 2; /* E: entries a lane takes of a pivot before the loop */
+  const int64_t q0 = lo + (int64_t)blockIdx.x * cb, q1 = min(q0 + cb, hi);
+  const int64_t r0 = a.pcl[q0], r1 = a.pcl[q1], c0 = a.cptr[r0];
+  const int nrows = (int)(r1 - r0), nent = Staged ? (int)(a.cptr[r1] - c0) : 0;
+  const int64_t base = Staged ? r0 : 0; /* the view's row 0 */
+  extern __shared__ double smem[];
+  ChainView<Staged> v;
+  double *d = NULL;
+  int *p = NULL;
+  if (Staged) {
+    v.s = smem, v.x = v.s + nrows, d = v.x + nrows;
+    double *cv = d + nrows;
+    int *c = (int *)(cv + nent);
+    p = c + nent;
+    v.d = d, v.v = cv, v.p = (const typename ChainView<Staged>::Off *)p, v.c = c;
+#pragma unroll 4
+    for (int t = threadIdx.x; t < nent; t += kBlock) {
+      c[t] = a.ccol[c0 + t] - (int32_t)r0;
+      cv[t] = a.cval[c0 + t];
+    }
+    if (threadIdx.x == 0) p[nrows] = nent;
+  } else {
+    v.s = a.tp, v.x = a.xp, v.d = a.pwdiag, v.v = a.cval;
+    v.p = (const typename ChainView<Staged>::Off *)a.cptr, v.c = a.ccol;
+  }
+  { /* 1: the fixed sums, and (staged) each row's old x, omega / a_ii and
+     * chain offset, loaded beside the row's bounds */
+    const int lane = threadIdx.x & (SW - 1);
+    const unsigned mask = mispc_group_mask<SW>();
+    for (int64_t i = r0 + threadIdx.x / SW; i < r1; i += kBlock / SW) {
+      const int64_t b = backward ? a.prow[i] : a.pout[i], e = backward ? a.pup[i] : a.prow[i + 1];
+      if (Staged && lane == SW - 1) {
+        d[i - r0] = a.pwdiag[i];
+        v.x[i - r0] = a.xp[i];
+        p[i - r0] = (int)(a.cptr[i] - c0);
+      }
+      const double s =
+          row_chain<SW>(a.bp[i], b, e, a.pcol, a.pval, a.xp, lane, mask, pio.klo, pio.khi);
+      if (lane == 0) v.s[i - base] = s;
+    }
+  }
+  __syncthreads();
+  const int wl = threadIdx.x & 31, lane = wl & (W - 1);
+  const int64_t qw = q0 + (int64_t)(threadIdx.x / 32) * G;
+  if (qw < q1) { /* 2: the chains (whole warps) */
+    const int64_t q = qw + wl / W;
+    const int k0 = q < q1 ? (int)(a.pcl[q] - base) : 0;
+    const int nr = q < q1 ? (int)(a.pcl[q + 1] - a.pcl[q]) : 0;
+    const int nr_max = warp_max(nr);
+    for (int r = 0; r < nr_max; ++r) {
+      const bool on = r < nr;
+      const int k = k0 + (backward ? nr - 1 - r : r);
+      typename ChainView<Staged>::Off b = 0;
+      int len = 0;
+      if (on) b = v.p[k], len = (int)(v.p[k + 1] - b);
+      /* the lane's entries and their sums, ahead of x_j */
+      int kk[E];
+      double av[E], sk[E];
 #pragma unroll
-          for (int e = 0; e < E; ++e) {
-            const int t = lane + W * e;
-            kk[e] = t < len ? (Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0) : -1;
-            a[e] = t < len ? (Staged ? sv[b + t] : cval[c0 + b + t]) : 0.0;
-            sk[e] = kk[e] >= 0 ? s[kk[e]] : 0.0;
-          }
-          if (on) {
-            const double xo = x[k], w = Staged ? sd[k] : pwdiag[r0 + k];
-            const double xj = __dadd_rn(xo, __dmul_rn(s[k], w));
+      for (int e = 0; e < E; ++e) {
+        const int t = lane + W * e;
+        kk[e] = t < len ? v.c[b + t] : -1;
+        av[e] = t < len ? v.v[b + t] : 0.0;
+        sk[e] = kk[e] >= 0 ? v.s[kk[e]] : 0.0;
+      }
+      if (on) {
+        const double xj = __dadd_rn(v.x[k], __dmul_rn(v.s[k], v.d[k]));
 #pragma unroll
-            for (int e = 0; e < E; ++e)
-              if (kk[e] >= 0) s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(a[e], xj));
-            for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
-              const int k2 = Staged ? sc[b + t] : ccol[c0 + b + t] - (int)r0;
-              s[k2] = __dsub_rn(s[k2], __dmul_rn(Staged ? sv[b + t] : cval[c0 + b + t], xj));
-            }
-            if (lane == 0) x[k] = xj;
-          }
-          __syncwarp();
+        for (int e = 0; e < E; ++e)
+          if (kk[e] >= 0) v.s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(av[e], xj));
+        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
+          const int k2 = v.c[b + t];
+          v.s[k2] = __dsub_rn(v.s[k2], __dmul_rn(v.v[b + t], xj));
         }
-      });
+        if (lane == 0) v.x[k] = xj;
+      }
+      __syncwarp();
+    }
+  }
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
+  if (!Staged && !x_out) return;
+  __syncthreads();
+  for (int k = threadIdx.x; k < nrows; k += kBlock) { /* 3: x out */
+    const double xv = v.x[r0 + k - base];
+    if (Staged) a.xp[r0 + k] = xv;
+    if (x_out) x_out[pio.perm[r0 + k]] = xv;
+  }
 }
 
 /* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
@@ -671,6 +649,14 @@ static int lanes_for_row_sums(double mean) {
   return w;
 }
 
+/* f(integral_constant<int, w>) for the lanes lanes_for_row_sums gives
+ * (2, 4 or 8): fewer instances of the cluster kernel than mispc_with_lanes. */
+template <typename F> static auto with_sum_lanes(int w, F &&f) {
+  return w <= 2   ? f(std::integral_constant<int, 2>{})
+         : w == 4 ? f(std::integral_constant<int, 4>{})
+                  : f(std::integral_constant<int, 8>{});
+}
+
 /* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
  * lanes_for_row_sums of the mean row; cluster GS the power of two at or
  * above `mean`, twice the mean entries of a row's push chain (a lane one or
@@ -688,61 +674,108 @@ static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
 }
 
 namespace {
-/* *r = the most chain entries of any cluster */
-__global__ void chain_max(int64_t nc, const int64_t *pcl, const int64_t *cptr,
-                          unsigned long long *r) {
-  unsigned long long m = 0;
+/* Blocks of sweep_clusters hold at most 2^kMaxBlockClustersLog clusters
+ * (8 warps of 32 one-lane groups). */
+constexpr int kMaxBlockClustersLog = 8;
+
+/* r[k] = the most shared bytes (cluster_block_bytes) of a block of 2^k
+ * clusters, over the blocks as the apply forms them: each color's clusters
+ * from its first (color_ptr, device), 2^k a block. */
+__global__ void block_bytes(int64_t nc, int32_t ncolors, const int64_t *color_ptr,
+                            const int64_t *pcl, const int64_t *fptr, const int64_t *bptr,
+                            unsigned long long *r) {
+  constexpr int K = kMaxBlockClustersLog + 1;
+  unsigned long long m[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) m[k] = 0;
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
        q += (int64_t)gridDim.x * blockDim.x) {
-    const unsigned long long z = (unsigned long long)(cptr[pcl[q + 1]] - cptr[pcl[q]]);
-    m = z > m ? z : m;
+    int c = 0, e = ncolors; /* the last color starting at or before q */
+    while (e - c > 1) {
+      const int mid = (c + e) / 2;
+      if (color_ptr[mid] <= q)
+        c = mid;
+      else
+        e = mid;
+    }
+    const int64_t lo = color_ptr[c], hi = color_ptr[c + 1];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (((q - lo) & (((int64_t)1 << k) - 1)) != 0) continue;
+      const int64_t r0 = pcl[q], r1 = pcl[min(q + ((int64_t)1 << k), hi)];
+      const int64_t ent = max(fptr[r1] - fptr[r0], bptr[r1] - bptr[r0]);
+      const unsigned long long z = cluster_block_bytes(r1 - r0, ent);
+      m[k] = z > m[k] ? z : m[k];
+    }
   }
-  m = mispc_block_max<kBlock>(m);
-  if (threadIdx.x == 0 && m) atomicMax(r, m);
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const unsigned long long z = mispc_block_max<kBlock>(m[k]);
+    if (threadIdx.x == 0 && z) atomicMax(r + k, z);
+  }
 }
 } // namespace
 
-/* The lanes and mode of the cluster chains: staged in shared memory unless
- * a cluster does not fit, or MISPC_GS_CHAIN=global from the environment
- * (tests and measurements; the arithmetic is the same). chain: the entries
- * of the forward chains. */
+/* How sweep_clusters runs: chain lanes (gs_lanes_per_row), sum lanes
+ * (lanes_for_row_sums), and clusters a block: as many as half the block's
+ * warps have groups (4 * 32 / lanes), halved until every block's staging fits in
+ * the default 48 KiB of shared memory (several blocks an SM); a single
+ * cluster may opt in to more. Staged in shared memory unless one cluster
+ * does not fit, or MISPC_GS_CHAIN=global from the environment (tests and
+ * measurements; the arithmetic is the same). MISPC_GS_BLOCK_CLUSTERS=2^k
+ * sets the clusters a block (tuning; still halved to fit). chain: the
+ * entries of the forward chains. */
 static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
                                         int64_t chain) {
+  constexpr int K = kMaxBlockClustersLog + 1;
   const int64_t n = gs->n, nc = gs->nclusters;
-  unsigned long long *dm = NULL, most = 0; /* most chain entries of a cluster */
-  mispc_status st = mispc_scratch_alloc(ctx, 8, (void **)&dm, "cluster chains");
+  const size_t cbytes = sizeof(int64_t) * (size_t)(gs->ncolors + 1);
+  unsigned long long *dm = NULL, *hm = NULL; /* K maxima, then the color offsets */
+  MISPC_TRY(mispc_pinned_scratch(ctx, K * 8, (void **)&hm));
+  mispc_status st = mispc_scratch_alloc(ctx, K * 8 + cbytes, (void **)&dm, "cluster blocks");
   if (!st) {
-    cudaMemsetAsync(dm, 0, 8, s);
-    const unsigned grid = mispc_device_grid(ctx, nc, kBlock);
-    chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->fptr, dm);
-    chain_max<<<grid, kBlock, 0, s>>>(nc, gs->pcl, gs->bptr, dm);
-    cudaMemcpyAsync(&most, dm, 8, cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "cluster chains");
+    int64_t *dcp = (int64_t *)(dm + K);
+    cudaMemsetAsync(dm, 0, K * 8, s);
+    cudaMemcpyAsync(dcp, gs->color_ptr, cbytes, cudaMemcpyHostToDevice, s);
+    block_bytes<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(nc, gs->ncolors, dcp, gs->pcl,
+                                                                      gs->fptr, gs->bptr, dm);
+    cudaMemcpyAsync(hm, dm, K * 8, cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "cluster blocks");
   }
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
   gs->lanes = gs_lanes_per_row(gs, 2.0 * (double)chain / (double)n);
   gs->sum_lanes = lanes_for_row_sums((double)gs->nnz / (double)n);
+  const char *es = getenv("MISPC_GS_SUM_LANES"); /* 2, 4 or 8 (tuning) */
+  if (es && (atoi(es) == 2 || atoi(es) == 4 || atoi(es) == 8)) gs->sum_lanes = atoi(es);
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  /* more lanes (fewer clusters a warp) where a warp's clusters would not fit
-   * in shared memory: the chains read from global memory are far slower */
-  const size_t group_bytes = chain_group_bytes(gs->max_cluster, (int64_t)most);
-  if (!getenv("MISPC_GS_LANES"))
-    while (gs->lanes < 32 && (size_t)(32 / gs->lanes) * group_bytes > (size_t)optin) gs->lanes *= 2;
-  const size_t warp_bytes = (size_t)(32 / gs->lanes) * group_bytes;
+  /* log2 of the clusters a block: as many as half the block's warps have
+   * groups, so a color has twice the blocks and those of an SM overlap
+   * their phases (H100, SGS ms with 16 / 32 / 64 clusters a block of 4
+   * lanes, 2026-11-24: Laplace3D_100 0.293 / 0.288 / 0.401, laplace2d:1000
+   * 0.233 / 0.217 / 0.230) */
+  int k = 0;
+  while ((kBlock / 64) * (32 / gs->lanes) > (1 << k)) ++k;
+  const char *eb = getenv("MISPC_GS_BLOCK_CLUSTERS");
+  if (eb && atoi(eb) > 0)
+    for (k = 0; k < K - 1 && (2 << k) <= atoi(eb);) ++k;
+  while (k > 0 && hm[k] > kDefaultSmem) --k;
   const char *e = getenv("MISPC_GS_CHAIN");
   gs->cluster_mode = e && !strcmp(e, "global") ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
-  if (warp_bytes > (size_t)optin || most >= INT32_MAX / 4) gs->cluster_mode = GS_CHAIN_GLOBAL;
+  if (hm[k] > (unsigned long long)optin) gs->cluster_mode = GS_CHAIN_GLOBAL;
   const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
-  gs->smem_rows = staged ? (int)gs->max_cluster : 0;
-  gs->smem_entries = staged ? (int)most : 0;
+  if (!staged) /* no shared memory to fit */
+    for (k = 0; (kBlock / 64) * (32 / gs->lanes) > (1 << k);) ++k;
+  gs->block_clusters = 1 << k;
+  gs->smem_block = staged ? (int)hm[k] : 0;
   mispc_logf(ctx, 2,
-             "gs cluster chains: %d lanes a cluster, mode %d, clusters of up to %lld rows "
-             "and %llu chain entries, %.2f chain entries a row",
-             gs->lanes, gs->cluster_mode, (long long)gs->max_cluster, most,
-             (double)chain / (double)n);
+             "gs cluster sweeps: %d lanes a cluster's chain, %d a row's sum, %d clusters a "
+             "block, mode %d, %d shared bytes a block, clusters of up to %lld rows, %.2f chain "
+             "entries a row",
+             gs->lanes, gs->sum_lanes, gs->block_clusters, gs->cluster_mode, gs->smem_block,
+             (long long)gs->max_cluster, (double)chain / (double)n);
   return MISPC_SUCCESS;
 }
 
@@ -902,33 +935,24 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   return MISPC_SUCCESS;
 }
 
-/* Threads a block of cluster_push: two warps, so that a color of few
- * clusters spreads over the SMs (each warp runs a chain of dependent steps
- * and wants an issue slot at once), or one where their shared memory would
- * pass the default 48 KiB (it then opts in to more). */
-static int chain_block(const mispc_gs *gs, size_t *smem) {
-  const size_t warp = (size_t)(32 / gs->lanes) * chain_group_bytes(gs->smem_rows, gs->smem_entries);
-  const int warps = 2 * warp <= kDefaultSmem ? 2 : 1;
-  *smem = gs->smem_rows ? warp * (size_t)warps : 0;
-  return 32 * warps;
+/* Lets the staged sweep_clusters of this handle have its shared memory
+ * (above the default 48 KiB only for single clusters that need it). */
+template <int W> static mispc_status cluster_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
+  if (gs->smem_block <= (int)kDefaultSmem) return MISPC_SUCCESS;
+  return with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
+    constexpr int SW = decltype(lanes)::value;
+    MISPC_CUDA_TRY(ctx, cudaFuncSetAttribute(sweep_clusters<W, SW, true>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             gs->smem_block));
+    return MISPC_SUCCESS;
+  });
 }
 
-template <int W> static mispc_status chain_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
-  size_t smem = 0;
-  chain_block(gs, &smem);
-  if (smem > kDefaultSmem) {
-    MISPC_CUDA_TRY(ctx,
-                   cudaFuncSetAttribute(cluster_push<W, true>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  }
-  return MISPC_SUCCESS;
-}
-
-/* One color of a sweep. Point GS: a group per row. Cluster GS: the fixed
- * part of the sums, SpMV-like over the color's rows, then the chains, a
- * group per cluster (forming the sums inside the chain kernel, a lane per
- * row, was slower: Laplace3D_100 0.73 against 0.43 ms an SGS sweep, H100
- * 2026-11-23).
+/* One color of a sweep, one launch. Point GS: a group per row. Cluster
+ * GS: sweep_clusters, a block per block_clusters clusters (the sums formed
+ * by the whole block, then the chains; forming the sums inside the chains'
+ * groups, a lane per row, had been slower than a launch of their own:
+ * Laplace3D_100 0.73 against 0.43 ms an SGS sweep, H100 2026-11-23).
  * A pass from x = 0 reads only columns it has updated (pio.klo .. khi). */
 template <int W>
 static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
@@ -948,29 +972,20 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
     pio.klo = (int32_t)(backward ? rhi : 0);
     pio.khi = (int32_t)(backward ? gs->n : rlo);
   }
-  /* SpMV-like, lanes_for_row_sums */
-  mispc_with_lanes(gs->sum_lanes, [&](auto lanes) {
-    constexpr int WO = decltype(lanes)::value;
-    cluster_sums<WO><<<mispc_device_grid(ctx, (long long)WO * (rhi - rlo), kBlock), kBlock, 0, s>>>(
-        rlo, rhi, backward, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->xp, gs->tp,
-        pio.klo, pio.khi);
+  ClusterArrays a = {gs->pcl, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->pwdiag};
+  a.cptr = backward ? gs->bptr : gs->fptr;
+  a.ccol = backward ? gs->bcol : gs->fcol;
+  a.cval = backward ? gs->bval : gs->fval;
+  a.tp = gs->tp, a.xp = gs->xp;
+  const int cb = gs->block_clusters;
+  const unsigned grid = (unsigned)((hi - lo + cb - 1) / cb);
+  const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
+  with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
+    constexpr int SW = decltype(lanes)::value;
+    const auto kernel = staged ? sweep_clusters<W, SW, true> : sweep_clusters<W, SW, false>;
+    kernel<<<grid, kBlock, staged ? gs->smem_block : 0, s>>>(lo, hi, cb, backward, a, pio);
     return 0;
   });
-  size_t smem = 0;
-  const int block = chain_block(gs, &smem);
-  const int64_t groups = hi - lo, warps = (groups + 32 / W - 1) / (32 / W);
-  const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
-  /* every cluster of the color resident at once where the SMs hold them: a
-   * chain is a sequence of dependent steps, and a second wave would wait
-   * for the whole first one (mispc_device_grid's 8 blocks an SM hold only
-   * 16 warps of two-warp blocks) */
-  const unsigned grid = mispc_grid_for(32 * warps, block, 1u << 20);
-  const int64_t *cptr = backward ? gs->bptr : gs->fptr;
-  const int32_t *ccol = backward ? gs->bcol : gs->fcol;
-  const double *cval = backward ? gs->bval : gs->fval;
-  const auto kernel = staged ? cluster_push<W, true> : cluster_push<W, false>;
-  kernel<<<grid, block, smem, s>>>(lo, hi, gs->pcl, backward, cptr, ccol, cval, gs->pwdiag, gs->tp,
-                                   gs->xp, gs->smem_rows, gs->smem_entries, pio);
 }
 
 /* Point GS from x = 0 reads b through perm in its first pass, so nothing is
@@ -994,7 +1009,7 @@ enum Part { kDirect, kGraph };
 template <int W>
 static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
                                   const double *b, double *x, int zero_guess, Part part) {
-  if (gs->opt.kind == MISPC_GS_CLUSTER) MISPC_TRY(chain_allow_smem<W>(ctx, gs));
+  if (gs->opt.kind == MISPC_GS_CLUSTER) MISPC_TRY(cluster_allow_smem<W>(ctx, gs));
   const ApplyIO first = {b, x, NULL, part == kGraph ? gs->io_slot : NULL};
   const ApplyIO rest = part == kGraph ? ApplyIO{NULL, NULL, gs->io_slot, NULL} : first;
   int step = 0;

@@ -58,15 +58,15 @@ struct mispc_gs {
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
   double *tp;          /* cluster only, n: the fixed part of each row's sum */
   int64_t nclusters, singletons, min_cluster, max_cluster;
-  /* Device only: lanes per row (point) or per cluster (a warp then takes
-   * 32 / lanes clusters of a color at once);
-   * cluster only: how a color runs
-   * (GS_CHAIN_* in gs_cuda.cu) and the most rows and chain entries of a
-   * cluster that the chain stages in shared memory (0: read from global);
-   * sum_lanes: lanes per row of cluster_sums (cluster only) */
+  /* Device only: lanes per row (point) or per cluster chain (cluster: a
+   * warp then takes 32 / lanes clusters of a block at once); cluster only:
+   * sum_lanes, lanes per row of the fixed sums; block_clusters, clusters a
+   * block of sweep_clusters takes (a power of two); cluster_mode, whether
+   * a block stages its rows in shared memory (GS_CHAIN_* in gs_cuda.cu);
+   * smem_block, the shared bytes a staged block needs */
   int lanes, sum_lanes;
   int cluster_mode;
-  int smem_rows, smem_entries;
+  int block_clusters, smem_block;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
    * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
    * of each kind. The first launch takes b and x as parameters (updated
@@ -119,7 +119,7 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 
 /* Device: builds the sweep-ordered pattern (perm .. pcl, the chains, bp, xp,
- * lanes, cluster_mode, smem_rows/entries) after
+ * lanes, cluster_mode, block_clusters, smem_block) after
  * order / color_ptr / cl_ptr / cl_rows are set; gs_permute_values_cuda fills
  * pval, pwdiag and the chains' values from A, checking the diagonal on the
  * way (*bad_row, *bad_kind as gs_diag_host); gs_apply_cuda does a whole
