@@ -279,8 +279,10 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   const int wl = threadIdx.x & 31, lane = wl & (W - 1);
+  /* 2: the chains, whole warps, G clusters a warp (cb is at most the
+   * block's groups; a loop over more cost Elasticity3D_60 5 %: registers) */
   const int64_t qw = q0 + (int64_t)(threadIdx.x / 32) * G;
-  if (qw < q1) { /* 2: the chains (whole warps) */
+  if (qw < q1) {
     const int64_t q = qw + wl / W;
     const int k0 = q < q1 ? (int)(a.pcl[q] - base) : 0;
     const int nr = q < q1 ? (int)(a.pcl[q + 1] - a.pcl[q]) : 0;
@@ -729,7 +731,8 @@ __global__ void block_bytes(int64_t nc, int32_t ncolors, const int64_t *color_pt
  * cluster may opt in to more. Staged in shared memory unless one cluster
  * does not fit, or MISPC_GS_CHAIN=global from the environment (tests and
  * measurements; the arithmetic is the same). MISPC_GS_BLOCK_CLUSTERS=2^k
- * sets the clusters a block (tuning; still halved to fit). chain: the
+ * sets the clusters a block (tuning; at most 8 * 32 / lanes, the groups of
+ * a block, and still halved to fit). chain: the
  * entries of the forward chains. */
 static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
                                         int64_t chain) {
@@ -764,9 +767,9 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
    * 0.233 / 0.217 / 0.230) */
   int k = 0;
   while ((kBlock / 64) * (32 / gs->lanes) > (1 << k)) ++k;
-  const char *eb = getenv("MISPC_GS_BLOCK_CLUSTERS");
+  const char *eb = getenv("MISPC_GS_BLOCK_CLUSTERS"); /* at most the block's groups */
   if (eb && atoi(eb) > 0)
-    for (k = 0; k < K - 1 && (2 << k) <= atoi(eb);) ++k;
+    for (k = 0; (2 << k) <= atoi(eb) && (2 << k) <= (kBlock / 32) * (32 / gs->lanes);) ++k;
   while (k > 0 && hm[k] > kDefaultSmem) --k;
   const char *e = getenv("MISPC_GS_CHAIN");
   gs->cluster_mode = e && !strcmp(e, "global") ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;

@@ -147,30 +147,46 @@ static void test_gpu_gs_equals_host(void) {
   node_theta = 0.0;
 }
 
-/* Every way the GPU runs a cluster's chain (staged in shared memory or read
- * from global memory, MISPC_GS_CHAIN) and several lane counts
- * (MISPC_GS_LANES: 1 to 32 clusters a warp, so chains longer than a
- * group's lanes hold) give the host's x bit for bit. */
+/* Every way the GPU runs a color of clusters (sweep_clusters: staged in
+ * shared memory or read from global memory, MISPC_GS_CHAIN), several chain
+ * lane counts (MISPC_GS_LANES: 1 to 32 clusters a warp, so chains longer
+ * than a group's lanes hold), clusters a block (MISPC_GS_BLOCK_CLUSTERS:
+ * one, the default, and 256, which the setup lowers to the block's groups,
+ * 8 * 32 / lanes: up to 256 clusters, more than a color has on these
+ * problems, so blocks end short and warps without clusters wait at the
+ * barriers) and
+ * lanes a row's sum (MISPC_GS_SUM_LANES) give the host's x bit for bit. */
 static void test_gpu_gs_cluster_modes(void) {
   const char *specs[] = {"gen:laplace3d:20", "gen:elasticity3d:8"};
   const char *modes[] = {"staged", "global"};
   const char *lanes[] = {"1", "4", "32"};
+  const char *blocks[] = {NULL, "1", "256"};
+  const char *sums[] = {NULL, "8"};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
     problem P = problem_make(specs[s], 5, 3, 4);
     mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, specs[s]);
     for (size_t m = 0; m < 2; ++m)
-      for (size_t l = 0; l < 3; ++l) {
-        char what[160];
-        snprintf(what, sizeof what, "%s MISPC_GS_CHAIN=%s MISPC_GS_LANES=%s", specs[s], modes[m],
-                 lanes[l]);
-        setenv("MISPC_GS_CHAIN", modes[m], 1);
-        setenv("MISPC_GS_LANES", lanes[l], 1);
-        mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
-        unsetenv("MISPC_GS_CHAIN");
-        unsetenv("MISPC_GS_LANES");
-        if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
-        mispc_gs_destroy(ctx, dg);
-      }
+      for (size_t l = 0; l < 3; ++l)
+        for (size_t k = 0; k < 3; ++k)
+          for (size_t w = 0; w < 2; ++w) {
+            char what[200];
+            snprintf(what, sizeof what,
+                     "%s MISPC_GS_CHAIN=%s MISPC_GS_LANES=%s MISPC_GS_BLOCK_CLUSTERS=%s "
+                     "MISPC_GS_SUM_LANES=%s",
+                     specs[s], modes[m], lanes[l], blocks[k] ? blocks[k] : "-",
+                     sums[w] ? sums[w] : "-");
+            setenv("MISPC_GS_CHAIN", modes[m], 1);
+            setenv("MISPC_GS_LANES", lanes[l], 1);
+            if (blocks[k]) setenv("MISPC_GS_BLOCK_CLUSTERS", blocks[k], 1);
+            if (sums[w]) setenv("MISPC_GS_SUM_LANES", sums[w], 1);
+            mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
+            unsetenv("MISPC_GS_CHAIN");
+            unsetenv("MISPC_GS_LANES");
+            unsetenv("MISPC_GS_BLOCK_CLUSTERS");
+            unsetenv("MISPC_GS_SUM_LANES");
+            if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+            mispc_gs_destroy(ctx, dg);
+          }
     mispc_gs_destroy(ctx, hg);
     problem_free(&P);
   }
