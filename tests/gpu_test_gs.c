@@ -155,7 +155,9 @@ static void test_gpu_gs_equals_host(void) {
  * 8 * 32 / lanes: up to 256 clusters, more than a color has on these
  * problems, so blocks end short and warps without clusters wait at the
  * barriers) and
- * lanes a row's sum (MISPC_GS_SUM_LANES) give the host's x bit for bit. */
+ * lanes a row's sum (MISPC_GS_SUM_LANES), and each color's clusters in id
+ * order or largest first (MISPC_GS_CLUSTER_ORDER; by default largest first
+ * where clusters reach 32 rows), give the host's x bit for bit. */
 static void test_gpu_gs_cluster_modes(void) {
   const char *specs[] = {"gen:laplace3d:20", "gen:elasticity3d:8"};
   const char *modes[] = {"staged", "global"};
@@ -187,6 +189,16 @@ static void test_gpu_gs_cluster_modes(void) {
             if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
             mispc_gs_destroy(ctx, dg);
           }
+    for (int o = 0; o < 2; ++o) { /* each color's clusters in id order, or largest first */
+      const char *order = o ? "size" : "id";
+      char what[200];
+      snprintf(what, sizeof what, "%s MISPC_GS_CLUSTER_ORDER=%s", specs[s], order);
+      setenv("MISPC_GS_CLUSTER_ORDER", order, 1);
+      mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
+      unsetenv("MISPC_GS_CLUSTER_ORDER");
+      if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+      mispc_gs_destroy(ctx, dg);
+    }
     mispc_gs_destroy(ctx, hg);
     problem_free(&P);
   }
