@@ -530,32 +530,71 @@ struct ValuesOut {
   double omega;
 };
 
-/* The chain values of one row of the copy, from the rows of A that the
- * entries name (perm of their sweep positions). */
-__device__ __forceinline__ void chain_values(int64_t b, int64_t e, int g, int W, const int32_t *at,
-                                             const int32_t *col, const int32_t *perm,
-                                             const int64_t *rowptr, const double *val,
-                                             double *out) {
-  for (int64_t p = b + g; p < e; p += W) out[p] = val[rowptr[perm[col[p]]] + at[p]];
+/* Entries a lane of copy_values gathers at once (its loads of one level
+ * issued together, not one entry's chain of loads after another). */
+constexpr int kGatherBatch = 4;
+
+/* The chain values of one row of the copy, forward (fptr ..) and backward
+ * (bptr ..) together, from the rows of A that the entries name (perm of
+ * their sweep positions): four dependent loads an entry (its row, perm,
+ * rowptr, the value), kGatherBatch entries of each direction at once. */
+__device__ __forceinline__ void chain_values(int64_t q, int g, int W, const ValuesOut &v,
+                                             const int32_t *perm, const int64_t *rowptr,
+                                             const double *val) {
+  constexpr int B = kGatherBatch;
+  const int64_t fb = v.fptr[q], fe = v.fptr[q + 1], bb = v.bptr[q], be = v.bptr[q + 1];
+  for (int64_t o = g; o < fe - fb || o < be - bb; o += (int64_t)W * B) {
+    int64_t src[2 * B];
+#pragma unroll
+    for (int u = 0; u < 2 * B; ++u) { /* the rows, then perm, then rowptr */
+      const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
+      const bool in = p < (u < B ? fe : be);
+      src[u] = in ? (u < B ? v.fcol : v.bcol)[p] : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < 2 * B; ++u) src[u] = src[u] >= 0 ? perm[src[u]] : -1;
+#pragma unroll
+    for (int u = 0; u < 2 * B; ++u) {
+      const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
+      src[u] = src[u] >= 0 ? rowptr[src[u]] + (u < B ? v.fsrc : v.bsrc)[p] : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < 2 * B; ++u) {
+      const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
+      if (src[u] >= 0) (u < B ? v.fval : v.bval)[p] = val[src[u]];
+    }
+  }
 }
 
 /* The numeric setup: a group per row q gathers the values of row perm[q]
  * of A into the copy (cluster GS: by psrc; point GS: the row unchanged),
  * omega over its diagonal into pwdiag and its chains' values, checking the
  * diagonal (gs_diag_kind): *first_bad = the least (row << 3 | kind) of the
- * rows whose a_ii is not usable. */
+ * rows whose a_ii is not usable. A lane's entries go kGatherBatch at a
+ * time, their loads issued together. */
 template <int W>
 __global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowptr,
                             const double *val, ValuesOut v, int require_positive,
                             unsigned long long *first_bad) {
+  constexpr int B = kGatherBatch;
   mispc_for_each_row<W>(n, [&](int64_t q, int g, unsigned) {
     const int32_t i = perm[q];
     const int64_t base = rowptr[i], b = v.prow[q], e = v.prow[q + 1];
-    for (int64_t d = b + g; d < e; d += W) v.pval[d] = val[base + (v.psrc ? v.psrc[d] : d - b)];
-    if (v.fptr) {
-      chain_values(v.fptr[q], v.fptr[q + 1], g, W, v.fsrc, v.fcol, perm, rowptr, val, v.fval);
-      chain_values(v.bptr[q], v.bptr[q + 1], g, W, v.bsrc, v.bcol, perm, rowptr, val, v.bval);
+    for (int64_t d0 = b + g; d0 < e; d0 += (int64_t)W * B) {
+      int64_t src[B];
+#pragma unroll
+      for (int u = 0; u < B; ++u) {
+        const int64_t d = d0 + (int64_t)u * W;
+        src[u] = d < e ? base + (v.psrc ? v.psrc[d] : d - b) : -1;
+      }
+      double x[B];
+#pragma unroll
+      for (int u = 0; u < B; ++u) x[u] = src[u] >= 0 ? val[src[u]] : 0.0;
+#pragma unroll
+      for (int u = 0; u < B; ++u)
+        if (src[u] >= 0) v.pval[d0 + (int64_t)u * W] = x[u];
     }
+    if (v.fptr) chain_values(q, g, W, v, perm, rowptr, val);
     if (g == 0) {
       const int32_t at = v.pdiag_at[q];
       double w;
