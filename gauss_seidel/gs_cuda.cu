@@ -1013,12 +1013,16 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   cudaMemsetAsync(d, 0xff, sizeof *d, s);
   if (gs->n > 0) {
     const ValuesOut v = values_out(gs);
-    /* half the mean row a group, at most 16 lanes: the gather is a chain of
-     * dependent loads a row (perm, rowptr, places, values), so more rows in
-     * flight beat coalescing (H100, numeric setup: Laplace3D_100 point 0.15
-     * -> 0.13 ms, cluster 0.26 -> 0.19 with 4 lanes instead of 8;
+    /* a lane per kGatherBatch entries of the mean row, at most 16 (H100,
+     * numeric ms with 2 / 4 / 8 / 16 / 32 lanes after the batching,
+     * 2026-11-24: Laplace3D_100 cluster 0.14 / 0.19 / 0.29 / 0.49 / 0.88,
+     * point 0.10 / 0.12 / 0.16 / 0.26 / 0.45; Elasticity3D_60 cluster 2.58
+     * / 1.45 / 0.77 / 0.72 / 0.84, point 1.59 / 1.02 / 0.40 / 0.39 / 0.43).
+     * Before the batching: half the mean row (Laplace3D_100 point 0.15 ->
+     * 0.13 ms, cluster 0.26 -> 0.19 with 4 lanes instead of 8;
      * Elasticity3D_60 cluster 1.00 -> 0.90 with 16 instead of 32) */
-    const int w = std::min(16, mispc_lanes_for_mean(gs->n ? 0.5 * (double)A->nnz / gs->n : 0.0));
+    const double mean = gs->n ? (double)A->nnz / (double)gs->n : 0.0;
+    const int w = std::min(16, mispc_lanes_for_mean(mean / kGatherBatch));
     mispc_with_lanes(w, [&](auto lanes) {
       constexpr int W = decltype(lanes)::value;
       copy_values<W><<<mispc_device_grid(ctx, (long long)W * gs->n, kBlock), kBlock, 0, s>>>(
