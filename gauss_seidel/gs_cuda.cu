@@ -328,7 +328,6 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
 /* size[q] = rows of cluster order[q] */
 __global__ void cluster_size_keys(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
                                   int32_t *size) {
@@ -337,6 +336,7 @@ __global__ void cluster_size_keys(int64_t nc, const int32_t *order, const int64_
     size[q] = (int32_t)min(cl_ptr[order[q] + 1] - cl_ptr[order[q]], (int64_t)INT32_MAX);
 }
 
+/* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
 __global__ void cluster_sizes(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
                               int64_t *pcl) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= nc;
@@ -691,7 +691,7 @@ static mispc_status exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v
 
 constexpr size_t kDefaultSmem = 48 * 1024;
 
-/* Lanes per row of the SpMV-like kernels (point GS, cluster_sums): a lane
+/* Lanes per row of the SpMV-like kernels (point GS, sweep_clusters' sums): a lane
  * per 16 entries, at least 2, at most 8. Measured on an H100
  * (docs/GAUSS_SEIDEL.md): the rows of one color are many, and few lanes a
  * row keep the most rows in flight, but 2 beat 1 on short rows. SGS ms with
