@@ -746,14 +746,8 @@ __global__ void block_bytes(int64_t nc, int32_t ncolors, const int64_t *color_pt
   for (int k = 0; k < K; ++k) m[k] = 0;
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
        q += (int64_t)gridDim.x * blockDim.x) {
-    int c = 0, e = ncolors; /* the last color starting at or before q */
-    while (e - c > 1) {
-      const int mid = (c + e) / 2;
-      if (color_ptr[mid] <= q)
-        c = mid;
-      else
-        e = mid;
-    }
+    /* q's color: the last one starting at or before q */
+    const int64_t c = mispc_lower_bound(color_ptr, 0, (int64_t)ncolors + 1, q + 1) - 1;
     const int64_t lo = color_ptr[c], hi = color_ptr[c + 1];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -813,8 +807,9 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
    * their phases (H100, SGS ms with 16 / 32 / 64 clusters a block of 4
    * lanes, 2026-11-24: Laplace3D_100 0.293 / 0.288 / 0.401, laplace2d:1000
    * 0.233 / 0.217 / 0.230) */
-  int k = 0;
-  while ((kBlock / 64) * (32 / gs->lanes) > (1 << k)) ++k;
+  int k_default = 0;
+  while ((kBlock / 64) * (32 / gs->lanes) > (1 << k_default)) ++k_default;
+  int k = k_default;
   const char *eb = getenv("MISPC_GS_BLOCK_CLUSTERS"); /* at most the block's groups */
   if (eb && atoi(eb) > 0)
     for (k = 0; (2 << k) <= atoi(eb) && (2 << k) <= (kBlock / 32) * (32 / gs->lanes);) ++k;
@@ -823,8 +818,11 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   gs->cluster_mode = e && !strcmp(e, "global") ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
   if (hm[k] > (unsigned long long)optin) gs->cluster_mode = GS_CHAIN_GLOBAL;
   const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
-  if (!staged) /* no shared memory to fit */
-    for (k = 0; (kBlock / 64) * (32 / gs->lanes) > (1 << k);) ++k;
+  if (!staged) { /* no shared memory to fit; the sums go through tp */
+    k = k_default;
+    MISPC_TRY(
+        mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 8 + 8, (void **)&gs->tp, "fixed sums"));
+  }
   gs->block_clusters = 1 << k;
   gs->smem_block = staged ? (int)hm[k] : 0;
   mispc_logf(ctx, 2,
@@ -949,7 +947,6 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pup, "row parts"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->fptr, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->bptr, "chains"));
-    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "fixed sums"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->psrc, "value places"));
   } else if (n > 0) {
     MISPC_CUDA_TRY(

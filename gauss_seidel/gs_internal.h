@@ -56,7 +56,7 @@ struct mispc_gs {
   int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
-  double *tp;          /* cluster only, n: the fixed part of each row's sum */
+  double *tp;          /* cluster, global mode only, n: the fixed part of each row's sum */
   int64_t nclusters, singletons, min_cluster, max_cluster;
   /* Device only: lanes per row (point) or per cluster chain (cluster: a
    * warp then takes 32 / lanes clusters of a block at once); cluster only:

@@ -154,8 +154,7 @@ static void test_gpu_gs_equals_host(void) {
  * one, the default, and 256, which the setup lowers to the block's groups,
  * 8 * 32 / lanes: up to 256 clusters, more than a color has on these
  * problems, so blocks end short and warps without clusters wait at the
- * barriers) and
- * lanes a row's sum (MISPC_GS_SUM_LANES), and each color's clusters in id
+ * barriers), lanes a row's sum (MISPC_GS_SUM_LANES), and each color's clusters in id
  * order or largest first (MISPC_GS_CLUSTER_ORDER; by default largest first
  * where clusters reach 32 rows), give the host's x bit for bit. */
 static void test_gpu_gs_cluster_modes(void) {
