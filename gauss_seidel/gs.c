@@ -75,8 +75,9 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
                      &g->bcol,        &g->fsrc, &g->bsrc,  &g->psrc, &g->pdiag_at};
   for (int k = 0; k < (int)(sizeof i32 / sizeof *i32); ++k)
     mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
-  int64_t **i64[] = {&g->prow, &g->pout, &g->pup, &g->pcl, &g->fptr, &g->bptr};
-  for (int k = 0; k < 6; ++k) mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
+  int64_t **i64[] = {&g->prow, &g->pout, &g->pup, &g->pcl, &g->fptr, &g->bptr, &g->dcolor_ptr};
+  for (int k = 0; k < (int)(sizeof i64 / sizeof *i64); ++k)
+    mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
   double **f64[] = {&g->pval, &g->pwdiag, &g->bp, &g->xp, &g->tp, &g->fval, &g->bval};
   for (int k = 0; k < 7; ++k) mispc_pool_free(ctx, g->mem, *f64[k]), *f64[k] = NULL;
   g->color_ptr = NULL;

@@ -780,16 +780,13 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
                                         int64_t chain) {
   constexpr int K = kMaxBlockClustersLog + 1;
   const int64_t n = gs->n, nc = gs->nclusters;
-  const size_t cbytes = sizeof(int64_t) * (size_t)(gs->ncolors + 1);
-  unsigned long long *dm = NULL, *hm = NULL; /* K maxima, then the color offsets */
+  unsigned long long *dm = NULL, *hm = NULL; /* K maxima */
   MISPC_TRY(mispc_pinned_scratch(ctx, K * 8, (void **)&hm));
-  mispc_status st = mispc_scratch_alloc(ctx, K * 8 + cbytes, (void **)&dm, "cluster blocks");
+  mispc_status st = mispc_scratch_alloc(ctx, K * 8, (void **)&dm, "cluster blocks");
   if (!st) {
-    int64_t *dcp = (int64_t *)(dm + K);
     cudaMemsetAsync(dm, 0, K * 8, s);
-    cudaMemcpyAsync(dcp, gs->color_ptr, cbytes, cudaMemcpyHostToDevice, s);
-    block_bytes<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(nc, gs->ncolors, dcp, gs->pcl,
-                                                                      gs->fptr, gs->bptr, dm);
+    block_bytes<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(
+        nc, gs->ncolors, gs->dcolor_ptr, gs->pcl, gs->fptr, gs->bptr, dm);
     cudaMemcpyAsync(hm, dm, K * 8, cudaMemcpyDeviceToHost, s);
     st = mispc_sync(ctx, s, "cluster blocks");
   }
@@ -865,15 +862,14 @@ constexpr int64_t kSortClusterRows = 32;
 static mispc_status order_clusters_by_size(mispc_context *ctx, mispc_gs *gs, cudaStream_t s) {
   const int64_t nc = gs->nclusters, ncol = gs->ncolors;
   /* each part 16-byte aligned (the offsets are 64-bit) */
-  const size_t items = ((size_t)nc * 4 + 15) / 16 * 16, offs = sizeof(int64_t) * (size_t)(ncol + 1);
+  const size_t items = ((size_t)nc * 4 + 15) / 16 * 16;
   char *buf = NULL;
   void *temp = NULL;
   size_t bytes = 0;
-  MISPC_TRY(mispc_scratch_alloc(ctx, 3 * items + offs, (void **)&buf, "clusters by size"));
+  MISPC_TRY(mispc_scratch_alloc(ctx, 3 * items, (void **)&buf, "clusters by size"));
   int32_t *size = (int32_t *)buf, *size_out = (int32_t *)(buf + items);
   int32_t *order_out = (int32_t *)(buf + 2 * items);
-  int64_t *cptr = (int64_t *)(buf + 3 * items);
-  cudaMemcpyAsync(cptr, gs->color_ptr, offs, cudaMemcpyHostToDevice, s);
+  const int64_t *cptr = gs->dcolor_ptr;
   cluster_size_keys<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(nc, gs->order, gs->cl_ptr,
                                                                           size);
   cub::DeviceSegmentedSort::StableSortPairsDescending(NULL, bytes, size, size_out, gs->order,
@@ -916,6 +912,10 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   gs->no_graph = ge && !strcmp(ge, "0");
   if (cluster) {
     const int64_t nc = gs->nclusters;
+    const size_t cbytes = sizeof(int64_t) * (size_t)(gs->ncolors + 1);
+    MISPC_TRY(mispc_pool_alloc(ctx, d, cbytes, (void **)&gs->dcolor_ptr, "color offsets"));
+    MISPC_CUDA_TRY(
+        ctx, cudaMemcpyAsync(gs->dcolor_ptr, gs->color_ptr, cbytes, cudaMemcpyHostToDevice, s));
     /* MISPC_GS_CLUSTER_ORDER=id|size forces an order (tests, measurements) */
     const char *eo = getenv("MISPC_GS_CLUSTER_ORDER");
     const bool by_size = eo && (!strcmp(eo, "id") || !strcmp(eo, "size"))
@@ -929,14 +929,12 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     gs->color_rows =
         (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(gs->ncolors + 1), "color rows");
     if (!gs->color_rows) return MISPC_ERR_ALLOC;
-    { /* color_rows[c] = pcl[color_ptr[c]]: two copies, not one per color */
-      const size_t bytes = sizeof(int64_t) * (size_t)(gs->ncolors + 1);
+    { /* color_rows[c] = pcl[color_ptr[c]]: one copy back, not one per color */
       int64_t *t = NULL;
-      MISPC_TRY(mispc_scratch_alloc(ctx, 2 * bytes, (void **)&t, "color rows"));
-      cudaMemcpyAsync(t, gs->color_ptr, bytes, cudaMemcpyHostToDevice, s);
+      MISPC_TRY(mispc_scratch_alloc(ctx, cbytes, (void **)&t, "color rows"));
       color_row_offsets<<<mispc_grid_for(gs->ncolors + 1, kBlock, 1024), kBlock, 0, s>>>(
-          gs->ncolors, t, gs->pcl, t + gs->ncolors + 1);
-      cudaMemcpyAsync(gs->color_rows, t + gs->ncolors + 1, bytes, cudaMemcpyDeviceToHost, s);
+          gs->ncolors, gs->dcolor_ptr, gs->pcl, t);
+      cudaMemcpyAsync(gs->color_rows, t, cbytes, cudaMemcpyDeviceToHost, s);
       mispc_scratch_free(ctx, t);
       MISPC_CUDA_LAUNCH_CHECK(ctx);
     }

@@ -54,6 +54,7 @@ struct mispc_gs {
   int32_t *fsrc, *bsrc; /* cluster only: offset of each fval / bval in its row of A
                          * (the row the entry names) */
   int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
+  int64_t *dcolor_ptr; /* device, cluster only: a copy of color_ptr for the setup's kernels */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
   double *tp;          /* cluster, global mode only, n: the fixed part of each row's sum */
