@@ -419,6 +419,14 @@ __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t
   return mispc_lower_bound32(colidx + b, (int)(rowptr[i + 1] - b), j);
 }
 
+/* Where a chain value a_ji lies in A: its entry (abs: nnz below 2^31), so
+ * the numeric setup loads it with no lookups, or its offset in row j. */
+__device__ __forceinline__ int32_t chain_source(const int64_t *rowptr, const int32_t *colidx,
+                                                int32_t j, int32_t i, bool abs) {
+  const int32_t at = entry_at(rowptr, colidx, j, i);
+  return abs ? (int32_t)(rowptr[j] + at) : at;
+}
+
 /* Steps of a group whose loads copy_rows issues together: 3 for long rows
  * (Elasticity3D_60, 32 lanes: copy 1.39 -> 1.28 ms cluster, 0.47 -> 0.39
  * point under ncu), 1 for short ones, whose rows take one step and where
@@ -439,8 +447,10 @@ struct CopyOut {
   int32_t *pcol, *fcol, *bcol;
   int32_t *psrc;        /* cluster only: offset of each entry in its row of A */
   int32_t *pdiag_at;    /* offset of a_ii in row i of A, -1 if missing */
-  int32_t *fsrc, *bsrc; /* offset of each chain value in its row of A: the row
-                         * that the chain entry names, whose a_jq it holds */
+  int32_t *fsrc, *bsrc; /* where each chain value lies in A: its entry (abs),
+                         * else its offset in the row the chain entry names,
+                         * whose a_jq it holds */
+  bool abs;
 };
 
 /* A group per row q: row perm[q] of A into row q of the copy, renumbered
@@ -503,7 +513,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
             (part == 0 ? o.bsrc : o.fsrc)[dc] =
-                kSearchAfter<W> ? j : entry_at(rowptr, colidx, j, i);
+                kSearchAfter<W> ? j : chain_source(rowptr, colidx, j, i, o.abs);
           }
         }
         at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
@@ -516,7 +526,7 @@ __global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
       const int64_t nb = cb - cb0, nt = nb + (cf - cf0);
       for (int64_t t = g; t < nt; t += W) {
         int32_t *at = t < nb ? o.bsrc + cb0 + t : o.fsrc + cf0 + (t - nb);
-        *at = entry_at(rowptr, colidx, *at, i);
+        *at = chain_source(rowptr, colidx, *at, i, o.abs);
       }
     }
   });
@@ -528,6 +538,7 @@ struct ValuesOut {
   const int32_t *psrc, *pdiag_at, *fsrc, *bsrc, *fcol, *bcol;
   double *pval, *pwdiag, *fval, *bval;
   double omega;
+  bool abs; /* fsrc / bsrc hold entries of A (CopyOut) */
 };
 
 /* Entries a lane of copy_values gathers at once (its loads of one level
@@ -535,9 +546,10 @@ struct ValuesOut {
 constexpr int kGatherBatch = 4;
 
 /* The chain values of one row of the copy, forward (fptr ..) and backward
- * (bptr ..) together, from the rows of A that the entries name (perm of
- * their sweep positions): four dependent loads an entry (its row, perm,
- * rowptr, the value), kGatherBatch entries of each direction at once. */
+ * (bptr ..) together, kGatherBatch entries of each direction at once: from
+ * their entries of A (v.abs; two dependent loads an entry), else from the
+ * rows of A that the entries name (perm of their sweep positions, rowptr,
+ * the offset: four dependent loads an entry). */
 __device__ __forceinline__ void chain_values(int64_t q, int g, int W, const ValuesOut &v,
                                              const int32_t *perm, const int64_t *rowptr,
                                              const double *val) {
@@ -545,18 +557,26 @@ __device__ __forceinline__ void chain_values(int64_t q, int g, int W, const Valu
   const int64_t fb = v.fptr[q], fe = v.fptr[q + 1], bb = v.bptr[q], be = v.bptr[q + 1];
   for (int64_t o = g; o < fe - fb || o < be - bb; o += (int64_t)W * B) {
     int64_t src[2 * B];
+    if (v.abs) {
 #pragma unroll
-    for (int u = 0; u < 2 * B; ++u) { /* the rows, then perm, then rowptr */
-      const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
-      const bool in = p < (u < B ? fe : be);
-      src[u] = in ? (u < B ? v.fcol : v.bcol)[p] : -1;
-    }
+      for (int u = 0; u < 2 * B; ++u) {
+        const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
+        src[u] = p < (u < B ? fe : be) ? (u < B ? v.fsrc : v.bsrc)[p] : -1;
+      }
+    } else {
 #pragma unroll
-    for (int u = 0; u < 2 * B; ++u) src[u] = src[u] >= 0 ? perm[src[u]] : -1;
+      for (int u = 0; u < 2 * B; ++u) { /* the rows, then perm, then rowptr */
+        const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
+        const bool in = p < (u < B ? fe : be);
+        src[u] = in ? (u < B ? v.fcol : v.bcol)[p] : -1;
+      }
 #pragma unroll
-    for (int u = 0; u < 2 * B; ++u) {
-      const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
-      src[u] = src[u] >= 0 ? rowptr[src[u]] + (u < B ? v.fsrc : v.bsrc)[p] : -1;
+      for (int u = 0; u < 2 * B; ++u) src[u] = src[u] >= 0 ? perm[src[u]] : -1;
+#pragma unroll
+      for (int u = 0; u < 2 * B; ++u) {
+        const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
+        src[u] = src[u] >= 0 ? rowptr[src[u]] + (u < B ? v.fsrc : v.bsrc)[p] : -1;
+      }
     }
 #pragma unroll
     for (int u = 0; u < 2 * B; ++u) {
@@ -836,6 +856,7 @@ static CopyOut copy_out(const mispc_gs *gs) {
   CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr};
   o.pcol = gs->pcol, o.fcol = gs->fcol, o.bcol = gs->bcol;
   o.psrc = gs->psrc, o.pdiag_at = gs->pdiag_at, o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
+  o.abs = gs->chain_abs;
   return o;
 }
 static ValuesOut values_out(const mispc_gs *gs) {
@@ -844,7 +865,7 @@ static ValuesOut values_out(const mispc_gs *gs) {
   v.psrc = gs->psrc, v.pdiag_at = gs->pdiag_at, v.fsrc = gs->fsrc, v.bsrc = gs->bsrc;
   v.fcol = gs->fcol, v.bcol = gs->bcol;
   v.pval = gs->pval, v.pwdiag = gs->pwdiag, v.omega = gs->opt.omega, v.fval = gs->fval,
-  v.bval = gs->bval;
+  v.bval = gs->bval, v.abs = gs->chain_abs;
   return v;
 }
 
@@ -910,6 +931,10 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   MISPC_TRY(mispc_pool_alloc(ctx, d, 2 * sizeof(double *), (void **)&gs->io_slot, "apply vectors"));
   const char *ge = getenv("MISPC_GS_GRAPH"); /* 0: launch per color (measurements) */
   gs->no_graph = ge && !strcmp(ge, "0");
+  /* chain values by their entries of A where those fit in 31 bits;
+   * MISPC_GS_CHAIN_SOURCE=row forces row offsets (tests, measurements) */
+  const char *ec = getenv("MISPC_GS_CHAIN_SOURCE");
+  gs->chain_abs = nnz <= INT32_MAX && !(ec && !strcmp(ec, "row"));
   if (cluster) {
     const int64_t nc = gs->nclusters;
     const size_t cbytes = sizeof(int64_t) * (size_t)(gs->ncolors + 1);

@@ -51,8 +51,10 @@ struct mispc_gs {
   double *fval, *bval;  /* cluster only (numeric): a_qj */
   int32_t *psrc;        /* cluster only, nnz: offset of each pval in its row of A */
   int32_t *pdiag_at;    /* n: offset of a_ii in row perm[q] of A, -1 if missing */
-  int32_t *fsrc, *bsrc; /* cluster only: offset of each fval / bval in its row of A
-                         * (the row the entry names) */
+  int32_t *fsrc, *bsrc; /* cluster only: where each fval / bval lies in A: its
+                         * entry (chain_abs), or its offset in the row the
+                         * chain entry names (nnz of 2^31 or more) */
+  int chain_abs;
   int64_t *pcl; /* cluster only, nclusters + 1: positions of the q-th cluster in sweep order */
   int64_t *dcolor_ptr; /* device, cluster only: a copy of color_ptr for the setup's kernels */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */

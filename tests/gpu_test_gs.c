@@ -156,7 +156,9 @@ static void test_gpu_gs_equals_host(void) {
  * problems, so blocks end short and warps without clusters wait at the
  * barriers), lanes a row's sum (MISPC_GS_SUM_LANES), and each color's clusters in id
  * order or largest first (MISPC_GS_CLUSTER_ORDER; by default largest first
- * where clusters reach 32 rows), give the host's x bit for bit. */
+ * where clusters reach 32 rows), and the chain values gathered from their
+ * entries of A or through the rows they name (MISPC_GS_CHAIN_SOURCE), give
+ * the host's x bit for bit. */
 static void test_gpu_gs_cluster_modes(void) {
   const char *specs[] = {"gen:laplace3d:20", "gen:elasticity3d:8"};
   const char *modes[] = {"staged", "global"};
@@ -195,6 +197,16 @@ static void test_gpu_gs_cluster_modes(void) {
       setenv("MISPC_GS_CLUSTER_ORDER", order, 1);
       mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
       unsetenv("MISPC_GS_CLUSTER_ORDER");
+      if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+      mispc_gs_destroy(ctx, dg);
+    }
+    for (int c = 0; c < 2; ++c) { /* chain values found by their entries of A, or by rows */
+      const char *source = c ? "row" : "entry";
+      char what[200];
+      snprintf(what, sizeof what, "%s MISPC_GS_CHAIN_SOURCE=%s", specs[s], source);
+      setenv("MISPC_GS_CHAIN_SOURCE", source, 1);
+      mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
+      unsetenv("MISPC_GS_CHAIN_SOURCE");
       if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
       mispc_gs_destroy(ctx, dg);
     }
