@@ -440,6 +440,14 @@ template <int W> constexpr int kCopySteps = W >= 16 ? 3 : 1;
  * Laplace3D_100 221 -> 264 us. */
 template <int W> constexpr bool kSearchAfter = W >= 16;
 
+/* Blocks an SM that copy_rows and copy_values are compiled for: 5 (48
+ * registers) instead of the 4 that 52-56 registers allowed; both are
+ * latency-bound (ncu, H100, Elasticity3D_60 on nodes: copy_rows 66 % of
+ * stalls on L1TEX loads at 50 % occupancy). H100, two runs, ms, 4 / 5 / 6
+ * blocks: Elasticity3D_60 copy 1.07 / 1.00 / 1.10, numeric 0.66 / 0.61 /
+ * 0.72 (on nodes 0.66 / 0.61 / 0.71); Laplace3D_100 unchanged. */
+constexpr int kCopyBlocks = 5;
+
 /* Where copy_rows writes the sweep-ordered pattern and where each of its
  * values lies in A, so that the numeric setup (copy_values) only gathers. */
 struct CopyOut {
@@ -461,9 +469,9 @@ struct CopyOut {
  * kSearchAfter: the places are written as the columns j first, then
  * replaced by searches spread over the group's lanes). */
 template <int W>
-__global__ void copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm,
-                          const int64_t *rowptr, const int32_t *colidx, const int32_t *row_cluster,
-                          CopyOut o) {
+__global__ void __launch_bounds__(kBlock, kCopyBlocks)
+    copy_rows(int64_t n, const int32_t *perm, const int32_t *iperm, const int64_t *rowptr,
+              const int32_t *colidx, const int32_t *row_cluster, CopyOut o) {
   const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
   mispc_for_each_row<W>(n, [&](int64_t q, int g, unsigned gm) {
     const int32_t i = perm[q];
@@ -593,9 +601,9 @@ __device__ __forceinline__ void chain_values(int64_t q, int g, int W, const Valu
  * rows whose a_ii is not usable. A lane's entries go kGatherBatch at a
  * time, their loads issued together. */
 template <int W>
-__global__ void copy_values(int64_t n, const int32_t *perm, const int64_t *rowptr,
-                            const double *val, ValuesOut v, int require_positive,
-                            unsigned long long *first_bad) {
+__global__ void __launch_bounds__(kBlock, kCopyBlocks)
+    copy_values(int64_t n, const int32_t *perm, const int64_t *rowptr, const double *val,
+                ValuesOut v, int require_positive, unsigned long long *first_bad) {
   constexpr int B = kGatherBatch;
   mispc_for_each_row<W>(n, [&](int64_t q, int g, unsigned) {
     const int32_t i = perm[q];
