@@ -190,23 +190,18 @@ static void test_gpu_gs_cluster_modes(void) {
             if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
             mispc_gs_destroy(ctx, dg);
           }
-    for (int o = 0; o < 2; ++o) { /* each color's clusters in id order, or largest first */
-      const char *order = o ? "size" : "id";
+    /* each color's clusters in id order, or largest first; chain values
+     * found by their entries of A, or through the rows they name */
+    const char *settings[][2] = {{"MISPC_GS_CLUSTER_ORDER", "id"},
+                                 {"MISPC_GS_CLUSTER_ORDER", "size"},
+                                 {"MISPC_GS_CHAIN_SOURCE", "entry"},
+                                 {"MISPC_GS_CHAIN_SOURCE", "row"}};
+    for (size_t e = 0; e < sizeof settings / sizeof *settings; ++e) {
       char what[200];
-      snprintf(what, sizeof what, "%s MISPC_GS_CLUSTER_ORDER=%s", specs[s], order);
-      setenv("MISPC_GS_CLUSTER_ORDER", order, 1);
+      snprintf(what, sizeof what, "%s %s=%s", specs[s], settings[e][0], settings[e][1]);
+      setenv(settings[e][0], settings[e][1], 1);
       mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
-      unsetenv("MISPC_GS_CLUSTER_ORDER");
-      if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
-      mispc_gs_destroy(ctx, dg);
-    }
-    for (int c = 0; c < 2; ++c) { /* chain values found by their entries of A, or by rows */
-      const char *source = c ? "row" : "entry";
-      char what[200];
-      snprintf(what, sizeof what, "%s MISPC_GS_CHAIN_SOURCE=%s", specs[s], source);
-      setenv("MISPC_GS_CHAIN_SOURCE", source, 1);
-      mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
-      unsetenv("MISPC_GS_CHAIN_SOURCE");
+      unsetenv(settings[e][0]);
       if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
       mispc_gs_destroy(ctx, dg);
     }
