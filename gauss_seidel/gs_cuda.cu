@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <limits>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -328,20 +329,17 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/* size[q] = rows of cluster order[q] */
-__global__ void cluster_size_keys(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
-                                  int32_t *size) {
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+/* size[q] = rows of cluster order[q] for q < nc, and size[nc] = 0 where
+ * m = nc + 1 (pcl, scanned afterwards into the clusters' positions in sweep
+ * order); m = nc gives the sort keys of the largest-first order. */
+template <typename T>
+__global__ void cluster_sizes(int64_t nc, int64_t m, const int32_t *order, const int64_t *cl_ptr,
+                              T *size) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < m;
        q += (int64_t)gridDim.x * blockDim.x)
-    size[q] = (int32_t)min(cl_ptr[order[q] + 1] - cl_ptr[order[q]], (int64_t)INT32_MAX);
-}
-
-/* pcl[q] = rows of the q-th cluster in sweep order (scanned afterwards) */
-__global__ void cluster_sizes(int64_t nc, const int32_t *order, const int64_t *cl_ptr,
-                              int64_t *pcl) {
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= nc;
-       q += (int64_t)gridDim.x * blockDim.x)
-    pcl[q] = q < nc ? cl_ptr[order[q] + 1] - cl_ptr[order[q]] : 0;
+    size[q] = q < nc ? (T)min(cl_ptr[order[q] + 1] - cl_ptr[order[q]],
+                              (int64_t)std::numeric_limits<T>::max())
+                     : 0;
 }
 
 /* rows[c] = pcl[cptr[c]], c = 0 .. ncolors */
@@ -564,33 +562,27 @@ __device__ __forceinline__ void chain_values(int64_t q, int g, int W, const Valu
   constexpr int B = kGatherBatch;
   const int64_t fb = v.fptr[q], fe = v.fptr[q + 1], bb = v.bptr[q], be = v.bptr[q + 1];
   for (int64_t o = g; o < fe - fb || o < be - bb; o += (int64_t)W * B) {
+    /* entry u: forward (u < B) or backward, its position, and whether it
+     * is in the row's chain */
+    const auto pos = [&](int u) { return (u < B ? fb : bb) + o + (int64_t)(u % B) * W; };
+    const auto in = [&](int u) { return pos(u) < (u < B ? fe : be); };
     int64_t src[2 * B];
     if (v.abs) {
 #pragma unroll
-      for (int u = 0; u < 2 * B; ++u) {
-        const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
-        src[u] = p < (u < B ? fe : be) ? (u < B ? v.fsrc : v.bsrc)[p] : -1;
-      }
+      for (int u = 0; u < 2 * B; ++u) src[u] = in(u) ? (u < B ? v.fsrc : v.bsrc)[pos(u)] : -1;
     } else {
 #pragma unroll
-      for (int u = 0; u < 2 * B; ++u) { /* the rows, then perm, then rowptr */
-        const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
-        const bool in = p < (u < B ? fe : be);
-        src[u] = in ? (u < B ? v.fcol : v.bcol)[p] : -1;
-      }
+      for (int u = 0; u < 2 * B; ++u) /* the rows, then perm, then rowptr */
+        src[u] = in(u) ? (u < B ? v.fcol : v.bcol)[pos(u)] : -1;
 #pragma unroll
       for (int u = 0; u < 2 * B; ++u) src[u] = src[u] >= 0 ? perm[src[u]] : -1;
 #pragma unroll
-      for (int u = 0; u < 2 * B; ++u) {
-        const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
-        src[u] = src[u] >= 0 ? rowptr[src[u]] + (u < B ? v.fsrc : v.bsrc)[p] : -1;
-      }
+      for (int u = 0; u < 2 * B; ++u)
+        src[u] = src[u] >= 0 ? rowptr[src[u]] + (u < B ? v.fsrc : v.bsrc)[pos(u)] : -1;
     }
 #pragma unroll
-    for (int u = 0; u < 2 * B; ++u) {
-      const int64_t p = (u < B ? fb : bb) + o + (int64_t)(u % B) * W;
-      if (src[u] >= 0) (u < B ? v.fval : v.bval)[p] = val[src[u]];
-    }
+    for (int u = 0; u < 2 * B; ++u)
+      if (src[u] >= 0) (u < B ? v.fval : v.bval)[pos(u)] = val[src[u]];
   }
 }
 
@@ -899,8 +891,8 @@ static mispc_status order_clusters_by_size(mispc_context *ctx, mispc_gs *gs, cud
   int32_t *size = (int32_t *)buf, *size_out = (int32_t *)(buf + items);
   int32_t *order_out = (int32_t *)(buf + 2 * items);
   const int64_t *cptr = gs->dcolor_ptr;
-  cluster_size_keys<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(nc, gs->order, gs->cl_ptr,
-                                                                          size);
+  cluster_sizes<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(nc, nc, gs->order, gs->cl_ptr,
+                                                                      size);
   cub::DeviceSegmentedSort::StableSortPairsDescending(NULL, bytes, size, size_out, gs->order,
                                                       order_out, nc, ncol, cptr, cptr + 1, s);
   mispc_status st = mispc_scratch_alloc(ctx, bytes + 16, &temp, "clusters by size");
@@ -956,7 +948,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
                              : gs->max_cluster >= kSortClusterRows;
     if (nc > 0 && by_size) MISPC_TRY(order_clusters_by_size(ctx, gs, s));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(nc + 1) * 8, (void **)&gs->pcl, "cluster rows"));
-    cluster_sizes<<<mispc_device_grid(ctx, nc + 1, kBlock), kBlock, 0, s>>>(nc, gs->order,
+    cluster_sizes<<<mispc_device_grid(ctx, nc + 1, kBlock), kBlock, 0, s>>>(nc, nc + 1, gs->order,
                                                                             gs->cl_ptr, gs->pcl);
     MISPC_TRY(exclusive_sum(ctx, s, gs->pcl, nc + 1));
     gs->color_rows =
