@@ -2,6 +2,8 @@
 #ifndef MISPC_STATUS_H
 #define MISPC_STATUS_H
 
+#include "mispc/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,7 +31,7 @@ typedef enum mispc_status {
 
 /* A fixed, human-readable description of a status code (never NULL). The
  * detailed message of the last failure is in mispc_context_error(). */
-const char *mispc_strerror(mispc_status s);
+MISPC_API const char *mispc_strerror(mispc_status s);
 
 #ifdef __cplusplus
 }
