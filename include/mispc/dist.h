@@ -1,0 +1,105 @@
+/* Distributed graphs and MIS over MPI (built when mispc is configured with
+ * MPI: MISPC_ENABLE_MPI in mispc/config.h).
+ *
+ * Layout (what PETSc's MATMPIAIJ holds): rank p owns the contiguous global
+ * rows [rstart, rend) (any sizes, empty ranks allowed); its rows are split
+ * into a "diagonal" block whose columns are local ids (global id - rstart)
+ * and an "off-diagonal" block whose columns index garray, the sorted global
+ * ids of the ghost vertices. Global ids are 64-bit.
+ *
+ * Contract: every result (MIS membership, round counts, set sizes) is
+ * bit-identical to the one-process result on the whole graph, for any number
+ * of ranks and any row ranges. Priorities depend only on (seed, round,
+ * global id) and global degrees; rounds are synchronous (docs/DISTRIBUTED.md).
+ *
+ * All functions here are collective over the graph's communicator: every
+ * rank calls them, and a failure on any rank is returned on every rank with
+ * the same status and message ("rank R: ..."), so no rank hangs. */
+#ifndef MISPC_DIST_H
+#define MISPC_DIST_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "mispc/mis.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mispc_halo mispc_halo; /* neighbour ranks, send and receive lists */
+
+typedef struct mispc_dist_csr {
+  MPI_Comm comm;    /* the caller's communicator (not duplicated, not freed) */
+  int64_t nglobal;  /* global rows = global columns */
+  int64_t rstart;   /* first owned global row */
+  int64_t rend;     /* one past the last owned global row */
+  mispc_csr diag;   /* (rend - rstart) x (rend - rstart), local column ids */
+  mispc_csr offd;   /* (rend - rstart) x nghost, columns index garray */
+  int64_t nghost;   /* ghost vertices of this rank */
+  int64_t *garray;  /* nghost sorted global ids (host memory) */
+  int owns_garray;  /* 1: mispc_dist_csr_free releases garray */
+  mispc_halo *halo; /* built by the constructors; released by mispc_dist_csr_free */
+  int64_t *ranges;  /* P + 1 row offsets of all ranks (ranges[p] = rstart of p) */
+} mispc_dist_csr;
+
+/* Builds a distributed graph from this rank's rows [rstart, rend) given with
+ * global column ids (rowptr: rend - rstart + 1 offsets, gcol: global ids of
+ * each row, sorted or not; values may be NULL). Columns are split into the
+ * two blocks, garray is built sorted, and the halo plan is made. Host memory.
+ * Checks, collectively: the same nglobal on every rank, ranges that tile
+ * [0, nglobal) in rank order, column ids in [0, nglobal). */
+MISPC_API mispc_status mispc_dist_csr_from_global(mispc_context *ctx, MPI_Comm comm,
+                                                  int64_t nglobal, int64_t rstart, int64_t rend,
+                                                  const int64_t *rowptr, const int64_t *gcol,
+                                                  const double *values, mispc_dist_csr *out);
+
+/* Wraps the two blocks as PETSc holds them (MatMPIAIJGetSeqAIJ: A, B and
+ * garray), without copying them; only the halo plan is built. diag and offd
+ * are borrowed and must outlive *out. */
+MISPC_API mispc_status mispc_dist_csr_wrap(mispc_context *ctx, MPI_Comm comm, int64_t nglobal,
+                                           int64_t rstart, const mispc_csr *diag,
+                                           const mispc_csr *offd, int64_t nghost,
+                                           const int64_t *garray, mispc_dist_csr *out);
+
+/* Takes rows [rstart, rend) of a whole graph held on this rank (tests and
+ * small inputs; the graph is not distributed by this call). */
+MISPC_API mispc_status mispc_dist_csr_from_rows(mispc_context *ctx, MPI_Comm comm,
+                                                const mispc_csr *whole, int64_t rstart,
+                                                int64_t rend, mispc_dist_csr *out);
+
+MISPC_API void mispc_dist_csr_free(mispc_context *ctx, mispc_dist_csr *g);
+
+/* Traffic of the halo exchanges since the graph was built (this rank). */
+typedef struct mispc_dist_stats {
+  int neighbours;      /* ranks this rank exchanges with */
+  int64_t boundary;    /* owned vertices some other rank needs */
+  int64_t exchanges;   /* halo exchanges run */
+  int64_t bytes_sent;  /* payload bytes sent */
+  double comm_seconds; /* wall time inside exchanges and reductions */
+} mispc_dist_stats;
+MISPC_API mispc_status mispc_dist_get_stats(const mispc_dist_csr *g, mispc_dist_stats *st);
+
+/* MIS-1 / MIS-2 of the distributed graph (options as mispc_mis1 /
+ * mispc_mis2). in_set holds rend - rstart bytes (this rank's vertices);
+ * subset (NULL or rend - rstart bytes) restricts to an induced subgraph as
+ * in mispc_mis1_subset / mispc_mis2_subset. res gets the global set size
+ * and the round count on every rank. Host memory (device graphs:
+ * MISPC_ERR_UNSUPPORTED for now). */
+MISPC_API mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
+                                       const mispc_mis_options *opt, const uint8_t *subset,
+                                       uint8_t *in_set, mispc_mis_result *res);
+MISPC_API mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr *g,
+                                       const mispc_mis_options *opt, const uint8_t *subset,
+                                       uint8_t *in_set, mispc_mis_result *res);
+
+/* Independence at distance k and maximality (k = 1, 2), checked with two
+ * halo exchanges and no gather; MISPC_ERR_VERIFY on every rank, naming the
+ * global ids, when wrong. */
+MISPC_API mispc_status mispc_dist_verify_mis(mispc_context *ctx, const mispc_dist_csr *g, int k,
+                                             const uint8_t *in_set);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,126 @@
+/* Distributed MIS-1 on the host: the synchronous rounds of mis1_host.c over
+ * a row-partitioned graph (docs/DISTRIBUTED.md).
+ *
+ * Round r, with every status as it was at the start of the round:
+ *   select: an undecided v joins the set if no undecided neighbour (owned or
+ *           ghost) comes before it in (key, global id) order;
+ *   halo:   the new statuses of boundary vertices go to the ranks that see
+ *           them as ghosts;
+ *   remove: an undecided v with a neighbour in the set is OUT;
+ *   halo:   again, so the next round starts from the same state everywhere.
+ * Keys depend on (seed, global id, global degree) only, so the set and the
+ * round count are those of the one-process run for any partition. Ghost keys
+ * never change: they are exchanged once (cuMIS caches boundary priorities). */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "mis_common.h"
+#include "mis_dist_backend.h"
+
+enum { UNDECIDED = 0, IN = 1, OUT = 2 };
+
+mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
+                                  const mispc_mis_options *opt, int mode, const uint8_t *subset,
+                                  uint8_t *in_set, mispc_mis_result *res) {
+  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
+  const mispc_csr *A = &g->diag, *B = &g->offd;
+  mispc_halo *h = g->halo;
+  const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  uint8_t *st = (uint8_t *)malloc((size_t)nloc + 1), *gst = (uint8_t *)malloc((size_t)ng + 1);
+  uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(nloc + 1));
+  uint32_t *gkey = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(ng + 1));
+  int64_t *work = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
+  uint8_t *sel = (uint8_t *)malloc((size_t)nloc + 1);
+  mispc_status s = MISPC_SUCCESS;
+  if (!st || !gst || !key || !gkey || !work || !sel)
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-1");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  int64_t nwork = 0;
+  if (!s) {
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      int64_t deg = (A->rowptr[v + 1] - A->rowptr[v]) + (B->rowptr[v + 1] - B->rowptr[v]);
+      int inside = !subset || subset[v];
+      st[v] = inside ? UNDECIDED : OUT;
+      key[v] = inside ? mis1_key(mode, opt->seed, g->rstart + v, deg) : MIS1_KEY_NONE;
+    }
+    for (int64_t v = 0; v < nloc; ++v)
+      if (st[v] == UNDECIDED) work[nwork++] = v;
+    s = mispc_halo_exchange(ctx, h, key, gkey, sizeof *key);
+    if (!s) s = mispc_halo_exchange(ctx, h, st, gst, 1);
+  }
+  s = mispc_dist_agree(ctx, g->comm, s);
+  int64_t undecided = nwork;
+  if (!s) s = mispc_dist_sum(ctx, h, g->comm, &undecided);
+  int r = 0;
+  while (!s && undecided > 0) {
+    if (r >= max_rounds) {
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                       "mispc_dist_mis1: %lld vertices undecided after %d rounds",
+                       (long long)undecided, r);
+      break;
+    }
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
+    for (int64_t w = 0; w < nwork; ++w) {
+      const int64_t v = work[w], gv = g->rstart + v;
+      const uint32_t kv = key[v];
+      int blocked = 0;
+      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !blocked; ++p) {
+        const int32_t u = A->colidx[p];
+        if (u != v && st[u] == UNDECIDED && mis1_before(key[u], g->rstart + u, kv, gv)) blocked = 1;
+      }
+      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !blocked; ++p) {
+        const int32_t j = B->colidx[p];
+        if (gst[j] == UNDECIDED && mis1_before(gkey[j], g->garray[j], kv, gv)) blocked = 1;
+      }
+      sel[w] = (uint8_t)!blocked;
+    }
+    for (int64_t w = 0; w < nwork; ++w)
+      if (sel[w]) st[work[w]] = IN;
+    s = mispc_halo_exchange(ctx, h, st, gst, 1);
+    if (s) break;
+      /* Only IN is read here, and only undecided words are written. */
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
+    for (int64_t w = 0; w < nwork; ++w) {
+      const int64_t v = work[w];
+      if (MIS_LOAD_RELAXED(&st[v]) != UNDECIDED) continue;
+      int hit = 0;
+      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !hit; ++p)
+        hit = MIS_LOAD_RELAXED(&st[A->colidx[p]]) == IN;
+      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !hit; ++p)
+        hit = gst[B->colidx[p]] == IN;
+      if (hit) MIS_STORE_RELAXED(&st[v], (uint8_t)OUT);
+    }
+    s = mispc_halo_exchange(ctx, h, st, gst, 1);
+    if (s) break;
+    int64_t k = 0;
+    for (int64_t w = 0; w < nwork; ++w)
+      if (st[work[w]] == UNDECIDED) work[k++] = work[w];
+    nwork = k;
+    undecided = nwork;
+    ++r;
+    s = mispc_dist_sum(ctx, h, g->comm, &undecided);
+    mispc_logf(ctx, 2, "dist mis1 round %d: %lld undecided", r, (long long)undecided);
+  }
+  s = mispc_dist_agree(ctx, g->comm, s);
+  int64_t size = 0;
+  if (!s) {
+    for (int64_t v = 0; v < nloc; ++v) {
+      in_set[v] = st[v] == IN;
+      size += in_set[v];
+    }
+    s = mispc_dist_sum(ctx, h, g->comm, &size);
+  }
+  if (!s) {
+    res->set_size = size;
+    res->rounds = r;
+  }
+  free(st);
+  free(gst);
+  free(key);
+  free(gkey);
+  free(work);
+  free(sel);
+  return s;
+}

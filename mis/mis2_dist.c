@@ -1,0 +1,156 @@
+/* Distributed MIS-2 on the host: the two-phase rounds of mis2_host.c
+ * (Kokkos Kernels MIS-2 paper, Alg. 1, closed neighbourhoods) over a
+ * row-partitioned graph (docs/DISTRIBUTED.md). Distance-2 information passes
+ * through the ghost layer in two exchanges a round:
+ *   column: M[v] = min of T over N[v] (ghost T from the last exchange);
+ *   halo:   M of boundary vertices (8 bytes each);
+ *   decide: from M over N[v], as on one process;
+ *   halo:   the state of boundary vertices (1 byte: undecided / IN / OUT);
+ *           a reader rebuilds an undecided ghost's tuple from (seed, round,
+ *           global id), the tuple its owner drew.
+ * Tuples hold global ids and use the global vertex count's bit split, so
+ * they compare exactly as on one process: same set, same round count. */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "mis_common.h"
+#include "mis_dist_backend.h"
+
+enum { UNDECIDED = 0, IN = 1, OUT = 2 };
+
+static uint8_t state_of(uint64_t t) {
+  return t == MIS2_IN ? IN : t == MIS2_OUT ? OUT : UNDECIDED;
+}
+
+/* Ghost tuples of round iter from their exchanged states. */
+static mispc_status refresh_ghosts(mispc_context *ctx, const mispc_dist_csr *g, const uint64_t *T,
+                                   uint8_t *own_state, uint8_t *gstate, uint64_t *gT, int per_round,
+                                   uint64_t seed, int iter, int idbits, int wordbits, int nt) {
+  const int64_t nloc = g->rend - g->rstart;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t v = 0; v < nloc; ++v) own_state[v] = state_of(T[v]);
+  MISPC_TRY(mispc_halo_exchange(ctx, g->halo, own_state, gstate, 1));
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t j = 0; j < g->nghost; ++j)
+    gT[j] = gstate[j] == IN    ? MIS2_IN
+            : gstate[j] == OUT ? MIS2_OUT
+                               : mis2_tuple(per_round, seed, iter, g->garray[j], idbits, wordbits);
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
+                                  const mispc_mis_options *opt, int per_round,
+                                  const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res) {
+  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
+  const mispc_csr *A = &g->diag, *B = &g->offd;
+  const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  const int idbits = mis2_id_bits(g->nglobal), wordbits = mis2_word_bits(idbits);
+  const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  uint64_t *T = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(nloc + 1));
+  uint64_t *M = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(nloc + 1));
+  uint64_t *gT = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(ng + 1));
+  uint64_t *gM = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(ng + 1));
+  uint8_t *own = (uint8_t *)malloc((size_t)nloc + 1), *gstate = (uint8_t *)malloc((size_t)ng + 1);
+  uint8_t *gsub = (uint8_t *)malloc((size_t)ng + 1);
+  mispc_status s = MISPC_SUCCESS;
+  if (!T || !M || !gT || !gM || !own || !gstate || !gsub)
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-2");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  int64_t undecided = 0;
+  if (!s) {
+#pragma omp parallel for schedule(static) reduction(+ : undecided) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      int inside = !subset || subset[v];
+      T[v] =
+          inside ? mis2_tuple(per_round, opt->seed, 0, g->rstart + v, idbits, wordbits) : MIS2_OUT;
+      M[v] = inside ? MIS2_IN : MIS2_OUT; /* IN here: anything but OUT */
+      own[v] = (uint8_t)inside;
+      undecided += inside;
+    }
+    s = mispc_halo_exchange(ctx, g->halo, own, gsub, 1);
+    if (!s)
+      s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, 0, idbits, wordbits, nt);
+  }
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &undecided);
+  int iter = 0;
+  while (!s && undecided > 0) {
+    if (iter >= max_rounds) {
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                       "mispc_dist_mis2: %lld vertices undecided after %d rounds",
+                       (long long)undecided, iter);
+      break;
+    }
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      if (M[v] == MIS2_OUT) continue; /* permanently OUT */
+      uint64_t m = T[v];
+      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1]; ++p) {
+        uint64_t t = T[A->colidx[p]];
+        if (t < m) m = t;
+      }
+      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1]; ++p) {
+        uint64_t t = gT[B->colidx[p]];
+        if (t < m) m = t;
+      }
+      M[v] = m == MIS2_IN ? MIS2_OUT : m;
+    }
+    s = mispc_halo_exchange(ctx, g->halo, M, gM, sizeof *M);
+    if (s) break;
+    int64_t left = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : left) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      const uint64_t t = T[v];
+      if (t == MIS2_IN || t == MIS2_OUT) continue;
+      int out = M[v] == MIS2_OUT, all_min = M[v] == t;
+      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !out; ++p) {
+        const int32_t u = A->colidx[p];
+        if (subset && !subset[u]) continue; /* not part of the subgraph */
+        out = M[u] == MIS2_OUT;
+        all_min &= M[u] == t;
+      }
+      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !out; ++p) {
+        const int32_t j = B->colidx[p];
+        if (!gsub[j]) continue;
+        out = gM[j] == MIS2_OUT;
+        all_min &= gM[j] == t;
+      }
+      if (out)
+        T[v] = MIS2_OUT;
+      else if (all_min)
+        T[v] = MIS2_IN;
+      else {
+        T[v] = mis2_tuple(per_round, opt->seed, iter + 1, g->rstart + v, idbits, wordbits);
+        ++left;
+      }
+    }
+    ++iter;
+    s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, iter, idbits, wordbits,
+                       nt);
+    if (s) break;
+    undecided = left;
+    s = mispc_dist_sum(ctx, g->halo, g->comm, &undecided);
+    mispc_logf(ctx, 2, "dist mis2 round %d: %lld undecided", iter, (long long)undecided);
+  }
+  s = mispc_dist_agree(ctx, g->comm, s);
+  int64_t size = 0;
+  if (!s) {
+    for (int64_t v = 0; v < nloc; ++v) {
+      in_set[v] = T[v] == MIS2_IN;
+      size += in_set[v];
+    }
+    s = mispc_dist_sum(ctx, g->halo, g->comm, &size);
+  }
+  if (!s) {
+    res->set_size = size;
+    res->rounds = iter;
+  }
+  free(T);
+  free(M);
+  free(gT);
+  free(gM);
+  free(own);
+  free(gstate);
+  free(gsub);
+  return s;
+}

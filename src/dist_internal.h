@@ -1,0 +1,59 @@
+/* Internal: the halo plan and collective helpers of the distributed layer
+ * (not installed). Everything here is collective over the plan's
+ * communicator unless it says otherwise. */
+#ifndef MISPC_DIST_INTERNAL_H
+#define MISPC_DIST_INTERNAL_H
+
+#include "internal.h"
+#include "mispc/dist.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Neighbour ranks and the lists exchanged with them. Ghosts are received in
+ * garray order (garray is sorted and rank ranges are contiguous, so each
+ * source rank's ghosts are one contiguous piece): the receive buffer of an
+ * exchange is the ghost array itself. */
+struct mispc_halo {
+  MPI_Comm nbr;    /* distributed-graph communicator (MPI_Dist_graph_create_adjacent) */
+  int nsrc, ndst;  /* ranks we receive from / send to */
+  int *src, *dst;  /* their ranks in the graph's communicator */
+  int64_t *rcount; /* ghosts from each source (nsrc) */
+  int64_t *rdispl; /* first ghost of each source (nsrc + 1) */
+  int64_t *scount; /* owned vertices sent to each destination (ndst) */
+  int64_t *sdispl; /* (ndst + 1) */
+  int32_t *sidx;   /* local ids of the owned vertices sent, by destination */
+  int64_t nsend;   /* sdispl[ndst] */
+  int64_t nghost;  /* rdispl[nsrc] */
+  void *sbuf;      /* packing buffer, grown on demand */
+  size_t sbuf_bytes;
+  int *mcount, *mdispl; /* MPI int counts and displacements: ndst sends, then nsrc receives */
+  mispc_dist_stats stats;
+};
+
+/* The collective verdict on a per-rank status: if any rank failed, every
+ * rank returns the status of the lowest failing rank, with its message
+ * prefixed by "rank R: ". Also fails (on every rank) if MPI itself fails. */
+mispc_status mispc_dist_agree(mispc_context *ctx, MPI_Comm comm, mispc_status s);
+
+/* Builds the plan for ghosts garray[0..nghost) given every rank's row range
+ * (ranges: P + 1 offsets). Collective. */
+mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t *ranges,
+                               int64_t rstart, int64_t nghost, const int64_t *garray,
+                               mispc_halo **out);
+void mispc_halo_destroy(mispc_halo *h);
+
+/* ghost[j] = the owned value of ghost j on its owner, for elements of
+ * `size` bytes (host memory). Every boundary vertex is sent (its value may be
+ * unchanged): bytes a round = boundary vertices x size. */
+mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *owned, void *ghost,
+                                 size_t size);
+
+/* Sum of a 64-bit count over the communicator (timed as communication). */
+mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t *value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,199 @@
+/* Distributed MIS under mpiexec: every rank's slice of the distributed
+ * result must equal the one-process result on the whole graph, bit for bit,
+ * with the same round count and set size, for uneven row ranges (rank 1
+ * owns no rows when P >= 3); the distributed verify must accept it and
+ * reject broken sets on every rank; bad inputs fail on every rank, no hang.
+ * Run with any P (ctest runs P = 1, 2, 3, 4, 7). Test-only shortcut: every
+ * rank generates the whole graph to compute the reference. */
+#include <mpi.h>
+
+#include "mispc/dist.h"
+#include "test_util.h"
+
+static int rank_, nranks_;
+
+/* Uneven ranges: weights 1, 2, 3, 1, 2, 3, ... and none for rank 1 when P >= 3. */
+static void split(int64_t n, int64_t *rstart, int64_t *rend) {
+  int64_t total = 0, before = 0;
+  for (int p = 0; p < nranks_; ++p) {
+    int64_t w = (nranks_ >= 3 && p == 1) ? 0 : (p % 3) + 1;
+    if (p < rank_) before += w;
+    total += w;
+  }
+  int64_t w = (nranks_ >= 3 && rank_ == 1) ? 0 : (rank_ % 3) + 1;
+  *rstart = n * before / total;
+  *rend = n * (before + w) / total;
+}
+
+static mispc_csr load_graph(mispc_context *ctx, const char *spec) {
+  mispc_csr A, S;
+  memset(&S, 0, sizeof S);
+  if (mispc_load(ctx, spec, &A) || mispc_csr_symmetrize(ctx, &A, 0, &S)) {
+    fprintf(stderr, "%s: %s\n", spec, mispc_context_error(ctx));
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  mispc_csr_free(ctx, &A);
+  return S;
+}
+
+typedef struct variant {
+  int k;
+  mispc_priority priority;
+  uint64_t seed;
+  int use_subset;
+} variant;
+
+static const variant variants[] = {
+    {1, MISPC_PRIORITY_DEFAULT, 0, 0},        {1, MISPC_PRIORITY_HASH, 7, 0},
+    {1, MISPC_PRIORITY_LARGEST_DEGREE, 3, 0}, {1, MISPC_PRIORITY_DEFAULT, 5, 1},
+    {2, MISPC_PRIORITY_DEFAULT, 0, 0},        {2, MISPC_PRIORITY_HASH, 11, 0},
+    {2, MISPC_PRIORITY_DEFAULT, 2, 1},
+};
+
+static void compare_on(mispc_context *ctx, const char *spec) {
+  mispc_csr G = load_graph(ctx, spec);
+  int64_t n = G.nrows, r0, r1;
+  split(n, &r0, &r1);
+  mispc_dist_csr D;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D));
+  uint8_t *ref = malloc((size_t)n + 1), *sub = malloc((size_t)n + 1);
+  uint8_t *mine = malloc((size_t)(r1 - r0) + 1);
+  for (int64_t v = 0; v < n; ++v) sub[v] = mispc_hash3(99, 0, (uint64_t)v) % 3 != 0;
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i) {
+    const variant *x = &variants[i];
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    o.priority = x->priority;
+    o.seed = x->seed;
+    mispc_mis_result rr = {-1, -1}, rd = {-2, -2};
+    const uint8_t *s1 = x->use_subset ? sub : NULL, *sd = x->use_subset ? sub + r0 : NULL;
+    if (x->k == 1) {
+      CHECK_OK(ctx, mispc_mis1_subset(ctx, &G, &o, s1, ref, &rr));
+      CHECK_OK(ctx, mispc_dist_mis1(ctx, &D, &o, sd, mine, &rd));
+    } else {
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &G, &o, s1, ref, &rr));
+      CHECK_OK(ctx, mispc_dist_mis2(ctx, &D, &o, sd, mine, &rd));
+    }
+    int64_t diff = 0;
+    for (int64_t v = r0; v < r1; ++v) diff += mine[v - r0] != ref[v];
+    CHECK_MSG(diff == 0, "%s k=%d variant %zu: %lld vertices differ on rank %d of %d", spec, x->k,
+              i, (long long)diff, rank_, nranks_);
+    CHECK_MSG(rd.rounds == rr.rounds && rd.set_size == rr.set_size,
+              "%s k=%d variant %zu: rounds %d/%d, size %lld/%lld (dist/ref)", spec, x->k, i,
+              rd.rounds, rr.rounds, (long long)rd.set_size, (long long)rr.set_size);
+    if (!x->use_subset) CHECK_OK(ctx, mispc_dist_verify_mis(ctx, &D, x->k, mine));
+    if (rank_ == 0 && i == 0)
+      printf("  %s on %d ranks: MIS-1 %lld members, %d rounds\n", spec, nranks_,
+             (long long)rd.set_size, rd.rounds);
+  }
+  /* A broken set fails on every rank: drop the first member of the last rank
+   * that has one (maximality), then add a neighbour of a member (independence). */
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  mispc_mis_result rd;
+  for (int k = 1; k <= 2; ++k) {
+    CHECK_OK(ctx, k == 1 ? mispc_dist_mis1(ctx, &D, &o, NULL, mine, &rd)
+                         : mispc_dist_mis2(ctx, &D, &o, NULL, mine, &rd));
+    /* The first member with a non-member neighbour in the diagonal block. */
+    int64_t first = -1;
+    int32_t u = -1;
+    for (int64_t v = 0; v < r1 - r0 && first < 0; ++v)
+      for (int64_t p = D.diag.rowptr[v]; mine[v] && p < D.diag.rowptr[v + 1] && first < 0; ++p)
+        if (D.diag.colidx[p] != v) first = v, u = D.diag.colidx[p];
+    int has = first >= 0 ? rank_ : -1, last = -1;
+    MPI_Allreduce(&has, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(last >= 0);
+    if (rank_ == last) mine[first] = 0;
+    CHECK_STATUS(ctx, mispc_dist_verify_mis(ctx, &D, k, mine), MISPC_ERR_VERIFY);
+    if (rank_ == last) mine[first] = 1;
+    CHECK_OK(ctx, mispc_dist_verify_mis(ctx, &D, k, mine));
+    if (rank_ == last) mine[u] = 1; /* next to a member */
+    CHECK_STATUS(ctx, mispc_dist_verify_mis(ctx, &D, k, mine), MISPC_ERR_VERIFY);
+    CHECK(strstr(mispc_context_error(ctx), "rank ") != NULL);
+  }
+  mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &G);
+  free(ref);
+  free(sub);
+  free(mine);
+}
+
+static void test_identity(void) {
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  mispc_context_set_num_threads(ctx, 1);
+  const char *specs[] = {"gen:path:101",
+                         "gen:laplace2d:23",
+                         "gen:laplace3d:9",
+                         "gen:random:3000:10",
+                         "gen:kron:10",
+                         "gen:roadgrid:40",
+                         "gen:elasticity3d:4",
+                         MISPC_TEST_DATA "/bcsstk13.mtx",
+                         MISPC_TEST_DATA "/delaunay_n14.mtx",
+                         MISPC_TEST_DATA "/fe_4elt2.metis.graph",
+                         MISPC_TEST_DATA "/PGPgiantcompo.metis.graph"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) compare_on(ctx, specs[i]);
+  mispc_context_destroy(ctx);
+}
+
+/* Bad input on one rank gives the same error on every rank (and no hang). */
+static void test_errors(void) {
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  mispc_dist_csr D;
+  int64_t n = 10 * nranks_, r0 = 10 * rank_, r1 = r0 + 10;
+  int64_t rowptr[11], col[10];
+  for (int i = 0; i <= 10; ++i) rowptr[i] = i;
+  for (int i = 0; i < 10; ++i) col[i] = (r0 + i + 1) % n; /* a ring, one direction */
+  CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rowptr, col, NULL, &D));
+  mispc_dist_csr_free(ctx, &D);
+  /* Inconsistent global size on the last rank. */
+  int64_t nbad = rank_ == nranks_ - 1 ? n + 1 : n;
+  CHECK_STATUS(ctx,
+               mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, nbad, r0, r1, rowptr, col, NULL, &D),
+               MISPC_ERR_INVALID_ARG);
+  if (nranks_ > 1) CHECK(strstr(mispc_context_error(ctx), "inconsistent global sizes") != NULL);
+  /* A column id out of range on the last rank. */
+  col[3] = rank_ == nranks_ - 1 ? n + 5 : col[3];
+  CHECK_STATUS(ctx,
+               mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rowptr, col, NULL, &D),
+               MISPC_ERR_INDEX_RANGE);
+  char want[64];
+  snprintf(want, sizeof want, "rank %d: ", nranks_ - 1);
+  CHECK_MSG(strncmp(mispc_context_error(ctx), want, strlen(want)) == 0, "message '%s'",
+            mispc_context_error(ctx));
+  col[3] = (r0 + 4) % n;
+  /* Ranges that do not tile [0, n). */
+  CHECK_STATUS(ctx,
+               mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0 + (rank_ == 0), r1,
+                                          rowptr + (rank_ == 0), col, NULL, &D),
+               MISPC_ERR_INVALID_ARG);
+  /* Options: a bad priority fails everywhere. */
+  CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rowptr, col, NULL, &D));
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+  uint8_t set[10];
+  CHECK_STATUS(ctx, mispc_dist_mis1(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG);
+  o.priority = (mispc_priority)99;
+  CHECK_STATUS(ctx, mispc_dist_mis2(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_dist_verify_mis(ctx, &D, 3, set), MISPC_ERR_INVALID_ARG);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_context_destroy(ctx);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
+  if (rank_ != 0) freopen("/dev/null", "w", stdout);
+  RUN_TEST(test_identity);
+  RUN_TEST(test_errors);
+  int failed = test_failed_, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank_ == 0) printf("%d ranks: %d checks failed over all ranks\n", nranks_, any);
+  int rc = TEST_FINISH();
+  MPI_Finalize();
+  return any ? 1 : rc;
+}
