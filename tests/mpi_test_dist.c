@@ -86,6 +86,44 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       printf("  %s on %d ranks: MIS-1 %lld members, %d rounds\n", spec, nranks_,
              (long long)rd.set_size, rd.rounds);
   }
+  /* Colorings: MIS classes (two priorities), greedy in id order, recolored. */
+  int32_t *cmine = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
+  for (int cv = 0; cv < 4; ++cv) {
+    mispc_coloring_options co;
+    mispc_coloring_options_default(&co);
+    if (cv == 1) co.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE, co.mis.seed = 5;
+    if (cv == 2) co.algo = MISPC_COLORING_GREEDY;
+    if (cv == 3) co.recolor = 3;
+    mispc_coloring cref;
+    int32_t nc = -1;
+    CHECK_OK(ctx, mispc_color(ctx, &G, &co, &cref));
+    CHECK_OK(ctx, mispc_dist_color(ctx, &D, &co, cmine, &nc));
+    int64_t diff = 0;
+    for (int64_t v = r0; v < r1; ++v) diff += cmine[v - r0] != cref.color[v];
+    CHECK_MSG(diff == 0 && nc == cref.ncolors,
+              "%s coloring %d: %lld colors differ on rank %d of %d; %d colors, reference %d", spec,
+              cv, (long long)diff, rank_, nranks_, nc, cref.ncolors);
+    CHECK_OK(ctx, mispc_dist_verify_coloring(ctx, &D, cmine, nc));
+    mispc_coloring_free(ctx, &cref);
+  }
+  /* Two neighbours of one color (or a color out of range) fail everywhere. */
+  int chas = -1, clast = -1;
+  int64_t a = -1;
+  int32_t b = -1;
+  for (int64_t v = 0; v < r1 - r0 && a < 0; ++v)
+    for (int64_t p = D.diag.rowptr[v]; p < D.diag.rowptr[v + 1] && a < 0; ++p)
+      if (D.diag.colidx[p] != v) a = v, b = D.diag.colidx[p];
+  chas = a >= 0 ? rank_ : -1;
+  MPI_Allreduce(&chas, &clast, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (clast >= 0) {
+    int32_t nc = 0;
+    mispc_coloring_options co;
+    mispc_coloring_options_default(&co);
+    CHECK_OK(ctx, mispc_dist_color(ctx, &D, &co, cmine, &nc));
+    if (rank_ == clast) cmine[a] = cmine[b];
+    CHECK_STATUS(ctx, mispc_dist_verify_coloring(ctx, &D, cmine, nc), MISPC_ERR_VERIFY);
+  }
+  free(cmine);
   /* A broken set fails on every rank: drop the first member of the last rank
    * that has one (maximality), then add a neighbour of a member (independence). */
   mispc_mis_options o;

@@ -21,6 +21,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "mispc/coloring.h"
 #include "mispc/mis.h"
 
 #ifdef __cplusplus
@@ -98,6 +99,21 @@ MISPC_API mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr 
  * global ids, when wrong. */
 MISPC_API mispc_status mispc_dist_verify_mis(mispc_context *ctx, const mispc_dist_csr *g, int k,
                                              const uint8_t *in_set);
+
+/* Distance-1 coloring of the distributed graph, the same colors as
+ * mispc_color on the whole graph for any partition: MISPC_COLORING_MIS is
+ * greedy in (key, global id) order and MISPC_COLORING_GREEDY greedy in global
+ * id order, both computed by Jones-Plassmann rounds (a vertex is colored once
+ * its earlier neighbours are; one exchange of ghost colors a round), and
+ * opt->recolor passes of iterated greedy recoloring (one exchange per color
+ * class). color: rend - rstart entries (host); ncolors: global count. */
+MISPC_API mispc_status mispc_dist_color(mispc_context *ctx, const mispc_dist_csr *g,
+                                        const mispc_coloring_options *opt, int32_t *color,
+                                        int32_t *ncolors);
+/* Colors in [0, ncolors), adjacent vertices (ghosts included) differ, no
+ * class empty; MISPC_ERR_VERIFY on every rank otherwise. */
+MISPC_API mispc_status mispc_dist_verify_coloring(mispc_context *ctx, const mispc_dist_csr *g,
+                                                  const int32_t *color, int32_t ncolors);
 
 #ifdef __cplusplus
 }

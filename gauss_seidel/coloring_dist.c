@@ -1,0 +1,229 @@
+/* Distributed coloring on the host (docs/DISTRIBUTED.md, "Coloring"):
+ * greedy coloring in a fixed global order, computed by Jones-Plassmann
+ * rounds. The greedy coloring in an order is unique, so the colors equal
+ * those of mispc_color on one process (coloring.c explains why its MIS
+ * classes are greedy in key order) whatever the partition and the number of
+ * rounds; the round count itself is not part of the contract. Iterated
+ * greedy recoloring (coloring_recolor.c) recolors class by class from the
+ * last, each class once its ghosts' new colors have arrived. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+#include "mis_common.h"
+
+/* Smallest color not in the neighbours of v that pass `counts`, 64 at a time. */
+typedef struct nbr_view {
+  const mispc_dist_csr *g;
+  const int32_t *col, *gcol; /* colors of owned / ghost vertices */
+} nbr_view;
+
+/* JP visit: the smallest color no earlier neighbour has, or -1 while an
+ * earlier neighbour is uncolored. */
+static int32_t jp_visit(const nbr_view *w, const uint32_t *key, const uint32_t *gkey, int64_t v) {
+  const mispc_dist_csr *g = w->g;
+  const uint32_t kv = key[v];
+  const int64_t gv = g->rstart + v;
+  for (int32_t base = 0;; base += 64) {
+    uint64_t taken = 0;
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
+      const int32_t u = g->diag.colidx[p];
+      if (u == v || !mis1_before(key[u], g->rstart + u, kv, gv)) continue;
+      const int32_t cu = w->col[u];
+      if (cu < 0) return -1;
+      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
+    }
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
+      const int32_t j = g->offd.colidx[p];
+      if (!mis1_before(gkey[j], g->garray[j], kv, gv)) continue;
+      const int32_t cu = w->gcol[j];
+      if (cu < 0) return -1;
+      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
+    }
+    if (~taken) return base + __builtin_ctzll(~taken);
+  }
+}
+
+/* Recolor visit: smallest color not taken by neighbours of an old class above c. */
+static int32_t recolor_visit(const nbr_view *w, const int32_t *old, const int32_t *gold, int64_t v,
+                             int32_t c) {
+  const mispc_dist_csr *g = w->g;
+  for (int32_t base = 0;; base += 64) {
+    uint64_t taken = 0;
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
+      const int32_t u = g->diag.colidx[p], cu = w->col[u];
+      if (old[u] > c && cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
+    }
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
+      const int32_t j = g->offd.colidx[p], cu = w->gcol[j];
+      if (gold[j] > c && cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
+    }
+    if (~taken) return base + __builtin_ctzll(~taken);
+  }
+}
+
+static mispc_status max_over(mispc_context *ctx, MPI_Comm comm, int32_t *v) {
+  int32_t in = *v;
+  if (MPI_Allreduce(&in, v, 1, MPI_INT32_T, MPI_MAX, comm) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Allreduce failed");
+  return MISPC_SUCCESS;
+}
+
+static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed,
+                             int32_t *col, int32_t *gcol, int32_t *ncolors) {
+  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
+  uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(nloc + 1));
+  uint32_t *gkey = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(ng + 1));
+  mispc_status s =
+      key && gkey ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s) {
+    for (int64_t v = 0; v < nloc; ++v) {
+      int64_t deg =
+          (g->diag.rowptr[v + 1] - g->diag.rowptr[v]) + (g->offd.rowptr[v + 1] - g->offd.rowptr[v]);
+      key[v] = mis1_key(mode, seed, g->rstart + v, deg);
+      col[v] = -1;
+    }
+    for (int64_t j = 0; j < ng; ++j) gcol[j] = -1;
+    s = mispc_halo_exchange(ctx, g->halo, key, gkey, sizeof *key);
+  }
+  nbr_view w = {g, col, gcol};
+  int64_t left = nloc;
+  int32_t top = -1;
+  if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
+  for (int r = 1; !s && left > 0; ++r) {
+    /* In vertex order, so chains inside the rank resolve in one sweep. */
+    left = 0;
+    for (int64_t v = 0; v < nloc; ++v) {
+      if (col[v] >= 0) continue;
+      col[v] = jp_visit(&w, key, gkey, v);
+      left += col[v] < 0;
+      if (col[v] > top) top = col[v];
+    }
+    s = mispc_halo_exchange(ctx, g->halo, col, gcol, sizeof *col);
+    if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
+    mispc_logf(ctx, 2, "dist coloring round %d: %lld vertices left", r, (long long)left);
+  }
+  if (!s) s = max_over(ctx, g->comm, &top);
+  if (!s) *ncolors = top + 1;
+  free(key);
+  free(gkey);
+  return mispc_dist_agree(ctx, g->comm, s);
+}
+
+static mispc_status recolor(mispc_context *ctx, const mispc_dist_csr *g, int passes, int32_t *col,
+                            int32_t *gcol, int32_t *ncolors) {
+  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
+  int32_t *old = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
+  int32_t *gold = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1));
+  mispc_status s = old && gold ? MISPC_SUCCESS
+                               : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in recoloring");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  nbr_view w = {g, col, gcol};
+  for (int pass = 1; !s && pass <= passes; ++pass) {
+    memcpy(old, col, sizeof(int32_t) * (size_t)nloc);
+    memcpy(gold, gcol, sizeof(int32_t) * (size_t)ng);
+    int32_t top = -1;
+    for (int32_t c = *ncolors - 1; !s && c >= 0; --c) {
+      for (int64_t v = 0; v < nloc; ++v)
+        if (old[v] == c) {
+          col[v] = recolor_visit(&w, old, gold, v, c);
+          if (col[v] > top) top = col[v];
+        }
+      s = mispc_halo_exchange(ctx, g->halo, col, gcol, sizeof *col);
+    }
+    if (!s) s = max_over(ctx, g->comm, &top);
+    if (!s) mispc_logf(ctx, 2, "dist recoloring pass %d: %d -> %d colors", pass, *ncolors, top + 1);
+    if (!s) *ncolors = top + 1;
+  }
+  free(old);
+  free(gold);
+  return mispc_dist_agree(ctx, g->comm, s);
+}
+
+mispc_status mispc_dist_color(mispc_context *ctx, const mispc_dist_csr *g,
+                              const mispc_coloring_options *opt, int32_t *color, int32_t *ncolors) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!g || !g->halo)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_color: graph not built");
+  mispc_coloring_options o;
+  if (opt)
+    o = *opt;
+  else
+    mispc_coloring_options_default(&o);
+  const int64_t nloc = g->rend - g->rstart;
+  mispc_status s = MISPC_SUCCESS;
+  if ((!color && nloc > 0) || !ncolors)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_color: NULL output");
+  else if (o.mis.priority != MISPC_PRIORITY_HASH &&
+           o.mis.priority != MISPC_PRIORITY_LARGEST_DEGREE &&
+           o.mis.priority != MISPC_PRIORITY_DEGREE)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_color: priority must be HASH, LARGEST_DEGREE or DEGREE");
+  else if (o.algo != MISPC_COLORING_MIS && o.algo != MISPC_COLORING_GREEDY)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_color: algo must be MIS or GREEDY");
+  else if (o.recolor < 0 || o.recolor > MISPC_COLORING_MAX_RECOLOR)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_color: recolor must be in [0, %d]",
+                     MISPC_COLORING_MAX_RECOLOR);
+  else if (g->diag.mem != MISPC_MEM_HOST)
+    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                     "mispc_dist_color: device graphs are not supported yet");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) return s;
+  int32_t *gcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));
+  s = mispc_dist_agree(ctx, g->comm,
+                       gcol ? MISPC_SUCCESS
+                            : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring"));
+  const int mode = o.algo == MISPC_COLORING_GREEDY ? MIS1_KEY_INDEX : mis1_key_mode(o.mis.priority);
+  if (!s)
+    s = color_jp(ctx, g, mode, o.algo == MISPC_COLORING_GREEDY ? 0 : o.mis.seed, color, gcol,
+                 ncolors);
+  if (!s && o.recolor > 0) s = recolor(ctx, g, o.recolor, color, gcol, ncolors);
+  free(gcol);
+  return s;
+}
+
+mispc_status mispc_dist_verify_coloring(mispc_context *ctx, const mispc_dist_csr *g,
+                                        const int32_t *color, int32_t ncolors) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!g || !g->halo)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_verify_coloring: graph not built");
+  const int64_t nloc = g->rend - g->rstart;
+  int64_t *count = (int64_t *)calloc((size_t)(ncolors > 0 ? ncolors : 0) + 1, sizeof(int64_t));
+  int32_t *gcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));
+  mispc_status s = MISPC_SUCCESS;
+  if (!count || !gcol)
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in verify");
+  else if (ncolors < 0 || (!color && nloc > 0))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_verify_coloring: bad arguments");
+  for (int64_t v = 0; !s && v < nloc; ++v)
+    if (color[v] < 0 || color[v] >= ncolors)
+      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "vertex %lld has color %d outside [0, %d)",
+                       (long long)(g->rstart + v), color[v], ncolors);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s) s = mispc_halo_exchange(ctx, g->halo, color, gcol, sizeof *color);
+  for (int64_t v = 0; !s && v < nloc; ++v) {
+    count[color[v]]++;
+    for (int64_t p = g->diag.rowptr[v]; !s && p < g->diag.rowptr[v + 1]; ++p) {
+      int32_t u = g->diag.colidx[p];
+      if (u != v && color[u] == color[v])
+        s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "adjacent vertices %lld and %lld share color %d",
+                         (long long)(g->rstart + v), (long long)(g->rstart + u), color[v]);
+    }
+    for (int64_t p = g->offd.rowptr[v]; !s && p < g->offd.rowptr[v + 1]; ++p) {
+      int32_t j = g->offd.colidx[p];
+      if (gcol[j] == color[v])
+        s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "adjacent vertices %lld and %lld share color %d",
+                         (long long)(g->rstart + v), (long long)g->garray[j], color[v]);
+    }
+  }
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s && ncolors > 0 &&
+      MPI_Allreduce(MPI_IN_PLACE, count, ncolors, MPI_INT64_T, MPI_SUM, g->comm) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Allreduce failed");
+  for (int32_t k = 0; !s && k < ncolors; ++k)
+    if (!count[k]) s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "color %d is empty", k);
+  free(count);
+  free(gcol);
+  return mispc_dist_agree(ctx, g->comm, s);
+}
