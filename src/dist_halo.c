@@ -38,6 +38,7 @@ mispc_status mispc_dist_agree(mispc_context *ctx, MPI_Comm comm, mispc_status s)
 void mispc_halo_destroy(mispc_halo *h) {
   if (!h) return;
   if (h->nbr != MPI_COMM_NULL) MPI_Comm_free(&h->nbr);
+  if (h->rnbr != MPI_COMM_NULL) MPI_Comm_free(&h->rnbr);
   free(h->src);
   free(h->dst);
   free(h->rcount);
@@ -88,7 +89,7 @@ mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t 
   mispc_status s = (h && rc && sc)
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in halo plan");
-  if (h) h->nbr = MPI_COMM_NULL;
+  if (h) h->nbr = h->rnbr = MPI_COMM_NULL;
   if (!s) s = count_by_owner(ctx, P, ranges, rank, nghost, garray, rc);
   /* Displacements of the exchanges are MPI ints in bytes of 8-byte words. */
   if (!s && nghost > INT_MAX / 8)
@@ -182,6 +183,9 @@ mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t 
   if (!s && MPI_Dist_graph_create_adjacent(comm, h->nsrc, h->src, ones, h->ndst, h->dst, ones,
                                            MPI_INFO_NULL, 0, &h->nbr) != MPI_SUCCESS)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Dist_graph_create_adjacent failed");
+  if (!s && MPI_Dist_graph_create_adjacent(comm, h->ndst, h->dst, ones, h->nsrc, h->src, ones,
+                                           MPI_INFO_NULL, 0, &h->rnbr) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Dist_graph_create_adjacent failed");
   free(ones);
   s = mispc_dist_agree(ctx, comm, s);
   free(rc);
@@ -229,6 +233,38 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
   h->stats.exchanges++;
   h->stats.bytes_sent += (int64_t)need;
+  h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
+                                    int64_t *owned) {
+  double t0 = mispc_wtime();
+  size_t need = (size_t)h->nsend * sizeof(int64_t);
+  if (need > h->sbuf_bytes) {
+    void *b = realloc(h->sbuf, need);
+    if (!b)
+      return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", need);
+    h->sbuf = b;
+    h->sbuf_bytes = need;
+  }
+  /* Sources of the forward exchange are the destinations here, and back. */
+  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->nsrc, *rd = h->mdispl + h->nsrc;
+  for (int k = 0; k < h->nsrc; ++k) {
+    sc[k] = (int)(h->rcount[k] * 8);
+    sd[k] = (int)(h->rdispl[k] * 8);
+  }
+  for (int k = 0; k < h->ndst; ++k) {
+    rc[k] = (int)(h->scount[k] * 8);
+    rd[k] = (int)(h->sdispl[k] * 8);
+  }
+  if (MPI_Neighbor_alltoallv(ghost, sc, sd, MPI_BYTE, h->sbuf, rc, rd, MPI_BYTE, h->rnbr) !=
+      MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+  const int64_t *in = (const int64_t *)h->sbuf;
+  for (int64_t k = 0; k < h->nsend; ++k) owned[h->sidx[k]] += in[k];
+  h->stats.exchanges++;
+  h->stats.bytes_sent += (int64_t)h->nghost * 8;
   h->stats.comm_seconds += mispc_wtime() - t0;
   return MISPC_SUCCESS;
 }

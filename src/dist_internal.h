@@ -17,6 +17,7 @@ extern "C" {
  * exchange is the ghost array itself. */
 struct mispc_halo {
   MPI_Comm nbr;    /* distributed-graph communicator (MPI_Dist_graph_create_adjacent) */
+  MPI_Comm rnbr;   /* the same edges reversed (ghost -> owner reductions) */
   int nsrc, ndst;  /* ranks we receive from / send to */
   int *src, *dst;  /* their ranks in the graph's communicator */
   int64_t *rcount; /* ghosts from each source (nsrc) */
@@ -49,6 +50,11 @@ void mispc_halo_destroy(mispc_halo *h);
  * unchanged): bytes a round = boundary vertices x size. */
 mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *owned, void *ghost,
                                  size_t size);
+
+/* owned[v] += the ghost values of v on every rank that holds v as a ghost
+ * (int64 elements): the reverse of mispc_halo_exchange. */
+mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
+                                    int64_t *owned);
 
 /* Sum of a 64-bit count over the communicator (timed as communication). */
 mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t *value);

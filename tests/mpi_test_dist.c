@@ -86,6 +86,29 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       printf("  %s on %d ranks: MIS-1 %lld members, %d rounds\n", spec, nranks_,
              (long long)rd.set_size, rd.rounds);
   }
+  /* Aggregation: both algorithms, two seeds; labels and phase counts. */
+  int32_t *amine = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
+  for (int av = 0; av < 3; ++av) {
+    mispc_agg_options ao;
+    mispc_agg_options_default(&ao);
+    if (av == 1) ao.algo = MISPC_AGG_MIS2BASIC;
+    if (av == 2) ao.mis.seed = 17, ao.mis.priority = MISPC_PRIORITY_HASH;
+    mispc_aggregates aref;
+    mispc_dist_agg_info info;
+    memset(&info, 0, sizeof info);
+    CHECK_OK(ctx, mispc_aggregate(ctx, &G, &ao, &aref));
+    CHECK_OK(ctx, mispc_dist_aggregate(ctx, &D, &ao, amine, &info));
+    int64_t diff = 0;
+    for (int64_t v = r0; v < r1; ++v) diff += amine[v - r0] != aref.agg[v];
+    CHECK_MSG(
+        diff == 0 && info.naggs == aref.naggs && info.phase_aggs[0] == aref.phase_aggs[0] &&
+            info.phase_aggs[1] == aref.phase_aggs[1] && info.phase_done[1] == aref.phase_done[1] &&
+            info.mis_rounds[1] == aref.mis_rounds[1],
+        "%s aggregation %d: %lld labels differ on rank %d of %d; %lld aggregates, ref %lld", spec,
+        av, (long long)diff, rank_, nranks_, (long long)info.naggs, (long long)aref.naggs);
+    mispc_aggregates_free(ctx, &aref);
+  }
+  free(amine);
   /* Colorings: MIS classes (two priorities), greedy in id order, recolored. */
   int32_t *cmine = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
   for (int cv = 0; cv < 4; ++cv) {

@@ -21,6 +21,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "mispc/aggregation.h"
 #include "mispc/coloring.h"
 #include "mispc/mis.h"
 
@@ -114,6 +115,22 @@ MISPC_API mispc_status mispc_dist_color(mispc_context *ctx, const mispc_dist_csr
  * class empty; MISPC_ERR_VERIFY on every rank otherwise. */
 MISPC_API mispc_status mispc_dist_verify_coloring(mispc_context *ctx, const mispc_dist_csr *g,
                                                   const int32_t *color, int32_t ncolors);
+
+/* MIS-2 aggregation of the distributed graph (mis2agg or mis2basic, as
+ * mispc_aggregate): agg (rend - rstart entries, host) gets the same global
+ * aggregate ids as mispc_aggregate on the whole graph, for any partition.
+ * Aggregates may span ranks; ids are numbered by root global id within each
+ * phase (an exclusive scan of per-rank root counts). info (may be NULL)
+ * gets the global counts, the same on every rank. */
+typedef struct mispc_dist_agg_info {
+  int64_t naggs;         /* aggregates */
+  int64_t phase_aggs[3]; /* after phase 1, 2, 3 */
+  int64_t phase_done[3]; /* vertices aggregated after phase 1, 2, 3 */
+  int mis_rounds[2];     /* rounds of the phase-1 and phase-2 MIS-2 */
+} mispc_dist_agg_info;
+MISPC_API mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
+                                            const mispc_agg_options *opt, int32_t *agg,
+                                            mispc_dist_agg_info *info);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,268 @@
+/* Distributed MIS-2 aggregation on the host (docs/DISTRIBUTED.md,
+ * "Aggregation"): the phases of aggregate_host.c over a row-partitioned
+ * graph, giving mispc_aggregate's labels for any partition.
+ *   phase 1: roots = distributed MIS-2; the k-th root in global id order gets
+ *            id k (exclusive scan of per-rank counts: ranks hold increasing
+ *            id ranges); a vertex takes the id of the root in N[v] (at most
+ *            one: roots are distance-2 independent), ghosts' root ids by halo;
+ *   phase 2: MIS-2 of the unaggregated subgraph; members with >= 2
+ *            unaggregated neighbours (ghosts included) are numbered after all
+ *            phase-1 ids, and take their unaggregated neighbours;
+ *   phase 3: a leftover joins the aggregate holding most of its neighbours
+ *            (ties: smaller size, then smaller id), or for mis2basic the
+ *            aggregate of its smallest-global-id aggregated neighbour. Sizes
+ *            of aggregates that span ranks are summed at the root (reverse
+ *            halo), then sent to every member and from there to the ghosts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+
+typedef struct agg_work {
+  const mispc_dist_csr *g;
+  int64_t nloc, ng;
+  int64_t *rootid, *grootid; /* id of the aggregate a root heads, else -1 */
+  int32_t *gagg;             /* ghost labels */
+  uint8_t *flag, *gflag;     /* unaggregated (on entry to phase 2) */
+} agg_work;
+
+/* Number of the first local root among all ranks' roots, and the total. */
+static mispc_status scan_count(mispc_context *ctx, MPI_Comm comm, int64_t mine, int64_t *first,
+                               int64_t *total) {
+  int64_t before = 0, all = 0;
+  if (MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI scan of root counts failed");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  *first = rank ? before : 0;
+  *total = all;
+  return MISPC_SUCCESS;
+}
+
+/* Roots with set[v] (and, in phase 2, the root rule) get ids base + first + k
+ * in local id order; every vertex v with take(v) joins the root in N[v]. */
+static mispc_status label_roots(mispc_context *ctx, agg_work *w, const uint8_t *is_root,
+                                int64_t base, int phase2, int32_t *agg, int64_t *naggs) {
+  const mispc_dist_csr *g = w->g;
+  int64_t count = 0, first = 0, total = 0;
+  for (int64_t v = 0; v < w->nloc; ++v) count += is_root[v] != 0;
+  MISPC_TRY(scan_count(ctx, g->comm, count, &first, &total));
+  int64_t k = base + first;
+  for (int64_t v = 0; v < w->nloc; ++v) w->rootid[v] = is_root[v] ? k++ : -1;
+  MISPC_TRY(mispc_halo_exchange(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
+  for (int64_t v = 0; v < w->nloc; ++v) {
+    if (phase2 ? !w->flag[v] : agg[v] >= 0) continue; /* phase 2: free on entry only */
+    int64_t id = w->rootid[v];
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1] && id < 0; ++p)
+      id = w->rootid[g->diag.colidx[p]];
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1] && id < 0; ++p)
+      id = w->grootid[g->offd.colidx[p]];
+    if (id >= 0) agg[v] = (int32_t)id;
+  }
+  *naggs = base + total;
+  return MISPC_SUCCESS;
+}
+
+/* Phase-2 roots: members free on entry with >= 2 free neighbours (self loops not counted). */
+static void phase2_roots(agg_work *w, const uint8_t *set, uint8_t *is_root) {
+  const mispc_dist_csr *g = w->g;
+  for (int64_t v = 0; v < w->nloc; ++v) {
+    is_root[v] = 0;
+    if (!set[v] || !w->flag[v]) continue;
+    int cnt = 0;
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1] && cnt < 2; ++p)
+      cnt += g->diag.colidx[p] != v && w->flag[g->diag.colidx[p]];
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1] && cnt < 2; ++p)
+      cnt += w->gflag[g->offd.colidx[p]];
+    is_root[v] = cnt >= 2;
+  }
+}
+
+/* The root of v's aggregate among N[v]: -1 - (owned id) or ghost index j >= 0;
+ * returns 0 if not found (cannot happen after phases 1 and 2). */
+static int find_root(const agg_work *w, const int32_t *agg, int64_t v, int64_t *own, int64_t *gh) {
+  const mispc_dist_csr *g = w->g;
+  *own = *gh = -1;
+  if (w->rootid[v] == agg[v]) return *own = v, 1;
+  for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p)
+    if (w->rootid[g->diag.colidx[p]] == agg[v]) return *own = g->diag.colidx[p], 1;
+  for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p)
+    if (w->grootid[g->offd.colidx[p]] == agg[v]) return *gh = g->offd.colidx[p], 1;
+  return 0;
+}
+
+/* Size after phase 2 of the aggregate of every aggregated owned vertex and ghost. */
+static mispc_status aggregate_sizes(mispc_context *ctx, agg_work *w, const int32_t *agg,
+                                    int64_t *asize, int64_t *gsize) {
+  const int64_t nloc = w->nloc, ng = w->ng;
+  int64_t *cnt = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
+  int64_t *gcnt = (int64_t *)calloc((size_t)ng + 1, sizeof(int64_t));
+  mispc_status s =
+      cnt && gcnt ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 3");
+  s = mispc_dist_agree(ctx, w->g->comm, s);
+  /* Roots of phase 2 replaced none of phase 1: rootid holds both phases. */
+  for (int64_t v = 0; !s && v < nloc; ++v) {
+    int64_t o, j;
+    if (agg[v] < 0) continue;
+    if (!find_root(w, agg, v, &o, &j)) continue;
+    if (o >= 0)
+      cnt[o]++;
+    else
+      gcnt[j]++;
+  }
+  if (!s) s = mispc_halo_reverse_add(ctx, w->g->halo, gcnt, cnt);
+  if (!s) s = mispc_halo_exchange(ctx, w->g->halo, cnt, gcnt, sizeof(int64_t));
+  for (int64_t v = 0; !s && v < nloc; ++v) {
+    int64_t o, j;
+    asize[v] = 0;
+    if (agg[v] >= 0 && find_root(w, agg, v, &o, &j)) asize[v] = o >= 0 ? cnt[o] : gcnt[j];
+  }
+  if (!s) s = mispc_halo_exchange(ctx, w->g->halo, asize, gsize, sizeof(int64_t));
+  free(cnt);
+  free(gcnt);
+  return s;
+}
+
+static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *agg) {
+  const mispc_dist_csr *g = w->g;
+  const int64_t nloc = w->nloc, ng = w->ng;
+  int32_t *tent = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
+  int64_t *asize = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
+  int64_t *gsize = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ng + 1));
+  mispc_status s = tent && asize && gsize
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 3");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s) {
+    memcpy(tent, agg, sizeof(int32_t) * (size_t)nloc);
+    s = mispc_halo_exchange(ctx, g->halo, tent, w->gagg, sizeof(int32_t));
+  }
+  if (!s && !basic) s = aggregate_sizes(ctx, w, tent, asize, gsize);
+  int64_t orphan = -1;
+  for (int64_t v = 0; !s && v < nloc; ++v) {
+    if (tent[v] >= 0) continue;
+    int32_t best = -1;
+    int64_t best_cnt = 0, best_size = 0, umin = -1;
+    /* Candidates: labels of aggregated neighbours; counts by rescanning (rows are short). */
+    for (int b = 0; b < 2; ++b) {
+      const mispc_csr *B = b ? &g->offd : &g->diag;
+      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1]; ++p) {
+        const int32_t c = B->colidx[p];
+        const int64_t gu = b ? g->garray[c] : g->rstart + c;
+        const int32_t l = b ? w->gagg[c] : tent[c];
+        if ((!b && c == v) || l < 0) continue;
+        if (basic) {
+          if (umin < 0 || gu < umin) umin = gu, best = l;
+          continue;
+        }
+        const int64_t sz = b ? gsize[c] : asize[c];
+        int64_t cnt = 0;
+        for (int b2 = 0; b2 < 2; ++b2) {
+          const mispc_csr *B2 = b2 ? &g->offd : &g->diag;
+          for (int64_t q = B2->rowptr[v]; q < B2->rowptr[v + 1]; ++q) {
+            const int32_t c2 = B2->colidx[q];
+            if (!b2 && c2 == v) continue;
+            cnt += (b2 ? w->gagg[c2] : tent[c2]) == l;
+          }
+        }
+        if (cnt > best_cnt ||
+            (cnt == best_cnt && (sz < best_size || (sz == best_size && l < best))))
+          best = l, best_cnt = cnt, best_size = sz;
+      }
+    }
+    if (best >= 0)
+      agg[v] = best;
+    else if (orphan < 0)
+      orphan = g->rstart + v;
+  }
+  if (!s && orphan >= 0)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "aggregation phase 3: vertex %lld has no aggregated neighbour (the root set "
+                     "is not a maximal distance-2 independent set)",
+                     (long long)orphan);
+  free(tent);
+  free(asize);
+  free(gsize);
+  return mispc_dist_agree(ctx, g->comm, s);
+}
+
+mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
+                                  const mispc_agg_options *opt, int32_t *agg,
+                                  mispc_dist_agg_info *info) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!g || !g->halo)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_aggregate: graph not built");
+  mispc_agg_options o;
+  if (opt)
+    o = *opt;
+  else
+    mispc_agg_options_default(&o);
+  agg_work w = {g, g->rend - g->rstart, g->nghost, NULL, NULL, NULL, NULL, NULL};
+  mispc_status s = MISPC_SUCCESS;
+  if (o.algo != MISPC_AGG_MIS2AGG && o.algo != MISPC_AGG_MIS2BASIC)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_aggregate: unknown algorithm %d",
+                     (int)o.algo);
+  else if (!agg && w.nloc > 0)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_aggregate: output is NULL");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) return s;
+  uint8_t *set = (uint8_t *)malloc((size_t)w.nloc + 1),
+          *is_root = (uint8_t *)malloc((size_t)w.nloc + 1);
+  w.rootid = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.nloc + 1));
+  w.grootid = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.ng + 1));
+  w.gagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(w.ng + 1));
+  w.flag = (uint8_t *)malloc((size_t)w.nloc + 1);
+  w.gflag = (uint8_t *)malloc((size_t)w.ng + 1);
+  if (!set || !is_root || !w.rootid || !w.grootid || !w.gagg || !w.flag || !w.gflag)
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed aggregation");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  mispc_dist_agg_info in;
+  memset(&in, 0, sizeof in);
+  mispc_mis_result r = {0, 0};
+  int64_t naggs = 0, left = 0;
+  for (int64_t v = 0; !s && v < w.nloc; ++v) agg[v] = -1;
+  if (!s) s = mispc_dist_mis2(ctx, g, &o.mis, NULL, set, &r);
+  if (!s) s = label_roots(ctx, &w, set, 0, 0, agg, &naggs);
+  for (int64_t v = 0; !s && v < w.nloc; ++v) left += (w.flag[v] = agg[v] < 0);
+  if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
+  in.mis_rounds[0] = r.rounds;
+  in.phase_aggs[0] = naggs;
+  in.phase_done[0] = g->nglobal - left;
+  if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
+    int64_t *rid1 = w.rootid;
+    s = mispc_dist_mis2(ctx, g, &o.mis, w.flag, set, &r);
+    if (!s) s = mispc_halo_exchange(ctx, g->halo, w.flag, w.gflag, 1);
+    if (!s) phase2_roots(&w, set, is_root);
+    /* Keep phase-1 root ids for phase 3's size count: merge them after. */
+    int64_t *keep = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.nloc + 1));
+    if (!s && !keep) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 2");
+    s = mispc_dist_agree(ctx, g->comm, s);
+    if (!s) {
+      memcpy(keep, rid1, sizeof(int64_t) * (size_t)w.nloc);
+      s = label_roots(ctx, &w, is_root, naggs, 1, agg, &naggs);
+    }
+    for (int64_t v = 0; !s && v < w.nloc; ++v)
+      if (keep[v] >= 0) w.rootid[v] = keep[v];
+    if (!s) s = mispc_halo_exchange(ctx, g->halo, w.rootid, w.grootid, sizeof(int64_t));
+    free(keep);
+    left = 0;
+    for (int64_t v = 0; !s && v < w.nloc; ++v) left += agg[v] < 0;
+    if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
+    in.mis_rounds[1] = r.rounds;
+  }
+  in.phase_aggs[1] = naggs;
+  in.phase_done[1] = g->nglobal - left;
+  if (!s && left > 0) s = phase3(ctx, &w, o.algo == MISPC_AGG_MIS2BASIC, agg);
+  in.phase_aggs[2] = in.naggs = naggs;
+  in.phase_done[2] = g->nglobal;
+  free(set);
+  free(is_root);
+  free(w.rootid);
+  free(w.grootid);
+  free(w.gagg);
+  free(w.flag);
+  free(w.gflag);
+  if (!s && info) *info = in;
+  return s;
+}
