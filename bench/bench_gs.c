@@ -9,6 +9,7 @@
 #include "bench_gpu.h"
 #include "bench_util.h"
 #include "cli.h"
+#include "tuning.h"
 
 /* ||b - A x|| / ||b|| on the host */
 static double rel_residual(const mispc_csr *A, const double *b, const double *x) {
@@ -29,6 +30,7 @@ int cmd_bench_gs(int argc, char **argv) {
   mispc_coloring_algo coloring = MISPC_COLORING_MIS;
   const char *specs[64];
   int nspecs = 0;
+  mispc_tuning tune = {0};
   for (int a = 2; a < argc; ++a) {
     const char *s = argv[a];
     int more = a + 1 < argc;
@@ -58,12 +60,23 @@ int cmd_bench_gs(int argc, char **argv) {
         return 2;
       }
       coloring = !strcmp(v, "greedy") ? MISPC_COLORING_GREEDY : MISPC_COLORING_MIS;
+    } else if (!strcmp(s, "--tune") && more) {
+      if (mispc_tuning_parse_(NULL, &tune, argv[++a])) {
+        fprintf(stderr, "mispc bench gs: bad --tune '%s' (mispc bench gs --help lists the knobs)\n",
+                argv[a]);
+        return 2;
+      }
     } else if (!strcmp(s, "--kind") && more) {
       const char *v = argv[++a];
-      kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : 3;
+      kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : !strcmp(v, "both") ? 3 : 0;
+      if (!kinds) {
+        fprintf(stderr, "mispc bench gs: --kind takes point, cluster or both, not '%s'\n", v);
+        return 2;
+      }
     } else if (!strcmp(s, "--help")) {
       printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N] "
-             "[--coloring mis|greedy] [--recolor N] [--block-size B] [-v|-vv]\n"
+             "[--coloring mis|greedy] [--recolor N] [--block-size B] [--tune NAME=VALUE] "
+             "[-v|-vv]\n"
              "  --coloring  colors (of rows or clusters): MIS-1 classes (default) or\n"
              "              greedy in vertex order (on the host; mispc_coloring_algo)\n"
              "  --recolor   passes of iterated greedy recoloring after the coloring\n"
@@ -73,6 +86,7 @@ int cmd_bench_gs(int argc, char **argv) {
              "              the matrix block size; default 1)\n"
              "  -vv   also the time of each symbolic setup phase (stderr; synchronizes between "
              "phases)\n");
+      bench_print_tuning_help(stdout);
       return 0;
     } else if (s[0] != '-' && nspecs < 64)
       specs[nspecs++] = s;
@@ -97,6 +111,7 @@ int cmd_bench_gs(int argc, char **argv) {
   mispc_context_set_verbosity(ctx, verbose);
   mispc_context_set_logger(ctx, cli_log, NULL);
   int gpu = mispc_have_gpu(), rc = 0;
+  if (mispc_context_set_tuning_(ctx, &tune)) rc = cli_fail(ctx, "--tune", MISPC_ERR_INVALID_ARG);
   for (int si = 0; si < nspecs && !rc; ++si) {
     mispc_csr A = {0}, D = {0};
     if ((rc = cli_load(ctx, specs[si], 0, &A))) break;

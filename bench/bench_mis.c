@@ -9,6 +9,7 @@
 #include "bench_gpu.h"
 #include "bench_util.h"
 #include "cli.h"
+#include "tuning.h"
 
 int cmd_bench_agg(int argc, char **argv);
 int cmd_bench_gs(int argc, char **argv);
@@ -16,6 +17,7 @@ int cmd_bench_gs(int argc, char **argv);
 typedef struct variant {
   const char *name;
   mispc_mis_options opt;
+  mispc_tuning tune; /* the ablation switches (src/tuning.h), set on the context */
 } variant;
 
 static void bench_usage(FILE *f) {
@@ -31,6 +33,7 @@ static void bench_usage(FILE *f) {
              "  --symmetrize       use the pattern of A + A^T\n"
              "The rounds column is the host's synchronous round count; gpuR is the GPU's\n"
              "(0 where MIS-1 ran its sync-free pass, which has no rounds: docs/MIS.md).\n");
+  bench_print_tuning_help(f);
 }
 
 typedef mispc_status (*mis_fn)(mispc_context *, const mispc_csr *, const mispc_mis_options *,
@@ -72,6 +75,7 @@ int cmd_bench(int argc, char **argv) {
   int nspecs = 0;
   mispc_mis_options base;
   mispc_mis_options_default(&base);
+  mispc_tuning tune = {0};
   for (int a = 2; a < argc; ++a) {
     const char *s = argv[a];
     int more = a + 1 < argc;
@@ -95,18 +99,24 @@ int cmd_bench(int argc, char **argv) {
         return 2;
       }
     } else if (!strcmp(s, "--no-early-exit"))
-      base.no_early_exit = 1;
+      tune.mis_no_early_exit = 1;
     else if (!strcmp(s, "--no-warp"))
-      base.no_warp_mapping = 1;
+      tune.mis_no_warp_mapping = 1;
     else if (!strcmp(s, "--force-warp"))
-      base.force_warp_mapping = 1;
+      tune.mis_force_warp_mapping = 1;
     else if (!strcmp(s, "--no-worklist"))
-      base.no_worklist = 1;
+      tune.mis_no_worklist = 1;
     else if (!strcmp(s, "--no-persistent"))
-      base.no_persistent = 1;
+      tune.mis_no_persistent = 1;
     else if (!strcmp(s, "--no-sync-free"))
-      base.no_sync_free = 1;
-    else if (s[0] != '-' && nspecs < 64)
+      tune.mis_no_sync_free = 1;
+    else if (!strcmp(s, "--tune") && more) {
+      if (mispc_tuning_parse_(NULL, &tune, argv[++a])) {
+        fprintf(stderr, "mispc bench: bad --tune '%s' (mispc bench --help lists the knobs)\n",
+                argv[a]);
+        return 2;
+      }
+    } else if (s[0] != '-' && nspecs < 64)
       specs[nspecs++] = s;
     else {
       fprintf(stderr, "mispc bench: unexpected argument '%s'\n", s);
@@ -121,23 +131,20 @@ int cmd_bench(int argc, char **argv) {
   /* Variants: the chosen options, then each optimisation switched off. */
   variant vars[8];
   int nvar = 0;
-  vars[nvar].name = "default";
-  vars[nvar++].opt = base;
+  for (int v = 0; v < 8; ++v) vars[v].opt = base, vars[v].tune = tune;
+  vars[nvar++].name = "default";
   if (ablation) {
-    mispc_mis_options o = base;
     if (k == 1) {
-      o.no_early_exit = 1, vars[nvar].name = "no-early-exit", vars[nvar++].opt = o, o = base;
-      o.priority = MISPC_PRIORITY_HASH, vars[nvar].name = "hash-priority", vars[nvar++].opt = o;
-      o = base;
-      o.no_sync_free = 1, vars[nvar].name = "no-sync-free", vars[nvar++].opt = o, o = base;
+      vars[nvar].tune.mis_no_early_exit = 1, vars[nvar++].name = "no-early-exit";
+      vars[nvar].opt.priority = MISPC_PRIORITY_HASH, vars[nvar++].name = "hash-priority";
+      vars[nvar].tune.mis_no_sync_free = 1, vars[nvar++].name = "no-sync-free";
     } else {
-      o.priority = MISPC_PRIORITY_HASH, vars[nvar].name = "fixed-priority", vars[nvar++].opt = o;
-      o = base;
-      o.force_warp_mapping = 1, vars[nvar].name = "force-warp", vars[nvar++].opt = o, o = base;
+      vars[nvar].opt.priority = MISPC_PRIORITY_HASH, vars[nvar++].name = "fixed-priority";
+      vars[nvar].tune.mis_force_warp_mapping = 1, vars[nvar++].name = "force-warp";
     }
-    o.no_warp_mapping = 1, vars[nvar].name = "no-warp", vars[nvar++].opt = o, o = base;
-    o.no_worklist = 1, vars[nvar].name = "no-worklist", vars[nvar++].opt = o, o = base;
-    o.no_persistent = 1, vars[nvar].name = "no-persistent", vars[nvar++].opt = o;
+    vars[nvar].tune.mis_no_warp_mapping = 1, vars[nvar++].name = "no-warp";
+    vars[nvar].tune.mis_no_worklist = 1, vars[nvar++].name = "no-worklist";
+    vars[nvar].tune.mis_no_persistent = 1, vars[nvar++].name = "no-persistent";
   }
 
   char dev[256]; /* for the JSON record */
@@ -183,7 +190,12 @@ int cmd_bench(int argc, char **argv) {
     }
     for (int vi = 0; vi < nvar && !rc; ++vi) {
       mispc_mis_options o = vars[vi].opt;
+      const mispc_tuning *tu = &vars[vi].tune;
       o.skip_validation = 1; /* checked once above, outside the timing */
+      if ((s = mispc_context_set_tuning_(ctx, tu))) {
+        rc = cli_fail(ctx, "--tune", s);
+        break;
+      }
       mispc_mis_result hr = {0, 0}, gr = {0, 0};
       /* Host result: the reference for determinism and the verify check. */
       s = fn(ctx, &A, &o, hset, &hr);
@@ -213,8 +225,8 @@ int cmd_bench(int argc, char **argv) {
         free(ms);
         mispc_memcpy(ctx, gset, MISPC_MEM_HOST, dset, MISPC_MEM_DEVICE, (size_t)A.nrows);
         /* MIS-1's sync-free pass reports no rounds; it never runs under these switches */
-        const int may_be_sync_free =
-            k == 1 && !o.no_sync_free && !o.no_worklist && !o.no_persistent && !o.max_rounds;
+        const int may_be_sync_free = k == 1 && !tu->mis_no_sync_free && !tu->mis_no_worklist &&
+                                     !tu->mis_no_persistent && !o.max_rounds;
         int same = !memcmp(gset, hset, (size_t)A.nrows) &&
                    (gr.rounds == hr.rounds || (may_be_sync_free && gr.rounds == 0));
         if (!same) check = "DIFF";

@@ -5,6 +5,7 @@
 
 #include "bench_gpu.h"
 #include "bench_util.h"
+#include "tuning.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -24,4 +25,12 @@ void bench_print_header(const char *what, int argc, char **argv) {
   printf("# command:");
   for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
   printf("\n");
+}
+
+void bench_print_tuning_help(FILE *f) {
+  const char *name, *values, *what;
+  fprintf(f, "  --tune NAME=VALUE  a tuning knob, repeatable (changes speed, never a result;\n"
+             "                     src/tuning.h); 0 or auto is the library's own choice:\n");
+  for (int i = 0; mispc_tuning_knob_(i, &name, &values, &what); ++i)
+    fprintf(f, "    %s=%-20s %s\n", name, values, what);
 }

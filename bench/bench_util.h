@@ -2,10 +2,15 @@
 #ifndef MISPC_BENCH_UTIL_H
 #define MISPC_BENCH_UTIL_H
 
+#include <stdio.h>
+
 /* Median of v[0..n) (sorts v in place). */
 double bench_median(double *v, int n);
 
 /* "# mispc bench WHAT  device: ...  date: ..." and "# command: ..." lines. */
 void bench_print_header(const char *what, int argc, char **argv);
+
+/* The --tune NAME=VALUE option and its knobs (src/tuning.h), for usage texts. */
+void bench_print_tuning_help(FILE *f);
 
 #endif

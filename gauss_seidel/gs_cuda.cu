@@ -736,11 +736,10 @@ template <typename F> static auto with_sum_lanes(int w, F &&f) {
 /* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
  * lanes_for_row_sums of the mean row; cluster GS the power of two at or
  * above `mean`, twice the mean entries of a row's push chain (a lane one or
- * two of them), at least 4. MISPC_GS_LANES=1|2|4|8|16|32 from the
- * environment overrides it (tuning). Same arithmetic for every choice. */
-static int gs_lanes_per_row(const mispc_gs *gs, double mean) {
-  const char *e = getenv("MISPC_GS_LANES");
-  const int v = e ? atoi(e) : 0;
+ * two of them), at least 4. The context's tuning.gs_lanes (1, 2, 4, 8, 16,
+ * 32; tuning.h) overrides it. Same arithmetic for every choice. */
+static int gs_lanes_per_row(const mispc_context *ctx, const mispc_gs *gs, double mean) {
+  const int v = ctx->tuning.gs_lanes;
   if (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) return v;
   /* cluster chains: at least 4 lanes (8 clusters a warp in lockstep); SGS
    * ms with 2 / 4 / 8 lanes, H100 2026-11-24: laplace2d:1000 0.256 / 0.224
@@ -791,9 +790,9 @@ __global__ void block_bytes(int64_t nc, int32_t ncolors, const int64_t *color_pt
  * warps have groups (4 * 32 / lanes), halved until every block's staging fits in
  * the default 48 KiB of shared memory (several blocks an SM); a single
  * cluster may opt in to more. Staged in shared memory unless one cluster
- * does not fit, or MISPC_GS_CHAIN=global from the environment (tests and
- * measurements; the arithmetic is the same). MISPC_GS_BLOCK_CLUSTERS=2^k
- * sets the clusters a block (tuning; at most 8 * 32 / lanes, the groups of
+ * does not fit, or the context's tuning.gs_chain_global is set (tests and
+ * measurements; the arithmetic is the same). tuning.gs_block_clusters = 2^k
+ * sets the clusters a block (at most 8 * 32 / lanes, the groups of
  * a block, and still halved to fit). chain: the
  * entries of the forward chains. */
 static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
@@ -812,10 +811,11 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   }
   mispc_scratch_free(ctx, dm);
   MISPC_TRY(st);
-  gs->lanes = gs_lanes_per_row(gs, 2.0 * (double)chain / (double)n);
+  const mispc_tuning *tu = &ctx->tuning; /* tuning.h */
+  gs->lanes = gs_lanes_per_row(ctx, gs, 2.0 * (double)chain / (double)n);
   gs->sum_lanes = lanes_for_row_sums((double)gs->nnz / (double)n);
-  const char *es = getenv("MISPC_GS_SUM_LANES"); /* 2, 4 or 8 (tuning) */
-  if (es && (atoi(es) == 2 || atoi(es) == 4 || atoi(es) == 8)) gs->sum_lanes = atoi(es);
+  if (tu->gs_sum_lanes == 2 || tu->gs_sum_lanes == 4 || tu->gs_sum_lanes == 8)
+    gs->sum_lanes = tu->gs_sum_lanes;
   int dev = 0, optin = 0;
   MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
   MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -827,12 +827,11 @@ static mispc_status choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaSt
   int k_default = 0;
   while ((kBlock / 64) * (32 / gs->lanes) > (1 << k_default)) ++k_default;
   int k = k_default;
-  const char *eb = getenv("MISPC_GS_BLOCK_CLUSTERS"); /* at most the block's groups */
-  if (eb && atoi(eb) > 0)
-    for (k = 0; (2 << k) <= atoi(eb) && (2 << k) <= (kBlock / 32) * (32 / gs->lanes);) ++k;
+  const int eb = tu->gs_block_clusters; /* at most the block's groups */
+  if (eb > 0)
+    for (k = 0; (2 << k) <= eb && (2 << k) <= (kBlock / 32) * (32 / gs->lanes);) ++k;
   while (k > 0 && hm[k] > kDefaultSmem) --k;
-  const char *e = getenv("MISPC_GS_CHAIN");
-  gs->cluster_mode = e && !strcmp(e, "global") ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
+  gs->cluster_mode = tu->gs_chain_global ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
   if (hm[k] > (unsigned long long)optin) gs->cluster_mode = GS_CHAIN_GLOBAL;
   const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
   if (!staged) { /* no shared memory to fit; the sums go through tp */
@@ -917,7 +916,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   const mispc_memspace d = MISPC_MEM_DEVICE;
   double tp = mispc_wtime();
   /* cluster GS: from its chains (choose_cluster_mode) */
-  gs->lanes = cluster ? 0 : gs_lanes_per_row(gs, n ? (double)nnz / (double)n : 1.0);
+  gs->lanes = cluster ? 0 : gs_lanes_per_row(ctx, gs, n ? (double)nnz / (double)n : 1.0);
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->perm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->iperm, "sweep order"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->prow, "sorted rows"));
@@ -929,23 +928,22 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->bp, "sorted b"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->xp, "sorted x"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, 2 * sizeof(double *), (void **)&gs->io_slot, "apply vectors"));
-  const char *ge = getenv("MISPC_GS_GRAPH"); /* 0: launch per color (measurements) */
-  gs->no_graph = ge && !strcmp(ge, "0");
+  const mispc_tuning *tu = &ctx->tuning; /* tuning.h */
+  gs->no_graph = tu->gs_no_graph != 0;   /* launch per color (measurements) */
   /* chain values by their entries of A where those fit in 31 bits;
-   * MISPC_GS_CHAIN_SOURCE=row forces row offsets (tests, measurements) */
-  const char *ec = getenv("MISPC_GS_CHAIN_SOURCE");
-  gs->chain_abs = nnz <= INT32_MAX && !(ec && !strcmp(ec, "row"));
+   * tuning.gs_chain_rows forces row offsets (tests, measurements) */
+  gs->chain_abs = nnz <= INT32_MAX && !tu->gs_chain_rows;
   if (cluster) {
     const int64_t nc = gs->nclusters;
     const size_t cbytes = sizeof(int64_t) * (size_t)(gs->ncolors + 1);
     MISPC_TRY(mispc_pool_alloc(ctx, d, cbytes, (void **)&gs->dcolor_ptr, "color offsets"));
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(gs->dcolor_ptr, gs->color_ptr, cbytes, cudaMemcpyHostToDevice, s));
-    /* MISPC_GS_CLUSTER_ORDER=id|size forces an order (tests, measurements) */
-    const char *eo = getenv("MISPC_GS_CLUSTER_ORDER");
-    const bool by_size = eo && (!strcmp(eo, "id") || !strcmp(eo, "size"))
-                             ? !strcmp(eo, "size")
-                             : gs->max_cluster >= kSortClusterRows;
+    /* tuning.gs_cluster_order forces an order (tests, measurements) */
+    const int eo = tu->gs_cluster_order;
+    const bool by_size = eo == MISPC_TUNE_ORDER_ID     ? false
+                         : eo == MISPC_TUNE_ORDER_SIZE ? true
+                                                       : gs->max_cluster >= kSortClusterRows;
     if (nc > 0 && by_size) MISPC_TRY(order_clusters_by_size(ctx, gs, s));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(nc + 1) * 8, (void **)&gs->pcl, "cluster rows"));
     cluster_sizes<<<mispc_device_grid(ctx, nc + 1, kBlock), kBlock, 0, s>>>(nc, nc + 1, gs->order,

@@ -75,7 +75,7 @@ struct mispc_gs {
    * of each kind. The first launch takes b and x as parameters (updated
    * when they change; graph_bx: the current ones) and stores them in
    * io_slot (2 pointers, device) for the others. no_graph: launch per
-   * color (capture failed, or MISPC_GS_GRAPH=0 at symbolic setup). */
+   * color (capture failed, or the context's tuning.gs_no_graph at symbolic setup). */
   void *graph[2], *graph_template[2], *graph_root[2];
   const void *graph_bx[2][2];
   int no_graph;

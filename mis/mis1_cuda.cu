@@ -418,13 +418,11 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan
  * grid from 0.21 to 0.15 ms and Kronecker from 0.31 to 0.29 ms; 16 lanes are
  * faster on the grid (0.13) but slower on Kronecker (0.35), and any group is
  * slower on 7-point and 2D grids and on the random graph of degree 8.
- * MISPC_MIS1_LANES (1, 2, 4, 8, 16, 32) overrides it, for measurements. */
-int lanes_for(const mispc_csr *g) {
-  const char *env = getenv("MISPC_MIS1_LANES");
-  if (env) {
-    int l = atoi(env);
-    if (l == 1 || l == 2 || l == 4 || l == 8 || l == 16 || l == 32) return l;
-  }
+ * The context's tuning.mis1_lanes (1, 2, 4, 8, 16, 32; tuning.h) overrides it,
+ * for measurements and tests. */
+int lanes_for(const mispc_context *ctx, const mispc_csr *g) {
+  const int l = ctx->tuning.mis1_lanes;
+  if (l == 1 || l == 2 || l == 4 || l == 8 || l == 16 || l == 32) return l;
   return mis_cuda::lanes_by_mean_degree(g);
 }
 
@@ -484,9 +482,10 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     p.colidx = g->colidx;
     p.key = p.status + n;
     p.n = n;
-    p.early_exit = !opt->no_early_exit;
-    p.no_worklist = opt->no_worklist;
-    p.warp_degree = opt->no_warp_mapping ? INT32_MAX : kWarpDegree;
+    const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
+    p.early_exit = !tu->mis_no_early_exit;
+    p.no_worklist = tu->mis_no_worklist;
+    p.warp_degree = tu->mis_no_warp_mapping ? INT32_MAX : kWarpDegree;
     p.max_rounds = max_rounds;
     p.key_mode = mode;
     p.subset = subset;
@@ -498,12 +497,13 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     p.result = (unsigned long long *)(p.cnt + ncnt);
     p.in_set = in_set;
     /* the rounds' own switches and a round limit ask for the rounds */
-    p.sync_free_max_degree =
-        opt->no_sync_free || opt->no_worklist || opt->max_rounds ? 0 : sync_free_max_degree(g);
+    p.sync_free_max_degree = tu->mis_no_sync_free || tu->mis_no_worklist || opt->max_rounds
+                                 ? 0
+                                 : sync_free_max_degree(g);
     const unsigned grid = mispc_grid_for(n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 24, s);
-    const int persistent = !opt->no_persistent;
-    st = mispc_with_lanes(opt->no_warp_mapping ? 1 : lanes_for(g), [&](auto lanes) {
+    const int persistent = !tu->mis_no_persistent;
+    st = mispc_with_lanes(tu->mis_no_warp_mapping ? 1 : lanes_for(ctx, g), [&](auto lanes) {
       return run<decltype(lanes)::value>(ctx, s, p, persistent, grid);
     });
     if (!st) {

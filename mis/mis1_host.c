@@ -81,7 +81,8 @@ mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc
     }
     int64_t left = 0;
 #pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left) num_threads(nt)
-    for (int64_t v = 0; v < n; ++v) left += mis1_visit(g, status, key, v, r, !opt->no_early_exit);
+    for (int64_t v = 0; v < n; ++v)
+      left += mis1_visit(g, status, key, v, r, !ctx->tuning.mis_no_early_exit);
     ++r;
     /* "left" counts vertices blocked this round; some may have been marked
      * OUT meanwhile, so count again from the settled state. */

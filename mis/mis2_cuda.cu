@@ -292,7 +292,8 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
   MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   /* Warp per vertex when the average degree is >= 16 (§V-D), unless forced. */
-  const bool warp = opt->force_warp_mapping || (!opt->no_warp_mapping && g->nnz >= 16 * n);
+  const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
+  const bool warp = tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && g->nnz >= 16 * n);
   const size_t ncnt = 2 * (size_t)(max_rounds + 2); /* even: keeps result 8-aligned */
   Plan<W> p;
   memset(&p, 0, sizeof p);
@@ -307,7 +308,7 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     p.colidx = g->colidx;
     p.M = p.T + n;
     p.n = n;
-    p.no_worklist = opt->no_worklist;
+    p.no_worklist = tu->mis_no_worklist;
     p.per_round = per_round;
     p.idbits = mis2_id_bits(n);
     p.max_rounds = max_rounds;
@@ -326,7 +327,7 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     const void *pk = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm>
                           : (const void *)mis2_persistent<W, false, kThreadMappingPerSm>;
     int launched = 0;
-    st = mis_cuda::launch_persistent(ctx, s, pk, &p, warp ? 32 * n : n, !opt->no_persistent,
+    st = mis_cuda::launch_persistent(ctx, s, pk, &p, warp ? 32 * n : n, !tu->mis_no_persistent,
                                      &launched);
     if (!st && !launched) { /* two launches per round */
       mis2_init<W><<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);

@@ -1,6 +1,7 @@
 /* Entry points of the distributed MIS: collective argument checks, backend
  * choice, and the distributed verify (docs/DISTRIBUTED.md). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mis_common.h"
 #include "mis_dist_backend.h"
@@ -27,9 +28,10 @@ static mispc_status check_dist(mispc_context *ctx, const mispc_dist_csr *g,
            (o->priority == MISPC_PRIORITY_DEGREE || o->priority == MISPC_PRIORITY_LARGEST_DEGREE))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "%s: degree priorities are MIS-1 options; use HASH_PER_ROUND or HASH", name);
-  else if (g->diag.mem != MISPC_MEM_HOST || g->offd.mem != MISPC_MEM_HOST)
-    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
-                     "%s: distributed graphs in device memory are not supported yet", name);
+  else if (g->diag.mem != g->offd.mem)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "%s: the diagonal and off-diagonal blocks live in different memory spaces",
+                     name);
   return mispc_dist_agree(ctx, g->comm, s);
 }
 
@@ -48,7 +50,10 @@ mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
   mispc_mis_options o;
   MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 1, "mispc_dist_mis1"));
   mispc_mis_result r = {0, 0};
-  mispc_status s = mispc_dist_mis1_host(ctx, g, &o, mis1_key_mode(o.priority), subset, in_set, &r);
+  const int mode = mis1_key_mode(o.priority);
+  mispc_status s = g->diag.mem == MISPC_MEM_DEVICE
+                       ? mispc_dist_mis1_cuda(ctx, g, &o, mode, subset, in_set, &r)
+                       : mispc_dist_mis1_host(ctx, g, &o, mode, subset, in_set, &r);
   if (res) *res = r;
   return s;
 }
@@ -60,8 +65,10 @@ mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr *g,
   mispc_mis_options o;
   MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 2, "mispc_dist_mis2"));
   mispc_mis_result r = {0, 0};
-  mispc_status s =
-      mispc_dist_mis2_host(ctx, g, &o, o.priority != MISPC_PRIORITY_HASH, subset, in_set, &r);
+  const int per_round = o.priority != MISPC_PRIORITY_HASH;
+  mispc_status s = g->diag.mem == MISPC_MEM_DEVICE
+                       ? mispc_dist_mis2_cuda(ctx, g, &o, per_round, subset, in_set, &r)
+                       : mispc_dist_mis2_host(ctx, g, &o, per_round, subset, in_set, &r);
   if (res) *res = r;
   return s;
 }
@@ -86,9 +93,8 @@ static void count_members(const mispc_dist_csr *g, const uint8_t *set, const uin
  * join; at distance 2, two members are within distance 2 iff they share a
  * closed neighbourhood N[w] (count 2 at w), and a non-member v is covered iff
  * some w in N[v] has count >= 1. */
-mispc_status mispc_dist_verify_mis(mispc_context *ctx, const mispc_dist_csr *g, int k,
-                                   const uint8_t *in_set) {
-  MISPC_TRY(check_graph(ctx, g));
+static mispc_status verify_host(mispc_context *ctx, const mispc_dist_csr *g, int k,
+                                const uint8_t *in_set) {
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   mispc_status s = MISPC_SUCCESS;
   if (k != 1 && k != 2)
@@ -139,4 +145,28 @@ mispc_status mispc_dist_verify_mis(mispc_context *ctx, const mispc_dist_csr *g, 
   free(c);
   free(gc);
   return mispc_dist_agree(ctx, g->comm, s);
+}
+
+/* Device graphs are checked on host copies of this rank's blocks (the
+ * check's reference must not share the kernels it checks). */
+mispc_status mispc_dist_verify_mis(mispc_context *ctx, const mispc_dist_csr *g, int k,
+                                   const uint8_t *in_set) {
+  MISPC_TRY(check_graph(ctx, g));
+  if (g->diag.mem != MISPC_MEM_DEVICE) return verify_host(ctx, g, k, in_set);
+  const int64_t nloc = g->rend - g->rstart;
+  mispc_dist_csr h = *g;
+  memset(&h.diag, 0, sizeof h.diag);
+  memset(&h.offd, 0, sizeof h.offd);
+  uint8_t *set = (uint8_t *)malloc((size_t)nloc + 1);
+  mispc_status s = set ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+  if (!s) s = mispc_csr_host_view(ctx, &g->diag, &h.diag);
+  if (!s) s = mispc_csr_host_view(ctx, &g->offd, &h.offd);
+  if (!s && in_set)
+    s = mispc_mem_copy(ctx, set, MISPC_MEM_HOST, in_set, MISPC_MEM_DEVICE, (size_t)nloc);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s) s = verify_host(ctx, &h, k, in_set ? set : NULL);
+  mispc_csr_free(ctx, &h.diag);
+  mispc_csr_free(ctx, &h.offd);
+  free(set);
+  return s;
 }

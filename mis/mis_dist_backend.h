@@ -16,6 +16,13 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
                                   const mispc_mis_options *opt, int per_round,
                                   const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res);
 
+mispc_status mispc_dist_mis1_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                  const mispc_mis_options *opt, int mode, const uint8_t *subset,
+                                  uint8_t *in_set, mispc_mis_result *res);
+mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                  const mispc_mis_options *opt, int per_round,
+                                  const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res);
+
 /* Global id of column c of a local row in block b (0: diagonal, 1: off-diagonal). */
 static inline int64_t dist_gid(const mispc_dist_csr *g, int b, int32_t c) {
   return b ? g->garray[c] : g->rstart + c;

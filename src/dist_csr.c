@@ -217,6 +217,36 @@ mispc_status mispc_dist_csr_from_rows(mispc_context *ctx, MPI_Comm comm, const m
   return s;
 }
 
+mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_csr *src, mispc_memspace mem,
+                                 mispc_dist_csr *dst) {
+  if (!ctx || !dst) return MISPC_ERR_INVALID_ARG;
+  memset(dst, 0, sizeof *dst);
+  if (!src || !src->ranges)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_csr_copy: source not built");
+  int P = 0;
+  MPI_Comm_size(src->comm, &P);
+  *dst = *src;
+  memset(&dst->diag, 0, sizeof dst->diag);
+  memset(&dst->offd, 0, sizeof dst->offd);
+  dst->halo = NULL;
+  dst->garray = (int64_t *)malloc(sizeof(int64_t) * (size_t)(src->nghost + 1));
+  dst->owns_garray = 1;
+  dst->ranges = (int64_t *)malloc(sizeof(int64_t) * ((size_t)P + 1));
+  mispc_status s = dst->garray && dst->ranges
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory copying a graph");
+  if (!s) {
+    memcpy(dst->garray, src->garray, sizeof(int64_t) * (size_t)src->nghost);
+    memcpy(dst->ranges, src->ranges, sizeof(int64_t) * ((size_t)P + 1));
+    s = mispc_csr_copy(ctx, &src->diag, mem, &dst->diag);
+  }
+  if (!s) s = mispc_csr_copy(ctx, &src->offd, mem, &dst->offd);
+  s = mispc_dist_agree(ctx, src->comm, s);
+  if (!s) s = finish(ctx, dst);
+  if (s) mispc_dist_csr_free(ctx, dst);
+  return s;
+}
+
 mispc_status mispc_dist_get_stats(const mispc_dist_csr *g, mispc_dist_stats *st) {
   if (!g || !st || !g->halo) return MISPC_ERR_INVALID_ARG;
   *st = g->halo->stats;

@@ -37,6 +37,7 @@ mispc_status mispc_dist_agree(mispc_context *ctx, MPI_Comm comm, mispc_status s)
 
 void mispc_halo_destroy(mispc_halo *h) {
   if (!h) return;
+  mispc_halo_free_device(h);
   if (h->nbr != MPI_COMM_NULL) MPI_Comm_free(&h->nbr);
   if (h->rnbr != MPI_COMM_NULL) MPI_Comm_free(&h->rnbr);
   free(h->src);

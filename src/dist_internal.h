@@ -31,6 +31,13 @@ struct mispc_halo {
   size_t sbuf_bytes;
   int *mcount, *mdispl; /* MPI int counts and displacements: ndst sends, then nsrc receives */
   mispc_dist_stats stats;
+  /* Device mirror for graphs in device memory (dist_halo_cuda.cu), made on
+   * first use: the send list and garray on the device, a device packing
+   * buffer, and pinned host buffers of the host-staged MPI transport. */
+  int32_t *d_sidx;
+  int64_t *d_garray;
+  void *d_sbuf;
+  void *h_sbuf, *h_rbuf; /* pinned, 8 bytes a send / a ghost */
 };
 
 /* The collective verdict on a per-rank status: if any rank failed, every
@@ -55,6 +62,18 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
  * (int64 elements): the reverse of mispc_halo_exchange. */
 mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
                                     int64_t *owned);
+
+/* mispc_halo_exchange for device arrays: packs on the device, stages through
+ * pinned host memory and MPI (works with several ranks on one GPU, and with
+ * an MPI that is not CUDA-aware), and leaves the ghost values in device
+ * memory, queued on the context's stream. */
+mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const void *owned,
+                                        void *ghost, size_t size);
+/* garray on the device (copied once per plan); MISPC_ERR_NO_CUDA without CUDA. */
+mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
+                                      const int64_t **d_garray);
+/* Releases the device mirror (no-op without one). */
+void mispc_halo_free_device(mispc_halo *h);
 
 /* Sum of a 64-bit count over the communicator (timed as communication). */
 mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t *value);

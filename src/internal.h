@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mispc/mispc.h"
+#include "tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +24,7 @@ struct mispc_context {
   void *pinned;   /* pinned host scratch for counters read back each round */
   size_t pinned_bytes;
   int dev_sms, dev_coop; /* cached device attributes (dev_sms 0: not looked up) */
+  mispc_tuning tuning;   /* benchmark and test knobs (tuning.h); zero: defaults */
 };
 
 #if defined(__GNUC__)

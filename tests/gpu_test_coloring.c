@@ -1,6 +1,7 @@
 /* Coloring and MIS-1 of a subset on the GPU: identical to the host, proper.
  * Skips without a GPU. */
 #include "mis_test_graphs.h"
+#include "tuning.h"
 
 static mispc_context *ctx;
 
@@ -18,11 +19,14 @@ static void test_gpu_coloring_equals_host(void) {
       mispc_coloring_options_default(&o);
       if (largest == 1) o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
       if (largest == 2) o.algo = MISPC_COLORING_GREEDY;
-      if (largest == 3) o.mis.no_persistent = 1;
+      mispc_tuning t = {0};
+      t.mis_no_persistent = largest == 3;
       if (largest == 4) o.recolor = 3;
       mispc_coloring hc, dc;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       CHECK_OK(ctx, mispc_color(ctx, &H, &o, &hc));
       CHECK_OK(ctx, mispc_color(ctx, &D, &o, &dc));
+      mispc_context_set_tuning_(ctx, NULL);
       CHECK_OK(ctx, mispc_verify_coloring(ctx, &D, &dc));
       int32_t *g = malloc(sizeof(int32_t) * (n + 1));
       CHECK_OK(ctx, mispc_memcpy(ctx, g, MISPC_MEM_HOST, dc.color, MISPC_MEM_DEVICE,
@@ -52,11 +56,14 @@ static void test_gpu_coloring_equals_host(void) {
         mispc_mis_options o;
         mispc_mis_options_default(&o);
         o.priority = pr[k];
-        o.no_persistent = np == 1;
-        o.no_sync_free = np == 2;
+        mispc_tuning t = {0};
+        t.mis_no_persistent = np == 1;
+        t.mis_no_sync_free = np == 2;
         mispc_mis_result hr, gr;
+        CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
         CHECK_OK(ctx, mispc_mis1_subset(ctx, &H, &o, sub, hs, &hr));
         CHECK_OK(ctx, mispc_mis1_subset(ctx, &D, &o, dsub, ds, &gr));
+        mispc_context_set_tuning_(ctx, NULL);
         CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
         /* the sync-free pass (np == 0, graphs without hubs) reports no rounds */
         CHECK_MSG(!memcmp(hs, gs, n) && (hr.rounds == gr.rounds || (np == 0 && gr.rounds == 0)) &&

@@ -1,11 +1,11 @@
 /* Point and cluster multicolor Gauss-Seidel on the GPU: bit-identical to the
  * host for every sweep kind, and the numeric-only setup after a value change.
  * Skips without a GPU. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
 
 #include "mispc/gauss_seidel.h"
 #include "mis_test_graphs.h"
+#include "tuning.h"
 
 static mispc_context *ctx;
 
@@ -36,6 +36,16 @@ static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep 
     mispc_gs_destroy(ctx, g);
     return NULL;
   }
+  return g;
+}
+
+/* make_gs with the context's tuning set to *t for the setup (the GPU setup
+ * reads it; the handle keeps what it chose), then back to the defaults. */
+static mispc_gs *make_gs_tuned(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw,
+                               double omega, const mispc_tuning *t, const char *what) {
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, t));
+  mispc_gs *g = make_gs(A, kind, sw, omega, what);
+  mispc_context_set_tuning_(ctx, NULL);
   return g;
 }
 
@@ -148,23 +158,23 @@ static void test_gpu_gs_equals_host(void) {
 }
 
 /* Every way the GPU runs a color of clusters (sweep_clusters: staged in
- * shared memory or read from global memory, MISPC_GS_CHAIN), several chain
- * lane counts (MISPC_GS_LANES: 1 to 32 clusters a warp, so chains longer
- * than a group's lanes hold), clusters a block (MISPC_GS_BLOCK_CLUSTERS:
+ * shared memory or read from global memory, tuning.gs_chain_global),
+ * several chain lane counts (gs_lanes: 1 to 32 clusters a warp, so chains
+ * longer than a group's lanes hold), clusters a block (gs_block_clusters:
  * one, the default, and 256, which the setup lowers to the block's groups,
  * 8 * 32 / lanes: up to 256 clusters, more than a color has on these
  * problems, so blocks end short and warps without clusters wait at the
- * barriers), lanes a row's sum (MISPC_GS_SUM_LANES), and each color's clusters in id
- * order or largest first (MISPC_GS_CLUSTER_ORDER; by default largest first
+ * barriers), lanes a row's sum (gs_sum_lanes), and each color's clusters in
+ * id order or largest first (gs_cluster_order; by default largest first
  * where clusters reach 32 rows), and the chain values gathered from their
- * entries of A or through the rows they name (MISPC_GS_CHAIN_SOURCE), give
- * the host's x bit for bit. */
+ * entries of A or through the rows they name (gs_chain_rows), give the
+ * host's x bit for bit (the knobs: src/tuning.h). */
 static void test_gpu_gs_cluster_modes(void) {
   const char *specs[] = {"gen:laplace3d:20", "gen:elasticity3d:8"};
   const char *modes[] = {"staged", "global"};
-  const char *lanes[] = {"1", "4", "32"};
-  const char *blocks[] = {NULL, "1", "256"};
-  const char *sums[] = {NULL, "8"};
+  const int lanes[] = {1, 4, 32};
+  const int blocks[] = {0, 1, 256}; /* 0: the default */
+  const int sums[] = {0, 8};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
     problem P = problem_make(specs[s], 5, 3, 4);
     mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, specs[s]);
@@ -174,34 +184,27 @@ static void test_gpu_gs_cluster_modes(void) {
           for (size_t w = 0; w < 2; ++w) {
             char what[200];
             snprintf(what, sizeof what,
-                     "%s MISPC_GS_CHAIN=%s MISPC_GS_LANES=%s MISPC_GS_BLOCK_CLUSTERS=%s "
-                     "MISPC_GS_SUM_LANES=%s",
-                     specs[s], modes[m], lanes[l], blocks[k] ? blocks[k] : "-",
-                     sums[w] ? sums[w] : "-");
-            setenv("MISPC_GS_CHAIN", modes[m], 1);
-            setenv("MISPC_GS_LANES", lanes[l], 1);
-            if (blocks[k]) setenv("MISPC_GS_BLOCK_CLUSTERS", blocks[k], 1);
-            if (sums[w]) setenv("MISPC_GS_SUM_LANES", sums[w], 1);
-            mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
-            unsetenv("MISPC_GS_CHAIN");
-            unsetenv("MISPC_GS_LANES");
-            unsetenv("MISPC_GS_BLOCK_CLUSTERS");
-            unsetenv("MISPC_GS_SUM_LANES");
+                     "%s chains %s gs_lanes=%d gs_block_clusters=%d gs_sum_lanes=%d", specs[s],
+                     modes[m], lanes[l], blocks[k], sums[w]);
+            mispc_tuning t = {0};
+            t.gs_chain_global = (int)m;
+            t.gs_lanes = lanes[l];
+            t.gs_block_clusters = blocks[k];
+            t.gs_sum_lanes = sums[w];
+            mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, &t, what);
             if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
             mispc_gs_destroy(ctx, dg);
           }
     /* each color's clusters in id order, or largest first; chain values
      * found by their entries of A, or through the rows they name */
-    const char *settings[][2] = {{"MISPC_GS_CLUSTER_ORDER", "id"},
-                                 {"MISPC_GS_CLUSTER_ORDER", "size"},
-                                 {"MISPC_GS_CHAIN_SOURCE", "entry"},
-                                 {"MISPC_GS_CHAIN_SOURCE", "row"}};
+    const char *settings[] = {"gs_cluster_order=id", "gs_cluster_order=size", "gs_chain_rows=0",
+                              "gs_chain_rows=1"};
     for (size_t e = 0; e < sizeof settings / sizeof *settings; ++e) {
       char what[200];
-      snprintf(what, sizeof what, "%s %s=%s", specs[s], settings[e][0], settings[e][1]);
-      setenv(settings[e][0], settings[e][1], 1);
-      mispc_gs *dg = make_gs(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, what);
-      unsetenv(settings[e][0]);
+      snprintf(what, sizeof what, "%s %s", specs[s], settings[e]);
+      mispc_tuning t = {0};
+      CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, settings[e]));
+      mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, &t, what);
       if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
       mispc_gs_destroy(ctx, dg);
     }
@@ -210,23 +213,22 @@ static void test_gpu_gs_cluster_modes(void) {
   }
 }
 
-/* Point GS with every lane count a row (MISPC_GS_LANES, 1 to 32): rows of
+/* Point GS with every lane count a row (tuning.gs_lanes, 1 to 32): rows of
  * up to 32 entries as one chain, longer ones (Elasticity's 81) in chunks of
  * 32 as trees, all bit for bit the host's. */
 static void test_gpu_gs_point_lanes(void) {
   const char *specs[] = {"gen:elasticity3d:8", "gen:aniso3d:12"};
-  const char *lanes[] = {"1", "2", "4", "8", "16", "32"};
+  const int lanes[] = {1, 2, 4, 8, 16, 32};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
     problem P = problem_make(specs[s], 7, 5, 6);
     for (int sw = 0; sw < 3; ++sw) {
       mispc_gs *hg = make_gs(&P.H, MISPC_GS_POINT, (mispc_gs_sweep)sw, 1.2, specs[s]);
       for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l) {
         char what[160];
-        snprintf(what, sizeof what, "%s point %s MISPC_GS_LANES=%s", specs[s], sweep_name(sw),
-                 lanes[l]);
-        setenv("MISPC_GS_LANES", lanes[l], 1);
-        mispc_gs *dg = make_gs(&P.D, MISPC_GS_POINT, (mispc_gs_sweep)sw, 1.2, what);
-        unsetenv("MISPC_GS_LANES");
+        snprintf(what, sizeof what, "%s point %s gs_lanes=%d", specs[s], sweep_name(sw), lanes[l]);
+        mispc_tuning t = {0};
+        t.gs_lanes = lanes[l];
+        mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_POINT, (mispc_gs_sweep)sw, 1.2, &t, what);
         if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
         mispc_gs_destroy(ctx, dg);
       }
@@ -242,7 +244,7 @@ static void test_gpu_gs_point_lanes(void) {
  * summed as trees, short ones as chains), with and without the graph. */
 static void test_gpu_gs_graph_vectors(void) {
   const char *specs[] = {"gen:laplace3d:12", "gen:elasticity3d:6"};
-  const char *lanes[] = {"", "1", "4", "32"};
+  const int lanes[] = {0, 1, 4, 32}; /* 0: the default */
   for (size_t s = 0; s < 2; ++s) {
     problem P = problem_make(specs[s], 7, 5, 6);
     const size_t n = (size_t)P.H.nrows, bytes = sizeof(double) * n;
@@ -257,14 +259,14 @@ static void test_gpu_gs_graph_vectors(void) {
         for (int graph = 0; graph <= 1; ++graph) {
           if (kind && l) continue; /* cluster lanes: test_gpu_gs_cluster_modes */
           char what[160];
-          snprintf(what, sizeof what, "%s %s lanes %s graph %d", specs[s], kind_name(kind),
-                   l ? lanes[l] : "default", graph);
+          snprintf(what, sizeof what, "%s %s lanes %d (0: default) graph %d", specs[s],
+                   kind_name(kind), lanes[l], graph);
           mispc_gs *hg = make_gs(&P.H, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
-          if (l) setenv("MISPC_GS_LANES", lanes[l], 1);
-          if (!graph) setenv("MISPC_GS_GRAPH", "0", 1);
-          mispc_gs *dg = make_gs(&P.D, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, what);
-          unsetenv("MISPC_GS_LANES");
-          unsetenv("MISPC_GS_GRAPH");
+          mispc_tuning t = {0};
+          t.gs_lanes = lanes[l];
+          t.gs_no_graph = !graph;
+          mispc_gs *dg =
+              make_gs_tuned(&P.D, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 1.0, &t, what);
           for (int zg = 0; hg && dg && zg <= 1; ++zg) {
             memcpy(xh, P.x0, bytes);
             CHECK_OK(ctx, mispc_gs_apply(ctx, hg, &P.H, P.b, xh, zg));

@@ -1,17 +1,20 @@
 /* MIS on the GPU: bit-identical to the host (membership and rounds) for
  * every priority and ablation switch, valid, greedy-exact, and error paths.
  * Skips without a GPU. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "mis_test_graphs.h"
+#include "tuning.h"
 
 static mispc_context *ctx;
 
-static void compare_backends(const char *spec, const mispc_mis_options *o, int k) {
+/* t: the context's tuning for this comparison (the GPU ablations, lanes). */
+static void compare_backends(const char *spec, const mispc_mis_options *o, const mispc_tuning *t,
+                             int k) {
   mispc_csr H, D;
   if (mispc_generate(ctx, spec, 3, &H)) {
     CHECK_MSG(0, "%s: %s", spec, mispc_context_error(ctx));
     return;
   }
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, t));
   size_t n = (size_t)H.nrows;
   uint8_t *hs = malloc(n + 1), *gs = malloc(n + 1), *ds = NULL;
   CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
@@ -24,8 +27,8 @@ static void compare_backends(const char *spec, const mispc_mis_options *o, int k
   CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
   CHECK_MSG(!memcmp(hs, gs, n), "%s MIS-%d: GPU membership differs from host", spec, k);
   /* MIS-1's sync-free pass (GPU, graphs without hubs) has no rounds to report */
-  const int sync_free = k == 1 && gr.rounds == 0 && !o->no_sync_free && !o->no_worklist &&
-                        !o->no_persistent && !o->max_rounds;
+  const int sync_free = k == 1 && gr.rounds == 0 && !t->mis_no_sync_free && !t->mis_no_worklist &&
+                        !t->mis_no_persistent && !o->max_rounds;
   CHECK_MSG((hr.rounds == gr.rounds || sync_free) && hr.set_size == gr.set_size,
             "%s MIS-%d: host %d rounds / %lld, GPU %d rounds / %lld", spec, k, hr.rounds,
             (long long)hr.set_size, gr.rounds, (long long)gr.set_size);
@@ -55,6 +58,7 @@ static void compare_backends(const char *spec, const mispc_mis_options *o, int k
   free(gs);
   mispc_csr_free(ctx, &H);
   mispc_csr_free(ctx, &D);
+  mispc_context_set_tuning_(ctx, NULL);
 }
 
 static const char *specs[] = {"gen:laplace3d:30",     "gen:elasticity3d:8",
@@ -69,36 +73,36 @@ static void test_gpu_equals_host_all_variants(void) {
       for (int v = 0; v < 8; ++v) {
         mispc_mis_options o;
         mispc_mis_options_default(&o);
+        mispc_tuning t = {0};
         o.seed = (uint64_t)v;
         if (v == 1) o.priority = MISPC_PRIORITY_HASH;
-        if (v == 2) o.no_early_exit = 1;
-        if (v == 3) o.no_warp_mapping = 1;
-        if (v == 4) o.force_warp_mapping = 1;
-        if (v == 5) o.no_worklist = 1;
-        if (v == 6) o.no_persistent = 1, o.no_worklist = v & 1;
-        if (v == 7) o.no_sync_free = 1; /* rounds on every graph: counts must match */
-        compare_backends(specs[i], &o, k);
+        if (v == 2) t.mis_no_early_exit = 1;
+        if (v == 3) t.mis_no_warp_mapping = 1;
+        if (v == 4) t.mis_force_warp_mapping = 1;
+        if (v == 5) t.mis_no_worklist = 1;
+        if (v == 6) t.mis_no_persistent = 1, t.mis_no_worklist = v & 1;
+        if (v == 7) t.mis_no_sync_free = 1; /* rounds on every graph: counts must match */
+        compare_backends(specs[i], &o, &t, k);
       }
 }
 
-/* Every MIS-1 group width (MISPC_MIS1_LANES, read at each call) gives the
- * host's result; the default uses only 1 and 8. */
+/* Every MIS-1 group width (the context's tuning.mis1_lanes, read at each
+ * call) gives the host's result; the default uses only 1 and 8. */
 static void test_gpu_mis1_lanes_equal_host(void) {
   const char *g[] = {"gen:grid3d27:20", "gen:kron:14", "gen:laplace3d:30", "gen:elasticity3d:8"};
-  const char *lanes[] = {"1", "2", "4", "8", "16", "32"};
-  for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l) {
-    setenv("MISPC_MIS1_LANES", lanes[l], 1);
+  const int lanes[] = {1, 2, 4, 8, 16, 32};
+  for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l)
     for (size_t i = 0; i < sizeof g / sizeof *g; ++i)
       for (int v = 0; v < 3; ++v) {
         mispc_mis_options o;
         mispc_mis_options_default(&o);
+        mispc_tuning t = {0};
+        t.mis1_lanes = lanes[l];
         o.seed = (uint64_t)(l + v);
-        o.no_worklist = v == 1;
-        o.no_persistent = v == 2;
-        compare_backends(g[i], &o, 1);
+        t.mis_no_worklist = v == 1;
+        t.mis_no_persistent = v == 2;
+        compare_backends(g[i], &o, &t, 1);
       }
-  }
-  unsetenv("MISPC_MIS1_LANES");
 }
 
 /* A generated graph on host and device, a random vertex subset of it (both
@@ -262,12 +266,13 @@ static void test_gpu_mis2_subset_equals_host(void) {
     subset_case c;
     subset_case_open(&c, g[i], 3, 55);
     for (int np = 0; np <= 1; ++np) {
-      mispc_mis_options o;
-      mispc_mis_options_default(&o);
-      o.no_persistent = np;
+      mispc_tuning t = {0};
+      t.mis_no_persistent = np;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       mispc_mis_result hr, gr;
-      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, &o, c.sub, c.hs, &hr));
-      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, &o, c.dsub, c.ds, &gr));
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
+      mispc_context_set_tuning_(ctx, NULL);
       CHECK_MSG(subset_case_same(&c) && hr.rounds == gr.rounds, "%s: subset MIS-2 GPU != host",
                 g[i]);
     }

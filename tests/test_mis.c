@@ -2,6 +2,7 @@
  * the exact greedy oracle, determinism across thread counts, edge cases and
  * error paths. */
 #include "mis_test_graphs.h"
+#include "tuning.h"
 
 static mispc_context *ctx;
 
@@ -69,8 +70,11 @@ static void test_mis1_equals_sequential_greedy(void) {
         greedy_mis(&G, 1, key, ref);
         CHECK_MSG(!memcmp(set, ref, (size_t)G.nrows), "%s: MIS-1 differs from greedy (deg %d)",
                   g[i], degree_aware);
-        o.no_early_exit = 1; /* same set without early exit */
+        mispc_tuning t = {0};
+        t.mis_no_early_exit = 1; /* same set without early exit */
+        CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
         run_checked(&G, 1, &o, set, g[i]);
+        mispc_context_set_tuning_(ctx, NULL);
         CHECK(!memcmp(set, ref, (size_t)G.nrows));
         free(key);
       }

@@ -25,8 +25,8 @@ extern "C" {
  * (so the result is symmetric), and never to themselves. Output: a pattern
  * (values NULL) with sorted rows, in A's memory space. A pattern input (values
  * NULL) is treated as theta = 0. */
-mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double theta,
-                                  int block_size, mispc_csr *S);
+MISPC_API mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double theta,
+                                            int block_size, mispc_csr *S);
 
 typedef enum mispc_agg_algo {
   MISPC_AGG_MIS2AGG = 0, /* Alg. 3: roots, secondary MIS-2 roots, clean-up (default) */
@@ -38,7 +38,7 @@ typedef struct mispc_agg_options {
   mispc_mis_options mis; /* options of the MIS-2 calls (seed, ...) */
 } mispc_agg_options;
 
-void mispc_agg_options_default(mispc_agg_options *opt);
+MISPC_API void mispc_agg_options_default(mispc_agg_options *opt);
 
 /* The aggregates of a graph. Arrays live in the graph's memory space and are
  * owned by the struct (free with mispc_aggregates_free, with the context that
@@ -73,9 +73,9 @@ typedef struct mispc_aggregates {
   double phase_seconds[3]; /* wall time of each phase, device work included */
 } mispc_aggregates;
 
-mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
-                             const mispc_agg_options *opt, mispc_aggregates *out);
-void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a);
+MISPC_API mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
+                                       const mispc_agg_options *opt, mispc_aggregates *out);
+MISPC_API void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a);
 
 /* Size statistics (host or device aggregates). hist[k] counts aggregates of
  * size k for k < 31 and hist[31] those of size >= 31. */
@@ -84,8 +84,8 @@ typedef struct mispc_agg_stats {
   double mean_size;
   int64_t hist[32];
 } mispc_agg_stats;
-mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_aggregates *a,
-                                    mispc_agg_stats *st);
+MISPC_API mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_aggregates *a,
+                                              mispc_agg_stats *st);
 
 /* Checks that every vertex is in exactly one aggregate with a valid id, every
  * aggregate is non-empty, connected in the graph and holds its root, and that
@@ -96,13 +96,13 @@ mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_aggregates *
  * Without a usable phase_aggs[0] every root pair gets the distance-2 check.
  * MISPC_ERR_VERIFY with the offending vertex or aggregate in the context's
  * message otherwise. */
-mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph,
-                                      const mispc_aggregates *a);
+MISPC_API mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph,
+                                                const mispc_aggregates *a);
 
 /* Quotient graph: aggregates A != B are joined when some edge joins a vertex of
  * A to one of B. Sorted pattern without self loops, in the graph's space. */
-mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
-                                const mispc_aggregates *a, mispc_csr *coarse);
+MISPC_API mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
+                                          const mispc_aggregates *a, mispc_csr *coarse);
 
 /* Tentative prolongator for a near-null space (host). B holds k vectors of
  * n*block_size entries, column-major (B[j * ndof + i]); B = NULL means the
@@ -113,15 +113,15 @@ mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
  * (naggs*k x k, column-major), the coarse near-null space. Columns whose norm
  * falls below 1e-12 of the original are dropped to zero (rank-deficient small
  * aggregates). */
-mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
-                                         int block_size, int k, const double *B, mispc_csr *P,
-                                         double *Bc);
+MISPC_API mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
+                                                   int block_size, int k, const double *B,
+                                                   mispc_csr *P, double *Bc);
 
 /* The 6 rigid-body modes (3 translations, 3 rotations) of nodes with 3D
  * coordinates xyz[3*i..3*i+2], as B for block_size 3: ndof = 3 * nnodes,
  * B has 6 columns of ndof entries (column-major). */
-mispc_status mispc_rigid_body_modes(mispc_context *ctx, int64_t nnodes, const double *xyz,
-                                    double *B);
+MISPC_API mispc_status mispc_rigid_body_modes(mispc_context *ctx, int64_t nnodes, const double *xyz,
+                                              double *B);
 
 #ifdef __cplusplus
 }

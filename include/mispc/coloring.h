@@ -21,8 +21,7 @@ typedef enum mispc_coloring_algo {
    * one pass (Jones-Plassmann: a vertex takes the smallest color its earlier
    * neighbours lack once they have one), not one MIS-1 call per color; on
    * the GPU, graphs with hubs still make one MIS-1 call per color. Only
-   * mis.priority, mis.seed, mis.no_persistent and mis.skip_validation are
-   * read. */
+   * mis.priority, mis.seed and mis.skip_validation are read. */
   MISPC_COLORING_MIS = 0,
   /* Greedy in vertex order: v takes the smallest color that no neighbour
    * u < v has. Where the numbering follows a mesh it finds few, even classes
@@ -48,7 +47,7 @@ typedef struct mispc_coloring_options {
   int recolor;
 } mispc_coloring_options;
 
-void mispc_coloring_options_default(mispc_coloring_options *opt);
+MISPC_API void mispc_coloring_options_default(mispc_coloring_options *opt);
 
 /* color[v] in 0 .. ncolors-1, in the graph's memory space (owned; free with
  * mispc_coloring_free and the same context). */
@@ -61,14 +60,14 @@ typedef struct mispc_coloring {
 
 /* Colors the graph with opt->algo (NULL: defaults); self loops are ignored.
  * Identical on host and GPU, for any thread count. */
-mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
-                         const mispc_coloring_options *opt, mispc_coloring *out);
-void mispc_coloring_free(mispc_context *ctx, mispc_coloring *c);
+MISPC_API mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
+                                   const mispc_coloring_options *opt, mispc_coloring *out);
+MISPC_API void mispc_coloring_free(mispc_context *ctx, mispc_coloring *c);
 
 /* Every vertex has a color in range, adjacent vertices differ, no color class
  * is empty. MISPC_ERR_VERIFY naming the offending edge or color otherwise. */
-mispc_status mispc_verify_coloring(mispc_context *ctx, const mispc_csr *graph,
-                                   const mispc_coloring *c);
+MISPC_API mispc_status mispc_verify_coloring(mispc_context *ctx, const mispc_csr *graph,
+                                             const mispc_coloring *c);
 
 #ifdef __cplusplus
 }

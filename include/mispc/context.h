@@ -17,43 +17,43 @@ typedef enum mispc_memspace { MISPC_MEM_HOST = 0, MISPC_MEM_DEVICE = 1 } mispc_m
 
 /* Creates a context. No GPU work happens until device memory is used; CUDA
  * state (stream, cuSPARSE handle) is created lazily on the current device. */
-mispc_status mispc_context_create(mispc_context **ctx);
-mispc_status mispc_context_destroy(mispc_context *ctx);
+MISPC_API mispc_status mispc_context_create(mispc_context **ctx);
+MISPC_API mispc_status mispc_context_destroy(mispc_context *ctx);
 
 /* Uses the caller's stream (a cudaStream_t passed as void *); NULL returns to
  * the context's own stream. The context never destroys a caller's stream. */
-mispc_status mispc_context_set_stream(mispc_context *ctx, void *cuda_stream);
+MISPC_API mispc_status mispc_context_set_stream(mispc_context *ctx, void *cuda_stream);
 /* The stream all device work of this context is queued on (created on demand). */
-mispc_status mispc_context_get_stream(mispc_context *ctx, void **cuda_stream);
+MISPC_API mispc_status mispc_context_get_stream(mispc_context *ctx, void **cuda_stream);
 
 /* 0 = silent (default), 1 = progress lines, 2 = per-round details. Output goes
  * to the callback if one is set, otherwise nowhere: the library never prints
  * on its own. */
 typedef void (*mispc_log_fn)(void *user, const char *line);
-mispc_status mispc_context_set_verbosity(mispc_context *ctx, int level);
-mispc_status mispc_context_set_logger(mispc_context *ctx, mispc_log_fn fn, void *user);
-int mispc_context_verbosity(const mispc_context *ctx);
+MISPC_API mispc_status mispc_context_set_verbosity(mispc_context *ctx, int level);
+MISPC_API mispc_status mispc_context_set_logger(mispc_context *ctx, mispc_log_fn fn, void *user);
+MISPC_API int mispc_context_verbosity(const mispc_context *ctx);
 
 /* Host threads for OpenMP code (0 = OpenMP's default). */
-mispc_status mispc_context_set_num_threads(mispc_context *ctx, int nthreads);
-int mispc_context_num_threads(const mispc_context *ctx);
+MISPC_API mispc_status mispc_context_set_num_threads(mispc_context *ctx, int nthreads);
+MISPC_API int mispc_context_num_threads(const mispc_context *ctx);
 
 /* 1 when mispc was built with CUDA and a device is visible, else 0. */
-int mispc_have_gpu(void);
+MISPC_API int mispc_have_gpu(void);
 /* 1 when mispc was built with CUDA support. */
-int mispc_built_with_cuda(void);
+MISPC_API int mispc_built_with_cuda(void);
 
 /* Memory in either space (device memory through cudaMalloc), and copies
  * between spaces, synchronous with respect to the host. For buffers such as
  * the membership array of a device graph. */
-mispc_status mispc_malloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p);
-void mispc_free(mispc_context *ctx, mispc_memspace mem, void *p);
-mispc_status mispc_memcpy(mispc_context *ctx, void *dst, mispc_memspace dst_mem, const void *src,
-                          mispc_memspace src_mem, size_t bytes);
+MISPC_API mispc_status mispc_malloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p);
+MISPC_API void mispc_free(mispc_context *ctx, mispc_memspace mem, void *p);
+MISPC_API mispc_status mispc_memcpy(mispc_context *ctx, void *dst, mispc_memspace dst_mem,
+                                    const void *src, mispc_memspace src_mem, size_t bytes);
 
 /* Message of the last failing call on this context ("" if none). */
-const char *mispc_context_error(const mispc_context *ctx);
-void mispc_context_clear_error(mispc_context *ctx);
+MISPC_API const char *mispc_context_error(const mispc_context *ctx);
+MISPC_API void mispc_context_clear_error(mispc_context *ctx);
 
 #ifdef __cplusplus
 }

@@ -24,22 +24,23 @@ typedef struct mispc_csr {
 
 /* Allocates an owned CSR in host or device memory (arrays uninitialised,
  * except rowptr[0] = 0 on the host). with_values = 0 gives a pattern. */
-mispc_status mispc_csr_alloc(mispc_context *ctx, mispc_memspace mem, int64_t nrows, int64_t ncols,
-                             int64_t nnz, int with_values, mispc_csr *out);
+MISPC_API mispc_status mispc_csr_alloc(mispc_context *ctx, mispc_memspace mem, int64_t nrows,
+                                       int64_t ncols, int64_t nnz, int with_values, mispc_csr *out);
 /* Wraps caller arrays without copying (borrowed: free does not release them). */
-mispc_status mispc_csr_wrap(mispc_memspace mem, int64_t nrows, int64_t ncols, int64_t nnz,
-                            int64_t *rowptr, int32_t *colidx, double *values, mispc_csr *out);
+MISPC_API mispc_status mispc_csr_wrap(mispc_memspace mem, int64_t nrows, int64_t ncols, int64_t nnz,
+                                      int64_t *rowptr, int32_t *colidx, double *values,
+                                      mispc_csr *out);
 /* out[k] = in[k] for k < n, in memory space mem (both arrays there): turns the
  * 32-bit row offsets of PETSc (default PetscInt) or cuSPARSE (CUSPARSE_INDEX_32I)
  * into the 64-bit ones mispc_csr needs, so their column indices and values can
  * be wrapped in place. Asynchronous on the context's stream for device memory. */
-mispc_status mispc_widen_int32(mispc_context *ctx, mispc_memspace mem, int64_t n, const int32_t *in,
-                               int64_t *out);
+MISPC_API mispc_status mispc_widen_int32(mispc_context *ctx, mispc_memspace mem, int64_t n,
+                                         const int32_t *in, int64_t *out);
 /* Releases owned arrays (borrowed ones are left alone) and zeroes *A. */
-void mispc_csr_free(mispc_context *ctx, mispc_csr *A);
+MISPC_API void mispc_csr_free(mispc_context *ctx, mispc_csr *A);
 /* Deep copy into memory space dst_mem (host->device, device->host, or same). */
-mispc_status mispc_csr_copy(mispc_context *ctx, const mispc_csr *src, mispc_memspace dst_mem,
-                            mispc_csr *dst);
+MISPC_API mispc_status mispc_csr_copy(mispc_context *ctx, const mispc_csr *src,
+                                      mispc_memspace dst_mem, mispc_csr *dst);
 
 /* Checks requested by mispc_csr_check. */
 enum {
@@ -56,7 +57,7 @@ enum {
 /* Validates A in place (host or device). On failure returns the status of
  * the first problem found (lowest row), with row/column in the context's
  * message. Never modifies A. */
-mispc_status mispc_csr_check(mispc_context *ctx, const mispc_csr *A, unsigned checks);
+MISPC_API mispc_status mispc_csr_check(mispc_context *ctx, const mispc_csr *A, unsigned checks);
 
 /* Pattern statistics (host or device input; computed on the host). */
 typedef struct mispc_csr_stats {
@@ -70,15 +71,16 @@ typedef struct mispc_csr_stats {
   int64_t dd_rows;        /* rows with |a_ii| >= sum_j |a_ij| (values only) */
   int64_t strict_dd_rows; /* rows with |a_ii| >  sum_j |a_ij| */
 } mispc_csr_stats;
-mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_csr_stats *st);
+MISPC_API mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A,
+                                           mispc_csr_stats *st);
 
 /* Host only: returns the sorted, duplicate-free pattern of A + A^T (values
  * summed when A has them, as (A + A^T)/2 is not implied). drop_self_loops
  * removes diagonal entries. Output is owned host memory. */
-mispc_status mispc_csr_symmetrize(mispc_context *ctx, const mispc_csr *A, int drop_self_loops,
-                                  mispc_csr *out);
+MISPC_API mispc_status mispc_csr_symmetrize(mispc_context *ctx, const mispc_csr *A,
+                                            int drop_self_loops, mispc_csr *out);
 /* Host only: sorts each row's columns and merges duplicates (values summed). */
-mispc_status mispc_csr_sort_rows(mispc_context *ctx, mispc_csr *A);
+MISPC_API mispc_status mispc_csr_sort_rows(mispc_context *ctx, mispc_csr *A);
 
 #ifdef __cplusplus
 }

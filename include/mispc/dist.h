@@ -70,6 +70,12 @@ MISPC_API mispc_status mispc_dist_csr_from_rows(mispc_context *ctx, MPI_Comm com
                                                 const mispc_csr *whole, int64_t rstart,
                                                 int64_t rend, mispc_dist_csr *out);
 
+/* Deep copy whose blocks live in memory space mem (garray and the plan stay
+ * on the host): a device graph runs the GPU backends, one GPU a rank or
+ * several ranks on one GPU (host-staged MPI transport). */
+MISPC_API mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_csr *src,
+                                           mispc_memspace mem, mispc_dist_csr *dst);
+
 MISPC_API void mispc_dist_csr_free(mispc_context *ctx, mispc_dist_csr *g);
 
 /* Traffic of the halo exchanges since the graph was built (this rank). */

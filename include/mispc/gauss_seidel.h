@@ -62,27 +62,28 @@ typedef struct mispc_gs_options {
 
 #define MISPC_GS_RECOLOR_BY_KIND (-1)
 
-void mispc_gs_options_default(mispc_gs_options *opt);
+MISPC_API void mispc_gs_options_default(mispc_gs_options *opt);
 /* The recoloring passes opt asks for (MISPC_GS_RECOLOR_BY_KIND resolved). */
-int mispc_gs_recolor_passes(const mispc_gs_options *opt);
+MISPC_API int mispc_gs_recolor_passes(const mispc_gs_options *opt);
 
 typedef struct mispc_gs mispc_gs;
 
-mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mispc_gs **gs);
-void mispc_gs_destroy(mispc_context *ctx, mispc_gs *gs);
+MISPC_API mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt,
+                                       mispc_gs **gs);
+MISPC_API void mispc_gs_destroy(mispc_context *ctx, mispc_gs *gs);
 
 /* Pattern part of the setup (graph, clusters, colors, per-color orderings). */
-mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+MISPC_API mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
 /* Value part: omega / a_ii (updates multiply by it) and, on the GPU, the
  * values of the sweep-ordered copy. A missing, zero, non-finite (or, with
  * require_positive_diagonal, negative) diagonal entry, or one so small that
  * omega / a_ii overflows, is an error naming the row. A must have the
  * pattern given to mispc_gs_symbolic. */
-mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+MISPC_API mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
 /* opt.sweeps sweeps of the chosen kind on A x = b, updating x in place;
  * zero_guess = 1 starts from x = 0 (x need not be initialised). */
-mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, const double *b,
-                            double *x, int zero_guess);
+MISPC_API mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                      const double *b, double *x, int zero_guess);
 
 typedef struct mispc_gs_info {
   int32_t ncolors;
@@ -91,7 +92,7 @@ typedef struct mispc_gs_info {
   int64_t min_cluster, max_cluster; /* rows per cluster (point: 1, 1) */
   double symbolic_seconds, numeric_seconds;
 } mispc_gs_info;
-mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info);
+MISPC_API mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info);
 
 #ifdef __cplusplus
 }

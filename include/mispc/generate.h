@@ -28,36 +28,37 @@
 extern "C" {
 #endif
 
-mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out);
-mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out);
 /* Young's modulus 1, Poisson ratio 0.3, unit cube, all boundary nodes fixed. */
-mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out);
 /* -div(K grad u) with K = R(theta) diag(1, eps) R(theta)^T (theta = 0: u_xx + eps u_yy). */
-mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
-                               mispc_csr *out);
-mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps,
+                                         double theta_deg, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out);
 
 /* Graph500 Kronecker: 2^scale vertices, edgefactor*2^scale generated edges,
  * A,B,C = 0.57,0.19,0.19, labels shuffled, then symmetrized without self
  * loops or duplicates. */
-mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
-                                 mispc_csr *out);
+MISPC_API mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor,
+                                           uint64_t seed, mispc_csr *out);
 /* n vertices, about n*avg_degree/2 distinct undirected edges drawn uniformly. */
-mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, uint64_t seed,
-                              mispc_csr *out);
-mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree,
+                                        uint64_t seed, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out);
 /* n x n grid graph whose edges are each deleted with probability p (road-like). */
-mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
-                                mispc_csr *out);
-mispc_status mispc_gen_grid2d(mispc_context *ctx, int64_t n, mispc_csr *out);
-mispc_status mispc_gen_grid3d27(mispc_context *ctx, int64_t n, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
+                                          mispc_csr *out);
+MISPC_API mispc_status mispc_gen_grid2d(mispc_context *ctx, int64_t n, mispc_csr *out);
+MISPC_API mispc_status mispc_gen_grid3d27(mispc_context *ctx, int64_t n, mispc_csr *out);
 
 /* Parses and runs "gen:NAME:ARGS" (seed used by random generators). */
-mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed, mispc_csr *out);
+MISPC_API mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed,
+                                      mispc_csr *out);
 
 /* Turns a pattern into an SPD matrix: graph Laplacian plus shift*I. */
-mispc_status mispc_laplacian_from_graph(mispc_context *ctx, const mispc_csr *G, double shift,
-                                        mispc_csr *out);
+MISPC_API mispc_status mispc_laplacian_from_graph(mispc_context *ctx, const mispc_csr *G,
+                                                  double shift, mispc_csr *out);
 
 #ifdef __cplusplus
 }

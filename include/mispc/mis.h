@@ -29,16 +29,9 @@ typedef struct mispc_mis_options {
   int max_rounds;      /* 0: default limit (32767, the most the status words hold); a
                           non-zero limit makes the GPU's MIS-1 run rounds, not its sync-free pass */
   int skip_validation; /* 1: caller vouches for MISPC_CHECK_GRAPH (saves a pass) */
-  /* Ablation switches (GPU backend; 0 = optimisation on). */
-  int no_early_exit;      /* MIS-1: scan all neighbours of every vertex */
-  int no_warp_mapping;    /* thread per vertex regardless of degree */
-  int force_warp_mapping; /* MIS-2: warp per vertex regardless of degree */
-  int no_worklist;        /* process all vertices every round */
-  int no_persistent;      /* one kernel launch per round instead of one cooperative kernel */
-  int no_sync_free;       /* MIS-1: synchronous rounds even where the sync-free pass would run */
 } mispc_mis_options;
 
-void mispc_mis_options_default(mispc_mis_options *opt);
+MISPC_API void mispc_mis_options_default(mispc_mis_options *opt);
 
 typedef struct mispc_mis_result {
   int64_t set_size; /* vertices in the set */
@@ -47,36 +40,38 @@ typedef struct mispc_mis_result {
 } mispc_mis_result;
 
 /* in_set: n bytes in the graph's memory space; 1 for members, 0 otherwise. */
-mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
-                        uint8_t *in_set, mispc_mis_result *res);
-mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
-                        uint8_t *in_set, mispc_mis_result *res);
+MISPC_API mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph,
+                                  const mispc_mis_options *opt, uint8_t *in_set,
+                                  mispc_mis_result *res);
+MISPC_API mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph,
+                                  const mispc_mis_options *opt, uint8_t *in_set,
+                                  mispc_mis_result *res);
 
 /* MIS-1 of the subgraph induced by the vertices with subset[v] != 0; the
  * degree priorities still use the degree in the whole graph. subset = NULL
  * is mispc_mis1. Coloring uses it for one color per call. */
-mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
-                               const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
-                               mispc_mis_result *res);
+MISPC_API mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
+                                         const mispc_mis_options *opt, const uint8_t *subset,
+                                         uint8_t *in_set, mispc_mis_result *res);
 
 /* MIS-2 of the subgraph induced by the vertices with subset[v] != 0 (n bytes
  * in the graph's memory space): distances count only paths inside the
  * subset; vertices outside it are never members. subset = NULL is mispc_mis2.
  * Aggregation uses it for its second pass over unaggregated vertices. */
-mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
-                               const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
-                               mispc_mis_result *res);
+MISPC_API mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
+                                         const mispc_mis_options *opt, const uint8_t *subset,
+                                         uint8_t *in_set, mispc_mis_result *res);
 
 /* Member ids in increasing order, from a membership array in the graph's
  * memory space; list must hold set_size entries in the same space. */
-mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph, const uint8_t *in_set,
-                               int32_t *list, int64_t *count);
+MISPC_API mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph,
+                                         const uint8_t *in_set, int32_t *list, int64_t *count);
 
 /* Checks independence at distance k and maximality (k = 1 or 2) on the
  * host; device inputs are copied. MISPC_ERR_VERIFY with the offending
  * vertices in the context's message when wrong. */
-mispc_status mispc_verify_mis(mispc_context *ctx, const mispc_csr *graph, int k,
-                              const uint8_t *in_set);
+MISPC_API mispc_status mispc_verify_mis(mispc_context *ctx, const mispc_csr *graph, int k,
+                                        const uint8_t *in_set);
 
 #ifdef __cplusplus
 }

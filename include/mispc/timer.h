@@ -2,12 +2,14 @@
 #ifndef MISPC_TIMER_H
 #define MISPC_TIMER_H
 
+#include "mispc/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Seconds from an arbitrary fixed point (monotonic clock). */
-double mispc_wtime(void);
+MISPC_API double mispc_wtime(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,316 @@
+/* Distributed MIS-1 and MIS-2 on the GPU: the rounds of mis1_dist.c and
+ * mis2_dist.c with one thread a vertex, ghosts refreshed by the device halo
+ * exchange (dist_halo_cuda.cu). Every kernel reads only state written
+ * before its launch (or, in remove1, only IN words, which it never writes),
+ * so the set and the round count equal the host's bit for bit. */
+#include "cuda_util.cuh"
+#include "mis_common.h"
+#include "mis_dist_backend.h"
+
+enum { UNDECIDED = 0, IN = 1, OUT = 2 };
+#define DIST_BLOCK 256
+
+#define FOR_VERTEX(v, n)                                                                           \
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < (n);                        \
+       v += (int64_t)gridDim.x * blockDim.x)
+
+struct dev_graph {
+  int64_t nloc, rstart;
+  const int64_t *arp, *brp;
+  const int32_t *acol, *bcol;
+  const int64_t *garray;
+};
+
+__global__ void init1(dev_graph g, int mode, uint64_t seed, const uint8_t *subset, uint8_t *st,
+                      uint32_t *key, unsigned long long *undecided) {
+  FOR_VERTEX(v, g.nloc) {
+    const int64_t deg = (g.arp[v + 1] - g.arp[v]) + (g.brp[v + 1] - g.brp[v]);
+    const int inside = !subset || subset[v];
+    st[v] = inside ? UNDECIDED : OUT;
+    key[v] = inside ? mis1_key(mode, seed, g.rstart + v, deg) : MIS1_KEY_NONE;
+    if (inside) atomicAdd(undecided, 1ull);
+  }
+}
+
+__global__ void select1(dev_graph g, const uint8_t *st, const uint8_t *gst, const uint32_t *key,
+                        const uint32_t *gkey, uint8_t *sel) {
+  FOR_VERTEX(v, g.nloc) {
+    int blocked = st[v] != UNDECIDED;
+    const uint32_t kv = key[v];
+    const int64_t gv = g.rstart + v;
+    for (int64_t p = g.arp[v]; p < g.arp[v + 1] && !blocked; ++p) {
+      const int32_t u = g.acol[p];
+      blocked = u != v && st[u] == UNDECIDED && mis1_before(key[u], g.rstart + u, kv, gv);
+    }
+    for (int64_t p = g.brp[v]; p < g.brp[v + 1] && !blocked; ++p) {
+      const int32_t j = g.bcol[p];
+      blocked = gst[j] == UNDECIDED && mis1_before(gkey[j], g.garray[j], kv, gv);
+    }
+    sel[v] = (uint8_t)!blocked;
+  }
+}
+
+__global__ void apply1(int64_t n, const uint8_t *sel, uint8_t *st) {
+  FOR_VERTEX(v, n) if (sel[v]) st[v] = IN;
+}
+
+/* Reads only IN words (never written here); writes only its own word. */
+__global__ void remove1(dev_graph g, uint8_t *st, const uint8_t *gst,
+                        unsigned long long *undecided) {
+  FOR_VERTEX(v, g.nloc) {
+    if (st[v] != UNDECIDED) continue;
+    int hit = 0;
+    for (int64_t p = g.arp[v]; p < g.arp[v + 1] && !hit; ++p)
+      hit = ((volatile const uint8_t *)st)[g.acol[p]] == IN;
+    for (int64_t p = g.brp[v]; p < g.brp[v + 1] && !hit; ++p) hit = gst[g.bcol[p]] == IN;
+    if (hit)
+      st[v] = OUT;
+    else
+      atomicAdd(undecided, 1ull);
+  }
+}
+
+__global__ void members(int64_t n, const uint8_t *st, uint8_t code, uint8_t *in_set,
+                        unsigned long long *count) {
+  FOR_VERTEX(v, n) {
+    in_set[v] = st[v] == code;
+    if (st[v] == code) atomicAdd(count, 1ull);
+  }
+}
+
+/* ---- MIS-2 ---------------------------------------------------------------- */
+
+__global__ void init2(dev_graph g, int per_round, uint64_t seed, int idbits, int wordbits,
+                      const uint8_t *subset, uint64_t *T, uint64_t *M, uint8_t *inside_out,
+                      unsigned long long *undecided) {
+  FOR_VERTEX(v, g.nloc) {
+    const int inside = !subset || subset[v];
+    T[v] = inside ? mis2_tuple(per_round, seed, 0, g.rstart + v, idbits, wordbits) : MIS2_OUT;
+    M[v] = inside ? MIS2_IN : MIS2_OUT;
+    inside_out[v] = (uint8_t)inside;
+    if (inside) atomicAdd(undecided, 1ull);
+  }
+}
+
+__global__ void state2(int64_t n, const uint64_t *T, uint8_t *state) {
+  FOR_VERTEX(v, n) state[v] = T[v] == MIS2_IN ? IN : T[v] == MIS2_OUT ? OUT : UNDECIDED;
+}
+
+__global__ void ghosts2(int64_t ng, const uint8_t *gstate, const int64_t *garray, int per_round,
+                        uint64_t seed, int iter, int idbits, int wordbits, uint64_t *gT) {
+  FOR_VERTEX(j, ng)
+  gT[j] = gstate[j] == IN    ? MIS2_IN
+          : gstate[j] == OUT ? MIS2_OUT
+                             : mis2_tuple(per_round, seed, iter, garray[j], idbits, wordbits);
+}
+
+__global__ void column2(dev_graph g, const uint64_t *T, const uint64_t *gT, uint64_t *M) {
+  FOR_VERTEX(v, g.nloc) {
+    if (M[v] == MIS2_OUT) continue;
+    uint64_t m = T[v];
+    for (int64_t p = g.arp[v]; p < g.arp[v + 1]; ++p) m = min(m, (uint64_t)T[g.acol[p]]);
+    for (int64_t p = g.brp[v]; p < g.brp[v + 1]; ++p) m = min(m, (uint64_t)gT[g.bcol[p]]);
+    M[v] = m == MIS2_IN ? MIS2_OUT : m;
+  }
+}
+
+__global__ void decide2(dev_graph g, const uint8_t *subset, const uint8_t *gsub, const uint64_t *M,
+                        const uint64_t *gM, int per_round, uint64_t seed, int iter, int idbits,
+                        int wordbits, uint64_t *T, unsigned long long *left) {
+  FOR_VERTEX(v, g.nloc) {
+    const uint64_t t = T[v];
+    if (t == MIS2_IN || t == MIS2_OUT) continue;
+    int out = M[v] == MIS2_OUT, all_min = M[v] == t;
+    for (int64_t p = g.arp[v]; p < g.arp[v + 1] && !out; ++p) {
+      const int32_t u = g.acol[p];
+      if (subset && !subset[u]) continue;
+      out = M[u] == MIS2_OUT;
+      all_min &= M[u] == t;
+    }
+    for (int64_t p = g.brp[v]; p < g.brp[v + 1] && !out; ++p) {
+      const int32_t j = g.bcol[p];
+      if (!gsub[j]) continue;
+      out = gM[j] == MIS2_OUT;
+      all_min &= gM[j] == t;
+    }
+    if (out)
+      T[v] = MIS2_OUT;
+    else if (all_min)
+      T[v] = MIS2_IN;
+    else {
+      T[v] = mis2_tuple(per_round, seed, iter + 1, g.rstart + v, idbits, wordbits);
+      atomicAdd(left, 1ull);
+    }
+  }
+}
+
+/* ---- drivers ---------------------------------------------------------------- */
+
+typedef struct dev_buffers {
+  void *p[10];
+  int n;
+} dev_buffers;
+
+static mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **out) {
+  MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 8, out, "distributed MIS scratch"));
+  b->p[b->n++] = *out;
+  return MISPC_SUCCESS;
+}
+
+static void release(mispc_context *ctx, dev_buffers *b) {
+  for (int i = 0; i < b->n; ++i) mispc_scratch_free(ctx, b->p[i]);
+}
+
+/* Reads the device counter, zeroes it, and sums it over the ranks. */
+static mispc_status global_count(mispc_context *ctx, const mispc_dist_csr *g, cudaStream_t st,
+                                 unsigned long long *d_count, int64_t *out) {
+  unsigned long long c = 0;
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&c, d_count, sizeof c, cudaMemcpyDeviceToHost, st));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(d_count, 0, sizeof c, st));
+  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS round"));
+  *out = (int64_t)c;
+  return mispc_dist_sum(ctx, g->halo, g->comm, out);
+}
+
+static mispc_status device_view(mispc_context *ctx, const mispc_dist_csr *g, dev_graph *d) {
+  d->nloc = g->rend - g->rstart;
+  d->rstart = g->rstart;
+  d->arp = g->diag.rowptr;
+  d->brp = g->offd.rowptr;
+  d->acol = g->diag.colidx;
+  d->bcol = g->offd.colidx;
+  return mispc_halo_device_garray(ctx, g->halo, g->garray, &d->garray);
+}
+
+static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
+                                const mispc_mis_options *opt, int mode, const uint8_t *subset,
+                                uint8_t *in_set, mispc_mis_result *res, dev_buffers *b) {
+  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
+  const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  dev_graph d;
+  MISPC_TRY(device_view(ctx, g, &d));
+  uint8_t *s, *gs, *sel;
+  uint32_t *key, *gkey;
+  unsigned long long *cnt;
+  MISPC_TRY(scratch(ctx, b, (size_t)nloc, (void **)&s));
+  MISPC_TRY(scratch(ctx, b, (size_t)ng, (void **)&gs));
+  MISPC_TRY(scratch(ctx, b, (size_t)nloc, (void **)&sel));
+  MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&key));
+  MISPC_TRY(scratch(ctx, b, (size_t)ng * 4, (void **)&gkey));
+  MISPC_TRY(scratch(ctx, b, 8, (void **)&cnt));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 8, st));
+  const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
+  init1<<<grid, DIST_BLOCK, 0, st>>>(d, mode, opt->seed, subset, s, key, cnt);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, key, gkey, 4));
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
+  int64_t undecided = 0;
+  MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
+  int r = 0;
+  while (undecided > 0) {
+    if (r >= max_rounds)
+      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                          "mispc_dist_mis1: %lld vertices undecided after %d rounds",
+                          (long long)undecided, r);
+    select1<<<grid, DIST_BLOCK, 0, st>>>(d, s, gs, key, gkey, sel);
+    apply1<<<grid, DIST_BLOCK, 0, st>>>(nloc, sel, s);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
+    remove1<<<grid, DIST_BLOCK, 0, st>>>(d, s, gs, cnt);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
+    ++r;
+    MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
+  }
+  members<<<grid, DIST_BLOCK, 0, st>>>(nloc, s, IN, in_set, cnt);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  int64_t size = 0;
+  MISPC_TRY(global_count(ctx, g, st, cnt, &size));
+  res->set_size = size;
+  res->rounds = r;
+  return MISPC_SUCCESS;
+}
+
+static mispc_status mis2_rounds(mispc_context *ctx, const mispc_dist_csr *g,
+                                const mispc_mis_options *opt, int per_round, const uint8_t *subset,
+                                uint8_t *in_set, mispc_mis_result *res, dev_buffers *b) {
+  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
+  const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  const int idbits = mis2_id_bits(g->nglobal), wordbits = mis2_word_bits(idbits);
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  dev_graph d;
+  MISPC_TRY(device_view(ctx, g, &d));
+  uint64_t *T, *M, *gT, *gM;
+  uint8_t *own, *gstate, *gsub;
+  unsigned long long *cnt;
+  MISPC_TRY(scratch(ctx, b, (size_t)nloc * 8, (void **)&T));
+  MISPC_TRY(scratch(ctx, b, (size_t)nloc * 8, (void **)&M));
+  MISPC_TRY(scratch(ctx, b, (size_t)ng * 8, (void **)&gT));
+  MISPC_TRY(scratch(ctx, b, (size_t)ng * 8, (void **)&gM));
+  MISPC_TRY(scratch(ctx, b, (size_t)nloc, (void **)&own));
+  MISPC_TRY(scratch(ctx, b, (size_t)ng, (void **)&gstate));
+  MISPC_TRY(scratch(ctx, b, (size_t)ng, (void **)&gsub));
+  MISPC_TRY(scratch(ctx, b, 8, (void **)&cnt));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 8, st));
+  const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
+  const unsigned ggrid = mispc_device_grid(ctx, ng, DIST_BLOCK);
+  init2<<<grid, DIST_BLOCK, 0, st>>>(d, per_round, opt->seed, idbits, wordbits, subset, T, M, own,
+                                     cnt);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, own, gsub, 1));
+  int64_t undecided = 0;
+  MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
+  int iter = 0;
+  for (;;) {
+    /* Ghost tuples of round iter from the owners' states. */
+    state2<<<grid, DIST_BLOCK, 0, st>>>(nloc, T, own);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, own, gstate, 1));
+    ghosts2<<<ggrid, DIST_BLOCK, 0, st>>>(ng, gstate, d.garray, per_round, opt->seed, iter, idbits,
+                                          wordbits, gT);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    if (iter > 0) MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
+    if (undecided <= 0) break;
+    if (iter >= max_rounds)
+      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                          "mispc_dist_mis2: %lld vertices undecided after %d rounds",
+                          (long long)undecided, iter);
+    column2<<<grid, DIST_BLOCK, 0, st>>>(d, T, gT, M);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, M, gM, 8));
+    decide2<<<grid, DIST_BLOCK, 0, st>>>(d, subset, gsub, M, gM, per_round, opt->seed, iter, idbits,
+                                         wordbits, T, cnt);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    ++iter;
+  }
+  members<<<grid, DIST_BLOCK, 0, st>>>(nloc, own, IN, in_set, cnt);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  int64_t size = 0;
+  MISPC_TRY(global_count(ctx, g, st, cnt, &size));
+  res->set_size = size;
+  res->rounds = iter;
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_dist_mis1_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                             const mispc_mis_options *opt, int mode,
+                                             const uint8_t *subset, uint8_t *in_set,
+                                             mispc_mis_result *res) {
+  dev_buffers b = {{0}, 0};
+  mispc_status s = mis1_rounds(ctx, g, opt, mode, subset, in_set, res, &b);
+  release(ctx, &b);
+  return mispc_dist_agree(ctx, g->comm, s);
+}
+
+extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                             const mispc_mis_options *opt, int per_round,
+                                             const uint8_t *subset, uint8_t *in_set,
+                                             mispc_mis_result *res) {
+  dev_buffers b = {{0}, 0};
+  mispc_status s = mis2_rounds(ctx, g, opt, per_round, subset, in_set, res, &b);
+  release(ctx, &b);
+  return mispc_dist_agree(ctx, g->comm, s);
+}

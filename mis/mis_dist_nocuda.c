@@ -1,0 +1,20 @@
+/* Stand-ins for the distributed GPU MIS in builds without CUDA. */
+#include "mis_dist_backend.h"
+
+mispc_status mispc_dist_mis1_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                  const mispc_mis_options *opt, int mode, const uint8_t *subset,
+                                  uint8_t *in_set, mispc_mis_result *res) {
+  (void)opt, (void)mode, (void)subset, (void)in_set, (void)res;
+  return mispc_dist_agree(ctx, g->comm,
+                          mispc_seterr(ctx, MISPC_ERR_NO_CUDA,
+                                       "mispc_dist_mis1: device graph, but built without CUDA"));
+}
+
+mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                  const mispc_mis_options *opt, int per_round,
+                                  const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res) {
+  (void)opt, (void)per_round, (void)subset, (void)in_set, (void)res;
+  return mispc_dist_agree(ctx, g->comm,
+                          mispc_seterr(ctx, MISPC_ERR_NO_CUDA,
+                                       "mispc_dist_mis2: device graph, but built without CUDA"));
+}

@@ -1,0 +1,97 @@
+/* The host-staged MPI transport of the halo exchange for device arrays
+ * (docs/DISTRIBUTED.md, "Transports"): pack the boundary values on the GPU,
+ * copy them to pinned host memory, MPI_Neighbor_alltoallv, copy the ghost
+ * values back. NCCL cannot run two ranks on one GPU; this path can, and it
+ * needs no CUDA-aware MPI. */
+#include "cuda_util.cuh"
+#include "dist_internal.h"
+#include "mispc/timer.h"
+
+template <typename T>
+__global__ void pack_kernel(int64_t n, const int32_t *__restrict__ idx, const T *__restrict__ in,
+                            T *__restrict__ out) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
+       k += (int64_t)gridDim.x * blockDim.x)
+    out[k] = in[idx[k]];
+}
+
+static mispc_status ensure_device(mispc_context *ctx, mispc_halo *h) {
+  if (h->d_sbuf) return MISPC_SUCCESS;
+  const size_t ns = (size_t)h->nsend + 1, ng = (size_t)h->nghost + 1;
+  MISPC_CUDA_TRY(ctx, cudaMalloc((void **)&h->d_sidx, ns * sizeof(int32_t)));
+  MISPC_CUDA_TRY(ctx, cudaMalloc(&h->d_sbuf, ns * 8));
+  MISPC_CUDA_TRY(ctx, cudaMallocHost(&h->h_sbuf, ns * 8));
+  MISPC_CUDA_TRY(ctx, cudaMallocHost(&h->h_rbuf, ng * 8));
+  MISPC_CUDA_TRY(ctx, cudaMemcpy(h->d_sidx, h->sidx, (size_t)h->nsend * sizeof(int32_t),
+                                 cudaMemcpyHostToDevice));
+  return MISPC_SUCCESS;
+}
+
+extern "C" void mispc_halo_free_device(mispc_halo *h) {
+  if (h->d_sidx) cudaFree(h->d_sidx);
+  if (h->d_garray) cudaFree(h->d_garray);
+  if (h->d_sbuf) cudaFree(h->d_sbuf);
+  if (h->h_sbuf) cudaFreeHost(h->h_sbuf);
+  if (h->h_rbuf) cudaFreeHost(h->h_rbuf);
+  h->d_sidx = NULL;
+  h->d_garray = NULL;
+  h->d_sbuf = h->h_sbuf = h->h_rbuf = NULL;
+}
+
+extern "C" mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h,
+                                                 const int64_t *garray, const int64_t **d_garray) {
+  if (!h->d_garray) {
+    MISPC_CUDA_TRY(ctx, cudaMalloc((void **)&h->d_garray, ((size_t)h->nghost + 1) * 8));
+    MISPC_CUDA_TRY(ctx,
+                   cudaMemcpy(h->d_garray, garray, (size_t)h->nghost * 8, cudaMemcpyHostToDevice));
+  }
+  *d_garray = h->d_garray;
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h,
+                                                   const void *owned, void *ghost, size_t size) {
+  if (size != 1 && size != 4 && size != 8)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "device halo exchange of %zu-byte elements",
+                        size);
+  MISPC_TRY(ensure_device(ctx, h));
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  const double t0 = mispc_wtime();
+  if (h->nsend > 0) {
+    const unsigned grid = mispc_device_grid(ctx, h->nsend, 256);
+    if (size == 1)
+      pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint8_t *)owned,
+                                        (uint8_t *)h->d_sbuf);
+    else if (size == 4)
+      pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint32_t *)owned,
+                                        (uint32_t *)h->d_sbuf);
+    else
+      pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint64_t *)owned,
+                                        (uint64_t *)h->d_sbuf);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_sbuf, h->d_sbuf, (size_t)h->nsend * size,
+                                        cudaMemcpyDeviceToHost, st));
+  }
+  /* The values are needed on the host before MPI sends them. */
+  MISPC_TRY(mispc_sync(ctx, st, "halo packing"));
+  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
+  for (int k = 0; k < h->ndst; ++k) {
+    sc[k] = (int)(h->scount[k] * (int64_t)size);
+    sd[k] = (int)(h->sdispl[k] * (int64_t)size);
+  }
+  for (int k = 0; k < h->nsrc; ++k) {
+    rc[k] = (int)(h->rcount[k] * (int64_t)size);
+    rd[k] = (int)(h->rdispl[k] * (int64_t)size);
+  }
+  if (MPI_Neighbor_alltoallv(h->h_sbuf, sc, sd, MPI_BYTE, h->h_rbuf, rc, rd, MPI_BYTE, h->nbr) !=
+      MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+  if (h->nghost > 0)
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(ghost, h->h_rbuf, (size_t)h->nghost * size,
+                                        cudaMemcpyHostToDevice, st));
+  h->stats.exchanges++;
+  h->stats.bytes_sent += h->nsend * (int64_t)size;
+  h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}

@@ -1,0 +1,19 @@
+/* Stand-ins for the device halo exchange in builds without CUDA. */
+#include "dist_internal.h"
+
+mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const void *owned,
+                                        void *ghost, size_t size) {
+  (void)h, (void)owned, (void)ghost, (void)size;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo exchange: mispc was built without CUDA");
+}
+
+mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
+                                      const int64_t **d_garray) {
+  (void)h, (void)garray;
+  *d_garray = NULL;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo: mispc was built without CUDA");
+}
+
+void mispc_halo_free_device(mispc_halo *h) {
+  (void)h;
+}

@@ -1,0 +1,75 @@
+/* Internal tuning of the kernels, for benchmarks and tests (not installed).
+ *
+ * Every knob here changes how the work is laid out on the GPU (or, for
+ * mis_no_early_exit, on the host), never a result: sets, aggregates, colors
+ * and Gauss-Seidel vectors stay bit-identical for every value. They exist to
+ * measure (ablations, lane counts) and to let the tests reach every code path.
+ * A user has nothing to gain from them, so they are not part of the public
+ * API (include/mispc/): the struct may change with any commit.
+ *
+ * The context holds one (ctx->tuning); it is all zeros when the context is
+ * created, and zero means "the library's own choice" for every field. The
+ * two functions below are exported from libmispc (the bench tool inside the
+ * mispc executable and the tests link the shared library) but declared only
+ * here; the trailing underscore marks them internal. */
+#ifndef MISPC_TUNING_H
+#define MISPC_TUNING_H
+
+#include "mispc/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mispc_tune_order {
+  MISPC_TUNE_ORDER_AUTO = 0, /* largest first where clusters reach 32 rows, else id order */
+  MISPC_TUNE_ORDER_ID,       /* each color's clusters in id order */
+  MISPC_TUNE_ORDER_SIZE      /* each color's clusters largest first */
+} mispc_tune_order;
+
+typedef struct mispc_tuning {
+  /* MIS ablations: 1 switches one optimisation off (GPU backend, except
+   * mis_no_early_exit, which the host MIS-1 reads too). Read at every call. */
+  int mis_no_early_exit;      /* MIS-1: scan all neighbours of every vertex */
+  int mis_no_warp_mapping;    /* thread per vertex regardless of degree */
+  int mis_force_warp_mapping; /* MIS-2: warp per vertex regardless of degree */
+  int mis_no_worklist;        /* process all vertices every round */
+  int mis_no_persistent;      /* one launch per round (MIS, GPU coloring) instead of one
+                                 cooperative kernel */
+  int mis_no_sync_free;       /* MIS-1: synchronous rounds even where the sync-free pass runs */
+  int mis1_lanes;             /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
+                                 (0: by the mean degree) */
+  /* Gauss-Seidel on the GPU, read by mispc_gs_symbolic (kept by the handle). */
+  int gs_lanes;          /* point: lanes a row; cluster: lanes a cluster's chain; 1 .. 32,
+                            a power of two (0: by the mean row / chain) */
+  int gs_sum_lanes;      /* cluster: lanes a row's fixed sum, 2, 4 or 8 (0: by the mean row) */
+  int gs_block_clusters; /* cluster: clusters a block, rounded down to a power of two, at most
+                            the block's groups, and still halved to fit shared memory (0: auto) */
+  int gs_chain_global;   /* cluster: 1 reads the chains from global memory instead of staging
+                            them in shared memory */
+  int gs_no_graph;       /* 1: the apply launches per color instead of replaying a CUDA graph */
+  int gs_chain_rows;     /* cluster: 1 gathers chain values through row offsets instead of
+                            their entries of A */
+  int gs_cluster_order;  /* cluster: a mispc_tune_order */
+} mispc_tuning;
+
+/* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the
+ * field when a value is out of range; the context keeps its tuning then).
+ * t = NULL restores the defaults (all zeros). */
+MISPC_API mispc_status mispc_context_set_tuning_(mispc_context *ctx, const mispc_tuning *t);
+/* The context's tuning. */
+MISPC_API mispc_status mispc_context_get_tuning_(const mispc_context *ctx, mispc_tuning *t);
+
+/* Sets one field of *t from "NAME=VALUE" (the bench tool's --tune): NAME
+ * is the field's name ('-' may stand for '_'), VALUE one of those that
+ * mispc_tuning_knob_ lists. MISPC_ERR_INVALID_ARG (message in ctx, which may
+ * be NULL) for an unknown name or a bad value. */
+MISPC_API mispc_status mispc_tuning_parse_(mispc_context *ctx, mispc_tuning *t, const char *arg);
+/* Knob i (0, 1, ...): its name, its values ("0|1", "auto|id|size", "N" for
+ * any integer >= 0) and a short description. 0 past the last knob. */
+MISPC_API int mispc_tuning_knob_(int i, const char **name, const char **values, const char **what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
