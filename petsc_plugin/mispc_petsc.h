@@ -7,7 +7,7 @@
  *   PCMCGS      -pc_type mcgs       point multicolor Gauss-Seidel / SGS / SOR
  *   PCCLUSTERGS -pc_type clustergs  cluster multicolor Gauss-Seidel / SGS / SOR
  *   MatCoarsen  mis2agg, mis2basic  deterministic MIS-2 aggregation for PCGAMG
- * (docs/PETSC.md lists the options). */
+ * (-help lists their options). */
 #ifndef MISPC_PETSC_H
 #define MISPC_PETSC_H
 

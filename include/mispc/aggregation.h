@@ -1,6 +1,8 @@
 /* Strength graphs, deterministic MIS-2 aggregation, coarse graphs and the
- * tentative prolongator (host and GPU), following
- * papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-B, Alg. 2 and 3.
+ * tentative prolongator (host and GPU), following the Kokkos Kernels MIS-2
+ * aggregation paper (Kelley and Rajamanickam, "Parallel, portable
+ * algorithms for distance-2 maximal independent set and graph coarsening",
+ * 2022), §III-B, Alg. 2 and 3.
  *
  * Every function follows the memory space of its input graph (host graphs on
  * the host, device graphs on the GPU) and gives bit-identical results on both,

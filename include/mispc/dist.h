@@ -10,7 +10,7 @@
  * Contract: every result (MIS membership, round counts, set sizes) is
  * bit-identical to the one-process result on the whole graph, for any number
  * of ranks and any row ranges. Priorities depend only on (seed, round,
- * global id) and global degrees; rounds are synchronous (docs/DISTRIBUTED.md).
+ * global id) and global degrees; rounds are synchronous.
  *
  * All functions here are collective over the graph's communicator: every
  * rank calls them, and a failure on any rank is returned on every rank with

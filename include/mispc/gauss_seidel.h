@@ -1,5 +1,5 @@
-/* Point and cluster multicolor Gauss-Seidel / SOR (host and GPU), after
- * papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-C, Alg. 4.
+/* Point and cluster multicolor Gauss-Seidel / SOR (host and GPU), after the
+ * Kokkos Kernels MIS-2 aggregation paper (2022), §III-C, Alg. 4.
  *
  * Point: the rows are colored (mispc_color on the matrix graph); the rows of
  * one color are updated in parallel, colors in increasing order.
@@ -49,7 +49,7 @@ typedef struct mispc_gs_options {
   /* Also gives the seed of the cluster aggregation. coloring.recolor defaults
    * to MISPC_GS_RECOLOR_BY_KIND: 1 pass of recoloring for point GS, 2 for
    * cluster GS (fewer colors, so fewer launches a sweep; the cluster graph is
-   * small, so its passes cost little: docs/GAUSS_SEIDEL.md). */
+   * small, so its passes cost little). */
   mispc_coloring_options coloring;
   int require_positive_diagonal; /* 1: a negative diagonal is an error (SPD use) */
   /* Cluster only: aggregate the strength graph (mispc_strength_graph) on nodes of

@@ -1,6 +1,6 @@
 /* The hash every algorithm draws its priorities from (host and device).
  * xorshift* (Marsaglia), combined as h(iter, v) = f(f(iter) ^ f(v)) following
- * papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §V-A; the seed is
+ * the Kokkos Kernels MIS-2 aggregation paper (2022), §V-A; the seed is
  * folded into the iteration term. Inputs are offset so that 0 is not a fixed
  * point of f. Pure integer arithmetic: identical on host and GPU. */
 #ifndef MISPC_HASH_H

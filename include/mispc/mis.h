@@ -36,7 +36,7 @@ MISPC_API void mispc_mis_options_default(mispc_mis_options *opt);
 typedef struct mispc_mis_result {
   int64_t set_size; /* vertices in the set */
   int rounds;       /* synchronous rounds run; 0 where the GPU's MIS-1 ran its sync-free pass
-                       (same set, no rounds: docs/MIS.md) */
+                       (the same set as the rounds give, but no rounds to count) */
 } mispc_mis_result;
 
 /* in_set: n bytes in the graph's memory space; 1 for members, 0 otherwise. */
