@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_dist.h"
 #include "mispc/config.h"
 
 static void usage(FILE *f) {
@@ -37,6 +38,10 @@ int main(int argc, char **argv) {
     printf("mispc %s\n", MISPC_VERSION);
     return 0;
   }
+  /* Under mpiexec (or with --dist), mis, color and coarsen run distributed. */
+  if ((!strcmp(argv[1], "mis") || !strcmp(argv[1], "color") || !strcmp(argv[1], "coarsen")) &&
+      cli_dist_requested(argc, argv))
+    return cmd_dist(argc - 1, argv + 1);
   if (!strcmp(argv[1], "info")) return cmd_info(argc - 1, argv + 1);
   if (!strcmp(argv[1], "mis")) return cmd_mis(argc - 1, argv + 1);
   if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 1, argv + 1);

@@ -6,12 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "stencil.h"
 
-typedef struct stencil_pt {
-  int dx, dy, dz;
-  double v;
-} stencil_pt;
+typedef mispc_stencil_pt stencil_pt;
 
 static int gen_threads(const mispc_context *ctx) {
   int t = mispc_context_num_threads(ctx);
@@ -36,6 +33,22 @@ static mispc_status grid_size(mispc_context *ctx, const char *what, int64_t n, i
   return MISPC_SUCCESS;
 }
 
+/* Columns (and values) of row r, in increasing order; returns their count.
+ * cols and vals may be NULL (count only). */
+static int64_t stencil_row(int64_t nx, int64_t ny, int64_t nz, const stencil_pt *pts, int npts,
+                           int64_t r, int64_t *cols, double *vals) {
+  const int64_t i = r % nx, j = (r / nx) % ny, k = r / (nx * ny);
+  int64_t c = 0;
+  for (int s = 0; s < npts; ++s) {
+    const int64_t a = i + pts[s].dx, b = j + pts[s].dy, e = k + pts[s].dz;
+    if (a < 0 || a >= nx || b < 0 || b >= ny || e < 0 || e >= nz) continue;
+    if (cols) cols[c] = a + nx * (b + ny * e);
+    if (vals) vals[c] = pts[s].v;
+    ++c;
+  }
+  return c;
+}
+
 /* Builds the nx*ny*nz-row matrix (or pattern when values is 0) of a stencil
  * whose points are sorted by (dz, dy, dx): the neighbour of vertex
  * i + nx*(j + ny*k) at offset (dx, dy, dz) then has a larger index than at
@@ -45,18 +58,10 @@ static mispc_status build_stencil(mispc_context *ctx, int64_t nx, int64_t ny, in
                                   const stencil_pt *pts, int npts, int values, mispc_csr *out) {
   int64_t n = nx * ny * nz;
   int nt = gen_threads(ctx);
-  int64_t *len = (int64_t *)mispc_host_alloc(ctx, (size_t)n * sizeof(int64_t), "row lengths");
+  int64_t *len = (int64_t *)mispc_host_alloc_n(ctx, n, sizeof(int64_t), "row lengths");
   if (!len) return MISPC_ERR_ALLOC;
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t r = 0; r < n; ++r) {
-    int64_t i = r % nx, j = (r / nx) % ny, k = r / (nx * ny);
-    int64_t c = 0;
-    for (int s = 0; s < npts; ++s) {
-      int64_t a = i + pts[s].dx, b = j + pts[s].dy, e = k + pts[s].dz;
-      c += a >= 0 && a < nx && b >= 0 && b < ny && e >= 0 && e < nz;
-    }
-    len[r] = c;
-  }
+  for (int64_t r = 0; r < n; ++r) len[r] = stencil_row(nx, ny, nz, pts, npts, r, NULL, NULL);
   int64_t nnz = 0;
   for (int64_t r = 0; r < n; ++r) nnz += len[r];
   mispc_csr A;
@@ -70,39 +75,104 @@ static mispc_status build_stencil(mispc_context *ctx, int64_t nx, int64_t ny, in
   free(len);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t r = 0; r < n; ++r) {
-    int64_t i = r % nx, j = (r / nx) % ny, k = r / (nx * ny);
-    int64_t p = A.rowptr[r];
-    for (int s = 0; s < npts; ++s) {
-      int64_t a = i + pts[s].dx, b = j + pts[s].dy, e = k + pts[s].dz;
-      if (a < 0 || a >= nx || b < 0 || b >= ny || e < 0 || e >= nz) continue;
-      A.colidx[p] = (int32_t)(a + nx * (b + ny * e));
-      if (values) A.values[p] = pts[s].v;
-      ++p;
+    int64_t cols[26];
+    double vals[26];
+    const int64_t p = A.rowptr[r], c = stencil_row(nx, ny, nz, pts, npts, r, cols, vals);
+    for (int64_t q = 0; q < c; ++q) {
+      A.colidx[p + q] = (int32_t)cols[q];
+      if (values) A.values[p + q] = vals[q];
     }
   }
   *out = A;
   return MISPC_SUCCESS;
 }
 
+mispc_status mispc_stencil_named(mispc_context *ctx, const char *name, int64_t n, mispc_stencil *st,
+                                 int *found) {
+  static const stencil_pt lap2[] = {
+      {0, -1, 0, -1.0}, {-1, 0, 0, -1.0}, {0, 0, 0, 4.0}, {1, 0, 0, -1.0}, {0, 1, 0, -1.0}};
+  static const stencil_pt lap3[] = {{0, 0, -1, -1.0}, {0, -1, 0, -1.0}, {-1, 0, 0, -1.0},
+                                    {0, 0, 0, 6.0},   {1, 0, 0, -1.0},  {0, 1, 0, -1.0},
+                                    {0, 0, 1, -1.0}};
+  static const stencil_pt grid2[] = {{0, -1, 0, 0}, {-1, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}};
+  memset(st, 0, sizeof *st);
+  *found = 1;
+  int dim = 3;
+  if (!strcmp(name, "laplace2d"))
+    dim = 2, st->npts = 5, st->values = 1, memcpy(st->pts, lap2, sizeof lap2);
+  else if (!strcmp(name, "laplace3d"))
+    st->npts = 7, st->values = 1, memcpy(st->pts, lap3, sizeof lap3);
+  else if (!strcmp(name, "grid2d"))
+    dim = 2, st->npts = 4, memcpy(st->pts, grid2, sizeof grid2);
+  else if (!strcmp(name, "path")) /* mispc_gen_path's graph as a 1-D stencil */
+    dim = 1, st->npts = 2, st->pts[0] = (stencil_pt){-1, 0, 0, 0.0},
+    st->pts[1] = (stencil_pt){1, 0, 0, 0.0};
+  else if (!strcmp(name, "grid3d27")) {
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          if (dx || dy || dz) st->pts[st->npts++] = (stencil_pt){dx, dy, dz, 0.0};
+  } else {
+    *found = 0;
+    return MISPC_SUCCESS;
+  }
+  int64_t rows;
+  MISPC_TRY(grid_size(ctx, name, n, dim, 1, &rows));
+  st->nx = n;
+  st->ny = dim >= 2 ? n : 1;
+  st->nz = dim == 3 ? n : 1;
+  return MISPC_SUCCESS;
+}
+
+static mispc_status build_named(mispc_context *ctx, const char *name, int64_t n, mispc_csr *out) {
+  mispc_stencil st;
+  int found = 0;
+  MISPC_TRY(mispc_stencil_named(ctx, name, n, &st, &found));
+  return build_stencil(ctx, st.nx, st.ny, st.nz, st.pts, st.npts, st.values, out);
+}
+
+mispc_status mispc_stencil_rows(mispc_context *ctx, const mispc_stencil *st, int64_t r0, int64_t r1,
+                                int64_t **rowptr, int64_t **gcol, double **val) {
+  const int64_t m = r1 - r0;
+  *rowptr = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(m + 1), "row offsets");
+  if (!*rowptr) return MISPC_ERR_ALLOC;
+  (*rowptr)[0] = 0;
+  for (int64_t r = 0; r < m; ++r)
+    (*rowptr)[r + 1] =
+        (*rowptr)[r] + stencil_row(st->nx, st->ny, st->nz, st->pts, st->npts, r0 + r, NULL, NULL);
+  const int64_t nnz = (*rowptr)[m];
+  *gcol = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(nnz + 1), "columns");
+  *val = st->values ? (double *)mispc_host_alloc(ctx, sizeof(double) * (size_t)(nnz + 1), "values")
+                    : NULL;
+  if (!*gcol || (st->values && !*val)) {
+    free(*rowptr), free(*gcol), free(*val);
+    *rowptr = *gcol = NULL;
+    *val = NULL;
+    return MISPC_ERR_ALLOC;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < m; ++r) {
+    double vals[26];
+    const int64_t p = (*rowptr)[r];
+    const int64_t c =
+        stencil_row(st->nx, st->ny, st->nz, st->pts, st->npts, r0 + r, *gcol + p, vals);
+    if (*val) memcpy(*val + p, vals, sizeof(double) * (size_t)c);
+  }
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "laplace2d: output CSR is NULL");
   memset(out, 0, sizeof *out);
-  int64_t rows;
-  MISPC_TRY(grid_size(ctx, "laplace2d", n, 2, 1, &rows));
-  static const stencil_pt pts[] = {
-      {0, -1, 0, -1.0}, {-1, 0, 0, -1.0}, {0, 0, 0, 4.0}, {1, 0, 0, -1.0}, {0, 1, 0, -1.0}};
-  return build_stencil(ctx, n, n, 1, pts, 5, 1, out);
+  return build_named(ctx, "laplace2d", n, out);
 }
 
 mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "laplace3d: output CSR is NULL");
   memset(out, 0, sizeof *out);
-  int64_t rows;
-  MISPC_TRY(grid_size(ctx, "laplace3d", n, 3, 1, &rows));
-  static const stencil_pt pts[] = {{0, 0, -1, -1.0}, {0, -1, 0, -1.0}, {-1, 0, 0, -1.0},
-                                   {0, 0, 0, 6.0},   {1, 0, 0, -1.0},  {0, 1, 0, -1.0},
-                                   {0, 0, 1, -1.0}};
-  return build_stencil(ctx, n, n, n, pts, 7, 1, out);
+  return build_named(ctx, "laplace3d", n, out);
 }
 
 /* -div(K grad u) with K = R(theta) diag(1, eps) R(theta)^T (so theta = 0 is
@@ -118,6 +188,7 @@ mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out) 
  * For theta = 0, K12 = 0 exactly and the corners are dropped (5 points). */
 mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
                                mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso2d: output CSR is NULL");
   memset(out, 0, sizeof *out);
   if (!(eps > 0) || !isfinite(eps))
@@ -144,6 +215,7 @@ mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double
 
 /* 7 points: coupling 1 in x and y, eps in z; diagonal 4 + 2*eps. */
 mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso3d: output CSR is NULL");
   memset(out, 0, sizeof *out);
   if (!(eps > 0) || !isfinite(eps))
@@ -158,24 +230,15 @@ mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_
 }
 
 mispc_status mispc_gen_grid2d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "grid2d: output CSR is NULL");
   memset(out, 0, sizeof *out);
-  int64_t rows;
-  MISPC_TRY(grid_size(ctx, "grid2d", n, 2, 1, &rows));
-  static const stencil_pt pts[] = {{0, -1, 0, 0}, {-1, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}};
-  return build_stencil(ctx, n, n, 1, pts, 4, 0, out);
+  return build_named(ctx, "grid2d", n, out);
 }
 
 mispc_status mispc_gen_grid3d27(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "grid3d27: output CSR is NULL");
   memset(out, 0, sizeof *out);
-  int64_t rows;
-  MISPC_TRY(grid_size(ctx, "grid3d27", n, 3, 1, &rows));
-  stencil_pt pts[26];
-  int m = 0;
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx)
-        if (dx || dy || dz) pts[m++] = (stencil_pt){dx, dy, dz, 0.0};
-  return build_stencil(ctx, n, n, n, pts, m, 0, out);
+  return build_named(ctx, "grid3d27", n, out);
 }

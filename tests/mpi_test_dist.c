@@ -235,6 +235,44 @@ static void test_identity(void) {
   mispc_context_destroy(ctx);
 }
 
+static int same_csr(const mispc_csr *a, const mispc_csr *b) {
+  if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz) return 0;
+  if (memcmp(a->rowptr, b->rowptr, sizeof(int64_t) * (size_t)(a->nrows + 1))) return 0;
+  if (a->nnz && memcmp(a->colidx, b->colidx, sizeof(int32_t) * (size_t)a->nnz)) return 0;
+  if (!a->values != !b->values) return 0;
+  return !a->values || !memcmp(a->values, b->values, sizeof(double) * (size_t)a->nnz);
+}
+
+/* Stencil generators make each rank's own rows: the same rows as the whole
+ * generator's, cut to the even split. */
+static void test_row_generators(void) {
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  const char *specs[] = {"gen:laplace2d:23", "gen:laplace3d:9", "gen:grid2d:20", "gen:grid3d27:7",
+                         "gen:path:101"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
+    mispc_csr A;
+    mispc_dist_csr D, R;
+    CHECK_OK(ctx, mispc_load(ctx, specs[i], &A));
+    int64_t r0 = A.nrows * rank_ / nranks_, r1 = A.nrows * (rank_ + 1) / nranks_;
+    CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, specs[i], 0, &D));
+    CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &R));
+    CHECK_MSG(D.rstart == r0 && D.rend == r1 && D.nglobal == A.nrows &&
+                  same_csr(&D.diag, &R.diag) && same_csr(&D.offd, &R.offd) &&
+                  D.nghost == R.nghost &&
+                  !memcmp(D.garray, R.garray, sizeof(int64_t) * (size_t)D.nghost),
+              "%s: generated rows differ from the whole generator's on rank %d", specs[i], rank_);
+    mispc_dist_csr_free(ctx, &D);
+    mispc_dist_csr_free(ctx, &R);
+    mispc_csr_free(ctx, &A);
+  }
+  mispc_dist_csr D;
+  CHECK_STATUS(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace3d:0", 0, &D),
+               MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, "/no/such/file.mtx", 0, &D), MISPC_ERR_IO);
+  mispc_context_destroy(ctx);
+}
+
 /* Bad input on one rank gives the same error on every rank (and no hang). */
 static void test_errors(void) {
   mispc_context *ctx;
@@ -287,6 +325,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
   if (rank_ != 0) freopen("/dev/null", "w", stdout);
   RUN_TEST(test_identity);
+  RUN_TEST(test_row_generators);
   RUN_TEST(test_errors);
   int failed = test_failed_, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

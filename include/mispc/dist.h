@@ -76,6 +76,15 @@ MISPC_API mispc_status mispc_dist_csr_from_rows(mispc_context *ctx, MPI_Comm com
 MISPC_API mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_csr *src,
                                            mispc_memspace mem, mispc_dist_csr *dst);
 
+/* Loads a graph spec (file or gen:..., as mispc_load) split into even row
+ * ranges (rank p owns rows [n p / P, n (p + 1) / P)). Stencil generators
+ * (gen:laplace2d, laplace3d, grid2d, grid3d27, path) make each rank's own
+ * rows, so no rank holds the whole graph; every other spec is read whole on
+ * every rank and cut (for inputs that fit one node). symmetrize: use the
+ * pattern of A + A^T. */
+MISPC_API mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec,
+                                       int symmetrize, mispc_dist_csr *out);
+
 MISPC_API void mispc_dist_csr_free(mispc_context *ctx, mispc_dist_csr *g);
 
 /* Traffic of the halo exchanges since the graph was built (this rank). */

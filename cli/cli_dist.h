@@ -1,0 +1,20 @@
+/* The command-line tool under mpiexec (cmd_dist.c) and the order-free result
+ * checksums that let a user compare runs on different rank counts. */
+#ifndef MISPC_CLI_DIST_H
+#define MISPC_CLI_DIST_H
+
+#include <stdint.h>
+
+/* Sum over vertices v = first .. first + n - 1 of hash(v, label of v): the
+ * same for any split of the vertices, so per-rank sums add up to the
+ * one-process value. */
+uint64_t cli_checksum_u8(int64_t first, int64_t n, const uint8_t *label);
+uint64_t cli_checksum_i32(int64_t first, int64_t n, const int32_t *label);
+
+/* 1 when the tool runs under mpiexec (Open MPI, MPICH/PMI or PMIx
+ * environment) or --dist is among the arguments, and mispc has MPI. */
+int cli_dist_requested(int argc, char **argv);
+/* mis | color | coarsen on a distributed graph: cmd is argv[0]. */
+int cmd_dist(int argc, char **argv);
+
+#endif
