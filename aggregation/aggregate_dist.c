@@ -187,6 +187,25 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
   return mispc_dist_agree(ctx, g->comm, s);
 }
 
+/* One rank: mispc_aggregate on the diagonal block (its labels by contract;
+ * on the GPU for device graphs), labels copied to the host. */
+static mispc_status one_rank(mispc_context *ctx, const mispc_dist_csr *g, mispc_agg_options *o,
+                             int32_t *agg, mispc_dist_agg_info *info) {
+  mispc_aggregates a;
+  o->mis.skip_validation = 1;
+  mispc_status s = mispc_aggregate(ctx, &g->diag, o, &a);
+  if (!s) s = mispc_mem_copy(ctx, agg, MISPC_MEM_HOST, a.agg, a.mem, sizeof(int32_t) * (size_t)a.n);
+  if (!s && info) {
+    info->naggs = a.naggs;
+    for (int k = 0; k < 3; ++k)
+      info->phase_aggs[k] = a.phase_aggs[k], info->phase_done[k] = a.phase_done[k];
+    info->mis_rounds[0] = a.mis_rounds[0];
+    info->mis_rounds[1] = a.mis_rounds[1];
+  }
+  mispc_aggregates_free(ctx, &a);
+  return s;
+}
+
 mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
                                   const mispc_agg_options *opt, int32_t *agg,
                                   mispc_dist_agg_info *info) {
@@ -205,6 +224,13 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
                      (int)o.algo);
   else if (!agg && w.nloc > 0)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_aggregate: output is NULL");
+  int P = 0;
+  MPI_Comm_size(g->comm, &P);
+  if (!s && P == 1) /* the whole graph, global ids as local ids */
+    return one_rank(ctx, g, &o, agg, info);
+  if (!s && g->diag.mem != MISPC_MEM_HOST)
+    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                     "mispc_dist_aggregate: device graphs on several ranks are not supported yet");
   s = mispc_dist_agree(ctx, g->comm, s);
   if (s) return s;
   uint8_t *set = (uint8_t *)malloc((size_t)w.nloc + 1),

@@ -165,9 +165,22 @@ mispc_status mispc_dist_color(mispc_context *ctx, const mispc_dist_csr *g,
   else if (o.recolor < 0 || o.recolor > MISPC_COLORING_MAX_RECOLOR)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_color: recolor must be in [0, %d]",
                      MISPC_COLORING_MAX_RECOLOR);
-  else if (g->diag.mem != MISPC_MEM_HOST)
+  int P = 0;
+  MPI_Comm_size(g->comm, &P);
+  if (!s && P == 1) { /* the whole graph, global ids as local ids: mispc_color's colors */
+    mispc_coloring c;
+    o.mis.skip_validation = 1;
+    s = mispc_color(ctx, &g->diag, &o, &c);
+    if (!s)
+      s = mispc_mem_copy(ctx, color, MISPC_MEM_HOST, c.color, c.mem,
+                         sizeof(int32_t) * (size_t)nloc);
+    if (!s) *ncolors = c.ncolors;
+    mispc_coloring_free(ctx, &c);
+    return s;
+  }
+  if (!s && g->diag.mem != MISPC_MEM_HOST)
     s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
-                     "mispc_dist_color: device graphs are not supported yet");
+                     "mispc_dist_color: device graphs on several ranks are not supported yet");
   s = mispc_dist_agree(ctx, g->comm, s);
   if (s) return s;
   int32_t *gcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));

@@ -43,6 +43,16 @@ static mispc_status check_graph(mispc_context *ctx, const mispc_dist_csr *g) {
   return MISPC_SUCCESS;
 }
 
+/* One rank holds the whole graph in its diagonal block with global ids as
+ * local ids: the one-process kernels give the same set and rounds (their
+ * contract), without the halo machinery. MIS-1 asks for rounds so that the
+ * GPU reports them too (its sync-free pass gives the same set, no count). */
+static int one_rank(const mispc_dist_csr *g) {
+  int P = 0;
+  MPI_Comm_size(g->comm, &P);
+  return P == 1;
+}
+
 mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
                              const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                              mispc_mis_result *res) {
@@ -50,6 +60,13 @@ mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
   mispc_mis_options o;
   MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 1, "mispc_dist_mis1"));
   mispc_mis_result r = {0, 0};
+  if (one_rank(g)) {
+    o.skip_validation = 1; /* the distributed path does not validate either */
+    if (!o.max_rounds) o.max_rounds = MIS1_MAX_ROUNDS;
+    mispc_status s = mispc_mis1_subset(ctx, &g->diag, &o, subset, in_set, &r);
+    if (res) *res = r;
+    return s;
+  }
   const int mode = mis1_key_mode(o.priority);
   mispc_status s = g->diag.mem == MISPC_MEM_DEVICE
                        ? mispc_dist_mis1_cuda(ctx, g, &o, mode, subset, in_set, &r)
@@ -65,6 +82,12 @@ mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr *g,
   mispc_mis_options o;
   MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 2, "mispc_dist_mis2"));
   mispc_mis_result r = {0, 0};
+  if (one_rank(g)) {
+    o.skip_validation = 1;
+    mispc_status s = mispc_mis2_subset(ctx, &g->diag, &o, subset, in_set, &r);
+    if (res) *res = r;
+    return s;
+  }
   const int per_round = o.priority != MISPC_PRIORITY_HASH;
   mispc_status s = g->diag.mem == MISPC_MEM_DEVICE
                        ? mispc_dist_mis2_cuda(ctx, g, &o, per_round, subset, in_set, &r)

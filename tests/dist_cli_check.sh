@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The CLI under mpiexec: equal checksums for 1, 3 and 4 ranks (and for one
+# process without mpiexec where the command prints one), on generated and
+# file inputs; and per-rank peak memory that falls as ranks are added.
+#   dist_cli_check.sh MISPC MPIEXEC DATA_DIR
+set -uo pipefail
+mispc=$1 mpiexec=$2 data=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+fail=0
+sum_of() { grep -o 'checksum [0-9a-f]*' <<<"$1" | awk '{print $2}'; }
+run() { # NP ARGS... -> output (fails the test on a non-zero exit)
+  local np=$1; shift
+  local out
+  if ! out=$("$mpiexec" --oversubscribe -n "$np" "$mispc" "$@" 2>&1); then
+    echo "FAIL: mpiexec -n $np mispc $*" >&2
+    echo "$out" >&2
+    fail=1
+  fi
+  echo "$out"
+}
+cases=(
+  "mis gen:laplace3d:30 -k 1"
+  "mis gen:laplace3d:30 -k 2"
+  "mis gen:grid3d27:20 -k 2 --seed 5"
+  "mis $data/delaunay_n14.mtx -k 2"
+  "color gen:laplace2d:60"
+  "color $data/fe_4elt2.metis.graph --algo greedy"
+  "coarsen gen:laplace3d:30"
+  "coarsen $data/bcsstk13.mtx --algo mis2basic --symmetrize"
+)
+for c in "${cases[@]}"; do
+  # shellcheck disable=SC2086
+  a=$(sum_of "$(run 1 $c)"); b=$(sum_of "$(run 3 $c)"); d=$(sum_of "$(run 4 $c)")
+  if [ -z "$a" ] || [ "$a" != "$b" ] || [ "$a" != "$d" ]; then
+    echo "FAIL: $c: checksums 1/3/4 ranks: '$a' '$b' '$d'" >&2
+    fail=1
+  else
+    echo "ok: $c: checksum $a on 1, 3 and 4 ranks"
+  fi
+  # shellcheck disable=SC2086
+  one=$("$mispc" $c --host 2>&1 | grep -o 'checksum [0-9a-f]*' | awk '{print $2}')
+  if [ -n "$one" ] && [ "$one" != "$a" ]; then
+    echo "FAIL: $c: one process prints checksum $one, mpiexec $a" >&2
+    fail=1
+  fi
+done
+# Nothing is gathered: a rank's peak memory falls with more ranks.
+m1=$(run 1 mis gen:laplace3d:80 -k 2 --no-verify | sed -n 's/^peak memory a rank: \([0-9.]*\) MiB max.*/\1/p')
+m4=$(run 4 mis gen:laplace3d:80 -k 2 --no-verify | sed -n 's/^peak memory a rank: \([0-9.]*\) MiB max.*/\1/p')
+if [ -z "$m1" ] || [ -z "$m4" ] || ! awk -v a="$m1" -v b="$m4" 'BEGIN{exit !(b < 0.6 * a)}'; then
+  echo "FAIL: peak memory a rank on gen:laplace3d:80: 1 rank $m1 MiB, 4 ranks $m4 MiB" >&2
+  fail=1
+else
+  echo "ok: peak memory a rank on gen:laplace3d:80: 1 rank $m1 MiB, 4 ranks $m4 MiB"
+fi
+# A bad input fails on every rank with one message and a non-zero exit, no hang.
+out=$("$mpiexec" --oversubscribe -n 3 "$mispc" mis "$data/missing.mtx" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] || ! grep -q "missing.mtx" <<<"$out"; then
+  echo "FAIL: missing input under mpiexec: exit $rc, output: $out" >&2
+  fail=1
+else
+  echo "ok: missing input under mpiexec exits $rc with: $(grep -m1 missing.mtx <<<"$out")"
+fi
+exit $fail
