@@ -14,6 +14,7 @@ void mispc_agg_options_default(mispc_agg_options *opt) {
 }
 
 void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a) {
+  if (!ctx) return;
   if (!a) return;
   mispc_pool_free(ctx, a->mem, a->agg);
   mispc_pool_free(ctx, a->mem, a->root);
@@ -24,6 +25,7 @@ void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a) {
 
 mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
                              const mispc_agg_options *opt, mispc_aggregates *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_aggregate: output is NULL");
   memset(out, 0, sizeof *out);
   mispc_agg_options o;
@@ -46,11 +48,10 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   a.n = n;
   a.mem = graph->mem;
   uint8_t *set = NULL, *mask = NULL;
-  mispc_status s =
-      mispc_pool_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.agg, "aggregate ids");
-  if (!s) s = mispc_pool_alloc(ctx, a.mem, (size_t)n * 4 + 4, (void **)&a.root, "aggregate roots");
-  if (!s) s = mispc_pool_alloc(ctx, a.mem, (size_t)n + 1, (void **)&set, "MIS-2 membership");
-  if (!s) s = mispc_pool_alloc(ctx, a.mem, (size_t)n + 1, (void **)&mask, "unaggregated mask");
+  mispc_status s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 4, (void **)&a.agg, "aggregate ids");
+  if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 4, (void **)&a.root, "aggregate roots");
+  if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 1, (void **)&set, "MIS-2 membership");
+  if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 1, (void **)&mask, "unaggregated mask");
   mispc_mis_result r = {0, 0};
   /* Phase 1: roots = MIS-2(G); each takes its neighbours. */
   double t = mispc_wtime();
@@ -95,6 +96,7 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
 
 mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double theta,
                                   int block_size, mispc_csr *S) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!S) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_strength_graph: output is NULL");
   memset(S, 0, sizeof *S);
   MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
@@ -116,6 +118,7 @@ mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double
 
 mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
                                 const mispc_aggregates *a, mispc_csr *coarse) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!coarse) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_coarse_graph: NULL output");
   memset(coarse, 0, sizeof *coarse);
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));

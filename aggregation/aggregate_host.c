@@ -50,7 +50,7 @@ mispc_status agg_phase1_host(mispc_context *ctx, const mispc_csr *g, const uint8
                              int32_t *agg, int32_t *root, int64_t *naggs) {
   int64_t n = g->nrows;
   int nt = host_threads(ctx), nchunks = scan_chunks(nt, n);
-  int64_t *cc = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)nchunks, "scan chunks");
+  int64_t *cc = (int64_t *)mispc_host_alloc_n(ctx, nchunks, sizeof(int64_t), "scan chunks");
   if (!cc) return MISPC_ERR_ALLOC;
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) agg[v] = -1;
@@ -88,8 +88,8 @@ mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8
                              int32_t *agg, int32_t *root, int64_t *naggs) {
   int64_t n = g->nrows, base = *naggs;
   int nt = host_threads(ctx), nchunks = scan_chunks(nt, n);
-  uint8_t *flag = (uint8_t *)mispc_host_alloc(ctx, (size_t)n, "phase-2 flags");
-  int64_t *cc = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)nchunks, "scan chunks");
+  uint8_t *flag = (uint8_t *)mispc_host_alloc_n(ctx, n, 1, "phase-2 flags");
+  int64_t *cc = (int64_t *)mispc_host_alloc_n(ctx, nchunks, sizeof(int64_t), "scan chunks");
   if (!flag || !cc) {
     free(flag);
     free(cc);
@@ -149,7 +149,7 @@ mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *ag
   int64_t n = g->nrows;
   int nt = host_threads(ctx);
   /* Tentative labels: the labels as on entry, read-only below. */
-  int32_t *tent = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)n, "tentative labels");
+  int32_t *tent = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "tentative labels");
   int64_t *size = basic ? NULL : (int64_t *)calloc((size_t)naggs + 1, sizeof(int64_t));
   if (!tent || (!basic && !size)) {
     free(tent);

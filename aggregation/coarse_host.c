@@ -27,12 +27,12 @@ mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32
                         (long long)bad, agg[bad], (long long)naggs);
   /* Members per aggregate (counting sort). */
   int64_t *off = (int64_t *)calloc((size_t)naggs + 2, sizeof(int64_t));
-  int32_t *mem = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)n, "members");
+  int32_t *mem = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "members");
   mispc_csr C = {naggs, naggs, 0, NULL, NULL, NULL, MISPC_MEM_HOST, 1};
   mispc_status s = off && mem ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   if (!s)
-    s = mispc_mem_alloc(ctx, MISPC_MEM_HOST, sizeof(int64_t) * (size_t)(naggs + 1),
-                        (void **)&C.rowptr, "coarse row offsets");
+    s = mispc_mem_alloc_n(ctx, MISPC_MEM_HOST, naggs + 1, sizeof(int64_t), (void **)&C.rowptr,
+                          "coarse row offsets");
   if (s) {
     free(off);
     free(mem);
@@ -76,8 +76,8 @@ mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32
     if (pass == 0 && !failed) {
       for (int64_t c = 0; c < naggs; ++c) C.rowptr[c + 1] += C.rowptr[c];
       C.nnz = C.rowptr[naggs];
-      if (mispc_mem_alloc(ctx, MISPC_MEM_HOST, sizeof(int32_t) * (size_t)C.nnz, (void **)&C.colidx,
-                          "coarse columns"))
+      if (mispc_mem_alloc_n(ctx, MISPC_MEM_HOST, C.nnz, sizeof(int32_t), (void **)&C.colidx,
+                            "coarse columns"))
         failed = 1;
     }
   }

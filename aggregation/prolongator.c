@@ -14,6 +14,7 @@
 mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
                                          int block_size, int k, const double *B, mispc_csr *P,
                                          double *Bc) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!P) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "tentative prolongator: P is NULL");
   memset(P, 0, sizeof *P);
   if (!a || a->n < 0 || a->naggs < 0 || (a->n > 0 && !a->agg))
@@ -37,10 +38,9 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
   /* Labels on the host. */
   int32_t *agg = a->agg, *own = NULL;
   if (a->mem == MISPC_MEM_DEVICE) {
-    own = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)n, "aggregate ids");
+    own = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "aggregate ids");
     if (!own) return MISPC_ERR_ALLOC;
-    mispc_status s =
-        mispc_mem_copy(ctx, own, MISPC_MEM_HOST, a->agg, a->mem, sizeof(int32_t) * (size_t)n);
+    mispc_status s = mispc_mem_copy_n(ctx, own, MISPC_MEM_HOST, a->agg, a->mem, n, sizeof(int32_t));
     if (s) {
       free(own);
       return s;
@@ -49,7 +49,7 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
   }
   /* Members per aggregate in increasing node id (counting sort). */
   int64_t *off = (int64_t *)calloc((size_t)na + 2, sizeof(int64_t));
-  int32_t *mem = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)n, "members");
+  int32_t *mem = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "members");
   mispc_status s = (!off || !mem) ? MISPC_ERR_ALLOC : MISPC_SUCCESS;
   for (int64_t v = 0; v < n && !s; ++v)
     if (agg[v] < 0 || agg[v] >= na)
@@ -141,6 +141,7 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
 
 mispc_status mispc_rigid_body_modes(mispc_context *ctx, int64_t nnodes, const double *xyz,
                                     double *B) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (nnodes < 0 || (nnodes > 0 && (!xyz || !B)))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_rigid_body_modes: negative size or NULL array");

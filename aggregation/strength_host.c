@@ -45,8 +45,8 @@ mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double th
   trp = (int64_t *)calloc((size_t)nn + 2, sizeof(int64_t));
   if (!keep_all) diag = (double *)malloc(sizeof(double) * (size_t)(n + 1));
   if (!drp || !trp || (!keep_all && !diag) ||
-      mispc_mem_alloc(ctx, MISPC_MEM_HOST, sizeof(int64_t) * (size_t)(nn + 1), (void **)&R.rowptr,
-                      "strength row offsets"))
+      mispc_mem_alloc_n(ctx, MISPC_MEM_HOST, nn + 1, sizeof(int64_t), (void **)&R.rowptr,
+                        "strength row offsets"))
     failed = 1;
   if (!failed && !keep_all) {
     /* a_ii: stored diagonal entries summed (duplicates add up as everywhere
@@ -116,8 +116,8 @@ mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double th
           merge_rows(dci + drp[I], drp[I + 1] - drp[I], tci + trp[I], trp[I + 1] - trp[I], NULL);
     for (int64_t I = 0; I < nn; ++I) R.rowptr[I + 1] += R.rowptr[I];
     R.nnz = R.rowptr[nn];
-    if (mispc_mem_alloc(ctx, MISPC_MEM_HOST, sizeof(int32_t) * (size_t)R.nnz, (void **)&R.colidx,
-                        "strength columns"))
+    if (mispc_mem_alloc_n(ctx, MISPC_MEM_HOST, R.nnz, sizeof(int32_t), (void **)&R.colidx,
+                          "strength columns"))
       failed = 1;
   }
   if (!failed) {

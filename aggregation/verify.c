@@ -36,16 +36,14 @@ static mispc_status host_aggs_get(mispc_context *ctx, const mispc_aggregates *a,
     return MISPC_SUCCESS;
   }
   h->owned = 1;
-  h->agg = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)a->n, "aggregate ids");
-  h->root = with_root ? (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)a->naggs,
-                                                    "aggregate roots")
-                      : NULL;
+  h->agg = (int32_t *)mispc_host_alloc_n(ctx, a->n, sizeof(int32_t), "aggregate ids");
+  h->root = with_root
+                ? (int32_t *)mispc_host_alloc_n(ctx, a->naggs, sizeof(int32_t), "aggregate roots")
+                : NULL;
   mispc_status s = (!h->agg || (with_root && !h->root)) ? MISPC_ERR_ALLOC : MISPC_SUCCESS;
-  if (!s)
-    s = mispc_mem_copy(ctx, h->agg, MISPC_MEM_HOST, a->agg, a->mem, sizeof(int32_t) * (size_t)a->n);
+  if (!s) s = mispc_mem_copy_n(ctx, h->agg, MISPC_MEM_HOST, a->agg, a->mem, a->n, sizeof(int32_t));
   if (!s && with_root)
-    s = mispc_mem_copy(ctx, h->root, MISPC_MEM_HOST, a->root, a->mem,
-                       sizeof(int32_t) * (size_t)a->naggs);
+    s = mispc_mem_copy_n(ctx, h->root, MISPC_MEM_HOST, a->root, a->mem, a->naggs, sizeof(int32_t));
   if (s) host_aggs_free(h);
   return s;
 }
@@ -64,6 +62,7 @@ static mispc_status check_aggs_desc(mispc_context *ctx, const mispc_aggregates *
 
 mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph,
                                       const mispc_aggregates *a) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   MISPC_TRY(check_aggs_desc(ctx, a, "verify aggregation"));
   if (graph->nrows != graph->ncols)
@@ -95,8 +94,8 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
   uint8_t *seen = NULL;
   if (!s) {
     off = (int64_t *)calloc((size_t)na + 2, sizeof(int64_t));
-    members = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)n, "aggregate members");
-    queue = (int32_t *)mispc_host_alloc(ctx, sizeof(int32_t) * (size_t)n, "BFS queue");
+    members = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "aggregate members");
+    queue = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "BFS queue");
     seen = (uint8_t *)calloc((size_t)n + 1, 1);
     if (!off || !members || !queue || !seen)
       s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory verifying an aggregation");
@@ -230,6 +229,7 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
 
 mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_aggregates *a,
                                     mispc_agg_stats *st) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!st) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_aggregates_stats: NULL output");
   memset(st, 0, sizeof *st);
   MISPC_TRY(check_aggs_desc(ctx, a, "mispc_aggregates_stats"));

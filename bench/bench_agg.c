@@ -35,13 +35,13 @@ int cmd_bench_agg(int argc, char **argv) {
   for (int a = 2; a < argc; ++a) {
     const char *s = argv[a];
     int more = a + 1 < argc;
-    if (!strcmp(s, "--reps") && more)
-      reps = atoi(argv[++a]);
-    else if (!strcmp(s, "--theta") && more)
-      theta = atof(argv[++a]);
-    else if (!strcmp(s, "--block-size") && more)
-      bs_opt = atoi(argv[++a]);
-    else if (!strcmp(s, "--algo") && more) {
+    if (!strcmp(s, "--reps") && more) {
+      if (!cli_parse_i("bench agg", "--reps", argv[++a], 1, 1000000, &reps)) return 2;
+    } else if (!strcmp(s, "--theta") && more) {
+      if (!cli_parse_real("bench agg", "--theta", argv[++a], 0, 1e300, &theta)) return 2;
+    } else if (!strcmp(s, "--block-size") && more) {
+      if (!cli_parse_i("bench agg", "--block-size", argv[++a], 1, 1 << 20, &bs_opt)) return 2;
+    } else if (!strcmp(s, "--algo") && more) {
       const char *v = argv[++a];
       if (!strcmp(v, "mis2agg"))
         algo = MISPC_AGG_MIS2AGG;

@@ -34,26 +34,18 @@ int cmd_bench_gs(int argc, char **argv) {
   for (int a = 2; a < argc; ++a) {
     const char *s = argv[a];
     int more = a + 1 < argc;
-    if (!strcmp(s, "--reps") && more)
-      reps = atoi(argv[++a]);
-    else if (!strcmp(s, "-v") || !strcmp(s, "-vv"))
+    if (!strcmp(s, "--reps") && more) {
+      if (!cli_parse_i("bench gs", "--reps", argv[++a], 1, 1000000, &reps)) return 2;
+    } else if (!strcmp(s, "-v") || !strcmp(s, "-vv"))
       verbose = (int)strlen(s) - 1;
     else if (!strcmp(s, "--block-size") && more) {
-      block_size = atoi(argv[++a]);
-      if (block_size < 1) {
-        fprintf(stderr, "mispc bench gs: --block-size takes a positive number of rows\n");
-        return 2;
-      }
+      if (!cli_parse_i("bench gs", "--block-size", argv[++a], 1, 1 << 20, &block_size)) return 2;
     } else if (!strcmp(s, "--recolor") && more) {
-      recolor = atoi(argv[++a]);
-      if (recolor < 0 || recolor > MISPC_COLORING_MAX_RECOLOR) {
-        fprintf(stderr, "mispc bench gs: --recolor takes 0 to %d passes\n",
-                MISPC_COLORING_MAX_RECOLOR);
+      if (!cli_parse_i("bench gs", "--recolor", argv[++a], 0, MISPC_COLORING_MAX_RECOLOR, &recolor))
         return 2;
-      }
-    } else if (!strcmp(s, "--omega") && more)
-      omega = atof(argv[++a]);
-    else if (!strcmp(s, "--coloring") && more) {
+    } else if (!strcmp(s, "--omega") && more) {
+      if (!cli_parse_real("bench gs", "--omega", argv[++a], 0, 2, &omega)) return 2;
+    } else if (!strcmp(s, "--coloring") && more) {
       const char *v = argv[++a];
       if (strcmp(v, "mis") && strcmp(v, "greedy")) {
         fprintf(stderr, "mispc bench gs: --coloring takes mis or greedy, not '%s'\n", v);

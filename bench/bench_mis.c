@@ -1,5 +1,6 @@
 /* mispc bench mis1|mis2: MIS kernels timed against one cuSPARSE SpMV on the
  * same graph in the same run (see docs/BENCHMARKS.md). */
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,11 +80,11 @@ int cmd_bench(int argc, char **argv) {
   for (int a = 2; a < argc; ++a) {
     const char *s = argv[a];
     int more = a + 1 < argc;
-    if (!strcmp(s, "--reps") && more)
-      reps = atoi(argv[++a]);
-    else if (!strcmp(s, "--warmup") && more)
-      warmup = atoi(argv[++a]);
-    else if (!strcmp(s, "--json") && more)
+    if (!strcmp(s, "--reps") && more) {
+      if (!cli_parse_i("bench", "--reps", argv[++a], 1, 1000000, &reps)) return 2;
+    } else if (!strcmp(s, "--warmup") && more) {
+      if (!cli_parse_i("bench", "--warmup", argv[++a], 0, 1000000, &warmup)) return 2;
+    } else if (!strcmp(s, "--json") && more)
       json = argv[++a];
     else if (!strcmp(s, "--ablation"))
       ablation = 1;
@@ -91,9 +92,11 @@ int cmd_bench(int argc, char **argv) {
       host_timing = 1;
     else if (!strcmp(s, "--symmetrize"))
       symmetrize = 1;
-    else if (!strcmp(s, "--seed") && more)
-      base.seed = strtoull(argv[++a], NULL, 10);
-    else if (!strcmp(s, "--priority") && more) {
+    else if (!strcmp(s, "--seed") && more) {
+      unsigned long long v;
+      if (!cli_parse_u64("bench", "--seed", argv[++a], &v)) return 2;
+      base.seed = v;
+    } else if (!strcmp(s, "--priority") && more) {
       if (!parse_priority(argv[++a], &base.priority)) {
         fprintf(stderr, "mispc bench: unknown priority '%s'\n", argv[a]);
         return 2;
@@ -158,7 +161,10 @@ int cmd_bench(int argc, char **argv) {
          "entries", "rounds", "gpuR", "set", "%|V|", "ms", "spmv32ms", "spmv64ms", "xSpMV",
          "check");
   FILE *jf = json ? fopen(json, "w") : NULL;
-  if (json && !jf) perror(json);
+  if (json && !jf) {
+    fprintf(stderr, "mispc bench: cannot write %s: %s\n", json, strerror(errno));
+    return 1;
+  }
   if (jf) fprintf(jf, "{\"device\": \"%s\", \"kernel\": \"mis%d\", \"results\": [\n", dev, k);
   int first_json = 1, rc = 0;
 
@@ -268,7 +274,7 @@ int cmd_bench(int argc, char **argv) {
   }
   if (jf) {
     fprintf(jf, "\n]}\n");
-    fclose(jf);
+    if (cli_close_output("bench", jf, json)) rc = 1;
   }
   mispc_context_destroy(ctx);
   return rc;

@@ -1,6 +1,75 @@
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+
+/* A number starts with a digit, a sign or a point: no blanks, "inf" or "nan". */
+static int number_start(const char *arg) {
+  return arg &&
+         (arg[0] == '-' || arg[0] == '+' || arg[0] == '.' || (arg[0] >= '0' && arg[0] <= '9'));
+}
+
+int cli_parse_int(const char *cmd, const char *opt, const char *arg, long long lo, long long hi,
+                  long long *out) {
+  char *end = NULL;
+  errno = 0;
+  long long v = number_start(arg) ? strtoll(arg, &end, 10) : 0;
+  if (!number_start(arg) || errno || !end || *end || v < lo || v > hi) {
+    fprintf(stderr, "mispc %s: %s takes an integer from %lld to %lld, got '%s'\n", cmd, opt, lo, hi,
+            arg ? arg : "");
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+int cli_parse_i(const char *cmd, const char *opt, const char *arg, int lo, int hi, int *out) {
+  long long v;
+  if (!cli_parse_int(cmd, opt, arg, lo, hi, &v)) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *arg, unsigned long long *out) {
+  char *end = NULL;
+  errno = 0;
+  int ok = arg && arg[0] >= '0' && arg[0] <= '9'; /* strtoull accepts "-1" */
+  unsigned long long v = ok ? strtoull(arg, &end, 10) : 0;
+  if (!ok || errno || !end || *end) {
+    fprintf(stderr, "mispc %s: %s takes an integer from 0 to %llu, got '%s'\n", cmd, opt,
+            (unsigned long long)UINT64_MAX, arg ? arg : "");
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+int cli_parse_real(const char *cmd, const char *opt, const char *arg, double lo, double hi,
+                   double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = number_start(arg) ? strtod(arg, &end) : 0;
+  if (!number_start(arg) || errno || !end || *end || !isfinite(v) || v < lo || v > hi) {
+    fprintf(stderr, "mispc %s: %s takes a number from %g to %g, got '%s'\n", cmd, opt, lo, hi,
+            arg ? arg : "");
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+int cli_close_output(const char *cmd, FILE *f, const char *path) {
+  int bad = ferror(f);
+  errno = 0;
+  if (fclose(f)) bad = 1;
+  if (!bad) return 0;
+  fprintf(stderr, "mispc %s: cannot write %s: %s\n", cmd, path,
+          errno ? strerror(errno) : "write error");
+  return 1;
+}
 
 int cli_fail(mispc_context *ctx, const char *what, mispc_status s) {
   const char *msg = mispc_context_error(ctx);
@@ -35,7 +104,13 @@ int cli_context(const char *cmd, int verbose, int threads, int *use_gpu, mispc_c
   if (mispc_context_create(ctx)) return 1;
   mispc_context_set_verbosity(*ctx, verbose);
   mispc_context_set_logger(*ctx, cli_log, NULL);
-  mispc_context_set_num_threads(*ctx, threads);
+  mispc_status s = mispc_context_set_num_threads(*ctx, threads);
+  if (s) {
+    cli_fail(*ctx, "--threads", s);
+    mispc_context_destroy(*ctx);
+    *ctx = NULL;
+    return 1;
+  }
   if (*use_gpu < 0) *use_gpu = mispc_have_gpu();
   if (*use_gpu && !mispc_have_gpu()) {
     fprintf(stderr, "mispc %s: --gpu given but no GPU is visible (built with CUDA: %s)\n", cmd,

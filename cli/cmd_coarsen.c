@@ -43,10 +43,7 @@ static int write_labels(mispc_context *ctx, const char *path, const mispc_aggreg
     rc = 1;
   } else {
     for (int64_t v = 0; v < a->n; ++v) fprintf(f, "%d\n", lab[v]);
-    if (fclose(f)) {
-      perror(path);
-      rc = 1;
-    }
+    rc = cli_close_output("coarsen", f, path);
   }
   free(lab);
   return rc;
@@ -76,21 +73,23 @@ int cmd_coarsen(int argc, char **argv) {
         return 2;
       }
     } else if (!strcmp(s, "--levels") && more) {
-      levels = atoi(argv[++a]);
+      if (!cli_parse_i("coarsen", "--levels", argv[++a], 0, 1000, &levels)) return 2;
     } else if (!strcmp(s, "--min-size") && more) {
-      min_size = atoll(argv[++a]);
+      if (!cli_parse_int("coarsen", "--min-size", argv[++a], 0, INT64_MAX, &min_size)) return 2;
     } else if (!strcmp(s, "--theta") && more) {
-      theta = atof(argv[++a]);
+      if (!cli_parse_real("coarsen", "--theta", argv[++a], 0, 1e300, &theta)) return 2;
     } else if (!strcmp(s, "--block-size") && more) {
-      bs = atoi(argv[++a]);
+      if (!cli_parse_i("coarsen", "--block-size", argv[++a], 1, 1 << 20, &bs)) return 2;
     } else if (!strcmp(s, "--seed") && more) {
-      opt.mis.seed = strtoull(argv[++a], NULL, 10);
+      unsigned long long v;
+      if (!cli_parse_u64("coarsen", "--seed", argv[++a], &v)) return 2;
+      opt.mis.seed = v;
     } else if (!strcmp(s, "--host")) {
       use_gpu = 0;
     } else if (!strcmp(s, "--gpu")) {
       use_gpu = 1;
     } else if (!strcmp(s, "--threads") && more) {
-      threads = atoi(argv[++a]);
+      if (!cli_parse_i("coarsen", "--threads", argv[++a], 0, MISPC_MAX_THREADS, &threads)) return 2;
     } else if (!strcmp(s, "--no-verify")) {
       verify = 0;
     } else if (!strcmp(s, "-o") && more) {

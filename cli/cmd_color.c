@@ -34,15 +34,18 @@ int cmd_color(int argc, char **argv) {
     } else if (!strcmp(s, "--largest-first")) {
       o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
     } else if (!strcmp(s, "--recolor") && more) {
-      o.recolor = atoi(argv[++a]);
+      if (!cli_parse_i("color", "--recolor", argv[++a], 0, MISPC_COLORING_MAX_RECOLOR, &o.recolor))
+        return 2;
     } else if (!strcmp(s, "--seed") && more) {
-      o.mis.seed = strtoull(argv[++a], NULL, 10);
+      unsigned long long v;
+      if (!cli_parse_u64("color", "--seed", argv[++a], &v)) return 2;
+      o.mis.seed = v;
     } else if (!strcmp(s, "--host")) {
       use_gpu = 0;
     } else if (!strcmp(s, "--gpu")) {
       use_gpu = 1;
     } else if (!strcmp(s, "--threads") && more) {
-      threads = atoi(argv[++a]);
+      if (!cli_parse_i("color", "--threads", argv[++a], 0, MISPC_MAX_THREADS, &threads)) return 2;
     } else if (!strcmp(s, "-o") && more) {
       outfile = argv[++a];
     } else if (!strcmp(s, "-v")) {
@@ -93,7 +96,7 @@ int cmd_color(int argc, char **argv) {
           rc = 1;
         } else {
           for (int64_t v = 0; v < A.nrows; ++v) fprintf(f, "%d\n", col[v]);
-          if (fclose(f)) rc = 1;
+          rc = cli_close_output("color", f, outfile);
         }
       }
     }

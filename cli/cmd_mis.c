@@ -47,7 +47,7 @@ int cmd_mis(int argc, char **argv) {
       mis_usage(stdout);
       return 0;
     } else if (!strcmp(s, "-k") && more) {
-      k = atoi(argv[++a]);
+      if (!cli_parse_i("mis", "-k", argv[++a], 1, 2, &k)) return 2;
     } else if (!strcmp(s, "-o") && more) {
       outfile = argv[++a];
     } else if (!strcmp(s, "--host")) {
@@ -55,14 +55,16 @@ int cmd_mis(int argc, char **argv) {
     } else if (!strcmp(s, "--gpu")) {
       use_gpu = 1;
     } else if (!strcmp(s, "--seed") && more) {
-      opt.seed = strtoull(argv[++a], NULL, 10);
+      unsigned long long v;
+      if (!cli_parse_u64("mis", "--seed", argv[++a], &v)) return 2;
+      opt.seed = v;
     } else if (!strcmp(s, "--priority") && more) {
       if (!parse_priority(argv[++a], &opt.priority)) {
         fprintf(stderr, "mispc mis: unknown priority '%s'\n", argv[a]);
         return 2;
       }
     } else if (!strcmp(s, "--threads") && more) {
-      threads = atoi(argv[++a]);
+      if (!cli_parse_i("mis", "--threads", argv[++a], 0, MISPC_MAX_THREADS, &threads)) return 2;
     } else if (!strcmp(s, "--symmetrize")) {
       symmetrize = 1;
     } else if (!strcmp(s, "--no-verify")) {
@@ -77,7 +79,8 @@ int cmd_mis(int argc, char **argv) {
       return 2;
     }
   }
-  if (!spec || (k != 1 && k != 2)) {
+  if (!spec) {
+    fprintf(stderr, "mispc mis: no graph given (a file or gen:...)\n");
     mis_usage(stderr);
     return 2;
   }
@@ -133,10 +136,7 @@ int cmd_mis(int argc, char **argv) {
     } else {
       for (int64_t v = 0; v < A.nrows; ++v)
         if (set[v]) fprintf(f, "%lld\n", (long long)v);
-      if (fclose(f)) {
-        perror(outfile);
-        rc = 1;
-      }
+      rc = cli_close_output("mis", f, outfile);
     }
   }
   if (use_gpu) {

@@ -30,6 +30,7 @@ void mispc_coloring_options_default(mispc_coloring_options *opt) {
 }
 
 void mispc_coloring_free(mispc_context *ctx, mispc_coloring *c) {
+  if (!ctx) return;
   if (!c) return;
   mispc_pool_free(ctx, c->mem, c->color);
   memset(c, 0, sizeof *c);
@@ -60,7 +61,7 @@ static int32_t jp_visit(const mispc_csr *g, const uint32_t *key, int32_t *color,
 mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode, uint64_t seed,
                            int32_t *color, int32_t *ncolors) {
   const int64_t n = g->nrows;
-  uint32_t *key = (uint32_t *)mispc_host_alloc(ctx, (size_t)n * 4 + 4, "coloring keys");
+  uint32_t *key = (uint32_t *)mispc_host_alloc_n(ctx, n + 1, 4, "coloring keys");
   if (!key) return MISPC_ERR_ALLOC;
   const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt)
@@ -99,13 +100,13 @@ static mispc_status color_by_mis(mispc_context *ctx, const mispc_csr *graph,
   const int64_t n = graph->nrows;
   uint8_t *left = NULL, *set = NULL;
   c->ncolors = 0;
-  mispc_status s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&left, "uncolored mask");
-  if (!s) s = mispc_pool_alloc(ctx, c->mem, (size_t)n + 1, (void **)&set, "MIS-1 membership");
+  mispc_status s = mispc_pool_alloc_n(ctx, c->mem, n + 1, 1, (void **)&left, "uncolored mask");
+  if (!s) s = mispc_pool_alloc_n(ctx, c->mem, n + 1, 1, (void **)&set, "MIS-1 membership");
   if (!s) { /* all vertices start uncolored */
-    uint8_t *ones = (uint8_t *)mispc_host_alloc(ctx, (size_t)n + 1, "mask");
+    uint8_t *ones = (uint8_t *)mispc_host_alloc_n(ctx, n + 1, 1, "mask");
     if (!ones) s = MISPC_ERR_ALLOC;
     if (!s) memset(ones, 1, (size_t)n);
-    if (!s) s = mispc_mem_copy(ctx, left, c->mem, ones, MISPC_MEM_HOST, (size_t)n);
+    if (!s) s = mispc_mem_copy_n(ctx, left, c->mem, ones, MISPC_MEM_HOST, n, 1);
     free(ones);
   }
   mispc_mis_options o = *mis;
@@ -131,6 +132,7 @@ static mispc_status color_by_mis(mispc_context *ctx, const mispc_csr *graph,
 
 mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
                          const mispc_coloring_options *opt, mispc_coloring *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_color: output is NULL");
   memset(out, 0, sizeof *out);
   mispc_coloring_options o;
@@ -152,7 +154,7 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   MISPC_TRY(mispc_check_graph_shape(ctx, graph, "mispc_color"));
   if (!o.mis.skip_validation) MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
   mispc_coloring c = {graph->nrows, 0, NULL, graph->mem};
-  mispc_status s = mispc_pool_alloc(ctx, c.mem, (size_t)c.n * 4 + 4, (void **)&c.color, "colors");
+  mispc_status s = mispc_pool_alloc_n(ctx, c.mem, c.n + 1, 4, (void **)&c.color, "colors");
   const int mode = mis1_key_mode(o.mis.priority);
   if (!s && c.n > 0) {
     if (o.algo == MISPC_COLORING_GREEDY && c.mem == MISPC_MEM_DEVICE) {
@@ -189,6 +191,7 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
 
 mispc_status mispc_verify_coloring(mispc_context *ctx, const mispc_csr *graph,
                                    const mispc_coloring *c) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   if (!c || c->n != graph->nrows || (c->n && !c->color))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "coloring does not match the graph");
@@ -198,9 +201,8 @@ mispc_status mispc_verify_coloring(mispc_context *ctx, const mispc_csr *graph,
   int32_t *col = c->color;
   mispc_status s = MISPC_SUCCESS;
   if (c->mem == MISPC_MEM_DEVICE) {
-    col = (int32_t *)mispc_host_alloc(ctx, (size_t)n * 4 + 4, "colors copy");
-    s = col ? mispc_mem_copy(ctx, col, MISPC_MEM_HOST, c->color, c->mem, (size_t)n * 4)
-            : MISPC_ERR_ALLOC;
+    col = (int32_t *)mispc_host_alloc_n(ctx, n + 1, 4, "colors copy");
+    s = col ? mispc_mem_copy_n(ctx, col, MISPC_MEM_HOST, c->color, c->mem, n, 4) : MISPC_ERR_ALLOC;
   }
   int64_t *count = s ? NULL : (int64_t *)calloc((size_t)c->ncolors + 1, sizeof(int64_t));
   if (!s && !count) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in verify");

@@ -20,9 +20,9 @@ mispc_status color_greedy(mispc_context *ctx, const mispc_csr *graph, int32_t *c
   /* colors stay below max_degree + 1; mark[c] == v: a lower neighbour of v has c */
   int32_t *col = graph->mem == MISPC_MEM_HOST
                      ? color
-                     : (int32_t *)mispc_host_alloc(ctx, (size_t)n * 4 + 4, "greedy colors");
-  int64_t *mark = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(max_degree + 2),
-                                              "greedy color marks");
+                     : (int32_t *)mispc_host_alloc_n(ctx, n + 1, 4, "greedy colors");
+  int64_t *mark =
+      (int64_t *)mispc_host_alloc_n(ctx, max_degree + 2, sizeof(int64_t), "greedy color marks");
   mispc_status s = col && mark ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   int32_t nc = 0;
   if (!s) {
@@ -35,8 +35,7 @@ mispc_status color_greedy(mispc_context *ctx, const mispc_csr *graph, int32_t *c
       col[v] = c;
       if (c >= nc) nc = c + 1;
     }
-    if (col != color)
-      s = mispc_mem_copy(ctx, color, graph->mem, col, MISPC_MEM_HOST, (size_t)n * 4);
+    if (col != color) s = mispc_mem_copy_n(ctx, color, graph->mem, col, MISPC_MEM_HOST, n, 4);
   }
   if (col != color) free(col);
   free(mark);

@@ -38,8 +38,8 @@ mispc_status color_recolor_host(mispc_context *ctx, const mispc_csr *g, int pass
                                 int32_t *ncolors) {
   const int64_t n = g->nrows;
   const int32_t k = ncolors[0];
-  int32_t *old = (int32_t *)mispc_host_alloc(ctx, (size_t)n * 8 + 8, "recoloring classes");
-  int64_t *ptr = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * ((size_t)k + 1), "classes");
+  int32_t *old = (int32_t *)mispc_host_alloc_n(ctx, n + 1, 8, "recoloring classes");
+  int64_t *ptr = (int64_t *)mispc_host_alloc_n(ctx, k + 1, sizeof(int64_t), "classes");
   mispc_status s = old && ptr ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   int32_t *order = old ? old + n : NULL;
   const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();

@@ -29,6 +29,7 @@ int mispc_gs_recolor_passes(const mispc_gs_options *opt) {
 }
 
 mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mispc_gs **gs) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!gs) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_create: output is NULL");
   *gs = NULL;
   mispc_gs_options o;
@@ -88,6 +89,7 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
 }
 
 void mispc_gs_destroy(mispc_context *ctx, mispc_gs *gs) {
+  if (!ctx) return;
   if (!gs) return;
   release_symbolic(ctx, gs);
   free(gs);
@@ -109,20 +111,20 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
 static mispc_status order_by_color(mispc_context *ctx, mispc_gs *g, int64_t nitems,
                                    const mispc_coloring *c) {
   int64_t *ptr = NULL;
-  mispc_status s = mispc_pool_alloc(ctx, g->mem, (size_t)nitems * 4 + 4, (void **)&g->order,
-                                    "Gauss-Seidel order");
+  mispc_status s =
+      mispc_pool_alloc_n(ctx, g->mem, nitems + 1, 4, (void **)&g->order, "Gauss-Seidel order");
   if (!s)
-    s = mispc_pool_alloc(ctx, g->mem, sizeof(int64_t) * (size_t)(c->ncolors + 1), (void **)&ptr,
-                         "color offsets");
+    s = mispc_pool_alloc_n(ctx, g->mem, c->ncolors + 1, sizeof(int64_t), (void **)&ptr,
+                           "color offsets");
   if (!s)
     s = ON(g->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, nitems, c->color, c->ncolors,
            g->order, ptr);
   if (!s) {
     g->ncolors = c->ncolors;
-    g->color_ptr = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(c->ncolors + 1),
-                                               "color offsets");
-    s = g->color_ptr ? mispc_mem_copy(ctx, g->color_ptr, MISPC_MEM_HOST, ptr, g->mem,
-                                      sizeof(int64_t) * (size_t)(c->ncolors + 1))
+    g->color_ptr =
+        (int64_t *)mispc_host_alloc_n(ctx, c->ncolors + 1, sizeof(int64_t), "color offsets");
+    s = g->color_ptr ? mispc_mem_copy_n(ctx, g->color_ptr, MISPC_MEM_HOST, ptr, g->mem,
+                                        c->ncolors + 1, sizeof(int64_t))
                      : MISPC_ERR_ALLOC;
   }
   mispc_pool_free(ctx, g->mem, ptr);
@@ -130,6 +132,7 @@ static mispc_status order_by_color(mispc_context *ctx, mispc_gs *g, int64_t nite
 }
 
 mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!gs) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_symbolic: NULL handle");
   MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
   if (A->nrows != A->ncols)
@@ -188,8 +191,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_log_phase(ctx, gs->mem, &tp, "aggregation");
     mispc_aggregates rows = aggs; /* aggregate of every row */
     if (!s && use_strength) {
-      s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&dof_agg,
-                           "cluster of each row");
+      s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 4, (void **)&dof_agg, "cluster of each row");
       if (!s) s = ON(gs->mem == MISPC_MEM_DEVICE, gs_expand, ctx, gs->n, bs, aggs.agg, dof_agg);
       rows.n = gs->n;
       rows.agg = dof_agg;
@@ -197,19 +199,18 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     }
     if (!s) {
       gs->nclusters = aggs.naggs;
-      s = mispc_pool_alloc(ctx, gs->mem, sizeof(int64_t) * (size_t)(aggs.naggs + 1),
-                           (void **)&gs->cl_ptr, "cluster offsets");
+      s = mispc_pool_alloc_n(ctx, gs->mem, aggs.naggs + 1, sizeof(int64_t), (void **)&gs->cl_ptr,
+                             "cluster offsets");
     }
     if (!s)
-      s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->cl_rows,
-                           "cluster rows");
+      s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 4, (void **)&gs->cl_rows, "cluster rows");
     if (!s)
       s = ON(gs->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, gs->n, rows.agg,
              (int32_t)aggs.naggs, gs->cl_rows, gs->cl_ptr);
     if (!s)
-      s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 4 + 4, (void **)&gs->row_cluster,
-                           "cluster of each row");
-    if (!s) s = mispc_memcpy(ctx, gs->row_cluster, gs->mem, rows.agg, gs->mem, (size_t)gs->n * 4);
+      s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 4, (void **)&gs->row_cluster,
+                             "cluster of each row");
+    if (!s) s = mispc_mem_copy_n(ctx, gs->row_cluster, gs->mem, rows.agg, gs->mem, gs->n, 4);
     mispc_log_phase(ctx, gs->mem, &tp, "rows by cluster");
     /* With threshold 0 the strength graph is A's node pattern without self
      * loops, so clusters c != d touch in A exactly when their nodes touch in
@@ -234,8 +235,8 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_aggregates_free(ctx, &aggs);
   }
   if (!s && gs->mem == MISPC_MEM_HOST)
-    s = mispc_pool_alloc(ctx, gs->mem, (size_t)gs->n * 8 + 8, (void **)&gs->wdiag,
-                         "omega over the diagonal");
+    s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 8, (void **)&gs->wdiag,
+                           "omega over the diagonal");
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
   mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {
@@ -250,6 +251,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
 }
 
 mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!gs || !gs->have_symbolic)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_gs_numeric: call mispc_gs_symbolic first");
@@ -281,6 +283,7 @@ mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr 
 
 mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, const double *b,
                             double *x, int zero_guess) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!gs || !gs->have_numeric)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_gs_apply: call mispc_gs_symbolic and mispc_gs_numeric first");

@@ -22,6 +22,13 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
   MISPC_TRY(mispc_csr_check_desc(ctx, g, "graph"));
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: membership output is NULL", name);
   MISPC_TRY(mispc_check_graph_shape(ctx, g, name));
+  if (opt->priority != MISPC_PRIORITY_DEFAULT && opt->priority != MISPC_PRIORITY_DEGREE &&
+      opt->priority != MISPC_PRIORITY_HASH && opt->priority != MISPC_PRIORITY_HASH_PER_ROUND &&
+      opt->priority != MISPC_PRIORITY_LARGEST_DEGREE)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "%s: priority %d is not a mispc_priority (DEFAULT, DEGREE, HASH, "
+                        "HASH_PER_ROUND or LARGEST_DEGREE)",
+                        name, (int)opt->priority);
   if (opt && (opt->max_rounds < 0 || opt->max_rounds > MIS1_MAX_ROUNDS))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: max_rounds must be in [0, %d], got %d",
                         name, MIS1_MAX_ROUNDS, opt->max_rounds);
@@ -31,12 +38,14 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
 
 mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   return mispc_mis1_subset(ctx, graph, opt, NULL, in_set, res);
 }
 
 mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
                                const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                                mispc_mis_result *res) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   mispc_mis_options o;
   MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, "mispc_mis1"));
   if (o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
@@ -53,12 +62,14 @@ mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
 
 mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   return mispc_mis2_subset(ctx, graph, opt, NULL, in_set, res);
 }
 
 mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
                                const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                                mispc_mis_result *res) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   mispc_mis_options o;
   MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, "mispc_mis2"));
   if (o.priority == MISPC_PRIORITY_DEGREE || o.priority == MISPC_PRIORITY_LARGEST_DEGREE)
@@ -76,6 +87,7 @@ mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
 
 mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph, const uint8_t *in_set,
                                int32_t *list, int64_t *count) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   if (!in_set || !list || !count)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_mis_to_list: NULL argument");
@@ -93,6 +105,7 @@ mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph, const
  * vertex must be reached by some member's ball (maximality). */
 mispc_status mispc_verify_mis(mispc_context *ctx, const mispc_csr *graph, int k,
                               const uint8_t *in_set) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   if (k != 1 && k != 2)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_verify_mis: k must be 1 or 2, got %d",
@@ -104,9 +117,9 @@ mispc_status mispc_verify_mis(mispc_context *ctx, const mispc_csr *graph, int k,
   uint8_t *set = (uint8_t *)in_set;
   mispc_status s = MISPC_SUCCESS;
   if (graph->mem == MISPC_MEM_DEVICE) {
-    set = (uint8_t *)mispc_host_alloc(ctx, (size_t)n, "membership copy");
+    set = (uint8_t *)mispc_host_alloc_n(ctx, n, 1, "membership copy");
     if (!set) s = MISPC_ERR_ALLOC;
-    if (!s) s = mispc_mem_copy(ctx, set, MISPC_MEM_HOST, in_set, MISPC_MEM_DEVICE, (size_t)n);
+    if (!s) s = mispc_mem_copy_n(ctx, set, MISPC_MEM_HOST, in_set, MISPC_MEM_DEVICE, n, 1);
   }
   /* covered[v]: v is within distance k of a member (members cover themselves). */
   uint8_t *covered = s ? NULL : (uint8_t *)calloc((size_t)n + 1, 1);

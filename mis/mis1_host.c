@@ -51,8 +51,8 @@ mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc
                              mispc_mis_result *res) {
   int64_t n = g->nrows;
   int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
-  uint32_t *status = (uint32_t *)mispc_host_alloc(ctx, (size_t)n * 4, "MIS-1 status");
-  uint32_t *key = (uint32_t *)mispc_host_alloc(ctx, (size_t)n * 4, "MIS-1 keys");
+  uint32_t *status = (uint32_t *)mispc_host_alloc_n(ctx, n, 4, "MIS-1 status");
+  uint32_t *key = (uint32_t *)mispc_host_alloc_n(ctx, n, 4, "MIS-1 keys");
   if (!status || !key) {
     free(status);
     free(key);

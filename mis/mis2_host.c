@@ -21,8 +21,8 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
   int64_t n = g->nrows;
   int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   int idbits = mis2_id_bits(n), wordbits = mis2_word_bits(idbits);
-  uint64_t *T = (uint64_t *)mispc_host_alloc(ctx, (size_t)n * 8, "MIS-2 tuples");
-  uint64_t *M = (uint64_t *)mispc_host_alloc(ctx, (size_t)n * 8, "MIS-2 column minima");
+  uint64_t *T = (uint64_t *)mispc_host_alloc_n(ctx, n, 8, "MIS-2 tuples");
+  uint64_t *M = (uint64_t *)mispc_host_alloc_n(ctx, n, 8, "MIS-2 column minima");
   if (!T || !M) {
     free(T);
     free(M);

@@ -40,9 +40,11 @@ int mispc_context_verbosity(const mispc_context *ctx) {
 }
 
 mispc_status mispc_context_set_num_threads(mispc_context *ctx, int nthreads) {
-  if (!ctx || nthreads < 0)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "number of threads must be >= 0, got %d",
-                        nthreads);
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (nthreads < 0 || nthreads > MISPC_MAX_THREADS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "number of threads must be 0 (OpenMP's default) to %d, got %d",
+                        MISPC_MAX_THREADS, nthreads);
   ctx->nthreads = nthreads;
   return MISPC_SUCCESS;
 }
@@ -94,17 +96,59 @@ void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what) {
   return p;
 }
 
+mispc_status mispc_size_mul(mispc_context *ctx, int64_t count, size_t elem, size_t *bytes,
+                            const char *what) {
+  *bytes = 0;
+  if (count < 0 || (elem && (uint64_t)count > SIZE_MAX / elem))
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "size of %s overflows: %lld elements of %zu bytes",
+                        what ? what : "buffer", (long long)count, elem);
+  *bytes = (size_t)count * elem;
+  return MISPC_SUCCESS;
+}
+
+void *mispc_host_alloc_n(mispc_context *ctx, int64_t count, size_t elem, const char *what) {
+  size_t bytes;
+  if (mispc_size_mul(ctx, count, elem, &bytes, what)) return NULL;
+  return mispc_host_alloc(ctx, bytes, what);
+}
+
+mispc_status mispc_mem_alloc_n(mispc_context *ctx, mispc_memspace mem, int64_t count, size_t elem,
+                               void **p, const char *what) {
+  size_t bytes;
+  *p = NULL;
+  MISPC_TRY(mispc_size_mul(ctx, count, elem, &bytes, what));
+  return mispc_mem_alloc(ctx, mem, bytes, p, what);
+}
+
+mispc_status mispc_pool_alloc_n(mispc_context *ctx, mispc_memspace mem, int64_t count, size_t elem,
+                                void **p, const char *what) {
+  size_t bytes;
+  *p = NULL;
+  MISPC_TRY(mispc_size_mul(ctx, count, elem, &bytes, what));
+  return mispc_pool_alloc(ctx, mem, bytes, p, what);
+}
+
+mispc_status mispc_mem_copy_n(mispc_context *ctx, void *dst, mispc_memspace dst_mem,
+                              const void *src, mispc_memspace src_mem, int64_t count, size_t elem) {
+  size_t bytes;
+  MISPC_TRY(mispc_size_mul(ctx, count, elem, &bytes, "copy"));
+  return mispc_mem_copy(ctx, dst, dst_mem, src, src_mem, bytes);
+}
+
 mispc_status mispc_malloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!p) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_malloc: NULL output pointer");
   return mispc_mem_alloc(ctx, mem, bytes, p, "user buffer");
 }
 
 void mispc_free(mispc_context *ctx, mispc_memspace mem, void *p) {
+  if (!ctx) return;
   mispc_mem_free(ctx, mem, p);
 }
 
 mispc_status mispc_memcpy(mispc_context *ctx, void *dst, mispc_memspace dst_mem, const void *src,
                           mispc_memspace src_mem, size_t bytes) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (bytes && (!dst || !src))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_memcpy: NULL pointer");
   return mispc_mem_copy(ctx, dst, dst_mem, src, src_mem, bytes);

@@ -17,11 +17,13 @@ int mispc_built_with_cuda(void) {
 }
 
 mispc_status mispc_context_set_stream(mispc_context *ctx, void *cuda_stream) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   (void)cuda_stream;
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "mispc was built without CUDA");
 }
 
 mispc_status mispc_context_get_stream(mispc_context *ctx, void **cuda_stream) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (cuda_stream) *cuda_stream = NULL;
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "mispc was built without CUDA");
 }

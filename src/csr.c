@@ -24,6 +24,7 @@ mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const 
 
 mispc_status mispc_csr_alloc(mispc_context *ctx, mispc_memspace mem, int64_t nrows, int64_t ncols,
                              int64_t nnz, int with_values, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
   memset(out, 0, sizeof *out);
   if (nrows < 0 || ncols < 0 || nnz < 0)
@@ -31,14 +32,20 @@ mispc_status mispc_csr_alloc(mispc_context *ctx, mispc_memspace mem, int64_t nro
   if (ncols > INT32_MAX)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%lld columns do not fit 32-bit column indices",
                         (long long)ncols);
+  if (nrows == INT64_MAX)
+    return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%lld rows: row offsets overflow",
+                        (long long)nrows);
+  /* all sizes first: nothing is allocated for a request that cannot fit */
+  size_t bytes;
+  MISPC_TRY(mispc_size_mul(ctx, nrows + 1, sizeof(int64_t), &bytes, "CSR row offsets"));
+  MISPC_TRY(mispc_size_mul(ctx, nnz, sizeof(double), &bytes, "CSR entries"));
   mispc_csr A = {nrows, ncols, nnz, NULL, NULL, NULL, mem, 1};
-  mispc_status s = mispc_mem_alloc(ctx, mem, (size_t)(nrows + 1) * sizeof(int64_t),
-                                   (void **)&A.rowptr, "CSR row offsets");
+  mispc_status s = mispc_mem_alloc_n(ctx, mem, nrows + 1, sizeof(int64_t), (void **)&A.rowptr,
+                                     "CSR row offsets");
   if (!s)
-    s = mispc_mem_alloc(ctx, mem, (size_t)nnz * sizeof(int32_t), (void **)&A.colidx,
-                        "CSR column indices");
+    s = mispc_mem_alloc_n(ctx, mem, nnz, sizeof(int32_t), (void **)&A.colidx, "CSR column indices");
   if (!s && with_values)
-    s = mispc_mem_alloc(ctx, mem, (size_t)nnz * sizeof(double), (void **)&A.values, "CSR values");
+    s = mispc_mem_alloc_n(ctx, mem, nnz, sizeof(double), (void **)&A.values, "CSR values");
   if (s) {
     mispc_csr_free(ctx, &A);
     return s;
@@ -58,6 +65,7 @@ mispc_status mispc_csr_wrap(mispc_memspace mem, int64_t nrows, int64_t ncols, in
 
 mispc_status mispc_widen_int32(mispc_context *ctx, mispc_memspace mem, int64_t n, const int32_t *in,
                                int64_t *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (n < 0 || (n > 0 && (!in || !out)))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_widen_int32: bad size or NULL array");
   if (mem == MISPC_MEM_DEVICE) return mispc_widen_int32_cuda(ctx, n, in, out);
@@ -67,6 +75,7 @@ mispc_status mispc_widen_int32(mispc_context *ctx, mispc_memspace mem, int64_t n
 }
 
 void mispc_csr_free(mispc_context *ctx, mispc_csr *A) {
+  if (!ctx) return;
   if (!A) return;
   if (A->owned) {
     mispc_mem_free(ctx, A->mem, A->rowptr);
@@ -78,20 +87,20 @@ void mispc_csr_free(mispc_context *ctx, mispc_csr *A) {
 
 mispc_status mispc_csr_copy(mispc_context *ctx, const mispc_csr *src, mispc_memspace dst_mem,
                             mispc_csr *dst) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!dst) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "destination CSR is NULL");
   memset(dst, 0, sizeof *dst); /* safe to free after a failure */
   MISPC_TRY(mispc_csr_check_desc(ctx, src, "source CSR"));
   mispc_csr out;
   MISPC_TRY(
       mispc_csr_alloc(ctx, dst_mem, src->nrows, src->ncols, src->nnz, src->values != NULL, &out));
-  mispc_status s = mispc_mem_copy(ctx, out.rowptr, dst_mem, src->rowptr, src->mem,
-                                  (size_t)(src->nrows + 1) * sizeof(int64_t));
+  mispc_status s = mispc_mem_copy_n(ctx, out.rowptr, dst_mem, src->rowptr, src->mem, src->nrows + 1,
+                                    sizeof(int64_t));
   if (!s)
-    s = mispc_mem_copy(ctx, out.colidx, dst_mem, src->colidx, src->mem,
-                       (size_t)src->nnz * sizeof(int32_t));
+    s = mispc_mem_copy_n(ctx, out.colidx, dst_mem, src->colidx, src->mem, src->nnz,
+                         sizeof(int32_t));
   if (!s && src->values)
-    s = mispc_mem_copy(ctx, out.values, dst_mem, src->values, src->mem,
-                       (size_t)src->nnz * sizeof(double));
+    s = mispc_mem_copy_n(ctx, out.values, dst_mem, src->values, src->mem, src->nnz, sizeof(double));
   if (s) {
     mispc_csr_free(ctx, &out);
     return s;

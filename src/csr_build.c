@@ -55,8 +55,7 @@ static int64_t sort_merge_row(int32_t *col, double *val, int64_t d, int drop_dia
 /* Sorts and merges every row in place, then compacts the arrays. */
 static mispc_status sort_and_compact(mispc_context *ctx, mispc_csr *A, int drop_diag) {
   int64_t n = A->nrows;
-  int64_t *newlen =
-      (int64_t *)mispc_host_alloc(ctx, (size_t)(n + 1) * sizeof(int64_t), "row lengths");
+  int64_t *newlen = (int64_t *)mispc_host_alloc_n(ctx, n + 1, sizeof(int64_t), "row lengths");
   if (!n) {
     free(newlen);
     return MISPC_SUCCESS;
@@ -153,6 +152,7 @@ mispc_status mispc_csr_from_coo(mispc_context *ctx, int64_t nrows, int64_t ncols
 }
 
 mispc_status mispc_csr_sort_rows(mispc_context *ctx, mispc_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
   if (A->mem != MISPC_MEM_HOST)
     return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "mispc_csr_sort_rows needs host memory");
@@ -161,6 +161,7 @@ mispc_status mispc_csr_sort_rows(mispc_context *ctx, mispc_csr *A) {
 
 mispc_status mispc_csr_symmetrize(mispc_context *ctx, const mispc_csr *A, int drop_self_loops,
                                   mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
   if (A->mem != MISPC_MEM_HOST)
@@ -170,7 +171,7 @@ mispc_status mispc_csr_symmetrize(mispc_context *ctx, const mispc_csr *A, int dr
     return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "cannot symmetrize a %lld x %lld matrix",
                         (long long)A->nrows, (long long)A->ncols);
   MISPC_TRY(mispc_csr_check(ctx, A, MISPC_CHECK_INDICES));
-  int32_t *I = (int32_t *)mispc_host_alloc(ctx, (size_t)A->nnz * sizeof(int32_t), "row indices");
+  int32_t *I = (int32_t *)mispc_host_alloc_n(ctx, A->nnz, sizeof(int32_t), "row indices");
   if (!I) return MISPC_ERR_ALLOC;
   for (int64_t i = 0; i < A->nrows; ++i)
     for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) I[p] = (int32_t)i;
@@ -187,7 +188,7 @@ mispc_status mispc_order_by_key_host(mispc_context *ctx, int64_t n, const int32_
   memset(ptr, 0, sizeof(int64_t) * (size_t)(nkeys + 1));
   for (int64_t i = 0; i < n; ++i) ptr[key[i] + 1]++;
   for (int32_t k = 0; k < nkeys; ++k) ptr[k + 1] += ptr[k];
-  int64_t *next = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(nkeys + 1), "order");
+  int64_t *next = (int64_t *)mispc_host_alloc_n(ctx, nkeys + 1, sizeof(int64_t), "order");
   if (!next) return MISPC_ERR_ALLOC;
   memcpy(next, ptr, sizeof(int64_t) * (size_t)(nkeys + 1));
   for (int64_t i = 0; i < n; ++i) order[next[key[i]]++] = (int32_t)i; /* stable: ids ascend */

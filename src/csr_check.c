@@ -82,6 +82,7 @@ static mispc_status check_host(mispc_context *ctx, const mispc_csr *A, unsigned 
 }
 
 mispc_status mispc_csr_check(mispc_context *ctx, const mispc_csr *A, unsigned checks) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
   if ((checks & MISPC_CHECK_SQUARE) && A->nrows != A->ncols)
     return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "matrix is not square: %lld x %lld",
@@ -103,6 +104,7 @@ mispc_status mispc_csr_check(mispc_context *ctx, const mispc_csr *A, unsigned ch
 }
 
 mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_csr_stats *st) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
   if (!st) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "stats output is NULL");
   mispc_csr H;

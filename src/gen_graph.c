@@ -20,6 +20,7 @@ static inline double unit_double(uint64_t h) {
 }
 
 mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "path: output CSR is NULL");
   memset(out, 0, sizeof *out);
   if (n < 1)
@@ -50,6 +51,7 @@ static inline int road_keep(uint64_t seed, double p, int64_t edge) {
 
 mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
                                 mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "roadgrid: output CSR is NULL");
   memset(out, 0, sizeof *out);
   if (n < 1)
@@ -64,7 +66,7 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
   int64_t nv = n * n;
   int nt = gen_threads(ctx);
   /* bit 0: edge to v+1 kept, bit 1: edge to v+n kept */
-  unsigned char *keep = (unsigned char *)mispc_host_alloc(ctx, (size_t)nv, "roadgrid edge flags");
+  unsigned char *keep = (unsigned char *)mispc_host_alloc_n(ctx, nv, 1, "roadgrid edge flags");
   if (!keep) return MISPC_ERR_ALLOC;
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t v = 0; v < nv; ++v) {
@@ -74,7 +76,7 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
     if (j + 1 < n && road_keep(seed, p, 2 * v + 1)) k |= 2;
     keep[v] = k;
   }
-  int64_t *len = (int64_t *)mispc_host_alloc(ctx, (size_t)nv * sizeof(int64_t), "row lengths");
+  int64_t *len = (int64_t *)mispc_host_alloc_n(ctx, nv, sizeof(int64_t), "row lengths");
   if (!len) {
     free(keep);
     return MISPC_ERR_ALLOC;
@@ -114,6 +116,7 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
 
 mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
                                  mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "kron: output CSR is NULL");
   memset(out, 0, sizeof *out);
   if (scale < 1 || edgefactor < 1)
@@ -135,7 +138,7 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
 
   /* Random relabelling (Fisher-Yates), as the Graph500 reference does, so that
    * vertex ids carry no information about degree. Inherently sequential. */
-  int32_t *perm = (int32_t *)mispc_host_alloc(ctx, (size_t)nv * sizeof(int32_t), "kron labels");
+  int32_t *perm = (int32_t *)mispc_host_alloc_n(ctx, nv, sizeof(int32_t), "kron labels");
   if (!perm) return MISPC_ERR_ALLOC;
   for (int64_t v = 0; v < nv; ++v) perm[v] = (int32_t)v;
   for (int64_t v = nv - 1; v > 0; --v) {
@@ -145,9 +148,8 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
     perm[w] = t;
   }
 
-  int32_t *I = (int32_t *)mispc_host_alloc(ctx, (size_t)ne * sizeof(int32_t), "kron edges");
-  int32_t *J =
-      I ? (int32_t *)mispc_host_alloc(ctx, (size_t)ne * sizeof(int32_t), "kron edges") : NULL;
+  int32_t *I = (int32_t *)mispc_host_alloc_n(ctx, ne, sizeof(int32_t), "kron edges");
+  int32_t *J = I ? (int32_t *)mispc_host_alloc_n(ctx, ne, sizeof(int32_t), "kron edges") : NULL;
   if (!J) {
     free(I);
     free(perm);
@@ -193,6 +195,7 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
 
 mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, uint64_t seed,
                               mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "random: output CSR is NULL");
   memset(out, 0, sizeof *out);
   if (n < 1)
@@ -208,9 +211,8 @@ mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, 
   if (mreal > 4e18)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "random: %g edges are too many", mreal);
   int64_t m = llround(mreal);
-  int32_t *I = (int32_t *)mispc_host_alloc(ctx, (size_t)m * sizeof(int32_t), "random edges");
-  int32_t *J =
-      I ? (int32_t *)mispc_host_alloc(ctx, (size_t)m * sizeof(int32_t), "random edges") : NULL;
+  int32_t *I = (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "random edges");
+  int32_t *J = I ? (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "random edges") : NULL;
   if (!J) {
     free(I);
     return MISPC_ERR_ALLOC;
@@ -233,6 +235,7 @@ mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, 
  * sorted rows; the diagonal is inserted in column order. */
 mispc_status mispc_laplacian_from_graph(mispc_context *ctx, const mispc_csr *G, double shift,
                                         mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   MISPC_TRY(mispc_csr_check_desc(ctx, G, "graph"));
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
   memset(out, 0, sizeof *out);
@@ -244,7 +247,7 @@ mispc_status mispc_laplacian_from_graph(mispc_context *ctx, const mispc_csr *G, 
   MISPC_TRY(mispc_csr_host_view(ctx, G, &H));
   int64_t n = H.nrows;
   int nt = gen_threads(ctx);
-  int64_t *len = (int64_t *)mispc_host_alloc(ctx, (size_t)(n + 1) * sizeof(int64_t), "row lengths");
+  int64_t *len = (int64_t *)mispc_host_alloc_n(ctx, n + 1, sizeof(int64_t), "row lengths");
   if (!len) {
     mispc_csr_free(ctx, &H);
     return MISPC_ERR_ALLOC;

@@ -91,6 +91,7 @@ static int parse_arg(const char *s, const char *e, char kind, int64_t *iv, doubl
 }
 
 mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!spec || !out)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_generate: spec or output is NULL");
   memset(out, 0, sizeof *out);

@@ -49,6 +49,23 @@ mispc_status mispc_stream_wait(mispc_context *ctx);
 /* Host allocation that records "out of memory allocating WHAT (N bytes)". */
 void *mispc_host_alloc(mispc_context *ctx, size_t bytes, const char *what);
 
+/* The one overflow check for size products: *bytes = count * elem, or
+ * MISPC_ERR_OVERFLOW ("size of WHAT overflows: COUNT elements of ELEM bytes")
+ * when count is negative or the product does not fit size_t (*bytes is then
+ * 0). Every allocation and copy of COUNT elements goes through it, directly or
+ * through the _n variants below. */
+mispc_status mispc_size_mul(mispc_context *ctx, int64_t count, size_t elem, size_t *bytes,
+                            const char *what);
+/* mispc_host_alloc of count * elem bytes; NULL (message set) on overflow. */
+void *mispc_host_alloc_n(mispc_context *ctx, int64_t count, size_t elem, const char *what);
+/* mispc_mem_alloc / mispc_pool_alloc / mispc_mem_copy of count * elem bytes. */
+mispc_status mispc_mem_alloc_n(mispc_context *ctx, mispc_memspace mem, int64_t count, size_t elem,
+                               void **p, const char *what);
+mispc_status mispc_pool_alloc_n(mispc_context *ctx, mispc_memspace mem, int64_t count, size_t elem,
+                                void **p, const char *what);
+mispc_status mispc_mem_copy_n(mispc_context *ctx, void *dst, mispc_memspace dst_mem,
+                              const void *src, mispc_memspace src_mem, int64_t count, size_t elem);
+
 /* Memory in either space. Device variants fail with MISPC_ERR_NO_CUDA in
  * builds without CUDA. Copies are synchronous with respect to the host. */
 mispc_status mispc_mem_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p,

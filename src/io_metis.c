@@ -176,6 +176,7 @@ static mispc_status metis_body(mispc_lines *lr, metis_data *d) {
 }
 
 mispc_status mispc_read_metis(mispc_context *ctx, const char *path, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (out) memset(out, 0, sizeof *out);
   if (!path) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "METIS graph path is NULL");
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");

@@ -272,6 +272,7 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
 }
 
 mispc_status mispc_read_mtx(mispc_context *ctx, const char *path, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (out) memset(out, 0, sizeof *out);
   if (!path) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MatrixMarket path is NULL");
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
@@ -345,6 +346,7 @@ static size_t put_i64(char *s, int64_t v) {
 }
 
 mispc_status mispc_write_mtx(mispc_context *ctx, const char *path, const mispc_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!path) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MatrixMarket path is NULL");
   MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
   mispc_csr H;

@@ -18,6 +18,7 @@ static int ends_with(const char *s, const char *suffix) {
 }
 
 mispc_status mispc_load(mispc_context *ctx, const char *spec, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (out) memset(out, 0, sizeof *out);
   if (!spec) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "matrix spec is NULL");
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");

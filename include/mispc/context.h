@@ -15,6 +15,12 @@ typedef struct mispc_context mispc_context;
 
 typedef enum mispc_memspace { MISPC_MEM_HOST = 0, MISPC_MEM_DEVICE = 1 } mispc_memspace;
 
+/* A NULL context: every call that returns a status gives MISPC_ERR_INVALID_ARG
+ * (with no message: there is no context to hold one) and touches nothing;
+ * calls that return nothing (the free and destroy calls) do nothing, and
+ * mispc_context_destroy(NULL) succeeds, like free(NULL). The getters below
+ * return 0 or "" for a NULL context. */
+
 /* Creates a context. No GPU work happens until device memory is used; CUDA
  * state (stream, cuSPARSE handle) is created lazily on the current device. */
 MISPC_API mispc_status mispc_context_create(mispc_context **ctx);
@@ -34,7 +40,10 @@ MISPC_API mispc_status mispc_context_set_verbosity(mispc_context *ctx, int level
 MISPC_API mispc_status mispc_context_set_logger(mispc_context *ctx, mispc_log_fn fn, void *user);
 MISPC_API int mispc_context_verbosity(const mispc_context *ctx);
 
-/* Host threads for OpenMP code (0 = OpenMP's default). */
+/* Host threads for OpenMP code (0 = OpenMP's default), at most
+ * MISPC_MAX_THREADS; other counts give MISPC_ERR_INVALID_ARG and leave the
+ * setting as it was. */
+#define MISPC_MAX_THREADS 4096
 MISPC_API mispc_status mispc_context_set_num_threads(mispc_context *ctx, int nthreads);
 MISPC_API int mispc_context_num_threads(const mispc_context *ctx);
 
