@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -133,6 +134,17 @@ mispc_status mispc_mem_copy_n(mispc_context *ctx, void *dst, mispc_memspace dst_
   size_t bytes;
   MISPC_TRY(mispc_size_mul(ctx, count, elem, &bytes, "copy"));
   return mispc_mem_copy(ctx, dst, dst_mem, src, src_mem, bytes);
+}
+
+mispc_status mispc_check_host_memory(mispc_context *ctx, const char *what, double bytes) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return MISPC_SUCCESS; /* unknown: let the allocation decide */
+  const double have = (double)pages * (double)page;
+  if (bytes <= have) return MISPC_SUCCESS;
+  return mispc_seterr(ctx, MISPC_ERR_ALLOC,
+                      "%s needs %.1f GB, more than the %.1f GB of memory of "
+                      "this machine",
+                      what, bytes / 1e9, have / 1e9);
 }
 
 mispc_status mispc_malloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p) {

@@ -58,6 +58,15 @@ static mispc_status build_stencil(mispc_context *ctx, int64_t nx, int64_t ny, in
                                   const stencil_pt *pts, int npts, int values, mispc_csr *out) {
   int64_t n = nx * ny * nz;
   int nt = gen_threads(ctx);
+  /* Entries exactly (a point with offset d has n - |d| partners per axis), so
+   * a request beyond the machine's memory fails here, before any allocation. */
+  double entries = 0;
+  for (int s = 0; s < npts; ++s) {
+    int64_t ex = nx - llabs(pts[s].dx), ey = ny - llabs(pts[s].dy), ez = nz - llabs(pts[s].dz);
+    if (ex > 0 && ey > 0 && ez > 0) entries += (double)ex * (double)ey * (double)ez;
+  }
+  MISPC_TRY(mispc_check_host_memory(ctx, "generator",
+                                    16.0 * (double)n + entries * (values ? 12.0 : 4.0)));
   int64_t *len = (int64_t *)mispc_host_alloc_n(ctx, n, sizeof(int64_t), "row lengths");
   if (!len) return MISPC_ERR_ALLOC;
 #pragma omp parallel for num_threads(nt) schedule(static)

@@ -66,6 +66,11 @@ mispc_status mispc_pool_alloc_n(mispc_context *ctx, mispc_memspace mem, int64_t 
 mispc_status mispc_mem_copy_n(mispc_context *ctx, void *dst, mispc_memspace dst_mem,
                               const void *src, mispc_memspace src_mem, int64_t count, size_t elem);
 
+/* MISPC_ERR_ALLOC ("WHAT needs N GB, more than the M GB of memory of this
+ * machine") when bytes exceeds the physical memory; for sizes taken from
+ * user input (generator specs), checked before allocating. */
+mispc_status mispc_check_host_memory(mispc_context *ctx, const char *what, double bytes);
+
 /* Memory in either space. Device variants fail with MISPC_ERR_NO_CUDA in
  * builds without CUDA. Copies are synchronous with respect to the host. */
 mispc_status mispc_mem_alloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p,

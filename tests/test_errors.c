@@ -2,6 +2,7 @@
  * helper behind every allocation, the rule for a NULL context in every public
  * call, the thread-count cap and out-of-range enum options. */
 #include <stdint.h>
+#include <unistd.h>
 
 #include "../src/internal.h"
 #include "test_util.h"
@@ -215,6 +216,19 @@ static void test_priority_range(void) {
   CHECK_STATUS(ctx, mispc_mis1(ctx, &G, &o, set, &r), MISPC_SUCCESS);
 }
 
+/* gen:grid3d27:1000 (10^9 rows, 2.6e10 entries, ~120 GB) fails before any
+ * allocation on a machine with less memory, instead of taking 8 GB first. */
+static void test_generator_memory(void) {
+  const double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+  if (have > 100e9) return; /* the request would fit: not a test of the check */
+  mispc_csr A;
+  const double t0 = mispc_wtime();
+  CHECK_STATUS(ctx, mispc_generate(ctx, "gen:grid3d27:1000", 0, &A), MISPC_ERR_ALLOC);
+  CHECK(strstr(mispc_context_error(ctx), "GB of memory of this machine") != NULL);
+  CHECK(mispc_wtime() - t0 < 1.0);
+  CHECK(A.rowptr == NULL);
+}
+
 int main(void) {
   CHECK_OK(NULL, mispc_context_create(&ctx));
   CHECK_OK(ctx, mispc_gen_laplace2d(ctx, 6, &G));
@@ -224,6 +238,7 @@ int main(void) {
   RUN_TEST(test_null_context);
   RUN_TEST(test_num_threads);
   RUN_TEST(test_priority_range);
+  RUN_TEST(test_generator_memory);
   mispc_coloring_free(ctx, &color_in);
   mispc_aggregates_free(ctx, &aggs_in);
   mispc_csr_free(ctx, &G);
