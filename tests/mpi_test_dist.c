@@ -326,7 +326,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
-  if (rank_ != 0) freopen("/dev/null", "w", stdout);
+  if (rank_ != 0 && !freopen("/dev/null", "w", stdout)) return 1; /* rank 0 reports */
   RUN_TEST(test_identity);
   RUN_TEST(test_row_generators);
   RUN_TEST(test_errors);
