@@ -53,11 +53,7 @@ int cmd_bench_gs(int argc, char **argv) {
       }
       coloring = !strcmp(v, "greedy") ? MISPC_COLORING_GREEDY : MISPC_COLORING_MIS;
     } else if (!strcmp(s, "--tune") && more) {
-      if (mispc_tuning_parse_(NULL, &tune, argv[++a])) {
-        fprintf(stderr, "mispc bench gs: bad --tune '%s' (mispc bench gs --help lists the knobs)\n",
-                argv[a]);
-        return 2;
-      }
+      if (!bench_parse_tune("bench gs", argv[++a], &tune)) return 2;
     } else if (!strcmp(s, "--kind") && more) {
       const char *v = argv[++a];
       kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : !strcmp(v, "both") ? 3 : 0;

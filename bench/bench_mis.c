@@ -114,11 +114,7 @@ int cmd_bench(int argc, char **argv) {
     else if (!strcmp(s, "--no-sync-free"))
       tune.mis_no_sync_free = 1;
     else if (!strcmp(s, "--tune") && more) {
-      if (mispc_tuning_parse_(NULL, &tune, argv[++a])) {
-        fprintf(stderr, "mispc bench: bad --tune '%s' (mispc bench --help lists the knobs)\n",
-                argv[a]);
-        return 2;
-      }
+      if (!bench_parse_tune("bench", argv[++a], &tune)) return 2;
     } else if (s[0] != '-' && nspecs < 64)
       specs[nspecs++] = s;
     else {

@@ -31,6 +31,20 @@ void bench_print_tuning_help(FILE *f) {
   const char *name, *values, *what;
   fprintf(f, "  --tune NAME=VALUE  a tuning knob, repeatable (changes speed, never a result;\n"
              "                     src/tuning.h); 0 or auto is the library's own choice:\n");
-  for (int i = 0; mispc_tuning_knob_(i, &name, &values, &what); ++i)
-    fprintf(f, "    %s=%-20s %s\n", name, values, what);
+  for (int i = 0; mispc_tuning_knob_(i, &name, &values, &what); ++i) {
+    char nv[64];
+    snprintf(nv, sizeof nv, "%s=%s", name, values);
+    fprintf(f, "    %-32s %s\n", nv, what);
+  }
+}
+
+int bench_parse_tune(const char *who, const char *arg, mispc_tuning *t) {
+  mispc_context *ctx = NULL; /* for the message only (no device work) */
+  mispc_context_create(&ctx);
+  const mispc_status s = mispc_tuning_parse_(ctx, t, arg);
+  if (s)
+    fprintf(stderr, "mispc %s: --tune %s: %s\n", who, arg,
+            ctx ? mispc_context_error(ctx) : mispc_strerror(s));
+  mispc_context_destroy(ctx);
+  return s == MISPC_SUCCESS;
 }

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "tuning.h"
+
 /* Median of v[0..n) (sorts v in place). */
 double bench_median(double *v, int n);
 
@@ -12,5 +14,8 @@ void bench_print_header(const char *what, int argc, char **argv);
 
 /* The --tune NAME=VALUE option and its knobs (src/tuning.h), for usage texts. */
 void bench_print_tuning_help(FILE *f);
+/* Sets one knob of *t from "NAME=VALUE"; 0 (and a message on stderr naming
+ * WHO, the argument and what is wrong with it) when it is not one. */
+int bench_parse_tune(const char *who, const char *arg, mispc_tuning *t);
 
 #endif

@@ -116,8 +116,7 @@ mispc_status mispc_tuning_parse_(mispc_context *ctx, mispc_tuning *t, const char
     return MISPC_SUCCESS;
   }
   return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                      "tuning: unknown knob '%.*s' (mispc bench gs --help lists them)", (int)len,
-                      arg);
+                      "tuning: unknown knob '%.*s' (mispc bench --help lists them)", (int)len, arg);
 }
 
 int mispc_tuning_knob_(int i, const char **name, const char **values, const char **what) {

@@ -325,8 +325,47 @@ static void test_mis1_largest_degree_equals_greedy(void) {
   mispc_csr_free(ctx, &G);
 }
 
+/* The context's tuning (src/tuning.h): zero at creation, set and read back,
+ * out-of-range values refused (the context keeps what it had), the bench
+ * tool's NAME=VALUE parser. */
+static void test_tuning_knobs(void) {
+  mispc_tuning t, z = {0};
+  CHECK_OK(ctx, mispc_context_get_tuning_(ctx, &t));
+  CHECK(!memcmp(&t, &z, sizeof t));
+  CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, "mis1_lanes=8"));
+  CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, "gs-cluster-order=size"));
+  CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, "gs_block_clusters=64"));
+  CHECK(t.mis1_lanes == 8 && t.gs_cluster_order == MISPC_TUNE_ORDER_SIZE &&
+        t.gs_block_clusters == 64);
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+  mispc_tuning u;
+  CHECK_OK(ctx, mispc_context_get_tuning_(ctx, &u));
+  CHECK(!memcmp(&t, &u, sizeof t));
+  const char *bad[] = {"mis1_lanes=3",      "no_such_knob=1",          "gs_lanes",
+                       "gs_chain_global=2", "gs_cluster_order=random", "gs_block_clusters=-1"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    mispc_tuning w = t;
+    CHECK_MSG(mispc_tuning_parse_(ctx, &w, bad[i]) == MISPC_ERR_INVALID_ARG &&
+                  !memcmp(&w, &t, sizeof t),
+              "--tune %s accepted", bad[i]);
+  }
+  mispc_tuning w = t;
+  w.gs_sum_lanes = 3;
+  CHECK_STATUS(ctx, mispc_context_set_tuning_(ctx, &w), MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "gs_sum_lanes") != NULL);
+  CHECK_OK(ctx, mispc_context_get_tuning_(ctx, &u));
+  CHECK(!memcmp(&t, &u, sizeof t));
+  int n = 0;
+  while (mispc_tuning_knob_(n, NULL, NULL, NULL)) ++n;
+  CHECK(n == 14);
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, NULL));
+  CHECK_OK(ctx, mispc_context_get_tuning_(ctx, &u));
+  CHECK(!memcmp(&u, &z, sizeof u));
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_tuning_knobs);
   RUN_TEST(test_mis_valid_on_every_generator);
   RUN_TEST(test_mis1_equals_sequential_greedy);
   RUN_TEST(test_mis2_fixed_priority_equals_greedy_on_square);
