@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_dist.h"
 
 int cmd_coarsen(int argc, char **argv);
 
@@ -24,7 +25,10 @@ static void coarsen_usage(FILE *f) {
              "  -v                progress output\n");
 }
 
-static int write_labels(mispc_context *ctx, const char *path, const mispc_aggregates *a) {
+/* The level-0 labels on the host: their checksum (compare with mpiexec
+ * runs), and the file when path is not NULL. */
+static int level0_labels(mispc_context *ctx, const char *path, const mispc_aggregates *a,
+                         uint64_t *checksum) {
   int32_t *lab = (int32_t *)malloc(sizeof(int32_t) * (size_t)(a->n + 1));
   if (!lab) {
     fprintf(stderr, "mispc coarsen: out of memory\n");
@@ -35,6 +39,11 @@ static int write_labels(mispc_context *ctx, const char *path, const mispc_aggreg
   if (s) {
     free(lab);
     return cli_fail(ctx, "copy labels", s);
+  }
+  *checksum = cli_checksum_i32(0, a->n, lab);
+  if (!path) {
+    free(lab);
+    return 0;
   }
   FILE *f = fopen(path, "w");
   int rc = 0;
@@ -138,6 +147,7 @@ int cmd_coarsen(int argc, char **argv) {
     G = S;
   }
   int level = 0;
+  uint64_t checksum = 0;
   int64_t fine_edges = G.nnz / 2, all_edges = 0;
   if (!rc) {
     printf("%5s %10s %11s %10s %7s %5s %5s %10s %10s\n", "level", "vertices", "edges", "aggregates",
@@ -169,7 +179,7 @@ int cmd_coarsen(int argc, char **argv) {
       printf("%5d %10lld %11lld %10lld %7.2f %5lld %5lld %10lld %10.3f\n", level,
              (long long)G.nrows, (long long)(G.nnz / 2), (long long)a.naggs, st.mean_size,
              (long long)st.min_size, (long long)st.max_size, (long long)st.singletons, 1e3 * t);
-      if (level == 0 && outfile) rc = write_labels(ctx, outfile, &a);
+      if (level == 0) rc = level0_labels(ctx, outfile, &a, &checksum);
     }
     mispc_aggregates_free(ctx, &a);
     const int reduced = C.nrows < G.nrows;
@@ -187,6 +197,7 @@ int cmd_coarsen(int argc, char **argv) {
            "(edges on all levels / fine edges)\n",
            (long long)G.nrows, (long long)(G.nnz / 2), level, level == 1 ? "" : "s",
            fine_edges ? (double)all_edges / (double)fine_edges : 1.0);
+    if (level > 0) printf("checksum %016llx (level-0 labels)\n", (unsigned long long)checksum);
     if (verify && level > 0) printf("verified: every level is a valid aggregation\n");
     if (outfile && level == 0)
       fprintf(stderr,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_dist.h"
 
 static void color_usage(FILE *f) {
   fprintf(f, "usage: mispc color SPEC [options]\n"
@@ -88,6 +89,7 @@ int cmd_color(int argc, char **argv) {
       printf("color sizes:");
       for (int32_t k = 0; k < c.ncolors; ++k) printf(" %lld", (long long)size[k]);
       printf("\n");
+      printf("checksum %016llx\n", (unsigned long long)cli_checksum_i32(0, A.nrows, col));
       free(size);
       if (outfile) {
         FILE *f = fopen(outfile, "w");

@@ -92,17 +92,17 @@ static int parse(int argc, char **argv, dist_args *a) {
                 a->cmd, argv[i]);
         return 2;
       }
-    } else if (!strcmp(s, "--algo") && more) {
+    } else if (!strcmp(s, "--algo") && more && !strcmp(a->cmd, "coarsen")) {
       const char *v = argv[++i];
-      if (!strcmp(a->cmd, "color") && (!strcmp(v, "mis") || !strcmp(v, "greedy")))
-        a->algo_greedy = !strcmp(v, "greedy");
-      else if (!strcmp(a->cmd, "coarsen") && (!strcmp(v, "mis2agg") || !strcmp(v, "mis2basic")))
-        a->algo_basic = !strcmp(v, "mis2basic");
-      else {
-        fprintf(stderr, "mispc %s: --algo takes %s, got '%s'\n", a->cmd,
-                !strcmp(a->cmd, "color") ? "mis or greedy" : "mis2agg or mis2basic", v);
+      if (strcmp(v, "mis2agg") && strcmp(v, "mis2basic")) {
+        fprintf(stderr, "mispc coarsen: --algo takes mis2agg or mis2basic, got '%s'\n", v);
         return 2;
       }
+      a->algo_basic = !strcmp(v, "mis2basic");
+    } else if (!strcmp(s, "--greedy") && !strcmp(a->cmd, "color")) {
+      a->algo_greedy = 1;
+    } else if (!strcmp(s, "--largest-first") && !strcmp(a->cmd, "color")) {
+      a->mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
     } else if (!strcmp(s, "--recolor") && more) {
       if (!cli_parse_i(a->cmd, "--recolor", argv[++i], 0, MISPC_COLORING_MAX_RECOLOR, &a->recolor))
         return 2;
@@ -212,7 +212,9 @@ int cmd_dist(int argc, char **argv) {
   double t0 = MPI_Wtime();
   mispc_dist_csr H, G;
   memset(&G, 0, sizeof G);
-  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, a.symmetrize, &H);
+  /* coarsen works on the symmetrized pattern, as the one-process strength graph at theta 0 */
+  mispc_status s =
+      mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, a.symmetrize || !strcmp(a.cmd, "coarsen"), &H);
   double t_load = MPI_Wtime() - t0;
   if (!s && a.gpu) s = mispc_dist_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &G);
   const mispc_dist_csr *g = a.gpu ? &G : &H;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_dist.h"
 
 static void mis_usage(FILE *f) {
   fprintf(f, "usage: mispc mis SPEC [-k 1|2] [options]\n"
@@ -128,6 +129,7 @@ int cmd_mis(int argc, char **argv) {
     else
       printf("verified: independent at distance %d and maximal\n", k);
   }
+  if (!rc) printf("checksum %016llx\n", (unsigned long long)cli_checksum_u8(0, A.nrows, set));
   if (!rc && outfile) {
     FILE *f = fopen(outfile, "w");
     if (!f) {

@@ -47,7 +47,7 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
   int found = 0;
   s = mispc_dist_agree(ctx, comm, stencil_spec(ctx, spec, &st, &found));
   if (s) return s;
-  if (found && !symmetrize) {
+  if (found) { /* stencils are symmetric: symmetrize changes nothing */
     int64_t r0, r1, *rowptr = NULL, *gcol = NULL;
     double *val = NULL;
     even_range(st.nx * st.ny * st.nz, comm, &r0, &r1);
