@@ -54,6 +54,17 @@ int mispc_context_num_threads(const mispc_context *ctx) {
   return ctx ? ctx->nthreads : 0;
 }
 
+mispc_status mispc_context_set_read_allowance(mispc_context *ctx, int64_t rows_plus_cols) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (rows_plus_cols < 0)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "read allowance must be 0 (the default rule only) or more rows + "
+                        "columns, got %lld",
+                        (long long)rows_plus_cols);
+  ctx->read_allowance = rows_plus_cols;
+  return MISPC_SUCCESS;
+}
+
 const char *mispc_context_error(const mispc_context *ctx) {
   return ctx ? ctx->err : "";
 }

@@ -23,8 +23,9 @@ struct mispc_context {
   void *mempool;  /* cudaMemPool_t for scratch, created on demand */
   void *pinned;   /* pinned host scratch for counters read back each round */
   size_t pinned_bytes;
-  int dev_sms, dev_coop; /* cached device attributes (dev_sms 0: not looked up) */
-  mispc_tuning tuning;   /* benchmark and test knobs (tuning.h); zero: defaults */
+  int dev_sms, dev_coop;  /* cached device attributes (dev_sms 0: not looked up) */
+  mispc_tuning tuning;    /* benchmark and test knobs (tuning.h); zero: defaults */
+  int64_t read_allowance; /* rows + columns a file may declare beyond the rule (io_lines.h) */
 };
 
 #if defined(__GNUC__)

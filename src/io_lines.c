@@ -22,7 +22,8 @@ struct mispc_lines {
   size_t beg, end;
   size_t scanned; /* bytes after beg already known to hold no '\n' */
   int eof;
-  int64_t lineno; /* 1-based number of the last line returned */
+  int64_t lineno;  /* 1-based number of the last line returned */
+  size_t max_line; /* longest line accepted, in bytes (MISPC_LINE_MAX unless raised) */
 };
 
 int mispc_ends_with_gz(const char *path) {
@@ -43,7 +44,8 @@ mispc_status mispc_lines_open(mispc_context *ctx, const char *path, mispc_lines 
   if (!r) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory opening %s", path);
   r->ctx = ctx;
   r->path = path;
-  r->cap = (size_t)1 << 20;
+  r->cap = (size_t)1 << 16; /* grows for longer lines, up to max_line */
+  r->max_line = MISPC_LINE_MAX;
   r->buf = (char *)malloc(r->cap);
   if (!r->buf) {
     free(r);
@@ -79,6 +81,35 @@ void mispc_lines_close(mispc_lines *lr) {
   free(lr);
 }
 
+void mispc_lines_set_max_line(mispc_lines *lr, size_t bytes) {
+  lr->max_line = bytes > MISPC_LINE_MAX ? bytes : MISPC_LINE_MAX;
+}
+
+mispc_status mispc_lines_check_size(const mispc_lines *lr, int64_t rows, int64_t cols,
+                                    int64_t entries, const char *what) {
+  /* All operands are at most INT32_MAX (rows, cols) or checked (entries), so
+   * the sums stay far from overflow in double. */
+  double declared = (double)rows + (double)cols;
+  double limit = (double)MISPC_READ_ROWS_PER_ENTRY * (double)entries + (double)MISPC_READ_SLACK;
+  int64_t allowance = lr->ctx ? lr->ctx->read_allowance : 0;
+  if (declared > limit && declared > (double)allowance)
+    return mispc_lines_error(
+        lr, MISPC_ERR_FORMAT,
+        "%s declares %lld x %lld for only %lld entries: rows + columns may be at most %d x "
+        "entries + %d, so that a wrong size line cannot demand memory for rows that hold nothing "
+        "(mispc_context_set_read_allowance raises the limit for a file that really is that "
+        "sparse)",
+        what, (long long)rows, (long long)cols, (long long)entries, MISPC_READ_ROWS_PER_ENTRY,
+        MISPC_READ_SLACK);
+  /* Within the rule or an allowance: still no more than the machine holds
+   * (row offsets, and the entries of the coordinate lists and the CSR). */
+  char desc[96];
+  snprintf(desc, sizeof desc, "%s:%lld: the declared size", lr->path,
+           (long long)(lr->lineno > 0 ? lr->lineno : 1));
+  return mispc_check_host_memory(lr->ctx, desc,
+                                 8.0 * ((double)rows + 1.0) + 32.0 * (double)entries);
+}
+
 int64_t mispc_lines_number(const mispc_lines *lr) {
   return lr->lineno;
 }
@@ -94,6 +125,14 @@ mispc_status mispc_lines_error(const mispc_lines *lr, mispc_status s, const char
                       (long long)(lr->lineno > 0 ? lr->lineno : 1), msg);
 }
 
+/* The line after the last one returned is longer than max_line. */
+static mispc_status line_too_long(const mispc_lines *lr) {
+  return mispc_seterr(lr->ctx, MISPC_ERR_FORMAT,
+                      "%s:%lld: line longer than %zu bytes, the limit for one line of this file "
+                      "(is it a text matrix file?)",
+                      lr->path, (long long)lr->lineno + 1, lr->max_line);
+}
+
 /* Moves the unread bytes to the front, grows the buffer when a line fills
  * it, and reads the next block. */
 static mispc_status lines_fill(mispc_lines *lr) {
@@ -102,6 +141,8 @@ static mispc_status lines_fill(mispc_lines *lr) {
     lr->end -= lr->beg;
     lr->beg = 0;
   }
+  if (lr->end > lr->max_line) /* [0, end) is one unfinished line */
+    return line_too_long(lr);
   if (lr->end + 1 >= lr->cap) {
     size_t ncap = lr->cap * 2;
     char *nb = ncap > lr->cap ? (char *)realloc(lr->buf, ncap) : NULL;
@@ -156,6 +197,7 @@ mispc_status mispc_lines_next(mispc_lines *lr, char **line, size_t *len) {
         lr->scanned < avail ? (char *)memchr(start + lr->scanned, '\n', avail - lr->scanned) : NULL;
     if (nl || (lr->eof && avail > 0)) {
       size_t n = nl ? (size_t)(nl - start) : avail; /* the last line may lack its '\n' */
+      if (n > lr->max_line) return line_too_long(lr);
       lr->beg += nl ? n + 1 : n;
       lr->scanned = 0;
       if (n > 0 && start[n - 1] == '\r') --n;

@@ -13,6 +13,23 @@ int64_t mispc_lines_number(const mispc_lines *lr);
 mispc_status mispc_lines_error(const mispc_lines *lr, mispc_status s, const char *fmt, ...)
     MISPC_PRINTF(3, 4);
 void mispc_lines_close(mispc_lines *lr);
+
+/* Longest line accepted by default (1 MiB): a longer line is a format error
+ * naming the file and line, not a reason to buffer gigabytes. */
+#define MISPC_LINE_MAX ((size_t)1 << 20)
+/* Raises the limit (never below MISPC_LINE_MAX), e.g. for METIS adjacency
+ * lines, whose length follows the declared edge count. */
+void mispc_lines_set_max_line(mispc_lines *lr, size_t bytes);
+
+/* The declared-size rule (README "Inputs"): a size line may declare at most
+ * MISPC_READ_ROWS_PER_ENTRY x entries + MISPC_READ_SLACK rows + columns,
+ * unless the context's read allowance (mispc_context_set_read_allowance)
+ * covers it; either way the row offsets and entries must fit the machine's
+ * memory. MISPC_ERR_FORMAT / MISPC_ERR_ALLOC naming the file and line. */
+#define MISPC_READ_ROWS_PER_ENTRY 64
+#define MISPC_READ_SLACK          (1 << 20)
+mispc_status mispc_lines_check_size(const mispc_lines *lr, int64_t rows, int64_t cols,
+                                    int64_t entries, const char *what);
 int mispc_lines_int(char **p, int64_t *v);
 const char *mispc_lines_token(const char *p, char *buf, size_t size);
 /* 1 if path ends in ".gz". */

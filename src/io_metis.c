@@ -1,5 +1,6 @@
 /* METIS graph files: header "n m [fmt [ncon]]", then one line per vertex with
  * its 1-based neighbours. Weights are parsed and dropped. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,12 @@ static mispc_status metis_header(mispc_lines *lr, metis_data *d) {
   d->has_vwgt = fmt / 10 % 10 == 1;
   d->has_ewgt = fmt % 10 == 1;
   d->ncon = v[3];
+  MISPC_TRY(mispc_lines_check_size(lr, d->n, d->n, d->nadj, "the header"));
+  /* An adjacency line may list many neighbours (a hub of a power-law
+   * graph): its bound follows the declared edges, 64 bytes per adjacency
+   * entry and per vertex weight, beyond the default 1 MiB. */
+  double room = 64.0 * ((double)d->nadj + (double)d->ncon + 1.0) + (double)MISPC_LINE_MAX;
+  mispc_lines_set_max_line(lr, room < (double)(SIZE_MAX / 4) ? (size_t)room : SIZE_MAX / 4);
   return MISPC_SUCCESS;
 }
 

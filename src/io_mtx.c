@@ -1,5 +1,6 @@
 /* MatrixMarket reading and writing. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +165,7 @@ static mispc_status mtx_size_line(mispc_lines *lr, mtx_data *d) {
   d->nrows = v[0];
   d->ncols = v[1];
   d->nent = v[2];
-  return MISPC_SUCCESS;
+  return mispc_lines_check_size(lr, v[0], v[1], v[2], "the size line");
 }
 
 /* Grows the coordinate arrays geometrically (not to the declared count at
@@ -229,6 +230,12 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
     char *p = line;
     MISPC_TRY(mtx_index(lr, &p, d->nrows, "row", &d->I[k]));
     MISPC_TRY(mtx_index(lr, &p, d->ncols, "column", &d->J[k]));
+    if (d->symmetric && d->I[k] < d->J[k])
+      return mispc_lines_error(lr, MISPC_ERR_FORMAT,
+                               "entry (%lld, %lld) lies above the diagonal: symmetric MatrixMarket "
+                               "files store the lower triangle only (row >= column); write the "
+                               "file as \"general\" to list both triangles",
+                               (long long)d->I[k] + 1, (long long)d->J[k] + 1);
     while (is_blank(*p)) ++p;
     if (d->field != FIELD_PATTERN && !*p)
       return mispc_lines_error(lr, MISPC_ERR_FORMAT, "missing value (the banner says %s)",
@@ -239,6 +246,12 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
       d->V[k] = strtod(p, &e);
       if (e == p || (*e && !is_blank(*e)))
         return mispc_lines_error(lr, MISPC_ERR_FORMAT, "expected a real value, found \"%s\"",
+                                 mispc_lines_token(p, tok, sizeof tok));
+      /* Underflow (1e-400) rounds to 0 or a subnormal and is kept. */
+      if (!isfinite(d->V[k]))
+        return mispc_lines_error(lr, MISPC_ERR_FORMAT,
+                                 "value \"%s\" is not a finite number (NaN, Inf, or beyond the "
+                                 "range of a double)",
                                  mispc_lines_token(p, tok, sizeof tok));
       p = e;
     } else if (d->field == FIELD_INTEGER) {
@@ -284,9 +297,13 @@ mispc_status mispc_read_mtx(mispc_context *ctx, const char *path, mispc_csr *out
   if (!s) s = mtx_size_line(lr, &d);
   if (!s) s = mtx_entries(lr, &d);
   mispc_lines_close(lr);
+  /* A real or integer file without entries still has (empty) values. */
+  double no_values = 0.0;
   if (!s)
     s = mispc_csr_from_coo(ctx, d.nrows, d.ncols, d.count, d.I, d.J,
-                           d.field == FIELD_PATTERN ? NULL : d.V,
+                           d.field == FIELD_PATTERN ? NULL
+                           : d.V                    ? d.V
+                                                    : &no_values,
                            d.symmetric ? MISPC_COO_SYMMETRIC : 0, out);
   free(d.I);
   free(d.J);

@@ -61,6 +61,7 @@ NC(get_stream, mispc_context_get_stream(NULL, (void **)out))
 NC(set_verbosity, mispc_context_set_verbosity(NULL, 1))
 NC(set_logger, mispc_context_set_logger(NULL, NULL, NULL))
 NC(set_num_threads, mispc_context_set_num_threads(NULL, 1))
+NC(set_read_allowance, mispc_context_set_read_allowance(NULL, 1))
 NC(malloc_, mispc_malloc(NULL, MISPC_MEM_HOST, 8, (void **)out))
 NC(memcpy_, mispc_memcpy(NULL, out, MISPC_MEM_HOST, vec, MISPC_MEM_HOST, 8))
 NC(csr_alloc, mispc_csr_alloc(NULL, MISPC_MEM_HOST, 2, 2, 2, 1, OUT(mispc_csr)))
@@ -114,6 +115,7 @@ static void test_null_context(void) {
       {"mispc_context_set_verbosity", nc_set_verbosity},
       {"mispc_context_set_logger", nc_set_logger},
       {"mispc_context_set_num_threads", nc_set_num_threads},
+      {"mispc_context_set_read_allowance", nc_set_read_allowance},
       {"mispc_malloc", nc_malloc_},
       {"mispc_memcpy", nc_memcpy_},
       {"mispc_csr_alloc", nc_csr_alloc},

@@ -290,10 +290,39 @@ static void test_mtx_valid_variants(void) {
   write_file(TMP("ok_empty.mtx"), MM_REAL "5 5 0\n");
   CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("ok_empty.mtx"), &A));
   CHECK(A.nrows == 5 && A.nnz == 0 && A.rowptr && A.rowptr[5] == 0);
+  /* An empty real (or integer) file is real: values present, empty. */
+  CHECK_MSG(A.values != NULL, "empty real file read as a pattern");
+  mispc_csr_free(ctx, &A);
+  write_file(TMP("ok_empty0.mtx"), MM_REAL "0 0 0\n");
+  CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("ok_empty0.mtx"), &A));
+  CHECK(A.nrows == 0 && A.ncols == 0 && A.nnz == 0 && A.values != NULL);
+  mispc_csr_free(ctx, &A);
+  write_file(TMP("ok_empty_int.mtx"), "%%MatrixMarket matrix coordinate integer general\n0 0 0\n");
+  CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("ok_empty_int.mtx"), &A));
+  CHECK(A.nnz == 0 && A.values != NULL);
+  mispc_csr_free(ctx, &A);
+  write_file(TMP("ok_empty_pat.mtx"), "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n");
+  CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("ok_empty_pat.mtx"), &A));
+  CHECK(A.nnz == 0 && A.values == NULL);
   mispc_csr_free(ctx, &A);
 
-  /* A 2 MiB comment line: lines longer than the reader's first buffer. */
-  size_t big = (size_t)2 << 20;
+  /* Underflow is not an error: 1e-400 reads as 0 (or a subnormal). */
+  write_file(TMP("ok_tiny.mtx"), MM_REAL "1 1 1\n1 1 1e-400\n");
+  CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("ok_tiny.mtx"), &A));
+  CHECK(A.nnz == 1 && A.values && fabs(A.values[0]) < 1e-300);
+  mispc_csr_free(ctx, &A);
+
+  /* Symmetric: diagonal and lower-triangle entries are what the format
+   * stores; a declared size within 64 x entries + 2^20 is fine. */
+  write_file(TMP("ok_sym_lower.mtx"), "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                                      "500000 500000 3\n1 1\n2 1\n500000 2\n");
+  CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("ok_sym_lower.mtx"), &A));
+  CHECK(A.nrows == 500000 && A.nnz == 5);
+  mispc_csr_free(ctx, &A);
+
+  /* A 900 KiB comment line: longer than the reader's first buffer, within
+   * the 1 MiB limit of one line (test_mtx_limits checks the limit). */
+  size_t big = (size_t)900 << 10;
   char *text = (char *)malloc(big + 200);
   CHECK(text != NULL);
   if (text) {
@@ -371,6 +400,86 @@ static void test_mtx_malformed(void) {
   /* A NULL context is refused before the file is read (test_errors.c checks
    * every public call). */
   CHECK(mispc_read_mtx(NULL, TMP("truncated.mtx"), &A) == MISPC_ERR_INVALID_ARG);
+}
+
+/* Values, triangles, declared sizes and line lengths (issue 33). */
+static void test_mtx_limits(void) {
+  reader_fn rd = mispc_read_mtx;
+  expect_fail(rd, TMP("nan.mtx"), MM_REAL "2 2 2\n1 1 1.0\n2 2 nan\n", MISPC_ERR_FORMAT, 4,
+              "\"nan\" is not a finite number");
+  expect_fail(rd, TMP("inf.mtx"), MM_REAL "2 2 1\n1 1 -Inf\n", MISPC_ERR_FORMAT, 3, "-Inf");
+  expect_fail(rd, TMP("infinity.mtx"), MM_REAL "2 2 1\n1 1 infinity\n", MISPC_ERR_FORMAT, 3,
+              "finite");
+  expect_fail(rd, TMP("overflow.mtx"), MM_REAL "% c\n2 2 2\n1 1 1\n2 1 1e400\n", MISPC_ERR_FORMAT,
+              5, "\"1e400\" is not a finite number");
+  expect_fail(rd, TMP("overflow_neg.mtx"),
+              "%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n2 1 -2e308\n",
+              MISPC_ERR_FORMAT, 3, "finite");
+
+  /* Symmetric files list the lower triangle only. */
+  expect_fail(rd, TMP("sym_upper.mtx"),
+              "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n2 1 -1\n1 2 -1\n",
+              MISPC_ERR_FORMAT, 5, "lower triangle only");
+  expect_fail(rd, TMP("sym_upper_pat.mtx"),
+              "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n2 3\n", MISPC_ERR_FORMAT,
+              3, "entry (2, 3) lies above the diagonal");
+
+  /* The declared size follows the entries: 64 x entries + 2^20 rows + cols. */
+  expect_fail(rd, TMP("huge_rows.mtx"), MM_REAL "1000000099 1000000099 1\n1 1 1\n",
+              MISPC_ERR_FORMAT, 2, "declares 1000000099 x 1000000099 for only 1 entries");
+  expect_fail(rd, TMP("huge_rows0.mtx"), MM_REAL "% c\n600000 600000 0\n", MISPC_ERR_FORMAT, 3,
+              "mispc_context_set_read_allowance");
+  expect_fail(rd, TMP("huge_cols.mtx"),
+              "%%MatrixMarket matrix coordinate pattern general\n1 2000000000 2\n1 1\n1 2\n",
+              MISPC_ERR_FORMAT, 2, "at most 64 x entries");
+  /* At the limit: 2 x 524288 = 2^20 rows + cols with no entries is fine. */
+  mispc_csr A;
+  write_file(TMP("edge_rows0.mtx"), MM_REAL "524288 524288 0\n");
+  CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("edge_rows0.mtx"), &A));
+  CHECK(A.nrows == 524288 && A.nnz == 0);
+  mispc_csr_free(ctx, &A);
+  expect_fail(rd, TMP("edge_rows1.mtx"), MM_REAL "524289 524288 0\n", MISPC_ERR_FORMAT, 2,
+              "declares");
+  /* An allowance lifts the rule for that context; the row offsets must still
+   * fit the machine's memory. */
+  CHECK_STATUS(ctx, mispc_context_set_read_allowance(ctx, -1), MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "-1") != NULL);
+  CHECK_OK(ctx, mispc_context_set_read_allowance(ctx, 2000000));
+  write_file(TMP("allowed.mtx"), MM_REAL "1000000 1000000 1\n1000000 3 2.5\n");
+  CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("allowed.mtx"), &A));
+  CHECK(A.nrows == 1000000 && A.nnz == 1 && A.rowptr[1000000] == 1);
+  mispc_csr_free(ctx, &A);
+  expect_fail(rd, TMP("huge_rows.mtx"), NULL, MISPC_ERR_FORMAT, 2, "declares");
+  CHECK_OK(ctx, mispc_context_set_read_allowance(ctx, 0));
+  expect_fail(rd, TMP("allowed.mtx"), NULL, MISPC_ERR_FORMAT, 2, "declares");
+
+  /* One line is at most 1 MiB: a longer comment is an error naming its line,
+   * not 1 GB of buffer. */
+  size_t big = ((size_t)1 << 20) + 10;
+  char *text = (char *)malloc(big + 200);
+  CHECK(text != NULL);
+  if (text) {
+    strcpy(text, MM_REAL "2 2 1\n%");
+    size_t n = strlen(text);
+    memset(text + n, 'x', big);
+    strcpy(text + n + big, "\n2 1 3.25\n");
+    expect_fail(rd, TMP("long_line.mtx"), text, MISPC_ERR_FORMAT, 3, "line longer than 1048576");
+    /* The same line as the last, without its newline. */
+    text[n + big] = '\0';
+    expect_fail(rd, TMP("long_last.mtx"), text, MISPC_ERR_FORMAT, 3, "line longer than 1048576");
+    free(text);
+  }
+  /* Binary garbage without newlines, through mispc_load's sniffing too. */
+  FILE *f = fopen(TMP("garbage.dat"), "wb");
+  CHECK(f != NULL);
+  if (f) {
+    for (int k = 0; k < (3 << 20); ++k) fputc('A' + k % 26, f);
+    fclose(f);
+    memset(&A, 0x5a, sizeof A);
+    CHECK_STATUS(ctx, mispc_load(ctx, TMP("garbage.dat"), &A), MISPC_ERR_FORMAT);
+    CHECK(strstr(mispc_context_error(ctx), ":1: line longer than") != NULL);
+    CHECK(csr_is_zeroed(&A));
+  }
 }
 
 static void test_write_errors(void) {
@@ -469,6 +578,31 @@ static void test_metis_malformed(void) {
   expect_fail(rd, TMP("empty.graph"), "", MISPC_ERR_FORMAT, 1, NULL);
   expect_fail(rd, TMP("extra_line.graph"), "2 1\n2\n1\n1\n", MISPC_ERR_FORMAT, 4, "extra line");
   expect_fail(rd, TMP("missing.graph"), NULL, MISPC_ERR_IO, 0, "No such file");
+  /* Bad counts (issue 33): a header larger than the lists, an edge count
+   * that does not fit, a vertex count beyond 32 bits, and a declared size
+   * far beyond the edges. */
+  expect_fail(rd, TMP("few_lines.graph"), "5 1\n2\n1\n", MISPC_ERR_FORMAT, 3,
+              "ends after 2 of the 5 vertex lines");
+  expect_fail(rd, TMP("huge_m.graph"), "2 9223372036854775807\n2\n1\n", MISPC_ERR_OVERFLOW, 1,
+              "too many");
+  expect_fail(rd, TMP("huge_m2.graph"), "2 99999999999999999999\n2\n1\n", MISPC_ERR_OVERFLOW, 1,
+              "64 bits");
+  expect_fail(rd, TMP("huge_n.graph"), "3000000000 1\n", MISPC_ERR_OVERFLOW, 1, "32-bit");
+  expect_fail(rd, TMP("sparse_hdr.graph"), "% c\n1000000099 1\n2\n1\n", MISPC_ERR_FORMAT, 2,
+              "declares 1000000099 x 1000000099 for only 2 entries");
+  expect_fail(rd, TMP("zero_m.graph"), "600000 0\n", MISPC_ERR_FORMAT, 1, "declares");
+  expect_fail(rd, TMP("bad_ncon.graph"), "2 1 10 0\n1 2\n1 1\n", MISPC_ERR_FORMAT, 1, "ncon");
+  /* A comment longer than 1 MiB before the header. */
+  size_t big = ((size_t)1 << 20) + 1;
+  char *text = (char *)malloc(big + 64);
+  CHECK(text != NULL);
+  if (text) {
+    text[0] = '%';
+    memset(text + 1, 'y', big);
+    strcpy(text + 1 + big, "\n2 1\n2\n1\n");
+    expect_fail(rd, TMP("long_comment.graph"), text, MISPC_ERR_FORMAT, 1, "line longer than");
+    free(text);
+  }
 }
 
 static void test_load(void) {
@@ -535,6 +669,7 @@ int main(void) {
   RUN_TEST(test_gzip);
   RUN_TEST(test_mtx_valid_variants);
   RUN_TEST(test_mtx_malformed);
+  RUN_TEST(test_mtx_limits);
   RUN_TEST(test_write_errors);
   RUN_TEST(test_metis_variants);
   RUN_TEST(test_metis_malformed);

@@ -21,6 +21,18 @@ MISPC_API mispc_status mispc_write_mtx(mispc_context *ctx, const char *path, con
  * The result is a pattern (values NULL). */
 MISPC_API mispc_status mispc_read_metis(mispc_context *ctx, const char *path, mispc_csr *out);
 
+/* What the readers accept (README "Inputs"): values must be finite (NaN, Inf
+ * and overflowing numbers such as 1e400 are format errors); a symmetric
+ * MatrixMarket file lists the lower triangle only (row >= column); a line is
+ * at most 1 MiB (METIS adjacency lines: more, in proportion to the declared
+ * edges); and a size line may declare at most 64 x entries + 2^20 rows +
+ * columns, so a wrong header cannot demand memory for rows that hold
+ * nothing. For a file that really is that sparse, an allowance of
+ * rows_plus_cols (0, the default: the rule only) lets the readers of this
+ * context accept up to that many rows + columns, as long as the row offsets
+ * fit the machine's memory. Negative values give MISPC_ERR_INVALID_ARG. */
+MISPC_API mispc_status mispc_context_set_read_allowance(mispc_context *ctx, int64_t rows_plus_cols);
+
 /* Loads a matrix from a spec: a generator spec "gen:NAME:ARGS" (see
  * generate.h) or a file path (.mtx, .mtx.gz, .graph / .metis). */
 MISPC_API mispc_status mispc_load(mispc_context *ctx, const char *spec, mispc_csr *out);
