@@ -1,4 +1,5 @@
 /* The rank-local diagonal block of a PETSc AIJ matrix, read in place. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,16 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
   PetscCallMPI(MPI_Comm_size(PetscObjectComm(obj), &size));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-mispc_num_threads", &nt, &set));
   if (!set && !getenv("OMP_NUM_THREADS") && size > 1) nt = 1;
-  if (nt > 0) MispcCall(*ctx, mispc_context_set_num_threads(*ctx, (int)nt));
+  /* 0 keeps OpenMP's default; the library refuses counts beyond its cap. */
+  mispc_status st =
+      nt < 0 || nt > INT_MAX ? MISPC_ERR_INVALID_ARG : mispc_context_set_num_threads(*ctx, (int)nt);
+  if (st != MISPC_SUCCESS) {
+    mispc_context_destroy(*ctx);
+    *ctx = NULL;
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+            "-mispc_num_threads must be 0 (OpenMP's default) to %d, got %" PetscInt_FMT,
+            MISPC_MAX_THREADS, nt);
+  }
   if (gpu) PetscCall(MispcContextUsePetscStream(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

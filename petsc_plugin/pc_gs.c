@@ -6,6 +6,7 @@
  * ranks use the previous iterate, as PETSc's parallel SOR
  * (SOR_LOCAL_*_SWEEP): with zero initial guess the first sweep is purely
  * local, later sweeps use b - A_offdiag x_ghost. */
+#include <limits.h>
 #include <petsc/private/pcimpl.h>
 
 #include "plugin_internal.h"
@@ -109,14 +110,28 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
   }
 #undef OPT
   PetscOptionsHeadEnd();
+  /* Messages name the option as given, with the PC's prefix. */
+  const char *pre = NULL;
+  PetscCall(PCGetOptionsPrefix(pc, &pre));
+#define OPT(suffix)                                                                                \
+  (PetscSNPrintf(name, sizeof name, "-%spc_%s_%s", pre ? pre : "", prefix_of(g), suffix), name)
   PetscCheck(g->sweeps >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "sweeps must be >= 1, got %" PetscInt_FMT, g->sweeps);
+             "%s must be >= 1, got %" PetscInt_FMT, OPT("sweeps"), g->sweeps);
   PetscCheck(g->recolor >= -1 && g->recolor <= MISPC_COLORING_MAX_RECOLOR,
              PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "recolor must be -1 (default) or 0 to %d, got %" PetscInt_FMT,
+             "%s must be -1 (default) or 0 to %d, got %" PetscInt_FMT, OPT("recolor"),
              MISPC_COLORING_MAX_RECOLOR, g->recolor);
   PetscCheck(g->omega > 0 && g->omega < 2, PetscObjectComm((PetscObject)pc),
-             PETSC_ERR_ARG_OUTOFRANGE, "omega must be in (0, 2), got %g", (double)g->omega);
+             PETSC_ERR_ARG_OUTOFRANGE, "%s must be in (0, 2), got %g", OPT("omega"),
+             (double)g->omega);
+  /* 0 (the default) takes the matrix's block size; the library checks that
+   * a positive size divides the rows. */
+  PetscCheck(g->block_size >= 0 && g->block_size <= INT_MAX, PetscObjectComm((PetscObject)pc),
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "%s must be 0 (the matrix block size) or a positive number of rows per node, got "
+             "%" PetscInt_FMT,
+             OPT("block_size"), g->block_size);
+#undef OPT
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,9 +4,11 @@
  * converges and the true residual is below 100 * rtol.
  *
  *   -n N            grid size (default 30)
- *   -expect_error S instead of solving, set up the PC on a broken matrix and
- *                   pass only if setup fails with a message containing S:
- *                   -broken zerodiag (a_55 = 0) | nonsquare (10 x 12)
+ *   -expect_error S instead of solving, set up the PC (options, then setup)
+ *                   on a broken matrix and pass only if it fails with a
+ *                   message containing S: -broken zerodiag (a_55 = 0) |
+ *                   nonsquare (10 x 12) | none (a sound 6^3 Laplacian, for
+ *                   bad options)
  *   -reuse          after the solve, scale A by 2 (same pattern) and solve again */
 #include <petscksp.h>
 
@@ -51,18 +53,18 @@ static PetscErrorCode expect_error(const char *broken, const char *want, PetscBo
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   } else {
-    PetscCall(laplace3d(6, PETSC_TRUE, &A));
+    PetscCall(laplace3d(6, (PetscBool) !!strcmp(broken, "none"), &A));
   }
   PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
   PetscCall(PCSetOperators(pc, A, A));
-  PetscCall(PCSetFromOptions(pc));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  PetscErrorCode ierr = PCSetUp(pc);
+  PetscErrorCode ierr = PCSetFromOptions(pc);
+  if (!ierr) ierr = PCSetUp(pc);
   PetscCall(PetscPopErrorHandler());
   const char *text = NULL;
   char *spec = NULL;
   PetscCall(PetscErrorMessage(ierr, &text, &spec));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCSetUp returned %d: %s\n", (int)ierr,
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PC setup returned %d: %s\n", (int)ierr,
                         spec ? spec : "(none)"));
   *ok = (PetscBool)(ierr != 0 && spec && strstr(spec, want));
   PetscCall(PCDestroy(&pc));
