@@ -21,7 +21,9 @@ static void coarsen_usage(FILE *f) {
              "  --threads N       host threads (default: all)\n"
              "  --no-verify       skip checking every level's aggregates\n"
              "  -o FILE           write the level-0 aggregate id of every strength-graph\n"
-             "                    vertex (node), one per line\n"
+             "                    vertex (node), one per line; when no level is aggregated\n"
+             "                    (a graph of <= --min-size vertices, or --levels 0) FILE\n"
+             "                    is not written and the exit status is 1\n"
              "  -v                progress output\n");
 }
 
@@ -199,11 +201,17 @@ int cmd_coarsen(int argc, char **argv) {
            fine_edges ? (double)all_edges / (double)fine_edges : 1.0);
     if (level > 0) printf("checksum %016llx (level-0 labels)\n", (unsigned long long)checksum);
     if (verify && level > 0) printf("verified: every level is a valid aggregation\n");
-    if (outfile && level == 0)
+  }
+  if (!rc && outfile && level == 0) {
+    if (levels == 0)
+      fprintf(stderr, "mispc coarsen: --levels 0: nothing aggregated, so %s was not written\n",
+              outfile);
+    else
       fprintf(stderr,
-              "mispc coarsen: the input has <= %lld vertices: nothing aggregated, %s not "
-              "written\n",
-              min_size, outfile);
+              "mispc coarsen: the strength graph has %lld vertices, at most --min-size %lld: "
+              "nothing aggregated, so %s was not written (a lower --min-size aggregates it)\n",
+              (long long)G.nrows, min_size, outfile);
+    rc = 1;
   }
   mispc_csr_free(ctx, &G);
   mispc_context_destroy(ctx);

@@ -1,4 +1,5 @@
 /* mispc color: deterministic distance-1 coloring built on MIS-1. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ static void color_usage(FILE *f) {
              "  --recolor N       N passes of iterated greedy recoloring afterwards, each\n"
              "                    class by class from the last (default 0; never adds colors)\n"
              "  --seed S          hash seed (default 0)\n"
+             "  --symmetrize      use the pattern of A + A^T (for unsymmetric input)\n"
              "  --host | --gpu    backend (default: GPU when one is visible)\n"
              "  --threads N       host threads (default: all)\n"
              "  -o FILE           write the color of every vertex, one per line\n"
@@ -21,7 +23,7 @@ static void color_usage(FILE *f) {
 
 int cmd_color(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
-  int use_gpu = -1, threads = 0, verbose = 0;
+  int use_gpu = -1, threads = 0, verbose = 0, symmetrize = 0;
   mispc_coloring_options o;
   mispc_coloring_options_default(&o);
   for (int a = 1; a < argc; ++a) {
@@ -41,6 +43,8 @@ int cmd_color(int argc, char **argv) {
       unsigned long long v;
       if (!cli_parse_u64("color", "--seed", argv[++a], &v)) return 2;
       o.mis.seed = v;
+    } else if (!strcmp(s, "--symmetrize")) {
+      symmetrize = 1;
     } else if (!strcmp(s, "--host")) {
       use_gpu = 0;
     } else if (!strcmp(s, "--gpu")) {
@@ -67,7 +71,7 @@ int cmd_color(int argc, char **argv) {
   if (cli_context("color", verbose, threads, &use_gpu, &ctx)) return 1;
   mispc_csr A = {0}, G = {0};
   mispc_coloring c = {0, 0, NULL, MISPC_MEM_HOST};
-  int rc = cli_load(ctx, spec, 0, &A);
+  int rc = cli_load(ctx, spec, symmetrize, &A);
   int32_t *col = NULL;
   if (!rc) {
     mispc_status s = use_gpu ? mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &G) : MISPC_SUCCESS;
@@ -81,6 +85,11 @@ int cmd_color(int argc, char **argv) {
       s = mispc_memcpy(ctx, col, MISPC_MEM_HOST, c.color, c.mem, sizeof(int32_t) * (size_t)A.nrows);
     if (s) {
       rc = cli_fail(ctx, "color", s);
+      if (s == MISPC_ERR_UNSYMMETRIC)
+        fprintf(stderr, "mispc color: --symmetrize colors the pattern of A + A^T instead\n");
+    } else if (!col) {
+      fprintf(stderr, "mispc color: out of memory for %lld colors\n", (long long)A.nrows);
+      rc = 1;
     } else {
       int64_t *size = (int64_t *)calloc((size_t)c.ncolors + 1, sizeof(int64_t));
       for (int64_t v = 0; v < A.nrows; ++v) size[col[v]]++;
@@ -94,7 +103,8 @@ int cmd_color(int argc, char **argv) {
       if (outfile) {
         FILE *f = fopen(outfile, "w");
         if (!f) {
-          perror(outfile);
+          fprintf(stderr, "mispc color: cannot open %s for writing: %s\n", outfile,
+                  strerror(errno));
           rc = 1;
         } else {
           for (int64_t v = 0; v < A.nrows; ++v) fprintf(f, "%d\n", col[v]);
