@@ -52,6 +52,12 @@ mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32
 mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
                              int64_t naggs, mispc_csr *coarse);
 
+/* Q R of one aggregate's block of the near-null space in place: Q is m x k
+ * column-major (Q[j * m + r]), R gets k x k column-major (R[j * k + i]);
+ * modified Gram-Schmidt twice, columns below 1e-12 of their norm dropped.
+ * The one and distributed prolongators both call it: same arithmetic. */
+void agg_block_qr(double *Q, int64_t m, int k, double *R);
+
 #ifdef __cplusplus
 }
 #endif

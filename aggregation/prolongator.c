@@ -5,11 +5,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "agg_backend.h"
 
 /* Columns whose norm after orthogonalisation falls to this fraction of
  * their original norm are linearly dependent on the previous ones. */
 #define DROP_TOL 1e-12
+
+void agg_block_qr(double *Q, int64_t m, int k, double *R) {
+  memset(R, 0, sizeof(double) * (size_t)(k * k));
+  for (int j = 0; j < k; ++j) {
+    double *q = Q + j * m, orig = 0, nrm = 0;
+    for (int64_t r = 0; r < m; ++r) orig += q[r] * q[r];
+    /* modified Gram-Schmidt, a second pass for orthogonality to rounding */
+    for (int pass = 0; pass < 2; ++pass)
+      for (int i = 0; i < j; ++i) {
+        const double *qi = Q + i * m;
+        double dot = 0;
+        for (int64_t r = 0; r < m; ++r) dot += qi[r] * q[r];
+        for (int64_t r = 0; r < m; ++r) q[r] -= dot * qi[r];
+        R[j * k + i] += dot; /* R[i][j], column-major */
+      }
+    for (int64_t r = 0; r < m; ++r) nrm += q[r] * q[r];
+    nrm = sqrt(nrm);
+    if (!(nrm > DROP_TOL * sqrt(orig))) {
+      for (int64_t r = 0; r < m; ++r) q[r] = 0; /* dependent: dropped */
+      R[j * k + j] = 0;
+    } else {
+      for (int64_t r = 0; r < m; ++r) q[r] /= nrm;
+      R[j * k + j] = nrm;
+    }
+  }
+}
 
 mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
                                          int block_size, int k, const double *B, mispc_csr *P,
@@ -91,29 +117,7 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
         for (int64_t p = off[c], r = 0; p < off[c + 1]; ++p)
           for (int d = 0; d < bs; ++d, ++r)
             Q[j * m + r] = B ? B[(int64_t)j * ndof + (int64_t)mem[p] * bs + d] : 1.0;
-      memset(R, 0, sizeof(double) * (size_t)(k * k));
-      for (int j = 0; j < k; ++j) {
-        double *q = Q + j * m, orig = 0, nrm = 0;
-        for (int64_t r = 0; r < m; ++r) orig += q[r] * q[r];
-        /* modified Gram-Schmidt, a second pass for orthogonality to rounding */
-        for (int pass = 0; pass < 2; ++pass)
-          for (int i = 0; i < j; ++i) {
-            const double *qi = Q + i * m;
-            double dot = 0;
-            for (int64_t r = 0; r < m; ++r) dot += qi[r] * q[r];
-            for (int64_t r = 0; r < m; ++r) q[r] -= dot * qi[r];
-            R[j * k + i] += dot; /* R[i][j], column-major */
-          }
-        for (int64_t r = 0; r < m; ++r) nrm += q[r] * q[r];
-        nrm = sqrt(nrm);
-        if (!(nrm > DROP_TOL * sqrt(orig))) {
-          for (int64_t r = 0; r < m; ++r) q[r] = 0; /* dependent: dropped */
-          R[j * k + j] = 0;
-        } else {
-          for (int64_t r = 0; r < m; ++r) q[r] /= nrm;
-          R[j * k + j] = nrm;
-        }
-      }
+      agg_block_qr(Q, m, k, R);
       for (int64_t p = off[c], r = 0; p < off[c + 1]; ++p)
         for (int d = 0; d < bs; ++d, ++r) {
           int64_t row = (int64_t)mem[p] * bs + d;

@@ -69,11 +69,34 @@ mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int
  * memory, queued on the context's stream. */
 mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const void *owned,
                                         void *ghost, size_t size);
+/* mispc_halo_reverse_add for device arrays (int64 elements, both in device
+ * memory): ghost values staged through pinned host memory and MPI, summed
+ * into owned on the device (atomics: a vertex sent to several ranks gets
+ * several sums), queued on the context's stream. */
+mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
+                                           int64_t *owned);
 /* garray on the device (copied once per plan); MISPC_ERR_NO_CUDA without CUDA. */
 mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
                                       const int64_t **d_garray);
 /* Releases the device mirror (no-op without one). */
 void mispc_halo_free_device(mispc_halo *h);
+
+/* Sends records of `width` int64 words to their owner ranks (dest[i] for
+ * record i) and returns the records this rank receives, in rank order and,
+ * from each rank, in the order sent (so the result does not depend on
+ * timing). *out is malloc'd (*nout records). Collective. */
+mispc_status mispc_dist_route(mispc_context *ctx, MPI_Comm comm, int width, int64_t n,
+                              const int64_t *rec, const int *dest, int64_t **out, int64_t *nout);
+
+/* GPU backends of mispc_dist_color / mispc_dist_aggregate for device graphs
+ * on several ranks (coloring_dist_cuda.cu, aggregate_dist_cuda.cu; the
+ * entry points have validated the options). Outputs in device memory; the
+ * status is agreed over the ranks. mode: MIS-1 key mode (mis_common.h). */
+mispc_status mispc_dist_color_cuda(mispc_context *ctx, const mispc_dist_csr *g, int mode,
+                                   uint64_t seed, int recolor, int32_t *color, int32_t *ncolors);
+mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                       const mispc_agg_options *opt, int32_t *agg,
+                                       mispc_dist_agg_info *info);
 
 /* Sum of a 64-bit count over the communicator (timed as communication). */
 mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t *value);

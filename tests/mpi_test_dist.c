@@ -276,6 +276,107 @@ static void test_row_generators(void) {
   mispc_context_destroy(ctx);
 }
 
+/* Global columns of local row i of a distributed CSR, sorted (n returned). */
+static int64_t global_row(const mispc_dist_csr *D, int64_t i, int64_t *out) {
+  int64_t n = 0;
+  for (int64_t p = D->diag.rowptr[i]; p < D->diag.rowptr[i + 1]; ++p)
+    out[n++] = D->rstart + D->diag.colidx[p];
+  for (int64_t p = D->offd.rowptr[i]; p < D->offd.rowptr[i + 1]; ++p)
+    out[n++] = D->garray[D->offd.colidx[p]];
+  for (int64_t a = 1; a < n; ++a) /* insertion sort: rows are short */
+    for (int64_t b = a; b > 0 && out[b - 1] > out[b]; --b) {
+      int64_t t = out[b];
+      out[b] = out[b - 1];
+      out[b - 1] = t;
+    }
+  return n;
+}
+
+/* Coarse graph and tentative prolongator (constant, and rigid-body modes on
+ * 3-dof nodes) equal the one-process ones row for row, bit for bit. */
+static void check_coarse(mispc_context *ctx, const char *spec, int bs, int k) {
+  mispc_csr A, G;
+  CHECK_OK(ctx, mispc_load(ctx, spec, &A));
+  CHECK_OK(ctx, mispc_strength_graph(ctx, &A, 0.0, bs, &G));
+  mispc_csr_free(ctx, &A);
+  const int64_t n = G.nrows, ndof = n * bs;
+  int64_t r0, r1;
+  split(n, &r0, &r1);
+  mispc_dist_csr D, DC;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D));
+  mispc_aggregates a;
+  CHECK_OK(ctx, mispc_aggregate(ctx, &G, NULL, &a));
+  int32_t *lab = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
+  mispc_dist_agg_info info;
+  CHECK_OK(ctx, mispc_dist_aggregate(ctx, &D, NULL, lab, &info));
+  /* coarse graph */
+  mispc_csr C;
+  CHECK_OK(ctx, mispc_coarse_graph(ctx, &G, &a, &C));
+  CHECK_OK(ctx, mispc_dist_coarse_graph(ctx, &D, lab, info.naggs, &DC));
+  int64_t *row = malloc(sizeof(int64_t) * (size_t)(C.nrows + 1)), bad = 0;
+  for (int64_t i = 0; i < DC.rend - DC.rstart; ++i) {
+    const int64_t c = DC.rstart + i, m = global_row(&DC, i, row);
+    bad += m != C.rowptr[c + 1] - C.rowptr[c];
+    for (int64_t q = 0; q < m && q < C.rowptr[c + 1] - C.rowptr[c]; ++q)
+      bad += row[q] != C.colidx[C.rowptr[c] + q];
+  }
+  int64_t owned = DC.rend - DC.rstart, all = 0;
+  MPI_Allreduce(&owned, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK_MSG(bad == 0 && all == C.nrows && DC.nglobal == C.nrows,
+            "%s: coarse graph differs on rank %d (%lld bad entries)", spec, rank_, (long long)bad);
+  /* prolongator: B from coordinates made up by a hash (any B will do) */
+  double *B = NULL, *Bl = NULL, *Bc = NULL;
+  if (k > 1) {
+    double *xyz = malloc(sizeof(double) * (size_t)(3 * n + 1));
+    for (int64_t i = 0; i < 3 * n; ++i)
+      xyz[i] = (double)(mispc_hash3(5, 0, (uint64_t)i) >> 11) / 9e15;
+    B = malloc(sizeof(double) * (size_t)(ndof * k + 1));
+    CHECK_OK(ctx, mispc_rigid_body_modes(ctx, n, xyz, B));
+    free(xyz);
+    const int64_t nl = (r1 - r0) * bs;
+    Bl = malloc(sizeof(double) * (size_t)(nl * k + 1));
+    for (int j = 0; j < k; ++j)
+      for (int64_t r = 0; r < nl; ++r) Bl[j * nl + r] = B[j * ndof + r0 * bs + r];
+  }
+  Bc = malloc(sizeof(double) * (size_t)(a.naggs * k * k + 1));
+  mispc_csr Ps;
+  mispc_dist_prolongator Pd;
+  CHECK_OK(ctx, mispc_tentative_prolongator(ctx, &a, bs, k, B, &Ps, Bc));
+  CHECK_OK(ctx, mispc_dist_tentative_prolongator(ctx, &D, lab, info.naggs, bs, k, Bl, &Pd));
+  bad = 0;
+  for (int64_t i = 0; i < Pd.nrows; ++i) {
+    const int64_t rg = r0 * bs + i;
+    for (int64_t q = 0; q < k; ++q) {
+      bad += Pd.gcol[Pd.rowptr[i] + q] != Ps.colidx[Ps.rowptr[rg] + q];
+      bad += memcmp(&Pd.values[Pd.rowptr[i] + q], &Ps.values[Ps.rowptr[rg] + q], 8) != 0;
+    }
+  }
+  const int64_t nc = a.naggs * k, ldc = (Pd.cend - Pd.cstart) * k;
+  for (int j = 0; j < k; ++j)
+    for (int64_t r = 0; r < ldc; ++r)
+      bad += memcmp(&Pd.Bc[j * ldc + r], &Bc[j * nc + Pd.cstart * k + r], 8) != 0;
+  CHECK_MSG(bad == 0 && Pd.nrows == (r1 - r0) * bs && Pd.ncols == nc,
+            "%s: prolongator (bs %d, k %d) differs on rank %d: %lld values", spec, bs, k, rank_,
+            (long long)bad);
+  mispc_dist_prolongator_free(&Pd);
+  mispc_csr_free(ctx, &Ps);
+  free(B), free(Bl), free(Bc), free(row), free(lab);
+  mispc_csr_free(ctx, &C);
+  mispc_dist_csr_free(ctx, &DC);
+  mispc_aggregates_free(ctx, &a);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &G);
+}
+
+static void test_coarse_levels(void) {
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  check_coarse(ctx, "gen:laplace3d:12", 1, 1);
+  check_coarse(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 1);
+  check_coarse(ctx, "gen:elasticity3d:5", 3, 6);
+  mispc_context_destroy(ctx);
+}
+
 /* Bad input on one rank gives the same error on every rank (and no hang). */
 static void test_errors(void) {
   mispc_context *ctx;
@@ -329,6 +430,7 @@ int main(int argc, char **argv) {
   if (rank_ != 0 && !freopen("/dev/null", "w", stdout)) return 1; /* rank 0 reports */
   RUN_TEST(test_identity);
   RUN_TEST(test_row_generators);
+  RUN_TEST(test_coarse_levels);
   RUN_TEST(test_errors);
   int failed = test_failed_, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

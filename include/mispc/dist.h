@@ -147,6 +147,37 @@ MISPC_API mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist
                                             const mispc_agg_options *opt, int32_t *agg,
                                             mispc_dist_agg_info *info);
 
+/* Coarse levels. Coarse row (aggregate) c lives on rank p for c in
+ * [naggs p / P, naggs (p + 1) / P): even ranges of mispc_aggregate's own
+ * numbering, so the distributed coarse objects are the one-process ones row
+ * for row. agg: this rank's labels (host), as mispc_dist_aggregate gives. */
+
+/* Quotient graph (mispc_coarse_graph's rows, same numbering). */
+MISPC_API mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g,
+                                               const int32_t *agg, int64_t naggs,
+                                               mispc_dist_csr *coarse);
+
+/* This rank's rows of mispc_tentative_prolongator's P (the dofs v*bs .. v*bs
+ * + bs - 1 of its nodes, columns as global coarse ids c*k + j) and its coarse
+ * rows of Bc. B: (rend - rstart) * bs rows, k columns, column-major with
+ * leading dimension (rend - rstart) * bs; NULL for the constant (k = 1).
+ * Each aggregate's block is factored on the rank of its coarse row, members
+ * in increasing node id, by the one-process code: bit-identical values. */
+typedef struct mispc_dist_prolongator {
+  int64_t nrows;   /* this rank's fine dofs */
+  int64_t ncols;   /* global coarse columns, naggs * k */
+  int64_t *rowptr; /* nrows + 1 */
+  int64_t *gcol;   /* global column ids */
+  double *values;
+  int64_t cstart, cend; /* this rank's aggregates */
+  double *Bc;           /* (cend - cstart) * k rows, k columns, column-major */
+} mispc_dist_prolongator;
+MISPC_API mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_dist_csr *g,
+                                                        const int32_t *agg, int64_t naggs,
+                                                        int block_size, int k, const double *B,
+                                                        mispc_dist_prolongator *P);
+MISPC_API void mispc_dist_prolongator_free(mispc_dist_prolongator *P);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,245 @@
+/* Coarse levels of a distributed aggregation (host): the quotient graph and
+ * the tentative prolongator, row for row those of mispc_coarse_graph and
+ * mispc_tentative_prolongator. Coarse rows live in even ranges of the
+ * one-process aggregate numbering; coarse edges and aggregate blocks travel
+ * to their owners with mispc_dist_route. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg_backend.h"
+#include "dist_internal.h"
+
+/* The rank holding coarse row c: the largest p with naggs p / P <= c. */
+static int label_owner(int64_t c, int64_t naggs, int P) {
+  int p = (int)((c * P) / (naggs ? naggs : 1));
+  while (p + 1 < P && naggs * (p + 1) / P <= c) ++p;
+  while (p > 0 && naggs * p / P > c) --p;
+  return p;
+}
+
+/* The rank owning global vertex v (ranges: P + 1 offsets). */
+static int vertex_owner(const int64_t *ranges, int P, int64_t v) {
+  int lo = 0, hi = P - 1;
+  while (lo < hi) { /* last p with ranges[p] <= v and a non-empty range */
+    int mid = (lo + hi + 1) / 2;
+    if (ranges[mid] <= v)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  while (lo > 0 && ranges[lo] == ranges[lo + 1]) --lo;
+  return lo;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+  const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Sorts n pairs and drops repeats; returns the new count. */
+static int64_t sort_unique_pairs(int64_t *p, int64_t n) {
+  qsort(p, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (m == 0 || p[2 * i] != p[2 * m - 2] || p[2 * i + 1] != p[2 * m - 1]) {
+      p[2 * m] = p[2 * i];
+      p[2 * m + 1] = p[2 * i + 1];
+      ++m;
+    }
+  return m;
+}
+
+static mispc_status check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
+                                 int64_t naggs, const char *who) {
+  mispc_status s = MISPC_SUCCESS;
+  const int64_t nloc = g->rend - g->rstart;
+  if (!g->halo)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: graph not built", who);
+  else if (g->diag.mem != MISPC_MEM_HOST)
+    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "%s: host graphs only", who);
+  else if (naggs < 0 || naggs > INT32_MAX || (nloc > 0 && !agg))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: bad labels or count %lld", who,
+                     (long long)naggs);
+  for (int64_t v = 0; !s && v < nloc; ++v)
+    if (agg[v] < 0 || agg[v] >= naggs)
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: vertex %lld has label %d outside [0, %lld)",
+                       who, (long long)(g->rstart + v), agg[v], (long long)naggs);
+  return mispc_dist_agree(ctx, g->comm, s);
+}
+
+mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g,
+                                     const int32_t *agg, int64_t naggs, mispc_dist_csr *coarse) {
+  if (!ctx || !g || !coarse) return MISPC_ERR_INVALID_ARG;
+  memset(coarse, 0, sizeof *coarse);
+  MISPC_TRY(check_labels(ctx, g, agg, naggs, "mispc_dist_coarse_graph"));
+  int P = 0, rank = 0;
+  MPI_Comm_size(g->comm, &P);
+  MPI_Comm_rank(g->comm, &rank);
+  const int64_t nloc = g->rend - g->rstart, ne = g->diag.nnz + g->offd.nnz;
+  int32_t *gagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));
+  int64_t *pairs = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * ne + 2));
+  int *dest = (int *)malloc(sizeof(int) * (size_t)(ne + 1));
+  mispc_status s = gagg && pairs && dest
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coarse graph");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s) s = mispc_halo_exchange(ctx, g->halo, agg, gagg, sizeof(int32_t));
+  int64_t m = 0;
+  for (int64_t v = 0; !s && v < nloc; ++v) {
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
+      const int32_t l = agg[g->diag.colidx[p]];
+      if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
+    }
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
+      const int32_t l = gagg[g->offd.colidx[p]];
+      if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
+    }
+  }
+  if (!s) m = sort_unique_pairs(pairs, m); /* fewer records to send */
+  for (int64_t i = 0; !s && i < m; ++i) dest[i] = label_owner(pairs[2 * i], naggs, P);
+  int64_t *got = NULL, ngot = 0;
+  if (!s) s = mispc_dist_route(ctx, g->comm, 2, m, pairs, dest, &got, &ngot);
+  free(gagg);
+  free(pairs);
+  free(dest);
+  if (s) return s;
+  ngot = sort_unique_pairs(got, ngot);
+  const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
+  int64_t *rowptr = (int64_t *)calloc((size_t)(c1 - c0 + 1), sizeof(int64_t));
+  int64_t *gcol = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ngot + 1));
+  s = rowptr && gcol ? MISPC_SUCCESS
+                     : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coarse graph");
+  for (int64_t i = 0; !s && i < ngot; ++i) {
+    rowptr[got[2 * i] - c0 + 1]++;
+    gcol[i] = got[2 * i + 1];
+  }
+  for (int64_t r = 0; !s && r < c1 - c0; ++r) rowptr[r + 1] += rowptr[r];
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s) s = mispc_dist_csr_from_global(ctx, g->comm, naggs, c0, c1, rowptr, gcol, NULL, coarse);
+  free(got);
+  free(rowptr);
+  free(gcol);
+  return s;
+}
+
+void mispc_dist_prolongator_free(mispc_dist_prolongator *P) {
+  if (!P) return;
+  free(P->rowptr);
+  free(P->gcol);
+  free(P->values);
+  free(P->Bc);
+  memset(P, 0, sizeof *P);
+}
+
+static int cmp_member(const void *a, const void *b) {
+  return cmp_pair(a, b); /* (label, node id) */
+}
+
+mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_dist_csr *g,
+                                              const int32_t *agg, int64_t naggs, int block_size,
+                                              int k, const double *B, mispc_dist_prolongator *P) {
+  if (!ctx || !g || !P) return MISPC_ERR_INVALID_ARG;
+  memset(P, 0, sizeof *P);
+  const char *who = "mispc_dist_tentative_prolongator";
+  mispc_status s = MISPC_SUCCESS;
+  if (block_size < 1 || k < 1 || block_size * k > 4096 || (!B && k != 1))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "%s: block size %d and %d vectors (B NULL needs k = 1) not supported", who,
+                     block_size, k);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) return s;
+  MISPC_TRY(check_labels(ctx, g, agg, naggs, who));
+  int np = 0, rank = 0;
+  MPI_Comm_size(g->comm, &np);
+  MPI_Comm_rank(g->comm, &rank);
+  const int bs = block_size, w = 2 + bs * k; /* label, node, B block (as bits) */
+  const int64_t nloc = g->rend - g->rstart, ndof = nloc * bs;
+  int64_t *rec = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc * w + 1));
+  int *dest = (int *)malloc(sizeof(int) * (size_t)(nloc + 1));
+  s = rec && dest ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  /* Every node's block of B to the rank of its aggregate. */
+  for (int64_t v = 0; !s && v < nloc; ++v) {
+    int64_t *r = rec + w * v;
+    r[0] = agg[v];
+    r[1] = g->rstart + v;
+    for (int j = 0; j < k; ++j)
+      for (int d = 0; d < bs; ++d) {
+        const double x = B ? B[(int64_t)j * ndof + v * bs + d] : 1.0;
+        memcpy(&r[2 + j * bs + d], &x, sizeof x);
+      }
+    dest[v] = label_owner(agg[v], naggs, np);
+  }
+  int64_t *got = NULL, ngot = 0;
+  if (!s) s = mispc_dist_route(ctx, g->comm, w, nloc, rec, dest, &got, &ngot);
+  free(rec);
+  free(dest);
+  if (s) return s;
+  /* Members of each aggregate in increasing node id, as mispc_tentative_prolongator. */
+  qsort(got, (size_t)ngot, sizeof(int64_t) * (size_t)w, cmp_member);
+  const int64_t c0 = naggs * rank / np, c1 = naggs * (rank + 1) / np, nc = naggs * k;
+  P->cstart = c0;
+  P->cend = c1;
+  const int64_t ldc = (c1 - c0) * k;
+  P->Bc = (double *)calloc((size_t)(ldc * k + 1), sizeof(double));
+  int64_t *back = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ngot * w + 1));
+  int *bdest = (int *)malloc(sizeof(int) * (size_t)(ngot + 1));
+  double *Q = (double *)malloc(sizeof(double) * (size_t)(ngot * bs * k + 1));
+  double *R = (double *)malloc(sizeof(double) * (size_t)(k * k));
+  s = P->Bc && back && bdest && Q && R
+          ? MISPC_SUCCESS
+          : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  for (int64_t a = 0; !s && a < ngot;) {
+    int64_t b = a;
+    while (b < ngot && got[w * b] == got[w * a]) ++b;
+    const int64_t c = got[w * a], m = (b - a) * bs;
+    for (int j = 0; j < k; ++j)
+      for (int64_t i = a, r = 0; i < b; ++i)
+        for (int d = 0; d < bs; ++d, ++r) memcpy(&Q[j * m + r], &got[w * i + 2 + j * bs + d], 8);
+    agg_block_qr(Q, m, k, R);
+    /* Q's rows back to the members' ranks, R into Bc. */
+    for (int64_t i = a, r = 0; i < b; ++i) {
+      int64_t *o = back + w * i;
+      o[0] = c;
+      o[1] = got[w * i + 1];
+      for (int d = 0; d < bs; ++d, ++r)
+        for (int j = 0; j < k; ++j) memcpy(&o[2 + d * k + j], &Q[j * m + r], 8);
+      bdest[i] = vertex_owner(g->ranges, np, o[1]);
+    }
+    for (int j = 0; j < k; ++j)
+      for (int i = 0; i < k; ++i) P->Bc[(int64_t)j * ldc + (c - c0) * k + i] = R[j * k + i];
+    a = b;
+  }
+  free(got);
+  free(Q);
+  free(R);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  int64_t *mine = NULL, nmine = 0;
+  if (!s) s = mispc_dist_route(ctx, g->comm, w, ngot, back, bdest, &mine, &nmine);
+  free(back);
+  free(bdest);
+  if (!s) {
+    P->nrows = ndof;
+    P->ncols = nc;
+    P->rowptr = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ndof + 1));
+    P->gcol = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ndof * k + 1));
+    P->values = (double *)malloc(sizeof(double) * (size_t)(ndof * k + 1));
+    if (!P->rowptr || !P->gcol || !P->values || nmine != nloc)
+      s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  }
+  for (int64_t i = 0; !s && i <= ndof; ++i) P->rowptr[i] = i * k;
+  for (int64_t i = 0; !s && i < nmine; ++i) {
+    const int64_t *o = mine + w * i, v = o[1] - g->rstart;
+    for (int d = 0; d < bs; ++d)
+      for (int j = 0; j < k; ++j) {
+        const int64_t row = v * bs + d;
+        P->gcol[row * k + j] = o[0] * k + j;
+        memcpy(&P->values[row * k + j], &o[2 + d * k + j], 8);
+      }
+  }
+  free(mine);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) mispc_dist_prolongator_free(P);
+  return s;
+}

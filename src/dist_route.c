@@ -1,0 +1,71 @@
+/* Records to their owner ranks: one all-to-all of counts, then
+ * MPI_Alltoallv of the records grouped by destination (stable within a
+ * destination). For data whose owner is not a halo neighbour: the
+ * transposed half of a strength graph, coarse-graph edges, aggregate
+ * blocks of the prolongator. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+
+mispc_status mispc_dist_route(mispc_context *ctx, MPI_Comm comm, int width, int64_t n,
+                              const int64_t *rec, const int *dest, int64_t **out, int64_t *nout) {
+  int P = 0;
+  MPI_Comm_size(comm, &P);
+  *out = NULL;
+  *nout = 0;
+  int64_t *sc = (int64_t *)calloc((size_t)P, sizeof(int64_t));
+  int64_t *rc = (int64_t *)calloc((size_t)P, sizeof(int64_t));
+  int *scnt = (int *)malloc(sizeof(int) * (size_t)P),
+      *sdsp = (int *)malloc(sizeof(int) * (size_t)P);
+  int *rcnt = (int *)malloc(sizeof(int) * (size_t)P),
+      *rdsp = (int *)malloc(sizeof(int) * (size_t)P);
+  int64_t *pos = (int64_t *)malloc(sizeof(int64_t) * ((size_t)P + 1));
+  int64_t *sbuf = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n * width + 1));
+  mispc_status s = sc && rc && scnt && sdsp && rcnt && rdsp && pos && sbuf
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory routing records");
+  for (int64_t i = 0; !s && i < n; ++i) {
+    if (dest[i] < 0 || dest[i] >= P) {
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "record %lld routed to rank %d of %d",
+                       (long long)i, dest[i], P);
+      break;
+    }
+    sc[dest[i]]++;
+  }
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s && MPI_Alltoall(sc, 1, MPI_INT64_T, rc, 1, MPI_INT64_T, comm) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Alltoall failed routing records");
+  int64_t stot = 0, rtot = 0;
+  for (int p = 0; !s && p < P; ++p) {
+    if (stot > INT_MAX / width - sc[p] || rtot > INT_MAX / width - rc[p]) {
+      s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "more than %d words routed by one rank", INT_MAX);
+      break;
+    }
+    pos[p] = stot;
+    scnt[p] = (int)(sc[p] * width), sdsp[p] = (int)(stot * width);
+    rcnt[p] = (int)(rc[p] * width), rdsp[p] = (int)(rtot * width);
+    stot += sc[p];
+    rtot += rc[p];
+  }
+  s = mispc_dist_agree(ctx, comm, s);
+  int64_t *rbuf = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(rtot * width + 1));
+  if (!s && !rbuf) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory routing records");
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s) {
+    for (int64_t i = 0; i < n; ++i)
+      memcpy(sbuf + width * pos[dest[i]]++, rec + width * i, sizeof(int64_t) * (size_t)width);
+    if (MPI_Alltoallv(sbuf, scnt, sdsp, MPI_INT64_T, rbuf, rcnt, rdsp, MPI_INT64_T, comm) !=
+        MPI_SUCCESS)
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Alltoallv failed routing records");
+  }
+  free(sc), free(rc), free(scnt), free(sdsp), free(rcnt), free(rdsp), free(pos), free(sbuf);
+  if (s) {
+    free(rbuf);
+    return s;
+  }
+  *out = rbuf;
+  *nout = rtot;
+  return MISPC_SUCCESS;
+}
