@@ -17,39 +17,6 @@ static int label_owner(int64_t c, int64_t naggs, int P) {
   return p;
 }
 
-/* The rank owning global vertex v (ranges: P + 1 offsets). */
-static int vertex_owner(const int64_t *ranges, int P, int64_t v) {
-  int lo = 0, hi = P - 1;
-  while (lo < hi) { /* last p with ranges[p] <= v and a non-empty range */
-    int mid = (lo + hi + 1) / 2;
-    if (ranges[mid] <= v)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  while (lo > 0 && ranges[lo] == ranges[lo + 1]) --lo;
-  return lo;
-}
-
-static int cmp_pair(const void *a, const void *b) {
-  const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-/* Sorts n pairs and drops repeats; returns the new count. */
-static int64_t sort_unique_pairs(int64_t *p, int64_t n) {
-  qsort(p, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
-  int64_t m = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (m == 0 || p[2 * i] != p[2 * m - 2] || p[2 * i + 1] != p[2 * m - 1]) {
-      p[2 * m] = p[2 * i];
-      p[2 * m + 1] = p[2 * i + 1];
-      ++m;
-    }
-  return m;
-}
-
 static mispc_status check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
                                  int64_t naggs, const char *who) {
   mispc_status s = MISPC_SUCCESS;
@@ -96,7 +63,7 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
       if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
     }
   }
-  if (!s) m = sort_unique_pairs(pairs, m); /* fewer records to send */
+  if (!s) m = mispc_sort_unique_pairs(pairs, m); /* fewer records to send */
   for (int64_t i = 0; !s && i < m; ++i) dest[i] = label_owner(pairs[2 * i], naggs, P);
   int64_t *got = NULL, ngot = 0;
   if (!s) s = mispc_dist_route(ctx, g->comm, 2, m, pairs, dest, &got, &ngot);
@@ -104,7 +71,7 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
   free(pairs);
   free(dest);
   if (s) return s;
-  ngot = sort_unique_pairs(got, ngot);
+  ngot = mispc_sort_unique_pairs(got, ngot);
   const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
   int64_t *rowptr = (int64_t *)calloc((size_t)(c1 - c0 + 1), sizeof(int64_t));
   int64_t *gcol = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ngot + 1));
@@ -133,7 +100,9 @@ void mispc_dist_prolongator_free(mispc_dist_prolongator *P) {
 }
 
 static int cmp_member(const void *a, const void *b) {
-  return cmp_pair(a, b); /* (label, node id) */
+  const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b; /* (label, node id) */
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_dist_csr *g,
@@ -205,7 +174,7 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
       o[1] = got[w * i + 1];
       for (int d = 0; d < bs; ++d, ++r)
         for (int j = 0; j < k; ++j) memcpy(&o[2 + d * k + j], &Q[j * m + r], 8);
-      bdest[i] = vertex_owner(g->ranges, np, o[1]);
+      bdest[i] = mispc_dist_owner(g->ranges, np, o[1]);
     }
     for (int j = 0; j < k; ++j)
       for (int i = 0; i < k; ++i) P->Bc[(int64_t)j * ldc + (c - c0) * k + i] = R[j * k + i];

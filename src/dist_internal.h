@@ -98,6 +98,12 @@ mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr 
                                        const mispc_agg_options *opt, int32_t *agg,
                                        mispc_dist_agg_info *info);
 
+/* The rank owning global row v, from the P + 1 range offsets. */
+int mispc_dist_owner(const int64_t *ranges, int P, int64_t v);
+
+/* Sorts n (row, column) pairs of int64 and drops repeats; returns the count left. */
+int64_t mispc_sort_unique_pairs(int64_t *p, int64_t n);
+
 /* Sum of a 64-bit count over the communicator (timed as communication). */
 mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t *value);
 

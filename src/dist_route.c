@@ -69,3 +69,34 @@ mispc_status mispc_dist_route(mispc_context *ctx, MPI_Comm comm, int width, int6
   *nout = rtot;
   return MISPC_SUCCESS;
 }
+
+int mispc_dist_owner(const int64_t *ranges, int P, int64_t v) {
+  int lo = 0, hi = P - 1;
+  while (lo < hi) { /* the last p with ranges[p] <= v */
+    const int mid = (lo + hi + 1) / 2;
+    if (ranges[mid] <= v)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  while (lo > 0 && ranges[lo] == ranges[lo + 1]) --lo; /* not an empty rank */
+  return lo;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+  const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+int64_t mispc_sort_unique_pairs(int64_t *p, int64_t n) {
+  qsort(p, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (m == 0 || p[2 * i] != p[2 * m - 2] || p[2 * i + 1] != p[2 * m - 1]) {
+      p[2 * m] = p[2 * i];
+      p[2 * m + 1] = p[2 * i + 1];
+      ++m;
+    }
+  return m;
+}

@@ -368,12 +368,55 @@ static void check_coarse(mispc_context *ctx, const char *spec, int bs, int k) {
   mispc_csr_free(ctx, &G);
 }
 
+/* The distributed strength graph equals mispc_strength_graph row for row
+ * (node-aligned ranges). */
+static void check_strength(mispc_context *ctx, const char *spec, int bs, double theta) {
+  mispc_csr A, S;
+  CHECK_OK(ctx, mispc_load(ctx, spec, &A));
+  CHECK_OK(ctx, mispc_strength_graph(ctx, &A, theta, bs, &S));
+  int64_t n0, n1;
+  split(A.nrows / bs, &n0, &n1);
+  mispc_dist_csr DA, DS;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, n0 * bs, n1 * bs, &DA));
+  CHECK_OK(ctx, mispc_dist_strength_graph(ctx, &DA, theta, bs, &DS));
+  int64_t *row = malloc(sizeof(int64_t) * (size_t)(S.nrows + 1)), bad = 0;
+  for (int64_t i = 0; i < DS.rend - DS.rstart; ++i) {
+    const int64_t I = DS.rstart + i, m = global_row(&DS, i, row),
+                  len = S.rowptr[I + 1] - S.rowptr[I];
+    bad += m != len;
+    for (int64_t q = 0; q < m && q < len; ++q) bad += row[q] != S.colidx[S.rowptr[I] + q];
+  }
+  CHECK_MSG(bad == 0 && DS.nglobal == S.nrows && DS.rstart == n0 && DS.rend == n1,
+            "%s: strength graph (bs %d, theta %g) differs on rank %d: %lld", spec, bs, theta, rank_,
+            (long long)bad);
+  /* a range that splits a node fails on every rank */
+  if (bs > 1 && nranks_ > 1) {
+    mispc_dist_csr DB;
+    int64_t r0 = rank_ == 0 ? 0 : n0 * bs + 1, r1 = rank_ == nranks_ - 1 ? A.nrows : n1 * bs + 1;
+    if (r1 < r0) r1 = r0;
+    if (!mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &DB)) {
+      CHECK_STATUS(ctx, mispc_dist_strength_graph(ctx, &DB, theta, bs, &DS), MISPC_ERR_INVALID_ARG);
+      mispc_dist_csr_free(ctx, &DB);
+    }
+  }
+  free(row);
+  mispc_dist_csr_free(ctx, &DS);
+  mispc_dist_csr_free(ctx, &DA);
+  mispc_csr_free(ctx, &S);
+  mispc_csr_free(ctx, &A);
+}
+
 static void test_coarse_levels(void) {
   mispc_context *ctx;
   mispc_context_create(&ctx);
   check_coarse(ctx, "gen:laplace3d:12", 1, 1);
   check_coarse(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 1);
   check_coarse(ctx, "gen:elasticity3d:5", 3, 6);
+  check_strength(ctx, "gen:elasticity3d:5", 3, 0.0);
+  check_strength(ctx, "gen:elasticity3d:5", 3, 0.08);
+  check_strength(ctx, "gen:elasticity3d:5", 1, 0.08);
+  check_strength(ctx, "gen:aniso2d:20:0.01:30", 1, 0.25);
+  check_strength(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0.1);
   mispc_context_destroy(ctx);
 }
 

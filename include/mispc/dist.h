@@ -147,6 +147,14 @@ MISPC_API mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist
                                             const mispc_agg_options *opt, int32_t *agg,
                                             mispc_dist_agg_info *info);
 
+/* Strength graph of a distributed matrix (values, or a pattern = theta 0)
+ * on nodes of block_size rows, as mispc_strength_graph: this rank gets node
+ * rows [rstart / bs, rend / bs); every rank's range must hold whole nodes.
+ * Diagonal values of ghosts come by the halo; the transposed half of the
+ * symmetrization goes to the owners of the other nodes. */
+MISPC_API mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr *A,
+                                                 double theta, int block_size, mispc_dist_csr *S);
+
 /* Coarse levels. Coarse row (aggregate) c lives on rank p for c in
  * [naggs p / P, naggs (p + 1) / P): even ranges of mispc_aggregate's own
  * numbering, so the distributed coarse objects are the one-process ones row
