@@ -140,6 +140,11 @@ static PetscErrorCode load_matrix(Mat *M, char *label, size_t label_len) {
     PetscCall(MatSetFromOptions(*M));
     PetscCall(MatLoad(*M, v));
     PetscCall(PetscViewerDestroy(&v));
+    PetscInt rows, cols;
+    PetscCall(MatGetSize(*M, &rows, &cols));
+    PetscCheck(rows == cols, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ,
+               "%s is %" PetscInt_FMT " x %" PetscInt_FMT ": the solver needs a square matrix",
+               file, rows, cols);
     PetscCall(PetscSNPrintf(label, label_len, "%s", file));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -164,6 +169,9 @@ static PetscErrorCode load_matrix(Mat *M, char *label, size_t label_len) {
              mispc_context_error(ctx));
   PetscCheck(A.values, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "%s is a pattern (graph) without values", spec);
+  PetscCheck(A.nrows == A.ncols, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ,
+             "%s is %lld x %lld: the solver needs a square matrix", spec, (long long)A.nrows,
+             (long long)A.ncols);
   PetscCall(mat_from_csr(&A, bs, M));
   if (elasticity) PetscCall(attach_rigid_body_modes(*M, n));
   PetscCall(PetscSNPrintf(label, label_len, "%s", spec));
