@@ -9,14 +9,6 @@
 #include "agg_backend.h"
 #include "dist_internal.h"
 
-/* The rank holding coarse row c: the largest p with naggs p / P <= c. */
-static int label_owner(int64_t c, int64_t naggs, int P) {
-  int p = (int)((c * P) / (naggs ? naggs : 1));
-  while (p + 1 < P && naggs * (p + 1) / P <= c) ++p;
-  while (p > 0 && naggs * p / P > c) --p;
-  return p;
-}
-
 static mispc_status check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
                                  int64_t naggs, const char *who) {
   mispc_status s = MISPC_SUCCESS;
@@ -64,7 +56,7 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
     }
   }
   if (!s) m = mispc_sort_unique_pairs(pairs, m); /* fewer records to send */
-  for (int64_t i = 0; !s && i < m; ++i) dest[i] = label_owner(pairs[2 * i], naggs, P);
+  for (int64_t i = 0; !s && i < m; ++i) dest[i] = mispc_dist_even_owner(pairs[2 * i], naggs, P);
   int64_t *got = NULL, ngot = 0;
   if (!s) s = mispc_dist_route(ctx, g->comm, 2, m, pairs, dest, &got, &ngot);
   free(gagg);
@@ -138,7 +130,7 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
         const double x = B ? B[(int64_t)j * ndof + v * bs + d] : 1.0;
         memcpy(&r[2 + j * bs + d], &x, sizeof x);
       }
-    dest[v] = label_owner(agg[v], naggs, np);
+    dest[v] = mispc_dist_even_owner(agg[v], naggs, np);
   }
   int64_t *got = NULL, ngot = 0;
   if (!s) s = mispc_dist_route(ctx, g->comm, w, nloc, rec, dest, &got, &ngot);

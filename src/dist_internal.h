@@ -101,6 +101,10 @@ mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr 
 /* The rank owning global row v, from the P + 1 range offsets. */
 int mispc_dist_owner(const int64_t *ranges, int P, int64_t v);
 
+/* The rank of item c of n split into even ranges [n p / P, n (p + 1) / P)
+ * (coarse rows, aggregates). */
+int mispc_dist_even_owner(int64_t c, int64_t n, int P);
+
 /* Sorts n (row, column) pairs of int64 and drops repeats; returns the count left. */
 int64_t mispc_sort_unique_pairs(int64_t *p, int64_t n);
 

@@ -100,3 +100,10 @@ int64_t mispc_sort_unique_pairs(int64_t *p, int64_t n) {
     }
   return m;
 }
+
+int mispc_dist_even_owner(int64_t c, int64_t n, int P) {
+  int p = (int)((c * P) / (n ? n : 1));
+  while (p + 1 < P && n * (p + 1) / P <= c) ++p;
+  while (p > 0 && n * p / P > c) --p;
+  return p;
+}

@@ -50,6 +50,26 @@ static const variant variants[] = {
     {2, MISPC_PRIORITY_DEFAULT, 2, 1},
 };
 
+/* The coloring (cv: 0..3) and aggregation (av: 0..2) variants compared. */
+static void color_variant(int cv, mispc_coloring_options *co) {
+  mispc_coloring_options_default(co);
+  if (cv == 1) co->mis.priority = MISPC_PRIORITY_LARGEST_DEGREE, co->mis.seed = 5;
+  if (cv == 2) co->algo = MISPC_COLORING_GREEDY;
+  if (cv == 3) co->recolor = 3;
+}
+
+static void agg_variant(int av, mispc_agg_options *ao) {
+  mispc_agg_options_default(ao);
+  if (av == 1) ao->algo = MISPC_AGG_MIS2BASIC;
+  if (av == 2) ao->mis.seed = 17, ao->mis.priority = MISPC_PRIORITY_HASH;
+}
+
+static int same_info(const mispc_dist_agg_info *info, const mispc_aggregates *aref) {
+  return info->naggs == aref->naggs && info->phase_aggs[0] == aref->phase_aggs[0] &&
+         info->phase_aggs[1] == aref->phase_aggs[1] && info->phase_done[1] == aref->phase_done[1] &&
+         info->mis_rounds[1] == aref->mis_rounds[1];
+}
+
 static void compare_on(mispc_context *ctx, const char *spec) {
   mispc_csr G = load_graph(ctx, spec);
   int64_t n = G.nrows, r0, r1;
@@ -118,6 +138,47 @@ static void compare_on(mispc_context *ctx, const char *spec) {
                 i, (long long)diff, rank_, nranks_, rd.rounds, rr.rounds);
       if (!x->use_subset) CHECK_OK(ctx, mispc_dist_verify_mis(ctx, &DD, x->k, dset));
     }
+    /* Coloring and aggregation of the device graph: labels in device memory. */
+    int32_t *dlab = NULL, *hlab = malloc(sizeof(int32_t) * nl);
+    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
+    for (int cv = 0; cv < 4; ++cv) {
+      mispc_coloring_options co;
+      color_variant(cv, &co);
+      mispc_coloring cref;
+      int32_t nc = -1;
+      CHECK_OK(ctx, mispc_color(ctx, &G, &co, &cref));
+      CHECK_OK(ctx, mispc_dist_color(ctx, &DD, &co, dlab, &nc));
+      CHECK_OK(ctx, mispc_memcpy(ctx, hlab, MISPC_MEM_HOST, dlab, MISPC_MEM_DEVICE,
+                                 sizeof(int32_t) * (nl - 1)));
+      int64_t diff = 0;
+      for (int64_t v = r0; v < r1; ++v) diff += hlab[v - r0] != cref.color[v];
+      CHECK_MSG(diff == 0 && nc == cref.ncolors,
+                "GPU %s coloring %d: %lld colors differ on rank %d of %d; %d colors, reference %d",
+                spec, cv, (long long)diff, rank_, nranks_, nc, cref.ncolors);
+      CHECK_OK(ctx, mispc_dist_verify_coloring(ctx, &D, hlab, nc));
+      mispc_coloring_free(ctx, &cref);
+    }
+    for (int av = 0; av < 3; ++av) {
+      mispc_agg_options ao;
+      agg_variant(av, &ao);
+      mispc_aggregates aref;
+      mispc_dist_agg_info info;
+      memset(&info, 0, sizeof info);
+      CHECK_OK(ctx, mispc_aggregate(ctx, &G, &ao, &aref));
+      CHECK_OK(ctx, mispc_dist_aggregate(ctx, &DD, &ao, dlab, &info));
+      CHECK_OK(ctx, mispc_memcpy(ctx, hlab, MISPC_MEM_HOST, dlab, MISPC_MEM_DEVICE,
+                                 sizeof(int32_t) * (nl - 1)));
+      int64_t diff = 0;
+      for (int64_t v = r0; v < r1; ++v) diff += hlab[v - r0] != aref.agg[v];
+      CHECK_MSG(diff == 0 && same_info(&info, &aref),
+                "GPU %s aggregation %d: %lld labels differ on rank %d of %d; %lld aggregates, "
+                "ref %lld",
+                spec, av, (long long)diff, rank_, nranks_, (long long)info.naggs,
+                (long long)aref.naggs);
+      mispc_aggregates_free(ctx, &aref);
+    }
+    mispc_free(ctx, MISPC_MEM_DEVICE, dlab);
+    free(hlab);
     mispc_free(ctx, MISPC_MEM_DEVICE, dset);
     mispc_free(ctx, MISPC_MEM_DEVICE, dsub);
     mispc_dist_csr_free(ctx, &DD);
@@ -127,9 +188,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
   int32_t *amine = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
   for (int av = 0; av < 3; ++av) {
     mispc_agg_options ao;
-    mispc_agg_options_default(&ao);
-    if (av == 1) ao.algo = MISPC_AGG_MIS2BASIC;
-    if (av == 2) ao.mis.seed = 17, ao.mis.priority = MISPC_PRIORITY_HASH;
+    agg_variant(av, &ao);
     mispc_aggregates aref;
     mispc_dist_agg_info info;
     memset(&info, 0, sizeof info);
@@ -137,12 +196,10 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     CHECK_OK(ctx, mispc_dist_aggregate(ctx, &D, &ao, amine, &info));
     int64_t diff = 0;
     for (int64_t v = r0; v < r1; ++v) diff += amine[v - r0] != aref.agg[v];
-    CHECK_MSG(
-        diff == 0 && info.naggs == aref.naggs && info.phase_aggs[0] == aref.phase_aggs[0] &&
-            info.phase_aggs[1] == aref.phase_aggs[1] && info.phase_done[1] == aref.phase_done[1] &&
-            info.mis_rounds[1] == aref.mis_rounds[1],
-        "%s aggregation %d: %lld labels differ on rank %d of %d; %lld aggregates, ref %lld", spec,
-        av, (long long)diff, rank_, nranks_, (long long)info.naggs, (long long)aref.naggs);
+    CHECK_MSG(diff == 0 && same_info(&info, &aref),
+              "%s aggregation %d: %lld labels differ on rank %d of %d; %lld aggregates, ref %lld",
+              spec, av, (long long)diff, rank_, nranks_, (long long)info.naggs,
+              (long long)aref.naggs);
     mispc_aggregates_free(ctx, &aref);
   }
   free(amine);
@@ -150,10 +207,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
   int32_t *cmine = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
   for (int cv = 0; cv < 4; ++cv) {
     mispc_coloring_options co;
-    mispc_coloring_options_default(&co);
-    if (cv == 1) co.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE, co.mis.seed = 5;
-    if (cv == 2) co.algo = MISPC_COLORING_GREEDY;
-    if (cv == 3) co.recolor = 3;
+    color_variant(cv, &co);
     mispc_coloring cref;
     int32_t nc = -1;
     CHECK_OK(ctx, mispc_color(ctx, &G, &co, &cref));
@@ -309,6 +363,23 @@ static void check_coarse(mispc_context *ctx, const char *spec, int bs, int k) {
   int32_t *lab = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
   mispc_dist_agg_info info;
   CHECK_OK(ctx, mispc_dist_aggregate(ctx, &D, NULL, lab, &info));
+  /* statistics and verify */
+  mispc_agg_stats s1, s2;
+  CHECK_OK(ctx, mispc_aggregates_stats(ctx, &a, &s1));
+  CHECK_OK(ctx, mispc_dist_aggregates_stats(ctx, &D, lab, info.naggs, &s2));
+  CHECK_MSG(!memcmp(&s1, &s2, sizeof s1), "%s: aggregate statistics differ on rank %d", spec,
+            rank_);
+  CHECK_OK(ctx, mispc_dist_verify_aggregation(ctx, &D, lab, info.naggs));
+  /* the aggregate of vertex 0 merged into the next one: it is empty now */
+  int32_t l0 = rank_ == 0 && r1 > r0 ? lab[0] : -1, L0 = -1;
+  MPI_Allreduce(&l0, &L0, 1, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+  int32_t *moved = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
+  for (int64_t v = 0; v < r1 - r0; ++v)
+    moved[v] = lab[v] == L0 ? (int32_t)((L0 + 1) % info.naggs) : lab[v];
+  CHECK_STATUS(ctx, mispc_dist_verify_aggregation(ctx, &D, moved, info.naggs), MISPC_ERR_VERIFY);
+  CHECK(strstr(mispc_context_error(ctx), "empty") != NULL);
+  free(moved);
+  CHECK_STATUS(ctx, mispc_dist_verify_aggregation(ctx, &D, lab, info.naggs + 1), MISPC_ERR_VERIFY);
   /* coarse graph */
   mispc_csr C;
   CHECK_OK(ctx, mispc_coarse_graph(ctx, &G, &a, &C));
@@ -412,6 +483,17 @@ static void test_coarse_levels(void) {
   check_coarse(ctx, "gen:laplace3d:12", 1, 1);
   check_coarse(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 1);
   check_coarse(ctx, "gen:elasticity3d:5", 3, 6);
+  { /* a path whose aggregate 0 = {0..4, 10..19} is cut by aggregate 1 = {5..9} */
+    mispc_dist_csr D;
+    CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:path:20", 0, &D));
+    int32_t lab[20];
+    for (int64_t v = D.rstart; v < D.rend; ++v) lab[v - D.rstart] = v >= 5 && v < 10;
+    CHECK_STATUS(ctx, mispc_dist_verify_aggregation(ctx, &D, lab, 2), MISPC_ERR_VERIFY);
+    CHECK(strstr(mispc_context_error(ctx), "not connected") != NULL);
+    for (int64_t v = D.rstart; v < D.rend; ++v) lab[v - D.rstart] = v >= 5;
+    CHECK_OK(ctx, mispc_dist_verify_aggregation(ctx, &D, lab, 2));
+    mispc_dist_csr_free(ctx, &D);
+  }
   check_strength(ctx, "gen:elasticity3d:5", 3, 0.0);
   check_strength(ctx, "gen:elasticity3d:5", 3, 0.08);
   check_strength(ctx, "gen:elasticity3d:5", 1, 0.08);

@@ -101,8 +101,8 @@ MISPC_API mispc_status mispc_dist_get_stats(const mispc_dist_csr *g, mispc_dist_
  * mispc_mis2). in_set holds rend - rstart bytes (this rank's vertices);
  * subset (NULL or rend - rstart bytes) restricts to an induced subgraph as
  * in mispc_mis1_subset / mispc_mis2_subset. res gets the global set size
- * and the round count on every rank. Host memory (device graphs:
- * MISPC_ERR_UNSUPPORTED for now). */
+ * and the round count on every rank. in_set and subset live in the graph's
+ * memory space (device memory for a device graph, mispc_dist_csr_copy). */
 MISPC_API mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
                                        const mispc_mis_options *opt, const uint8_t *subset,
                                        uint8_t *in_set, mispc_mis_result *res);
@@ -122,17 +122,22 @@ MISPC_API mispc_status mispc_dist_verify_mis(mispc_context *ctx, const mispc_dis
  * id order, both computed by Jones-Plassmann rounds (a vertex is colored once
  * its earlier neighbours are; one exchange of ghost colors a round), and
  * opt->recolor passes of iterated greedy recoloring (one exchange per color
- * class). color: rend - rstart entries (host); ncolors: global count. */
+ * class). color: rend - rstart entries in the graph's memory space (device
+ * memory for a device graph: the GPU runs the same rounds, any number of
+ * ranks); ncolors: global count (host). */
 MISPC_API mispc_status mispc_dist_color(mispc_context *ctx, const mispc_dist_csr *g,
                                         const mispc_coloring_options *opt, int32_t *color,
                                         int32_t *ncolors);
 /* Colors in [0, ncolors), adjacent vertices (ghosts included) differ, no
- * class empty; MISPC_ERR_VERIFY on every rank otherwise. */
+ * class empty; MISPC_ERR_VERIFY on every rank otherwise. Host graph and
+ * host colors (copy a device result to the host and verify on the host
+ * graph it was copied from). */
 MISPC_API mispc_status mispc_dist_verify_coloring(mispc_context *ctx, const mispc_dist_csr *g,
                                                   const int32_t *color, int32_t ncolors);
 
 /* MIS-2 aggregation of the distributed graph (mis2agg or mis2basic, as
- * mispc_aggregate): agg (rend - rstart entries, host) gets the same global
+ * mispc_aggregate): agg (rend - rstart entries, in the graph's memory space:
+ * device memory for a device graph, computed on the GPU) gets the same global
  * aggregate ids as mispc_aggregate on the whole graph, for any partition.
  * Aggregates may span ranks; ids are numbered by root global id within each
  * phase (an exclusive scan of per-rank root counts). info (may be NULL)
@@ -159,6 +164,18 @@ MISPC_API mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc
  * [naggs p / P, naggs (p + 1) / P): even ranges of mispc_aggregate's own
  * numbering, so the distributed coarse objects are the one-process ones row
  * for row. agg: this rank's labels (host), as mispc_dist_aggregate gives. */
+
+/* Aggregate sizes (min, max, mean, singletons, histogram as
+ * mispc_aggregates_stats), counted at each aggregate's rank. */
+MISPC_API mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_csr *g,
+                                                   const int32_t *agg, int64_t naggs,
+                                                   mispc_agg_stats *st);
+/* Every vertex in exactly one aggregate with an id in [0, naggs), no
+ * aggregate empty, every aggregate connected in the graph (components by
+ * min-id propagation over the halo); MISPC_ERR_VERIFY on every rank naming
+ * the aggregate otherwise. Nothing is gathered. */
+MISPC_API mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_csr *g,
+                                                     const int32_t *agg, int64_t naggs);
 
 /* Quotient graph (mispc_coarse_graph's rows, same numbering). */
 MISPC_API mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g,
