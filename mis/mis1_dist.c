@@ -4,13 +4,16 @@
  * Round r, with every status as it was at the start of the round:
  *   select: an undecided v joins the set if no undecided neighbour (owned or
  *           ghost) comes before it in (key, global id) order;
- *   halo:   the new statuses of boundary vertices go to the ranks that see
- *           them as ghosts;
+ *   halo:   one bit per boundary vertex still undecided: did it join?
  *   remove: an undecided v with a neighbour in the set is OUT;
- *   halo:   again, so the next round starts from the same state everywhere.
+ *   halo:   one bit per boundary vertex still undecided: is it OUT now?
+ *           (mispc_halo_exchange_flags: both sides know which boundary
+ *           vertices are still undecided, so no ids travel), and the next
+ *           round starts from the same state everywhere.
  * Keys depend on (seed, global id, global degree) only, so the set and the
  * round count are those of the one-process run for any partition. Ghost keys
- * never change: they are exchanged once (cuMIS caches boundary priorities). */
+ * never change: their degrees are exchanged once (cuMIS caches boundary
+ * priorities). */
 #include <omp.h>
 #include <stdlib.h>
 
@@ -31,8 +34,11 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   uint32_t *gkey = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(ng + 1));
   int64_t *work = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
   uint8_t *sel = (uint8_t *)malloc((size_t)nloc + 1);
+  uint8_t *act = (uint8_t *)malloc((size_t)h->nsend + 1); /* boundary entries still undecided */
+  uint16_t *code = (uint16_t *)malloc(sizeof(uint16_t) * (size_t)(nloc + 1));
+  uint16_t *gcode = (uint16_t *)malloc(sizeof(uint16_t) * (size_t)(ng + 1));
   mispc_status s = MISPC_SUCCESS;
-  if (!st || !gst || !key || !gkey || !work || !sel)
+  if (!st || !gst || !key || !gkey || !work || !sel || !act || !code || !gcode)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-1");
   s = mispc_dist_agree(ctx, g->comm, s);
   const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
@@ -47,8 +53,26 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
     }
     for (int64_t v = 0; v < nloc; ++v)
       if (st[v] == UNDECIDED) work[nwork++] = v;
-    s = mispc_halo_exchange(ctx, h, key, gkey, sizeof *key);
-    if (!s) s = mispc_halo_exchange(ctx, h, st, gst, 1);
+    /* Ghost keys once: the key is a function of (global id, degree capped at
+     * MIS1_DEGREE_CAP), so 2 bytes a boundary vertex carry degree and
+     * subset (0xFFFF: outside); hash keys without a subset need nothing. */
+    if (mode != MIS1_KEY_HASH || subset) {
+#pragma omp parallel for schedule(static) num_threads(nt)
+      for (int64_t v = 0; v < nloc; ++v) {
+        int64_t deg = (A->rowptr[v + 1] - A->rowptr[v]) + (B->rowptr[v + 1] - B->rowptr[v]);
+        code[v] = st[v] == OUT ? 0xFFFF
+                               : (uint16_t)(deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : deg);
+      }
+      s = mispc_halo_exchange(ctx, h, code, gcode, sizeof *code);
+    } else
+      for (int64_t j = 0; j < ng; ++j) gcode[j] = 0;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t j = 0; j < ng; ++j) {
+      gst[j] = gcode[j] == 0xFFFF ? OUT : UNDECIDED;
+      gkey[j] =
+          gcode[j] == 0xFFFF ? MIS1_KEY_NONE : mis1_key(mode, opt->seed, g->garray[j], gcode[j]);
+    }
+    for (int64_t k = 0; k < h->nsend; ++k) act[k] = st[h->sidx[k]] == UNDECIDED;
   }
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t undecided = nwork;
@@ -78,7 +102,7 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
     }
     for (int64_t w = 0; w < nwork; ++w)
       if (sel[w]) st[work[w]] = IN;
-    s = mispc_halo_exchange(ctx, h, st, gst, 1);
+    s = mispc_halo_exchange_flags(ctx, h, st, act, UNDECIDED, IN, gst); /* 1 bit: became IN */
     if (s) break;
       /* Only IN is read here, and only undecided words are written. */
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
@@ -92,7 +116,7 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
         hit = gst[B->colidx[p]] == IN;
       if (hit) MIS_STORE_RELAXED(&st[v], (uint8_t)OUT);
     }
-    s = mispc_halo_exchange(ctx, h, st, gst, 1);
+    s = mispc_halo_exchange_flags(ctx, h, st, act, UNDECIDED, OUT, gst); /* 1 bit: became OUT */
     if (s) break;
     int64_t k = 0;
     for (int64_t w = 0; w < nwork; ++w)
@@ -122,5 +146,8 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   free(gkey);
   free(work);
   free(sel);
+  free(act);
+  free(code);
+  free(gcode);
   return s;
 }

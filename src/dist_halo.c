@@ -238,6 +238,63 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
   return MISPC_SUCCESS;
 }
 
+mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const uint8_t *owned,
+                                       uint8_t *active, uint8_t from, uint8_t to, uint8_t *ghost) {
+  const double t0 = mispc_wtime();
+  /* Send side: bytes a destination, from its active entries. */
+  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
+  int64_t sbytes = 0, rbytes = 0;
+  for (int k = 0; k < h->ndst; ++k) {
+    int64_t a = 0;
+    for (int64_t e = h->sdispl[k]; e < h->sdispl[k + 1]; ++e) a += active[e] != 0;
+    sd[k] = (int)sbytes;
+    sc[k] = (int)((a + 7) / 8);
+    sbytes += sc[k];
+  }
+  for (int k = 0; k < h->nsrc; ++k) {
+    int64_t a = 0;
+    for (int64_t j = h->rdispl[k]; j < h->rdispl[k + 1]; ++j) a += ghost[j] == from;
+    rd[k] = (int)rbytes;
+    rc[k] = (int)((a + 7) / 8);
+    rbytes += rc[k];
+  }
+  const size_t need = (size_t)(sbytes + rbytes) + 1;
+  if (need > h->sbuf_bytes) {
+    void *b = realloc(h->sbuf, need);
+    if (!b)
+      return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", need);
+    h->sbuf = b;
+    h->sbuf_bytes = need;
+  }
+  uint8_t *sb = (uint8_t *)h->sbuf, *rb = sb + sbytes;
+  memset(sb, 0, (size_t)sbytes);
+  for (int k = 0; k < h->ndst; ++k) {
+    int64_t bit = 0;
+    for (int64_t e = h->sdispl[k]; e < h->sdispl[k + 1]; ++e) {
+      if (!active[e]) continue;
+      if (owned[h->sidx[e]] != from) {
+        sb[sd[k] + bit / 8] |= (uint8_t)(1u << (bit % 8));
+        active[e] = 0;
+      }
+      ++bit;
+    }
+  }
+  if (MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, h->nbr) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+  for (int k = 0; k < h->nsrc; ++k) {
+    int64_t bit = 0;
+    for (int64_t j = h->rdispl[k]; j < h->rdispl[k + 1]; ++j) {
+      if (ghost[j] != from) continue;
+      if (rb[rd[k] + bit / 8] & (1u << (bit % 8))) ghost[j] = to;
+      ++bit;
+    }
+  }
+  h->stats.exchanges++;
+  h->stats.bytes_sent += sbytes;
+  h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
                                     int64_t *owned) {
   double t0 = mispc_wtime();

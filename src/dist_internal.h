@@ -63,6 +63,17 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
 mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
                                     int64_t *owned);
 
+/* One bit per boundary vertex still in play (MIS-1's 1 bit per undecided
+ * boundary vertex and exchange, docs/DISTRIBUTED.md). active[k] (per send
+ * entry, kept by the caller) marks the owned vertices whose ghost copies
+ * are still `from`; a ghost j is in play while ghost[j] == from. Every
+ * active owned vertex whose state is no longer `from` sends a set bit and
+ * leaves play; every ghost in play with a set bit becomes `to`. Both sides
+ * walk the same vertices in the same order, so no index is sent: each
+ * neighbour gets ceil(active / 8) bytes. */
+mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const uint8_t *owned,
+                                       uint8_t *active, uint8_t from, uint8_t to, uint8_t *ghost);
+
 /* mispc_halo_exchange for device arrays: packs on the device, stages through
  * pinned host memory and MPI (works with several ranks on one GPU, and with
  * an MPI that is not CUDA-aware), and leaves the ghost values in device
