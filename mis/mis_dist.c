@@ -47,10 +47,10 @@ static mispc_status check_graph(mispc_context *ctx, const mispc_dist_csr *g) {
  * local ids: the one-process kernels give the same set and rounds (their
  * contract), without the halo machinery. MIS-1 asks for rounds so that the
  * GPU reports them too (its sync-free pass gives the same set, no count). */
-static int one_rank(const mispc_dist_csr *g) {
+static int one_rank(const mispc_context *ctx, const mispc_dist_csr *g) {
   int P = 0;
   MPI_Comm_size(g->comm, &P);
-  return P == 1;
+  return P == 1 && !ctx->tuning.dist_rounds_on_one_rank;
 }
 
 mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
@@ -60,7 +60,7 @@ mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
   mispc_mis_options o;
   MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 1, "mispc_dist_mis1"));
   mispc_mis_result r = {0, 0};
-  if (one_rank(g)) {
+  if (one_rank(ctx, g)) {
     o.skip_validation = 1; /* the distributed path does not validate either */
     if (!o.max_rounds) o.max_rounds = MIS1_MAX_ROUNDS;
     mispc_status s = mispc_mis1_subset(ctx, &g->diag, &o, subset, in_set, &r);
@@ -82,7 +82,7 @@ mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr *g,
   mispc_mis_options o;
   MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 2, "mispc_dist_mis2"));
   mispc_mis_result r = {0, 0};
-  if (one_rank(g)) {
+  if (one_rank(ctx, g)) {
     o.skip_validation = 1;
     mispc_status s = mispc_mis2_subset(ctx, &g->diag, &o, subset, in_set, &r);
     if (res) *res = r;

@@ -243,8 +243,31 @@ mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_csr *src, 
   if (!s) s = mispc_csr_copy(ctx, &src->offd, mem, &dst->offd);
   s = mispc_dist_agree(ctx, src->comm, s);
   if (!s) s = finish(ctx, dst);
+  if (!s && mem == MISPC_MEM_DEVICE)
+    s = mispc_halo_set_transport(ctx, dst->halo, dst->comm, MISPC_TRANSPORT_AUTO);
   if (s) mispc_dist_csr_free(ctx, dst);
   return s;
+}
+
+mispc_status mispc_dist_set_transport(mispc_context *ctx, mispc_dist_csr *g,
+                                      mispc_dist_transport t) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!g || !g->halo)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_set_transport: graph not built");
+  mispc_status s = MISPC_SUCCESS;
+  if (t != MISPC_TRANSPORT_AUTO && t != MISPC_TRANSPORT_MPI && t != MISPC_TRANSPORT_NCCL)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_set_transport: unknown transport %d",
+                     (int)t);
+  else if (g->diag.mem != MISPC_MEM_DEVICE && t == MISPC_TRANSPORT_NCCL)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_set_transport: NCCL carries device graphs only");
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s || g->diag.mem != MISPC_MEM_DEVICE) return s;
+  return mispc_halo_set_transport(ctx, g->halo, g->comm, (int)t);
+}
+
+const char *mispc_dist_transport_name(const mispc_dist_csr *g) {
+  return g && g->halo && g->halo->transport == MISPC_TRANSPORT_NCCL ? "nccl" : "mpi";
 }
 
 mispc_status mispc_dist_get_stats(const mispc_dist_csr *g, mispc_dist_stats *st) {

@@ -91,6 +91,7 @@ mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t 
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in halo plan");
   if (h) h->nbr = h->rnbr = MPI_COMM_NULL;
+  if (h) h->transport = MISPC_TRANSPORT_MPI;
   if (!s) s = count_by_owner(ctx, P, ranges, rank, nghost, garray, rc);
   /* Displacements of the exchanges are MPI ints in bytes of 8-byte words. */
   if (!s && nghost > INT_MAX / 8)

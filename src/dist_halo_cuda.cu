@@ -28,6 +28,7 @@ static mispc_status ensure_device(mispc_context *ctx, mispc_halo *h) {
 }
 
 extern "C" void mispc_halo_free_device(mispc_halo *h) {
+  mispc_halo_nccl_free(h);
   if (h->d_sidx) cudaFree(h->d_sidx);
   if (h->d_garray) cudaFree(h->d_garray);
   if (h->d_sbuf) cudaFree(h->d_sbuf);
@@ -70,9 +71,17 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
       pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint64_t *)owned,
                                         (uint64_t *)h->d_sbuf);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
+  }
+  if (h->nccl) { /* device to device, ordered on the stream: no host wait */
+    MISPC_TRY(mispc_halo_nccl_exchange(ctx, h, ghost, size, st));
+    h->stats.exchanges++;
+    h->stats.bytes_sent += h->nsend * (int64_t)size;
+    h->stats.comm_seconds += mispc_wtime() - t0;
+    return MISPC_SUCCESS;
+  }
+  if (h->nsend > 0)
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_sbuf, h->d_sbuf, (size_t)h->nsend * size,
                                         cudaMemcpyDeviceToHost, st));
-  }
   /* The values are needed on the host before MPI sends them. */
   MISPC_TRY(mispc_sync(ctx, st, "halo packing"));
   int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
@@ -92,6 +101,56 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
                                         cudaMemcpyHostToDevice, st));
   h->stats.exchanges++;
   h->stats.bytes_sent += h->nsend * (int64_t)size;
+  h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}
+
+__global__ void scatter_add_kernel(int64_t n, const int32_t *__restrict__ idx,
+                                   const unsigned long long *__restrict__ in,
+                                   unsigned long long *out) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
+       k += (int64_t)gridDim.x * blockDim.x)
+    atomicAdd(out + idx[k], in[k]); /* a vertex sent to several ranks appears several times */
+}
+
+/* The reverse of mispc_halo_exchange_device: ghost values (device) go to
+ * pinned host memory, back to their owners over the reversed neighbourhood
+ * communicator, and are added on the device. Integer sums: the order of the
+ * atomics does not change the result. */
+extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h,
+                                                      const int64_t *ghost, int64_t *owned) {
+  MISPC_TRY(ensure_device(ctx, h));
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  const double t0 = mispc_wtime();
+  if (h->nghost > 0)
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_rbuf, ghost, (size_t)h->nghost * 8,
+                                        cudaMemcpyDeviceToHost, st));
+  /* The ghost values are needed on the host before MPI sends them (and the
+   * previous use of the staging buffers has finished). */
+  MISPC_TRY(mispc_sync(ctx, st, "halo reverse staging"));
+  /* Sources of the forward exchange are the destinations here, and back. */
+  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->nsrc, *rd = h->mdispl + h->nsrc;
+  for (int k = 0; k < h->nsrc; ++k) {
+    sc[k] = (int)(h->rcount[k] * 8);
+    sd[k] = (int)(h->rdispl[k] * 8);
+  }
+  for (int k = 0; k < h->ndst; ++k) {
+    rc[k] = (int)(h->scount[k] * 8);
+    rd[k] = (int)(h->sdispl[k] * 8);
+  }
+  if (MPI_Neighbor_alltoallv(h->h_rbuf, sc, sd, MPI_BYTE, h->h_sbuf, rc, rd, MPI_BYTE, h->rnbr) !=
+      MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+  if (h->nsend > 0) {
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->d_sbuf, h->h_sbuf, (size_t)h->nsend * 8,
+                                        cudaMemcpyHostToDevice, st));
+    scatter_add_kernel<<<mispc_device_grid(ctx, h->nsend, 256), 256, 0, st>>>(
+        h->nsend, h->d_sidx, (const unsigned long long *)h->d_sbuf, (unsigned long long *)owned);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+  }
+  h->stats.exchanges++;
+  h->stats.bytes_sent += h->nghost * (int64_t)8;
   h->stats.comm_seconds += mispc_wtime() - t0;
   return MISPC_SUCCESS;
 }

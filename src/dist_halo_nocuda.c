@@ -7,6 +7,13 @@ mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo exchange: mispc was built without CUDA");
 }
 
+mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
+                                           int64_t *owned) {
+  (void)h, (void)ghost, (void)owned;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA,
+                      "device halo reverse sum: mispc was built without CUDA");
+}
+
 mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
                                       const int64_t **d_garray) {
   (void)h, (void)garray;
@@ -16,4 +23,13 @@ mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const i
 
 void mispc_halo_free_device(mispc_halo *h) {
   (void)h;
+}
+
+mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int t) {
+  (void)h;
+  return mispc_dist_agree(
+      ctx, comm,
+      t == MISPC_TRANSPORT_NCCL
+          ? mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "NCCL transport: mispc was built without CUDA")
+          : MISPC_SUCCESS);
 }

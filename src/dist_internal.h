@@ -38,6 +38,8 @@ struct mispc_halo {
   int64_t *d_garray;
   void *d_sbuf;
   void *h_sbuf, *h_rbuf; /* pinned, 8 bytes a send / a ghost */
+  int transport;         /* mispc_dist_transport of device exchanges, resolved (not AUTO) */
+  void *nccl;            /* ncclComm_t when transport is NCCL */
 };
 
 /* The collective verdict on a per-rank status: if any rank failed, every
@@ -86,6 +88,17 @@ mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const
  * several sums), queued on the context's stream. */
 mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
                                            int64_t *owned);
+/* Resolves and sets up the transport of device exchanges (collective):
+ * AUTO is NCCL when mispc has NCCL and no two ranks share a GPU, else the
+ * host-staged MPI path; NCCL asked for where ranks share a GPU or without
+ * NCCL fails on every rank. */
+mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int t);
+/* NCCL grouped send/recv of the packed boundary values (d_sbuf) into the
+ * ghost array, on stream `stream` (a cudaStream_t). */
+mispc_status mispc_halo_nccl_exchange(mispc_context *ctx, mispc_halo *h, void *ghost, size_t size,
+                                      void *stream);
+void mispc_halo_nccl_free(mispc_halo *h);
+
 /* garray on the device (copied once per plan); MISPC_ERR_NO_CUDA without CUDA. */
 mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
                                       const int64_t **d_garray);

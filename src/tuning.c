@@ -31,6 +31,7 @@ static const knob knobs[] = {
     KNOB(gs_no_graph, "0|1", "GS (GPU): a launch a color, no CUDA graph"),
     KNOB(gs_chain_rows, "0|1", "cluster GS (GPU): chain values through row offsets"),
     KNOB(gs_cluster_order, "auto|id|size", "cluster GS (GPU): each color's cluster order"),
+    KNOB(dist_rounds_on_one_rank, "0|1", "distributed calls: rounds and halo on one rank too"),
 };
 #undef KNOB
 #define NKNOBS (sizeof knobs / sizeof *knobs)

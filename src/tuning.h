@@ -51,6 +51,9 @@ typedef struct mispc_tuning {
   int gs_chain_rows;     /* cluster: 1 gathers chain values through row offsets instead of
                             their entries of A */
   int gs_cluster_order;  /* cluster: a mispc_tune_order */
+  /* Distributed layer. */
+  int dist_rounds_on_one_rank; /* 1: one rank runs the distributed rounds and its transport
+                                  instead of the one-process kernels (tests of a transport) */
 } mispc_tuning;
 
 /* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "mispc/dist.h"
+#include "tuning.h"
 #include "test_util.h"
 
 static int rank_, nranks_, gpu_checked_;
@@ -502,6 +503,59 @@ static void test_coarse_levels(void) {
   mispc_context_destroy(ctx);
 }
 
+/* Transports of device halos: AUTO picks NCCL only where every rank has a
+ * GPU of its own; NCCL asked for on a shared GPU fails on every rank; and on
+ * one rank, with the distributed rounds forced (tuning), both transports give
+ * the one-process set. */
+static void test_transports(void) {
+  if (!mispc_have_gpu()) return;
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  mispc_csr G = load_graph(ctx, "gen:laplace3d:12");
+  int64_t r0, r1;
+  split(G.nrows, &r0, &r1);
+  mispc_dist_csr D, DD;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D));
+  CHECK_OK(ctx, mispc_dist_csr_copy(ctx, &D, MISPC_MEM_DEVICE, &DD));
+  const char *name = mispc_dist_transport_name(&DD);
+  if (rank_ == 0) printf("  transport on %d ranks: %s\n", nranks_, name);
+  if (!strcmp(name, "mpi")) /* AUTO takes NCCL wherever it can: here it cannot */
+    CHECK_STATUS(ctx, mispc_dist_set_transport(ctx, &DD, MISPC_TRANSPORT_NCCL),
+                 MISPC_ERR_UNSUPPORTED);
+  mispc_tuning t;
+  mispc_context_get_tuning_(ctx, &t);
+  t.dist_rounds_on_one_rank = 1;
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+  uint8_t *ref = malloc((size_t)G.nrows + 1), *mine = malloc((size_t)(r1 - r0) + 1), *dset = NULL;
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)(r1 - r0) + 1, (void **)&dset));
+  const mispc_dist_transport ts[2] = {MISPC_TRANSPORT_MPI, MISPC_TRANSPORT_NCCL};
+  for (int i = 0; i < 2; ++i) {
+    if (mispc_dist_set_transport(ctx, &DD, ts[i])) continue; /* NCCL not here: said above */
+    for (int k = 1; k <= 2; ++k) {
+      mispc_mis_result rr, rd;
+      CHECK_OK(ctx,
+               k == 1 ? mispc_mis1(ctx, &G, NULL, ref, &rr) : mispc_mis2(ctx, &G, NULL, ref, &rr));
+      CHECK_OK(ctx, k == 1 ? mispc_dist_mis1(ctx, &DD, NULL, NULL, dset, &rd)
+                           : mispc_dist_mis2(ctx, &DD, NULL, NULL, dset, &rd));
+      CHECK_OK(ctx,
+               mispc_memcpy(ctx, mine, MISPC_MEM_HOST, dset, MISPC_MEM_DEVICE, (size_t)(r1 - r0)));
+      int64_t diff = 0;
+      for (int64_t v = r0; v < r1; ++v) diff += mine[v - r0] != ref[v];
+      CHECK_MSG(diff == 0 && rd.rounds == rr.rounds, "transport %s, MIS-%d: %lld differ",
+                mispc_dist_transport_name(&DD), k, (long long)diff);
+      if (rank_ == 0 && k == 2)
+        printf("  MIS-1/2 over %s with the rounds forced: equal\n", mispc_dist_transport_name(&DD));
+    }
+  }
+  mispc_free(ctx, MISPC_MEM_DEVICE, dset);
+  free(ref);
+  free(mine);
+  mispc_dist_csr_free(ctx, &DD);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &G);
+  mispc_context_destroy(ctx);
+}
+
 /* Bad input on one rank gives the same error on every rank (and no hang). */
 static void test_errors(void) {
   mispc_context *ctx;
@@ -556,6 +610,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_identity);
   RUN_TEST(test_row_generators);
   RUN_TEST(test_coarse_levels);
+  RUN_TEST(test_transports);
   RUN_TEST(test_errors);
   int failed = test_failed_, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

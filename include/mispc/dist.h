@@ -87,6 +87,21 @@ MISPC_API mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const 
 
 MISPC_API void mispc_dist_csr_free(mispc_context *ctx, mispc_dist_csr *g);
 
+/* How device halos travel. Host graphs always use MPI on host buffers. */
+typedef enum mispc_dist_transport {
+  MISPC_TRANSPORT_AUTO = 0, /* NCCL when built with it and no two ranks share a GPU, else MPI */
+  MISPC_TRANSPORT_MPI,      /* MPI, device data staged through pinned host memory (any MPI,
+                               several ranks on one GPU) */
+  MISPC_TRANSPORT_NCCL      /* NCCL grouped send/recv on device buffers (one GPU a rank) */
+} mispc_dist_transport;
+/* Chooses the transport of a device graph's halo exchanges (collective;
+ * mispc_dist_csr_copy to device memory sets AUTO). NCCL where ranks share a
+ * GPU, or in a build without NCCL, fails on every rank. */
+MISPC_API mispc_status mispc_dist_set_transport(mispc_context *ctx, mispc_dist_csr *g,
+                                                mispc_dist_transport t);
+/* "mpi" or "nccl": the transport device exchanges use. */
+MISPC_API const char *mispc_dist_transport_name(const mispc_dist_csr *g);
+
 /* Traffic of the halo exchanges since the graph was built (this rank). */
 typedef struct mispc_dist_stats {
   int neighbours;      /* ranks this rank exchanges with */
