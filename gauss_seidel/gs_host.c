@@ -119,6 +119,13 @@ static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_clu
   x[i] = x[i] + t;
 }
 
+void gs_point_rows_host(const mispc_csr *A, const double *wdiag, const double *b, double *x,
+                        const int32_t *rows, int64_t nrows, int nthreads) {
+#pragma omp parallel for schedule(dynamic, 64)                                                     \
+    num_threads(nthreads ? nthreads : omp_get_max_threads())
+  for (int64_t q = 0; q < nrows; ++q) update_row(A, wdiag, b, x, rows[q]);
+}
+
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
                            const double *b, double *x, int backward) {
   const int nt = mispc_context_num_threads(ctx);

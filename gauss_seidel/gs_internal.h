@@ -118,6 +118,13 @@ mispc_status gs_cluster_sizes_host(mispc_context *ctx, int64_t nc, const int64_t
 mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,
                                    int64_t *min_size, int64_t *max_size, int64_t *singletons);
 
+/* Point GS updates of rows[0 .. nrows), which share no edge, in parallel:
+ * the row update of gs_host.c (storage order, chunks of 32, no fused
+ * multiply-add). x is indexed by A's columns, so A may have more columns
+ * than rows (the distributed sweep's rows over owned and ghost values). */
+void gs_point_rows_host(const mispc_csr *A, const double *wdiag, const double *b, double *x,
+                        const int32_t *rows, int64_t nrows, int nthreads);
+
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 

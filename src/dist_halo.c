@@ -239,6 +239,51 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
   return MISPC_SUCCESS;
 }
 
+mispc_status mispc_halo_exchange_where(mispc_context *ctx, mispc_halo *h, const void *owned,
+                                       void *ghost, size_t size, const int32_t *skey,
+                                       const int32_t *gkey, int32_t k) {
+  const double t0 = mispc_wtime();
+  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
+  int64_t ns = 0, nr = 0;
+  for (int q = 0; q < h->ndst; ++q) {
+    int64_t a = 0;
+    for (int64_t e = h->sdispl[q]; e < h->sdispl[q + 1]; ++e) a += skey[e] == k;
+    sd[q] = (int)(ns * (int64_t)size);
+    sc[q] = (int)(a * (int64_t)size);
+    ns += a;
+  }
+  for (int q = 0; q < h->nsrc; ++q) {
+    int64_t a = 0;
+    for (int64_t j = h->rdispl[q]; j < h->rdispl[q + 1]; ++j) a += gkey[j] == k;
+    rd[q] = (int)(nr * (int64_t)size);
+    rc[q] = (int)(a * (int64_t)size);
+    nr += a;
+  }
+  const size_t need = (size_t)(ns + nr) * size + 1;
+  if (need > h->sbuf_bytes) {
+    void *b = realloc(h->sbuf, need);
+    if (!b)
+      return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", need);
+    h->sbuf = b;
+    h->sbuf_bytes = need;
+  }
+  char *sb = (char *)h->sbuf, *rb = sb + ns * (int64_t)size;
+  const char *o = (const char *)owned;
+  int64_t m = 0;
+  for (int64_t e = 0; e < h->nsend; ++e)
+    if (skey[e] == k) memcpy(sb + size * (size_t)m++, o + size * (size_t)h->sidx[e], size);
+  if (MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, h->nbr) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+  char *g = (char *)ghost;
+  m = 0;
+  for (int64_t j = 0; j < h->nghost; ++j)
+    if (gkey[j] == k) memcpy(g + size * (size_t)j, rb + size * (size_t)m++, size);
+  h->stats.exchanges++;
+  h->stats.bytes_sent += ns * (int64_t)size;
+  h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const uint8_t *owned,
                                        uint8_t *active, uint8_t from, uint8_t to, uint8_t *ghost) {
   const double t0 = mispc_wtime();

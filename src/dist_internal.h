@@ -65,6 +65,13 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
 mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
                                     int64_t *owned);
 
+/* mispc_halo_exchange of the boundary vertices with key k only: send entry
+ * e goes when skey[e] == k, ghost j is received when gkey[j] == k (the same
+ * vertices seen from both sides: keys such as colors, exchanged once). */
+mispc_status mispc_halo_exchange_where(mispc_context *ctx, mispc_halo *h, const void *owned,
+                                       void *ghost, size_t size, const int32_t *skey,
+                                       const int32_t *gkey, int32_t k);
+
 /* One bit per boundary vertex still in play (MIS-1's 1 bit per undecided
  * boundary vertex and exchange, docs/DISTRIBUTED.md). active[k] (per send
  * entry, kept by the caller) marks the owned vertices whose ghost copies

@@ -503,6 +503,90 @@ static void test_coarse_levels(void) {
   mispc_context_destroy(ctx);
 }
 
+/* Point multicolor GS / SOR / SGS: x bit-identical to the one-process apply. */
+static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_sweep sw, int sweeps,
+                     double omega, int zero_guess) {
+  mispc_csr A;
+  CHECK_OK(ctx, mispc_load(ctx, spec, &A));
+  const int64_t n = A.nrows;
+  int64_t r0, r1;
+  split(n, &r0, &r1);
+  mispc_dist_csr D;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &D));
+  mispc_gs_options o;
+  mispc_gs_options_default(&o);
+  o.kind = MISPC_GS_POINT;
+  o.sweep = sw;
+  o.sweeps = sweeps;
+  o.omega = omega;
+  double *b = malloc(sizeof(double) * (size_t)(n + 1)),
+         *x = malloc(sizeof(double) * (size_t)(n + 1));
+  double *xl = malloc(sizeof(double) * (size_t)(r1 - r0 + 1));
+  for (int64_t i = 0; i < n; ++i) {
+    b[i] = (double)(mispc_hash3(1, 0, (uint64_t)i) >> 11) / 9e15 - 0.5;
+    x[i] = (double)(mispc_hash3(2, 0, (uint64_t)i) >> 11) / 9e15;
+  }
+  for (int64_t i = r0; i < r1; ++i) xl[i - r0] = x[i];
+  mispc_gs *g1 = NULL;
+  mispc_dist_gs *gd = NULL;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g1));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g1, &A));
+  CHECK_OK(ctx, mispc_gs_numeric(ctx, g1, &A));
+  CHECK_OK(ctx, mispc_gs_apply(ctx, g1, &A, b, x, zero_guess));
+  CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
+  CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gd, &D));
+  CHECK_OK(ctx, mispc_dist_gs_numeric(ctx, gd, &D));
+  CHECK_OK(ctx, mispc_dist_gs_apply(ctx, gd, &D, b + r0, xl, zero_guess));
+  int64_t diff = 0;
+  for (int64_t i = r0; i < r1; ++i) diff += memcmp(&x[i], &xl[i - r0], sizeof(double)) != 0;
+  mispc_gs_info i1, i2;
+  mispc_gs_get_info(g1, &i1);
+  mispc_dist_gs_get_info(gd, &i2, NULL);
+  CHECK_MSG(diff == 0 && i1.ncolors == i2.ncolors,
+            "%s GS sweep %d x%d omega %g guess %d: %lld entries differ on rank %d of %d", spec,
+            (int)sw, sweeps, omega, zero_guess, (long long)diff, rank_, nranks_);
+  mispc_gs_destroy(ctx, g1);
+  mispc_dist_gs_destroy(ctx, gd);
+  free(b), free(x), free(xl);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &A);
+}
+
+static void test_gauss_seidel(void) {
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  check_gs(ctx, "gen:laplace3d:10", MISPC_GS_SYMMETRIC, 1, 1.0, 1);
+  check_gs(ctx, "gen:laplace3d:10", MISPC_GS_FORWARD, 2, 1.3, 0);
+  check_gs(ctx, "gen:elasticity3d:4", MISPC_GS_BACKWARD, 1, 0.8, 0);
+  check_gs(ctx, "gen:elasticity3d:4", MISPC_GS_SYMMETRIC, 2, 1.0, 0);
+  check_gs(ctx, "gen:aniso2d:30:0.01:30", MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  /* a zero diagonal on the last rank fails on every rank */
+  mispc_csr A;
+  CHECK_OK(ctx, mispc_load(ctx, "gen:laplace2d:12", &A));
+  int64_t r0, r1;
+  split(A.nrows, &r0, &r1);
+  if (rank_ == nranks_ - 1 && r1 > r0)
+    for (int64_t p = A.rowptr[r1 - 1]; p < A.rowptr[r1]; ++p)
+      if (A.colidx[p] == r1 - 1) A.values[p] = 0.0;
+  mispc_dist_csr D;
+  mispc_dist_gs *gd = NULL;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &D));
+  mispc_gs_options o;
+  mispc_gs_options_default(&o);
+  o.kind = MISPC_GS_POINT;
+  CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
+  CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gd, &D));
+  CHECK_STATUS(ctx, mispc_dist_gs_numeric(ctx, gd, &D), MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "diagonal entry zero") != NULL);
+  mispc_dist_gs_destroy(ctx, gd);
+  o.kind = MISPC_GS_CLUSTER;
+  CHECK_STATUS(ctx, mispc_dist_gs_create(ctx, &o, &gd), MISPC_ERR_UNSUPPORTED);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &A);
+  mispc_context_destroy(ctx);
+}
+
 /* Transports of device halos: AUTO picks NCCL only where every rank has a
  * GPU of its own; NCCL asked for on a shared GPU fails on every rank; and on
  * one rank, with the distributed rounds forced (tuning), both transports give
@@ -610,6 +694,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_identity);
   RUN_TEST(test_row_generators);
   RUN_TEST(test_coarse_levels);
+  RUN_TEST(test_gauss_seidel);
   RUN_TEST(test_transports);
   RUN_TEST(test_errors);
   int failed = test_failed_, any = 0;

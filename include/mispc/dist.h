@@ -23,6 +23,7 @@
 
 #include "mispc/aggregation.h"
 #include "mispc/coloring.h"
+#include "mispc/gauss_seidel.h"
 #include "mispc/mis.h"
 
 #ifdef __cplusplus
@@ -217,6 +218,30 @@ MISPC_API mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, cons
                                                         int block_size, int k, const double *B,
                                                         mispc_dist_prolongator *P);
 MISPC_API void mispc_dist_prolongator_free(mispc_dist_prolongator *P);
+
+/* Multicolor Gauss-Seidel / SOR / SGS on a distributed matrix (point kind,
+ * host): x = the one-process mispc_gs_apply result on the whole matrix, bit
+ * for bit, for any partition. The colors are mispc_dist_color's (the
+ * one-process colors); after each color only that color's boundary values
+ * travel; every row sums its entries in global column order (the diagonal
+ * and off-diagonal blocks merged), the one-process storage order. The
+ * matrix's blocks must have sorted rows and a stored diagonal. Cluster GS
+ * on several ranks is not built yet (MISPC_ERR_UNSUPPORTED; one rank runs
+ * the one-process setup). b and x: rend - rstart entries. */
+typedef struct mispc_dist_gs mispc_dist_gs;
+MISPC_API mispc_status mispc_dist_gs_create(mispc_context *ctx, const mispc_gs_options *opt,
+                                            mispc_dist_gs **gs);
+MISPC_API void mispc_dist_gs_destroy(mispc_context *ctx, mispc_dist_gs *gs);
+MISPC_API mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
+                                              const mispc_dist_csr *A);
+MISPC_API mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs,
+                                             const mispc_dist_csr *A);
+MISPC_API mispc_status mispc_dist_gs_apply(mispc_context *ctx, mispc_dist_gs *gs,
+                                           const mispc_dist_csr *A, const double *b, double *x,
+                                           int zero_guess);
+/* Colors and rows (global counts), and the bytes this rank sent in the last apply. */
+MISPC_API mispc_status mispc_dist_gs_get_info(const mispc_dist_gs *gs, mispc_gs_info *info,
+                                              int64_t *apply_bytes);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,249 @@
+/* Distributed point multicolor Gauss-Seidel on the host (docs/DISTRIBUTED.md,
+ * "Gauss-Seidel"). Symbolic: the one-process colors (mispc_dist_color), the
+ * rows merged into global column order over [owned x | ghost x] (so the row
+ * update of gs_host.c sums in the one-process storage order), rows grouped
+ * by color, ghost colors by halo. Apply: color by color, the color's rows
+ * updated, then its boundary values sent (mispc_halo_exchange_where). Rows
+ * of one color share no edge, so the order inside a color does not matter,
+ * and the vector equals the one-process one bit for bit. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+#include "gs_internal.h"
+
+struct mispc_dist_gs {
+  mispc_gs_options opt;
+  int have_symbolic, have_numeric;
+  int64_t nloc, nghost, nnz;
+  int32_t ncolors;
+  mispc_csr M;         /* nloc x (nloc + nghost), rows in global column order, values */
+  int64_t *src;        /* nnz: where each entry of M comes from in A (>= 0 diag, < 0: offd) */
+  int64_t *color_ptr;  /* ncolors + 1 */
+  int32_t *order;      /* owned rows by (color, id) */
+  int32_t *scolor;     /* color of each send entry */
+  int32_t *gcolor;     /* color of each ghost */
+  double *wdiag;       /* omega / a_ii */
+  double *xe;          /* [x | ghosts] work vector */
+  int64_t apply_bytes; /* sent by the last apply */
+};
+
+mispc_status mispc_dist_gs_create(mispc_context *ctx, const mispc_gs_options *opt,
+                                  mispc_dist_gs **gs) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!gs) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_gs_create: NULL handle");
+  mispc_dist_gs *g = (mispc_dist_gs *)calloc(1, sizeof *g);
+  if (!g) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+  if (opt)
+    g->opt = *opt;
+  else
+    mispc_gs_options_default(&g->opt);
+  /* the one-process checks of the options */
+  mispc_gs *probe = NULL;
+  mispc_status s = mispc_gs_create(ctx, &g->opt, &probe);
+  mispc_gs_destroy(ctx, probe);
+  if (!s && g->opt.kind != MISPC_GS_POINT)
+    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                     "distributed Gauss-Seidel: point kind only for now (cluster GS on several "
+                     "ranks is not built yet)");
+  if (s) {
+    free(g);
+    return s;
+  }
+  *gs = g;
+  return MISPC_SUCCESS;
+}
+
+static void release(mispc_context *ctx, mispc_dist_gs *g) {
+  mispc_csr_free(ctx, &g->M);
+  free(g->src), free(g->color_ptr), free(g->order), free(g->scolor), free(g->gcolor);
+  free(g->wdiag), free(g->xe);
+  g->src = g->color_ptr = NULL;
+  g->order = g->scolor = g->gcolor = NULL;
+  g->wdiag = g->xe = NULL;
+  g->have_symbolic = g->have_numeric = 0;
+}
+
+void mispc_dist_gs_destroy(mispc_context *ctx, mispc_dist_gs *gs) {
+  if (!gs) return;
+  release(ctx, gs);
+  free(gs);
+}
+
+/* Rows of M: the two blocks' entries merged by global column. */
+static mispc_status merge_rows(mispc_context *ctx, mispc_dist_gs *g, const mispc_dist_csr *A) {
+  const int64_t nloc = g->nloc, nnz = A->diag.nnz + A->offd.nnz;
+  MISPC_TRY(mispc_csr_alloc(ctx, MISPC_MEM_HOST, nloc, nloc + A->nghost, nnz, 1, &g->M));
+  g->src = (int64_t *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(int64_t), "entry sources");
+  if (!g->src) return MISPC_ERR_ALLOC;
+  int64_t q = 0;
+  for (int64_t i = 0; i < nloc; ++i) {
+    int64_t a = A->diag.rowptr[i], ae = A->diag.rowptr[i + 1];
+    int64_t b = A->offd.rowptr[i], be = A->offd.rowptr[i + 1];
+    while (a < ae || b < be) {
+      const int64_t ga = a < ae ? A->rstart + A->diag.colidx[a] : INT64_MAX;
+      const int64_t gb = b < be ? A->garray[A->offd.colidx[b]] : INT64_MAX;
+      if (ga < gb) {
+        g->M.colidx[q] = A->diag.colidx[a];
+        g->src[q++] = a++;
+      } else {
+        g->M.colidx[q] = (int32_t)(nloc + A->offd.colidx[b]);
+        g->src[q++] = -1 - b++;
+      }
+      if (q > 1 && g->M.rowptr[i] < q - 1) {
+        const int32_t c0 = g->M.colidx[q - 2], c1 = g->M.colidx[q - 1];
+        const int64_t g0 = c0 < nloc ? A->rstart + c0 : A->garray[c0 - nloc];
+        const int64_t g1 = c1 < nloc ? A->rstart + c1 : A->garray[c1 - nloc];
+        if (g1 <= g0)
+          return mispc_seterr(ctx, MISPC_ERR_UNSORTED,
+                              "Gauss-Seidel: row %lld is not sorted or has a repeated column",
+                              (long long)(A->rstart + i));
+      }
+    }
+    g->M.rowptr[i + 1] = q;
+  }
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
+                                    const mispc_dist_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!gs || !A || !A->halo)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_dist_gs_symbolic: NULL handle or matrix");
+  mispc_status s = MISPC_SUCCESS;
+  if (A->diag.mem != MISPC_MEM_HOST)
+    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                     "distributed Gauss-Seidel: host matrices only for now");
+  else if (!A->diag.values || (A->offd.nnz && !A->offd.values))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (s) return s;
+  release(ctx, gs);
+  gs->nloc = A->rend - A->rstart;
+  gs->nghost = A->nghost;
+  gs->nnz = A->diag.nnz + A->offd.nnz;
+  s = mispc_dist_agree(ctx, A->comm, merge_rows(ctx, gs, A));
+  /* The one-process colors of the matrix graph (mispc_gs_symbolic's options). */
+  mispc_coloring_options co = gs->opt.coloring;
+  co.recolor = mispc_gs_recolor_passes(&gs->opt);
+  co.mis.skip_validation = 1;
+  int32_t *color = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
+  gs->gcolor = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nghost + 1));
+  gs->scolor = (int32_t *)malloc(sizeof(int32_t) * (size_t)(A->halo->nsend + 1));
+  gs->order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
+  gs->xe = (double *)malloc(sizeof(double) * (size_t)(gs->nloc + gs->nghost + 1));
+  gs->wdiag = (double *)malloc(sizeof(double) * (size_t)(gs->nloc + 1));
+  if (!s && (!color || !gs->gcolor || !gs->scolor || !gs->order || !gs->xe || !gs->wdiag))
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s) s = mispc_dist_color(ctx, A, &co, color, &gs->ncolors);
+  if (!s) s = mispc_halo_exchange(ctx, A->halo, color, gs->gcolor, sizeof(int32_t));
+  if (!s) {
+    for (int64_t e = 0; e < A->halo->nsend; ++e) gs->scolor[e] = color[A->halo->sidx[e]];
+    gs->color_ptr = (int64_t *)calloc((size_t)gs->ncolors + 2, sizeof(int64_t));
+    if (!gs->color_ptr) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+  }
+  if (!s) { /* counting sort by color, increasing row id inside */
+    for (int64_t v = 0; v < gs->nloc; ++v) gs->color_ptr[color[v] + 2]++;
+    for (int32_t c = 0; c < gs->ncolors; ++c) gs->color_ptr[c + 2] += gs->color_ptr[c + 1];
+    for (int64_t v = 0; v < gs->nloc; ++v) gs->order[gs->color_ptr[color[v] + 1]++] = (int32_t)v;
+  }
+  free(color);
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (s) {
+    release(ctx, gs);
+    return s;
+  }
+  gs->have_symbolic = 1;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  mispc_status s = MISPC_SUCCESS;
+  if (!gs || !gs->have_symbolic || !A || A->rend - A->rstart != gs->nloc ||
+      A->diag.nnz + A->offd.nnz != gs->nnz || !A->diag.values)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_gs_numeric: call mispc_dist_gs_symbolic first, with this matrix");
+  if (!A) return s;
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (s) return s;
+  gs->have_numeric = 0;
+  for (int64_t q = 0; q < gs->nnz; ++q)
+    gs->M.values[q] =
+        gs->src[q] >= 0 ? A->diag.values[gs->src[q]] : A->offd.values[-1 - gs->src[q]];
+  int64_t bad = -1;
+  int kind = 0;
+  for (int64_t i = 0; i < gs->nloc; ++i) { /* the first stored a_ii, as gs_diag_host */
+    int found = 0;
+    double d = 0;
+    for (int64_t p = A->diag.rowptr[i]; p < A->diag.rowptr[i + 1] && !found; ++p)
+      if (A->diag.colidx[p] == i) d = A->diag.values[p], found = 1;
+    const int k =
+        gs_diag_kind(found, d, gs->opt.require_positive_diagonal, gs->opt.omega, &gs->wdiag[i]);
+    if (k && bad < 0) bad = A->rstart + i, kind = k;
+  }
+  if (bad >= 0) {
+    static const char *what[] = {"",           "missing",  "zero",
+                                 "not finite", "negative", "so small that omega / a_ii overflows"};
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_gs_numeric: diagonal entry %s at row %lld", what[kind],
+                     (long long)bad);
+  }
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s) gs->have_numeric = 1;
+  return s;
+}
+
+static mispc_status sweep(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
+                          const double *b, int backward) {
+  const int nt = mispc_context_num_threads(ctx);
+  for (int32_t k = 0; k < gs->ncolors; ++k) {
+    const int32_t c = backward ? gs->ncolors - 1 - k : k;
+    const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
+    gs_point_rows_host(&gs->M, gs->wdiag, b, gs->xe, gs->order + lo, hi - lo, nt);
+    MISPC_TRY(mispc_halo_exchange_where(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double),
+                                        gs->scolor, gs->gcolor, c));
+  }
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_dist_gs_apply(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
+                                 const double *b, double *x, int zero_guess) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  mispc_status s = MISPC_SUCCESS;
+  if (!gs || !gs->have_numeric || !A || A->rend - A->rstart != gs->nloc)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_gs_apply: call mispc_dist_gs_symbolic and _numeric first");
+  else if (gs->nloc > 0 && (!b || !x))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_gs_apply: NULL vector");
+  if (!A) return s;
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (s) return s;
+  const int64_t before = A->halo->stats.bytes_sent;
+  if (zero_guess) {
+    memset(gs->xe, 0, sizeof(double) * (size_t)(gs->nloc + gs->nghost));
+  } else {
+    memcpy(gs->xe, x, sizeof(double) * (size_t)gs->nloc);
+    s = mispc_halo_exchange(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double));
+  }
+  for (int k = 0; !s && k < gs->opt.sweeps; ++k) {
+    if (gs->opt.sweep != MISPC_GS_BACKWARD) s = sweep(ctx, gs, A, b, 0);
+    if (!s && gs->opt.sweep != MISPC_GS_FORWARD) s = sweep(ctx, gs, A, b, 1);
+  }
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s) memcpy(x, gs->xe, sizeof(double) * (size_t)gs->nloc);
+  gs->apply_bytes = A->halo->stats.bytes_sent - before;
+  return s;
+}
+
+mispc_status mispc_dist_gs_get_info(const mispc_dist_gs *gs, mispc_gs_info *info,
+                                    int64_t *apply_bytes) {
+  if (!gs || !info) return MISPC_ERR_INVALID_ARG;
+  memset(info, 0, sizeof *info);
+  info->ncolors = gs->ncolors;
+  info->min_cluster = info->max_cluster = 1;
+  if (apply_bytes) *apply_bytes = gs->apply_bytes;
+  return MISPC_SUCCESS;
+}
