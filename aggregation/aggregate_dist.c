@@ -188,13 +188,13 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
 }
 
 /* One rank: mispc_aggregate on the diagonal block (its labels by contract;
- * on the GPU for device graphs), labels copied to the host. */
+ * on the GPU for device graphs), labels copied to the graph's memory space. */
 static mispc_status one_rank(mispc_context *ctx, const mispc_dist_csr *g, mispc_agg_options *o,
                              int32_t *agg, mispc_dist_agg_info *info) {
   mispc_aggregates a;
   o->mis.skip_validation = 1;
   mispc_status s = mispc_aggregate(ctx, &g->diag, o, &a);
-  if (!s) s = mispc_mem_copy(ctx, agg, MISPC_MEM_HOST, a.agg, a.mem, sizeof(int32_t) * (size_t)a.n);
+  if (!s) s = mispc_mem_copy(ctx, agg, g->diag.mem, a.agg, a.mem, sizeof(int32_t) * (size_t)a.n);
   if (!s && info) {
     info->naggs = a.naggs;
     for (int k = 0; k < 3; ++k)
@@ -228,11 +228,10 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
   MPI_Comm_size(g->comm, &P);
   if (!s && P == 1) /* the whole graph, global ids as local ids */
     return one_rank(ctx, g, &o, agg, info);
-  if (!s && g->diag.mem != MISPC_MEM_HOST)
-    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
-                     "mispc_dist_aggregate: device graphs on several ranks are not supported yet");
   s = mispc_dist_agree(ctx, g->comm, s);
   if (s) return s;
+  if (g->diag.mem != MISPC_MEM_HOST) /* aggregate_dist_cuda.cu */
+    return mispc_dist_aggregate_cuda(ctx, g, &o, agg, info);
   uint8_t *set = (uint8_t *)malloc((size_t)w.nloc + 1),
           *is_root = (uint8_t *)malloc((size_t)w.nloc + 1);
   w.rootid = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.nloc + 1));

@@ -171,23 +171,22 @@ mispc_status mispc_dist_color(mispc_context *ctx, const mispc_dist_csr *g,
     mispc_coloring c;
     o.mis.skip_validation = 1;
     s = mispc_color(ctx, &g->diag, &o, &c);
-    if (!s)
-      s = mispc_mem_copy(ctx, color, MISPC_MEM_HOST, c.color, c.mem,
-                         sizeof(int32_t) * (size_t)nloc);
+    if (!s) /* colors in the graph's memory space */
+      s = mispc_mem_copy(ctx, color, g->diag.mem, c.color, c.mem, sizeof(int32_t) * (size_t)nloc);
     if (!s) *ncolors = c.ncolors;
     mispc_coloring_free(ctx, &c);
     return s;
   }
-  if (!s && g->diag.mem != MISPC_MEM_HOST)
-    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
-                     "mispc_dist_color: device graphs on several ranks are not supported yet");
   s = mispc_dist_agree(ctx, g->comm, s);
   if (s) return s;
+  const int mode = o.algo == MISPC_COLORING_GREEDY ? MIS1_KEY_INDEX : mis1_key_mode(o.mis.priority);
+  if (g->diag.mem != MISPC_MEM_HOST) /* coloring_dist_cuda.cu */
+    return mispc_dist_color_cuda(ctx, g, mode, o.algo == MISPC_COLORING_GREEDY ? 0 : o.mis.seed,
+                                 o.recolor, color, ncolors);
   int32_t *gcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));
   s = mispc_dist_agree(ctx, g->comm,
                        gcol ? MISPC_SUCCESS
                             : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring"));
-  const int mode = o.algo == MISPC_COLORING_GREEDY ? MIS1_KEY_INDEX : mis1_key_mode(o.mis.priority);
   if (!s)
     s = color_jp(ctx, g, mode, o.algo == MISPC_COLORING_GREEDY ? 0 : o.mis.seed, color, gcol,
                  ncolors);
@@ -209,6 +208,9 @@ mispc_status mispc_dist_verify_coloring(mispc_context *ctx, const mispc_dist_csr
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in verify");
   else if (ncolors < 0 || (!color && nloc > 0))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_verify_coloring: bad arguments");
+  else if (g->diag.mem != MISPC_MEM_HOST)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_verify_coloring: host graphs and colors only (copy them)");
   for (int64_t v = 0; !s && v < nloc; ++v)
     if (color[v] < 0 || color[v] >= ncolors)
       s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "vertex %lld has color %d outside [0, %d)",

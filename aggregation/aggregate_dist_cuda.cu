@@ -1,0 +1,394 @@
+/* Distributed MIS-2 aggregation on the GPU (device graphs on several ranks):
+ * the phases of aggregate_dist.c with one thread a vertex, ghost labels by
+ * the device halo exchange and aggregate sizes by its reverse sum
+ * (dist_halo_cuda.cu). The MIS-2 calls are mispc_dist_mis2 on the device
+ * graph. Root numbering: an exclusive scan of the root flags on the device
+ * (local id order = global id order), the per-rank offset by MPI_Exscan on
+ * the host. Every kernel writes only its own vertex's entries and reads
+ * arrays no launch of it writes (the size counts are integer atomics), so
+ * the labels equal the host's bit for bit. Labels are in device memory. */
+#include <string.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include "cuda_util.cuh"
+#include "dist_internal.h"
+
+#define DIST_BLOCK 256
+
+#define FOR_VERTEX(v, n)                                                                           \
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < (n);                        \
+       v += (int64_t)gridDim.x * blockDim.x)
+
+namespace {
+
+struct dev_graph {
+  int64_t nloc, rstart;
+  const int64_t *arp, *brp;
+  const int32_t *acol, *bcol;
+  const int64_t *garray;
+};
+
+__global__ void fill_i32(int64_t n, int32_t value, int32_t *a) {
+  FOR_VERTEX(v, n) a[v] = value;
+}
+
+/* pos[v] = is_root[v] (0/1), pos[n] = 0: scanned into local root ranks. */
+__global__ void root_flags(int64_t n, const uint8_t *is_root, int32_t *pos) {
+  FOR_VERTEX(v, n + 1) pos[v] = v < n && is_root[v] != 0;
+}
+
+__global__ void root_ids(int64_t n, const uint8_t *is_root, const int32_t *pos, int64_t first,
+                         int64_t *rootid) {
+  FOR_VERTEX(v, n) rootid[v] = is_root[v] ? first + pos[v] : -1;
+}
+
+/* A vertex (phase 1: unaggregated; phase 2: free on entry) takes the id of
+ * the root in N[v] (itself first, then the diagonal, then the ghosts). */
+__global__ void join_roots(dev_graph g, int phase2, const uint8_t *flag, const int64_t *rootid,
+                           const int64_t *grootid, int32_t *agg) {
+  FOR_VERTEX(v, g.nloc) {
+    if (phase2 ? !flag[v] : agg[v] >= 0) continue;
+    int64_t id = rootid[v];
+    for (int64_t p = g.arp[v]; p < g.arp[v + 1] && id < 0; ++p) id = rootid[g.acol[p]];
+    for (int64_t p = g.brp[v]; p < g.brp[v + 1] && id < 0; ++p) id = grootid[g.bcol[p]];
+    if (id >= 0) agg[v] = (int32_t)id;
+  }
+}
+
+__global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *flag,
+                             unsigned long long *count) {
+  FOR_VERTEX(v, n) {
+    const int free_v = agg[v] < 0;
+    if (flag) flag[v] = (uint8_t)free_v;
+    if (free_v) atomicAdd(count, 1ull);
+  }
+}
+
+/* Phase-2 roots: members free on entry with >= 2 free neighbours (self loops not counted). */
+__global__ void phase2_roots(dev_graph g, const uint8_t *set, const uint8_t *flag,
+                             const uint8_t *gflag, uint8_t *is_root) {
+  FOR_VERTEX(v, g.nloc) {
+    int cnt = 0;
+    if (set[v] && flag[v]) {
+      for (int64_t p = g.arp[v]; p < g.arp[v + 1] && cnt < 2; ++p)
+        cnt += g.acol[p] != v && flag[g.acol[p]];
+      for (int64_t p = g.brp[v]; p < g.brp[v + 1] && cnt < 2; ++p) cnt += gflag[g.bcol[p]] != 0;
+    }
+    is_root[v] = cnt >= 2;
+  }
+}
+
+__global__ void merge_ids(int64_t n, const int64_t *keep, int64_t *rootid) {
+  FOR_VERTEX(v, n) if (keep[v] >= 0) rootid[v] = keep[v];
+}
+
+/* The root of v's aggregate among N[v]: *own (local id) or *gh (ghost index). */
+__device__ int find_root(const dev_graph &g, const int64_t *rootid, const int64_t *grootid,
+                         const int32_t *agg, int64_t v, int64_t *own, int64_t *gh) {
+  *own = *gh = -1;
+  const int64_t a = agg[v];
+  if (rootid[v] == a) return *own = v, 1;
+  for (int64_t p = g.arp[v]; p < g.arp[v + 1]; ++p)
+    if (rootid[g.acol[p]] == a) return *own = g.acol[p], 1;
+  for (int64_t p = g.brp[v]; p < g.brp[v + 1]; ++p)
+    if (grootid[g.bcol[p]] == a) return *gh = g.bcol[p], 1;
+  return 0;
+}
+
+__global__ void count_members(dev_graph g, const int64_t *rootid, const int64_t *grootid,
+                              const int32_t *agg, unsigned long long *cnt,
+                              unsigned long long *gcnt) {
+  FOR_VERTEX(v, g.nloc) {
+    int64_t o, j;
+    if (agg[v] < 0 || !find_root(g, rootid, grootid, agg, v, &o, &j)) continue;
+    atomicAdd(o >= 0 ? cnt + o : gcnt + j, 1ull);
+  }
+}
+
+__global__ void member_sizes(dev_graph g, const int64_t *rootid, const int64_t *grootid,
+                             const int32_t *agg, const int64_t *cnt, const int64_t *gcnt,
+                             int64_t *asize) {
+  FOR_VERTEX(v, g.nloc) {
+    int64_t o, j, sz = 0;
+    if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, &o, &j)) sz = o >= 0 ? cnt[o] : gcnt[j];
+    asize[v] = sz;
+  }
+}
+
+/* Phase 3 for a leftover v (tent[v] < 0): the aggregate holding most of its
+ * neighbours (ties: smaller size, then smaller id; candidates in row order,
+ * diagonal block first, as the host), or for mis2basic the aggregate of its
+ * smallest-global-id aggregated neighbour. *orphan: smallest global id left
+ * without a candidate. */
+__global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const int32_t *gagg,
+                            const int64_t *asize, const int64_t *gsize, int32_t *agg,
+                            unsigned long long *orphan) {
+  FOR_VERTEX(v, g.nloc) {
+    if (tent[v] >= 0) continue;
+    int32_t best = -1;
+    int64_t best_cnt = 0, best_size = 0, umin = -1;
+    for (int b = 0; b < 2; ++b) {
+      const int64_t *rp = b ? g.brp : g.arp;
+      const int32_t *ci = b ? g.bcol : g.acol;
+      for (int64_t p = rp[v]; p < rp[v + 1]; ++p) {
+        const int32_t c = ci[p];
+        if (!b && c == v) continue;
+        const int32_t l = b ? gagg[c] : tent[c];
+        if (l < 0) continue;
+        if (basic) {
+          const int64_t gu = b ? g.garray[c] : g.rstart + c;
+          if (umin < 0 || gu < umin) umin = gu, best = l;
+          continue;
+        }
+        const int64_t sz = b ? gsize[c] : asize[c];
+        int64_t cnt = 0;
+        for (int64_t q = g.arp[v]; q < g.arp[v + 1]; ++q) {
+          const int32_t c2 = g.acol[q];
+          if (c2 != v) cnt += tent[c2] == l;
+        }
+        for (int64_t q = g.brp[v]; q < g.brp[v + 1]; ++q) cnt += gagg[g.bcol[q]] == l;
+        if (cnt > best_cnt ||
+            (cnt == best_cnt && (sz < best_size || (sz == best_size && l < best))))
+          best = l, best_cnt = cnt, best_size = sz;
+      }
+    }
+    if (best >= 0)
+      agg[v] = best;
+    else
+      atomicMin(orphan, (unsigned long long)(g.rstart + v));
+  }
+}
+
+struct dev_buffers {
+  void *p[24];
+  int n;
+};
+
+mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **out) {
+  MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 8, out, "distributed aggregation scratch"));
+  b->p[b->n++] = *out;
+  return MISPC_SUCCESS;
+}
+
+void release(mispc_context *ctx, dev_buffers *b) {
+  for (int i = 0; i < b->n; ++i) mispc_scratch_free(ctx, b->p[i]);
+  b->n = 0;
+}
+
+struct work {
+  const mispc_dist_csr *g;
+  dev_graph d;
+  cudaStream_t st;
+  unsigned grid;
+  int64_t nloc, ng;
+  uint8_t *set, *is_root, *flag, *gflag;
+  int64_t *rootid, *grootid, *keep;
+  int32_t *pos, *gagg, *tent;
+  int64_t *cnt, *gcnt, *asize, *gsize;
+  unsigned long long *counter; /* [0] counts, [1] orphan */
+  void *scan_temp;
+  size_t scan_bytes;
+};
+
+mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buffers *b) {
+  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
+  w->g = g;
+  w->nloc = nloc;
+  w->ng = ng;
+  MISPC_TRY(mispc_stream(ctx, &w->st));
+  w->d.nloc = nloc;
+  w->d.rstart = g->rstart;
+  w->d.arp = g->diag.rowptr;
+  w->d.brp = g->offd.rowptr;
+  w->d.acol = g->diag.colidx;
+  w->d.bcol = g->offd.colidx;
+  MISPC_TRY(mispc_halo_device_garray(ctx, g->halo, g->garray, &w->d.garray));
+  const size_t nl = (size_t)nloc, gn = (size_t)ng;
+  MISPC_TRY(scratch(ctx, b, nl, (void **)&w->set));
+  MISPC_TRY(scratch(ctx, b, nl, (void **)&w->is_root));
+  MISPC_TRY(scratch(ctx, b, nl, (void **)&w->flag));
+  MISPC_TRY(scratch(ctx, b, gn, (void **)&w->gflag));
+  MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->rootid));
+  MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->grootid));
+  MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->keep));
+  MISPC_TRY(scratch(ctx, b, (nl + 1) * 4, (void **)&w->pos));
+  MISPC_TRY(scratch(ctx, b, gn * 4, (void **)&w->gagg));
+  MISPC_TRY(scratch(ctx, b, nl * 4, (void **)&w->tent));
+  MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->cnt));
+  MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gcnt));
+  MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->asize));
+  MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gsize));
+  MISPC_TRY(scratch(ctx, b, 16, (void **)&w->counter));
+  w->scan_bytes = 0;
+  MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, w->pos, w->pos,
+                                                    (int)(nloc + 1), w->st));
+  MISPC_TRY(scratch(ctx, b, w->scan_bytes, &w->scan_temp));
+  w->grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
+  return MISPC_SUCCESS;
+}
+
+/* Reads a device count (and zeroes it) without summing it over the ranks. */
+mispc_status read_count(mispc_context *ctx, work *w, unsigned long long *d, int64_t *out) {
+  unsigned long long c = 0;
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&c, d, sizeof c, cudaMemcpyDeviceToHost, w->st));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(d, 0, sizeof c, w->st));
+  MISPC_TRY(mispc_sync(ctx, w->st, "distributed aggregation count"));
+  *out = (int64_t)c;
+  return MISPC_SUCCESS;
+}
+
+/* Number of the first local root among all ranks' roots, and the total. */
+mispc_status scan_count(mispc_context *ctx, MPI_Comm comm, int64_t mine, int64_t *first,
+                        int64_t *total) {
+  int64_t before = 0, all = 0;
+  if (MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI scan of root counts failed");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  *first = rank ? before : 0;
+  *total = all;
+  return MISPC_SUCCESS;
+}
+
+/* Roots (is_root) get ids base + first + k in local id order; the vertices
+ * phase 1 / phase 2 may label join the root in N[v]. */
+mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, int64_t base,
+                         int phase2, int32_t *agg, int64_t *naggs) {
+  const mispc_dist_csr *g = w->g;
+  const cudaStream_t st = w->st;
+  root_flags<<<mispc_device_grid(ctx, w->nloc + 1, DIST_BLOCK), DIST_BLOCK, 0, st>>>(
+      w->nloc, is_root, w->pos);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  size_t bytes = w->scan_bytes;
+  MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(w->scan_temp, bytes, w->pos, w->pos,
+                                                    (int)(w->nloc + 1), st));
+  int32_t count = 0;
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&count, w->pos + w->nloc, sizeof count,
+                                      cudaMemcpyDeviceToHost, st));
+  MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation root scan"));
+  int64_t first = 0, total = 0;
+  MISPC_TRY(scan_count(ctx, g->comm, count, &first, &total));
+  root_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, is_root, w->pos, base + first, w->rootid);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
+  join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase2, w->flag, w->rootid, w->grootid, agg);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  *naggs = base + total;
+  return MISPC_SUCCESS;
+}
+
+/* Unaggregated vertices over all ranks (flag: also marks them, may be NULL). */
+mispc_status count_left(mispc_context *ctx, work *w, const int32_t *agg, uint8_t *flag,
+                        int64_t *left) {
+  unaggregated<<<w->grid, DIST_BLOCK, 0, w->st>>>(w->nloc, agg, flag, w->counter);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_TRY(read_count(ctx, w, w->counter, left));
+  return mispc_dist_sum(ctx, w->g->halo, w->g->comm, left);
+}
+
+/* Size after phase 2 of the aggregate of every aggregated owned vertex and
+ * ghost: members add 1 at their root, roots' totals go back to the ghosts'
+ * copies, each member takes its root's total, and the members' sizes go to
+ * the ghosts. */
+mispc_status aggregate_sizes(mispc_context *ctx, work *w) {
+  const mispc_dist_csr *g = w->g;
+  const cudaStream_t st = w->st;
+  if (w->nloc > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->cnt, 0, (size_t)w->nloc * 8, st));
+  if (w->ng > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->gcnt, 0, (size_t)w->ng * 8, st));
+  count_members<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->grootid, w->tent,
+                                                (unsigned long long *)w->cnt,
+                                                (unsigned long long *)w->gcnt);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_TRY(mispc_halo_reverse_add_device(ctx, g->halo, w->gcnt, w->cnt));
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->cnt, w->gcnt, sizeof(int64_t)));
+  member_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->grootid, w->tent, w->cnt,
+                                               w->gcnt, w->asize);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return mispc_halo_exchange_device(ctx, g->halo, w->asize, w->gsize, sizeof(int64_t));
+}
+
+mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
+  const mispc_dist_csr *g = w->g;
+  const cudaStream_t st = w->st;
+  if (w->nloc > 0)
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->tent, agg, (size_t)w->nloc * 4,
+                                        cudaMemcpyDeviceToDevice, st));
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->tent, w->gagg, sizeof(int32_t)));
+  if (!basic) MISPC_TRY(aggregate_sizes(ctx, w));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + 1, 0xff, sizeof(unsigned long long), st));
+  phase3_pick<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, basic, w->tent, w->gagg, w->asize, w->gsize,
+                                              agg, w->counter + 1);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  unsigned long long orphan = 0;
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&orphan, w->counter + 1, sizeof orphan,
+                                      cudaMemcpyDeviceToHost, st));
+  MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation phase 3"));
+  if (orphan != ~0ull)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "aggregation phase 3: vertex %lld has no aggregated neighbour (the root "
+                        "set is not a maximal distance-2 independent set)",
+                        (long long)orphan);
+  return MISPC_SUCCESS;
+}
+
+mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_t *agg,
+                 mispc_dist_agg_info *in) {
+  const mispc_dist_csr *g = w->g;
+  const cudaStream_t st = w->st;
+  mispc_mis_result r = {0, 0};
+  int64_t naggs = 0, left = 0;
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter, 0, 2 * sizeof(unsigned long long), st));
+  fill_i32<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, -1, agg);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  /* Phase 1. */
+  MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, NULL, w->set, &r));
+  MISPC_TRY(label_roots(ctx, w, w->set, 0, 0, agg, &naggs));
+  MISPC_TRY(count_left(ctx, w, agg, w->flag, &left));
+  in->mis_rounds[0] = r.rounds;
+  in->phase_aggs[0] = naggs;
+  in->phase_done[0] = g->nglobal - left;
+  /* Phase 2: phase-1 root ids kept for phase 3's size count, merged after. */
+  if (o->algo == MISPC_AGG_MIS2AGG && left > 0) {
+    MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, w->flag, w->set, &r));
+    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->flag, w->gflag, 1));
+    phase2_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->set, w->flag, w->gflag, w->is_root);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    if (w->nloc > 0)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->keep, w->rootid, (size_t)w->nloc * 8,
+                                          cudaMemcpyDeviceToDevice, st));
+    MISPC_TRY(label_roots(ctx, w, w->is_root, naggs, 1, agg, &naggs));
+    merge_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, w->keep, w->rootid);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
+    MISPC_TRY(count_left(ctx, w, agg, NULL, &left));
+    in->mis_rounds[1] = r.rounds;
+  }
+  in->phase_aggs[1] = naggs;
+  in->phase_done[1] = g->nglobal - left;
+  /* Phase 3. */
+  if (left > 0) MISPC_TRY(phase3(ctx, w, o->algo == MISPC_AGG_MIS2BASIC, agg));
+  in->phase_aggs[2] = in->naggs = naggs;
+  in->phase_done[2] = g->nglobal;
+  return MISPC_SUCCESS;
+}
+
+} // namespace
+
+extern "C" mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                                  const mispc_agg_options *opt, int32_t *agg,
+                                                  mispc_dist_agg_info *info) {
+  dev_buffers b;
+  b.n = 0;
+  work w;
+  /* Scratch first, agreed: a rank short of memory fails before any exchange. */
+  mispc_status s = mispc_dist_agree(ctx, g->comm, setup(ctx, g, &w, &b));
+  mispc_dist_agg_info in;
+  memset(&in, 0, sizeof in);
+  if (!s) s = run(ctx, &w, opt, agg, &in);
+  release(ctx, &b); /* stream-ordered frees, after the queued work */
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (!s && info) *info = in;
+  return s;
+}
