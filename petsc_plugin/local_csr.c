@@ -79,17 +79,30 @@ PetscErrorCode MispcContextUsePetscStream(mispc_context *ctx) {
 
 PetscErrorCode MispcLocalCSRBegin(mispc_context *ctx, Mat A, PetscBool with_values, PetscBool widen,
                                   MispcLocalCSR *L) {
+  Mat Ad;
+  PetscBool gpu;
+  PetscInt n, m;
+  PetscFunctionBegin;
+  PetscCall(MispcLocalBlock(A, &Ad, &gpu));
+  PetscCall(MatGetSize(Ad, &n, &m));
+  PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "mispc needs a square matrix (its local diagonal block is %" PetscInt_FMT
+             " x %" PetscInt_FMT ")",
+             n, m);
+  PetscCall(MispcBlockCSRBegin(ctx, Ad, gpu, with_values, widen, L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcBlockCSRBegin(mispc_context *ctx, Mat B, PetscBool gpu, PetscBool with_values,
+                                  PetscBool widen, MispcLocalCSR *L) {
   PetscInt n, m;
   const int32_t *ia32 = NULL;
   int32_t *ja32 = NULL;
   double *vals = NULL;
   PetscFunctionBegin;
-  PetscCall(MispcLocalBlock(A, &L->Ad, &L->gpu));
+  L->Ad = B;
+  L->gpu = gpu;
   PetscCall(MatGetSize(L->Ad, &n, &m));
-  PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "mispc needs a square matrix (its local diagonal block is %" PetscInt_FMT
-             " x %" PetscInt_FMT ")",
-             n, m);
   const mispc_memspace mem = L->gpu ? MISPC_MEM_DEVICE : MISPC_MEM_HOST;
   L->with_values = with_values;
   if (L->gpu) {
@@ -124,7 +137,7 @@ PetscErrorCode MispcLocalCSRBegin(mispc_context *ctx, Mat A, PetscBool with_valu
     L->nnz = (PetscInt)nnz;
   }
   nnz = L->nnz;
-  MispcCall(ctx, mispc_csr_wrap(mem, n, n, nnz, L->rowptr64, ja32, vals, &L->csr));
+  MispcCall(ctx, mispc_csr_wrap(mem, n, m, nnz, L->rowptr64, ja32, vals, &L->csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

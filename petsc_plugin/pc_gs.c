@@ -2,14 +2,22 @@
  * cluster multicolor Gauss-Seidel / SGS / SOR from mispc_gs_*
  * (papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-C, Alg. 4).
  *
- * On several ranks each rank sweeps its diagonal block; couplings to other
- * ranks use the previous iterate, as PETSc's parallel SOR
- * (SOR_LOCAL_*_SWEEP): with zero initial guess the first sweep is purely
- * local, later sweeps use b - A_offdiag x_ghost. */
+ * On several ranks, point GS on host matrices is exact (-pc_mcgs_exact, the
+ * default): mispc_dist_gs sweeps the whole matrix color by color with the
+ * halo between colors, so the output is the one-rank output bit for bit
+ * (docs/DISTRIBUTED.md). Otherwise (cluster GS, GPU matrices, or exact
+ * false) each rank sweeps its diagonal block and couplings to other ranks
+ * use the previous iterate, as PETSc's parallel SOR (SOR_LOCAL_*_SWEEP):
+ * with zero initial guess the first sweep is purely local, later sweeps use
+ * b - A_offdiag x_ghost. */
 #include <limits.h>
 #include <petsc/private/pcimpl.h>
 
+#include "mispc/config.h"
 #include "plugin_internal.h"
+#if MISPC_ENABLE_MPI
+#include "mispc/dist.h"
+#endif
 
 typedef struct {
   mispc_gs_kind kind;
@@ -29,7 +37,16 @@ typedef struct {
   PetscBool have_symbolic;
   PetscInt used_block_size;
   PetscMPIInt nranks;
-  Vec w, xl, wl; /* work for several sweeps on several ranks */
+  Vec w, xl, wl;   /* work for several sweeps on several ranks */
+  PetscBool exact; /* several ranks: the distributed sweep (rank-independent output) */
+  PetscBool use_dist;
+#if MISPC_ENABLE_MPI
+  mispc_dist_gs *dgs;
+  mispc_dist_csr D; /* wraps the two blocks (descriptors refreshed at each use) */
+  MispcLocalCSR Lo; /* the off-diagonal block */
+  int64_t *garray;  /* 64-bit copy of the block's garray */
+  PetscBool have_dist;
+#endif
 } PC_MispcGS;
 
 static const char *const coarsen_names[] = {"mis2agg", "mis2basic", "MispcCoarsen", "", NULL};
@@ -46,9 +63,20 @@ static PetscErrorCode reset_setup(PC pc) {
   if (g->mctx) {
     mispc_gs_destroy(g->mctx, g->gs);
     PetscCall(MispcLocalCSRDestroy(g->mctx, &g->L));
-    mispc_context_destroy(g->mctx);
   }
   g->gs = NULL;
+#if MISPC_ENABLE_MPI
+  if (g->mctx) {
+    mispc_dist_gs_destroy(g->mctx, g->dgs);
+    if (g->have_dist) mispc_dist_csr_free(g->mctx, &g->D);
+    PetscCall(MispcLocalCSRDestroy(g->mctx, &g->Lo));
+  }
+  g->dgs = NULL;
+  g->have_dist = PETSC_FALSE;
+  PetscCall(PetscFree(g->garray));
+#endif
+  g->use_dist = PETSC_FALSE;
+  if (g->mctx) mispc_context_destroy(g->mctx);
   g->mctx = NULL;
   g->have_symbolic = PETSC_FALSE;
   PetscCall(VecDestroy(&g->w));
@@ -89,6 +117,10 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
                              g->backward, &g->backward, NULL));
   PetscCall(PetscOptionsInt(OPT("seed"), "Seed of the hashed priorities", "PCMCGS", g->seed,
                             &g->seed, NULL));
+  PetscCall(PetscOptionsBool(OPT("exact"),
+                             "Several ranks: sweep the whole matrix color by color (output "
+                             "independent of the rank count; point GS on host matrices)",
+                             "PCMCGS", g->exact, &g->exact, NULL));
   PetscCall(PetscOptionsEList(
       OPT("coloring"), "Colors: MIS-1 classes (in one pass), or greedy in row (cluster) order",
       "PCMCGS", coloring_names, 2, coloring_names[col], &col, NULL));
@@ -135,6 +167,42 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if MISPC_ENABLE_MPI
+/* The two blocks of an MPIAIJ matrix as the distributed matrix D (its halo
+ * plan made once, the block descriptors refreshed at every use). */
+static PetscErrorCode dist_begin(PC pc, PetscBool widen) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  Mat A = pc->pmat, Ad, Ao;
+  const PetscInt *garray;
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MispcLocalCSRBegin(g->mctx, A, PETSC_TRUE, widen, &g->L));
+  PetscCall(MispcBlockCSRBegin(g->mctx, Ao, PETSC_FALSE, PETSC_TRUE, widen, &g->Lo));
+  if (!g->have_dist) {
+    PetscInt N, rstart, nghost;
+    PetscCall(MatGetSize(A, &N, NULL));
+    PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    PetscCall(PetscMalloc1(nghost + 1, &g->garray));
+    for (PetscInt j = 0; j < nghost; ++j) g->garray[j] = garray[j];
+    MispcCall(g->mctx, mispc_dist_csr_wrap(g->mctx, PetscObjectComm((PetscObject)pc), N, rstart,
+                                           &g->L.csr, &g->Lo.csr, nghost, g->garray, &g->D));
+    g->have_dist = PETSC_TRUE;
+  }
+  g->D.diag = g->L.csr;
+  g->D.offd = g->Lo.csr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode dist_end(PC pc) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  PetscFunctionBegin;
+  PetscCall(MispcLocalCSREnd(&g->L));
+  PetscCall(MispcLocalCSREnd(&g->Lo));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode PCSetUp_MispcGS(PC pc) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   Mat A = pc->pmat;
@@ -164,8 +232,39 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.block_size = (int)(g->block_size > 0 ? g->block_size : bs);
     g->used_block_size = o.block_size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &g->nranks));
-    o.sweeps = g->nranks > 1 ? 1 : (int)g->sweeps; /* several ranks: outer loop in PCApply */
-    MispcCall(g->mctx, mispc_gs_create(g->mctx, &o, &g->gs));
+#if MISPC_ENABLE_MPI
+    g->use_dist = (PetscBool)(g->nranks > 1 && g->exact && !gpu && g->kind == MISPC_GS_POINT);
+#endif
+    /* several ranks, rank-local sweeps: outer loop in PCApply */
+    o.sweeps = g->nranks > 1 && !g->use_dist ? 1 : (int)g->sweeps;
+#if MISPC_ENABLE_MPI
+    if (g->use_dist) {
+      MispcCall(g->mctx, mispc_dist_gs_create(g->mctx, &o, &g->dgs));
+      PetscCall(PetscLogEventBegin(MISPC_EventGSSymbolic, pc, A, 0, 0));
+      PetscCall(dist_begin(pc, PETSC_TRUE));
+      mispc_status s = mispc_dist_gs_symbolic(g->mctx, g->dgs, &g->D);
+      PetscCall(dist_end(pc));
+      MispcCall(g->mctx, s);
+      PetscCall(PetscLogEventEnd(MISPC_EventGSSymbolic, pc, A, 0, 0));
+      g->have_symbolic = PETSC_TRUE;
+    }
+#endif
+    if (!g->use_dist) MispcCall(g->mctx, mispc_gs_create(g->mctx, &o, &g->gs));
+  }
+#if MISPC_ENABLE_MPI
+  if (g->use_dist) {
+    PetscCall(PetscLogEventBegin(MISPC_EventGSNumeric, pc, A, 0, 0));
+    PetscCall(dist_begin(pc, PETSC_FALSE));
+    mispc_status s = mispc_dist_gs_numeric(g->mctx, g->dgs, &g->D);
+    PetscCall(dist_end(pc));
+    /* the same message on every rank: the failing rank and global row */
+    PetscCheck(s == MISPC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "mispc: %s",
+               mispc_context_error(g->mctx));
+    PetscCall(PetscLogEventEnd(MISPC_EventGSNumeric, pc, A, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  if (!reuse) {
     PetscCall(PetscLogEventBegin(MISPC_EventGSSymbolic, pc, A, 0, 0));
     PetscCall(MispcLocalCSRBegin(g->mctx, A, PETSC_TRUE, PETSC_TRUE, &g->L));
     mispc_status s = mispc_gs_symbolic(g->mctx, g->gs, &g->L.csr);
@@ -246,6 +345,23 @@ static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MISPC_EventGSApply, pc, b, x, 0));
+#if MISPC_ENABLE_MPI
+  if (g->use_dist) { /* all sweeps over the whole matrix: the one-rank output */
+    const PetscScalar *ba;
+    PetscScalar *xa;
+    PetscCall(VecGetArrayRead(b, &ba));
+    PetscCall(VecGetArrayWrite(x, &xa));
+    PetscCall(dist_begin(pc, PETSC_FALSE));
+    mispc_status s =
+        mispc_dist_gs_apply(g->mctx, g->dgs, &g->D, (const double *)ba, (double *)xa, 1);
+    PetscCall(dist_end(pc));
+    PetscCall(VecRestoreArrayWrite(x, &xa));
+    PetscCall(VecRestoreArrayRead(b, &ba));
+    MispcCall(g->mctx, s);
+    PetscCall(PetscLogEventEnd(MISPC_EventGSApply, pc, b, x, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCall(local_apply(pc, b, x, PETSC_TRUE));
   if (g->nranks > 1) {
     Mat Ad;
@@ -290,6 +406,19 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
         viewer, "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "\n",
         coarsen_names[g->coarsen], (double)g->strength_threshold,
         g->have_symbolic ? g->used_block_size : g->block_size));
+#if MISPC_ENABLE_MPI
+  if (g->have_symbolic && g->use_dist) {
+    mispc_gs_info info;
+    int64_t bytes = 0;
+    MispcCall(g->mctx, mispc_dist_gs_get_info(g->dgs, &info, &bytes));
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer,
+        "  %d ranks, exact: the whole matrix swept color by color (the one-rank output for any "
+        "rank count), host; colors %d; rank 0 sent %lld bytes in the last application\n",
+        (int)g->nranks, (int)info.ncolors, (long long)bytes));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   if (g->have_symbolic) {
     mispc_gs_info info;
     MispcCall(g->mctx, mispc_gs_get_info(g->gs, &info));
@@ -300,7 +429,8 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
       PetscCall(PetscViewerASCIIPrintf(
           viewer,
           "  %d ranks: each rank sweeps its diagonal block; off-rank couplings use the previous "
-          "iterate (as PETSc's parallel SOR); rank 0 below\n",
+          "iterate (as PETSc's parallel SOR; -pc_mcgs_exact makes point GS on host matrices "
+          "exact); rank 0 below\n",
           (int)g->nranks));
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  rows %" PetscInt_FMT ", entries %" PetscInt_FMT ", colors %d\n", g->L.nrows,
@@ -329,6 +459,7 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->coarsen = MISPC_AGG_MIS2AGG;
   g->seed = 0;
   g->recolor = MISPC_GS_RECOLOR_BY_KIND;
+  g->exact = PETSC_TRUE;
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;

@@ -52,6 +52,10 @@ typedef struct {
 } MispcLocalCSR;
 PetscErrorCode MispcLocalCSRBegin(mispc_context *ctx, Mat A, PetscBool with_values, PetscBool widen,
                                   MispcLocalCSR *L);
+/* The same for any sequential AIJ block B (not necessarily square: an
+ * MPIAIJ matrix's off-diagonal block), gpu telling whether it is cusparse. */
+PetscErrorCode MispcBlockCSRBegin(mispc_context *ctx, Mat B, PetscBool gpu, PetscBool with_values,
+                                  PetscBool widen, MispcLocalCSR *L);
 PetscErrorCode MispcLocalCSREnd(MispcLocalCSR *L);
 PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L);
 

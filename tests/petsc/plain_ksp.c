@@ -10,6 +10,8 @@
  *                   nonsquare (10 x 12) | none (a sound 6^3 Laplacian, for
  *                   bad options)
  *   -reuse          after the solve, scale A by 2 (same pattern) and solve again */
+#include <stdint.h>
+#include <string.h>
 #include <petscksp.h>
 
 #if !PETSC_VERSION_GE(3, 19, 0)
@@ -100,6 +102,46 @@ static PetscErrorCode solve(Mat A, KSP ksp, PetscBool *ok) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -apply_checksum: one PCApply on b_i = hash(i) and an order-free checksum
+ * of the output's bits (the sum over global rows of a hash of (i, x_i)), so
+ * runs on different rank counts can be compared bit for bit. */
+static uint64_t mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+static PetscErrorCode apply_checksum(Mat A, KSP ksp) {
+  Vec x, b;
+  PC pc;
+  PetscInt r0, r1;
+  PetscScalar *ba;
+  const PetscScalar *xa;
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecGetOwnershipRange(b, &r0, &r1));
+  PetscCall(VecGetArray(b, &ba));
+  for (PetscInt i = r0; i < r1; ++i) ba[i - r0] = (double)(mix64((uint64_t)i) >> 11) / 9e15 - 0.5;
+  PetscCall(VecRestoreArray(b, &ba));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetUp(pc));
+  PetscCall(PCApply(pc, b, x));
+  uint64_t sum = 0, all = 0;
+  PetscCall(VecGetArrayRead(x, &xa));
+  for (PetscInt i = r0; i < r1; ++i) {
+    uint64_t bits;
+    memcpy(&bits, &xa[i - r0], 8);
+    sum += mix64((uint64_t)i ^ mix64(bits));
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCallMPI(MPI_Allreduce(&sum, &all, 1, MPI_UINT64_T, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCApply checksum %016llx\n", (unsigned long long)all));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv) {
   PetscInt n = 30;
   char broken[32] = "", want[256] = "";
@@ -118,6 +160,9 @@ int main(int argc, char **argv) {
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetOperators(ksp, A, A));
     PetscCall(KSPSetFromOptions(ksp));
+    PetscBool checksum = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-apply_checksum", &checksum, NULL));
+    if (checksum) PetscCall(apply_checksum(A, ksp));
     PetscCall(solve(A, ksp, &ok));
     if (ok && reuse) {
       PetscCall(MatScale(A, 2.0)); /* same pattern: only the numeric setup runs again */
