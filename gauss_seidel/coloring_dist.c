@@ -216,6 +216,15 @@ mispc_status mispc_dist_verify_coloring(mispc_context *ctx, const mispc_dist_csr
       s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "vertex %lld has color %d outside [0, %d)",
                        (long long)(g->rstart + v), color[v], ncolors);
   s = mispc_dist_agree(ctx, g->comm, s);
+  /* ncolors sizes the reduction of class counts below: the same on every rank
+   * (every rank sees the same extremes, so they agree without a message). */
+  int nc_range[2] = {ncolors, -ncolors};
+  if (!s && MPI_Allreduce(MPI_IN_PLACE, nc_range, 2, MPI_INT, MPI_MAX, g->comm) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Allreduce failed");
+  if (!s && nc_range[0] != -nc_range[1])
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_verify_coloring: ncolors differs across ranks (%d to %d)",
+                     -nc_range[1], nc_range[0]);
   if (!s) s = mispc_halo_exchange(ctx, g->halo, color, gcol, sizeof *color);
   for (int64_t v = 0; !s && v < nloc; ++v) {
     count[color[v]]++;

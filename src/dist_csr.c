@@ -136,7 +136,11 @@ mispc_status mispc_dist_csr_from_global(mispc_context *ctx, MPI_Comm comm, int64
                                         int64_t rstart, int64_t rend, const int64_t *rowptr,
                                         const int64_t *gcol, const double *values,
                                         mispc_dist_csr *out) {
-  if (!ctx || !out) return MISPC_ERR_INVALID_ARG;
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!out) /* the other ranks wait in the first agreement below: fail there */
+    return mispc_dist_agree(
+        ctx, comm,
+        mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_csr_from_global: output is NULL"));
   memset(out, 0, sizeof *out);
   out->comm = comm;
   out->nglobal = nglobal;
@@ -156,7 +160,10 @@ mispc_status mispc_dist_csr_from_global(mispc_context *ctx, MPI_Comm comm, int64
 mispc_status mispc_dist_csr_wrap(mispc_context *ctx, MPI_Comm comm, int64_t nglobal, int64_t rstart,
                                  const mispc_csr *diag, const mispc_csr *offd, int64_t nghost,
                                  const int64_t *garray, mispc_dist_csr *out) {
-  if (!ctx || !out) return MISPC_ERR_INVALID_ARG;
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!out) /* the other ranks wait in the first agreement below: fail there */
+    return mispc_dist_agree(
+        ctx, comm, mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_csr_wrap: output is NULL"));
   memset(out, 0, sizeof *out);
   mispc_status s = MISPC_SUCCESS;
   if (!diag || !offd || (nghost > 0 && !garray) || nghost < 0)
@@ -190,7 +197,11 @@ mispc_status mispc_dist_csr_wrap(mispc_context *ctx, MPI_Comm comm, int64_t nglo
 
 mispc_status mispc_dist_csr_from_rows(mispc_context *ctx, MPI_Comm comm, const mispc_csr *whole,
                                       int64_t rstart, int64_t rend, mispc_dist_csr *out) {
-  if (!ctx || !out) return MISPC_ERR_INVALID_ARG;
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!out) /* the other ranks wait in the first agreement below: fail there */
+    return mispc_dist_agree(
+        ctx, comm,
+        mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_csr_from_rows: output is NULL"));
   mispc_status s = mispc_csr_check_desc(ctx, whole, "whole graph");
   if (!s && whole->mem != MISPC_MEM_HOST)
     s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "mispc_dist_csr_from_rows: host graphs only");
@@ -219,7 +230,12 @@ mispc_status mispc_dist_csr_from_rows(mispc_context *ctx, MPI_Comm comm, const m
 
 mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_csr *src, mispc_memspace mem,
                                  mispc_dist_csr *dst) {
-  if (!ctx || !dst) return MISPC_ERR_INVALID_ARG;
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!dst) {
+    mispc_status e =
+        mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_csr_copy: output is NULL");
+    return src && src->ranges ? mispc_dist_agree(ctx, src->comm, e) : e;
+  }
   memset(dst, 0, sizeof *dst);
   if (!src || !src->ranges)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_csr_copy: source not built");

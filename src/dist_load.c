@@ -36,7 +36,10 @@ static void even_range(int64_t n, MPI_Comm comm, int64_t *r0, int64_t *r1) {
 
 mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec, int symmetrize,
                              mispc_dist_csr *out) {
-  if (!ctx || !out) return MISPC_ERR_INVALID_ARG;
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!out) /* the other ranks wait in the first agreement below: fail there */
+    return mispc_dist_agree(
+        ctx, comm, mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_load: output is NULL"));
   memset(out, 0, sizeof *out);
   mispc_status s =
       spec ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_load: NULL spec");

@@ -1,0 +1,496 @@
+/* Failure paths of the distributed API under mpiexec (issue 33): each case
+ * passes one bad argument or input, on every rank or on one rank only, and
+ * checks that every rank returns the same non-success status and the same
+ * message (naming the problem), and that the call returns at all: a watchdog
+ * ends the process with the case's name when a case takes longer than
+ * MISPC_ERRORS_CASE_SECONDS (default 30), so a hang is reported as such and
+ * not only as a ctest timeout. Run with any P (ctest runs P = 1, 2, 3, 4, 7);
+ * MISPC_ERRORS_CASE=NAME runs one case. */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "mispc/dist.h"
+#include "test_util.h"
+
+static int rank_, nranks_, last_;
+static char case_name_[128];
+static int case_seconds_ = 30;
+
+static void watchdog(int sig) {
+  char msg[256];
+  int len = snprintf(msg, sizeof msg,
+                     "mpi_test_errors: rank %d: case '%s' did not return within %d s (hang)\n",
+                     rank_, case_name_, case_seconds_);
+  if (len > 0 && write(2, msg, (size_t)len) < 0) _exit(3);
+  _exit(3);
+}
+
+#define ANY_FAILURE MISPC_STATUS_COUNT
+
+/* Every rank got `expected` (ANY_FAILURE: some non-success status) and the
+ * same message, which contains `want` (unless NULL). */
+static void expect_everywhere(mispc_context *ctx, mispc_status s, mispc_status expected,
+                              const char *want) {
+  CHECK_MSG(expected == ANY_FAILURE ? s != MISPC_SUCCESS : s == expected,
+            "case %s: rank %d returned %s (%s), expected %s", case_name_, rank_, mispc_strerror(s),
+            mispc_context_error(ctx), mispc_strerror(expected));
+  int mine[2] = {(int)s, -(int)s}, ext[2];
+  MPI_Allreduce(mine, ext, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK_MSG(ext[0] == -ext[1], "case %s: statuses differ across ranks (%d .. %d)", case_name_,
+            -ext[1], ext[0]);
+  char msg[1024], root[1024];
+  snprintf(msg, sizeof msg, "%s", mispc_context_error(ctx));
+  memcpy(root, msg, sizeof root);
+  MPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int differs = strcmp(root, msg) != 0, any = 0;
+  MPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK_MSG(!differs, "case %s: rank %d has message '%s', rank 0 '%s'", case_name_, rank_, msg,
+            root);
+  CHECK_MSG(any || !want || strstr(msg, want), "case %s: message '%s' does not contain '%s'",
+            case_name_, msg, want);
+  mispc_context_clear_error(ctx);
+}
+
+/* A ring, 10 rows a rank except rank 1 when P >= 3 (no rows). */
+typedef struct ring {
+  int64_t n, r0, r1;
+  int64_t rowptr[11], col[10];
+} ring;
+
+static ring make_ring(void) {
+  ring g;
+  int64_t rows = (nranks_ >= 3 && rank_ == 1) ? 0 : 10;
+  int64_t before = 10 * rank_ - ((nranks_ >= 3 && rank_ > 1) ? 10 : 0);
+  g.n = 10 * nranks_ - (nranks_ >= 3 ? 10 : 0);
+  g.r0 = before;
+  g.r1 = before + rows;
+  for (int i = 0; i <= 10; ++i) g.rowptr[i] = i < rows ? i : rows;
+  for (int i = 0; i < 10; ++i) g.col[i] = (g.r0 + i + 1) % g.n;
+  return g;
+}
+
+/* A small distributed graph every MIS / coloring / aggregation case runs on. */
+static void load_grid(mispc_context *ctx, mispc_dist_csr *D) {
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace2d:12", 0, D);
+  if (s) {
+    fprintf(stderr, "rank %d: gen:laplace2d:12: %s\n", rank_, mispc_context_error(ctx));
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
+/* ---- construction ---------------------------------------------------------------- */
+
+static void from_global_sizes(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  int64_t n = rank_ == last_ ? g.n + 1 : g.n;
+  mispc_status s =
+      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG,
+                    nranks_ > 1 ? "inconsistent global sizes" : "row ranges");
+}
+
+static void from_global_gap(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  int shift = rank_ == 0 && g.r1 > g.r0;
+  mispc_status s = mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0 + shift, g.r1,
+                                              g.rowptr + shift, g.col, NULL, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "row ranges must tile");
+}
+
+static void from_global_overlap(mispc_context *ctx) {
+  if (nranks_ == 1) return; /* one range cannot overlap another */
+  ring g = make_ring();
+  mispc_dist_csr D;
+  int64_t r0 = rank_ == last_ && rank_ > 0 ? g.r0 - 1 : g.r0;
+  int64_t rowptr[12] = {0};
+  for (int64_t i = 0; i < g.r1 - r0; ++i) rowptr[i + 1] = i < 10 ? g.rowptr[i + 1] : 10;
+  mispc_status s =
+      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, r0, g.r1, rowptr, g.col, NULL, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "row ranges");
+}
+
+static void from_global_negative_range(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  int64_t r1 = rank_ == last_ ? g.r0 - 1 : g.r1;
+  mispc_status s =
+      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, r1, g.rowptr, g.col, NULL, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "row ranges");
+}
+
+static void from_global_column(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  if (rank_ == last_) g.col[3] = g.n + 5;
+  mispc_status s =
+      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
+  char want[64];
+  snprintf(want, sizeof want, "rank %d: ", last_);
+  expect_everywhere(ctx, s, MISPC_ERR_INDEX_RANGE, want);
+  CHECK(strstr(mispc_context_error(ctx), "outside") || s == MISPC_ERR_INDEX_RANGE);
+}
+
+static void from_global_negative_column(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  if (rank_ == 0) g.col[0] = -1;
+  mispc_status s =
+      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INDEX_RANGE, "column -1");
+}
+
+static void from_global_offsets(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  if (rank_ == last_) g.rowptr[5] = 7;
+  mispc_status s =
+      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INDEX_RANGE, "row offsets");
+}
+
+static void from_global_null_rows(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1,
+                                              rank_ == 0 ? NULL : g.rowptr, g.col, NULL, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "NULL");
+}
+
+static void from_global_null_output(mispc_context *ctx) {
+  ring g = make_ring();
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col,
+                                              NULL, rank_ == last_ ? NULL : &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "output is NULL");
+}
+
+static void from_rows_range(mispc_context *ctx) {
+  mispc_csr G;
+  CHECK_OK(ctx, mispc_load(ctx, "gen:path:20", &G));
+  int64_t r0 = 20 * rank_ / nranks_, r1 = 20 * (rank_ + 1) / nranks_;
+  if (rank_ == last_) r1 = 25;
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "outside [0, 20)");
+  mispc_csr_free(ctx, &G);
+}
+
+/* ---- mispc_dist_load ------------------------------------------------------------- */
+
+static char bad_file_[512], nonsquare_file_[512];
+
+static void load_missing(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "/no/such/dir/graph.mtx", 0, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_IO, "/no/such/dir/graph.mtx");
+}
+
+static void load_missing_one_rank(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_load(
+      ctx, MPI_COMM_WORLD, rank_ == last_ ? "/no/such/dir/graph.mtx" : nonsquare_file_, 1, &D);
+  /* The last rank's missing file, or rank 0's non-square one: one status. */
+  expect_everywhere(ctx, s, ANY_FAILURE, NULL);
+}
+
+static void load_malformed(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, bad_file_, 0, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_FORMAT, bad_file_);
+}
+
+static void load_nonsquare(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, nonsquare_file_, 0, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_NOT_SQUARE, "not square");
+}
+
+static void load_bad_spec(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace3d:abc", 0, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_FORMAT, "gen:laplace3d:abc");
+}
+
+static void load_bad_stencil_size(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace3d:-4", 0, &D);
+  expect_everywhere(ctx, s, ANY_FAILURE, "-4");
+}
+
+static void load_null_spec(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s =
+      mispc_dist_load(ctx, MPI_COMM_WORLD, rank_ == last_ ? NULL : "gen:laplace2d:8", 0, &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "NULL spec");
+}
+
+static void load_null_output(mispc_context *ctx) {
+  mispc_dist_csr D;
+  mispc_status s =
+      mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace2d:8", 0, rank_ == last_ ? NULL : &D);
+  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "output is NULL");
+}
+
+/* ---- MIS, verify, coloring, aggregation ------------------------------------------ */
+
+static void mis1_bad_priority(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.priority = (mispc_priority)99;
+  expect_everywhere(ctx, mispc_dist_mis1(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
+                    "unknown priority 99");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void mis1_option_one_rank(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  if (rank_ == last_) o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+  expect_everywhere(ctx, mispc_dist_mis1(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
+                    "per-round priorities are an MIS-2 option");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void mis1_null_output_one_rank(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  expect_everywhere(ctx, mispc_dist_mis1(ctx, &D, NULL, NULL, rank_ == last_ ? NULL : set, NULL),
+                    MISPC_ERR_INVALID_ARG, "membership output is NULL");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void mis2_bad_rounds(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  if (rank_ == 0) o.max_rounds = -1;
+  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
+                    "max_rounds");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void mis2_degree_priority(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.priority = MISPC_PRIORITY_LARGEST_DEGREE;
+  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
+                    "degree priorities are MIS-1 options");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void mis2_null_output_one_rank(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, NULL, NULL, rank_ == 0 ? NULL : set, NULL),
+                    MISPC_ERR_INVALID_ARG, "membership output is NULL");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void mis2_round_limit(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.max_rounds = 1;
+  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_NOT_CONVERGED,
+                    NULL);
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void verify_bad_k(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  CHECK_OK(ctx, mispc_dist_mis1(ctx, &D, NULL, NULL, set, NULL));
+  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &D, 3, set), MISPC_ERR_INVALID_ARG, NULL);
+  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &D, rank_ == last_ ? 0 : 1, set),
+                    MISPC_ERR_INVALID_ARG, NULL);
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void verify_broken_set(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  uint8_t set[200];
+  CHECK_OK(ctx, mispc_dist_mis2(ctx, &D, NULL, NULL, set, NULL));
+  int64_t nloc = D.rend - D.rstart;
+  if (rank_ == last_ && nloc > 0) set[nloc - 1] = !set[nloc - 1]; /* vertex 143 */
+  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &D, 2, set), MISPC_ERR_VERIFY, NULL);
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void color_bad_options(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  int32_t color[200], nc = 0;
+  mispc_coloring_options o;
+  mispc_coloring_options_default(&o);
+  if (rank_ == last_) o.recolor = -1;
+  expect_everywhere(ctx, mispc_dist_color(ctx, &D, &o, color, &nc), MISPC_ERR_INVALID_ARG,
+                    "recolor must be in");
+  mispc_coloring_options_default(&o);
+  o.algo = (mispc_coloring_algo)7;
+  expect_everywhere(ctx, mispc_dist_color(ctx, &D, &o, color, &nc), MISPC_ERR_INVALID_ARG,
+                    "algo must be");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void color_null_output_one_rank(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  int32_t color[200], nc = 0;
+  expect_everywhere(ctx, mispc_dist_color(ctx, &D, NULL, color, rank_ == last_ ? NULL : &nc),
+                    MISPC_ERR_INVALID_ARG, "NULL output");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void verify_coloring_counts_differ(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  int32_t color[200], nc = 0;
+  CHECK_OK(ctx, mispc_dist_color(ctx, &D, NULL, color, &nc));
+  /* One rank claims one color more (one rank: an empty class). */
+  expect_everywhere(ctx, mispc_dist_verify_coloring(ctx, &D, color, rank_ == last_ ? nc + 1 : nc),
+                    nranks_ > 1 ? MISPC_ERR_INVALID_ARG : MISPC_ERR_VERIFY,
+                    nranks_ > 1 ? "ncolors differs across ranks" : "is empty");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void aggregate_bad_options(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  int32_t agg[200];
+  mispc_agg_options o;
+  mispc_agg_options_default(&o);
+  if (rank_ == last_) o.algo = (mispc_agg_algo)5;
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &D, &o, agg, NULL), MISPC_ERR_INVALID_ARG,
+                    "unknown algorithm 5");
+  mispc_agg_options_default(&o);
+  if (rank_ == 0) o.mis.priority = MISPC_PRIORITY_DEGREE; /* an MIS-1 priority */
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &D, &o, agg, NULL), MISPC_ERR_INVALID_ARG,
+                    "degree priorities");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+static void aggregate_null_output_one_rank(mispc_context *ctx) {
+  mispc_dist_csr D;
+  load_grid(ctx, &D);
+  int32_t agg[200];
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &D, NULL, rank_ == last_ ? NULL : agg, NULL),
+                    MISPC_ERR_INVALID_ARG, "output is NULL");
+  mispc_dist_csr_free(ctx, &D);
+}
+
+typedef struct error_case {
+  const char *name;
+  void (*run)(mispc_context *ctx);
+} error_case;
+
+#define CASE(fn)                                                                                   \
+  { #fn, fn }
+static const error_case cases[] = {
+    CASE(from_global_sizes),
+    CASE(from_global_gap),
+    CASE(from_global_overlap),
+    CASE(from_global_negative_range),
+    CASE(from_global_column),
+    CASE(from_global_negative_column),
+    CASE(from_global_offsets),
+    CASE(from_global_null_rows),
+    CASE(from_global_null_output),
+    CASE(from_rows_range),
+    CASE(load_missing),
+    CASE(load_missing_one_rank),
+    CASE(load_malformed),
+    CASE(load_nonsquare),
+    CASE(load_bad_spec),
+    CASE(load_bad_stencil_size),
+    CASE(load_null_spec),
+    CASE(load_null_output),
+    CASE(mis1_bad_priority),
+    CASE(mis1_option_one_rank),
+    CASE(mis1_null_output_one_rank),
+    CASE(mis2_bad_rounds),
+    CASE(mis2_degree_priority),
+    CASE(mis2_null_output_one_rank),
+    CASE(mis2_round_limit),
+    CASE(verify_bad_k),
+    CASE(verify_broken_set),
+    CASE(color_bad_options),
+    CASE(color_null_output_one_rank),
+    CASE(verify_coloring_counts_differ),
+    CASE(aggregate_bad_options),
+    CASE(aggregate_null_output_one_rank),
+};
+
+/* Rank 0 writes the malformed and the non-square file every rank reads. */
+static void write_files(void) {
+  snprintf(bad_file_, sizeof bad_file_, "%s/mpi_errors_bad.mtx", MISPC_TEST_TMP);
+  snprintf(nonsquare_file_, sizeof nonsquare_file_, "%s/mpi_errors_nonsquare.mtx", MISPC_TEST_TMP);
+  if (rank_ == 0) {
+    FILE *f = fopen(bad_file_, "w");
+    if (f) {
+      fputs("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n2 x 1.0\n", f);
+      fclose(f);
+    }
+    f = fopen(nonsquare_file_, "w");
+    if (f) {
+      fputs("%%MatrixMarket matrix coordinate pattern general\n3 4 2\n1 2\n2 4\n", f);
+      fclose(f);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
+  last_ = nranks_ - 1;
+  if (rank_ != 0 && !freopen("/dev/null", "w", stdout)) return 1; /* rank 0 reports */
+  const char *only = getenv("MISPC_ERRORS_CASE"), *secs = getenv("MISPC_ERRORS_CASE_SECONDS");
+  if (secs && atoi(secs) > 0) case_seconds_ = atoi(secs);
+  signal(SIGALRM, watchdog);
+  write_files();
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  int ran = 0;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    if (only && strcmp(only, cases[c].name) != 0) continue;
+    snprintf(case_name_, sizeof case_name_, "%s", cases[c].name);
+    int before = test_failed_;
+    alarm((unsigned)case_seconds_);
+    cases[c].run(ctx);
+    MPI_Barrier(MPI_COMM_WORLD);
+    alarm(0);
+    printf("%-60s %s\n", cases[c].name, test_failed_ == before ? "ok" : "FAILED");
+    fflush(stdout);
+    ++ran;
+  }
+  mispc_context_destroy(ctx);
+  int failed = test_failed_, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank_ == 0)
+    printf("%d ranks: %d cases, %d checks failed over all ranks\n", nranks_, ran, any);
+  int rc = TEST_FINISH();
+  MPI_Finalize();
+  return any ? 1 : rc;
+}
