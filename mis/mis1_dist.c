@@ -75,16 +75,14 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
     for (int64_t k = 0; k < h->nsend; ++k) act[k] = st[h->sidx[k]] == UNDECIDED;
   }
   s = mispc_dist_agree(ctx, g->comm, s);
-  int64_t undecided = nwork;
-  if (!s) s = mispc_dist_sum(ctx, h, g->comm, &undecided);
+  /* Termination lags a round: the count of round r's end travels while round
+   * r + 1 selects (local work); with nothing left anywhere, nothing was
+   * selected either. */
+  int64_t local = nwork, undecided = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (!s) s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   int r = 0;
-  while (!s && undecided > 0) {
-    if (r >= max_rounds) {
-      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                       "mispc_dist_mis1: %lld vertices undecided after %d rounds",
-                       (long long)undecided, r);
-      break;
-    }
+  while (!s) {
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
     for (int64_t w = 0; w < nwork; ++w) {
       const int64_t v = work[w], gv = g->rstart + v;
@@ -99,6 +97,14 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
         if (gst[j] == UNDECIDED && mis1_before(gkey[j], g->garray[j], kv, gv)) blocked = 1;
       }
       sel[w] = (uint8_t)!blocked;
+    }
+    s = mispc_dist_sum_wait(ctx, h, &req);
+    if (s || undecided == 0) break;
+    if (r >= max_rounds) {
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                       "mispc_dist_mis1: %lld vertices undecided after %d rounds",
+                       (long long)undecided, r);
+      break;
     }
     for (int64_t w = 0; w < nwork; ++w)
       if (sel[w]) st[work[w]] = IN;
@@ -122,11 +128,12 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
     for (int64_t w = 0; w < nwork; ++w)
       if (st[work[w]] == UNDECIDED) work[k++] = work[w];
     nwork = k;
-    undecided = nwork;
     ++r;
-    s = mispc_dist_sum(ctx, h, g->comm, &undecided);
-    mispc_logf(ctx, 2, "dist mis1 round %d: %lld undecided", r, (long long)undecided);
+    mispc_logf(ctx, 2, "dist mis1 round %d: %lld undecided on this rank", r, (long long)nwork);
+    local = nwork;
+    s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   }
+  if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t size = 0;
   if (!s) {

@@ -72,15 +72,13 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
       s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, 0, idbits, wordbits, nt);
   }
   s = mispc_dist_agree(ctx, g->comm, s);
-  if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &undecided);
+  /* Termination lags a round: the count travels while the next column
+   * phase runs (harmless when nothing is left: M is not read then). */
+  int64_t local = undecided;
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (!s) s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   int iter = 0;
-  while (!s && undecided > 0) {
-    if (iter >= max_rounds) {
-      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                       "mispc_dist_mis2: %lld vertices undecided after %d rounds",
-                       (long long)undecided, iter);
-      break;
-    }
+  while (!s) {
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
     for (int64_t v = 0; v < nloc; ++v) {
       if (M[v] == MIS2_OUT) continue; /* permanently OUT */
@@ -94,6 +92,14 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
         if (t < m) m = t;
       }
       M[v] = m == MIS2_IN ? MIS2_OUT : m;
+    }
+    s = mispc_dist_sum_wait(ctx, g->halo, &req);
+    if (s || undecided == 0) break;
+    if (iter >= max_rounds) {
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                       "mispc_dist_mis2: %lld vertices undecided after %d rounds",
+                       (long long)undecided, iter);
+      break;
     }
     s = mispc_halo_exchange(ctx, g->halo, M, gM, sizeof *M);
     if (s) break;
@@ -128,10 +134,11 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
     s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, iter, idbits, wordbits,
                        nt);
     if (s) break;
-    undecided = left;
-    s = mispc_dist_sum(ctx, g->halo, g->comm, &undecided);
-    mispc_logf(ctx, 2, "dist mis2 round %d: %lld undecided", iter, (long long)undecided);
+    mispc_logf(ctx, 2, "dist mis2 round %d: %lld undecided on this rank", iter, (long long)left);
+    local = left;
+    s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   }
+  if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t size = 0;
   if (!s) {

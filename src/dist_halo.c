@@ -381,3 +381,18 @@ mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, in
   if (h) h->stats.comm_seconds += mispc_wtime() - t0;
   return MISPC_SUCCESS;
 }
+
+mispc_status mispc_dist_sum_start(mispc_context *ctx, MPI_Comm comm, const int64_t *in,
+                                  int64_t *out, MPI_Request *req) {
+  if (MPI_Iallreduce(in, out, 1, MPI_INT64_T, MPI_SUM, comm, req) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Iallreduce failed");
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_dist_sum_wait(mispc_context *ctx, mispc_halo *h, MPI_Request *req) {
+  const double t0 = mispc_wtime();
+  if (MPI_Wait(req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Wait on a termination count failed");
+  if (h) h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}

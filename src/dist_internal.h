@@ -139,6 +139,13 @@ int mispc_dist_even_owner(int64_t c, int64_t n, int P);
 /* Sorts n (row, column) pairs of int64 and drops repeats; returns the count left. */
 int64_t mispc_sort_unique_pairs(int64_t *p, int64_t n);
 
+/* The same sum started now and waited for later (the termination count of
+ * a round, overlapped with the next round's local work: docs/DISTRIBUTED.md).
+ * *in must stay untouched until the wait. */
+mispc_status mispc_dist_sum_start(mispc_context *ctx, MPI_Comm comm, const int64_t *in,
+                                  int64_t *out, MPI_Request *req);
+mispc_status mispc_dist_sum_wait(mispc_context *ctx, mispc_halo *h, MPI_Request *req);
+
 /* Sum of a 64-bit count over the communicator (timed as communication). */
 mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t *value);
 
