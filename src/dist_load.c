@@ -7,6 +7,7 @@
 #include "dist_internal.h"
 #include "mispc/generate.h"
 #include "mispc/io.h"
+#include "io_petsc.h"
 #include "stencil.h"
 
 /* "gen:NAME:N" of a stencil generator: its stencil (*found = 0 otherwise). */
@@ -61,6 +62,23 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
     free(rowptr);
     free(gcol);
     free(val);
+    return s;
+  }
+  /* PETSc binary files: each rank reads its own rows (three seeks). */
+  const size_t len = strlen(spec);
+  if (!symmetrize &&
+      ((len > 6 && !strcmp(spec + len - 6, ".petsc")) || mispc_is_petsc_binary(spec))) {
+    int64_t nr = 0, nc = 0, nz = 0, r0 = 0, r1 = 0, *rowptr = NULL, *gcol = NULL;
+    double *val = NULL;
+    s = mispc_petsc_header(ctx, spec, &nr, &nc, &nz);
+    if (!s && nr != nc)
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: %lld x %lld is not square", spec,
+                       (long long)nr, (long long)nc);
+    if (!s) even_range(nr, comm, &r0, &r1);
+    if (!s) s = mispc_petsc_read_rows(ctx, spec, r0, r1, &rowptr, &gcol, &val);
+    s = mispc_dist_agree(ctx, comm, s);
+    if (!s) s = mispc_dist_csr_from_global(ctx, comm, nr, r0, r1, rowptr, gcol, val, out);
+    free(rowptr), free(gcol), free(val);
     return s;
   }
   mispc_csr A, S;

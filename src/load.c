@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include "io_lines.h"
+#include "io_petsc.h"
 
 /* Case-insensitive suffix test (".MTX" is as good as ".mtx"). */
 static int ends_with(const char *s, const char *suffix) {
@@ -24,10 +25,13 @@ mispc_status mispc_load(mispc_context *ctx, const char *spec, mispc_csr *out) {
   if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
   if (strncmp(spec, "gen:", 4) == 0) return mispc_generate(ctx, spec, 0, out);
   if (ends_with(spec, ".mtx") || ends_with(spec, ".mtx.gz")) return mispc_read_mtx(ctx, spec, out);
+  if (ends_with(spec, ".petsc")) return mispc_read_petsc(ctx, spec, out);
   if (ends_with(spec, ".graph") || ends_with(spec, ".metis") || ends_with(spec, ".graph.gz") ||
       ends_with(spec, ".metis.gz"))
     return mispc_read_metis(ctx, spec, out);
-  /* Unknown extension: a MatrixMarket file announces itself on line 1. */
+  /* Unknown extension: a PETSc binary matrix starts with MAT_FILE_CLASSID
+   * (1211216, big-endian); a MatrixMarket file announces itself on line 1. */
+  if (mispc_is_petsc_binary(spec)) return mispc_read_petsc(ctx, spec, out);
   mispc_lines *lr;
   MISPC_TRY(mispc_lines_open(ctx, spec, &lr));
   char *line;
@@ -37,7 +41,7 @@ mispc_status mispc_load(mispc_context *ctx, const char *spec, mispc_csr *out) {
   mispc_lines_close(lr);
   if (s) return s;
   if (is_mtx) return mispc_read_mtx(ctx, spec, out);
-  return mispc_seterr(ctx, MISPC_ERR_FORMAT,
-                      "cannot tell the format of %s (expected .mtx, .mtx.gz, .graph, or gen:...)",
-                      spec);
+  return mispc_seterr(
+      ctx, MISPC_ERR_FORMAT,
+      "cannot tell the format of %s (expected .mtx, .mtx.gz, .graph, .petsc or gen:...)", spec);
 }

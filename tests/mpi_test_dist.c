@@ -324,7 +324,29 @@ static void test_row_generators(void) {
     mispc_dist_csr_free(ctx, &R);
     mispc_csr_free(ctx, &A);
   }
+  /* PETSc binary files: each rank reads its rows; the same rows as the whole file's */
+  const char *pf = MISPC_TEST_TMP "/mpi_test_dist.petsc";
+  mispc_csr W, R1;
+  CHECK_OK(ctx, mispc_load(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", &W));
+  if (rank_ == 0) CHECK_OK(ctx, mispc_write_petsc(ctx, pf, &W));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_OK(ctx, mispc_read_petsc(ctx, pf, &R1));
+  CHECK(same_csr(&W, &R1));
+  {
+    mispc_dist_csr D, R;
+    int64_t r0 = W.nrows * rank_ / nranks_, r1 = W.nrows * (rank_ + 1) / nranks_;
+    CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, pf, 0, &D));
+    CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &R));
+    CHECK_MSG(D.rstart == r0 && same_csr(&D.diag, &R.diag) && same_csr(&D.offd, &R.offd),
+              "PETSc binary rows differ on rank %d", rank_);
+    mispc_dist_csr_free(ctx, &D);
+    mispc_dist_csr_free(ctx, &R);
+  }
+  mispc_csr_free(ctx, &W);
+  mispc_csr_free(ctx, &R1);
   mispc_dist_csr D;
+  CHECK_STATUS(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, MISPC_TEST_DATA "/README.md", 0, &D),
+               MISPC_ERR_FORMAT);
   CHECK_STATUS(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace3d:0", 0, &D),
                MISPC_ERR_INVALID_ARG);
   CHECK_STATUS(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, "/no/such/file.mtx", 0, &D), MISPC_ERR_IO);

@@ -19,6 +19,11 @@ MISPC_API mispc_status mispc_write_mtx(mispc_context *ctx, const char *path, con
 /* METIS graph format: header "n m [fmt [ncon]]", then one 1-based adjacency
  * line per vertex. Vertex/edge weights (fmt 1, 10, 11) are read and dropped.
  * The result is a pattern (values NULL). */
+/* PETSc binary matrices (MatView's format with 32-bit indices; ".petsc"
+ * files, or any file starting with MAT_FILE_CLASSID). Values are kept. */
+MISPC_API mispc_status mispc_read_petsc(mispc_context *ctx, const char *path, mispc_csr *out);
+MISPC_API mispc_status mispc_write_petsc(mispc_context *ctx, const char *path, const mispc_csr *A);
+
 MISPC_API mispc_status mispc_read_metis(mispc_context *ctx, const char *path, mispc_csr *out);
 
 /* What the readers accept (README "Inputs"): values must be finite (NaN, Inf
