@@ -485,11 +485,12 @@ static void check_strength(mispc_context *ctx, const char *spec, int bs, double 
             (long long)bad);
   /* a range that splits a node fails on every rank */
   if (bs > 1 && nranks_ > 1) {
-    mispc_dist_csr DB;
+    mispc_dist_csr DB, DSB; /* DSB: DS still holds the graph checked above */
     int64_t r0 = rank_ == 0 ? 0 : n0 * bs + 1, r1 = rank_ == nranks_ - 1 ? A.nrows : n1 * bs + 1;
     if (r1 < r0) r1 = r0;
     if (!mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &DB)) {
-      CHECK_STATUS(ctx, mispc_dist_strength_graph(ctx, &DB, theta, bs, &DS), MISPC_ERR_INVALID_ARG);
+      CHECK_STATUS(ctx, mispc_dist_strength_graph(ctx, &DB, theta, bs, &DSB),
+                   MISPC_ERR_INVALID_ARG);
       mispc_dist_csr_free(ctx, &DB);
     }
   }
