@@ -111,7 +111,8 @@ __global__ void member_sizes(dev_graph g, const int64_t *rootid, const int64_t *
                              int64_t *asize) {
   FOR_VERTEX(v, g.nloc) {
     int64_t o, j, sz = 0;
-    if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, &o, &j)) sz = o >= 0 ? cnt[o] : gcnt[j];
+    if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, &o, &j))
+      sz = o >= 0 ? cnt[o] : gcnt[j];
     asize[v] = sz;
   }
 }
@@ -265,8 +266,8 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
   MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(w->scan_temp, bytes, w->pos, w->pos,
                                                     (int)(w->nloc + 1), st));
   int32_t count = 0;
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&count, w->pos + w->nloc, sizeof count,
-                                      cudaMemcpyDeviceToHost, st));
+  MISPC_CUDA_TRY(
+      ctx, cudaMemcpyAsync(&count, w->pos + w->nloc, sizeof count, cudaMemcpyDeviceToHost, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation root scan"));
   int64_t first = 0, total = 0;
   MISPC_TRY(scan_count(ctx, g->comm, count, &first, &total));
@@ -313,8 +314,8 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
   if (w->nloc > 0)
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->tent, agg, (size_t)w->nloc * 4,
-                                        cudaMemcpyDeviceToDevice, st));
+    MISPC_CUDA_TRY(
+        ctx, cudaMemcpyAsync(w->tent, agg, (size_t)w->nloc * 4, cudaMemcpyDeviceToDevice, st));
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->tent, w->gagg, sizeof(int32_t)));
   if (!basic) MISPC_TRY(aggregate_sizes(ctx, w));
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + 1, 0xff, sizeof(unsigned long long), st));
@@ -322,8 +323,8 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
                                               agg, w->counter + 1);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   unsigned long long orphan = 0;
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&orphan, w->counter + 1, sizeof orphan,
-                                      cudaMemcpyDeviceToHost, st));
+  MISPC_CUDA_TRY(
+      ctx, cudaMemcpyAsync(&orphan, w->counter + 1, sizeof orphan, cudaMemcpyDeviceToHost, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation phase 3"));
   if (orphan != ~0ull)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,

@@ -7,5 +7,6 @@ mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr 
   (void)opt, (void)agg, (void)info;
   return mispc_dist_agree(
       ctx, g->comm,
-      mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "mispc_dist_aggregate: device graph, but built without CUDA"));
+      mispc_seterr(ctx, MISPC_ERR_NO_CUDA,
+                   "mispc_dist_aggregate: device graph, but built without CUDA"));
 }

@@ -171,8 +171,8 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, wor
 }
 
 /* Jones-Plassmann rounds; *ncolors: the global count. */
-mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed,
-                      work *w, int32_t *col, int32_t *ncolors) {
+mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed, work *w,
+                      int32_t *col, int32_t *ncolors) {
   const cudaStream_t st = w->st;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->top, 0xff, sizeof(int), st)); /* -1 */
   jp_init<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, mode, seed, w->key, col);
@@ -214,15 +214,14 @@ mispc_status recolor(mispc_context *ctx, const mispc_dist_csr *g, int passes, wo
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   for (int pass = 1; pass <= passes; ++pass) {
     if (nloc > 0)
-      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->old, col, (size_t)nloc * 4, cudaMemcpyDeviceToDevice,
-                                          st));
+      MISPC_CUDA_TRY(ctx,
+                     cudaMemcpyAsync(w->old, col, (size_t)nloc * 4, cudaMemcpyDeviceToDevice, st));
     if (ng > 0)
-      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->gold, w->gcol, (size_t)ng * 4,
-                                          cudaMemcpyDeviceToDevice, st));
+      MISPC_CUDA_TRY(
+          ctx, cudaMemcpyAsync(w->gold, w->gcol, (size_t)ng * 4, cudaMemcpyDeviceToDevice, st));
     MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->top, 0xff, sizeof(int), st)); /* -1 */
     for (int32_t c = *ncolors - 1; c >= 0; --c) {
-      recolor_class<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->old, w->gold, col, w->gcol, c,
-                                                    w->top);
+      recolor_class<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->old, w->gold, col, w->gcol, c, w->top);
       MISPC_CUDA_LAUNCH_CHECK(ctx);
       MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, col, w->gcol, 4));
     }

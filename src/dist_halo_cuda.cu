@@ -124,8 +124,8 @@ extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_
   MISPC_TRY(mispc_stream(ctx, &st));
   const double t0 = mispc_wtime();
   if (h->nghost > 0)
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_rbuf, ghost, (size_t)h->nghost * 8,
-                                        cudaMemcpyDeviceToHost, st));
+    MISPC_CUDA_TRY(
+        ctx, cudaMemcpyAsync(h->h_rbuf, ghost, (size_t)h->nghost * 8, cudaMemcpyDeviceToHost, st));
   /* The ghost values are needed on the host before MPI sends them (and the
    * previous use of the staging buffers has finished). */
   MISPC_TRY(mispc_sync(ctx, st, "halo reverse staging"));

@@ -325,7 +325,10 @@ static void test_row_generators(void) {
     mispc_csr_free(ctx, &A);
   }
   /* PETSc binary files: each rank reads its rows; the same rows as the whole file's */
-  const char *pf = MISPC_TEST_TMP "/mpi_test_dist.petsc";
+  char pf[4200], dir[4096];
+  snprintf(dir, sizeof dir, "%s", test_tmp_dir());
+  MPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  snprintf(pf, sizeof pf, "%s/mpi_test_dist.petsc", dir);
   mispc_csr W, R1;
   CHECK_OK(ctx, mispc_load(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", &W));
   if (rank_ == 0) CHECK_OK(ctx, mispc_write_petsc(ctx, pf, &W));

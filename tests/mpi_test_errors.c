@@ -443,8 +443,12 @@ static const error_case cases[] = {
 
 /* Rank 0 writes the malformed and the non-square file every rank reads. */
 static void write_files(void) {
-  snprintf(bad_file_, sizeof bad_file_, "%s/mpi_errors_bad.mtx", MISPC_TEST_TMP);
-  snprintf(nonsquare_file_, sizeof nonsquare_file_, "%s/mpi_errors_nonsquare.mtx", MISPC_TEST_TMP);
+  /* rank 0's folder for every rank (a relocated build may lack the build folder) */
+  char dir[400];
+  snprintf(dir, sizeof dir, "%s", test_tmp_dir());
+  MPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  snprintf(bad_file_, sizeof bad_file_, "%s/mpi_errors_bad.mtx", dir);
+  snprintf(nonsquare_file_, sizeof nonsquare_file_, "%s/mpi_errors_nonsquare.mtx", dir);
   if (rank_ == 0) {
     FILE *f = fopen(bad_file_, "w");
     if (f) {

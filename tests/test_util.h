@@ -54,6 +54,24 @@ static int test_passed_ = 0, test_failed_ = 0;
 #define TEST_FINISH()                                                                              \
   (printf("%d passed, %d failed\n", test_passed_, test_failed_), test_failed_ ? 1 : 0)
 
+/* A folder for the files a test writes: MISPC_TEST_TMP (the build folder)
+ * where it can be written, else $TMPDIR or /tmp (a relocated build, such as
+ * the GPU bundle's, no longer has the folder it was built in). */
+static inline const char *test_tmp_dir(void) {
+#ifdef MISPC_TEST_TMP
+  char probe[4096];
+  snprintf(probe, sizeof probe, "%s/.mispc-write-probe", MISPC_TEST_TMP);
+  FILE *f = fopen(probe, "w");
+  if (f) {
+    fclose(f);
+    remove(probe);
+    return MISPC_TEST_TMP;
+  }
+#endif
+  const char *t = getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
 /* GPU tests: exit 77 (ctest "skipped") without a GPU unless MISPC_REQUIRE_GPU=1. */
 static inline void test_require_gpu_or_skip(void) {
   if (mispc_have_gpu()) return;
