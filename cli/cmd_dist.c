@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_dist.h"
@@ -193,9 +195,31 @@ static mispc_status verify(mispc_context *ctx, const dist_args *a, const mispc_d
   return mispc_dist_verify_aggregation(ctx, G, (const int32_t *)out, ncolors);
 }
 
+/* This process's rank from the launcher's environment (MPI is not started
+ * while the arguments are read): 0 when none says otherwise. */
+static int launcher_rank(void) {
+  const char *v[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+  for (int i = 0; i < 3; ++i)
+    if (getenv(v[i])) return atoi(getenv(v[i]));
+  return 0;
+}
+
 int cmd_dist(int argc, char **argv) {
   dist_args a;
+  /* Argument errors: one message, from rank 0, not one a rank. */
+  int saved = -1;
+  if (launcher_rank() > 0) {
+    fflush(stderr);
+    saved = dup(2);
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, 2), close(devnull);
+  }
   int rc = parse(argc, argv, &a);
+  if (saved >= 0) {
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+  }
   if (rc >= 0) return rc;
   int inited = 0;
   MPI_Initialized(&inited);
