@@ -21,6 +21,8 @@ cases=(
   "3|not square|mis $tmp/nonsquare.mtx"
   "3|bad generator spec 'gen:nosuch:3'|color gen:nosuch:3"
   "7|bad generator spec 'gen:laplace3d:x'|coarsen gen:laplace3d:x"
+  "3|-k takes an integer from 1 to 2, got '3'|mis gen:laplace2d:10 -k 3"
+  "4|unexpected argument '--bogus'|color gen:laplace2d:10 --bogus"
 )
 for c in "${cases[@]}"; do
   np=${c%%|*} rest=${c#*|}
