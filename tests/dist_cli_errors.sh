@@ -31,7 +31,7 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2086
   out=$(timeout "$limit" "$mpiexec" --oversubscribe -n "$np" "$mispc" $args 2>&1)
   rc=$? took=$(($(date +%s) - start))
-  n=$(grep -E "^mispc" <<<"$out" | grep -cE "$re")
+  n=$(grep -E "^mispc" <<<"$out" | grep -cE -e "$re")
   if [ $rc -eq 124 ]; then
     echo "FAIL: mpiexec -n $np mispc $args: no exit within ${limit}s (hang)" >&2
     fail=1
@@ -40,7 +40,7 @@ for c in "${cases[@]}"; do
     echo "$out" >&2
     fail=1
   else
-    echo "ok: mpiexec -n $np mispc $args: exit $rc in ${took}s: $(grep -E "^mispc" <<<"$out" | grep -m1 -E "$re")"
+    echo "ok: mpiexec -n $np mispc $args: exit $rc in ${took}s: $(grep -E "^mispc" <<<"$out" | grep -m1 -E -e "$re")"
   fi
 done
 exit $fail
