@@ -8,6 +8,7 @@
 #include "mispc/generate.h"
 #include "mispc/io.h"
 #include "io_petsc.h"
+#include "io_rows.h"
 #include "stencil.h"
 
 /* "gen:NAME:N" of a stencil generator: its stencil (*found = 0 otherwise). */
@@ -79,6 +80,33 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
     s = mispc_dist_agree(ctx, comm, s);
     if (!s) s = mispc_dist_csr_from_global(ctx, comm, nr, r0, r1, rowptr, gcol, val, out);
     free(rowptr), free(gcol), free(val);
+    return s;
+  }
+  /* MatrixMarket files: every rank parses the file and keeps its rows (two
+   * passes: the size line for the split, then the entries). */
+  const int is_mtx = !symmetrize && ((len > 4 && !strcmp(spec + len - 4, ".mtx")) ||
+                                     (len > 7 && !strcmp(spec + len - 7, ".mtx.gz")));
+  if (is_mtx) {
+    int64_t nr = 0, nc = 0, r0 = 0, r1 = 0;
+    mispc_csr R;
+    memset(&R, 0, sizeof R);
+    s = mispc_read_mtx_rows(ctx, spec, 0, 0, &nr, &nc, &R); /* sizes only */
+    mispc_csr_free(ctx, &R);
+    if (!s && nr != nc)
+      s = mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: %lld x %lld is not square", spec,
+                       (long long)nr, (long long)nc);
+    if (!s) even_range(nr, comm, &r0, &r1);
+    if (!s) s = mispc_read_mtx_rows(ctx, spec, r0, r1, &nr, &nc, &R);
+    int64_t *gcol = NULL;
+    if (!s) {
+      gcol = (int64_t *)mispc_host_alloc_n(ctx, R.nnz + 1, sizeof(int64_t), "columns");
+      if (!gcol) s = MISPC_ERR_ALLOC;
+      for (int64_t k = 0; !s && k < R.nnz; ++k) gcol[k] = R.colidx[k];
+    }
+    s = mispc_dist_agree(ctx, comm, s);
+    if (!s) s = mispc_dist_csr_from_global(ctx, comm, nr, r0, r1, R.rowptr, gcol, R.values, out);
+    free(gcol);
+    mispc_csr_free(ctx, &R);
     return s;
   }
   mispc_csr A, S;

@@ -11,6 +11,7 @@
 
 #include "csr_build.h"
 #include "io_lines.h"
+#include "io_rows.h"
 
 /* ---- MatrixMarket reader ---------------------------------------------------- */
 
@@ -53,6 +54,9 @@ typedef struct mtx_data {
   int64_t count, cap;
   int32_t *I, *J;
   double *V;
+  /* Rows kept (mispc_read_mtx_rows): entries whose row, or for a symmetric
+   * file whose mirrored row, lies in [keep_lo, keep_hi); all when keep_hi < 0. */
+  int64_t keep_lo, keep_hi;
 } mtx_data;
 
 static mispc_status mtx_banner(mispc_lines *lr, mtx_data *d) {
@@ -228,14 +232,15 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
                                (long long)d->nent);
     MISPC_TRY(mtx_reserve(lr, d));
     char *p = line;
-    MISPC_TRY(mtx_index(lr, &p, d->nrows, "row", &d->I[k]));
-    MISPC_TRY(mtx_index(lr, &p, d->ncols, "column", &d->J[k]));
-    if (d->symmetric && d->I[k] < d->J[k])
+    const int64_t q = d->count; /* the slot of this entry (kept ones only) */
+    MISPC_TRY(mtx_index(lr, &p, d->nrows, "row", &d->I[q]));
+    MISPC_TRY(mtx_index(lr, &p, d->ncols, "column", &d->J[q]));
+    if (d->symmetric && d->I[q] < d->J[q])
       return mispc_lines_error(lr, MISPC_ERR_FORMAT,
                                "entry (%lld, %lld) lies above the diagonal: symmetric MatrixMarket "
                                "files store the lower triangle only (row >= column); write the "
                                "file as \"general\" to list both triangles",
-                               (long long)d->I[k] + 1, (long long)d->J[k] + 1);
+                               (long long)d->I[q] + 1, (long long)d->J[q] + 1);
     while (is_blank(*p)) ++p;
     if (d->field != FIELD_PATTERN && !*p)
       return mispc_lines_error(lr, MISPC_ERR_FORMAT, "missing value (the banner says %s)",
@@ -243,12 +248,12 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
     if (d->field == FIELD_REAL) {
       /* strtod: correctly rounded, so "%.17g" output reads back bit-exact. */
       char *e;
-      d->V[k] = strtod(p, &e);
+      d->V[q] = strtod(p, &e);
       if (e == p || (*e && !is_blank(*e)))
         return mispc_lines_error(lr, MISPC_ERR_FORMAT, "expected a real value, found \"%s\"",
                                  mispc_lines_token(p, tok, sizeof tok));
       /* Underflow (1e-400) rounds to 0 or a subnormal and is kept. */
-      if (!isfinite(d->V[k]))
+      if (!isfinite(d->V[q]))
         return mispc_lines_error(lr, MISPC_ERR_FORMAT,
                                  "value \"%s\" is not a finite number (NaN, Inf, or beyond the "
                                  "range of a double)",
@@ -260,7 +265,7 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
       if (r <= 0)
         return mispc_lines_error(lr, MISPC_ERR_FORMAT, "expected an integer value, found \"%s\"",
                                  mispc_lines_token(p, tok, sizeof tok));
-      d->V[k] = (double)v;
+      d->V[q] = (double)v;
     }
     while (is_blank(*p)) ++p;
     if (p != line + len) {
@@ -270,7 +275,9 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
                                d->field == FIELD_PATTERN ? "row and column (pattern file)"
                                                          : "value");
     }
-    d->count = k + 1;
+    const int keep = d->keep_hi < 0 || (d->I[q] >= d->keep_lo && d->I[q] < d->keep_hi) ||
+                     (d->symmetric && d->J[q] >= d->keep_lo && d->J[q] < d->keep_hi);
+    if (keep) d->count = q + 1;
   }
   /* Only blank lines and comments may follow. */
   for (;;) {
@@ -293,6 +300,7 @@ mispc_status mispc_read_mtx(mispc_context *ctx, const char *path, mispc_csr *out
   MISPC_TRY(mispc_lines_open(ctx, path, &lr));
   mtx_data d;
   memset(&d, 0, sizeof d);
+  d.keep_hi = -1;
   mispc_status s = mtx_banner(lr, &d);
   if (!s) s = mtx_size_line(lr, &d);
   if (!s) s = mtx_entries(lr, &d);
@@ -309,6 +317,66 @@ mispc_status mispc_read_mtx(mispc_context *ctx, const char *path, mispc_csr *out
   free(d.J);
   free(d.V);
   if (s) memset(out, 0, sizeof *out);
+  return s;
+}
+
+mispc_status mispc_read_mtx_rows(mispc_context *ctx, const char *path, int64_t r0, int64_t r1,
+                                 int64_t *nrows, int64_t *ncols, mispc_csr *rows) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  memset(rows, 0, sizeof *rows);
+  mispc_lines *lr;
+  MISPC_TRY(mispc_lines_open(ctx, path, &lr));
+  mtx_data d;
+  memset(&d, 0, sizeof d);
+  d.keep_lo = r0;
+  d.keep_hi = r1;
+  mispc_status s = mtx_banner(lr, &d);
+  if (!s) s = mtx_size_line(lr, &d);
+  if (!s && (r0 < 0 || r1 < r0 || r1 > d.nrows))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: rows [%lld, %lld) outside [0, %lld)", path,
+                     (long long)r0, (long long)r1, (long long)d.nrows);
+  if (!s) s = mtx_entries(lr, &d);
+  mispc_lines_close(lr);
+  /* This rank's rows: the kept entries, and for a symmetric file the mirror
+   * (j, i) of every off-diagonal (i, j) whose j is here, as mispc_read_mtx's
+   * MISPC_COO_SYMMETRIC makes them; rows shifted to start at r0. */
+  int64_t m = 0;
+  int32_t *I = NULL, *J = NULL;
+  double *V = NULL;
+  if (!s) {
+    const int64_t cap = d.symmetric ? 2 * d.count : d.count;
+    I = (int32_t *)mispc_host_alloc_n(ctx, cap + 1, sizeof(int32_t), "rows");
+    J = (int32_t *)mispc_host_alloc_n(ctx, cap + 1, sizeof(int32_t), "columns");
+    V = d.field == FIELD_PATTERN
+            ? NULL
+            : (double *)mispc_host_alloc_n(ctx, cap + 1, sizeof(double), "values");
+    if (!I || !J || (d.field != FIELD_PATTERN && !V)) s = MISPC_ERR_ALLOC;
+  }
+  for (int64_t k = 0; !s && k < d.count; ++k) {
+    if (d.I[k] >= r0 && d.I[k] < r1) {
+      I[m] = (int32_t)(d.I[k] - r0), J[m] = d.J[k];
+      if (V) V[m] = d.V[k];
+      ++m;
+    }
+    if (d.symmetric && d.I[k] != d.J[k] && d.J[k] >= r0 && d.J[k] < r1) {
+      I[m] = (int32_t)(d.J[k] - r0), J[m] = d.I[k];
+      if (V) V[m] = d.V[k];
+      ++m;
+    }
+  }
+  double no_values = 0.0;
+  if (!s)
+    s = mispc_csr_from_coo(ctx, r1 - r0, d.ncols, m, I, J,
+                           d.field == FIELD_PATTERN ? NULL
+                           : V                      ? V
+                                                    : &no_values,
+                           0, rows);
+  if (!s) {
+    *nrows = d.nrows;
+    *ncols = d.ncols;
+  }
+  free(I), free(J), free(V);
+  free(d.I), free(d.J), free(d.V);
   return s;
 }
 
