@@ -80,10 +80,10 @@ MISPC_API mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_
 /* Loads a graph spec (file or gen:..., as mispc_load) split into even row
  * ranges (rank p owns rows [n p / P, n (p + 1) / P)). Stencil generators
  * (gen:laplace2d, laplace3d, grid2d, grid3d27, path) make each rank's own
- * rows and PETSc binary matrices (.petsc, mispc_read_petsc's format) are
- * read by row ranges (three seeks a rank), so no rank holds the whole
- * graph; every other spec is read whole on every rank and cut (inputs that
- * fit one node). symmetrize: use the pattern of A + A^T (stencils are
+ * rows, PETSc binary matrices (.petsc) are read by row ranges (three seeks a
+ * rank) and MatrixMarket files (.mtx, .mtx.gz) are parsed by every rank,
+ * which keeps only its rows: no rank holds the whole graph. Other specs
+ * (METIS files, other generators) are read whole on every rank and cut. symmetrize: use the pattern of A + A^T (stencils are
  * symmetric already; a .petsc file is then read whole). */
 MISPC_API mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec,
                                        int symmetrize, mispc_dist_csr *out);
