@@ -90,7 +90,7 @@ static inline void update_row(const mispc_csr *A, const double *wdiag, const dou
  * were updated (forward: j < i increasing; backward: j > i decreasing).
  * Rows are sorted, so storage order is column order. The GPU forms the
  * first part for all rows of a color at once and the second by pushing
- * each new x_j into the later rows' sums (gs_cuda.cu, sweep_clusters): the
+ * each new x_j into the later rows' sums (gs_cuda_sweep.cu, sweep_clusters): the
  * same subtractions in the same order. */
 static inline void update_cluster_row(const mispc_csr *A, const int32_t *row_cluster,
                                       const double *wdiag, const double *b, double *x, int64_t i,

@@ -65,7 +65,7 @@ struct mispc_gs {
    * warp then takes 32 / lanes clusters of a block at once); cluster only:
    * sum_lanes, lanes per row of the fixed sums; block_clusters, clusters a
    * block of sweep_clusters takes (a power of two); cluster_mode, whether
-   * a block stages its rows in shared memory (GS_CHAIN_* in gs_cuda.cu);
+   * a block stages its rows in shared memory (GS_CHAIN_* in gs_cuda.cuh);
    * smem_block, the shared bytes a staged block needs */
   int lanes, sum_lanes;
   int cluster_mode;

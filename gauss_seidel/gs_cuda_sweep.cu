@@ -1,0 +1,459 @@
+/* GPU Gauss-Seidel sweeps: the kernels (point and cluster) and the launches
+ * of one apply, one per color per pass (gs_cuda.cuh). */
+#include <string.h>
+
+#include <algorithm>
+
+#include "gs_cuda.cuh"
+
+namespace {
+
+/* point rows of at most this many entries are summed one by one, longer
+ * ones in chunks of 32 as trees (the host's rule, gs_host.c update_row) */
+constexpr int kChainedRow = 32;
+
+/* s minus the products held by lanes 0 .. m_max-1 of each group of W lanes,
+ * in lane order (shuffles on `mask`, the groups taking part). Lanes past a
+ * row's end hold +0.0, and s - (+0.0) == s for every s (-0 included), so
+ * the chain runs unpredicated, unrolled in steps of 8 (all W when W <= 8):
+ * the shuffles issue ahead of the dependent subtractions. */
+template <int W>
+__device__ __forceinline__ double ordered_sub(double s, double prod, int m_max, unsigned mask) {
+  constexpr int step = W < 8 ? W : 8;
+  const int m = W <= 8 ? W : m_max;
+  for (int j0 = 0; j0 < m; j0 += step) {
+#pragma unroll
+    for (int j = 0; j < step; ++j) s = __dsub_rn(s, __shfl_sync(mask, prod, j0 + j, W));
+  }
+  return s;
+}
+
+/* s minus the entries b .. e-1 of a row of the sweep-ordered copy, in storage
+ * order, by a group of W lanes (1 .. 32, a power of two): the lanes load U
+ * steps of W entries at once (U * W loads in flight, not one step's
+ * latency after another), form the rounded products, then every lane
+ * subtracts them in order (ordered_sub), so the sum is the host's bit for
+ * bit. Only columns in [klo, khi) are read: the others hold x = 0 (rows a
+ * first pass from x = 0 has not reached) and give +0.0 (gs_apply_cuda says
+ * why that is the host's x). Groups of one warp may diverge (row lengths):
+ * shuffles use the group's own mask. */
+template <int W>
+__device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
+                                            const double *pval, const double *xp, int lane,
+                                            unsigned mask, int32_t klo, int32_t khi) {
+  constexpr int U = W <= 8 ? 4 : 2;
+  for (int64_t base = b; base < e; base += (int64_t)W * U) {
+    double prod[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t p = base + u * W + lane;
+      const int32_t c = p < e ? pcol[p] : -1;
+      prod[u] = c >= klo && c < khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      s = ordered_sub<W>(s, prod[u], (int)min((int64_t)W, e - base - u * W), mask);
+  }
+  return s;
+}
+
+/* The tree sum of one chunk of 32 inner entries of a row (gs_host.c,
+ * chunk_tree) by a group of W lanes: lane l holds slots l + W m, prod(t)
+ * gives the rounded product of entry t of the chunk (+0.0 past the row's
+ * end, as on the host). Partners 16 .. W slots apart are added inside a
+ * lane, closer ones by xor shuffles on `mask`; every lane gets the sum. */
+template <int W, typename Prod>
+__device__ __forceinline__ double chunk_sum(int lane, unsigned mask, Prod prod) {
+  constexpr int S = 32 / W;
+  double v[S];
+#pragma unroll
+  for (int m = 0; m < S; ++m) v[m] = prod(lane + W * m);
+#pragma unroll
+  for (int h = S / 2; h >= 1; h /= 2)
+#pragma unroll
+    for (int m = 0; m < h; ++m) v[m] = __dadd_rn(v[m], v[m + h]);
+  double a = v[0];
+#pragma unroll
+  for (int h = W / 2; h >= 1; h /= 2) a = __dadd_rn(a, __shfl_xor_sync(mask, a, h, W));
+  return a;
+}
+
+/* The caller's b and x of an apply: by value, or (launches inside the
+ * apply's CUDA graph, built once) from a device slot that the apply's first
+ * launch fills, so one graph serves every b and x. */
+struct ApplyIO {
+  const double *b;
+  double *x;
+  double *const *slot; /* non-NULL: slot[0] = b, slot[1] = x */
+  double **publish;    /* non-NULL: block 0 stores b and x there */
+  __device__ const double *get_b() const {
+    return slot ? slot[0] : b;
+  }
+  __device__ double *get_x() const {
+    return slot ? slot[1] : x;
+  }
+  __device__ void store() const {
+    if (publish && blockIdx.x == 0 && threadIdx.x == 0) publish[0] = (double *)b, publish[1] = x;
+  }
+};
+
+/* What one pass (a sweep in one direction) reads and writes besides the
+ * sweep-ordered copy. first_b: the first pass from x = 0 reads b through
+ * perm instead of a gathered copy (and keeps it in bp for later passes when
+ * keep_b), and x of the rows it has not reached is 0: only columns in
+ * [klo, khi) are read. x_out: the last pass also writes x in the caller's
+ * order, so no gather and no scatter launch is needed around the sweeps. */
+struct PassIO {
+  const int32_t *perm;
+  ApplyIO io;
+  bool first_b, keep_b, x_out;
+  int32_t klo, khi; /* sweep positions (perm is 32-bit) */
+};
+
+/* Point GS over rows lo .. hi-1 of the sweep-ordered copy (one color), a
+ * group of W lanes per row. An empty [klo, khi) (the first color of a
+ * sweep from x = 0) reads no matrix entries: the same x bit for bit
+ * (x_i = 0 + s w_i absorbs the sign of a zero sum). At most 40 registers
+ * (6 blocks an SM; 32 spill and were slower on an H100). */
+template <int W>
+__global__ void __launch_bounds__(kBlock, 6)
+    sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
+                 const double *pval, const double *pwdiag, double *bp, double *xp, PassIO pio) {
+  pio.io.store();
+  const int lane = threadIdx.x & (W - 1);
+  const unsigned mask = mispc_group_mask<W>();
+  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / W;
+  const double *b = pio.first_b ? pio.io.get_b() : NULL;
+  double *x = pio.x_out ? pio.io.get_x() : NULL;
+  for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
+       i += ngroups) {
+    const int32_t row = b || x ? pio.perm[i] : 0;
+    const double bi = b ? b[row] : bp[i];
+    const int64_t rb = pio.klo < pio.khi ? prow[i] : 0, re = pio.klo < pio.khi ? prow[i + 1] : 0;
+    double s = bi;
+    if (re - rb <= kChainedRow) {
+      s = row_chain<W>(bi, rb, re, pcol, pval, xp, lane, mask, pio.klo, pio.khi);
+    } else { /* long rows: chunks of 32 as trees (gs_host.c update_row) */
+      for (int64_t c0 = rb; c0 < re; c0 += 32)
+        s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
+                        const int64_t p = c0 + t;
+                        const int32_t c = p < re ? pcol[p] : -1;
+                        return c >= pio.klo && c < pio.khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
+                      }));
+    }
+    if (lane == 0) {
+      const double xi = __dadd_rn(b ? 0.0 : xp[i], __dmul_rn(s, pwdiag[i]));
+      xp[i] = xi;
+      if (x) x[row] = xi;
+      if (b && pio.keep_b) bp[i] = bi;
+    }
+  }
+}
+
+__device__ __forceinline__ int warp_max(int v) {
+#if __CUDA_ARCH__ >= 800
+  return (int)__reduce_max_sync(~0u, (unsigned)v);
+#else
+  for (int o = 16; o > 0; o /= 2) v = max(v, __shfl_xor_sync(~0u, v, o));
+  return v;
+#endif
+}
+
+/* What a cluster pass reads and writes besides PassIO. */
+struct ClusterArrays {
+  const int64_t *pcl, *prow, *pout, *pup;
+  const int32_t *pcol;
+  const double *pval, *bp, *pwdiag;
+  const int64_t *cptr; /* the pass's chains: fptr / fcol / fval or bptr / ... */
+  const int32_t *ccol;
+  const double *cval;
+  double *tp, *xp;
+};
+
+/* The rows of a block's clusters as its chains see them: Staged, copies in
+ * shared memory (the block's first row and chain entry at 0, chain rows
+ * named the same way); otherwise the global arrays (tp, xp, pwdiag, the
+ * chain), rows and entries by their sweep positions. */
+template <bool Staged> struct ChainView {
+  using Off = typename std::conditional<Staged, uint16_t, int64_t>::type;
+  using Row = typename std::conditional<Staged, uint16_t, int32_t>::type;
+  double *s, *x;
+  const double *d, *v;
+  const Off *p;
+  const Row *c;
+};
+
+/* Cluster GS for one color (clusters lo .. hi-1), one launch: a block takes
+ * cb consecutive clusters, whose rows and chain entries are contiguous in
+ * sweep order (rows r0 .. r1-1), in three steps with a barrier between.
+ * 1. The fixed part of each row's sum (gs_host.c, update_cluster_row): b_i
+ *    minus the entries whose x stays fixed during the cluster's pass, in
+ *    storage order (forward pout[i] .. prow[i+1]-1, backward prow[i] ..
+ *    pup[i]-1), columns in [klo, khi) only; SW lanes a row over all the
+ *    block's rows, SpMV-like. Staged, the sums go to shared memory, with
+ *    the rows' old x, omega / a_ii and the chains, copied by the whole block.
+ * 2. The push chains (for each row j the later rows k of its cluster with
+ *    a_kj forward, the earlier ones backward): a group of W lanes a
+ *    cluster, 32 / W clusters a warp in lockstep (loops to the warp's
+ *    largest cluster: groups with loops of their own would diverge, and a
+ *    diverged warp runs one group at a time). The group updates its rows one
+ *    after another (reversed backward): x_j = x_j + s_j (omega / a_jj), and
+ *    x_j goes at once into the sums of the rows after it, s_k -= a_kj x_j, a
+ *    lane per k (right-looking, as a supernodal triangular solve does): two
+ *    multiplies and two adds a row on the critical path. Subtractions reach
+ *    each s_k in the host's order (rows before k increasing forward, after k
+ *    decreasing backward), so x is the host's bit for bit.
+ * 3. x to xp (staged) and to the caller's vector (last pass), coalesced.
+ * Before 2026-11-24 (afternoon) steps 1 and 2 were two launches a color
+ * (cluster_sums, cluster_push): the sums went through tp, the chains
+ * waited for the last row of the color, and each staged its cluster with a
+ * warp alone (docs/GAUSS_SEIDEL.md, "One launch a color"). */
+template <int W, int SW, bool Staged>
+__global__ void __launch_bounds__(kBlock)
+    sweep_clusters(int64_t lo, int64_t hi, int cb, bool backward, ClusterArrays a, PassIO pio) {
+  constexpr int G = 32 / W, E = 2; /* E: entries a lane takes of a pivot before the loop */
+  const int64_t q0 = lo + (int64_t)blockIdx.x * cb, q1 = min(q0 + cb, hi);
+  const int64_t r0 = a.pcl[q0], r1 = a.pcl[q1], c0 = a.cptr[r0];
+  const int nrows = (int)(r1 - r0), nent = Staged ? (int)(a.cptr[r1] - c0) : 0;
+  const int64_t base = Staged ? r0 : 0; /* the view's row 0 */
+  extern __shared__ double smem[];
+  ChainView<Staged> v;
+  double *d = NULL;
+  uint16_t *p = NULL;
+  if (Staged) {
+    v.s = smem, v.x = v.s + nrows, d = v.x + nrows;
+    double *cv = d + nrows;
+    uint16_t *c = (uint16_t *)(cv + nent);
+    p = c + nent;
+    v.d = d, v.v = cv, v.p = (const typename ChainView<Staged>::Off *)p;
+    v.c = (const typename ChainView<Staged>::Row *)c;
+#pragma unroll 4
+    for (int t = threadIdx.x; t < nent; t += kBlock) {
+      c[t] = (uint16_t)(a.ccol[c0 + t] - (int32_t)r0);
+      cv[t] = a.cval[c0 + t];
+    }
+    if (threadIdx.x == 0) p[nrows] = (uint16_t)nent;
+  } else {
+    v.s = a.tp, v.x = a.xp, v.d = a.pwdiag, v.v = a.cval;
+    v.p = (const typename ChainView<Staged>::Off *)a.cptr;
+    v.c = (const typename ChainView<Staged>::Row *)a.ccol;
+  }
+  { /* 1: the fixed sums, and (staged) each row's old x, omega / a_ii and
+     * chain offset, loaded beside the row's bounds */
+    const int lane = threadIdx.x & (SW - 1);
+    const unsigned mask = mispc_group_mask<SW>();
+    for (int64_t i = r0 + threadIdx.x / SW; i < r1; i += kBlock / SW) {
+      const int64_t b = backward ? a.prow[i] : a.pout[i], e = backward ? a.pup[i] : a.prow[i + 1];
+      if (Staged && lane == SW - 1) {
+        d[i - r0] = a.pwdiag[i];
+        v.x[i - r0] = a.xp[i];
+        p[i - r0] = (uint16_t)(a.cptr[i] - c0);
+      }
+      const double s =
+          row_chain<SW>(a.bp[i], b, e, a.pcol, a.pval, a.xp, lane, mask, pio.klo, pio.khi);
+      if (lane == 0) v.s[i - base] = s;
+    }
+  }
+  __syncthreads();
+  const int wl = threadIdx.x & 31, lane = wl & (W - 1);
+  /* 2: the chains, whole warps, G clusters a warp (cb is at most the
+   * block's groups; a loop over more cost Elasticity3D_60 5 %: registers) */
+  const int64_t qw = q0 + (int64_t)(threadIdx.x / 32) * G;
+  if (qw < q1) {
+    const int64_t q = qw + wl / W;
+    const int k0 = q < q1 ? (int)(a.pcl[q] - base) : 0;
+    const int nr = q < q1 ? (int)(a.pcl[q + 1] - a.pcl[q]) : 0;
+    const int nr_max = warp_max(nr);
+    for (int r = 0; r < nr_max; ++r) {
+      const bool on = r < nr;
+      const int k = k0 + (backward ? nr - 1 - r : r);
+      typename ChainView<Staged>::Off b = 0;
+      int len = 0;
+      if (on) b = v.p[k], len = (int)(v.p[k + 1] - b);
+      /* the lane's entries and their sums, ahead of x_j */
+      int kk[E];
+      double av[E], sk[E];
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        const int t = lane + W * e;
+        kk[e] = t < len ? v.c[b + t] : -1;
+        av[e] = t < len ? v.v[b + t] : 0.0;
+        sk[e] = kk[e] >= 0 ? v.s[kk[e]] : 0.0;
+      }
+      if (on) {
+        const double xj = __dadd_rn(v.x[k], __dmul_rn(v.s[k], v.d[k]));
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+          if (kk[e] >= 0) v.s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(av[e], xj));
+        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
+          const int k2 = v.c[b + t];
+          v.s[k2] = __dsub_rn(v.s[k2], __dmul_rn(v.v[b + t], xj));
+        }
+        if (lane == 0) v.x[k] = xj;
+      }
+      __syncwarp();
+    }
+  }
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
+  if (!Staged && !x_out) return;
+  __syncthreads();
+  for (int k = threadIdx.x; k < nrows; k += kBlock) { /* 3: x out */
+    const double xv = v.x[r0 + k - base];
+    if (Staged) a.xp[r0 + k] = xv;
+    if (x_out) x_out[pio.perm[r0 + k]] = xv;
+  }
+}
+
+/* bp = b and xp = x (or 0) in sweep order */
+__global__ void gather_vectors(int64_t n, const int32_t *perm, ApplyIO io, int zero_guess,
+                               double *bp, double *xp) {
+  io.store();
+  const double *b = io.b, *x = io.x;
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t i = perm[q];
+    bp[q] = b[i];
+    xp[q] = zero_guess ? 0.0 : x[i];
+  }
+}
+} // namespace
+
+/* f(integral_constant<int, w>) for the lanes lanes_for_row_sums gives
+ * (2, 4 or 8): fewer instances of the cluster kernel than mispc_with_lanes. */
+template <typename F> static auto with_sum_lanes(int w, F &&f) {
+  return w <= 2   ? f(std::integral_constant<int, 2>{})
+         : w == 4 ? f(std::integral_constant<int, 4>{})
+                  : f(std::integral_constant<int, 8>{});
+}
+
+/* Lets the staged sweep_clusters of this handle have its shared memory
+ * (above the default 48 KiB only for single clusters that need it). */
+template <int W> static mispc_status cluster_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
+  if (gs->smem_block <= (int)kDefaultSmem) return MISPC_SUCCESS;
+  return with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
+    constexpr int SW = decltype(lanes)::value;
+    MISPC_CUDA_TRY(ctx, cudaFuncSetAttribute(sweep_clusters<W, SW, true>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             gs->smem_block));
+    return MISPC_SUCCESS;
+  });
+}
+
+/* One color of a sweep, one launch. Point GS: a group per row. Cluster
+ * GS: sweep_clusters, a block per block_clusters clusters (the sums formed
+ * by the whole block, then the chains; forming the sums inside the chains'
+ * groups, a lane per row, had been slower than a launch of their own:
+ * Laplace3D_100 0.73 against 0.43 ms an SGS sweep, H100 2026-11-23).
+ * A pass from x = 0 reads only columns it has updated (pio.klo .. khi). */
+template <int W>
+static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
+                         bool backward, bool zero_x, PassIO pio) {
+  const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
+  if (gs->opt.kind != MISPC_GS_CLUSTER) {
+    if (pio.first_b) { /* rows the pass has updated: earlier colors */
+      pio.klo = (int32_t)(backward ? hi : 0);
+      pio.khi = (int32_t)(backward ? gs->n : lo);
+    }
+    sweep_points<W><<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, 0, s>>>(
+        lo, hi, gs->prow, gs->pcol, gs->pval, gs->pwdiag, gs->bp, gs->xp, pio);
+    return;
+  }
+  const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
+  if (zero_x) { /* x = 0 but for the colors this pass has updated */
+    pio.klo = (int32_t)(backward ? rhi : 0);
+    pio.khi = (int32_t)(backward ? gs->n : rlo);
+  }
+  ClusterArrays a = {gs->pcl, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->pwdiag};
+  a.cptr = backward ? gs->bptr : gs->fptr;
+  a.ccol = backward ? gs->bcol : gs->fcol;
+  a.cval = backward ? gs->bval : gs->fval;
+  a.tp = gs->tp, a.xp = gs->xp;
+  const int cb = gs->block_clusters;
+  const unsigned grid = (unsigned)((hi - lo + cb - 1) / cb);
+  const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
+  with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
+    constexpr int SW = decltype(lanes)::value;
+    const auto kernel = staged ? sweep_clusters<W, SW, true> : sweep_clusters<W, SW, false>;
+    kernel<<<grid, kBlock, staged ? gs->smem_block : 0, s>>>(lo, hi, cb, backward, a, pio);
+    return 0;
+  });
+}
+
+/* Point GS from x = 0 reads b through perm in its first pass, so nothing is
+ * gathered; otherwise b and x are gathered into sweep order first. */
+static bool gathers(const mispc_gs *gs, int zero_guess) {
+  return !(zero_guess && gs->opt.kind != MISPC_GS_CLUSTER);
+}
+
+/* Every pass updates every row once, so the last one writes x in the
+ * caller's order as it goes (no scatter launch). A pass from x = 0
+ * leaves the products of rows it has not reached out (+0.0 for the host's
+ * ±0 of a_ij * 0): a zero-free running sum is the same either way, a zero
+ * one only changes sign, and x_i = +0 + (ω s) / a_ii is then +0 on both. */
+template <int W>
+static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
+                                  const double *b, double *x, int zero_guess, Part part) {
+  if (gs->opt.kind == MISPC_GS_CLUSTER) MISPC_TRY(cluster_allow_smem<W>(ctx, gs));
+  const ApplyIO first = {b, x, NULL, part == kGraph ? gs->io_slot : NULL};
+  const ApplyIO rest = part == kGraph ? ApplyIO{NULL, NULL, gs->io_slot, NULL} : first;
+  int step = 0;
+  const auto io_next = [&]() { return step++ == 0 ? first : rest; };
+  if (gathers(gs, zero_guess))
+    gather_vectors<<<mispc_device_grid(ctx, gs->n, kBlock), kBlock, 0, s>>>(
+        gs->n, gs->perm, io_next(), zero_guess, gs->bp, gs->xp);
+  const int per_sweep = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
+  const int passes = gs->opt.sweeps * per_sweep;
+  for (int k = 0; k < passes; ++k) {
+    const bool backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && k % 2 == 1);
+    PassIO pio = {gs->perm, rest, false, passes > 1, k == passes - 1, 0, (int32_t)gs->n};
+    pio.first_b = k == 0 && !gathers(gs, zero_guess);
+    for (int32_t j = 0; j < gs->ncolors; ++j) {
+      const int32_t c = backward ? gs->ncolors - 1 - j : j;
+      if (gs->color_ptr[c + 1] <= gs->color_ptr[c]) continue;
+      pio.io = io_next();
+      launch_color<W>(ctx, gs, s, c, backward, zero_guess && k == 0, pio);
+    }
+  }
+  return MISPC_SUCCESS;
+}
+
+mispc_status gs_enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
+                              const double *b, double *x, int zero_guess, Part part) {
+  return mispc_with_lanes(gs->lanes, [&](auto w) {
+    return enqueue_apply<decltype(w)::value>(ctx, gs, s, b, x, zero_guess, part);
+  });
+}
+
+/* The number of parameters of a kernel (the graph node's argument array) */
+template <typename... A> constexpr int kernel_arity(void (*)(A...)) {
+  return sizeof...(A);
+}
+
+/* Points the graph's first launch (gather_vectors, or the first color of a
+ * point sweep from x = 0) at b and x: its ApplyIO argument is replaced. */
+mispc_status gs_set_root_vectors(mispc_context *ctx, mispc_gs *gs, int k, const double *b,
+                                 double *x) {
+  if (gs->graph_bx[k][0] == b && gs->graph_bx[k][1] == x) return MISPC_SUCCESS;
+  cudaKernelNodeParams p;
+  MISPC_CUDA_TRY(ctx, cudaGraphKernelNodeGetParams((cudaGraphNode_t)gs->graph_root[k], &p));
+  constexpr int ngather = kernel_arity(gather_vectors), nsweep = kernel_arity(sweep_points<1>);
+  void *args[ngather > nsweep ? ngather : nsweep];
+  ApplyIO io;
+  PassIO pio;
+  if (gathers(gs, k)) { /* gather_vectors(n, perm, io, zero_guess, bp, xp) */
+    memcpy(args, p.kernelParams, ngather * sizeof(void *));
+    io = *(const ApplyIO *)args[2];
+    io.b = b, io.x = x;
+    args[2] = &io;
+  } else { /* sweep_points(lo, hi, prow, pcol, pval, pwdiag, bp, xp, pio): pio last */
+    memcpy(args, p.kernelParams, nsweep * sizeof(void *));
+    pio = *(const PassIO *)args[nsweep - 1];
+    pio.io.b = b, pio.io.x = x;
+    args[nsweep - 1] = &pio;
+  }
+  p.kernelParams = args;
+  MISPC_CUDA_TRY(ctx, cudaGraphExecKernelNodeSetParams((cudaGraphExec_t)gs->graph[k],
+                                                       (cudaGraphNode_t)gs->graph_root[k], &p));
+  gs->graph_bx[k][0] = b, gs->graph_bx[k][1] = x;
+  return MISPC_SUCCESS;
+}

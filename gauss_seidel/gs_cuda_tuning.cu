@@ -1,0 +1,136 @@
+/* GPU Gauss-Seidel tuning: lanes a row or cluster, clusters a block and
+ * the shared memory of the cluster sweeps (gs_cuda.cuh). */
+#include <algorithm>
+
+#include "gs_cuda.cuh"
+
+/* Lanes per row of the SpMV-like kernels (point GS, sweep_clusters' sums): a lane
+ * per 16 entries, at least 2, at most 8. Measured on an H100
+ * (docs/GAUSS_SEIDEL.md): the rows of one color are many, and few lanes a
+ * row keep the most rows in flight, but 2 beat 1 on short rows. SGS ms with
+ * 1 / 2 / 4 / 8 lanes (2026-11-24): point Laplace3D_100 0.158 / 0.147 /
+ * 0.185 / -, laplace2d:1000 0.131 / 0.129 / 0.175 / -; cluster sums
+ * Laplace3D_100 0.302 / 0.306 / 0.314 / 0.418, laplace2d:1000 0.272 / 0.256
+ * / 0.271 / 0.400, Elasticity3D_60 1.78 (1), 1.55 (4 and 8). */
+static int lanes_for_row_sums(double mean) {
+  int w = 2;
+  while (w < 8 && 16 * w <= mean) w *= 2;
+  return w;
+}
+
+/* Lanes per row (point) or per cluster (1 .. 32, a power of two): point GS
+ * lanes_for_row_sums of the mean row; cluster GS the power of two at or
+ * above `mean`, twice the mean entries of a row's push chain (a lane one or
+ * two of them), at least 4. The context's tuning.gs_lanes (1, 2, 4, 8, 16,
+ * 32; tuning.h) overrides it. Same arithmetic for every choice. */
+int gs_lanes_per_row(const mispc_context *ctx, const mispc_gs *gs, double mean) {
+  const int v = ctx->tuning.gs_lanes;
+  if (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) return v;
+  /* cluster chains: at least 4 lanes (8 clusters a warp in lockstep); SGS
+   * ms with 2 / 4 / 8 lanes, H100 2026-11-24: laplace2d:1000 0.256 / 0.224
+   * / 0.236, Laplace3D_100 0.341 / 0.310 / 0.310 */
+  if (gs->opt.kind == MISPC_GS_CLUSTER) return std::max(4, mispc_lanes_for_mean(mean));
+  return lanes_for_row_sums(mean);
+}
+
+namespace {
+/* Blocks of sweep_clusters hold at most 2^kMaxBlockClustersLog clusters
+ * (8 warps of 32 one-lane groups). */
+constexpr int kMaxBlockClustersLog = 8;
+
+/* r[k] = the most shared bytes (cluster_block_bytes) of a block of 2^k
+ * clusters, over the blocks as the apply forms them: each color's clusters
+ * from its first (color_ptr, device), 2^k a block. */
+__global__ void block_bytes(int64_t nc, int32_t ncolors, const int64_t *color_ptr,
+                            const int64_t *pcl, const int64_t *fptr, const int64_t *bptr,
+                            unsigned long long *r) {
+  constexpr int K = kMaxBlockClustersLog + 1;
+  unsigned long long m[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) m[k] = 0;
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nc;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    /* q's color: the last one starting at or before q */
+    const int64_t c = mispc_lower_bound(color_ptr, 0, (int64_t)ncolors + 1, q + 1) - 1;
+    const int64_t lo = color_ptr[c], hi = color_ptr[c + 1];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (((q - lo) & (((int64_t)1 << k) - 1)) != 0) continue;
+      const int64_t r0 = pcl[q], r1 = pcl[min(q + ((int64_t)1 << k), hi)];
+      const int64_t ent = max(fptr[r1] - fptr[r0], bptr[r1] - bptr[r0]);
+      const unsigned long long z = cluster_block_bytes(r1 - r0, ent);
+      m[k] = z > m[k] ? z : m[k];
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const unsigned long long z = mispc_block_max<kBlock>(m[k]);
+    if (threadIdx.x == 0 && z) atomicMax(r + k, z);
+  }
+}
+} // namespace
+
+/* How sweep_clusters runs: chain lanes (gs_lanes_per_row), sum lanes
+ * (lanes_for_row_sums), and clusters a block: as many as half the block's
+ * warps have groups (4 * 32 / lanes), halved until every block's staging fits in
+ * the default 48 KiB of shared memory (several blocks an SM); a single
+ * cluster may opt in to more. Staged in shared memory unless one cluster
+ * does not fit, or the context's tuning.gs_chain_global is set (tests and
+ * measurements; the arithmetic is the same). tuning.gs_block_clusters = 2^k
+ * sets the clusters a block (at most 8 * 32 / lanes, the groups of
+ * a block, and still halved to fit). chain: the
+ * entries of the forward chains. */
+mispc_status gs_choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,
+                                    int64_t chain) {
+  constexpr int K = kMaxBlockClustersLog + 1;
+  const int64_t n = gs->n, nc = gs->nclusters;
+  unsigned long long *dm = NULL, *hm = NULL; /* K maxima */
+  MISPC_TRY(mispc_pinned_scratch(ctx, K * 8, (void **)&hm));
+  mispc_status st = mispc_scratch_alloc(ctx, K * 8, (void **)&dm, "cluster blocks");
+  if (!st) {
+    cudaMemsetAsync(dm, 0, K * 8, s);
+    block_bytes<<<mispc_device_grid(ctx, nc, kBlock), kBlock, 0, s>>>(
+        nc, gs->ncolors, gs->dcolor_ptr, gs->pcl, gs->fptr, gs->bptr, dm);
+    cudaMemcpyAsync(hm, dm, K * 8, cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "cluster blocks");
+  }
+  mispc_scratch_free(ctx, dm);
+  MISPC_TRY(st);
+  const mispc_tuning *tu = &ctx->tuning; /* tuning.h */
+  gs->lanes = gs_lanes_per_row(ctx, gs, 2.0 * (double)chain / (double)n);
+  gs->sum_lanes = lanes_for_row_sums((double)gs->nnz / (double)n);
+  if (tu->gs_sum_lanes == 2 || tu->gs_sum_lanes == 4 || tu->gs_sum_lanes == 8)
+    gs->sum_lanes = tu->gs_sum_lanes;
+  int dev = 0, optin = 0;
+  MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
+  MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  /* log2 of the clusters a block: as many as half the block's warps have
+   * groups, so a color has twice the blocks and those of an SM overlap
+   * their phases (H100, SGS ms with 16 / 32 / 64 clusters a block of 4
+   * lanes, 2026-11-24: Laplace3D_100 0.293 / 0.288 / 0.401, laplace2d:1000
+   * 0.233 / 0.217 / 0.230) */
+  int k_default = 0;
+  while ((kBlock / 64) * (32 / gs->lanes) > (1 << k_default)) ++k_default;
+  int k = k_default;
+  const int eb = tu->gs_block_clusters; /* at most the block's groups */
+  if (eb > 0)
+    for (k = 0; (2 << k) <= eb && (2 << k) <= (kBlock / 32) * (32 / gs->lanes);) ++k;
+  while (k > 0 && hm[k] > kDefaultSmem) --k;
+  gs->cluster_mode = tu->gs_chain_global ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
+  if (hm[k] > (unsigned long long)optin) gs->cluster_mode = GS_CHAIN_GLOBAL;
+  const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
+  if (!staged) { /* no shared memory to fit; the sums go through tp */
+    k = k_default;
+    MISPC_TRY(
+        mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 8 + 8, (void **)&gs->tp, "fixed sums"));
+  }
+  gs->block_clusters = 1 << k;
+  gs->smem_block = staged ? (int)hm[k] : 0;
+  mispc_logf(ctx, 2,
+             "gs cluster sweeps: %d lanes a cluster's chain, %d a row's sum, %d clusters a "
+             "block, mode %d, %d shared bytes a block, clusters of up to %lld rows, %.2f chain "
+             "entries a row",
+             gs->lanes, gs->sum_lanes, gs->block_clusters, gs->cluster_mode, gs->smem_block,
+             (long long)gs->max_cluster, (double)chain / (double)n);
+  return MISPC_SUCCESS;
+}
