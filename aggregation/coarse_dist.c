@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "agg_backend.h"
-#include "dist_internal.h"
+#include "agg_dist.h"
 
-static mispc_status check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
-                                 int64_t naggs, const char *who) {
+mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
+                                   int64_t naggs, mispc_status bad, const char *who) {
   mispc_status s = MISPC_SUCCESS;
   const int64_t nloc = g->rend - g->rstart;
   if (!g->halo)
@@ -22,8 +22,8 @@ static mispc_status check_labels(mispc_context *ctx, const mispc_dist_csr *g, co
                      (long long)naggs);
   for (int64_t v = 0; !s && v < nloc; ++v)
     if (agg[v] < 0 || agg[v] >= naggs)
-      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: vertex %lld has label %d outside [0, %lld)",
-                       who, (long long)(g->rstart + v), agg[v], (long long)naggs);
+      s = mispc_seterr(ctx, bad, "%s: vertex %lld has aggregate id %d, outside [0, %lld)", who,
+                       (long long)(g->rstart + v), agg[v], (long long)naggs);
   return mispc_dist_agree(ctx, g->comm, s);
 }
 
@@ -31,7 +31,8 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
                                      const int32_t *agg, int64_t naggs, mispc_dist_csr *coarse) {
   if (!ctx || !g || !coarse) return MISPC_ERR_INVALID_ARG;
   memset(coarse, 0, sizeof *coarse);
-  MISPC_TRY(check_labels(ctx, g, agg, naggs, "mispc_dist_coarse_graph"));
+  MISPC_TRY(
+      agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, "mispc_dist_coarse_graph"));
   int P = 0, rank = 0;
   MPI_Comm_size(g->comm, &P);
   MPI_Comm_rank(g->comm, &rank);
@@ -110,7 +111,7 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
                      block_size, k);
   s = mispc_dist_agree(ctx, g->comm, s);
   if (s) return s;
-  MISPC_TRY(check_labels(ctx, g, agg, naggs, who));
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who));
   int np = 0, rank = 0;
   MPI_Comm_size(g->comm, &np);
   MPI_Comm_rank(g->comm, &rank);

@@ -5,22 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist_internal.h"
-
-static mispc_status check_ids(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
-                              int64_t naggs, const char *who) {
-  mispc_status s = MISPC_SUCCESS;
-  const int64_t nloc = g->rend - g->rstart;
-  if (!g->halo)
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: graph not built", who);
-  else if (naggs < 0 || (nloc > 0 && !agg))
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: bad labels or count", who);
-  for (int64_t v = 0; !s && v < nloc; ++v)
-    if (agg[v] < 0 || agg[v] >= naggs)
-      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "vertex %lld has aggregate id %d, outside [0, %lld)",
-                       (long long)(g->rstart + v), agg[v], (long long)naggs);
-  return mispc_dist_agree(ctx, g->comm, s);
-}
+#include "agg_dist.h"
 
 /* (id, value) records of every owned vertex routed to the id's rank, sorted. */
 static mispc_status route_by_id(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
@@ -48,7 +33,8 @@ mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_cs
                                          const int32_t *agg, int64_t naggs, mispc_agg_stats *st) {
   if (!ctx || !g || !st) return MISPC_ERR_INVALID_ARG;
   memset(st, 0, sizeof *st);
-  MISPC_TRY(check_ids(ctx, g, agg, naggs, "mispc_dist_aggregates_stats"));
+  MISPC_TRY(
+      agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY, "mispc_dist_aggregates_stats"));
   int P = 0, rank = 0;
   MPI_Comm_size(g->comm, &P);
   MPI_Comm_rank(g->comm, &rank);
@@ -90,7 +76,8 @@ mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_cs
 mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_csr *g,
                                            const int32_t *agg, int64_t naggs) {
   if (!ctx || !g) return MISPC_ERR_INVALID_ARG;
-  MISPC_TRY(check_ids(ctx, g, agg, naggs, "mispc_dist_verify_aggregation"));
+  MISPC_TRY(
+      agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY, "mispc_dist_verify_aggregation"));
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   int P = 0, rank = 0;
   MPI_Comm_size(g->comm, &P);

@@ -41,7 +41,7 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   if (!st || !gst || !key || !gkey || !work || !sel || !act || !code || !gcode)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-1");
   s = mispc_dist_agree(ctx, g->comm, s);
-  const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  const int nt = mispc_host_threads(ctx);
   int64_t nwork = 0;
   if (!s) {
 #pragma omp parallel for schedule(static) num_threads(nt)
@@ -134,19 +134,8 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
     s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   }
   if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
-  s = mispc_dist_agree(ctx, g->comm, s);
-  int64_t size = 0;
-  if (!s) {
-    for (int64_t v = 0; v < nloc; ++v) {
-      in_set[v] = st[v] == IN;
-      size += in_set[v];
-    }
-    s = mispc_dist_sum(ctx, h, g->comm, &size);
-  }
-  if (!s) {
-    res->set_size = size;
-    res->rounds = r;
-  }
+  for (int64_t v = 0; st && v < nloc; ++v) in_set[v] = st[v] == IN;
+  s = mis_dist_result(ctx, g, s, in_set, r, res);
   free(st);
   free(gst);
   free(key);

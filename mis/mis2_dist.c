@@ -45,7 +45,7 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   const mispc_csr *A = &g->diag, *B = &g->offd;
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   const int idbits = mis2_id_bits(g->nglobal), wordbits = mis2_word_bits(idbits);
-  const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  const int nt = mispc_host_threads(ctx);
   uint64_t *T = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(nloc + 1));
   uint64_t *M = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(nloc + 1));
   uint64_t *gT = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(ng + 1));
@@ -139,19 +139,8 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
     s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   }
   if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
-  s = mispc_dist_agree(ctx, g->comm, s);
-  int64_t size = 0;
-  if (!s) {
-    for (int64_t v = 0; v < nloc; ++v) {
-      in_set[v] = T[v] == MIS2_IN;
-      size += in_set[v];
-    }
-    s = mispc_dist_sum(ctx, g->halo, g->comm, &size);
-  }
-  if (!s) {
-    res->set_size = size;
-    res->rounds = iter;
-  }
+  for (int64_t v = 0; T && v < nloc; ++v) in_set[v] = T[v] == MIS2_IN;
+  s = mis_dist_result(ctx, g, s, in_set, iter, res);
   free(T);
   free(M);
   free(gT);

@@ -96,6 +96,18 @@ mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr *g,
   return s;
 }
 
+mispc_status mis_dist_result(mispc_context *ctx, const mispc_dist_csr *g, mispc_status s,
+                             const uint8_t *in_set, int rounds, mispc_mis_result *res) {
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) return s;
+  int64_t size = 0;
+  for (int64_t v = 0; v < g->rend - g->rstart; ++v) size += in_set[v];
+  MISPC_TRY(mispc_dist_sum(ctx, g->halo, g->comm, &size));
+  res->set_size = size;
+  res->rounds = rounds;
+  return MISPC_SUCCESS;
+}
+
 /* c[v] = members in N[v] (self loops counted once), capped at 2. */
 static void count_members(const mispc_dist_csr *g, const uint8_t *set, const uint8_t *gset,
                           uint8_t *c) {

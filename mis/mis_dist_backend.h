@@ -23,6 +23,11 @@ mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
                                   const mispc_mis_options *opt, int per_round,
                                   const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res);
 
+/* The end of a host MIS call: the status agreed on every rank, then (on
+ * success) the global set size from in_set and the round count in *res. */
+mispc_status mis_dist_result(mispc_context *ctx, const mispc_dist_csr *g, mispc_status s,
+                             const uint8_t *in_set, int rounds, mispc_mis_result *res);
+
 /* Global id of column c of a local row in block b (0: diagonal, 1: off-diagonal). */
 static inline int64_t dist_gid(const mispc_dist_csr *g, int b, int32_t c) {
   return b ? g->garray[c] : g->rstart + c;

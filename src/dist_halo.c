@@ -202,17 +202,37 @@ mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t 
   return MISPC_SUCCESS;
 }
 
+mispc_status mispc_halo_buffer(mispc_context *ctx, mispc_halo *h, size_t bytes) {
+  if (bytes <= h->sbuf_bytes) return MISPC_SUCCESS;
+  void *b = realloc(h->sbuf, bytes);
+  if (!b)
+    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", bytes);
+  h->sbuf = b;
+  h->sbuf_bytes = bytes;
+  return MISPC_SUCCESS;
+}
+
+void mispc_halo_counts(mispc_halo *h, size_t size, int reverse) {
+  const int ns = reverse ? h->nsrc : h->ndst, nr = reverse ? h->ndst : h->nsrc;
+  const int64_t *scount = reverse ? h->rcount : h->scount,
+                *sdispl = reverse ? h->rdispl : h->sdispl;
+  const int64_t *rcount = reverse ? h->scount : h->rcount,
+                *rdispl = reverse ? h->sdispl : h->rdispl;
+  for (int k = 0; k < ns; ++k) {
+    h->mcount[k] = (int)(scount[k] * (int64_t)size);
+    h->mdispl[k] = (int)(sdispl[k] * (int64_t)size);
+  }
+  for (int k = 0; k < nr; ++k) {
+    h->mcount[ns + k] = (int)(rcount[k] * (int64_t)size);
+    h->mdispl[ns + k] = (int)(rdispl[k] * (int64_t)size);
+  }
+}
+
 mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *owned, void *ghost,
                                  size_t size) {
   double t0 = mispc_wtime();
   size_t need = (size_t)h->nsend * size;
-  if (need > h->sbuf_bytes) {
-    void *b = realloc(h->sbuf, need);
-    if (!b)
-      return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", need);
-    h->sbuf = b;
-    h->sbuf_bytes = need;
-  }
+  MISPC_TRY(mispc_halo_buffer(ctx, h, need));
   const char *o = (const char *)owned;
   char *sb = (char *)h->sbuf;
   if (size == 1)
@@ -222,15 +242,8 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
   else
     for (int64_t k = 0; k < h->nsend; ++k)
       memcpy(sb + size * (size_t)k, o + size * (size_t)h->sidx[k], size);
+  mispc_halo_counts(h, size, 0);
   int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
-  for (int k = 0; k < h->ndst; ++k) {
-    sc[k] = (int)(h->scount[k] * (int64_t)size);
-    sd[k] = (int)(h->sdispl[k] * (int64_t)size);
-  }
-  for (int k = 0; k < h->nsrc; ++k) {
-    rc[k] = (int)(h->rcount[k] * (int64_t)size);
-    rd[k] = (int)(h->rdispl[k] * (int64_t)size);
-  }
   if (MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, ghost, rc, rd, MPI_BYTE, h->nbr) != MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
   h->stats.exchanges++;
@@ -260,13 +273,7 @@ mispc_status mispc_halo_exchange_where(mispc_context *ctx, mispc_halo *h, const 
     nr += a;
   }
   const size_t need = (size_t)(ns + nr) * size + 1;
-  if (need > h->sbuf_bytes) {
-    void *b = realloc(h->sbuf, need);
-    if (!b)
-      return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", need);
-    h->sbuf = b;
-    h->sbuf_bytes = need;
-  }
+  MISPC_TRY(mispc_halo_buffer(ctx, h, need));
   char *sb = (char *)h->sbuf, *rb = sb + ns * (int64_t)size;
   const char *o = (const char *)owned;
   int64_t m = 0;
@@ -305,13 +312,7 @@ mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const 
     rbytes += rc[k];
   }
   const size_t need = (size_t)(sbytes + rbytes) + 1;
-  if (need > h->sbuf_bytes) {
-    void *b = realloc(h->sbuf, need);
-    if (!b)
-      return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", need);
-    h->sbuf = b;
-    h->sbuf_bytes = need;
-  }
+  MISPC_TRY(mispc_halo_buffer(ctx, h, need));
   uint8_t *sb = (uint8_t *)h->sbuf, *rb = sb + sbytes;
   memset(sb, 0, (size_t)sbytes);
   for (int k = 0; k < h->ndst; ++k) {
@@ -345,23 +346,9 @@ mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int
                                     int64_t *owned) {
   double t0 = mispc_wtime();
   size_t need = (size_t)h->nsend * sizeof(int64_t);
-  if (need > h->sbuf_bytes) {
-    void *b = realloc(h->sbuf, need);
-    if (!b)
-      return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a %zu-byte halo buffer", need);
-    h->sbuf = b;
-    h->sbuf_bytes = need;
-  }
-  /* Sources of the forward exchange are the destinations here, and back. */
+  MISPC_TRY(mispc_halo_buffer(ctx, h, need));
+  mispc_halo_counts(h, 8, 1); /* sources of the forward exchange are the destinations here */
   int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->nsrc, *rd = h->mdispl + h->nsrc;
-  for (int k = 0; k < h->nsrc; ++k) {
-    sc[k] = (int)(h->rcount[k] * 8);
-    sd[k] = (int)(h->rdispl[k] * 8);
-  }
-  for (int k = 0; k < h->ndst; ++k) {
-    rc[k] = (int)(h->scount[k] * 8);
-    rd[k] = (int)(h->sdispl[k] * 8);
-  }
   if (MPI_Neighbor_alltoallv(ghost, sc, sd, MPI_BYTE, h->sbuf, rc, rd, MPI_BYTE, h->rnbr) !=
       MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");

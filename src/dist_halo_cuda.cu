@@ -84,15 +84,8 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
                                         cudaMemcpyDeviceToHost, st));
   /* The values are needed on the host before MPI sends them. */
   MISPC_TRY(mispc_sync(ctx, st, "halo packing"));
+  mispc_halo_counts(h, size, 0);
   int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
-  for (int k = 0; k < h->ndst; ++k) {
-    sc[k] = (int)(h->scount[k] * (int64_t)size);
-    sd[k] = (int)(h->sdispl[k] * (int64_t)size);
-  }
-  for (int k = 0; k < h->nsrc; ++k) {
-    rc[k] = (int)(h->rcount[k] * (int64_t)size);
-    rd[k] = (int)(h->rdispl[k] * (int64_t)size);
-  }
   if (MPI_Neighbor_alltoallv(h->h_sbuf, sc, sd, MPI_BYTE, h->h_rbuf, rc, rd, MPI_BYTE, h->nbr) !=
       MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
@@ -129,16 +122,8 @@ extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_
   /* The ghost values are needed on the host before MPI sends them (and the
    * previous use of the staging buffers has finished). */
   MISPC_TRY(mispc_sync(ctx, st, "halo reverse staging"));
-  /* Sources of the forward exchange are the destinations here, and back. */
+  mispc_halo_counts(h, 8, 1); /* sources of the forward exchange are the destinations here */
   int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->nsrc, *rd = h->mdispl + h->nsrc;
-  for (int k = 0; k < h->nsrc; ++k) {
-    sc[k] = (int)(h->rcount[k] * 8);
-    sd[k] = (int)(h->rdispl[k] * 8);
-  }
-  for (int k = 0; k < h->ndst; ++k) {
-    rc[k] = (int)(h->scount[k] * 8);
-    rd[k] = (int)(h->sdispl[k] * 8);
-  }
   if (MPI_Neighbor_alltoallv(h->h_rbuf, sc, sd, MPI_BYTE, h->h_sbuf, rc, rd, MPI_BYTE, h->rnbr) !=
       MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");

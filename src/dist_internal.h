@@ -42,6 +42,13 @@ struct mispc_halo {
   void *nccl;            /* ncclComm_t when transport is NCCL */
 };
 
+/* The packing buffer of h grown to at least `bytes` (host). */
+mispc_status mispc_halo_buffer(mispc_context *ctx, mispc_halo *h, size_t bytes);
+/* MPI byte counts and displacements of a full exchange of `size`-byte
+ * elements in h->mcount / h->mdispl: forward (sends to dst, then receives
+ * from src) or reverse (ghosts back to their owners). */
+void mispc_halo_counts(mispc_halo *h, size_t size, int reverse);
+
 /* The collective verdict on a per-rank status: if any rank failed, every
  * rank returns the status of the lowest failing rank, with its message
  * prefixed by "rank R: ". Also fails (on every rank) if MPI itself fails. */
