@@ -65,7 +65,7 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
   if (!s && mc->verify) s = mispc_verify_aggregation(ctx, graph, &aggs);
   PetscCall(MispcLocalCSREnd(&L));
   if (s) {
-    PetscErrorCode ierr = PETSC_ERR_LIB;
+    PetscErrorCode ierr = MispcErrorCode(s, mispc_context_error(ctx));
     (void)PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, ierr,
                      PETSC_ERROR_INITIAL, "mispc: %s (%s)", mispc_context_error(ctx),
                      mispc_strerror(s));

@@ -24,6 +24,48 @@ PetscErrorCode MispcLocalBlock(Mat A, Mat *Ad, PetscBool *gpu) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MispcErrorCode(mispc_status s, const char *message) {
+  const char *m = message ? message : "";
+  switch (s) {
+  case MISPC_SUCCESS:
+    return PETSC_SUCCESS;
+  case MISPC_ERR_INVALID_ARG: /* mispc_gs_numeric / mispc_dist_gs_numeric: "diagonal entry %s" */
+    if (strstr(m, "diagonal entry zero") || strstr(m, "diagonal entry missing"))
+      return PETSC_ERR_MAT_LU_ZRPVT;
+    if (strstr(m, "diagonal entry not finite") || strstr(m, "overflows")) return PETSC_ERR_FP;
+    return PETSC_ERR_ARG_WRONG;
+  case MISPC_ERR_ALLOC:
+    return PETSC_ERR_MEM;
+  case MISPC_ERR_CUDA:
+    return PETSC_ERR_GPU;
+  case MISPC_ERR_NO_CUDA:
+    return PETSC_ERR_SUP_SYS;
+  case MISPC_ERR_IO:
+    return PETSC_ERR_FILE_READ;
+  case MISPC_ERR_FORMAT:
+    return PETSC_ERR_FILE_UNEXPECTED;
+  case MISPC_ERR_NOT_SQUARE:
+    return PETSC_ERR_ARG_SIZ;
+  case MISPC_ERR_INDEX_RANGE:
+    return PETSC_ERR_ARG_OUTOFRANGE;
+  case MISPC_ERR_UNSORTED:
+  case MISPC_ERR_DUPLICATE:
+  case MISPC_ERR_SELF_LOOP:
+  case MISPC_ERR_UNSYMMETRIC:
+    return PETSC_ERR_ARG_WRONG;
+  case MISPC_ERR_OVERFLOW:
+    return PETSC_ERR_INT_OVERFLOW;
+  case MISPC_ERR_UNSUPPORTED:
+    return PETSC_ERR_SUP;
+  case MISPC_ERR_NOT_CONVERGED:
+    return PETSC_ERR_NOT_CONVERGED;
+  case MISPC_ERR_VERIFY:
+    return PETSC_ERR_PLIB;
+  default:
+    return PETSC_ERR_LIB;
+  }
+}
+
 static void log_to_petsc_info(void *user, const char *line) {
   (void)PetscInfo((PetscObject)user, "%s\n", line);
 }
@@ -38,10 +80,19 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
    * when several ranks share the machine (PETSc runs one process per core),
    * else all cores. */
   PetscInt nt = 0;
-  PetscBool set;
+  PetscBool set = PETSC_FALSE;
   PetscMPIInt size;
+  const char *pre = NULL;
+  char name[256] = "-mispc_num_threads";
+  PetscOptions options;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm(obj), &size));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mispc_num_threads", &nt, &set));
+  PetscCall(PetscObjectGetOptions(obj, &options));
+  PetscCall(PetscObjectGetOptionsPrefix(obj, &pre));
+  if (pre && pre[0]) {
+    PetscCall(PetscOptionsGetInt(options, pre, "-mispc_num_threads", &nt, &set));
+    if (set) PetscCall(PetscSNPrintf(name, sizeof name, "-%smispc_num_threads", pre));
+  }
+  if (!set) PetscCall(PetscOptionsGetInt(options, NULL, "-mispc_num_threads", &nt, &set));
   if (!set && !getenv("OMP_NUM_THREADS") && size > 1) nt = 1;
   /* 0 keeps OpenMP's default; the library refuses counts beyond its cap. */
   mispc_status st =
@@ -50,8 +101,8 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
     mispc_context_destroy(*ctx);
     *ctx = NULL;
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-            "-mispc_num_threads must be 0 (OpenMP's default) to %d, got %" PetscInt_FMT,
-            MISPC_MAX_THREADS, nt);
+            "%s must be 0 (OpenMP's default) to %d, got %" PetscInt_FMT, name, MISPC_MAX_THREADS,
+            nt);
   }
   if (gpu) PetscCall(MispcContextUsePetscStream(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);

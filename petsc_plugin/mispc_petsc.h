@@ -7,11 +7,19 @@
  *   PCMCGS      -pc_type mcgs       point multicolor Gauss-Seidel / SGS / SOR
  *   PCCLUSTERGS -pc_type clustergs  cluster multicolor Gauss-Seidel / SGS / SOR
  *   MatCoarsen  mis2agg, mis2basic  deterministic MIS-2 aggregation for PCGAMG
- * (-help lists their options). */
+ * (-help lists their options; the manual pages are the MC comments in
+ * pc_gs.c and coarsen_mis2.c, the user manual docs/PETSC.md).
+ *
+ * The setters below configure a PC without the options database, as
+ * PCSORSetOmega does for PCSOR: each does nothing on a PC of another type
+ * (PetscTryMethod); each getter is an error on a PC of another type
+ * (PetscUseMethod). A setter called after PCSetUp makes the next PCSetUp
+ * redo the whole setup. Applications that call them link libpetscmispc and
+ * call mispc_petsc_register() first. */
 #ifndef MISPC_PETSC_H
 #define MISPC_PETSC_H
 
-#include <petscsys.h>
+#include <petscpc.h>
 
 #define PCMCGS              "mcgs"
 #define PCCLUSTERGS         "clustergs"
@@ -21,5 +29,41 @@
 PETSC_EXTERN PetscErrorCode mispc_petsc_register(void);
 /* The entry point PETSc calls for -dll_append .../libpetscmispc.so */
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscmispc(void);
+
+/* The sweep of PCMCGS and PCCLUSTERGS (-pc_mcgs_type, -pc_clustergs_type):
+ * forward (GS / SOR), backward, or symmetric (forward then backward:
+ * SGS / SSOR, the default; keep it under CG). */
+typedef enum {
+  PC_MCGS_SWEEP_FORWARD,
+  PC_MCGS_SWEEP_BACKWARD,
+  PC_MCGS_SWEEP_SYMMETRIC
+} PCMCGSSweepType;
+/* "forward", "backward", "symmetric", then PETSc's enum-name tail */
+PETSC_EXTERN const char *const PCMCGSSweepTypes[];
+
+/* PCMCGS: point multicolor Gauss-Seidel */
+PETSC_EXTERN PetscErrorCode PCMCGSSetSweeps(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCMCGSGetSweeps(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCMCGSSetOmega(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode PCMCGSGetOmega(PC, PetscReal *);
+PETSC_EXTERN PetscErrorCode PCMCGSSetType(PC, PCMCGSSweepType);
+PETSC_EXTERN PetscErrorCode PCMCGSGetType(PC, PCMCGSSweepType *);
+PETSC_EXTERN PetscErrorCode PCMCGSSetExact(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCMCGSGetExact(PC, PetscBool *);
+
+/* PCCLUSTERGS: cluster multicolor Gauss-Seidel */
+PETSC_EXTERN PetscErrorCode PCClusterGSSetSweeps(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetSweeps(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCClusterGSSetOmega(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetOmega(PC, PetscReal *);
+PETSC_EXTERN PetscErrorCode PCClusterGSSetType(PC, PCMCGSSweepType);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetType(PC, PCMCGSSweepType *);
+PETSC_EXTERN PetscErrorCode PCClusterGSSetBlockSize(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetBlockSize(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCClusterGSSetStrengthThreshold(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetStrengthThreshold(PC, PetscReal *);
+/* the clusters: MATCOARSENMIS2AGG or MATCOARSENMIS2BASIC */
+PETSC_EXTERN PetscErrorCode PCClusterGSSetCoarsen(PC, const char[]);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetCoarsen(PC, const char **);
 
 #endif

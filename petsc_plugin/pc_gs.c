@@ -19,17 +19,24 @@
 #include "mispc/dist.h"
 #endif
 
+/* What the user sets (options database or the PCMCGSSet* / PCClusterGSSet*
+ * functions); a change after setup makes the next use redo the setup. */
 typedef struct {
-  mispc_gs_kind kind;
   PetscInt sweeps;
   PetscReal omega;
-  PetscBool symmetric, backward;
+  PCMCGSSweepType type;
+  PetscBool exact; /* several ranks, point GS on host matrices: the distributed sweep */
   mispc_agg_algo coarsen;
   PetscReal strength_threshold;
   PetscInt block_size; /* 0: the matrix's block size */
   PetscInt seed;
   mispc_coloring_algo coloring;
   PetscInt recolor; /* -1: by kind (mispc_gs_recolor_passes) */
+} GSSettings;
+
+typedef struct {
+  mispc_gs_kind kind;
+  GSSettings set;
   /* setup */
   mispc_context *mctx;
   mispc_gs *gs;
@@ -37,8 +44,7 @@ typedef struct {
   PetscBool have_symbolic;
   PetscInt used_block_size;
   PetscMPIInt nranks;
-  Vec w, xl, wl;   /* work for several sweeps on several ranks */
-  PetscBool exact; /* several ranks: the distributed sweep (rank-independent output) */
+  Vec w, xl, wl; /* work for several sweeps on several ranks */
   PetscBool use_dist;
 #if MISPC_ENABLE_MPI
   mispc_dist_gs *dgs;
@@ -49,12 +55,50 @@ typedef struct {
 #endif
 } PC_MispcGS;
 
+const char *const PCMCGSSweepTypes[] = {"forward",         "backward",       "symmetric",
+                                        "PCMCGSSweepType", "PC_MCGS_SWEEP_", NULL};
 static const char *const coarsen_names[] = {"mis2agg", "mis2basic", "MispcCoarsen", "", NULL};
-static const char *const sweep_names[] = {"forward", "backward", "symmetric"};
 static const char *const coloring_names[] = {"mis", "greedy", "MispcColoring", "", NULL};
 
-static const char *prefix_of(const PC_MispcGS *g) {
-  return g->kind == MISPC_GS_CLUSTER ? "clustergs" : "mcgs";
+/* The options of each kind, written out (NULL: not an option of that kind). */
+typedef struct {
+  const char *title, *man;
+  const char *sweeps, *omega, *type, *symmetric, *backward, *exact, *seed, *coloring, *recolor,
+      *coarsen, *strength_threshold, *block_size;
+} GSOptionNames;
+
+static const GSOptionNames point_options = {
+    .title = "Point multicolor Gauss-Seidel (mispc)",
+    .man = "PCMCGS",
+    .sweeps = "-pc_mcgs_sweeps",
+    .omega = "-pc_mcgs_omega",
+    .type = "-pc_mcgs_type",
+    .symmetric = "-pc_mcgs_symmetric",
+    .backward = "-pc_mcgs_backward",
+    .exact = "-pc_mcgs_exact",
+    .seed = "-pc_mcgs_seed",
+    .coloring = "-pc_mcgs_coloring",
+    .recolor = "-pc_mcgs_recolor",
+};
+
+static const GSOptionNames cluster_options = {
+    .title = "Cluster multicolor Gauss-Seidel (mispc)",
+    .man = "PCCLUSTERGS",
+    .sweeps = "-pc_clustergs_sweeps",
+    .omega = "-pc_clustergs_omega",
+    .type = "-pc_clustergs_type",
+    .symmetric = "-pc_clustergs_symmetric",
+    .backward = "-pc_clustergs_backward",
+    .seed = "-pc_clustergs_seed",
+    .coloring = "-pc_clustergs_coloring",
+    .recolor = "-pc_clustergs_recolor",
+    .coarsen = "-pc_clustergs_coarsen",
+    .strength_threshold = "-pc_clustergs_strength_threshold",
+    .block_size = "-pc_clustergs_block_size",
+};
+
+static const GSOptionNames *options_of(const PC_MispcGS *g) {
+  return g->kind == MISPC_GS_CLUSTER ? &cluster_options : &point_options;
 }
 
 static PetscErrorCode reset_setup(PC pc) {
@@ -85,85 +129,165 @@ static PetscErrorCode reset_setup(PC pc) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscBool settings_equal(const GSSettings *a, const GSSettings *b) {
+  return (PetscBool)(a->sweeps == b->sweeps && a->omega == b->omega && a->type == b->type &&
+                     a->exact == b->exact && a->coarsen == b->coarsen &&
+                     a->strength_threshold == b->strength_threshold &&
+                     a->block_size == b->block_size && a->seed == b->seed &&
+                     a->coloring == b->coloring && a->recolor == b->recolor);
+}
+
+/* New settings: a setup made with the old ones is dropped (PCApply sets up
+ * again when PCSetUp does not). */
+static PetscErrorCode change_settings(PC pc, const GSSettings *s) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  PetscFunctionBegin;
+  if (!settings_equal(&g->set, s)) {
+    PetscCall(reset_setup(pc));
+    g->set = *s;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Range checks shared by the options and the setters; `name` is the option
+ * (with the PC's prefix) or the setter. */
+static PetscErrorCode check_settings(PC pc, const GSSettings *s, const char *sweeps,
+                                     const char *omega, const char *recolor,
+                                     const char *block_size) {
+  MPI_Comm comm = PetscObjectComm((PetscObject)pc);
+  PetscFunctionBegin;
+  PetscCheck(s->sweeps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s must be >= 1, got %" PetscInt_FMT,
+             sweeps, s->sweeps);
+  PetscCheck(s->omega > 0 && s->omega < 2, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s must be in (0, 2), got %g", omega, (double)s->omega);
+  PetscCheck(s->recolor >= -1 && s->recolor <= MISPC_COLORING_MAX_RECOLOR, comm,
+             PETSC_ERR_ARG_OUTOFRANGE, "%s must be -1 (default) or 0 to %d, got %" PetscInt_FMT,
+             recolor, MISPC_COLORING_MAX_RECOLOR, s->recolor);
+  /* 0 (the default) takes the matrix's block size; the library checks that
+   * a positive size divides the rows. */
+  PetscCheck(s->block_size >= 0 && s->block_size <= INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s must be 0 (the matrix block size) or a positive number of rows per node, got "
+             "%" PetscInt_FMT,
+             block_size, s->block_size);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCReset_MispcGS(PC pc) {
   PetscFunctionBegin;
   PetscCall(reset_setup(pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode compose_setters(PC pc, mispc_gs_kind kind, PetscBool remove);
+
 static PetscErrorCode PCDestroy_MispcGS(PC pc) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
   PetscFunctionBegin;
   PetscCall(reset_setup(pc));
+  PetscCall(compose_setters(pc, g->kind, PETSC_TRUE));
   PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* "-" + the PC's prefix + the option without its "-" */
+static PetscErrorCode prefixed(PC pc, const char *option, char *buf, size_t len) {
+  const char *pre = NULL;
+  PetscFunctionBegin;
+  PetscCall(PCGetOptionsPrefix(pc, &pre));
+  PetscCall(PetscSNPrintf(buf, len, "-%s%s", pre ? pre : "", option + 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOptionsObject) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
-  char name[64];
-  PetscInt c = (PetscInt)g->coarsen, col = (PetscInt)g->coloring;
+  const GSOptionNames *o = options_of(g);
+  GSSettings s = g->set;
+  PetscInt c = (PetscInt)s.coarsen, col = (PetscInt)s.coloring, nt = 0;
+  PCMCGSSweepType t = s.type;
+  PetscBool sym = (PetscBool)(t == PC_MCGS_SWEEP_SYMMETRIC),
+            bwd = (PetscBool)(t == PC_MCGS_SWEEP_BACKWARD), set_t = PETSC_FALSE,
+            set_s = PETSC_FALSE, set_b = PETSC_FALSE;
+  char n_sweeps[256], n_omega[256], n_recolor[256], n_bs[256], n_type[256], n_sym[256], n_bwd[256];
   PetscFunctionBegin;
-  PetscOptionsHeadBegin(PetscOptionsObject, g->kind == MISPC_GS_CLUSTER
-                                                ? "Cluster multicolor Gauss-Seidel (mispc)"
-                                                : "Point multicolor Gauss-Seidel (mispc)");
-#define OPT(suffix) (PetscSNPrintf(name, sizeof name, "-pc_%s_%s", prefix_of(g), suffix), name)
-  PetscCall(PetscOptionsInt(OPT("sweeps"), "Sweeps per application", "PCMCGS", g->sweeps,
-                            &g->sweeps, NULL));
-  PetscCall(PetscOptionsReal(OPT("omega"), "Relaxation factor (1: Gauss-Seidel)", "PCMCGS",
-                             g->omega, &g->omega, NULL));
-  PetscCall(PetscOptionsBool(OPT("symmetric"), "Symmetric sweeps (SGS/SSOR; needed under CG)",
-                             "PCMCGS", g->symmetric, &g->symmetric, NULL));
-  PetscCall(PetscOptionsBool(OPT("backward"), "Backward sweeps (when not symmetric)", "PCMCGS",
-                             g->backward, &g->backward, NULL));
-  PetscCall(PetscOptionsInt(OPT("seed"), "Seed of the hashed priorities", "PCMCGS", g->seed,
-                            &g->seed, NULL));
-  PetscCall(PetscOptionsBool(OPT("exact"),
-                             "Several ranks: sweep the whole matrix color by color (output "
-                             "independent of the rank count; point GS on host matrices)",
-                             "PCMCGS", g->exact, &g->exact, NULL));
+  PetscOptionsHeadBegin(PetscOptionsObject, o->title);
+  PetscCall(
+      PetscOptionsInt(o->sweeps, "Sweeps per application", o->man, s.sweeps, &s.sweeps, NULL));
+  PetscCall(PetscOptionsReal(o->omega, "Relaxation factor (1: Gauss-Seidel)", o->man, s.omega,
+                             &s.omega, NULL));
+  PetscCall(PetscOptionsEnum(o->type,
+                             "Sweep: forward, backward or symmetric (SGS/SSOR; needed under CG)",
+                             o->man, PCMCGSSweepTypes, (PetscEnum)t, (PetscEnum *)&t, &set_t));
+  PetscCall(PetscOptionsBool(o->symmetric, "Symmetric sweeps (the same as type symmetric)", o->man,
+                             sym, &sym, &set_s));
+  PetscCall(PetscOptionsBool(o->backward, "Backward sweeps (the same as type backward)", o->man,
+                             bwd, &bwd, &set_b));
+  PetscCall(
+      PetscOptionsInt(o->seed, "Seed of the hashed priorities", o->man, s.seed, &s.seed, NULL));
+  if (o->exact)
+    PetscCall(PetscOptionsBool(o->exact,
+                               "Several ranks: sweep the whole matrix color by color (output "
+                               "independent of the rank count; host matrices)",
+                               o->man, s.exact, &s.exact, NULL));
   PetscCall(PetscOptionsEList(
-      OPT("coloring"), "Colors: MIS-1 classes (in one pass), or greedy in row (cluster) order",
-      "PCMCGS", coloring_names, 2, coloring_names[col], &col, NULL));
-  g->coloring = (mispc_coloring_algo)col;
-  PetscCall(PetscOptionsInt(OPT("recolor"),
+      o->coloring, "Colors: MIS-1 classes (in one pass), or greedy in row (cluster) order", o->man,
+      coloring_names, 2, coloring_names[col], &col, NULL));
+  s.coloring = (mispc_coloring_algo)col;
+  PetscCall(PetscOptionsInt(o->recolor,
                             "Passes of iterated greedy recoloring (fewer colors; -1: 1 for "
                             "mcgs, 2 for clustergs)",
-                            "PCMCGS", g->recolor, &g->recolor, NULL));
-  if (g->kind == MISPC_GS_CLUSTER) {
-    PetscCall(PetscOptionsEList(OPT("coarsen"), "Clusters: MIS-2 aggregation algorithm",
-                                "PCCLUSTERGS", coarsen_names, 2, coarsen_names[c], &c, NULL));
-    g->coarsen = (mispc_agg_algo)c;
-    PetscCall(PetscOptionsReal(OPT("strength_threshold"),
-                               "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering",
-                               "PCCLUSTERGS", g->strength_threshold, &g->strength_threshold, NULL));
-    PetscCall(PetscOptionsInt(OPT("block_size"),
-                              "Rows per node for clustering (0: the matrix block size)",
-                              "PCCLUSTERGS", g->block_size, &g->block_size, NULL));
+                            o->man, s.recolor, &s.recolor, NULL));
+  if (o->coarsen) {
+    PetscCall(PetscOptionsEList(o->coarsen, "Clusters: MIS-2 aggregation algorithm", o->man,
+                                coarsen_names, 2, coarsen_names[c], &c, NULL));
+    s.coarsen = (mispc_agg_algo)c;
+    PetscCall(PetscOptionsReal(o->strength_threshold,
+                               "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering", o->man,
+                               s.strength_threshold, &s.strength_threshold, NULL));
+    PetscCall(PetscOptionsInt(o->block_size,
+                              "Rows per node for clustering (0: the matrix block size)", o->man,
+                              s.block_size, &s.block_size, NULL));
   }
-#undef OPT
+  /* listed for -help; read (under the prefix, then without) when the setup
+   * creates its context (MispcContextCreate) */
+  PetscCall(PetscOptionsInt("-mispc_num_threads",
+                            "Host OpenMP threads (0: OpenMP's default; also read without the "
+                            "PC's prefix)",
+                            o->man, nt, &nt, NULL));
   PetscOptionsHeadEnd();
   /* Messages name the option as given, with the PC's prefix. */
-  const char *pre = NULL;
-  PetscCall(PCGetOptionsPrefix(pc, &pre));
-#define OPT(suffix)                                                                                \
-  (PetscSNPrintf(name, sizeof name, "-%spc_%s_%s", pre ? pre : "", prefix_of(g), suffix), name)
-  PetscCheck(g->sweeps >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "%s must be >= 1, got %" PetscInt_FMT, OPT("sweeps"), g->sweeps);
-  PetscCheck(g->recolor >= -1 && g->recolor <= MISPC_COLORING_MAX_RECOLOR,
-             PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "%s must be -1 (default) or 0 to %d, got %" PetscInt_FMT, OPT("recolor"),
-             MISPC_COLORING_MAX_RECOLOR, g->recolor);
-  PetscCheck(g->omega > 0 && g->omega < 2, PetscObjectComm((PetscObject)pc),
-             PETSC_ERR_ARG_OUTOFRANGE, "%s must be in (0, 2), got %g", OPT("omega"),
-             (double)g->omega);
-  /* 0 (the default) takes the matrix's block size; the library checks that
-   * a positive size divides the rows. */
-  PetscCheck(g->block_size >= 0 && g->block_size <= INT_MAX, PetscObjectComm((PetscObject)pc),
-             PETSC_ERR_ARG_OUTOFRANGE,
-             "%s must be 0 (the matrix block size) or a positive number of rows per node, got "
-             "%" PetscInt_FMT,
-             OPT("block_size"), g->block_size);
-#undef OPT
+  PetscCall(prefixed(pc, o->sweeps, n_sweeps, sizeof n_sweeps));
+  PetscCall(prefixed(pc, o->omega, n_omega, sizeof n_omega));
+  PetscCall(prefixed(pc, o->recolor, n_recolor, sizeof n_recolor));
+  PetscCall(prefixed(pc, o->block_size ? o->block_size : o->sweeps, n_bs, sizeof n_bs));
+  PetscCall(prefixed(pc, o->type, n_type, sizeof n_type));
+  PetscCall(prefixed(pc, o->symmetric, n_sym, sizeof n_sym));
+  PetscCall(prefixed(pc, o->backward, n_bwd, sizeof n_bwd));
+  /* The sweep: -type, or the old booleans; a conflict is an error, not a
+   * silent choice (-backward alone gives backward sweeps). */
+  if (set_t) {
+    PetscCheck(!set_s || sym == (t == PC_MCGS_SWEEP_SYMMETRIC), PetscObjectComm((PetscObject)pc),
+               PETSC_ERR_ARG_INCOMP, "%s %s conflicts with %s %s", n_type, PCMCGSSweepTypes[t],
+               n_sym, sym ? "true" : "false");
+    PetscCheck(!set_b || bwd == (t == PC_MCGS_SWEEP_BACKWARD), PetscObjectComm((PetscObject)pc),
+               PETSC_ERR_ARG_INCOMP, "%s %s conflicts with %s %s", n_type, PCMCGSSweepTypes[t],
+               n_bwd, bwd ? "true" : "false");
+  } else {
+    PetscCheck(!(set_s && set_b && sym && bwd), PetscObjectComm((PetscObject)pc),
+               PETSC_ERR_ARG_INCOMP,
+               "%s true conflicts with %s true: give one, or %s forward|backward|symmetric", n_sym,
+               n_bwd, n_type);
+    if (set_s && sym)
+      t = PC_MCGS_SWEEP_SYMMETRIC;
+    else if (set_b && bwd)
+      t = PC_MCGS_SWEEP_BACKWARD;
+    else {
+      if (set_s && t == PC_MCGS_SWEEP_SYMMETRIC) t = PC_MCGS_SWEEP_FORWARD; /* symmetric false */
+      if (set_b && t == PC_MCGS_SWEEP_BACKWARD) t = PC_MCGS_SWEEP_FORWARD;  /* backward false */
+    }
+  }
+  s.type = t;
+  PetscCall(check_settings(pc, &s, n_sweeps, n_omega, n_recolor, n_bs));
+  PetscCall(change_settings(pc, &s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -219,24 +343,24 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     mispc_gs_options o;
     mispc_gs_options_default(&o);
     o.kind = g->kind;
-    o.sweep = g->symmetric  ? MISPC_GS_SYMMETRIC
-              : g->backward ? MISPC_GS_BACKWARD
-                            : MISPC_GS_FORWARD;
-    o.omega = g->omega;
-    o.clusters = g->coarsen;
-    o.coloring.mis.seed = (uint64_t)g->seed;
-    o.coloring.algo = g->coloring;
-    o.coloring.recolor = (int)g->recolor;
-    o.strength_threshold = g->strength_threshold;
+    o.sweep = g->set.type == PC_MCGS_SWEEP_SYMMETRIC  ? MISPC_GS_SYMMETRIC
+              : g->set.type == PC_MCGS_SWEEP_BACKWARD ? MISPC_GS_BACKWARD
+                                                      : MISPC_GS_FORWARD;
+    o.omega = g->set.omega;
+    o.clusters = g->set.coarsen;
+    o.coloring.mis.seed = (uint64_t)g->set.seed;
+    o.coloring.algo = g->set.coloring;
+    o.coloring.recolor = (int)g->set.recolor;
+    o.strength_threshold = g->set.strength_threshold;
     PetscCall(MatGetBlockSize(A, &bs));
-    o.block_size = (int)(g->block_size > 0 ? g->block_size : bs);
+    o.block_size = (int)(g->set.block_size > 0 ? g->set.block_size : bs);
     g->used_block_size = o.block_size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &g->nranks));
 #if MISPC_ENABLE_MPI
-    g->use_dist = (PetscBool)(g->nranks > 1 && g->exact && !gpu && g->kind == MISPC_GS_POINT);
+    g->use_dist = (PetscBool)(g->nranks > 1 && g->set.exact && !gpu && g->kind == MISPC_GS_POINT);
 #endif
     /* several ranks, rank-local sweeps: outer loop in PCApply */
-    o.sweeps = g->nranks > 1 && !g->use_dist ? 1 : (int)g->sweeps;
+    o.sweeps = g->nranks > 1 && !g->use_dist ? 1 : (int)g->set.sweeps;
 #if MISPC_ENABLE_MPI
     if (g->use_dist) {
       MispcCall(g->mctx, mispc_dist_gs_create(g->mctx, &o, &g->dgs));
@@ -258,8 +382,9 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     mispc_status s = mispc_dist_gs_numeric(g->mctx, g->dgs, &g->D);
     PetscCall(dist_end(pc));
     /* the same message on every rank: the failing rank and global row */
-    PetscCheck(s == MISPC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "mispc: %s",
-               mispc_context_error(g->mctx));
+    PetscCheck(s == MISPC_SUCCESS, PETSC_COMM_SELF, MispcErrorCode(s, mispc_context_error(g->mctx)),
+               "mispc: %s", mispc_context_error(g->mctx));
+    PetscCall(PetscLogFlops((PetscLogDouble)g->L.nrows)); /* omega / a_ii */
     PetscCall(PetscLogEventEnd(MISPC_EventGSNumeric, pc, A, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -272,7 +397,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     MispcCall(g->mctx, s);
     PetscCall(PetscLogEventEnd(MISPC_EventGSSymbolic, pc, A, 0, 0));
     g->have_symbolic = PETSC_TRUE;
-    if (g->nranks > 1 && g->sweeps > 1) {
+    if (g->nranks > 1 && g->set.sweeps > 1) {
       PetscCall(MatCreateVecs(A, &g->w, NULL));
       PetscCall(MatCreateVecs(Ad, &g->xl, &g->wl));
     }
@@ -287,12 +412,20 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     PetscInt rstart;
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)pc), &rank));
     PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT,
+    SETERRQ(PETSC_COMM_SELF, MispcErrorCode(s, mispc_context_error(g->mctx)),
             "mispc: %s (rank %d, local row numbers; global = local + %" PetscInt_FMT ")",
             mispc_context_error(g->mctx), rank, rstart);
   }
+  PetscCall(PetscLogFlops((PetscLogDouble)g->L.nrows)); /* omega / a_ii */
   PetscCall(PetscLogEventEnd(MISPC_EventGSNumeric, pc, A, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Flops of `sweeps` sweeps over nnz entries: 2 a entry a direction
+ * (multiply-add), as -log_view reports them. */
+static PetscLogDouble sweep_flops(const PC_MispcGS *g, PetscInt sweeps, PetscInt nnz) {
+  const int dirs = g->set.type == PC_MCGS_SWEEP_SYMMETRIC ? 2 : 1;
+  return 2.0 * (PetscLogDouble)dirs * (PetscLogDouble)sweeps * (PetscLogDouble)nnz;
 }
 
 /* One mispc apply on the local block: x_local (+)= sweeps on b_local. */
@@ -324,6 +457,8 @@ static PetscErrorCode local_apply(PC pc, Vec b, Vec x, PetscBool zero_guess) {
   mispc_status s =
       mispc_gs_apply(g->mctx, g->gs, &g->L.csr, (const double *)ba, (double *)xa, zero_guess);
   PetscCall(MispcLocalCSREnd(&g->L));
+  /* one sweep in mispc_gs_apply on several ranks (the outer loop is PCApply's) */
+  PetscCall(PetscLogFlops(sweep_flops(g, g->nranks > 1 ? 1 : g->set.sweeps, g->L.nnz)));
   if (g->L.gpu) {
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
     if (zero_guess)
@@ -344,6 +479,9 @@ static PetscErrorCode local_apply(PC pc, Vec b, Vec x, PetscBool zero_guess) {
 static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   PetscFunctionBegin;
+  /* a setter changed the settings after PCSetUp, which does not run again
+   * while the matrix is unchanged */
+  if (!g->have_symbolic) PetscCall(PCSetUp_MispcGS(pc));
   PetscCall(PetscLogEventBegin(MISPC_EventGSApply, pc, b, x, 0));
 #if MISPC_ENABLE_MPI
   if (g->use_dist) { /* all sweeps over the whole matrix: the one-rank output */
@@ -355,6 +493,7 @@ static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
     mispc_status s =
         mispc_dist_gs_apply(g->mctx, g->dgs, &g->D, (const double *)ba, (double *)xa, 1);
     PetscCall(dist_end(pc));
+    PetscCall(PetscLogFlops(sweep_flops(g, g->set.sweeps, g->L.nnz + g->Lo.nnz)));
     PetscCall(VecRestoreArrayWrite(x, &xa));
     PetscCall(VecRestoreArrayRead(b, &ba));
     MispcCall(g->mctx, s);
@@ -367,7 +506,7 @@ static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
     Mat Ad;
     PetscBool gpu;
     PetscCall(MispcLocalBlock(pc->pmat, &Ad, &gpu));
-    for (PetscInt k = 1; k < g->sweeps; ++k) {
+    for (PetscInt k = 1; k < g->set.sweeps; ++k) {
       /* w = b - (A x - A_d x_local) = b - A_o x_ghost */
       PetscCall(MatMult(pc->pmat, x, g->w));
       PetscCall(VecGetLocalVectorRead(x, g->xl));
@@ -390,22 +529,22 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
-  const int sw = g->symmetric ? 2 : g->backward ? 1 : 0;
   mispc_gs_options vo;
   mispc_gs_options_default(&vo);
   vo.kind = g->kind;
-  vo.coloring.recolor = (int)g->recolor;
-  PetscCall(PetscViewerASCIIPrintf(
-      viewer,
-      "  mispc %s multicolor Gauss-Seidel: %s sweeps, %" PetscInt_FMT
-      " per application, omega %g, %s coloring, %d recoloring passes\n",
-      g->kind == MISPC_GS_CLUSTER ? "cluster" : "point", sweep_names[sw], g->sweeps,
-      (double)g->omega, coloring_names[g->coloring], mispc_gs_recolor_passes(&vo)));
+  vo.coloring.recolor = (int)g->set.recolor;
+  PetscCall(
+      PetscViewerASCIIPrintf(viewer,
+                             "  mispc %s multicolor Gauss-Seidel: %s sweeps, %" PetscInt_FMT
+                             " per application, omega %g, %s coloring, %d recoloring passes\n",
+                             g->kind == MISPC_GS_CLUSTER ? "cluster" : "point",
+                             PCMCGSSweepTypes[g->set.type], g->set.sweeps, (double)g->set.omega,
+                             coloring_names[g->set.coloring], mispc_gs_recolor_passes(&vo)));
   if (g->kind == MISPC_GS_CLUSTER)
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "\n",
-        coarsen_names[g->coarsen], (double)g->strength_threshold,
-        g->have_symbolic ? g->used_block_size : g->block_size));
+        coarsen_names[g->set.coarsen], (double)g->set.strength_threshold,
+        g->have_symbolic ? g->used_block_size : g->set.block_size));
 #if MISPC_ENABLE_MPI
   if (g->have_symbolic && g->use_dist) {
     mispc_gs_info info;
@@ -448,18 +587,171 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The setters and getters behind PCMCGSSet* / PCClusterGSSet* (pc_gs_api.c):
+ * one implementation for both kinds, composed under each kind's names. */
+static PetscErrorCode PCGSSetSweeps_MispcGS(PC pc, PetscInt n) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  GSSettings s = g->set;
+  PetscFunctionBegin;
+  s.sweeps = n;
+  PetscCheck(n >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "sweeps must be >= 1, got %" PetscInt_FMT, n);
+  PetscCall(change_settings(pc, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSGetSweeps_MispcGS(PC pc, PetscInt *n) {
+  PetscFunctionBegin;
+  *n = ((PC_MispcGS *)pc->data)->set.sweeps;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSSetOmega_MispcGS(PC pc, PetscReal omega) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  GSSettings s = g->set;
+  PetscFunctionBegin;
+  s.omega = omega;
+  PetscCheck(omega > 0 && omega < 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "omega must be in (0, 2), got %g", (double)omega);
+  PetscCall(change_settings(pc, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSGetOmega_MispcGS(PC pc, PetscReal *omega) {
+  PetscFunctionBegin;
+  *omega = ((PC_MispcGS *)pc->data)->set.omega;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSSetType_MispcGS(PC pc, PCMCGSSweepType t) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  GSSettings s = g->set;
+  PetscFunctionBegin;
+  PetscCheck(t == PC_MCGS_SWEEP_FORWARD || t == PC_MCGS_SWEEP_BACKWARD ||
+                 t == PC_MCGS_SWEEP_SYMMETRIC,
+             PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "sweep type must be PC_MCGS_SWEEP_FORWARD, _BACKWARD or _SYMMETRIC, got %d", (int)t);
+  s.type = t;
+  PetscCall(change_settings(pc, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSGetType_MispcGS(PC pc, PCMCGSSweepType *t) {
+  PetscFunctionBegin;
+  *t = ((PC_MispcGS *)pc->data)->set.type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSSetExact_MispcGS(PC pc, PetscBool exact) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  GSSettings s = g->set;
+  PetscFunctionBegin;
+  s.exact = exact;
+  PetscCall(change_settings(pc, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSGetExact_MispcGS(PC pc, PetscBool *exact) {
+  PetscFunctionBegin;
+  *exact = ((PC_MispcGS *)pc->data)->set.exact;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSSetBlockSize_MispcGS(PC pc, PetscInt bs) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  GSSettings s = g->set;
+  PetscFunctionBegin;
+  PetscCheck(bs >= 0 && bs <= INT_MAX, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "block size must be 0 (the matrix block size) or a positive number of rows per "
+             "node, got %" PetscInt_FMT,
+             bs);
+  s.block_size = bs;
+  PetscCall(change_settings(pc, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSGetBlockSize_MispcGS(PC pc, PetscInt *bs) {
+  PetscFunctionBegin;
+  *bs = ((PC_MispcGS *)pc->data)->set.block_size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSSetStrengthThreshold_MispcGS(PC pc, PetscReal t) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  GSSettings s = g->set;
+  PetscFunctionBegin;
+  s.strength_threshold = t;
+  PetscCall(change_settings(pc, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSGetStrengthThreshold_MispcGS(PC pc, PetscReal *t) {
+  PetscFunctionBegin;
+  *t = ((PC_MispcGS *)pc->data)->set.strength_threshold;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSSetCoarsen_MispcGS(PC pc, const char type[]) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  GSSettings s = g->set;
+  PetscBool agg, basic;
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(type, MATCOARSENMIS2AGG, &agg));
+  PetscCall(PetscStrcmp(type, MATCOARSENMIS2BASIC, &basic));
+  PetscCheck(agg || basic, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "clusters: " MATCOARSENMIS2AGG " or " MATCOARSENMIS2BASIC ", got %s",
+             type ? type : "(null)");
+  s.coarsen = agg ? MISPC_AGG_MIS2AGG : MISPC_AGG_MIS2BASIC;
+  PetscCall(change_settings(pc, &s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGSGetCoarsen_MispcGS(PC pc, const char **type) {
+  PetscFunctionBegin;
+  *type = coarsen_names[((PC_MispcGS *)pc->data)->set.coarsen];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Composes (or, on destroy, removes) the kind's setters and getters. */
+static PetscErrorCode compose_setters(PC pc, mispc_gs_kind kind, PetscBool remove) {
+  PetscObject o = (PetscObject)pc;
+  const PetscBool c = (PetscBool)(kind == MISPC_GS_CLUSTER);
+#define COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction(o, name, remove ? NULL : (fn)))
+  PetscFunctionBegin;
+  COMPOSE(c ? "PCClusterGSSetSweeps_C" : "PCMCGSSetSweeps_C", PCGSSetSweeps_MispcGS);
+  COMPOSE(c ? "PCClusterGSGetSweeps_C" : "PCMCGSGetSweeps_C", PCGSGetSweeps_MispcGS);
+  COMPOSE(c ? "PCClusterGSSetOmega_C" : "PCMCGSSetOmega_C", PCGSSetOmega_MispcGS);
+  COMPOSE(c ? "PCClusterGSGetOmega_C" : "PCMCGSGetOmega_C", PCGSGetOmega_MispcGS);
+  COMPOSE(c ? "PCClusterGSSetType_C" : "PCMCGSSetType_C", PCGSSetType_MispcGS);
+  COMPOSE(c ? "PCClusterGSGetType_C" : "PCMCGSGetType_C", PCGSGetType_MispcGS);
+  if (c) {
+    COMPOSE("PCClusterGSSetBlockSize_C", PCGSSetBlockSize_MispcGS);
+    COMPOSE("PCClusterGSGetBlockSize_C", PCGSGetBlockSize_MispcGS);
+    COMPOSE("PCClusterGSSetStrengthThreshold_C", PCGSSetStrengthThreshold_MispcGS);
+    COMPOSE("PCClusterGSGetStrengthThreshold_C", PCGSGetStrengthThreshold_MispcGS);
+    COMPOSE("PCClusterGSSetCoarsen_C", PCGSSetCoarsen_MispcGS);
+    COMPOSE("PCClusterGSGetCoarsen_C", PCGSGetCoarsen_MispcGS);
+  } else {
+    COMPOSE("PCMCGSSetExact_C", PCGSSetExact_MispcGS);
+    COMPOSE("PCMCGSGetExact_C", PCGSGetExact_MispcGS);
+  }
+#undef COMPOSE
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   PC_MispcGS *g;
   PetscFunctionBegin;
   PetscCall(PetscNew(&g));
   g->kind = kind;
-  g->sweeps = 1;
-  g->omega = 1.0;
-  g->symmetric = PETSC_TRUE;
-  g->coarsen = MISPC_AGG_MIS2AGG;
-  g->seed = 0;
-  g->recolor = MISPC_GS_RECOLOR_BY_KIND;
-  g->exact = PETSC_TRUE;
+  g->set.sweeps = 1;
+  g->set.omega = 1.0;
+  g->set.type = PC_MCGS_SWEEP_SYMMETRIC;
+  g->set.coarsen = MISPC_AGG_MIS2AGG;
+  g->set.seed = 0;
+  g->set.coloring = MISPC_COLORING_MIS;
+  g->set.recolor = MISPC_GS_RECOLOR_BY_KIND;
+  g->set.exact = PETSC_TRUE;
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;
@@ -467,15 +759,94 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   pc->ops->destroy = PCDestroy_MispcGS;
   pc->ops->setfromoptions = PCSetFromOptions_MispcGS;
   pc->ops->view = PCView_MispcGS;
+  PetscCall(compose_setters(pc, kind, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*MC
+   PCMCGS - point multicolor Gauss-Seidel, SOR or symmetric SOR (mispc): the rows are
+   colored with mispc's MIS-1 coloring (or greedily) and each color is swept in parallel,
+   on the host (OpenMP) or, for `MATAIJCUSPARSE` matrices with CUDA vectors, on the GPU.
+
+   Options Database Keys:
++  -pc_mcgs_sweeps <1>                 - sweeps per application, see `PCMCGSSetSweeps()`
+.  -pc_mcgs_omega <1>                  - relaxation factor in (0, 2), see `PCMCGSSetOmega()`
+.  -pc_mcgs_type <symmetric>           - forward, backward or symmetric sweeps, see
+`PCMCGSSetType()` .  -pc_mcgs_symmetric <true>           - the same as -pc_mcgs_type symmetric
+(false: forward) .  -pc_mcgs_backward <false>           - the same as -pc_mcgs_type backward; with
+-pc_mcgs_symmetric true it is an error .  -pc_mcgs_exact <true>               - several ranks, host
+matrices: sweep the whole matrix color by color, so the output is the one-rank output bit for bit,
+see `PCMCGSSetExact()` .  -pc_mcgs_seed <0>                   - seed of the hashed priorities of the
+coloring .  -pc_mcgs_coloring <mis>             - mis (MIS-1 classes) or greedy (in row order) .
+-pc_mcgs_recolor <-1>               - passes of iterated greedy recoloring, -1 (1 pass) or 0 to 64
+-  -mispc_num_threads <n>              - host OpenMP threads, 0 (OpenMP's default) to 4096; read
+under the PC's prefix, then without it
+
+   Level: intermediate
+
+   Notes:
+   Needs an AIJ matrix (`MATSEQAIJ`, `MATMPIAIJ`, `MATAIJCUSPARSE`) with a nonzero diagonal; a zero
+   or missing diagonal entry is an error `PETSC_ERR_MAT_LU_ZRPVT`, a NaN or infinite one
+`PETSC_ERR_FP`.
+
+   Symmetric sweeps are the default (a PC does not know its `KSP`); keep them under `KSPCG`.
+
+   The symbolic setup (graph and colors) is redone only when the nonzero pattern changes;
+   `SAME_NONZERO_PATTERN` reruns only the numeric part (the diagonal).
+
+   On several ranks without -pc_mcgs_exact (or on GPU matrices) each rank sweeps its diagonal block
+   and couplings to other ranks use the previous iterate, as `PCSOR`'s local sweeps.
+
+   Load with -dll_append libpetscmispc.so, or link libpetscmispc and call mispc_petsc_register().
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCSOR`, `PCMCGSSetSweeps()`, `PCMCGSSetOmega()`,
+`PCMCGSSetType()`, `PCMCGSSetExact()`, `PCMCGSSweepType`
+M*/
 static PetscErrorCode PCCreate_MCGS(PC pc) {
   PetscFunctionBegin;
   PetscCall(create_common(pc, MISPC_GS_POINT));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*MC
+   PCCLUSTERGS - cluster multicolor Gauss-Seidel, SOR or symmetric SOR (mispc): the clusters are
+   MIS-2 aggregates of the matrix graph, the cluster graph is colored, the clusters of a color are
+   swept in parallel and the rows inside a cluster in order (reversed on backward sweeps).
+
+   Options Database Keys:
++  -pc_clustergs_sweeps <1>                   - sweeps per application, see `PCClusterGSSetSweeps()`
+.  -pc_clustergs_omega <1>                    - relaxation factor in (0, 2), see
+`PCClusterGSSetOmega()` .  -pc_clustergs_type <symmetric>             - forward, backward or
+symmetric sweeps, see `PCClusterGSSetType()` .  -pc_clustergs_symmetric <true>             - the
+same as -pc_clustergs_type symmetric (false: forward) .  -pc_clustergs_backward <false> - the same
+as -pc_clustergs_type backward; with -pc_clustergs_symmetric true it is an error .
+-pc_clustergs_coarsen <mis2agg>            - the clusters: mis2agg or mis2basic, see
+`PCClusterGSSetCoarsen()` .  -pc_clustergs_strength_threshold <0>       - drop |a_ij| <= t
+sqrt(|a_ii a_jj|) before clustering, see `PCClusterGSSetStrengthThreshold()` .
+-pc_clustergs_block_size <0>               - rows per node clustered together (0: the matrix block
+size), see `PCClusterGSSetBlockSize()` .  -pc_clustergs_seed <0>                     - seed of the
+hashed priorities (aggregates, colors) .  -pc_clustergs_coloring <mis>               - colors of the
+clusters: mis or greedy (in cluster order) .  -pc_clustergs_recolor <-1>                 - passes of
+iterated greedy recoloring, -1 (2 passes) or 0 to 64
+-  -mispc_num_threads <n>                     - host OpenMP threads, 0 (OpenMP's default) to 4096;
+read under the PC's prefix, then without it
+
+   Level: intermediate
+
+   Notes:
+   Needs an AIJ matrix (`MATSEQAIJ`, `MATMPIAIJ`, `MATAIJCUSPARSE`) with a nonzero diagonal; a zero
+   or missing diagonal entry is an error `PETSC_ERR_MAT_LU_ZRPVT`, a NaN or infinite one
+`PETSC_ERR_FP`.
+
+   On several ranks each rank clusters and sweeps its diagonal block; couplings to other ranks use
+   the previous iterate, as `PCSOR`'s local sweeps, so iteration counts change with the rank count.
+
+   Useful as a `PCMG` / `PCGAMG` smoother: -mg_levels_pc_type clustergs.
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCSOR`, `PCGAMG`, `MATCOARSENMIS2AGG`, `PCClusterGSSetSweeps()`,
+          `PCClusterGSSetOmega()`, `PCClusterGSSetType()`, `PCClusterGSSetBlockSize()`,
+          `PCClusterGSSetStrengthThreshold()`, `PCClusterGSSetCoarsen()`
+M*/
 static PetscErrorCode PCCreate_ClusterGS(PC pc) {
   PetscFunctionBegin;
   PetscCall(create_common(pc, MISPC_GS_CLUSTER));

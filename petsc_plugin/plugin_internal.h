@@ -9,13 +9,20 @@
 #include "mispc_petsc.h"
 #include "petsc_compat.h"
 
+/* The PETSc error code of a mispc failure: by status (MISPC_ERR_NOT_SQUARE ->
+ * PETSC_ERR_ARG_SIZ, MISPC_ERR_ALLOC -> PETSC_ERR_MEM, ...), and for the
+ * numeric setup's diagonal checks (MISPC_ERR_INVALID_ARG) by the message:
+ * a zero or missing diagonal entry -> PETSC_ERR_MAT_LU_ZRPVT, a NaN or
+ * infinite one, or omega / a_ii overflowing -> PETSC_ERR_FP. */
+PetscErrorCode MispcErrorCode(mispc_status s, const char *message);
+
 /* A failed mispc call becomes a PETSc error carrying mispc's message. */
 #define MispcCall(mctx, call)                                                                      \
   do {                                                                                             \
     mispc_status _mispc_s = (call);                                                                \
     if (_mispc_s != MISPC_SUCCESS)                                                                 \
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "mispc: %s (%s)", mispc_context_error(mctx),         \
-              mispc_strerror(_mispc_s));                                                           \
+      SETERRQ(PETSC_COMM_SELF, MispcErrorCode(_mispc_s, mispc_context_error(mctx)),                \
+              "mispc: %s (%s)", mispc_context_error(mctx), mispc_strerror(_mispc_s));              \
   } while (0)
 
 extern PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply,
@@ -26,7 +33,9 @@ PetscErrorCode MispcRegisterCoarseners(void);
 
 /* Creates a mispc context whose log lines go to PetscInfo(obj) and, for GPU
  * matrices, whose stream is PETSc's current one (so our kernels are ordered
- * with PETSc's). */
+ * with PETSc's). Host threads: -mispc_num_threads under obj's options
+ * prefix, else without a prefix, else OMP_NUM_THREADS, else 1 a rank on
+ * several ranks, else OpenMP's default. */
 PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context **ctx);
 /* Points ctx at the stream of PETSc's current device context (called again
  * before each use: the current context may change between setup and apply). */

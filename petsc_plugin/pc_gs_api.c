@@ -1,0 +1,519 @@
+/* The public setters and getters of PCMCGS and PCCLUSTERGS (mispc_petsc.h):
+ * PetscTryMethod / PetscUseMethod on the functions PCCreate composes
+ * (pc_gs.c), as PETSc's own PCs do. */
+#include <petsc/private/pcimpl.h>
+
+#include "plugin_internal.h"
+
+/*@
+  PCMCGSSetSweeps - Sets the number of sweeps per application (>= 1) of a `PCMCGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- n - the value
+
+  Options Database Key:
+. -pc_mcgs_sweeps <1> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetSweeps()`
+@*/
+PetscErrorCode PCMCGSSetSweeps(PC pc, PetscInt n) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, n, 2);
+  PetscTryMethod(pc, "PCMCGSSetSweeps_C", (PC, PetscInt), (pc, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCMCGSGetSweeps - Gets the number of sweeps per application (>= 1) of a `PCMCGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. n - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSSetSweeps()`
+@*/
+PetscErrorCode PCMCGSGetSweeps(PC pc, PetscInt *n) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCMCGSGetSweeps_C", (PC, PetscInt *), (pc, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCMCGSSetOmega - Sets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCMCGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- omega - the value
+
+  Options Database Key:
+. -pc_mcgs_omega <1> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetOmega()`
+@*/
+PetscErrorCode PCMCGSSetOmega(PC pc, PetscReal omega) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, omega, 2);
+  PetscTryMethod(pc, "PCMCGSSetOmega_C", (PC, PetscReal), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCMCGSGetOmega - Gets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCMCGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. omega - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSSetOmega()`
+@*/
+PetscErrorCode PCMCGSGetOmega(PC pc, PetscReal *omega) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCMCGSGetOmega_C", (PC, PetscReal *), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCMCGSSetType - Sets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
+`PC_MCGS_SWEEP_SYMMETRIC` of a `PCMCGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- type - the value
+
+  Options Database Key:
+. -pc_mcgs_type <symmetric> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetType()`
+@*/
+PetscErrorCode PCMCGSSetType(PC pc, PCMCGSSweepType type) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, type, 2);
+  PetscTryMethod(pc, "PCMCGSSetType_C", (PC, PCMCGSSweepType), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCMCGSGetType - Gets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
+`PC_MCGS_SWEEP_SYMMETRIC` of a `PCMCGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. type - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSSetType()`
+@*/
+PetscErrorCode PCMCGSGetType(PC pc, PCMCGSSweepType *type) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCMCGSGetType_C", (PC, PCMCGSSweepType *), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCMCGSSetExact - Sets on several ranks with host matrices, sweep the whole matrix color by color
+(the one-rank output for any rank count); otherwise each rank sweeps its diagonal block of a
+`PCMCGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- exact - the value
+
+  Options Database Key:
+. -pc_mcgs_exact <true> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetExact()`
+@*/
+PetscErrorCode PCMCGSSetExact(PC pc, PetscBool exact) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(pc, exact, 2);
+  PetscTryMethod(pc, "PCMCGSSetExact_C", (PC, PetscBool), (pc, exact));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCMCGSGetExact - Gets on several ranks with host matrices, sweep the whole matrix color by color
+(the one-rank output for any rank count); otherwise each rank sweeps its diagonal block of a
+`PCMCGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. exact - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCMCGS`, `PCMCGSSetExact()`
+@*/
+PetscErrorCode PCMCGSGetExact(PC pc, PetscBool *exact) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCMCGSGetExact_C", (PC, PetscBool *), (pc, exact));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSSetSweeps - Sets the number of sweeps per application (>= 1) of a `PCCLUSTERGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- n - the value
+
+  Options Database Key:
+. -pc_clustergs_sweeps <1> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetSweeps()`
+@*/
+PetscErrorCode PCClusterGSSetSweeps(PC pc, PetscInt n) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, n, 2);
+  PetscTryMethod(pc, "PCClusterGSSetSweeps_C", (PC, PetscInt), (pc, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetSweeps - Gets the number of sweeps per application (>= 1) of a `PCCLUSTERGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. n - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetSweeps()`
+@*/
+PetscErrorCode PCClusterGSGetSweeps(PC pc, PetscInt *n) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetSweeps_C", (PC, PetscInt *), (pc, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSSetOmega - Sets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCCLUSTERGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- omega - the value
+
+  Options Database Key:
+. -pc_clustergs_omega <1> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetOmega()`
+@*/
+PetscErrorCode PCClusterGSSetOmega(PC pc, PetscReal omega) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, omega, 2);
+  PetscTryMethod(pc, "PCClusterGSSetOmega_C", (PC, PetscReal), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetOmega - Gets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCCLUSTERGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. omega - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetOmega()`
+@*/
+PetscErrorCode PCClusterGSGetOmega(PC pc, PetscReal *omega) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetOmega_C", (PC, PetscReal *), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSSetType - Sets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
+`PC_MCGS_SWEEP_SYMMETRIC` of a `PCCLUSTERGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- type - the value
+
+  Options Database Key:
+. -pc_clustergs_type <symmetric> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetType()`
+@*/
+PetscErrorCode PCClusterGSSetType(PC pc, PCMCGSSweepType type) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, type, 2);
+  PetscTryMethod(pc, "PCClusterGSSetType_C", (PC, PCMCGSSweepType), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetType - Gets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
+`PC_MCGS_SWEEP_SYMMETRIC` of a `PCCLUSTERGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. type - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetType()`
+@*/
+PetscErrorCode PCClusterGSGetType(PC pc, PCMCGSSweepType *type) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetType_C", (PC, PCMCGSSweepType *), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSSetBlockSize - Sets the rows per node clustered together (0: the matrix block size; a
+positive size must divide the rows) of a `PCCLUSTERGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- bs - the value
+
+  Options Database Key:
+. -pc_clustergs_block_size <0> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetBlockSize()`
+@*/
+PetscErrorCode PCClusterGSSetBlockSize(PC pc, PetscInt bs) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, bs, 2);
+  PetscTryMethod(pc, "PCClusterGSSetBlockSize_C", (PC, PetscInt), (pc, bs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetBlockSize - Gets the rows per node clustered together (0: the matrix block size; a
+positive size must divide the rows) of a `PCCLUSTERGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. bs - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetBlockSize()`
+@*/
+PetscErrorCode PCClusterGSGetBlockSize(PC pc, PetscInt *bs) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetBlockSize_C", (PC, PetscInt *), (pc, bs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSSetStrengthThreshold - Sets the strength threshold t: entries with |a_ij| <= t
+sqrt(|a_ii a_jj|) are dropped before clustering of a `PCCLUSTERGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- threshold - the value
+
+  Options Database Key:
+. -pc_clustergs_strength_threshold <0> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetStrengthThreshold()`
+@*/
+PetscErrorCode PCClusterGSSetStrengthThreshold(PC pc, PetscReal threshold) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, threshold, 2);
+  PetscTryMethod(pc, "PCClusterGSSetStrengthThreshold_C", (PC, PetscReal), (pc, threshold));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetStrengthThreshold - Gets the strength threshold t: entries with |a_ij| <= t
+sqrt(|a_ii a_jj|) are dropped before clustering of a `PCCLUSTERGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. threshold - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetStrengthThreshold()`
+@*/
+PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetStrengthThreshold_C", (PC, PetscReal *), (pc, threshold));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSSetCoarsen - Sets the clusters: `MATCOARSENMIS2AGG` or `MATCOARSENMIS2BASIC` of a
+`PCCLUSTERGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- type - the value
+
+  Options Database Key:
+. -pc_clustergs_coarsen <mis2agg> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
+again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetCoarsen()`
+@*/
+PetscErrorCode PCClusterGSSetCoarsen(PC pc, const char type[]) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscTryMethod(pc, "PCClusterGSSetCoarsen_C", (PC, const char[]), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetCoarsen - Gets the clusters: `MATCOARSENMIS2AGG` or `MATCOARSENMIS2BASIC` of a
+`PCCLUSTERGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. type - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetCoarsen()`
+@*/
+PetscErrorCode PCClusterGSGetCoarsen(PC pc, const char **type) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetCoarsen_C", (PC, const char **), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
