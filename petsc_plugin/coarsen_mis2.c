@@ -128,10 +128,10 @@ static PetscErrorCode MatCoarsenSetFromOptions_Mispc(MatCoarsen cg,
   PetscFunctionBegin;
   PetscCall(get_ctx(cg, &mc));
   PetscOptionsHeadBegin(PetscOptionsObject, "mispc MIS-2 aggregation");
-  PetscCall(PetscOptionsInt("-mat_coarsen_mispc_seed", "Seed of the MIS-2 priorities", "", mc->seed,
-                            &mc->seed, NULL));
-  PetscCall(PetscOptionsBool("-mat_coarsen_mispc_verify", "Verify every aggregation", "",
-                             mc->verify, &mc->verify, NULL));
+  PetscCall(PetscOptionsInt("-mat_coarsen_mispc_seed", "Seed of the MIS-2 priorities",
+                            "MATCOARSENMIS2AGG", mc->seed, &mc->seed, NULL));
+  PetscCall(PetscOptionsBool("-mat_coarsen_mispc_verify", "Verify every aggregation",
+                             "MATCOARSENMIS2AGG", mc->verify, &mc->verify, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -179,12 +179,59 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*MC
+   MATCOARSENMIS2AGG - "mis2agg": mispc's deterministic MIS-2 aggregation (Kokkos Kernels
+   Alg. 3: MIS-2 roots and their neighbours, secondary MIS-2 roots among the rest, then a
+   clean-up) as a `MatCoarsen` for `PCGAMG`.
+
+   Options Database Keys:
++  -pc_gamg_mat_coarsen_type mis2agg - selects it in `PCGAMG` (PETSc >= 3.22;
+                                       -mat_coarsen_type mis2agg up to 3.21)
+.  -mat_coarsen_mispc_seed <0>       - seed of the hashed MIS-2 priorities
+-  -mat_coarsen_mispc_verify <false> - check every aggregation (mispc_verify_aggregation)
+
+   Level: intermediate
+
+   Notes:
+   Each rank aggregates the vertices it owns with the edges of its diagonal block, so no
+   aggregate crosses ranks; GAMG's coarse grid has one point per aggregate. An
+   unsymmetric graph is symmetrized first (host). Host (`MATAIJ`) and GPU
+   (`MATAIJCUSPARSE`) graphs; the aggregates are deterministic (hashed priorities).
+
+   From PETSc 3.21 GAMG's first level is "aggressive" by default and uses its own MIS
+   there: add -pc_gamg_aggressive_coarsening 0 to use mis2agg on every level.
+
+   Load with -dll_append libpetscmispc.so, or link libpetscmispc and call
+   mispc_petsc_register().
+
+.seealso: `MatCoarsen`, `MatCoarsenSetType()`, `MATCOARSENMIS2BASIC`, `MATCOARSENMISK`,
+          `PCGAMG`, `PCCLUSTERGS`
+M*/
 static PetscErrorCode MatCoarsenCreate_MIS2AGG(MatCoarsen cg) {
   PetscFunctionBegin;
   PetscCall(create_common(cg, MISPC_AGG_MIS2AGG));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*MC
+   MATCOARSENMIS2BASIC - "mis2basic": mispc's deterministic basic MIS-2 aggregation
+   (Kokkos Kernels Alg. 2: MIS-2 roots and their neighbours; leftovers join a
+   neighbouring aggregate) as a `MatCoarsen` for `PCGAMG`.
+
+   Options Database Keys:
++  -pc_gamg_mat_coarsen_type mis2basic - selects it in `PCGAMG` (PETSc >= 3.22;
+                                         -mat_coarsen_type mis2basic up to 3.21)
+.  -mat_coarsen_mispc_seed <0>         - seed of the hashed MIS-2 priorities
+-  -mat_coarsen_mispc_verify <false>   - check every aggregation (mispc_verify_aggregation)
+
+   Level: intermediate
+
+   Note:
+   As `MATCOARSENMIS2AGG` (rank-local, deterministic aggregates), with the simpler
+   algorithm of the paper.
+
+.seealso: `MatCoarsen`, `MatCoarsenSetType()`, `MATCOARSENMIS2AGG`, `MATCOARSENMISK`, `PCGAMG`
+M*/
 static PetscErrorCode MatCoarsenCreate_MIS2BASIC(MatCoarsen cg) {
   PetscFunctionBegin;
   PetscCall(create_common(cg, MISPC_AGG_MIS2BASIC));

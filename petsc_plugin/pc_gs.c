@@ -769,38 +769,43 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
    on the host (OpenMP) or, for `MATAIJCUSPARSE` matrices with CUDA vectors, on the GPU.
 
    Options Database Keys:
-+  -pc_mcgs_sweeps <1>                 - sweeps per application, see `PCMCGSSetSweeps()`
-.  -pc_mcgs_omega <1>                  - relaxation factor in (0, 2), see `PCMCGSSetOmega()`
-.  -pc_mcgs_type <symmetric>           - forward, backward or symmetric sweeps, see
-`PCMCGSSetType()` .  -pc_mcgs_symmetric <true>           - the same as -pc_mcgs_type symmetric
-(false: forward) .  -pc_mcgs_backward <false>           - the same as -pc_mcgs_type backward; with
--pc_mcgs_symmetric true it is an error .  -pc_mcgs_exact <true>               - several ranks, host
-matrices: sweep the whole matrix color by color, so the output is the one-rank output bit for bit,
-see `PCMCGSSetExact()` .  -pc_mcgs_seed <0>                   - seed of the hashed priorities of the
-coloring .  -pc_mcgs_coloring <mis>             - mis (MIS-1 classes) or greedy (in row order) .
--pc_mcgs_recolor <-1>               - passes of iterated greedy recoloring, -1 (1 pass) or 0 to 64
--  -mispc_num_threads <n>              - host OpenMP threads, 0 (OpenMP's default) to 4096; read
-under the PC's prefix, then without it
++  -pc_mcgs_sweeps <1>         - sweeps per application, see `PCMCGSSetSweeps()`
+.  -pc_mcgs_omega <1>          - relaxation factor in (0, 2), see `PCMCGSSetOmega()`
+.  -pc_mcgs_type <symmetric>   - forward, backward or symmetric, see `PCMCGSSetType()`
+.  -pc_mcgs_symmetric <true>   - the same as -pc_mcgs_type symmetric (false: forward)
+.  -pc_mcgs_backward <false>   - the same as -pc_mcgs_type backward (an error together
+                                 with -pc_mcgs_symmetric true)
+.  -pc_mcgs_exact <true>       - several ranks, host matrices: sweep the whole matrix
+                                 color by color, so the output is the one-rank output
+                                 bit for bit, see `PCMCGSSetExact()`
+.  -pc_mcgs_seed <0>           - seed of the hashed priorities of the coloring
+.  -pc_mcgs_coloring <mis>     - mis (MIS-1 classes) or greedy (in row order)
+.  -pc_mcgs_recolor <-1>       - passes of greedy recoloring, -1 (1 pass) or 0 to 64
+-  -mispc_num_threads <n>      - host OpenMP threads, 0 (OpenMP's default) to 4096;
+                                 read under the PC's prefix, then without it
 
    Level: intermediate
 
    Notes:
-   Needs an AIJ matrix (`MATSEQAIJ`, `MATMPIAIJ`, `MATAIJCUSPARSE`) with a nonzero diagonal; a zero
-   or missing diagonal entry is an error `PETSC_ERR_MAT_LU_ZRPVT`, a NaN or infinite one
-`PETSC_ERR_FP`.
+   Needs an AIJ matrix (`MATSEQAIJ`, `MATMPIAIJ`, `MATAIJCUSPARSE`) with a nonzero
+   diagonal: a zero or missing diagonal entry is the error `PETSC_ERR_MAT_LU_ZRPVT`,
+   a NaN or infinite one `PETSC_ERR_FP`.
 
-   Symmetric sweeps are the default (a PC does not know its `KSP`); keep them under `KSPCG`.
+   Symmetric sweeps are the default (a PC does not know its `KSP`); keep them under
+   `KSPCG`.
 
-   The symbolic setup (graph and colors) is redone only when the nonzero pattern changes;
-   `SAME_NONZERO_PATTERN` reruns only the numeric part (the diagonal).
+   The symbolic setup (graph and colors) is redone only when the nonzero pattern
+   changes; `SAME_NONZERO_PATTERN` reruns only the numeric part (the diagonal).
 
-   On several ranks without -pc_mcgs_exact (or on GPU matrices) each rank sweeps its diagonal block
-   and couplings to other ranks use the previous iterate, as `PCSOR`'s local sweeps.
+   On several ranks without -pc_mcgs_exact (or on GPU matrices) each rank sweeps its
+   diagonal block and couplings to other ranks use the previous iterate, as `PCSOR`'s
+   local sweeps.
 
-   Load with -dll_append libpetscmispc.so, or link libpetscmispc and call mispc_petsc_register().
+   Load with -dll_append libpetscmispc.so, or link libpetscmispc and call
+   mispc_petsc_register().
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCSOR`, `PCMCGSSetSweeps()`, `PCMCGSSetOmega()`,
-`PCMCGSSetType()`, `PCMCGSSetExact()`, `PCMCGSSweepType`
+          `PCMCGSSetType()`, `PCMCGSSetExact()`, `PCMCGSSweepType`
 M*/
 static PetscErrorCode PCCreate_MCGS(PC pc) {
   PetscFunctionBegin;
@@ -809,43 +814,55 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 }
 
 /*MC
-   PCCLUSTERGS - cluster multicolor Gauss-Seidel, SOR or symmetric SOR (mispc): the clusters are
-   MIS-2 aggregates of the matrix graph, the cluster graph is colored, the clusters of a color are
-   swept in parallel and the rows inside a cluster in order (reversed on backward sweeps).
+   PCCLUSTERGS - cluster multicolor Gauss-Seidel, SOR or symmetric SOR (mispc): the
+   clusters are MIS-2 aggregates of the matrix graph, the cluster graph is colored, the
+   clusters of a color are swept in parallel and the rows inside a cluster in order
+   (reversed on backward sweeps).
 
    Options Database Keys:
-+  -pc_clustergs_sweeps <1>                   - sweeps per application, see `PCClusterGSSetSweeps()`
-.  -pc_clustergs_omega <1>                    - relaxation factor in (0, 2), see
-`PCClusterGSSetOmega()` .  -pc_clustergs_type <symmetric>             - forward, backward or
-symmetric sweeps, see `PCClusterGSSetType()` .  -pc_clustergs_symmetric <true>             - the
-same as -pc_clustergs_type symmetric (false: forward) .  -pc_clustergs_backward <false> - the same
-as -pc_clustergs_type backward; with -pc_clustergs_symmetric true it is an error .
--pc_clustergs_coarsen <mis2agg>            - the clusters: mis2agg or mis2basic, see
-`PCClusterGSSetCoarsen()` .  -pc_clustergs_strength_threshold <0>       - drop |a_ij| <= t
-sqrt(|a_ii a_jj|) before clustering, see `PCClusterGSSetStrengthThreshold()` .
--pc_clustergs_block_size <0>               - rows per node clustered together (0: the matrix block
-size), see `PCClusterGSSetBlockSize()` .  -pc_clustergs_seed <0>                     - seed of the
-hashed priorities (aggregates, colors) .  -pc_clustergs_coloring <mis>               - colors of the
-clusters: mis or greedy (in cluster order) .  -pc_clustergs_recolor <-1>                 - passes of
-iterated greedy recoloring, -1 (2 passes) or 0 to 64
--  -mispc_num_threads <n>                     - host OpenMP threads, 0 (OpenMP's default) to 4096;
-read under the PC's prefix, then without it
++  -pc_clustergs_sweeps <1>             - sweeps per application,
+                                          see `PCClusterGSSetSweeps()`
+.  -pc_clustergs_omega <1>              - relaxation factor in (0, 2),
+                                          see `PCClusterGSSetOmega()`
+.  -pc_clustergs_type <symmetric>       - forward, backward or symmetric,
+                                          see `PCClusterGSSetType()`
+.  -pc_clustergs_symmetric <true>       - the same as -pc_clustergs_type symmetric
+                                          (false: forward)
+.  -pc_clustergs_backward <false>       - the same as -pc_clustergs_type backward (an
+                                          error with -pc_clustergs_symmetric true)
+.  -pc_clustergs_coarsen <mis2agg>      - the clusters: mis2agg or mis2basic,
+                                          see `PCClusterGSSetCoarsen()`
+.  -pc_clustergs_strength_threshold <0> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
+                                          clustering,
+                                          see `PCClusterGSSetStrengthThreshold()`
+.  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
+                                          matrix block size),
+                                          see `PCClusterGSSetBlockSize()`
+.  -pc_clustergs_seed <0>               - seed of the hashed priorities
+.  -pc_clustergs_coloring <mis>         - colors of the clusters: mis or greedy
+.  -pc_clustergs_recolor <-1>           - passes of greedy recoloring, -1 (2 passes)
+                                          or 0 to 64
+-  -mispc_num_threads <n>               - host OpenMP threads, 0 (OpenMP's default)
+                                          to 4096; read under the PC's prefix, then
+                                          without it
 
    Level: intermediate
 
    Notes:
-   Needs an AIJ matrix (`MATSEQAIJ`, `MATMPIAIJ`, `MATAIJCUSPARSE`) with a nonzero diagonal; a zero
-   or missing diagonal entry is an error `PETSC_ERR_MAT_LU_ZRPVT`, a NaN or infinite one
-`PETSC_ERR_FP`.
+   Needs an AIJ matrix (`MATSEQAIJ`, `MATMPIAIJ`, `MATAIJCUSPARSE`) with a nonzero
+   diagonal: a zero or missing diagonal entry is the error `PETSC_ERR_MAT_LU_ZRPVT`,
+   a NaN or infinite one `PETSC_ERR_FP`.
 
-   On several ranks each rank clusters and sweeps its diagonal block; couplings to other ranks use
-   the previous iterate, as `PCSOR`'s local sweeps, so iteration counts change with the rank count.
+   On several ranks each rank clusters and sweeps its diagonal block; couplings to
+   other ranks use the previous iterate, as `PCSOR`'s local sweeps, so iteration
+   counts change with the rank count.
 
-   Useful as a `PCMG` / `PCGAMG` smoother: -mg_levels_pc_type clustergs.
+   A `PCMG` / `PCGAMG` smoother with -mg_levels_pc_type clustergs.
 
-.seealso: [](ch_ksp), `PCMCGS`, `PCSOR`, `PCGAMG`, `MATCOARSENMIS2AGG`, `PCClusterGSSetSweeps()`,
-          `PCClusterGSSetOmega()`, `PCClusterGSSetType()`, `PCClusterGSSetBlockSize()`,
-          `PCClusterGSSetStrengthThreshold()`, `PCClusterGSSetCoarsen()`
+.seealso: [](ch_ksp), `PCMCGS`, `PCSOR`, `PCGAMG`, `MATCOARSENMIS2AGG`,
+          `PCClusterGSSetSweeps()`, `PCClusterGSSetOmega()`, `PCClusterGSSetType()`,
+          `PCClusterGSSetBlockSize()`, `PCClusterGSSetStrengthThreshold()`,
+          `PCClusterGSSetCoarsen()`
 M*/
 static PetscErrorCode PCCreate_ClusterGS(PC pc) {
   PetscFunctionBegin;

@@ -6,7 +6,7 @@
 #include "plugin_internal.h"
 
 /*@
-  PCMCGSSetSweeps - Sets the number of sweeps per application (>= 1) of a `PCMCGS`.
+  PCMCGSSetSweeps - Sets the sweeps per application of a `PCMCGS`.
 
   Logically Collective
 
@@ -20,8 +20,8 @@
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  At least 1. Does nothing unless pc is a `PCMCGS`; called after `PCSetUp()`, it makes the
+  next use set up again.
 
 .seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetSweeps()`
 @*/
@@ -34,7 +34,7 @@ PetscErrorCode PCMCGSSetSweeps(PC pc, PetscInt n) {
 }
 
 /*@
-  PCMCGSGetSweeps - Gets the number of sweeps per application (>= 1) of a `PCMCGS`.
+  PCMCGSGetSweeps - Gets the sweeps per application of a `PCMCGS`.
 
   Not Collective
 
@@ -56,7 +56,7 @@ PetscErrorCode PCMCGSGetSweeps(PC pc, PetscInt *n) {
 }
 
 /*@
-  PCMCGSSetOmega - Sets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCMCGS`.
+  PCMCGSSetOmega - Sets the relaxation factor of a `PCMCGS`.
 
   Logically Collective
 
@@ -70,8 +70,8 @@ PetscErrorCode PCMCGSGetSweeps(PC pc, PetscInt *n) {
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  In (0, 2); 1 is Gauss-Seidel. Does nothing unless pc is a `PCMCGS`; called after
+  `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetOmega()`
 @*/
@@ -84,7 +84,7 @@ PetscErrorCode PCMCGSSetOmega(PC pc, PetscReal omega) {
 }
 
 /*@
-  PCMCGSGetOmega - Gets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCMCGS`.
+  PCMCGSGetOmega - Gets the relaxation factor of a `PCMCGS`.
 
   Not Collective
 
@@ -106,8 +106,7 @@ PetscErrorCode PCMCGSGetOmega(PC pc, PetscReal *omega) {
 }
 
 /*@
-  PCMCGSSetType - Sets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
-`PC_MCGS_SWEEP_SYMMETRIC` of a `PCMCGS`.
+  PCMCGSSetType - Sets the sweep of a `PCMCGS`.
 
   Logically Collective
 
@@ -121,8 +120,9 @@ PetscErrorCode PCMCGSGetOmega(PC pc, PetscReal *omega) {
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or `PC_MCGS_SWEEP_SYMMETRIC` (forward
+  then backward: SGS / SSOR, the default; keep it under `KSPCG`). Does nothing unless pc is
+  a `PCMCGS`; called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetType()`
 @*/
@@ -135,8 +135,7 @@ PetscErrorCode PCMCGSSetType(PC pc, PCMCGSSweepType type) {
 }
 
 /*@
-  PCMCGSGetType - Gets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
-`PC_MCGS_SWEEP_SYMMETRIC` of a `PCMCGS`.
+  PCMCGSGetType - Gets the sweep of a `PCMCGS`.
 
   Not Collective
 
@@ -158,9 +157,7 @@ PetscErrorCode PCMCGSGetType(PC pc, PCMCGSSweepType *type) {
 }
 
 /*@
-  PCMCGSSetExact - Sets on several ranks with host matrices, sweep the whole matrix color by color
-(the one-rank output for any rank count); otherwise each rank sweeps its diagonal block of a
-`PCMCGS`.
+  PCMCGSSetExact - Sets whether several ranks sweep exactly of a `PCMCGS`.
 
   Logically Collective
 
@@ -174,8 +171,11 @@ PetscErrorCode PCMCGSGetType(PC pc, PCMCGSSweepType *type) {
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCMCGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  With `PETSC_TRUE` (the default), on several ranks and host matrices, the whole matrix is
+  swept color by color with the halo between colors, so the output is the one-rank output
+  bit for bit for any rank count. With `PETSC_FALSE` (and on GPU matrices) each rank sweeps
+  its diagonal block and couplings to other ranks use the previous iterate. Does nothing
+  unless pc is a `PCMCGS`; called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCMCGS`, `PCMCGSGetExact()`
 @*/
@@ -188,9 +188,7 @@ PetscErrorCode PCMCGSSetExact(PC pc, PetscBool exact) {
 }
 
 /*@
-  PCMCGSGetExact - Gets on several ranks with host matrices, sweep the whole matrix color by color
-(the one-rank output for any rank count); otherwise each rank sweeps its diagonal block of a
-`PCMCGS`.
+  PCMCGSGetExact - Gets whether several ranks sweep exactly of a `PCMCGS`.
 
   Not Collective
 
@@ -212,7 +210,7 @@ PetscErrorCode PCMCGSGetExact(PC pc, PetscBool *exact) {
 }
 
 /*@
-  PCClusterGSSetSweeps - Sets the number of sweeps per application (>= 1) of a `PCCLUSTERGS`.
+  PCClusterGSSetSweeps - Sets the sweeps per application of a `PCCLUSTERGS`.
 
   Logically Collective
 
@@ -226,8 +224,8 @@ PetscErrorCode PCMCGSGetExact(PC pc, PetscBool *exact) {
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  At least 1. Does nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes
+  the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetSweeps()`
 @*/
@@ -240,7 +238,7 @@ PetscErrorCode PCClusterGSSetSweeps(PC pc, PetscInt n) {
 }
 
 /*@
-  PCClusterGSGetSweeps - Gets the number of sweeps per application (>= 1) of a `PCCLUSTERGS`.
+  PCClusterGSGetSweeps - Gets the sweeps per application of a `PCCLUSTERGS`.
 
   Not Collective
 
@@ -262,7 +260,7 @@ PetscErrorCode PCClusterGSGetSweeps(PC pc, PetscInt *n) {
 }
 
 /*@
-  PCClusterGSSetOmega - Sets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCCLUSTERGS`.
+  PCClusterGSSetOmega - Sets the relaxation factor of a `PCCLUSTERGS`.
 
   Logically Collective
 
@@ -276,8 +274,8 @@ PetscErrorCode PCClusterGSGetSweeps(PC pc, PetscInt *n) {
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  In (0, 2); 1 is Gauss-Seidel. Does nothing unless pc is a `PCCLUSTERGS`; called after
+  `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetOmega()`
 @*/
@@ -290,7 +288,7 @@ PetscErrorCode PCClusterGSSetOmega(PC pc, PetscReal omega) {
 }
 
 /*@
-  PCClusterGSGetOmega - Gets the relaxation factor, in (0, 2) (1: Gauss-Seidel) of a `PCCLUSTERGS`.
+  PCClusterGSGetOmega - Gets the relaxation factor of a `PCCLUSTERGS`.
 
   Not Collective
 
@@ -312,8 +310,7 @@ PetscErrorCode PCClusterGSGetOmega(PC pc, PetscReal *omega) {
 }
 
 /*@
-  PCClusterGSSetType - Sets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
-`PC_MCGS_SWEEP_SYMMETRIC` of a `PCCLUSTERGS`.
+  PCClusterGSSetType - Sets the sweep of a `PCCLUSTERGS`.
 
   Logically Collective
 
@@ -327,8 +324,9 @@ PetscErrorCode PCClusterGSGetOmega(PC pc, PetscReal *omega) {
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or `PC_MCGS_SWEEP_SYMMETRIC` (forward
+  then backward: SGS / SSOR, the default; keep it under `KSPCG`). Does nothing unless pc is
+  a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetType()`
 @*/
@@ -341,8 +339,7 @@ PetscErrorCode PCClusterGSSetType(PC pc, PCMCGSSweepType type) {
 }
 
 /*@
-  PCClusterGSGetType - Gets the sweep: `PC_MCGS_SWEEP_FORWARD`, `PC_MCGS_SWEEP_BACKWARD` or
-`PC_MCGS_SWEEP_SYMMETRIC` of a `PCCLUSTERGS`.
+  PCClusterGSGetType - Gets the sweep of a `PCCLUSTERGS`.
 
   Not Collective
 
@@ -364,8 +361,7 @@ PetscErrorCode PCClusterGSGetType(PC pc, PCMCGSSweepType *type) {
 }
 
 /*@
-  PCClusterGSSetBlockSize - Sets the rows per node clustered together (0: the matrix block size; a
-positive size must divide the rows) of a `PCCLUSTERGS`.
+  PCClusterGSSetBlockSize - Sets the rows per node clustered together of a `PCCLUSTERGS`.
 
   Logically Collective
 
@@ -379,8 +375,9 @@ positive size must divide the rows) of a `PCCLUSTERGS`.
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  0 (the default) takes the matrix block size; a positive size must divide the rows. Does
+  nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set
+  up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetBlockSize()`
 @*/
@@ -393,8 +390,7 @@ PetscErrorCode PCClusterGSSetBlockSize(PC pc, PetscInt bs) {
 }
 
 /*@
-  PCClusterGSGetBlockSize - Gets the rows per node clustered together (0: the matrix block size; a
-positive size must divide the rows) of a `PCCLUSTERGS`.
+  PCClusterGSGetBlockSize - Gets the rows per node clustered together of a `PCCLUSTERGS`.
 
   Not Collective
 
@@ -416,8 +412,8 @@ PetscErrorCode PCClusterGSGetBlockSize(PC pc, PetscInt *bs) {
 }
 
 /*@
-  PCClusterGSSetStrengthThreshold - Sets the strength threshold t: entries with |a_ij| <= t
-sqrt(|a_ii a_jj|) are dropped before clustering of a `PCCLUSTERGS`.
+  PCClusterGSSetStrengthThreshold - Sets the strength threshold of the clustering of a
+  `PCCLUSTERGS`.
 
   Logically Collective
 
@@ -431,8 +427,9 @@ sqrt(|a_ii a_jj|) are dropped before clustering of a `PCCLUSTERGS`.
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  Entries with |a_ij| <= threshold sqrt(|a_ii a_jj|) are dropped from the graph before
+  clustering (default 0). Does nothing unless pc is a `PCCLUSTERGS`; called after
+  `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetStrengthThreshold()`
 @*/
@@ -445,8 +442,8 @@ PetscErrorCode PCClusterGSSetStrengthThreshold(PC pc, PetscReal threshold) {
 }
 
 /*@
-  PCClusterGSGetStrengthThreshold - Gets the strength threshold t: entries with |a_ij| <= t
-sqrt(|a_ii a_jj|) are dropped before clustering of a `PCCLUSTERGS`.
+  PCClusterGSGetStrengthThreshold - Gets the strength threshold of the clustering of a
+  `PCCLUSTERGS`.
 
   Not Collective
 
@@ -468,8 +465,7 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
 }
 
 /*@
-  PCClusterGSSetCoarsen - Sets the clusters: `MATCOARSENMIS2AGG` or `MATCOARSENMIS2BASIC` of a
-`PCCLUSTERGS`.
+  PCClusterGSSetCoarsen - Sets the aggregation that makes the clusters of a `PCCLUSTERGS`.
 
   Logically Collective
 
@@ -483,8 +479,8 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
   Level: intermediate
 
   Note:
-  Does nothing unless pc is a `PCCLUSTERGS`. Called after `PCSetUp()`, it makes the next use set up
-again.
+  `MATCOARSENMIS2AGG` (the default) or `MATCOARSENMIS2BASIC`. Does nothing unless pc is a
+  `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetCoarsen()`
 @*/
@@ -496,8 +492,7 @@ PetscErrorCode PCClusterGSSetCoarsen(PC pc, const char type[]) {
 }
 
 /*@
-  PCClusterGSGetCoarsen - Gets the clusters: `MATCOARSENMIS2AGG` or `MATCOARSENMIS2BASIC` of a
-`PCCLUSTERGS`.
+  PCClusterGSGetCoarsen - Gets the aggregation that makes the clusters of a `PCCLUSTERGS`.
 
   Not Collective
 
