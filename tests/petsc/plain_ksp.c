@@ -7,45 +7,21 @@
  *   -expect_error S instead of solving, set up the PC (options, then setup)
  *                   on a broken matrix and pass only if it fails with a
  *                   message containing S: -broken zerodiag (a_55 = 0) |
- *                   nonsquare (10 x 12) | none (a sound 6^3 Laplacian, for
- *                   bad options)
+ *                   nandiag (a_55 = NaN) | nonsquare (10 x 12) | none (a
+ *                   sound 6^3 Laplacian, for bad options)
+ *   -expect_code C  with -expect_error: and with PETSc error code C
+ *   -pc_prefix P    with -expect_error: the PC's options prefix
  *   -reuse          after the solve, scale A by 2 (same pattern) and solve again */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <petscksp.h>
 
-#if !PETSC_VERSION_GE(3, 19, 0)
-#define PETSC_SUCCESS 0
-#endif
-
-static PetscErrorCode laplace3d(PetscInt n, PetscBool zero_diag_5, Mat *A) {
-  PetscInt N = n * n * n, rstart, rend;
-  PetscFunctionBegin;
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
-  PetscCall(MatSetFromOptions(*A));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 6, NULL));
-  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
-  for (PetscInt r = rstart; r < rend; ++r) {
-    PetscInt i = r % n, j = (r / n) % n, k = r / (n * n), cols[7], m = 0;
-    PetscScalar v[7];
-    if (k > 0) cols[m] = r - n * n, v[m++] = -1;
-    if (j > 0) cols[m] = r - n, v[m++] = -1;
-    if (i > 0) cols[m] = r - 1, v[m++] = -1;
-    cols[m] = r, v[m++] = (zero_diag_5 && r == 5) ? 0.0 : 6.0;
-    if (i < n - 1) cols[m] = r + 1, v[m++] = -1;
-    if (j < n - 1) cols[m] = r + n, v[m++] = -1;
-    if (k < n - 1) cols[m] = r + n * n, v[m++] = -1;
-    PetscCall(MatSetValues(*A, 1, &r, m, cols, v, INSERT_VALUES));
-  }
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+#include "laplace3d.h"
 
 /* Sets up a PC (type from options) on a broken matrix; prints PETSc's message. */
-static PetscErrorCode expect_error(const char *broken, const char *want, PetscBool *ok) {
+static PetscErrorCode expect_error(const char *broken, const char *want, PetscInt code,
+                                   const char *prefix, PetscBool *ok) {
   Mat A;
   PC pc;
   PetscFunctionBegin;
@@ -55,9 +31,13 @@ static PetscErrorCode expect_error(const char *broken, const char *want, PetscBo
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   } else {
-    PetscCall(laplace3d(6, (PetscBool) !!strcmp(broken, "none"), &A));
+    const PetscScalar d5 = !strcmp(broken, "zerodiag")  ? 0.0
+                           : !strcmp(broken, "nandiag") ? (PetscScalar)NAN
+                                                        : 6.0;
+    PetscCall(laplace3d(6, d5, &A));
   }
   PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  if (prefix[0]) PetscCall(PCSetOptionsPrefix(pc, prefix));
   PetscCall(PCSetOperators(pc, A, A));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   PetscErrorCode ierr = PCSetFromOptions(pc);
@@ -69,7 +49,9 @@ static PetscErrorCode expect_error(const char *broken, const char *want, PetscBo
   PetscCall(PetscErrorMessage(ierr, &text, (void *)&spec));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PC setup returned %d: %s\n", (int)ierr,
                         spec ? spec : "(none)"));
-  *ok = (PetscBool)(ierr != 0 && spec && strstr(spec, want));
+  *ok = (PetscBool)(ierr != 0 && spec && strstr(spec, want) && (code < 0 || ierr == code));
+  if (code >= 0 && ierr != code)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "wanted error code %" PetscInt_FMT "\n", code));
   PetscCall(PCDestroy(&pc));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -145,19 +127,22 @@ static PetscErrorCode apply_checksum(Mat A, KSP ksp) {
 
 int main(int argc, char **argv) {
   PetscInt n = 30;
-  char broken[32] = "", want[256] = "";
+  char broken[32] = "", want[256] = "", prefix[64] = "";
+  PetscInt code = -1;
   PetscBool has_err, reuse = PETSC_FALSE, ok = PETSC_FALSE;
   PetscCall(PetscInitialize(&argc, &argv, NULL, "plain PETSc KSP test program"));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-expect_error", want, sizeof want, &has_err));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-broken", broken, sizeof broken, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-reuse", &reuse, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-expect_code", &code, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pc_prefix", prefix, sizeof prefix, NULL));
   if (has_err) {
-    PetscCall(expect_error(broken, want, &ok));
+    PetscCall(expect_error(broken, want, code, prefix, &ok));
   } else {
     Mat A;
     KSP ksp;
-    PetscCall(laplace3d(n, PETSC_FALSE, &A));
+    PetscCall(laplace3d(n, 6.0, &A));
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetOperators(ksp, A, A));
     PetscCall(KSPSetFromOptions(ksp));
