@@ -21,8 +21,6 @@ void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a) {
   memset(a, 0, sizeof *a);
 }
 
-#define ON(dev, fn, ...) ((dev) ? fn##_cuda(__VA_ARGS__) : fn##_host(__VA_ARGS__))
-
 mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
                              const mispc_agg_options *opt, mispc_aggregates *out) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
@@ -56,9 +54,9 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   /* Phase 1: roots = MIS-2(G); each takes its neighbours. */
   double t = mispc_wtime();
   if (!s) s = mispc_mis2(ctx, graph, &o.mis, set, &r);
-  if (!s) s = ON(dev, agg_phase1, ctx, graph, set, a.agg, a.root, &a.naggs);
+  if (!s) s = MISPC_ON(dev, agg_phase1, ctx, graph, set, a.agg, a.root, &a.naggs);
   int64_t left = 0;
-  if (!s) s = ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
+  if (!s) s = MISPC_ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
   a.mis_rounds[0] = r.rounds;
   a.phase_aggs[0] = a.naggs;
   a.phase_done[0] = n - left;
@@ -67,8 +65,8 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   t = mispc_wtime();
   if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
     s = mispc_mis2_subset(ctx, graph, &o.mis, mask, set, &r);
-    if (!s) s = ON(dev, agg_phase2, ctx, graph, set, a.agg, a.root, &a.naggs);
-    if (!s) s = ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
+    if (!s) s = MISPC_ON(dev, agg_phase2, ctx, graph, set, a.agg, a.root, &a.naggs);
+    if (!s) s = MISPC_ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
     a.mis_rounds[1] = r.rounds;
   }
   a.phase_aggs[1] = a.naggs;
@@ -77,7 +75,7 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   /* Phase 3: leftovers join a neighbouring aggregate. */
   t = mispc_wtime();
   if (!s && left > 0)
-    s = ON(dev, agg_phase3, ctx, graph, a.agg, a.naggs, o.algo == MISPC_AGG_MIS2BASIC);
+    s = MISPC_ON(dev, agg_phase3, ctx, graph, a.agg, a.naggs, o.algo == MISPC_AGG_MIS2BASIC);
   a.phase_aggs[2] = a.naggs;
   a.phase_done[2] = n;
   a.phase_seconds[2] = mispc_wtime() - t;
@@ -113,7 +111,7 @@ mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "strength threshold must be >= 0, got %g",
                         theta);
   MISPC_TRY(mispc_csr_check(ctx, A, MISPC_CHECK_SQUARE | MISPC_CHECK_INDICES));
-  return ON(A->mem == MISPC_MEM_DEVICE, agg_strength, ctx, A, theta, block_size, S);
+  return MISPC_ON(A->mem == MISPC_MEM_DEVICE, agg_strength, ctx, A, theta, block_size, S);
 }
 
 mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
@@ -125,5 +123,5 @@ mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
   if (!a || a->n != graph->nrows || a->mem != graph->mem || (a->n && !a->agg))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_coarse_graph: aggregates do not match the graph (size or memory)");
-  return ON(graph->mem == MISPC_MEM_DEVICE, agg_coarse, ctx, graph, a->agg, a->naggs, coarse);
+  return MISPC_ON(graph->mem == MISPC_MEM_DEVICE, agg_coarse, ctx, graph, a->agg, a->naggs, coarse);
 }

@@ -8,11 +8,6 @@
 
 #include "agg_backend.h"
 
-static int host_threads(const mispc_context *ctx) {
-  int t = mispc_context_num_threads(ctx);
-  return t > 0 ? t : omp_get_max_threads();
-}
-
 /* Numbers the vertices with flag[v] & bit in increasing id: root[base + k] =
  * k-th such vertex. A chunked scan: counts per chunk, offsets, then fill;
  * the result does not depend on the chunking. Returns the count. */
@@ -49,7 +44,7 @@ static int scan_chunks(int nt, int64_t n) {
 mispc_status agg_phase1_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
                              int32_t *agg, int32_t *root, int64_t *naggs) {
   int64_t n = g->nrows;
-  int nt = host_threads(ctx), nchunks = scan_chunks(nt, n);
+  int nt = mispc_host_threads(ctx), nchunks = scan_chunks(nt, n);
   int64_t *cc = (int64_t *)mispc_host_alloc_n(ctx, nchunks, sizeof(int64_t), "scan chunks");
   if (!cc) return MISPC_ERR_ALLOC;
 #pragma omp parallel for schedule(static) num_threads(nt)
@@ -71,7 +66,7 @@ mispc_status agg_phase1_host(mispc_context *ctx, const mispc_csr *g, const uint8
 
 mispc_status agg_unaggregated_host(mispc_context *ctx, int64_t n, const int32_t *agg, uint8_t *mask,
                                    int64_t *count) {
-  int nt = host_threads(ctx);
+  int nt = mispc_host_threads(ctx);
   int64_t c = 0;
 #pragma omp parallel for schedule(static) reduction(+ : c) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) {
@@ -87,7 +82,7 @@ enum { FREE_ON_ENTRY = 1, NEW_ROOT = 2 };
 mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
                              int32_t *agg, int32_t *root, int64_t *naggs) {
   int64_t n = g->nrows, base = *naggs;
-  int nt = host_threads(ctx), nchunks = scan_chunks(nt, n);
+  int nt = mispc_host_threads(ctx), nchunks = scan_chunks(nt, n);
   uint8_t *flag = (uint8_t *)mispc_host_alloc_n(ctx, n, 1, "phase-2 flags");
   int64_t *cc = (int64_t *)mispc_host_alloc_n(ctx, nchunks, sizeof(int64_t), "scan chunks");
   if (!flag || !cc) {
@@ -147,7 +142,7 @@ static int int32_cmp(const void *x, const void *y) {
 mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
                              int basic) {
   int64_t n = g->nrows;
-  int nt = host_threads(ctx);
+  int nt = mispc_host_threads(ctx);
   /* Tentative labels: the labels as on entry, read-only below. */
   int32_t *tent = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "tentative labels");
   int64_t *size = basic ? NULL : (int64_t *)calloc((size_t)naggs + 1, sizeof(int64_t));

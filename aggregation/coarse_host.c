@@ -12,7 +12,7 @@
 mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
                              int64_t naggs, mispc_csr *coarse) {
   const int64_t n = g->nrows;
-  int t = mispc_context_num_threads(ctx), nt = t > 0 ? t : omp_get_max_threads();
+  int nt = mispc_host_threads(ctx);
   if (naggs > 0 && (int64_t)nt * naggs > MARK_BUDGET) {
     int64_t cap = MARK_BUDGET / naggs;
     nt = cap < 1 ? 1 : (int)cap;

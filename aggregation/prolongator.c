@@ -101,7 +101,7 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
   }
   for (int64_t i = 0; i <= ndof; ++i) P->rowptr[i] = i * k;
   const int bs = block_size;
-  int t = mispc_context_num_threads(ctx), nt = t > 0 ? t : omp_get_max_threads();
+  int nt = mispc_host_threads(ctx);
   int failed = 0;
 #pragma omp parallel reduction(| : failed) num_threads(nt)
   {

@@ -33,7 +33,7 @@ static int64_t merge_rows(const int32_t *a, int64_t na, const int32_t *b, int64_
 mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
                                mispc_csr *S) {
   const int64_t n = A->nrows, nn = n / bs;
-  int t = mispc_context_num_threads(ctx), nt = t > 0 ? t : omp_get_max_threads();
+  int nt = mispc_host_threads(ctx);
   const int keep_all = theta == 0 || !A->values; /* even stored zeros */
   const double *val = A->values;
   double *diag = NULL;

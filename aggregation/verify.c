@@ -6,11 +6,6 @@
 
 #include "internal.h"
 
-static int host_threads(const mispc_context *ctx) {
-  int t = mispc_context_num_threads(ctx);
-  return t > 0 ? t : omp_get_max_threads();
-}
-
 /* Host copies (or borrowed host pointers) of the aggregate arrays. */
 typedef struct host_aggs {
   int32_t *agg, *root;
@@ -87,7 +82,7 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
   }
   /* The graph itself must be well formed for the walks below. */
   s = mispc_csr_check(ctx, &g, MISPC_CHECK_SQUARE | MISPC_CHECK_INDICES);
-  int nt = host_threads(ctx);
+  int nt = mispc_host_threads(ctx);
   const int32_t *agg = h.agg, *root = h.root;
   int64_t *off = NULL;
   int32_t *members = NULL, *queue = NULL;

@@ -63,7 +63,7 @@ mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode,
   const int64_t n = g->nrows;
   uint32_t *key = (uint32_t *)mispc_host_alloc_n(ctx, n + 1, 4, "coloring keys");
   if (!key) return MISPC_ERR_ALLOC;
-  const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  const int nt = mispc_host_threads(ctx);
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) {
     key[v] = mis1_key(key_mode, seed, v, g->rowptr[v + 1] - g->rowptr[v]);

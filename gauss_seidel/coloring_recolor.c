@@ -42,7 +42,7 @@ mispc_status color_recolor_host(mispc_context *ctx, const mispc_csr *g, int pass
   int64_t *ptr = (int64_t *)mispc_host_alloc_n(ctx, k + 1, sizeof(int64_t), "classes");
   mispc_status s = old && ptr ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   int32_t *order = old ? old + n : NULL;
-  const int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  const int nt = mispc_host_threads(ctx);
   for (int pass = 1; !s && pass <= passes; ++pass) {
     const int32_t kp = ncolors[pass - 1];
     memcpy(old, color, (size_t)n * 4);

@@ -8,8 +8,6 @@
 #include "csr_build.h"
 #include "gs_internal.h"
 
-#define ON(dev, fn, ...) ((dev) ? fn##_cuda(__VA_ARGS__) : fn##_host(__VA_ARGS__))
-
 void mispc_gs_options_default(mispc_gs_options *opt) {
   if (!opt) return;
   memset(opt, 0, sizeof *opt);
@@ -117,8 +115,8 @@ static mispc_status order_by_color(mispc_context *ctx, mispc_gs *g, int64_t nite
     s = mispc_pool_alloc_n(ctx, g->mem, c->ncolors + 1, sizeof(int64_t), (void **)&ptr,
                            "color offsets");
   if (!s)
-    s = ON(g->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, nitems, c->color, c->ncolors,
-           g->order, ptr);
+    s = MISPC_ON(g->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, nitems, c->color, c->ncolors,
+                 g->order, ptr);
   if (!s) {
     g->ncolors = c->ncolors;
     g->color_ptr =
@@ -185,14 +183,16 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     /* the backend directly: A was checked above (mispc_strength_graph would
      * check its indices again, 0.1-0.2 ms on Elasticity3D_60) */
     if (!s && use_strength)
-      s = ON(gs->mem == MISPC_MEM_DEVICE, agg_strength, ctx, A, gs->opt.strength_threshold, bs, &S);
+      s = MISPC_ON(gs->mem == MISPC_MEM_DEVICE, agg_strength, ctx, A, gs->opt.strength_threshold,
+                   bs, &S);
     mispc_log_phase(ctx, gs->mem, &tp, "strength graph");
     if (!s) s = mispc_aggregate(ctx, use_strength ? &S : A, &ao, &aggs);
     mispc_log_phase(ctx, gs->mem, &tp, "aggregation");
     mispc_aggregates rows = aggs; /* aggregate of every row */
     if (!s && use_strength) {
       s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 4, (void **)&dof_agg, "cluster of each row");
-      if (!s) s = ON(gs->mem == MISPC_MEM_DEVICE, gs_expand, ctx, gs->n, bs, aggs.agg, dof_agg);
+      if (!s)
+        s = MISPC_ON(gs->mem == MISPC_MEM_DEVICE, gs_expand, ctx, gs->n, bs, aggs.agg, dof_agg);
       rows.n = gs->n;
       rows.agg = dof_agg;
       rows.root = NULL;
@@ -205,8 +205,8 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s)
       s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 4, (void **)&gs->cl_rows, "cluster rows");
     if (!s)
-      s = ON(gs->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, gs->n, rows.agg,
-             (int32_t)aggs.naggs, gs->cl_rows, gs->cl_ptr);
+      s = MISPC_ON(gs->mem == MISPC_MEM_DEVICE, mispc_order_by_key, ctx, gs->n, rows.agg,
+                   (int32_t)aggs.naggs, gs->cl_rows, gs->cl_ptr);
     if (!s)
       s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 4, (void **)&gs->row_cluster,
                              "cluster of each row");
@@ -225,8 +225,8 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     if (!s) s = order_by_color(ctx, gs, aggs.naggs, &c);
     mispc_log_phase(ctx, gs->mem, &tp, "clusters by color");
     if (!s)
-      s = ON(gs->mem == MISPC_MEM_DEVICE, gs_cluster_sizes, ctx, gs->nclusters, gs->cl_ptr,
-             &gs->min_cluster, &gs->max_cluster, &gs->singletons);
+      s = MISPC_ON(gs->mem == MISPC_MEM_DEVICE, gs_cluster_sizes, ctx, gs->nclusters, gs->cl_ptr,
+                   &gs->min_cluster, &gs->max_cluster, &gs->singletons);
     mispc_log_phase(ctx, gs->mem, &tp, "cluster statistics");
     mispc_pool_free(ctx, gs->mem, dof_agg);
     mispc_csr_free(ctx, &S);

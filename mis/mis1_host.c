@@ -58,7 +58,7 @@ mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc
     free(key);
     return MISPC_ERR_ALLOC;
   }
-  int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  int nt = mispc_host_threads(ctx);
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v)
     if (subset && !subset[v]) { /* outside: decided before round 0, never blocks */

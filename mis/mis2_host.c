@@ -28,7 +28,7 @@ mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc
     free(M);
     return MISPC_ERR_ALLOC;
   }
-  int nt = ctx->nthreads ? ctx->nthreads : omp_get_max_threads();
+  int nt = mispc_host_threads(ctx);
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) {
     int inside = !subset || subset[v];

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <omp.h>
+
 #include "internal.h"
 
 /* Implemented in context_cuda.cu (or context_nocuda.c). */
@@ -52,6 +54,11 @@ mispc_status mispc_context_set_num_threads(mispc_context *ctx, int nthreads) {
 
 int mispc_context_num_threads(const mispc_context *ctx) {
   return ctx ? ctx->nthreads : 0;
+}
+
+int mispc_host_threads(const mispc_context *ctx) {
+  const int t = mispc_context_num_threads(ctx);
+  return t > 0 ? t : omp_get_max_threads();
 }
 
 mispc_status mispc_context_set_read_allowance(mispc_context *ctx, int64_t rows_plus_cols) {

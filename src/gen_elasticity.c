@@ -16,11 +16,6 @@
 
 #include "internal.h"
 
-static int gen_threads(const mispc_context *ctx) {
-  int t = mispc_context_num_threads(ctx);
-  return t > 0 ? t : omp_get_max_threads();
-}
-
 /* 24x24 element stiffness, dof 3*l + comp for local node l = a + 2*(b + 2*c)
  * at corner (a, b, c) in {0,1}^3; 2x2x2 Gauss quadrature of B^T D B. */
 static void element_stiffness(double h, double E, double nu, double Ke[24][24]) {
@@ -130,7 +125,7 @@ mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *ou
         (1 + (i > 0) + (i < n - 1)) * (1 + (j > 0) + (j < n - 1)) * (1 + (k > 0) + (k < n - 1));
     for (int a = 0; a < 3; ++a) A.rowptr[3 * v + a + 1] = A.rowptr[3 * v + a] + 3 * cnt;
   }
-  int nt = gen_threads(ctx);
+  int nt = mispc_host_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t v = 0; v < nn; ++v) {
     int64_t i = v % n, j = (v / n) % n, k = v / (n * n);

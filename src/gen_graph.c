@@ -9,11 +9,6 @@
 
 #include "csr_build.h"
 
-static int gen_threads(const mispc_context *ctx) {
-  int t = mispc_context_num_threads(ctx);
-  return t > 0 ? t : omp_get_max_threads();
-}
-
 /* The top 53 bits of a hash as a double in [0, 1). */
 static inline double unit_double(uint64_t h) {
   return (double)(h >> 11) * (1.0 / 9007199254740992.0);
@@ -30,7 +25,7 @@ mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out) {
                         INT32_MAX);
   mispc_csr A;
   MISPC_TRY(mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, 2 * (n - 1), 0, &A));
-  int nt = gen_threads(ctx);
+  int nt = mispc_host_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     /* row i starts after 1 entry for row 0 and 2 for each of rows 1..i-1 */
@@ -64,7 +59,7 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "roadgrid: N = %lld gives more than %d vertices",
                         (long long)n, INT32_MAX);
   int64_t nv = n * n;
-  int nt = gen_threads(ctx);
+  int nt = mispc_host_threads(ctx);
   /* bit 0: edge to v+1 kept, bit 1: edge to v+n kept */
   unsigned char *keep = (unsigned char *)mispc_host_alloc_n(ctx, nv, 1, "roadgrid edge flags");
   if (!keep) return MISPC_ERR_ALLOC;
@@ -160,7 +155,7 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
   uint64_t flev[31];
   for (int l = 0; l < scale; ++l) flev[l] = mispc_xorshift64star((uint64_t)l);
   uint64_t smix = seed * 0xD6E8FEB86659FD93ull;
-  int nt = gen_threads(ctx);
+  int nt = mispc_host_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t e = 0; e < ne; ++e) {
     uint64_t it = mispc_xorshift64star((uint64_t)e ^ smix);
@@ -217,7 +212,7 @@ mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, 
     free(I);
     return MISPC_ERR_ALLOC;
   }
-  int nt = gen_threads(ctx);
+  int nt = mispc_host_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t k = 0; k < m; ++k) {
     I[k] = (int32_t)(mispc_hash3(seed, (uint64_t)k, 0) % (uint64_t)n);
@@ -246,7 +241,7 @@ mispc_status mispc_laplacian_from_graph(mispc_context *ctx, const mispc_csr *G, 
   mispc_csr H;
   MISPC_TRY(mispc_csr_host_view(ctx, G, &H));
   int64_t n = H.nrows;
-  int nt = gen_threads(ctx);
+  int nt = mispc_host_threads(ctx);
   int64_t *len = (int64_t *)mispc_host_alloc_n(ctx, n + 1, sizeof(int64_t), "row lengths");
   if (!len) {
     mispc_csr_free(ctx, &H);

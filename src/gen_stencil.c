@@ -10,11 +10,6 @@
 
 typedef mispc_stencil_pt stencil_pt;
 
-static int gen_threads(const mispc_context *ctx) {
-  int t = mispc_context_num_threads(ctx);
-  return t > 0 ? t : omp_get_max_threads();
-}
-
 /* Checks n >= 1 and n^dim rows fitting 32-bit column indices. */
 static mispc_status grid_size(mispc_context *ctx, const char *what, int64_t n, int dim,
                               int64_t rows_per_node, int64_t *rows) {
@@ -57,7 +52,7 @@ static int64_t stencil_row(int64_t nx, int64_t ny, int64_t nz, const stencil_pt 
 static mispc_status build_stencil(mispc_context *ctx, int64_t nx, int64_t ny, int64_t nz,
                                   const stencil_pt *pts, int npts, int values, mispc_csr *out) {
   int64_t n = nx * ny * nz;
-  int nt = gen_threads(ctx);
+  int nt = mispc_host_threads(ctx);
   /* Entries exactly (a point with offset d has n - |d| partners per axis), so
    * a request beyond the machine's memory fails here, before any allocation. */
   double entries = 0;

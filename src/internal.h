@@ -34,6 +34,14 @@ struct mispc_context {
 #define MISPC_PRINTF(a, b)
 #endif
 
+/* Threads of a host parallel region: the context's count
+ * (mispc_context_set_num_threads), else OpenMP's default. */
+int mispc_host_threads(const mispc_context *ctx);
+
+/* fn_cuda(...) when dev, else fn_host(...): a layer's entry picks the
+ * backend of its data. */
+#define MISPC_ON(dev, fn, ...) ((dev) ? fn##_cuda(__VA_ARGS__) : fn##_host(__VA_ARGS__))
+
 /* Records a formatted message in ctx (if any) and returns s. */
 mispc_status mispc_seterr(mispc_context *ctx, mispc_status s, const char *fmt, ...)
     MISPC_PRINTF(3, 4);
