@@ -83,8 +83,8 @@ MISPC_API mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_
  * rows, PETSc binary matrices (.petsc) are read by row ranges (three seeks a
  * rank) and MatrixMarket files (.mtx, .mtx.gz) are parsed by every rank,
  * which keeps only its rows: no rank holds the whole graph. Other specs
- * (METIS files, other generators) are read whole on every rank and cut. symmetrize: use the pattern of A + A^T (stencils are
- * symmetric already; a .petsc file is then read whole). */
+ * (METIS files, other generators) are read whole on every rank and cut. symmetrize: use the pattern
+ * of A + A^T (stencils are symmetric already; a .petsc file is then read whole). */
 MISPC_API mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec,
                                        int symmetrize, mispc_dist_csr *out);
 
