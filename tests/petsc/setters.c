@@ -103,6 +103,8 @@ static PetscErrorCode view_text(PC pc, const char *file, char *text, size_t len)
   PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, file, &v));
   PetscCall(PCView(pc, v));
   PetscCall(PetscViewerDestroy(&v));
+  /* rank 0 wrote the file: every rank reads it only once it is closed */
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   text[0] = 0;
   PetscCall(PetscFOpen(PETSC_COMM_SELF, file, "r", &f));
   while (fgets(line, sizeof line, f))
@@ -261,6 +263,9 @@ int main(int argc, char **argv) {
     PetscCall(compare(A, &configs[k], k, &ok));
   PetscCall(after_setup(A, &ok));
   PetscCall(MatDestroy(&A));
+  int mine = ok ? 1 : 0, all = 0; /* one verdict for every rank */
+  PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  ok = all ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", ok ? "setters: ok" : "setters: FAILED"));
   PetscCall(PetscFinalize());
   return ok ? 0 : 1;
