@@ -244,6 +244,8 @@ int cmd_dist(int argc, char **argv) {
   mispc_status s =
       mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, a.symmetrize || !strcmp(a.cmd, "coarsen"), &H);
   double t_load = MPI_Wtime() - t0;
+  /* the graph algorithms' requirements, checked across ranks (not timed) */
+  if (!s) s = mispc_dist_csr_check(ctx, &H);
   if (!s && a.gpu) s = mispc_dist_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &G);
   const mispc_dist_csr *g = a.gpu ? &G : &H;
   const int64_t nl = s ? 0 : H.rend - H.rstart;

@@ -11,6 +11,7 @@ mkdir -p "$tmp"
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n2 x 1.0\n' >"$tmp/bad.mtx"
 printf '%%%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n' >"$tmp/nonsquare.mtx"
 printf '4 3\n2\n1 3\n2 9\n\n' >"$tmp/bad.graph"
+printf '%%%%MatrixMarket matrix coordinate pattern general\n4 4 2\n1 2\n3 4\n' >"$tmp/unsym.mtx"
 fail=0
 # "NP|REGEX of the message|ARGS..." (the message names the input)
 cases=(
@@ -21,6 +22,7 @@ cases=(
   "3|not square|mis $tmp/nonsquare.mtx"
   "3|bad generator spec 'gen:nosuch:3'|color gen:nosuch:3"
   "7|bad generator spec 'gen:laplace3d:x'|coarsen gen:laplace3d:x"
+  "3|pattern not symmetric|mis $tmp/unsym.mtx"
   "3|-k takes an integer from 1 to 2, got '3'|mis gen:laplace2d:10 -k 3"
   "4|unexpected argument '--bogus'|color gen:laplace2d:10 --bogus"
 )

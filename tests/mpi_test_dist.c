@@ -77,6 +77,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
   split(n, &r0, &r1);
   mispc_dist_csr D;
   CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D));
+  CHECK_OK(ctx, mispc_dist_csr_check(ctx, &D)); /* symmetric across ranks */
   uint8_t *ref = malloc((size_t)n + 1), *sub = malloc((size_t)n + 1);
   uint8_t *mine = malloc((size_t)(r1 - r0) + 1);
   for (int64_t v = 0; v < n; ++v) sub[v] = mispc_hash3(99, 0, (uint64_t)v) % 3 != 0;
@@ -693,6 +694,9 @@ static void test_errors(void) {
   for (int i = 0; i <= 10; ++i) rowptr[i] = i;
   for (int i = 0; i < 10; ++i) col[i] = (r0 + i + 1) % n; /* a ring, one direction */
   CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rowptr, col, NULL, &D));
+  /* a ring in one direction only: not symmetric, on every rank */
+  CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
+  CHECK(strstr(mispc_context_error(ctx), "not symmetric") != NULL);
   mispc_dist_csr_free(ctx, &D);
   /* Inconsistent global size on the last rank. */
   int64_t nbad = rank_ == nranks_ - 1 ? n + 1 : n;

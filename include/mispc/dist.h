@@ -88,6 +88,14 @@ MISPC_API mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_
 MISPC_API mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec,
                                        int symmetrize, mispc_dist_csr *out);
 
+/* What the graph algorithms need of a distributed graph, checked without
+ * gathering it: column ids in range, and a symmetric pattern across ranks
+ * (every entry (i, j), i != j, has its (j, i), found by routing the
+ * off-rank ones to the rank of j). MISPC_ERR_UNSYMMETRIC / _INDEX_RANGE on
+ * every rank naming the entry. The distributed calls do not run it
+ * themselves (the caller vouches, as with skip_validation); the CLI does. */
+MISPC_API mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g);
+
 MISPC_API void mispc_dist_csr_free(mispc_context *ctx, mispc_dist_csr *g);
 
 /* How device halos travel. Host graphs always use MPI on host buffers. */
