@@ -58,28 +58,11 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
   }
   if (!s) m = mispc_sort_unique_pairs(pairs, m); /* fewer records to send */
   for (int64_t i = 0; !s && i < m; ++i) dest[i] = mispc_dist_even_owner(pairs[2 * i], naggs, P);
-  int64_t *got = NULL, ngot = 0;
-  if (!s) s = mispc_dist_route(ctx, g->comm, 2, m, pairs, dest, &got, &ngot);
+  const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
+  if (!s) s = mispc_dist_csr_from_pairs(ctx, g->comm, naggs, c0, c1, pairs, m, dest, coarse);
   free(gagg);
   free(pairs);
   free(dest);
-  if (s) return s;
-  ngot = mispc_sort_unique_pairs(got, ngot);
-  const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
-  int64_t *rowptr = (int64_t *)calloc((size_t)(c1 - c0 + 1), sizeof(int64_t));
-  int64_t *gcol = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ngot + 1));
-  s = rowptr && gcol ? MISPC_SUCCESS
-                     : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coarse graph");
-  for (int64_t i = 0; !s && i < ngot; ++i) {
-    rowptr[got[2 * i] - c0 + 1]++;
-    gcol[i] = got[2 * i + 1];
-  }
-  for (int64_t r = 0; !s && r < c1 - c0; ++r) rowptr[r + 1] += rowptr[r];
-  s = mispc_dist_agree(ctx, g->comm, s);
-  if (!s) s = mispc_dist_csr_from_global(ctx, g->comm, naggs, c0, c1, rowptr, gcol, NULL, coarse);
-  free(got);
-  free(rowptr);
-  free(gcol);
   return s;
 }
 

@@ -65,24 +65,9 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
   }
   if (!s) m = mispc_sort_unique_pairs(pairs, m);
   for (int64_t k = 0; !s && k < m; ++k) dest[k] = mispc_dist_owner(A->ranges, P, pairs[2 * k] * bs);
-  int64_t *got = NULL, ngot = 0;
-  if (!s) s = mispc_dist_route(ctx, A->comm, 2, m, pairs, dest, &got, &ngot);
-  free(d), free(gd), free(pairs), free(dest);
-  if (s) return s;
-  ngot = mispc_sort_unique_pairs(got, ngot);
-  const int64_t n0 = A->rstart / bs, n1 = A->rend / bs;
-  int64_t *rowptr = (int64_t *)calloc((size_t)(n1 - n0 + 1), sizeof(int64_t));
-  int64_t *gcol = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ngot + 1));
-  s = rowptr && gcol ? MISPC_SUCCESS
-                     : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in the strength graph");
-  for (int64_t k = 0; !s && k < ngot; ++k) {
-    rowptr[got[2 * k] - n0 + 1]++;
-    gcol[k] = got[2 * k + 1];
-  }
-  for (int64_t r = 0; !s && r < n1 - n0; ++r) rowptr[r + 1] += rowptr[r];
-  s = mispc_dist_agree(ctx, A->comm, s);
   if (!s)
-    s = mispc_dist_csr_from_global(ctx, A->comm, A->nglobal / bs, n0, n1, rowptr, gcol, NULL, S);
-  free(got), free(rowptr), free(gcol);
+    s = mispc_dist_csr_from_pairs(ctx, A->comm, A->nglobal / bs, A->rstart / bs, A->rend / bs,
+                                  pairs, m, dest, S);
+  free(d), free(gd), free(pairs), free(dest);
   return s;
 }

@@ -594,8 +594,7 @@ static PetscErrorCode PCGSSetSweeps_MispcGS(PC pc, PetscInt n) {
   GSSettings s = g->set;
   PetscFunctionBegin;
   s.sweeps = n;
-  PetscCheck(n >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "sweeps must be >= 1, got %" PetscInt_FMT, n);
+  PetscCall(check_settings(pc, &s, "sweeps", "omega", "recolor", "block size"));
   PetscCall(change_settings(pc, &s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -611,8 +610,7 @@ static PetscErrorCode PCGSSetOmega_MispcGS(PC pc, PetscReal omega) {
   GSSettings s = g->set;
   PetscFunctionBegin;
   s.omega = omega;
-  PetscCheck(omega > 0 && omega < 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "omega must be in (0, 2), got %g", (double)omega);
+  PetscCall(check_settings(pc, &s, "sweeps", "omega", "recolor", "block size"));
   PetscCall(change_settings(pc, &s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -661,11 +659,8 @@ static PetscErrorCode PCGSSetBlockSize_MispcGS(PC pc, PetscInt bs) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   GSSettings s = g->set;
   PetscFunctionBegin;
-  PetscCheck(bs >= 0 && bs <= INT_MAX, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "block size must be 0 (the matrix block size) or a positive number of rows per "
-             "node, got %" PetscInt_FMT,
-             bs);
   s.block_size = bs;
+  PetscCall(check_settings(pc, &s, "sweeps", "omega", "recolor", "block size"));
   PetscCall(change_settings(pc, &s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

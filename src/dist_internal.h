@@ -136,6 +136,14 @@ mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr 
                                        const mispc_agg_options *opt, int32_t *agg,
                                        mispc_dist_agg_info *info);
 
+/* A pattern from (row, column) pairs of global ids, pair k sent to rank
+ * dest[k] (the rank of its row): this rank gets rows [r0, r1) of an
+ * n-vertex graph, sorted, repeats dropped (the strength and coarse graphs).
+ * Collective. */
+mispc_status mispc_dist_csr_from_pairs(mispc_context *ctx, MPI_Comm comm, int64_t n, int64_t r0,
+                                       int64_t r1, const int64_t *pairs, int64_t m, const int *dest,
+                                       mispc_dist_csr *out);
+
 /* The rank owning global row v, from the P + 1 range offsets. */
 int mispc_dist_owner(const int64_t *ranges, int P, int64_t v);
 

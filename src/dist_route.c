@@ -107,3 +107,26 @@ int mispc_dist_even_owner(int64_t c, int64_t n, int P) {
   while (p > 0 && n * p / P > c) --p;
   return p;
 }
+
+mispc_status mispc_dist_csr_from_pairs(mispc_context *ctx, MPI_Comm comm, int64_t n, int64_t r0,
+                                       int64_t r1, const int64_t *pairs, int64_t m, const int *dest,
+                                       mispc_dist_csr *out) {
+  int64_t *got = NULL, ngot = 0;
+  MISPC_TRY(mispc_dist_route(ctx, comm, 2, m, pairs, dest, &got, &ngot));
+  ngot = mispc_sort_unique_pairs(got, ngot);
+  int64_t *rowptr = (int64_t *)calloc((size_t)(r1 - r0 + 1), sizeof(int64_t));
+  int64_t *gcol = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ngot + 1));
+  mispc_status s = rowptr && gcol
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for %lld graph entries",
+                                      (long long)ngot);
+  for (int64_t k = 0; !s && k < ngot; ++k) {
+    rowptr[got[2 * k] - r0 + 1]++;
+    gcol[k] = got[2 * k + 1];
+  }
+  for (int64_t r = 0; !s && r < r1 - r0; ++r) rowptr[r + 1] += rowptr[r];
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s) s = mispc_dist_csr_from_global(ctx, comm, n, r0, r1, rowptr, gcol, NULL, out);
+  free(got), free(rowptr), free(gcol);
+  return s;
+}
