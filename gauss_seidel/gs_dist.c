@@ -80,24 +80,22 @@ static mispc_status merge_rows(mispc_context *ctx, mispc_dist_gs *g, const mispc
   for (int64_t i = 0; i < nloc; ++i) {
     int64_t a = A->diag.rowptr[i], ae = A->diag.rowptr[i + 1];
     int64_t b = A->offd.rowptr[i], be = A->offd.rowptr[i + 1];
+    int64_t last = -1; /* the global column taken before, in this row */
     while (a < ae || b < be) {
       const int64_t ga = a < ae ? A->rstart + A->diag.colidx[a] : INT64_MAX;
       const int64_t gb = b < be ? A->garray[A->offd.colidx[b]] : INT64_MAX;
+      const int64_t gc = ga < gb ? ga : gb;
+      if (gc <= last)
+        return mispc_seterr(ctx, MISPC_ERR_UNSORTED,
+                            "Gauss-Seidel: row %lld is not sorted or has a repeated column",
+                            (long long)(A->rstart + i));
+      last = gc;
       if (ga < gb) {
         g->M.colidx[q] = A->diag.colidx[a];
         g->src[q++] = a++;
       } else {
         g->M.colidx[q] = (int32_t)(nloc + A->offd.colidx[b]);
         g->src[q++] = -1 - b++;
-      }
-      if (q > 1 && g->M.rowptr[i] < q - 1) {
-        const int32_t c0 = g->M.colidx[q - 2], c1 = g->M.colidx[q - 1];
-        const int64_t g0 = c0 < nloc ? A->rstart + c0 : A->garray[c0 - nloc];
-        const int64_t g1 = c1 < nloc ? A->rstart + c1 : A->garray[c1 - nloc];
-        if (g1 <= g0)
-          return mispc_seterr(ctx, MISPC_ERR_UNSORTED,
-                              "Gauss-Seidel: row %lld is not sorted or has a repeated column",
-                              (long long)(A->rstart + i));
       }
     }
     g->M.rowptr[i + 1] = q;

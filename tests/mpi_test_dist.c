@@ -624,6 +624,18 @@ static void test_gauss_seidel(void) {
   CHECK_STATUS(ctx, mispc_dist_gs_numeric(ctx, gd, &D), MISPC_ERR_INVALID_ARG);
   CHECK(strstr(mispc_context_error(ctx), "diagonal entry zero") != NULL);
   mispc_dist_gs_destroy(ctx, gd);
+  { /* a row with its columns out of order fails the symbolic setup on every rank */
+    mispc_dist_csr U;
+    const int64_t n = 2 * nranks_, u0 = 2 * rank_;
+    int64_t rp[3] = {0, 2, 4}, gc[4] = {u0 + 1, u0, u0, u0 + 1};
+    double val[4] = {-1.0, 4.0, 4.0, -1.0};
+    CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, u0, u0 + 2, rp, gc, val, &U));
+    CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
+    CHECK_STATUS(ctx, mispc_dist_gs_symbolic(ctx, gd, &U), MISPC_ERR_UNSORTED);
+    CHECK(strstr(mispc_context_error(ctx), "not sorted") != NULL);
+    mispc_dist_gs_destroy(ctx, gd);
+    mispc_dist_csr_free(ctx, &U);
+  }
   o.kind = MISPC_GS_CLUSTER;
   CHECK_STATUS(ctx, mispc_dist_gs_create(ctx, &o, &gd), MISPC_ERR_UNSUPPORTED);
   mispc_dist_csr_free(ctx, &D);
