@@ -82,16 +82,15 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
     free(rowptr), free(gcol), free(val);
     return s;
   }
-  /* MatrixMarket files: every rank parses the file and keeps its rows (two
-   * passes: the size line for the split, then the entries). */
+  /* MatrixMarket files: every rank reads the size line for the split, then
+   * parses the entries and keeps its rows. */
   const int is_mtx = !symmetrize && ((len > 4 && !strcmp(spec + len - 4, ".mtx")) ||
                                      (len > 7 && !strcmp(spec + len - 7, ".mtx.gz")));
   if (is_mtx) {
     int64_t nr = 0, nc = 0, r0 = 0, r1 = 0;
     mispc_csr R;
     memset(&R, 0, sizeof R);
-    s = mispc_read_mtx_rows(ctx, spec, 0, 0, &nr, &nc, &R); /* sizes only */
-    mispc_csr_free(ctx, &R);
+    s = mispc_read_mtx_sizes(ctx, spec, &nr, &nc);
     if (!s && nr != nc)
       s = mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: %lld x %lld is not square", spec,
                        (long long)nr, (long long)nc);

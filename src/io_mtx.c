@@ -320,6 +320,20 @@ mispc_status mispc_read_mtx(mispc_context *ctx, const char *path, mispc_csr *out
   return s;
 }
 
+mispc_status mispc_read_mtx_sizes(mispc_context *ctx, const char *path, int64_t *nrows,
+                                  int64_t *ncols) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  mispc_lines *lr;
+  MISPC_TRY(mispc_lines_open(ctx, path, &lr));
+  mtx_data d;
+  memset(&d, 0, sizeof d);
+  mispc_status s = mtx_banner(lr, &d);
+  if (!s) s = mtx_size_line(lr, &d);
+  mispc_lines_close(lr);
+  if (!s) *nrows = d.nrows, *ncols = d.ncols;
+  return s;
+}
+
 mispc_status mispc_read_mtx_rows(mispc_context *ctx, const char *path, int64_t r0, int64_t r1,
                                  int64_t *nrows, int64_t *ncols, mispc_csr *rows) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;

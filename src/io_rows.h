@@ -9,6 +9,9 @@
 extern "C" {
 #endif
 
+/* The sizes on the size line of a MatrixMarket file (its entries unread). */
+mispc_status mispc_read_mtx_sizes(mispc_context *ctx, const char *path, int64_t *nrows,
+                                  int64_t *ncols);
 /* Rows [r0, r1) of the matrix in path (.mtx or .mtx.gz), as mispc_read_mtx
  * reads them (a symmetric file's mirrored entries included), in *rows with
  * local row ids and global column ids; *nrows, *ncols get the file's sizes.
