@@ -144,7 +144,7 @@ static int parse(int argc, char **argv, dist_args *a) {
 
 /* The timed call; *label_sum gets the checksum of this rank's result. */
 static mispc_status run_once(mispc_context *ctx, const dist_args *a, const mispc_dist_csr *G,
-                             void *out, void *dout, char *what, size_t wn, int32_t *ncolors) {
+                             void *out, void *dout, char *what, size_t wn, int32_t *nlabels) {
   const int64_t nl = G->rend - G->rstart;
   mispc_status s;
   if (!strcmp(a->cmd, "mis")) {
@@ -162,11 +162,11 @@ static mispc_status run_once(mispc_context *ctx, const dist_args *a, const mispc
     if (a->mis.priority != MISPC_PRIORITY_DEFAULT) co.mis.priority = a->mis.priority;
     co.algo = a->algo_greedy ? MISPC_COLORING_GREEDY : MISPC_COLORING_MIS;
     co.recolor = a->recolor;
-    s = mispc_dist_color(ctx, G, &co, (int32_t *)(a->gpu ? dout : out), ncolors);
+    s = mispc_dist_color(ctx, G, &co, (int32_t *)(a->gpu ? dout : out), nlabels);
     if (!s && a->gpu)
       s = mispc_memcpy(ctx, out, MISPC_MEM_HOST, dout, MISPC_MEM_DEVICE,
                        sizeof(int32_t) * (size_t)nl);
-    snprintf(what, wn, "%d colors", *ncolors);
+    snprintf(what, wn, "%d colors", *nlabels);
   } else {
     mispc_agg_options ao;
     mispc_agg_options_default(&ao);
@@ -177,7 +177,7 @@ static mispc_status run_once(mispc_context *ctx, const dist_args *a, const mispc
     if (!s && a->gpu)
       s = mispc_memcpy(ctx, out, MISPC_MEM_HOST, dout, MISPC_MEM_DEVICE,
                        sizeof(int32_t) * (size_t)nl);
-    *ncolors = (int32_t)info.naggs; /* the count verify needs */
+    *nlabels = (int32_t)info.naggs;
     snprintf(what, wn, "%lld aggregates (phase 1: %lld, phase 2: %lld), MIS-2 rounds %d + %d",
              (long long)info.naggs, (long long)info.phase_aggs[0],
              (long long)(info.phase_aggs[1] - info.phase_aggs[0]), info.mis_rounds[0],
@@ -187,12 +187,12 @@ static mispc_status run_once(mispc_context *ctx, const dist_args *a, const mispc
 }
 
 static mispc_status verify(mispc_context *ctx, const dist_args *a, const mispc_dist_csr *G,
-                           const void *out, int32_t ncolors) {
+                           const void *out, int32_t nlabels) {
   if (!strcmp(a->cmd, "mis")) return mispc_dist_verify_mis(ctx, G, a->k, (const uint8_t *)out);
   if (!strcmp(a->cmd, "color"))
-    return mispc_dist_verify_coloring(ctx, G, (const int32_t *)out, ncolors);
-  /* aggregation: ncolors holds the aggregate count; ids in range, none empty, each connected */
-  return mispc_dist_verify_aggregation(ctx, G, (const int32_t *)out, ncolors);
+    return mispc_dist_verify_coloring(ctx, G, (const int32_t *)out, nlabels);
+  /* aggregation: ids in range, none empty, each connected */
+  return mispc_dist_verify_aggregation(ctx, G, (const int32_t *)out, nlabels);
 }
 
 /* This process's rank from the launcher's environment (MPI is not started
@@ -254,7 +254,7 @@ int cmd_dist(int argc, char **argv) {
   if (!s && a.gpu)
     s = mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * (size_t)(nl + 1), &dout);
   char what[256] = "";
-  int32_t ncolors = 0;
+  int32_t nlabels = 0; /* colors or aggregates: the count verify needs */
   double best = 1e300;
   mispc_dist_stats st0, st1, stb;
   memset(&st0, 0, sizeof st0);
@@ -264,7 +264,7 @@ int cmd_dist(int argc, char **argv) {
     mispc_dist_get_stats(g, &st0);
     MPI_Barrier(MPI_COMM_WORLD);
     double t = MPI_Wtime();
-    s = run_once(ctx, &a, g, out, dout, what, sizeof what, &ncolors);
+    s = run_once(ctx, &a, g, out, dout, what, sizeof what, &nlabels);
     MPI_Barrier(MPI_COMM_WORLD);
     t = MPI_Wtime() - t;
     if (t < best) { /* traffic and communication time of the fastest call */
@@ -304,7 +304,7 @@ int cmd_dist(int argc, char **argv) {
     }
   }
   if (!rc && a.verify) {
-    s = verify(ctx, &a, &H, out, ncolors);
+    s = verify(ctx, &a, &H, out, nlabels);
     if (s) {
       if (rank == 0) cli_fail(ctx, "verify", s);
       rc = 1;
