@@ -25,47 +25,35 @@ static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
   return same;
 }
 
-int cmd_bench_agg(int argc, char **argv);
 int cmd_bench_agg(int argc, char **argv) {
-  int reps = 10, bs_opt = 0;
+  int reps = 10, bs_opt = 0, algo_index = 0;
   double theta = 0;
-  mispc_agg_algo algo = MISPC_AGG_MIS2AGG;
   const char *specs[64];
   int nspecs = 0;
-  for (int a = 2; a < argc; ++a) {
-    const char *s = argv[a];
-    int more = a + 1 < argc;
-    if (!strcmp(s, "--reps") && more) {
-      if (!cli_parse_i("bench agg", "--reps", argv[++a], 1, 1000000, &reps)) return 2;
-    } else if (!strcmp(s, "--theta") && more) {
-      if (!cli_parse_real("bench agg", "--theta", argv[++a], 0, 1e300, &theta)) return 2;
-    } else if (!strcmp(s, "--block-size") && more) {
-      if (!cli_parse_i("bench agg", "--block-size", argv[++a], 1, 1 << 20, &bs_opt)) return 2;
-    } else if (!strcmp(s, "--algo") && more) {
-      const char *v = argv[++a];
-      if (!strcmp(v, "mis2agg"))
-        algo = MISPC_AGG_MIS2AGG;
-      else if (!strcmp(v, "mis2basic"))
-        algo = MISPC_AGG_MIS2BASIC;
-      else {
-        fprintf(stderr, "mispc bench agg: unknown algorithm '%s'\n", v);
-        return 2;
-      }
-    } else if (!strcmp(s, "--help")) {
-      printf("usage: mispc bench agg SPEC... [--algo mis2agg|mis2basic] [--theta T]\n"
-             "       [--block-size B (default 3 for gen:elasticity3d, else 1)] [--reps N]\n");
-      return 0;
-    } else if (s[0] != '-' && nspecs < 64)
-      specs[nspecs++] = s;
-    else {
-      fprintf(stderr, "mispc bench agg: unexpected argument '%s'\n", s);
-      return 2;
-    }
-  }
-  if (!nspecs || reps < 1) {
-    fprintf(stderr, "usage: mispc bench agg SPEC... (mispc bench agg --help)\n");
-    return 2;
-  }
+  const cli_opt opts[] = {
+      CLI_OPT_CHOICE("--algo", "mis2agg|mis2basic", "aggregation (default mis2agg)", &algo_index),
+      CLI_OPT_REAL("--theta", "T", "strength threshold (default 0)", &theta, 0, 1e300),
+      CLI_OPT_INT("--block-size", "B", "rows per node (default 3 for gen:elasticity3d, else 1)",
+                  &bs_opt, 1, 1 << 20),
+      CLI_OPT_INT("--reps", "N", "timed repetitions (default 10; the median is reported)", &reps, 1,
+                  1000000),
+  };
+  const cli_command cmd = {
+      .name = "bench agg",
+      .synopsis = "SPEC... [options]",
+      .about = "Times the strength graph, MIS-2 alone on it and the whole aggregation on\n"
+               "the GPU (at most 64 matrices), against one cuSPARSE SpMV on the matrix,\n"
+               "and checks the GPU aggregates against the host's.",
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      .min_pos = 1,
+      .max_pos = 64,
+      .no_operand = "no matrix given (a file or gen:...)",
+      .example = "mispc bench agg gen:laplace3d:100 gen:elasticity3d:60 --algo mis2agg --reps 10",
+  };
+  int rc = cli_args_parse(&cmd, argc, argv, 2, specs, &nspecs);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
+  const mispc_agg_algo algo = algo_index ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
   bench_print_header("agg", argc, argv);
   printf("# times: GPU medians of %d (ms); xSpMV = multiple of one float cuSPARSE SpMV on "
          "the matrix; phases are wall times of one run\n",
@@ -75,7 +63,7 @@ int cmd_bench_agg(int argc, char **argv) {
          "xSpMV", "agg/mis2", "check");
   mispc_context *ctx;
   if (mispc_context_create(&ctx)) return 1;
-  int gpu = mispc_have_gpu(), rc = 0;
+  int gpu = mispc_have_gpu();
   for (int si = 0; si < nspecs && !rc; ++si) {
     int bs = bs_opt ? bs_opt : !strncmp(specs[si], "gen:elasticity3d", 16) ? 3 : 1;
     mispc_csr A = {0}, S = {0}, DA = {0}, DS = {0};

@@ -23,70 +23,60 @@ static double rel_residual(const mispc_csr *A, const double *b, const double *x)
   return sqrt(r2 / b2);
 }
 
-int cmd_bench_gs(int argc, char **argv);
+static void gs_more_help(FILE *f) {
+  bench_print_tuning_help(f);
+}
+
 int cmd_bench_gs(int argc, char **argv) {
-  int reps = 10, kinds = 3, verbose = 0, block_size = 1, recolor = -1;
+  int reps = 10, which = 2, verbose = 0, block_size = 1, recolor = -1, coloring_index = 0;
   double omega = 1.0;
-  mispc_coloring_algo coloring = MISPC_COLORING_MIS;
   const char *specs[64];
   int nspecs = 0;
   mispc_tuning tune = {0};
-  for (int a = 2; a < argc; ++a) {
-    const char *s = argv[a];
-    int more = a + 1 < argc;
-    if (!strcmp(s, "--reps") && more) {
-      if (!cli_parse_i("bench gs", "--reps", argv[++a], 1, 1000000, &reps)) return 2;
-    } else if (!strcmp(s, "-v") || !strcmp(s, "-vv"))
-      verbose = (int)strlen(s) - 1;
-    else if (!strcmp(s, "--block-size") && more) {
-      if (!cli_parse_i("bench gs", "--block-size", argv[++a], 1, 1 << 20, &block_size)) return 2;
-    } else if (!strcmp(s, "--recolor") && more) {
-      if (!cli_parse_i("bench gs", "--recolor", argv[++a], 0, MISPC_COLORING_MAX_RECOLOR, &recolor))
-        return 2;
-    } else if (!strcmp(s, "--omega") && more) {
-      if (!cli_parse_real("bench gs", "--omega", argv[++a], 0, 2, &omega)) return 2;
-    } else if (!strcmp(s, "--coloring") && more) {
-      const char *v = argv[++a];
-      if (strcmp(v, "mis") && strcmp(v, "greedy")) {
-        fprintf(stderr, "mispc bench gs: --coloring takes mis or greedy, not '%s'\n", v);
-        return 2;
-      }
-      coloring = !strcmp(v, "greedy") ? MISPC_COLORING_GREEDY : MISPC_COLORING_MIS;
-    } else if (!strcmp(s, "--tune") && more) {
-      if (!bench_parse_tune("bench gs", argv[++a], &tune)) return 2;
-    } else if (!strcmp(s, "--kind") && more) {
-      const char *v = argv[++a];
-      kinds = !strcmp(v, "point") ? 1 : !strcmp(v, "cluster") ? 2 : !strcmp(v, "both") ? 3 : 0;
-      if (!kinds) {
-        fprintf(stderr, "mispc bench gs: --kind takes point, cluster or both, not '%s'\n", v);
-        return 2;
-      }
-    } else if (!strcmp(s, "--help")) {
-      printf("usage: mispc bench gs SPEC... [--kind point|cluster|both] [--omega W] [--reps N] "
-             "[--coloring mis|greedy] [--recolor N] [--block-size B] [--tune NAME=VALUE] "
-             "[-v|-vv]\n"
-             "  --coloring  colors (of rows or clusters): MIS-1 classes (default) or\n"
-             "              greedy in vertex order (on the host; mispc_coloring_algo)\n"
-             "  --recolor   passes of iterated greedy recoloring after the coloring\n"
-             "              (mispc_coloring_options.recolor; default: mispc_gs_options_default)\n"
-             "  --block-size  rows per node: cluster GS aggregates the node graph, so\n"
-             "              clusters hold whole nodes (as -pc_type clustergs does with\n"
-             "              the matrix block size; default 1)\n"
-             "  -vv   also the time of each symbolic setup phase (stderr; synchronizes between "
-             "phases)\n");
-      bench_print_tuning_help(stdout);
-      return 0;
-    } else if (s[0] != '-' && nspecs < 64)
-      specs[nspecs++] = s;
-    else {
-      fprintf(stderr, "mispc bench gs: unexpected argument '%s'\n", s);
-      return 2;
-    }
-  }
-  if (!nspecs || reps < 1) {
-    fprintf(stderr, "usage: mispc bench gs SPEC... (mispc bench gs --help)\n");
-    return 2;
-  }
+  const cli_opt opts[] = {
+      CLI_OPT_CHOICE("--kind", "point|cluster|both", "which Gauss-Seidel (default both)", &which),
+      CLI_OPT_REAL("--omega", "W", "relaxation (default 1)", &omega, 0, 2),
+      CLI_OPT_INT("--reps", "N", "timed repetitions (default 10; the median is reported)", &reps, 1,
+                  1000000),
+      CLI_OPT_CHOICE("--coloring", "mis|greedy",
+                     "colors (of rows or clusters): MIS-1 classes (default) or\n"
+                     "greedy in vertex order (mispc_coloring_algo)",
+                     &coloring_index),
+      CLI_OPT_INT("--recolor", "N",
+                  "passes of iterated greedy recoloring after the coloring\n"
+                  "(mispc_coloring_options.recolor; default: mispc_gs_options_default)",
+                  &recolor, 0, MISPC_COLORING_MAX_RECOLOR),
+      CLI_OPT_INT("--block-size", "B",
+                  "rows per node: cluster GS aggregates the node graph, so\n"
+                  "clusters hold whole nodes (as -pc_type clustergs does with\n"
+                  "the matrix block size; default 1)",
+                  &block_size, 1, 1 << 20),
+      CLI_OPT_CALL("--tune", "NAME=VALUE", "a tuning knob, repeatable (below)", bench_tune_option,
+                   &tune),
+      CLI_OPT_FLAG("-v", "what the setup chose (stderr)", &verbose, 1),
+      CLI_OPT_FLAG("-vv",
+                   "also the time of each symbolic setup phase (stderr; synchronizes\n"
+                   "between phases)",
+                   &verbose, 2),
+  };
+  const cli_command cmd = {
+      .name = "bench gs",
+      .synopsis = "SPEC... [options]",
+      .about = "Times the symbolic and numeric setup and one symmetric sweep of point and\n"
+               "cluster multicolor Gauss-Seidel on the GPU (at most 64 matrices with values),\n"
+               "against one double cuSPARSE SpMV, and checks x against the host's bit for bit.",
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      .min_pos = 1,
+      .max_pos = 64,
+      .no_operand = "no matrix given (a file or gen:...)",
+      .more_help = gs_more_help,
+      .example = "mispc bench gs gen:laplace3d:100 gen:elasticity3d:60 --kind both --reps 20",
+  };
+  int rc = cli_args_parse(&cmd, argc, argv, 2, specs, &nspecs);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
+  const int kinds = which + 1; /* bit 0 point, bit 1 cluster */
+  const mispc_coloring_algo coloring = coloring_index ? MISPC_COLORING_GREEDY : MISPC_COLORING_MIS;
   bench_print_header("gs", argc, argv);
   printf("# GPU medians of %d (ms); x = multiple of one double cuSPARSE SpMV on the matrix; "
          "resid = ||b - Ax|| / ||b|| after one symmetric sweep from x = 0, b = A*1\n",
@@ -98,7 +88,7 @@ int cmd_bench_gs(int argc, char **argv) {
   if (mispc_context_create(&ctx)) return 1;
   mispc_context_set_verbosity(ctx, verbose);
   mispc_context_set_logger(ctx, cli_log, NULL);
-  int gpu = mispc_have_gpu(), rc = 0;
+  int gpu = mispc_have_gpu();
   if (mispc_context_set_tuning_(ctx, &tune)) rc = cli_fail(ctx, "--tune", MISPC_ERR_INVALID_ARG);
   for (int si = 0; si < nspecs && !rc; ++si) {
     mispc_csr A = {0}, D = {0};

@@ -12,30 +12,11 @@
 #include "cli.h"
 #include "tuning.h"
 
-int cmd_bench_agg(int argc, char **argv);
-int cmd_bench_gs(int argc, char **argv);
-
 typedef struct variant {
   const char *name;
   mispc_mis_options opt;
   mispc_tuning tune; /* the ablation switches (src/tuning.h), set on the context */
 } variant;
-
-static void bench_usage(FILE *f) {
-  fprintf(f, "usage: mispc bench mis1|mis2 SPEC... [options]\n"
-             "  --reps N           timed repetitions (default 20; the median is reported)\n"
-             "  --warmup N         untimed runs first (default 3)\n"
-             "  --json FILE        also write the results as JSON\n"
-             "  --ablation         also run with each optimisation switched off\n"
-             "  --host-timing      also time the host backend (all threads and 1 thread)\n"
-             "  --seed S, --priority degree|hash|per-round\n"
-             "  --no-early-exit --no-warp --force-warp --no-worklist --no-persistent\n"
-             "  --no-sync-free     single ablation switches (GPU)\n"
-             "  --symmetrize       use the pattern of A + A^T\n"
-             "The rounds column is the host's synchronous round count; gpuR is the GPU's\n"
-             "(0 where MIS-1 ran its sync-free pass, which has no rounds: docs/MIS.md).\n");
-  bench_print_tuning_help(f);
-}
 
 typedef mispc_status (*mis_fn)(mispc_context *, const mispc_csr *, const mispc_mis_options *,
                                uint8_t *, mispc_mis_result *);
@@ -57,10 +38,31 @@ static double host_ms(mispc_context *ctx, mis_fn fn, const mispc_csr *A,
   return med;
 }
 
+static void bench_usage(FILE *f) {
+  fprintf(f, "usage: mispc bench mis1|mis2|agg|gs SPEC... [options]\n"
+             "  Times a kernel on the GPU (CUDA events, median of --reps runs) against one\n"
+             "  cuSPARSE SpMV on the same matrix in the same run, and checks that the GPU\n"
+             "  result equals the host's bit for bit (docs/BENCHMARKS.md). Without a GPU\n"
+             "  the host result and its check are printed.\n"
+             "kernels (mispc bench KERNEL --help: its options and an example):\n"
+             "  mis1, mis2   MIS-1 / MIS-2 (with --ablation: each optimisation switched off)\n"
+             "  agg          strength graph and MIS-2 aggregation\n"
+             "  gs           point and cluster multicolor Gauss-Seidel, setup and apply\n"
+             "example:\n"
+             "  mispc bench mis2 gen:laplace3d:100 gen:elasticity3d:60 --reps 20\n");
+  bench_print_tuning_help(f);
+}
+
+static void mis_more_help(FILE *f) {
+  fprintf(f, "The rounds column is the host's synchronous round count; gpuR is the GPU's\n"
+             "(0 where MIS-1 ran its sync-free pass, which has no rounds: docs/MIS.md).\n");
+  bench_print_tuning_help(f);
+}
+
 int cmd_bench(int argc, char **argv) {
-  if (argc < 3 || !strcmp(argv[1], "--help")) {
-    bench_usage(argc < 3 ? stderr : stdout);
-    return argc < 3 ? 2 : 0;
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    bench_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
   }
   if (!strcmp(argv[1], "agg")) return cmd_bench_agg(argc, argv);
   if (!strcmp(argv[1], "gs")) return cmd_bench_gs(argc, argv);
@@ -70,63 +72,55 @@ int cmd_bench(int argc, char **argv) {
     return 2;
   }
   mis_fn fn = k == 1 ? mispc_mis1 : mispc_mis2;
-  int reps = 20, warmup = 3, ablation = 0, host_timing = 0, symmetrize = 0;
+  int reps = 20, warmup = 3, ablation = 0, host_timing = 0, symmetrize = 0, prio = -1;
   const char *json = NULL;
   const char *specs[64];
   int nspecs = 0;
   mispc_mis_options base;
   mispc_mis_options_default(&base);
   mispc_tuning tune = {0};
-  for (int a = 2; a < argc; ++a) {
-    const char *s = argv[a];
-    int more = a + 1 < argc;
-    if (!strcmp(s, "--reps") && more) {
-      if (!cli_parse_i("bench", "--reps", argv[++a], 1, 1000000, &reps)) return 2;
-    } else if (!strcmp(s, "--warmup") && more) {
-      if (!cli_parse_i("bench", "--warmup", argv[++a], 0, 1000000, &warmup)) return 2;
-    } else if (!strcmp(s, "--json") && more)
-      json = argv[++a];
-    else if (!strcmp(s, "--ablation"))
-      ablation = 1;
-    else if (!strcmp(s, "--host-timing"))
-      host_timing = 1;
-    else if (!strcmp(s, "--symmetrize"))
-      symmetrize = 1;
-    else if (!strcmp(s, "--seed") && more) {
-      unsigned long long v;
-      if (!cli_parse_u64("bench", "--seed", argv[++a], &v)) return 2;
-      base.seed = v;
-    } else if (!strcmp(s, "--priority") && more) {
-      if (!parse_priority(argv[++a], &base.priority)) {
-        fprintf(stderr, "mispc bench: unknown priority '%s'\n", argv[a]);
-        return 2;
-      }
-    } else if (!strcmp(s, "--no-early-exit"))
-      tune.mis_no_early_exit = 1;
-    else if (!strcmp(s, "--no-warp"))
-      tune.mis_no_warp_mapping = 1;
-    else if (!strcmp(s, "--force-warp"))
-      tune.mis_force_warp_mapping = 1;
-    else if (!strcmp(s, "--no-worklist"))
-      tune.mis_no_worklist = 1;
-    else if (!strcmp(s, "--no-persistent"))
-      tune.mis_no_persistent = 1;
-    else if (!strcmp(s, "--no-sync-free"))
-      tune.mis_no_sync_free = 1;
-    else if (!strcmp(s, "--tune") && more) {
-      if (!bench_parse_tune("bench", argv[++a], &tune)) return 2;
-    } else if (s[0] != '-' && nspecs < 64)
-      specs[nspecs++] = s;
-    else {
-      fprintf(stderr, "mispc bench: unexpected argument '%s'\n", s);
-      bench_usage(stderr);
-      return 2;
-    }
-  }
-  if (reps < 1 || warmup < 0 || !nspecs) {
-    bench_usage(stderr);
-    return 2;
-  }
+  const cli_opt opts[] = {
+      CLI_OPT_INT("--reps", "N", "timed repetitions (default 20; the median is reported)", &reps, 1,
+                  1000000),
+      CLI_OPT_INT("--warmup", "N", "untimed runs first (default 3)", &warmup, 0, 1000000),
+      CLI_OPT_TEXT("--json", "FILE", "also write the results as JSON", &json),
+      CLI_OPT_FLAG("--ablation", "also run with each optimisation switched off", &ablation, 1),
+      CLI_OPT_FLAG("--host-timing", "also time the host backend (all threads and 1 thread)",
+                   &host_timing, 1),
+      CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &base.seed),
+      CLI_OPT_CHOICE("--priority", CLI_PRIORITY_WORDS, "priority order (default: the kernel's own)",
+                     &prio),
+      CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T", &symmetrize, 1),
+      CLI_OPT_FLAG("--no-early-exit", "ablation: MIS-1 scans all neighbours of every vertex",
+                   &tune.mis_no_early_exit, 1),
+      CLI_OPT_FLAG("--no-warp", "ablation: a thread a vertex regardless of degree",
+                   &tune.mis_no_warp_mapping, 1),
+      CLI_OPT_FLAG("--force-warp", "ablation: MIS-2 a warp a vertex regardless of degree",
+                   &tune.mis_force_warp_mapping, 1),
+      CLI_OPT_FLAG("--no-worklist", "ablation: every vertex every round", &tune.mis_no_worklist, 1),
+      CLI_OPT_FLAG("--no-persistent", "ablation: one launch a round", &tune.mis_no_persistent, 1),
+      CLI_OPT_FLAG("--no-sync-free", "ablation: MIS-1 in rounds where the sync-free pass runs",
+                   &tune.mis_no_sync_free, 1),
+      CLI_OPT_CALL("--tune", "NAME=VALUE", "a tuning knob, repeatable (below)", bench_tune_option,
+                   &tune),
+  };
+  const cli_command cmd = {
+      .name = k == 1 ? "bench mis1" : "bench mis2",
+      .synopsis = "SPEC... [options]",
+      .about = "Times MIS-1 / MIS-2 on the GPU against one cuSPARSE SpMV on the same graph\n"
+               "(at most 64 graphs) and checks the GPU set against the host's.",
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      .min_pos = 1,
+      .max_pos = 64,
+      .no_operand = "no graph given (a file or gen:...)",
+      .more_help = mis_more_help,
+      .example = k == 1 ? "mispc bench mis1 gen:laplace3d:100 gen:kron:21 --reps 30 --ablation"
+                        : "mispc bench mis2 gen:laplace3d:100 gen:elasticity3d:60 --reps 20",
+  };
+  int rc = cli_args_parse(&cmd, argc, argv, 2, specs, &nspecs);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
+  if (prio >= 0) base.priority = cli_priority(prio);
   /* Variants: the chosen options, then each optimisation switched off. */
   variant vars[8];
   int nvar = 0;
@@ -162,7 +156,7 @@ int cmd_bench(int argc, char **argv) {
     return 1;
   }
   if (jf) fprintf(jf, "{\"device\": \"%s\", \"kernel\": \"mis%d\", \"results\": [\n", dev, k);
-  int first_json = 1, rc = 0;
+  int first_json = 1;
 
   mispc_context *ctx;
   if (mispc_context_create(&ctx)) return 1;

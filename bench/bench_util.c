@@ -29,8 +29,8 @@ void bench_print_header(const char *what, int argc, char **argv) {
 
 void bench_print_tuning_help(FILE *f) {
   const char *name, *values, *what;
-  fprintf(f, "  --tune NAME=VALUE  a tuning knob, repeatable (changes speed, never a result;\n"
-             "                     src/tuning.h); 0 or auto is the library's own choice:\n");
+  fprintf(f, "tuning knobs (--tune NAME=VALUE, repeatable; they change speed, never a result;\n"
+             "src/tuning.h); 0 or auto is the library's own choice:\n");
   for (int i = 0; mispc_tuning_knob_(i, &name, &values, &what); ++i) {
     char nv[64];
     snprintf(nv, sizeof nv, "%s=%s", name, values);
@@ -47,4 +47,8 @@ int bench_parse_tune(const char *who, const char *arg, mispc_tuning *t) {
             ctx ? mispc_context_error(ctx) : mispc_strerror(s));
   mispc_context_destroy(ctx);
   return s == MISPC_SUCCESS;
+}
+
+int bench_tune_option(void *user, const char *cmd, const char *arg) {
+  return bench_parse_tune(cmd, arg, (mispc_tuning *)user);
 }

@@ -1,64 +1,15 @@
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-/* A number starts with a digit, a sign or a point: no blanks, "inf" or "nan". */
-static int number_start(const char *arg) {
-  return arg &&
-         (arg[0] == '-' || arg[0] == '+' || arg[0] == '.' || (arg[0] >= '0' && arg[0] <= '9'));
-}
-
-int cli_parse_int(const char *cmd, const char *opt, const char *arg, long long lo, long long hi,
-                  long long *out) {
-  char *end = NULL;
-  errno = 0;
-  long long v = number_start(arg) ? strtoll(arg, &end, 10) : 0;
-  if (!number_start(arg) || errno || !end || *end || v < lo || v > hi) {
-    fprintf(stderr, "mispc %s: %s takes an integer from %lld to %lld, got '%s'\n", cmd, opt, lo, hi,
-            arg ? arg : "");
-    return 0;
-  }
-  *out = v;
-  return 1;
-}
-
-int cli_parse_i(const char *cmd, const char *opt, const char *arg, int lo, int hi, int *out) {
-  long long v;
-  if (!cli_parse_int(cmd, opt, arg, lo, hi, &v)) return 0;
-  *out = (int)v;
-  return 1;
-}
-
-int cli_parse_u64(const char *cmd, const char *opt, const char *arg, unsigned long long *out) {
-  char *end = NULL;
-  errno = 0;
-  int ok = arg && arg[0] >= '0' && arg[0] <= '9'; /* strtoull accepts "-1" */
-  unsigned long long v = ok ? strtoull(arg, &end, 10) : 0;
-  if (!ok || errno || !end || *end) {
-    fprintf(stderr, "mispc %s: %s takes an integer from 0 to %llu, got '%s'\n", cmd, opt,
-            (unsigned long long)UINT64_MAX, arg ? arg : "");
-    return 0;
-  }
-  *out = v;
-  return 1;
-}
-
-int cli_parse_real(const char *cmd, const char *opt, const char *arg, double lo, double hi,
-                   double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = number_start(arg) ? strtod(arg, &end) : 0;
-  if (!number_start(arg) || errno || !end || *end || !isfinite(v) || v < lo || v > hi) {
-    fprintf(stderr, "mispc %s: %s takes a number from %g to %g, got '%s'\n", cmd, opt, lo, hi,
-            arg ? arg : "");
-    return 0;
-  }
-  *out = v;
-  return 1;
+mispc_priority cli_priority(int index) {
+  static const mispc_priority p[] = {MISPC_PRIORITY_DEGREE, MISPC_PRIORITY_LARGEST_DEGREE,
+                                     MISPC_PRIORITY_HASH, MISPC_PRIORITY_HASH_PER_ROUND,
+                                     MISPC_PRIORITY_DEFAULT};
+  return index >= 0 && index < (int)(sizeof p / sizeof p[0]) ? p[index] : MISPC_PRIORITY_DEFAULT;
 }
 
 int cli_close_output(const char *cmd, FILE *f, const char *path) {

@@ -6,27 +6,6 @@
 #include "cli.h"
 #include "cli_dist.h"
 
-int cmd_coarsen(int argc, char **argv);
-
-static void coarsen_usage(FILE *f) {
-  fprintf(f, "usage: mispc coarsen SPEC [options]\n"
-             "  --algo A          mis2agg (Alg. 3, default) | mis2basic (Alg. 2)\n"
-             "  --levels L        at most L levels (default 10)\n"
-             "  --min-size N      stop once a graph has <= N vertices (default 100)\n"
-             "  --theta T         strength threshold: |a_ij| > T sqrt(|a_ii a_jj|) (default 0;\n"
-             "                    ignored for a pattern input)\n"
-             "  --block-size B    rows per node of the strength graph (default 1)\n"
-             "  --seed S          MIS-2 hash seed (default 0)\n"
-             "  --host | --gpu    backend (default: GPU when one is visible)\n"
-             "  --threads N       host threads (default: all)\n"
-             "  --no-verify       skip checking every level's aggregates\n"
-             "  -o FILE           write the level-0 aggregate id of every strength-graph\n"
-             "                    vertex (node), one per line; when no level is aggregated\n"
-             "                    (a graph of <= --min-size vertices, or --levels 0) FILE\n"
-             "                    is not written and the exit status is 1\n"
-             "  -v                progress output\n");
-}
-
 /* The level-0 labels on the host: their checksum (compare with mpiexec
  * runs), and the file when path is not NULL. */
 static int level0_labels(mispc_context *ctx, const char *path, const mispc_aggregates *a,
@@ -62,68 +41,60 @@ static int level0_labels(mispc_context *ctx, const char *path, const mispc_aggre
 
 int cmd_coarsen(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
-  int use_gpu = -1, verify = 1, verbose = 0, threads = 0, levels = 10, bs = 1;
+  int use_gpu = -1, no_verify = 0, verbose = 0, threads = 0, levels = 10, bs = 1, algo = 0;
   long long min_size = 100;
   double theta = 0;
   mispc_agg_options opt;
   mispc_agg_options_default(&opt);
-  for (int a = 1; a < argc; ++a) {
-    const char *s = argv[a];
-    int more = a + 1 < argc;
-    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-      coarsen_usage(stdout);
-      return 0;
-    } else if (!strcmp(s, "--algo") && more) {
-      const char *v = argv[++a];
-      if (!strcmp(v, "mis2agg")) {
-        opt.algo = MISPC_AGG_MIS2AGG;
-      } else if (!strcmp(v, "mis2basic")) {
-        opt.algo = MISPC_AGG_MIS2BASIC;
-      } else {
-        fprintf(stderr, "mispc coarsen: unknown algorithm '%s'\n", v);
-        return 2;
-      }
-    } else if (!strcmp(s, "--levels") && more) {
-      if (!cli_parse_i("coarsen", "--levels", argv[++a], 0, 1000, &levels)) return 2;
-    } else if (!strcmp(s, "--min-size") && more) {
-      if (!cli_parse_int("coarsen", "--min-size", argv[++a], 0, INT64_MAX, &min_size)) return 2;
-    } else if (!strcmp(s, "--theta") && more) {
-      if (!cli_parse_real("coarsen", "--theta", argv[++a], 0, 1e300, &theta)) return 2;
-    } else if (!strcmp(s, "--block-size") && more) {
-      if (!cli_parse_i("coarsen", "--block-size", argv[++a], 1, 1 << 20, &bs)) return 2;
-    } else if (!strcmp(s, "--seed") && more) {
-      unsigned long long v;
-      if (!cli_parse_u64("coarsen", "--seed", argv[++a], &v)) return 2;
-      opt.mis.seed = v;
-    } else if (!strcmp(s, "--host")) {
-      use_gpu = 0;
-    } else if (!strcmp(s, "--gpu")) {
-      use_gpu = 1;
-    } else if (!strcmp(s, "--threads") && more) {
-      if (!cli_parse_i("coarsen", "--threads", argv[++a], 0, MISPC_MAX_THREADS, &threads)) return 2;
-    } else if (!strcmp(s, "--no-verify")) {
-      verify = 0;
-    } else if (!strcmp(s, "-o") && more) {
-      outfile = argv[++a];
-    } else if (!strcmp(s, "-v")) {
-      verbose = 1;
-    } else if (s[0] != '-' && !spec) {
-      spec = s;
-    } else {
-      fprintf(stderr, "mispc coarsen: unexpected argument '%s'\n", s);
-      coarsen_usage(stderr);
-      return 2;
-    }
-  }
-  if (!spec || levels < 0 || min_size < 0) {
-    coarsen_usage(stderr);
-    return 2;
-  }
+  const cli_opt opts[] = {
+      CLI_OPT_CHOICE("--algo", "mis2agg|mis2basic",
+                     "aggregation: mis2agg (Alg. 3, default) or mis2basic (Alg. 2)", &algo),
+      CLI_OPT_INT("--levels", "L", "at most L levels (default 10)", &levels, 0, 1000),
+      CLI_OPT_LLONG("--min-size", "N", "stop once a graph has <= N vertices (default 100)",
+                    &min_size, 0, INT64_MAX),
+      CLI_OPT_REAL("--theta", "T",
+                   "strength threshold: |a_ij| > T sqrt(|a_ii a_jj|) (default 0;\n"
+                   "ignored for a pattern input)",
+                   &theta, 0, 1e300),
+      CLI_OPT_INT("--block-size", "B", "rows per node of the strength graph (default 1)", &bs, 1,
+                  1 << 20),
+      CLI_OPT_SEED("--seed", "S", "MIS-2 hash seed (default 0)", &opt.mis.seed),
+      CLI_OPT_FLAG("--host", "host backend (default: GPU when one is visible)", &use_gpu, 0),
+      CLI_OPT_FLAG("--gpu", "GPU backend", &use_gpu, 1),
+      CLI_OPT_INT("--threads", "N", "host threads (default: all)", &threads, 0, MISPC_MAX_THREADS),
+      CLI_OPT_FLAG("--no-verify", "skip checking every level's aggregates", &no_verify, 1),
+      CLI_OPT_TEXT("-o", "FILE",
+                   "write the level-0 aggregate id of every strength-graph\n"
+                   "vertex (node), one per line; when no level is aggregated\n"
+                   "(a graph of <= --min-size vertices, or --levels 0) FILE\n"
+                   "is not written and the exit status is 1",
+                   &outfile),
+      CLI_OPT_FLAG("-v", "progress output", &verbose, 1),
+  };
+  const cli_command cmd = {
+      .name = "coarsen",
+      .synopsis = "SPEC [options]",
+      .about = "Multilevel MIS-2 aggregation: builds the strength graph of the matrix SPEC,\n"
+               "aggregates it, builds the coarse graph and repeats; prints every level's\n"
+               "sizes, the graph complexity and a checksum of the level-0 aggregates.",
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      .min_pos = 1,
+      .max_pos = 1,
+      .no_operand = "no matrix given (a file or gen:...)",
+      .notes = "Under mpiexec, or with --dist, the ranks aggregate level 0 together (an\n"
+               "mispc built with MPI: mispc coarsen --dist --help).",
+      .example = "mispc coarsen gen:elasticity3d:60 --block-size 3 --algo mis2agg",
+  };
+  int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &spec, &npos);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
+  opt.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+  const int verify = !no_verify;
   mispc_context *ctx;
   if (cli_context("coarsen", verbose, threads, &use_gpu, &ctx)) return 1;
   const char *where = use_gpu ? "GPU" : "host";
   mispc_csr A = {0}, S = {0}, G = {0};
-  int rc = cli_load(ctx, spec, 0, &A);
+  rc = cli_load(ctx, spec, 0, &A);
   mispc_status s = MISPC_SUCCESS;
   /* The strength graph once, on the host; then everything in one space. */
   if (!rc) {

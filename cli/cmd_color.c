@@ -7,71 +7,52 @@
 #include "cli.h"
 #include "cli_dist.h"
 
-static void color_usage(FILE *f) {
-  fprintf(f, "usage: mispc color SPEC [options]\n"
-             "  --greedy          greedy in vertex order instead of MIS-1 classes\n"
-             "  --largest-first   higher degree first in every MIS-1 (default: hash order)\n"
-             "  --recolor N       N passes of iterated greedy recoloring afterwards, each\n"
-             "                    class by class from the last (default 0; never adds colors)\n"
-             "  --seed S          hash seed (default 0)\n"
-             "  --symmetrize      use the pattern of A + A^T (for unsymmetric input)\n"
-             "  --host | --gpu    backend (default: GPU when one is visible)\n"
-             "  --threads N       host threads (default: all)\n"
-             "  -o FILE           write the color of every vertex, one per line\n"
-             "  -v                progress output\n");
-}
-
 int cmd_color(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
-  int use_gpu = -1, threads = 0, verbose = 0, symmetrize = 0;
+  int use_gpu = -1, threads = 0, verbose = 0, symmetrize = 0, greedy = 0, largest = 0;
   mispc_coloring_options o;
   mispc_coloring_options_default(&o);
-  for (int a = 1; a < argc; ++a) {
-    const char *s = argv[a];
-    int more = a + 1 < argc;
-    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-      color_usage(stdout);
-      return 0;
-    } else if (!strcmp(s, "--greedy")) {
-      o.algo = MISPC_COLORING_GREEDY;
-    } else if (!strcmp(s, "--largest-first")) {
-      o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
-    } else if (!strcmp(s, "--recolor") && more) {
-      if (!cli_parse_i("color", "--recolor", argv[++a], 0, MISPC_COLORING_MAX_RECOLOR, &o.recolor))
-        return 2;
-    } else if (!strcmp(s, "--seed") && more) {
-      unsigned long long v;
-      if (!cli_parse_u64("color", "--seed", argv[++a], &v)) return 2;
-      o.mis.seed = v;
-    } else if (!strcmp(s, "--symmetrize")) {
-      symmetrize = 1;
-    } else if (!strcmp(s, "--host")) {
-      use_gpu = 0;
-    } else if (!strcmp(s, "--gpu")) {
-      use_gpu = 1;
-    } else if (!strcmp(s, "--threads") && more) {
-      if (!cli_parse_i("color", "--threads", argv[++a], 0, MISPC_MAX_THREADS, &threads)) return 2;
-    } else if (!strcmp(s, "-o") && more) {
-      outfile = argv[++a];
-    } else if (!strcmp(s, "-v")) {
-      verbose = 2;
-    } else if (s[0] != '-' && !spec) {
-      spec = s;
-    } else {
-      fprintf(stderr, "mispc color: unexpected argument '%s'\n", s);
-      color_usage(stderr);
-      return 2;
-    }
-  }
-  if (!spec) {
-    color_usage(stderr);
-    return 2;
-  }
+  const cli_opt opts[] = {
+      CLI_OPT_FLAG("--greedy", "greedy in vertex order instead of MIS-1 classes", &greedy, 1),
+      CLI_OPT_FLAG("--largest-first", "higher degree first in every MIS-1 (default: hash order)",
+                   &largest, 1),
+      CLI_OPT_INT("--recolor", "N",
+                  "N passes of iterated greedy recoloring afterwards, each\n"
+                  "class by class from the last (default 0; never adds colors)",
+                  &o.recolor, 0, MISPC_COLORING_MAX_RECOLOR),
+      CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &o.mis.seed),
+      CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T (for unsymmetric input)",
+                   &symmetrize, 1),
+      CLI_OPT_FLAG("--host", "host backend (default: GPU when one is visible)", &use_gpu, 0),
+      CLI_OPT_FLAG("--gpu", "GPU backend", &use_gpu, 1),
+      CLI_OPT_INT("--threads", "N", "host threads (default: all)", &threads, 0, MISPC_MAX_THREADS),
+      CLI_OPT_TEXT("-o", "FILE", "write the color of every vertex, one per line", &outfile),
+      CLI_OPT_FLAG("-v", "progress output", &verbose, 2),
+  };
+  const cli_command cmd = {
+      .name = "color",
+      .synopsis = "SPEC [options]",
+      .about = "Colors the graph of SPEC at distance 1, deterministically: each color is\n"
+               "the MIS-1 of the vertices not colored yet (or greedy in vertex order);\n"
+               "checks the coloring and prints the color sizes and a checksum.",
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      .min_pos = 1,
+      .max_pos = 1,
+      .no_operand = "no graph given (a file or gen:...)",
+      .notes = "Under mpiexec, or with --dist, the ranks compute it together (an mispc\n"
+               "built with MPI: mispc color --dist --help).",
+      .example = "mispc color gen:laplace3d:100 --recolor 2 -o colors.txt",
+  };
+  int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &spec, &npos);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
+  if (greedy) o.algo = MISPC_COLORING_GREEDY;
+  if (largest) o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
   mispc_context *ctx;
   if (cli_context("color", verbose, threads, &use_gpu, &ctx)) return 1;
   mispc_csr A = {0}, G = {0};
   mispc_coloring c = {0, 0, NULL, MISPC_MEM_HOST};
-  int rc = cli_load(ctx, spec, symmetrize, &A);
+  rc = cli_load(ctx, spec, symmetrize, &A);
   int32_t *col = NULL;
   if (!rc) {
     mispc_status s = use_gpu ? mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &G) : MISPC_SUCCESS;

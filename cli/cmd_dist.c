@@ -36,28 +36,6 @@ int cmd_dist(int argc, char **argv) {
 
 #include "mispc/dist.h"
 
-static void dist_usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: mpiexec -n P mispc mis|color|coarsen SPEC [options]   (or mispc CMD SPEC --dist)\n"
-      "  The graph is split into P even row ranges; gen:laplace2d, laplace3d, grid2d,\n"
-      "  grid3d27 and path make each rank's own rows, other inputs are read whole on\n"
-      "  every rank and cut. Results equal the one-process run bit for bit: compare the\n"
-      "  checksum line with `mispc CMD SPEC` on one process.\n"
-      "  -k 1|2            mis: distance (default 1)\n"
-      "  --priority P      mis: degree | largest-degree | hash | per-round | default\n"
-      "  --algo A          color: mis (default) | greedy;  coarsen: mis2agg (default) | mis2basic\n"
-      "  --recolor N       color: iterated greedy passes (default 0)\n"
-      "  --seed S          hash seed (default 0)\n"
-      "  --host | --gpu    backend (default host; --gpu: the GPU, one a rank or shared)\n"
-      "  --symmetrize      use the pattern of A + A^T\n"
-      "  --repeat N        run the call N times, report the fastest (default 1)\n"
-      "  --no-verify       skip the distributed check of the result\n"
-      "  --threads N       host threads a rank (default 1 under mpiexec)\n"
-      "  -v                progress output (rank 0)\n"
-      "example: mpiexec -n 4 mispc mis gen:laplace3d:100 -k 2\n");
-}
-
 /* Largest resident set of this process so far, in MiB. */
 static double peak_rss_mib(void) {
   struct rusage ru;
@@ -72,73 +50,75 @@ typedef struct dist_args {
   int algo_greedy, algo_basic;
 } dist_args;
 
+/* Reads the arguments of a->cmd (mis, color or coarsen) under mpiexec:
+ * -1 to go on, else the exit status (0 after --help). */
 static int parse(int argc, char **argv, dist_args *a) {
   memset(a, 0, sizeof *a);
   a->cmd = argv[0];
-  a->k = 1, a->verify = 1, a->threads = 1, a->repeat = 1;
+  a->k = 1, a->threads = 1, a->repeat = 1;
   mispc_mis_options_default(&a->mis);
-  for (int i = 1; i < argc; ++i) {
-    const char *s = argv[i];
-    int more = i + 1 < argc;
-    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-      dist_usage(stdout);
-      return 0;
-    } else if (!strcmp(s, "--dist")) {
-    } else if (!strcmp(s, "-k") && more) {
-      if (!cli_parse_i(a->cmd, "-k", argv[++i], 1, 2, &a->k)) return 2;
-    } else if (!strcmp(s, "--priority") && more) {
-      if (!parse_priority(argv[++i], &a->mis.priority)) {
-        fprintf(stderr,
-                "mispc %s: --priority takes degree, largest-degree, hash, per-round or default, "
-                "got '%s'\n",
-                a->cmd, argv[i]);
-        return 2;
-      }
-    } else if (!strcmp(s, "--algo") && more && !strcmp(a->cmd, "coarsen")) {
-      const char *v = argv[++i];
-      if (strcmp(v, "mis2agg") && strcmp(v, "mis2basic")) {
-        fprintf(stderr, "mispc coarsen: --algo takes mis2agg or mis2basic, got '%s'\n", v);
-        return 2;
-      }
-      a->algo_basic = !strcmp(v, "mis2basic");
-    } else if (!strcmp(s, "--greedy") && !strcmp(a->cmd, "color")) {
-      a->algo_greedy = 1;
-    } else if (!strcmp(s, "--largest-first") && !strcmp(a->cmd, "color")) {
-      a->mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
-    } else if (!strcmp(s, "--recolor") && more) {
-      if (!cli_parse_i(a->cmd, "--recolor", argv[++i], 0, MISPC_COLORING_MAX_RECOLOR, &a->recolor))
-        return 2;
-    } else if (!strcmp(s, "--seed") && more) {
-      unsigned long long v;
-      if (!cli_parse_u64(a->cmd, "--seed", argv[++i], &v)) return 2;
-      a->mis.seed = v;
-    } else if (!strcmp(s, "--repeat") && more) {
-      if (!cli_parse_i(a->cmd, "--repeat", argv[++i], 1, 1000, &a->repeat)) return 2;
-    } else if (!strcmp(s, "--threads") && more) {
-      if (!cli_parse_i(a->cmd, "--threads", argv[++i], 0, MISPC_MAX_THREADS, &a->threads)) return 2;
-    } else if (!strcmp(s, "--gpu")) {
-      a->gpu = 1;
-    } else if (!strcmp(s, "--host")) {
-      a->gpu = 0;
-    } else if (!strcmp(s, "--symmetrize")) {
-      a->symmetrize = 1;
-    } else if (!strcmp(s, "--no-verify")) {
-      a->verify = 0;
-    } else if (!strcmp(s, "-v")) {
-      a->verbose = 1;
-    } else if (s[0] != '-' && !a->spec) {
-      a->spec = s;
-    } else {
-      fprintf(stderr, "mispc %s: unexpected argument '%s' under mpiexec\n", a->cmd, s);
-      dist_usage(stderr);
-      return 2;
-    }
-  }
-  if (!a->spec) {
-    fprintf(stderr, "mispc %s: no graph given (a file or gen:...)\n", a->cmd);
-    dist_usage(stderr);
-    return 2;
-  }
+  int dist = 0, prio = -1, no_verify = 0, algo = 0;
+  const int is_mis = !strcmp(a->cmd, "mis"), is_color = !strcmp(a->cmd, "color");
+  /* The options of every command, then those of this one. */
+  const cli_opt common[] = {
+      CLI_OPT_FLAG("--dist", "run distributed even outside mpiexec (one rank)", &dist, 1),
+      CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &a->mis.seed),
+      CLI_OPT_CHOICE("--priority", CLI_PRIORITY_WORDS,
+                     "MIS priority order (default: the call's own)", &prio),
+      CLI_OPT_FLAG("--host", "host backend (default)", &a->gpu, 0),
+      CLI_OPT_FLAG("--gpu", "the GPU, one a rank or shared", &a->gpu, 1),
+      CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T", &a->symmetrize, 1),
+      CLI_OPT_INT("--repeat", "N", "run the call N times, report the fastest (default 1)",
+                  &a->repeat, 1, 1000),
+      CLI_OPT_FLAG("--no-verify", "skip the distributed check of the result", &no_verify, 1),
+      CLI_OPT_INT("--threads", "N", "host threads a rank (default 1 under mpiexec)", &a->threads, 0,
+                  MISPC_MAX_THREADS),
+      CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->verbose, 1),
+  };
+  const cli_opt mis[] = {
+      CLI_OPT_INT("-k", "K", "distance: 1 (MIS-1, default) or 2 (MIS-2)", &a->k, 1, 2),
+  };
+  const cli_opt color[] = {
+      CLI_OPT_FLAG("--greedy", "greedy in vertex order instead of MIS-1 classes", &a->algo_greedy,
+                   1),
+      CLI_OPT_FLAG("--largest-first", "higher degree first in every MIS-1", &prio, 1),
+      CLI_OPT_INT("--recolor", "N", "iterated greedy recoloring passes (default 0)", &a->recolor, 0,
+                  MISPC_COLORING_MAX_RECOLOR),
+  };
+  const cli_opt coarsen[] = {
+      CLI_OPT_CHOICE("--algo", "mis2agg|mis2basic", "aggregation (default mis2agg)", &algo),
+  };
+  const cli_opt *own = is_mis ? mis : is_color ? color : coarsen;
+  const int nown = is_mis ? 1 : is_color ? 3 : 1, ncommon = (int)(sizeof common / sizeof common[0]);
+  cli_opt opts[16];
+  memcpy(opts, own, sizeof(cli_opt) * (size_t)nown);
+  memcpy(opts + nown, common, sizeof common);
+  char synopsis[128];
+  snprintf(synopsis, sizeof synopsis,
+           "mpiexec -n P mispc %s SPEC [options]   (or mispc %s SPEC --dist)", a->cmd, a->cmd);
+  const cli_command cmd = {
+      .name = a->cmd,
+      .synopsis = synopsis,
+      .full_usage = 1,
+      .about = "The graph is split into P even row ranges; gen:laplace2d, laplace3d, grid2d,\n"
+               "grid3d27 and path make each rank's own rows, other inputs are read whole on\n"
+               "every rank and cut. Results equal the one-process run bit for bit: compare the\n"
+               "checksum line with `mispc CMD SPEC` on one process.",
+      .opts = opts,
+      .nopts = nown + ncommon,
+      .min_pos = 1,
+      .max_pos = 1,
+      .no_operand = "no graph given (a file or gen:...)",
+      .example = is_mis ? "mpiexec -n 4 mispc mis gen:laplace3d:100 -k 2"
+                 : is_color ? "mpiexec -n 4 mispc color gen:laplace3d:100 --recolor 2"
+                            : "mpiexec -n 4 mispc coarsen gen:laplace3d:100 --algo mis2agg",
+  };
+  int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &a->spec, &npos);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
+  /* --largest-first (color) stores CLI_FLAG's 1: the largest-degree index of --priority */
+  if (prio >= 0) a->mis.priority = cli_priority(prio);
+  a->algo_basic = algo == 1;
+  a->verify = !no_verify;
   return -1;
 }
 

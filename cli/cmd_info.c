@@ -9,23 +9,31 @@ static const char *tri(int v) {
 }
 
 int cmd_info(int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help")) {
-    printf("usage: mispc info SPEC...\n  prints rows, entries, degree min/avg/max, self loops,\n"
-           "  pattern/value symmetry and diagonal dominance of each matrix or graph\n");
-    return argc < 2 ? 2 : 0;
-  }
+  const char *specs[64];
+  const cli_command cmd = {
+      .name = "info",
+      .synopsis = "SPEC...",
+      .about = "Prints rows, columns, entries, degree min/avg/max, empty rows, self loops,\n"
+               "pattern/value symmetry and diagonal dominance of each matrix or graph\n"
+               "(at most 64; a file or gen:..., mispc --help lists them).",
+      .min_pos = 1,
+      .max_pos = 64,
+      .no_operand = "no matrix or graph given (a file or gen:...)",
+      .example = "mispc info tests/data/bcsstk13.mtx gen:elasticity3d:10",
+  };
+  int nspecs = 0, rc = cli_args_parse(&cmd, argc, argv, 1, specs, &nspecs);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
   mispc_context *ctx;
   if (mispc_context_create(&ctx)) return 1;
-  int rc = 0;
-  for (int a = 1; a < argc && !rc; ++a) {
+  for (int a = 0; a < nspecs && !rc; ++a) {
     mispc_csr A;
-    if ((rc = cli_load(ctx, argv[a], 0, &A))) break;
+    if ((rc = cli_load(ctx, specs[a], 0, &A))) break;
     mispc_csr_stats st;
     mispc_status s = mispc_csr_get_stats(ctx, &A, &st);
     if (s) {
       rc = cli_fail(ctx, "stats", s);
     } else {
-      printf("%s\n", argv[a]);
+      printf("%s\n", specs[a]);
       printf("  rows          %lld\n", (long long)st.nrows);
       printf("  columns       %lld\n", (long long)st.ncols);
       printf("  entries       %lld\n", (long long)st.nnz);

@@ -6,85 +6,44 @@
 #include "cli.h"
 #include "cli_dist.h"
 
-static void mis_usage(FILE *f) {
-  fprintf(f, "usage: mispc mis SPEC [-k 1|2] [options]\n"
-             "  -k K              distance: 1 (MIS-1, default) or 2 (MIS-2)\n"
-             "  -o FILE           write member ids (0-based, one per line)\n"
-             "  --host | --gpu    backend (default: GPU when one is visible)\n"
-             "  --seed S          hash seed (default 0)\n"
-             "  --priority P      degree (MIS-1 default) | largest-degree | hash | per-round "
-             "(MIS-2 default)\n"
-             "  --threads N       host threads (default: all)\n"
-             "  --symmetrize      use the pattern of A + A^T (for unsymmetric input)\n"
-             "  --no-verify       skip the independence/maximality check\n"
-             "  -v                progress output\n");
-}
-
-int parse_priority(const char *s, mispc_priority *p) {
-  if (!strcmp(s, "degree"))
-    *p = MISPC_PRIORITY_DEGREE;
-  else if (!strcmp(s, "hash"))
-    *p = MISPC_PRIORITY_HASH;
-  else if (!strcmp(s, "per-round"))
-    *p = MISPC_PRIORITY_HASH_PER_ROUND;
-  else if (!strcmp(s, "largest-degree"))
-    *p = MISPC_PRIORITY_LARGEST_DEGREE;
-  else if (!strcmp(s, "default"))
-    *p = MISPC_PRIORITY_DEFAULT;
-  else
-    return 0;
-  return 1;
-}
-
 int cmd_mis(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
-  int k = 1, use_gpu = -1, verify = 1, symmetrize = 0, verbose = 0, threads = 0;
+  int k = 1, use_gpu = -1, no_verify = 0, symmetrize = 0, verbose = 0, threads = 0, prio = -1;
   mispc_mis_options opt;
   mispc_mis_options_default(&opt);
-  for (int a = 1; a < argc; ++a) {
-    const char *s = argv[a];
-    int more = a + 1 < argc;
-    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-      mis_usage(stdout);
-      return 0;
-    } else if (!strcmp(s, "-k") && more) {
-      if (!cli_parse_i("mis", "-k", argv[++a], 1, 2, &k)) return 2;
-    } else if (!strcmp(s, "-o") && more) {
-      outfile = argv[++a];
-    } else if (!strcmp(s, "--host")) {
-      use_gpu = 0;
-    } else if (!strcmp(s, "--gpu")) {
-      use_gpu = 1;
-    } else if (!strcmp(s, "--seed") && more) {
-      unsigned long long v;
-      if (!cli_parse_u64("mis", "--seed", argv[++a], &v)) return 2;
-      opt.seed = v;
-    } else if (!strcmp(s, "--priority") && more) {
-      if (!parse_priority(argv[++a], &opt.priority)) {
-        fprintf(stderr, "mispc mis: unknown priority '%s'\n", argv[a]);
-        return 2;
-      }
-    } else if (!strcmp(s, "--threads") && more) {
-      if (!cli_parse_i("mis", "--threads", argv[++a], 0, MISPC_MAX_THREADS, &threads)) return 2;
-    } else if (!strcmp(s, "--symmetrize")) {
-      symmetrize = 1;
-    } else if (!strcmp(s, "--no-verify")) {
-      verify = 0;
-    } else if (!strcmp(s, "-v")) {
-      verbose = 1;
-    } else if (s[0] != '-' && !spec) {
-      spec = s;
-    } else {
-      fprintf(stderr, "mispc mis: unexpected argument '%s'\n", s);
-      mis_usage(stderr);
-      return 2;
-    }
-  }
-  if (!spec) {
-    fprintf(stderr, "mispc mis: no graph given (a file or gen:...)\n");
-    mis_usage(stderr);
-    return 2;
-  }
+  const cli_opt opts[] = {
+      CLI_OPT_INT("-k", "K", "distance: 1 (MIS-1, default) or 2 (MIS-2)", &k, 1, 2),
+      CLI_OPT_TEXT("-o", "FILE", "write member ids (0-based, one per line)", &outfile),
+      CLI_OPT_FLAG("--host", "host backend (default: GPU when one is visible)", &use_gpu, 0),
+      CLI_OPT_FLAG("--gpu", "GPU backend", &use_gpu, 1),
+      CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &opt.seed),
+      CLI_OPT_CHOICE("--priority", CLI_PRIORITY_WORDS,
+                     "priority order: default is degree for MIS-1,\nper-round for MIS-2", &prio),
+      CLI_OPT_INT("--threads", "N", "host threads (default: all)", &threads, 0, MISPC_MAX_THREADS),
+      CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T (for unsymmetric input)",
+                   &symmetrize, 1),
+      CLI_OPT_FLAG("--no-verify", "skip the independence/maximality check", &no_verify, 1),
+      CLI_OPT_FLAG("-v", "progress output", &verbose, 1),
+  };
+  const cli_command cmd = {
+      .name = "mis",
+      .synopsis = "SPEC [-k 1|2] [options]",
+      .about = "Computes a maximal independent set at distance 1 or 2 of the graph of SPEC\n"
+               "(a file or gen:...; mispc --help lists them), checks it, and prints its size\n"
+               "and a checksum that is the same on every backend and rank count.",
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      .min_pos = 1,
+      .max_pos = 1,
+      .no_operand = "no graph given (a file or gen:...)",
+      .notes = "Under mpiexec, or with --dist, the ranks compute it together (an mispc\n"
+               "built with MPI: mispc mis --dist --help).",
+      .example = "mispc mis gen:laplace3d:100 -k 2 -o members.txt",
+  };
+  int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &spec, &npos);
+  if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
+  if (prio >= 0) opt.priority = cli_priority(prio);
+  const int verify = !no_verify;
   mispc_context *ctx;
   if (cli_context("mis", verbose, threads, &use_gpu, &ctx)) return 1;
   mispc_memspace mem = use_gpu ? MISPC_MEM_DEVICE : MISPC_MEM_HOST;
@@ -92,7 +51,7 @@ int cmd_mis(int argc, char **argv) {
   uint8_t *set = NULL, *dset = NULL;
   mispc_mis_result res = {0, 0};
   mispc_status s = MISPC_SUCCESS;
-  int rc = cli_load(ctx, spec, symmetrize, &A);
+  rc = cli_load(ctx, spec, symmetrize, &A);
   if (!rc) {
     set = (uint8_t *)malloc((size_t)A.nrows + 1);
     if (!set) rc = 1;

@@ -25,6 +25,9 @@ cases=(
   "3|pattern not symmetric|mis $tmp/unsym.mtx"
   "3|-k takes an integer from 1 to 2, got '3'|mis gen:laplace2d:10 -k 3"
   "4|unexpected argument '--bogus'|color gen:laplace2d:10 --bogus"
+  "3|--algo takes mis2agg or mis2basic, got 'x'|coarsen gen:laplace2d:10 --algo x"
+  "2|--recolor needs a value|color gen:laplace2d:10 --recolor"
+  "3|unexpected argument '--recolor'|mis gen:laplace2d:10 --recolor 2"
 )
 for c in "${cases[@]}"; do
   np=${c%%|*} rest=${c#*|}
