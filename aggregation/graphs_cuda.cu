@@ -1,7 +1,10 @@
-/* Strength graph and coarse (quotient) graph on the GPU: both emit (row, col)
- * keys, a row's repeats dropped and the keys packed, and let
- * mispc_csr_from_keys_cuda sort and deduplicate them, so the output is the
- * same sorted pattern the host builds. */
+/* Strength graph and coarse (quotient) graph on the GPU. The strength graph
+ * of a matrix with sorted rows is filtered per node row and symmetrized by
+ * merging in only the entries its transpose adds (strength_by_filter), with
+ * no global sort; otherwise, and for the coarse graph, the rows emit (row,
+ * col) keys, a row's repeats dropped and the keys packed, and
+ * mispc_csr_from_keys_cuda sorts and deduplicates them. Either way the output
+ * is the same sorted pattern the host builds. */
 #include <math.h>
 #include <stdint.h>
 
@@ -15,6 +18,7 @@
 namespace {
 
 constexpr int kBlock = 256;
+constexpr int32_t kNone = INT32_MAX; /* no next entry */
 
 /* (row, col) as row << cb | col, cb = bits_for(number of columns): the sort
  * then covers bits_for(rows) + cb bits, not 32 + bits_for(rows) (Laplace3D_100's
@@ -201,6 +205,301 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
   return st;
 }
 
+/* The strength graph by a filter per node row, without a global sort:
+ *  1. D, the directed node pattern (node I -> the distinct J != I with a
+ *     strong entry in block (I, J)), written sorted into a buffer laid out
+ *     as A (node I's row at A->rowptr[I * bs], no wider than its entries):
+ *     sorted rows give each row's strong columns in order, repeats adjacent;
+ *     nodes of bs > 1 rows merge their rows' lists. The same pass flags an
+ *     unsorted row (the caller then builds the graph from sorted keys).
+ *  2. Orphans: entries (I, J) of D whose (J, I) is not in D (a binary search
+ *     each). A symmetric matrix has none, and then S = D.
+ *  3. Otherwise the orphans, ordered by (J, I) (a stable sort of only those),
+ *     are the rows E of D^T - D, and S = D + E, disjoint sorted lists merged
+ *     per row (each entry placed by a binary search in the other list).
+ * The strong test is the host's expression, so the graph is the host's. */
+struct Strong {
+  const double *val, *diag; /* val NULL: every entry is strong */
+  double theta;
+  __device__ __forceinline__ bool operator()(int64_t i, int64_t p, int32_t j) const {
+    return !val || fabs(val[p]) > theta * sqrt(fabs(diag[i] * diag[j]));
+  }
+};
+
+/* D for bs = 1: a group of W lanes a row, coalesced; an entry is kept when
+ * strong, off the diagonal and not the column of the row's previous strong
+ * entry (in this chunk of W, else `last` carried over). */
+template <int W>
+__global__ void point_rows(int64_t n, const int64_t *rowptr, const int32_t *colidx, Strong strong,
+                           int32_t *buf, int64_t *cnt, unsigned long long *unsorted) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u;
+  mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
+    const int64_t b = rowptr[i], e = rowptr[i + 1];
+    int32_t last = -1, k = 0;
+    bool bad = false;
+    for (int64_t p0 = b; p0 < e; p0 += W) {
+      const int64_t p = p0 + sl;
+      int32_t j = -1;
+      bool s = false;
+      if (p < e) {
+        j = colidx[p];
+        bad = bad || (p > b && colidx[p - 1] > j);
+        s = j != i && strong(i, p, j);
+      }
+      const unsigned m = __ballot_sync(gm, s) & gm, lower = m & below;
+      const int32_t pj = __shfl_sync(gm, j, lower ? 31 - __clz(lower) : lane);
+      const bool keep = s && (lower ? pj : last) != j;
+      const unsigned km = __ballot_sync(gm, keep) & gm;
+      if (keep) buf[b + k + __popc(km & below)] = j;
+      k += __popc(km);
+      if (m) last = __shfl_sync(gm, j, 31 - __clz(m));
+    }
+    bad = (__ballot_sync(gm, bad) & gm) != 0;
+    if (sl == 0) {
+      cnt[i] = k;
+      if (bad) atomicOr(unsorted, 1ull);
+    }
+  });
+}
+
+/* D for 1 < bs <= G: a group of G lanes a node, lane r walking row I*bs + r
+ * with its next kept node (head, above the last one given out); the group's
+ * smallest head is the node row's next entry (a bs-way merge), and the lanes
+ * holding it move on. Every entry is visited once, in order. */
+template <int G>
+__global__ void node_merge(int64_t nn, int bs, MispcFastDiv div, const int64_t *rowptr,
+                           const int32_t *colidx, Strong strong, int32_t *buf, int64_t *cnt,
+                           unsigned long long *unsorted) {
+  mispc_for_each_row<G>(nn, [&](int64_t I, int sl, unsigned gm) {
+    const bool mine = sl < bs;
+    const int64_t i = I * bs + (mine ? sl : 0), e = mine ? rowptr[i + 1] : 0;
+    int64_t p = mine ? rowptr[i] : 0;
+    int32_t prev = -1;
+    bool bad = false;
+    auto next = [&](int32_t after) {
+      for (; p < e; ++p) {
+        const int32_t j = colidx[p], J = div(j);
+        bad = bad || j < prev;
+        prev = j;
+        if (J > after && J != I && strong(i, p, j)) return J;
+      }
+      return kNone;
+    };
+    int32_t head = next(-1), k = 0;
+    int32_t *out = buf + rowptr[I * bs];
+    for (;;) {
+      int32_t m = head;
+#pragma unroll
+      for (int o = G / 2; o; o >>= 1) m = min(m, __shfl_xor_sync(gm, m, o));
+      if (m == kNone) break;
+      if (sl == 0) out[k] = m;
+      ++k;
+      if (head == m) head = next(m);
+    }
+    bad = (__ballot_sync(gm, bad) & gm) != 0;
+    if (sl == 0) {
+      cnt[I] = k;
+      if (bad) atomicOr(unsorted, 1ull);
+    }
+  });
+}
+
+/* D's rows: node I's at buf + rowptr[I * bs], dptr[I + 1] - dptr[I] long. */
+struct DRows {
+  const int32_t *buf;
+  const int64_t *rowptr, *dptr;
+  int bs;
+  __device__ __forceinline__ const int32_t *row(int64_t I) const {
+    return buf + rowptr[I * bs];
+  }
+  __device__ __forceinline__ int len(int64_t I) const {
+    return (int)(dptr[I + 1] - dptr[I]);
+  }
+  /* (I, J) in D without (J, I) */
+  __device__ __forceinline__ bool orphan(int64_t I, int32_t J) const {
+    const int32_t *r = row(J);
+    const int l = len(J), q = mispc_lower_bound32(r, l, (int32_t)I);
+    return q == l || r[q] != I;
+  }
+};
+
+/* ocnt[I] = orphans of D's row I; *total += all of them (one atomic a block). */
+template <int W>
+__global__ void __launch_bounds__(kBlock)
+    count_orphans(int64_t nn, DRows d, int64_t *ocnt, unsigned long long *total) {
+  unsigned long long all = 0;
+  mispc_for_each_row<W>(nn, [&](int64_t I, int sl, unsigned gm) {
+    const int32_t *r = d.row(I);
+    const int len = d.len(I);
+    int o = 0;
+    for (int k = sl; k < len; k += W) o += d.orphan(I, r[k]);
+    all += (unsigned long long)o;
+#pragma unroll
+    for (int off = W / 2; off; off >>= 1) o += __shfl_xor_sync(gm, o, off);
+    if (sl == 0) ocnt[I] = o;
+  });
+  all = mispc_block_sum<kBlock>(all);
+  if (threadIdx.x == 0 && all) atomicAdd(total, all);
+}
+
+/* The orphans (I, J) in row order from optr[I]: okey = J, orow = I. */
+template <int W>
+__global__ void write_orphans(int64_t nn, DRows d, const int64_t *optr, int32_t *okey,
+                              int32_t *orow) {
+  const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+  mispc_for_each_row<W>(nn, [&](int64_t I, int sl, unsigned gm) {
+    const int32_t *r = d.row(I);
+    const int len = d.len(I);
+    int64_t at = optr[I];
+    for (int k0 = 0; k0 < len; k0 += W) {
+      const int k = k0 + sl;
+      const bool o = k < len && d.orphan(I, r[k]);
+      const unsigned m = __ballot_sync(gm, o) & gm;
+      if (o) {
+        const int64_t q = at + __popc(m & below);
+        okey[q] = r[k];
+        orow[q] = (int32_t)I;
+      }
+      at += __popc(m);
+    }
+  });
+}
+
+/* S's row J = D's row J + E's row J (eptr NULL: no E), two disjoint sorted
+ * lists: an entry's place is its index plus the other list's entries below
+ * it. E's row J: orow[order[eptr[J] ..  eptr[J + 1])], increasing. */
+template <int W>
+__global__ void merge_rows(int64_t nn, DRows d, const int64_t *eptr, const int32_t *order,
+                           const int32_t *orow, int64_t *rowptr, int32_t *col) {
+  mispc_for_each_row<W>(nn, [&](int64_t J, int sl, unsigned) {
+    const int32_t *dr = d.row(J);
+    const int dl = d.len(J);
+    const int64_t e0 = eptr ? eptr[J] : 0;
+    const int el = eptr ? (int)(eptr[J + 1] - e0) : 0;
+    const int64_t start = d.dptr[J] + e0;
+    if (sl == 0) {
+      rowptr[J] = start;
+      if (J == nn - 1) rowptr[nn] = start + dl + el;
+    }
+    int32_t *out = col + start;
+    for (int k = sl; k < dl; k += W) {
+      const int32_t x = dr[k];
+      int lo = 0, hi = el;
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (orow[order[e0 + mid]] < x)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      out[k + lo] = x;
+    }
+    for (int k = sl; k < el; k += W) {
+      const int32_t x = orow[order[e0 + k]];
+      out[k + mispc_lower_bound32(dr, dl, x)] = x;
+    }
+  });
+}
+
+/* Steps 1-3 above; *built = 0 (S untouched) where A has an unsorted row.
+ * Needs nrows > 0 and bs <= 32. */
+mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_csr *A,
+                                Strong strong, int bs, mispc_csr *S, int *built) {
+  *built = 0;
+  const int64_t nn = A->nrows / bs;
+  int32_t *buf = NULL, *okey = NULL, *orow = NULL, *order = NULL;
+  int64_t *cnt = NULL, *eptr = NULL;
+  void *temp = NULL;
+  size_t bytes = 0;
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, cnt, cnt, nn + 1, s);
+  /* cnt, ocnt: nn + 1 each, then two counters (unsorted, orphans) */
+  mispc_status st = mispc_scratch_alloc(ctx, sizeof(int64_t) * (2 * (size_t)nn + 4), (void **)&cnt,
+                                        "strength row counts");
+  if (!st) st = mispc_scratch_alloc(ctx, bytes + 16, &temp, "strength scan");
+  if (!st)
+    st = mispc_scratch_alloc(ctx, sizeof(int32_t) * (size_t)A->nnz + 8, (void **)&buf,
+                             "strength rows");
+  int64_t *ocnt = cnt + nn + 1;
+  unsigned long long *flags = (unsigned long long *)(ocnt + nn + 1), head[3] = {0, 0, 0};
+  if (!st) {
+    cudaMemsetAsync(cnt + nn, 0, sizeof(int64_t), s);
+    cudaMemsetAsync(ocnt + nn, 0, 3 * sizeof(int64_t), s); /* and the counters */
+    if (bs == 1)
+      mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        point_rows<W><<<mispc_device_grid(ctx, (long long)W * nn, kBlock), kBlock, 0, s>>>(
+            nn, A->rowptr, A->colidx, strong, buf, cnt, flags);
+        return 0;
+      });
+    else
+      mispc_with_lanes(mispc_lanes_for_mean(bs), [&](auto w) {
+        constexpr int G = decltype(w)::value;
+        node_merge<G><<<mispc_device_grid(ctx, (long long)G * nn, kBlock), kBlock, 0, s>>>(
+            nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, strong, buf, cnt, flags);
+        return 0;
+      });
+    cub::DeviceScan::ExclusiveSum(temp, bytes, cnt, cnt, nn + 1, s); /* cnt: D's row offsets */
+  }
+  const DRows d = {buf, A->rowptr, cnt, bs};
+  /* lanes for D's rows: about an A row's entries over bs */
+  const int lanes = mispc_lanes_for_mean((double)A->nnz / (double)A->nrows / bs);
+  auto grid = [&](int w) { return mispc_device_grid(ctx, (long long)w * nn, kBlock); };
+  if (!st) {
+    mispc_with_lanes(lanes, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      count_orphans<W><<<grid(W), kBlock, 0, s>>>(nn, d, ocnt, flags + 1);
+      return 0;
+    });
+    cudaMemcpyAsync(head, flags, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s);
+    cudaMemcpyAsync(head + 2, cnt + nn, sizeof(int64_t), cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "strength graph (node rows)");
+  }
+  const unsigned long long norph = head[1];
+  const bool use = !st && !head[0] && norph <= (unsigned long long)INT32_MAX;
+  if (use && norph) { /* E: the orphans ordered by (J, I) */
+    st = mispc_scratch_alloc(ctx, sizeof(int32_t) * 3 * (size_t)norph, (void **)&okey,
+                             "strength orphans");
+    if (!st)
+      st = mispc_scratch_alloc(ctx, sizeof(int64_t) * ((size_t)nn + 1), (void **)&eptr,
+                               "strength transposed rows");
+    if (!st) {
+      orow = okey + norph;
+      order = orow + norph;
+      cub::DeviceScan::ExclusiveSum(temp, bytes, ocnt, ocnt, nn + 1, s);
+      mispc_with_lanes(lanes, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        write_orphans<W><<<grid(W), kBlock, 0, s>>>(nn, d, ocnt, okey, orow);
+        return 0;
+      });
+      st = mispc_order_by_key_cuda(ctx, (int64_t)norph, okey, (int32_t)nn, order, eptr);
+    }
+  }
+  mispc_csr G;
+  if (use && !st) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[2] + norph, 0, &G);
+  if (use && !st) {
+    mispc_with_lanes(lanes, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      merge_rows<W>
+          <<<grid(W), kBlock, 0, s>>>(nn, d, norph ? eptr : NULL, order, orow, G.rowptr, G.colidx);
+      return 0;
+    });
+    st = mispc_sync(ctx, s, "strength graph (node rows)");
+    if (!st) {
+      *S = G;
+      *built = 1;
+    } else {
+      mispc_csr_free(ctx, &G);
+    }
+  }
+  mispc_scratch_free(ctx, okey);
+  mispc_scratch_free(ctx, eptr);
+  mispc_scratch_free(ctx, buf);
+  mispc_scratch_free(ctx, temp);
+  mispc_scratch_free(ctx, cnt);
+  return st;
+}
+
 /* Coarse graph keys: row i belongs to its aggregate A (none if -1); an
  * entry targets the aggregate B of its column when B != A, key (A, B). */
 struct CoarseRow {
@@ -327,6 +626,9 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
   }
   int built = 0;
   if (!st && skip) st = strength_by_first_rows(ctx, s, A, bs, skip, S, &built);
+  const Strong strong = {use_values ? A->values : NULL, diag, theta};
+  if (!st && !built && A->nrows > 0 && bs <= 32)
+    st = strength_by_filter(ctx, s, A, strong, bs, S, &built);
   const StrengthRow row = {A->rowptr, A->colidx, use_values ? A->values : NULL, diag,
                            theta,     bs,        bits_for(A->nrows / bs),       skip};
   if (!st && !built)

@@ -180,6 +180,110 @@ static void test_gpu_strength_uniform_blocks(void) {
   for (int variant = 0; variant < 3; ++variant) check_uniform_blocks(variant);
 }
 
+/* A copy of the generated matrix `spec` with sorted rows, changed by `kind`
+ * (h, a hash of (i, j), is not symmetric in i and j):
+ *   0  as generated;
+ *   1  values scaled by 1..4 and some set to 0, unsymmetrically;
+ *   2  rows i % 7 == 3 empty, and rows i % 5 == 1 without their diagonal;
+ *   3  off-diagonal (i, j > i) dropped where h % 3 == 0 (unsymmetric pattern);
+ *   4  entries where h % 4 == 0 repeated, one copy 1000 times weaker (before
+ *      or after the other), so a row's first strong copy is not always its
+ *      first copy. */
+typedef struct variant {
+  int64_t *rowptr;
+  int32_t *col;
+  double *val;
+  mispc_csr A;
+} variant;
+
+static uint32_t hash_ij(int64_t i, int64_t j) {
+  uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull + (uint64_t)j * 0xc2b2ae3d27d4eb4full;
+  x ^= x >> 29;
+  x *= 0xbf58476d1ce4e5b9ull;
+  return (uint32_t)(x >> 32);
+}
+
+static void make_variant(const char *spec, int kind, variant *v) {
+  mispc_csr G;
+  CHECK_OK(ctx, mispc_generate(ctx, spec, 5, &G));
+  const int64_t n = G.nrows;
+  v->rowptr = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  v->col = malloc(sizeof(int32_t) * (size_t)(2 * G.nnz + 1));
+  v->val = malloc(sizeof(double) * (size_t)(2 * G.nnz + 1));
+  int64_t q = 0;
+  v->rowptr[0] = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t p = G.rowptr[i]; p < G.rowptr[i + 1] && !(kind == 2 && i % 7 == 3); ++p) {
+      const int32_t j = G.colidx[p];
+      const uint32_t h = hash_ij(i, j);
+      double a = G.values[p];
+      if (kind == 1 && j != i) a = h % 11 == 0 ? 0.0 : a * (double)(1 + h % 4);
+      if ((kind == 2 && j == i && i % 5 == 1) || (kind == 3 && j > i && h % 3 == 0)) continue;
+      if (kind == 4 && h % 4 == 0 && (h >> 8) % 2) v->col[q] = j, v->val[q++] = a * 1e-3;
+      v->col[q] = j, v->val[q++] = a;
+      if (kind == 4 && h % 4 == 0 && !((h >> 8) % 2)) v->col[q] = j, v->val[q++] = a * 1e-3;
+    }
+    v->rowptr[i + 1] = q;
+  }
+  CHECK_OK(ctx, mispc_csr_wrap(MISPC_MEM_HOST, n, n, q, v->rowptr, v->col, v->val, &v->A));
+  mispc_csr_free(ctx, &G);
+}
+
+static void free_variant(variant *v) {
+  free(v->rowptr);
+  free(v->col);
+  free(v->val);
+}
+
+/* Host and device strength graphs of A (with and without its values) at
+ * several thresholds are the same; returns the host graphs' total entries. */
+static int64_t check_strength(const mispc_csr *A, int bs, const char *what) {
+  const double thetas[] = {0, 0.02, 0.25};
+  mispc_csr DA;
+  int64_t total = 0;
+  CHECK_OK(ctx, mispc_csr_copy(ctx, A, MISPC_MEM_DEVICE, &DA));
+  for (int t = 0; t < 4; ++t) {
+    mispc_csr H = *A, D = DA, S, DS;
+    if (t == 3) H.values = D.values = NULL; /* a pattern */
+    const double theta = t < 3 ? thetas[t] : 0.25;
+    CHECK_OK(ctx, mispc_strength_graph(ctx, &H, theta, bs, &S));
+    CHECK_OK(ctx, mispc_strength_graph(ctx, &D, theta, bs, &DS));
+    CHECK_MSG(same_pattern(&S, &DS), "%s, bs %d, theta %g%s: device strength graph differs", what,
+              bs, theta, t == 3 ? " (pattern)" : "");
+    total += S.nnz;
+    mispc_csr_free(ctx, &S);
+    mispc_csr_free(ctx, &DS);
+  }
+  mispc_csr_free(ctx, &DA);
+  return total;
+}
+
+/* The strength graph's per-row filter (sorted rows, no sort) against the host:
+ * points and nodes of 2 and 3 rows, thresholds 0, 0.02, 0.25 and none (a
+ * pattern), symmetric and unsymmetric values and patterns (the merge of the
+ * transpose's extra entries), empty rows, missing diagonals, repeated
+ * columns, rows longer than a warp. */
+static void test_gpu_strength_filter(void) {
+  const struct {
+    const char *spec;
+    int bs[2];
+  } mats[] = {{"gen:laplace3d:20", {1, 2}},
+              {"gen:elasticity3d:8", {1, 3}},
+              {"gen:aniso2d:60:0.001:30", {1, 2}}};
+  for (int m = 0; m < 3; ++m)
+    for (int kind = 0; kind <= 4; ++kind) {
+      variant v;
+      make_variant(mats[m].spec, kind, &v);
+      for (int b = 0; b < 2; ++b) {
+        char what[96];
+        snprintf(what, sizeof what, "%s variant %d", mats[m].spec, kind);
+        const int64_t total = check_strength(&v.A, mats[m].bs[b], what);
+        CHECK(total > 0);
+      }
+      free_variant(&v);
+    }
+}
+
 static void test_gpu_aggregation_equals_host(void) {
   check_spec("gen:laplace3d:40", 0, 1);
   check_spec("gen:elasticity3d:12", 0, 3);
@@ -196,6 +300,7 @@ int main(void) {
   RUN_TEST(test_gpu_aggregation_equals_host);
   RUN_TEST(test_gpu_graphs_unsorted_rows);
   RUN_TEST(test_gpu_strength_uniform_blocks);
+  RUN_TEST(test_gpu_strength_filter);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }
