@@ -8,7 +8,7 @@
  * for). So a row is read three times in all (count, color, release), however
  * long the chains of earlier neighbours are; a rescan of every waiting row on
  * every visit, measured first, made Elasticity3D_60 slower than one MIS-1 per
- * color (docs/GAUSS_SEIDEL.md).
+ * color (docs/results/gauss-seidel-notebook.md).
  *
  * One cooperative (persistent) launch: keys, a grid barrier, counts, a grid
  * barrier, then each warp polls the counts of its vertices (32 at a time, one
@@ -36,7 +36,7 @@
  * Graphs with hubs (a degree above mis1_hub_degree, as for the sync-free
  * MIS-1 pass) go back to one MIS-1 per color (coloring.c): a hub's row is
  * read by one warp at each step of a chain of hubs, which made Kronecker 2^20
- * 2x slower than the MIS-1 calls (docs/GAUSS_SEIDEL.md). */
+ * 2x slower than the MIS-1 calls (docs/results/gauss-seidel-notebook.md). */
 #include <cooperative_groups.h>
 
 #include "color_backend.h"

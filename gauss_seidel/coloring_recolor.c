@@ -7,7 +7,7 @@
  * class c ends at most at k - 1 - c, so the number of colors never grows, and
  * it shrinks where the last classes are small (on the cluster graph of
  * Laplace3D_100, 10 colors, the last of 18 clusters, become 9, then 8:
- * docs/GAUSS_SEIDEL.md). Each vertex's new color depends only on the old
+ * docs/results/gauss-seidel-notebook.md). Each vertex's new color depends only on the old
  * classes, so the result is the same on every backend and thread count.
  * Greedy colors leave no class empty: a vertex of color m has neighbours of
  * every color below m. */

@@ -207,7 +207,7 @@ template <bool Staged> struct ChainView {
  * Before 2026-11-24 (afternoon) steps 1 and 2 were two launches a color
  * (cluster_sums, cluster_push): the sums went through tp, the chains
  * waited for the last row of the color, and each staged its cluster with a
- * warp alone (docs/GAUSS_SEIDEL.md, "One launch a color"). */
+ * warp alone (docs/results/gauss-seidel-notebook.md, "One launch a color"). */
 template <int W, int SW, bool Staged>
 __global__ void __launch_bounds__(kBlock)
     sweep_clusters(int64_t lo, int64_t hi, int cb, bool backward, ClusterArrays a, PassIO pio) {

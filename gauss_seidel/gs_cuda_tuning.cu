@@ -6,7 +6,7 @@
 
 /* Lanes per row of the SpMV-like kernels (point GS, sweep_clusters' sums): a lane
  * per 16 entries, at least 2, at most 8. Measured on an H100
- * (docs/GAUSS_SEIDEL.md): the rows of one color are many, and few lanes a
+ * (docs/results/gauss-seidel-notebook.md): the rows of one color are many, and few lanes a
  * row keep the most rows in flight, but 2 beat 1 on short rows. SGS ms with
  * 1 / 2 / 4 / 8 lanes (2026-11-24): point Laplace3D_100 0.158 / 0.147 /
  * 0.185 / -, laplace2d:1000 0.131 / 0.129 / 0.175 / -; cluster sums

@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(kBlock) mis1_count_open(Plan p) {
  * warp waits forever. Status words are read and written with relaxed
  * device-scope operations (mispc_load_relaxed / mispc_store_relaxed).
  *
- * Measured on an H100 (docs/BENCHMARKS.md): about 25% faster than the rounds
+ * Measured on an H100 (docs/results/benchmarks-log.md): about 25% faster than the rounds
  * on meshes and the random graph, 2.8x slower on Kronecker, where most
  * vertices join and each reads all of its neighbours' words from L2 (round 0
  * of the rounds reads start keys through L1); hence the hub rule in
@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan
 
 /* Lanes per low-degree vertex: one thread while rows are short; for longer
  * rows a group of 8, so that a round is not one thread's chain of dependent
- * loads. Measured on an H100 (docs/BENCHMARKS.md): 8 lanes take the 27-point
+ * loads. Measured on an H100 (docs/results/benchmarks-log.md): 8 lanes take the 27-point
  * grid from 0.21 to 0.15 ms and Kronecker from 0.31 to 0.29 ms; 16 lanes are
  * faster on the grid (0.13) but slower on Kronecker (0.35), and any group is
  * slower on 7-point and 2D grids and on the random graph of degree 8.

@@ -116,7 +116,7 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
         /* The warp mapping keeps the plain loop: four loads per lane made
          * MIS-2 of Elasticity3D_60's node graph (27 entries a row) 11%
          * slower, and a split by row length cost the gain on its 81-entry
-         * rows (docs/BENCHMARKS.md). */
+         * rows (docs/results/benchmarks-log.md). */
         for (int64_t p = b + lane; p < e; p += 32) {
           W t = a.p.T[a.p.colidx[p]];
           m = t < m ? t : m;
@@ -322,7 +322,7 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     p.subset = subset;
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
     cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
-    /* Blocks per SM, measured on an H100 (docs/BENCHMARKS.md): 8 for the warp
+    /* Blocks per SM, measured on an H100 (docs/results/benchmarks-log.md): 8 for the warp
      * mapping; the thread mapping spills at 8 and runs faster at 6. */
     const void *pk = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm>
                           : (const void *)mis2_persistent<W, false, kThreadMappingPerSm>;

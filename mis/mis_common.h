@@ -34,7 +34,7 @@
 enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2, MIS1_KEY_INDEX = 3 };
 /* Degree above which a vertex is a hub: 8x the mean + 32. Without hubs the
  * sync-free passes (MIS-1, one-pass coloring) beat rounds; with them, rounds
- * (docs/BENCHMARKS.md). */
+ * (docs/results/benchmarks-log.md). */
 MISPC_HD int64_t mis1_hub_degree(int64_t nnz, int64_t n) {
   return 8 * (n ? nnz / n : 0) + 32;
 }
