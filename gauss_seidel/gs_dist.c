@@ -9,24 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist_internal.h"
-#include "gs_internal.h"
-
-struct mispc_dist_gs {
-  mispc_gs_options opt;
-  int have_symbolic, have_numeric;
-  int64_t nloc, nghost, nnz;
-  int32_t ncolors;
-  mispc_csr M;         /* nloc x (nloc + nghost), rows in global column order, values */
-  int64_t *src;        /* nnz: where each entry of M comes from in A (>= 0 diag, < 0: offd) */
-  int64_t *color_ptr;  /* ncolors + 1 */
-  int32_t *order;      /* owned rows by (color, id) */
-  int32_t *scolor;     /* color of each send entry */
-  int32_t *gcolor;     /* color of each ghost */
-  double *wdiag;       /* omega / a_ii */
-  double *xe;          /* [x | ghosts] work vector */
-  int64_t apply_bytes; /* sent by the last apply */
-};
+#include "gs_dist_internal.h"
 
 mispc_status mispc_dist_gs_create(mispc_context *ctx, const mispc_gs_options *opt,
                                   mispc_dist_gs **gs) {
@@ -42,10 +25,6 @@ mispc_status mispc_dist_gs_create(mispc_context *ctx, const mispc_gs_options *op
   mispc_gs *probe = NULL;
   mispc_status s = mispc_gs_create(ctx, &g->opt, &probe);
   mispc_gs_destroy(ctx, probe);
-  if (!s && g->opt.kind != MISPC_GS_POINT)
-    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
-                     "distributed Gauss-Seidel: point kind only for now (cluster GS on several "
-                     "ranks is not built yet)");
   if (s) {
     free(g);
     return s;
@@ -58,6 +37,8 @@ static void release(mispc_context *ctx, mispc_dist_gs *g) {
   mispc_csr_free(ctx, &g->M);
   free(g->src), free(g->color_ptr), free(g->order), free(g->scolor), free(g->gcolor);
   free(g->wdiag), free(g->xe);
+  gs_dist_cluster_free(ctx, g->cl);
+  g->cl = NULL;
   g->src = g->color_ptr = NULL;
   g->order = g->scolor = g->gcolor = NULL;
   g->wdiag = g->xe = NULL;
@@ -135,6 +116,16 @@ mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   if (!s && (!color || !gs->gcolor || !gs->scolor || !gs->order || !gs->xe || !gs->wdiag))
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
   s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s && gs->opt.kind == MISPC_GS_CLUSTER) {
+    s = gs_dist_cluster_symbolic(ctx, gs, A);
+    free(color);
+    if (s) {
+      release(ctx, gs);
+      return s;
+    }
+    gs->have_symbolic = 1;
+    return MISPC_SUCCESS;
+  }
   if (!s) s = mispc_dist_color(ctx, A, &co, color, &gs->ncolors);
   if (!s) s = mispc_halo_exchange(ctx, A->halo, color, gs->gcolor, sizeof(int32_t));
   if (!s) {
@@ -190,6 +181,7 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
                      (long long)bad);
   }
   s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s && gs->cl) s = gs_dist_cluster_numeric(ctx, gs, A->comm);
   if (!s) gs->have_numeric = 1;
   return s;
 }
@@ -219,6 +211,7 @@ mispc_status mispc_dist_gs_apply(mispc_context *ctx, mispc_dist_gs *gs, const mi
   if (!A) return s;
   s = mispc_dist_agree(ctx, A->comm, s);
   if (s) return s;
+  if (gs->cl) return gs_dist_cluster_apply(ctx, gs, A->comm, b, x, zero_guess);
   const int64_t before = A->halo->stats.bytes_sent;
   if (zero_guess) {
     memset(gs->xe, 0, sizeof(double) * (size_t)(gs->nloc + gs->nghost));
@@ -242,6 +235,12 @@ mispc_status mispc_dist_gs_get_info(const mispc_dist_gs *gs, mispc_gs_info *info
   memset(info, 0, sizeof *info);
   info->ncolors = gs->ncolors;
   info->min_cluster = info->max_cluster = 1;
+  if (gs->cl) {
+    info->nclusters = gs->cl->nclusters;
+    info->singletons = gs->cl->singletons;
+    info->min_cluster = gs->cl->min_cluster;
+    info->max_cluster = gs->cl->max_cluster;
+  }
   if (apply_bytes) *apply_bytes = gs->apply_bytes;
   return MISPC_SUCCESS;
 }

@@ -126,6 +126,21 @@ void gs_point_rows_host(const mispc_csr *A, const double *wdiag, const double *b
   for (int64_t q = 0; q < nrows; ++q) update_row(A, wdiag, b, x, rows[q]);
 }
 
+void gs_cluster_rows_host(const mispc_csr *A, const int32_t *row_cluster, const double *wdiag,
+                          const double *b, double *x, const int64_t *cl_ptr, const int32_t *cl_rows,
+                          const int32_t *clusters, int64_t nclusters, int backward, int nthreads) {
+  /* clusters of one color share no edge: any order, any thread */
+#pragma omp parallel for schedule(dynamic, 64)                                                     \
+    num_threads(nthreads ? nthreads : omp_get_max_threads())
+  for (int64_t q = 0; q < nclusters; ++q) {
+    const int32_t item = clusters[q];
+    const int64_t rb = cl_ptr[item], re = cl_ptr[item + 1];
+    for (int64_t r = 0; r < re - rb; ++r)
+      update_cluster_row(A, row_cluster, wdiag, b, x, cl_rows[backward ? re - 1 - r : rb + r],
+                         backward);
+  }
+}
+
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
                            const double *b, double *x, int backward) {
   const int nt = mispc_context_num_threads(ctx);
@@ -133,19 +148,11 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_c
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
     const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-    /* items of one color share no edge: any order, any thread */
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt ? nt : omp_get_max_threads())
-    for (int64_t q = lo; q < hi; ++q) {
-      const int32_t item = gs->order[q];
-      if (!cluster) {
-        update_row(A, gs->wdiag, b, x, item);
-        continue;
-      }
-      const int64_t rb = gs->cl_ptr[item], re = gs->cl_ptr[item + 1];
-      for (int64_t r = 0; r < re - rb; ++r)
-        update_cluster_row(A, gs->row_cluster, gs->wdiag, b, x,
-                           gs->cl_rows[backward ? re - 1 - r : rb + r], backward);
-    }
+    if (cluster)
+      gs_cluster_rows_host(A, gs->row_cluster, gs->wdiag, b, x, gs->cl_ptr, gs->cl_rows,
+                           gs->order + lo, hi - lo, backward, nt);
+    else
+      gs_point_rows_host(A, gs->wdiag, b, x, gs->order + lo, hi - lo, nt);
   }
   return MISPC_SUCCESS;
 }

@@ -125,6 +125,16 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
 void gs_point_rows_host(const mispc_csr *A, const double *wdiag, const double *b, double *x,
                         const int32_t *rows, int64_t nrows, int nthreads);
 
+/* Cluster GS passes over clusters[0 .. nclusters) of one color (they share
+ * no edge), each cluster's rows cl_rows[cl_ptr[c] .. cl_ptr[c + 1]) in
+ * increasing (backward: decreasing) order by update_cluster_row of
+ * gs_host.c; row_cluster gives the cluster of every column of A (any value
+ * that no row has, e.g. -1, for columns that are no row's: the distributed
+ * sweep's ghosts). */
+void gs_cluster_rows_host(const mispc_csr *A, const int32_t *row_cluster, const double *wdiag,
+                          const double *b, double *x, const int64_t *cl_ptr, const int32_t *cl_rows,
+                          const int32_t *clusters, int64_t nclusters, int backward, int nthreads);
+
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 

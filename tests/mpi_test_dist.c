@@ -547,19 +547,24 @@ static void test_coarse_levels(void) {
   mispc_context_destroy(ctx);
 }
 
-/* Point multicolor GS / SOR / SGS: x bit-identical to the one-process apply. */
-static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_sweep sw, int sweeps,
-                     double omega, int zero_guess) {
+/* Point and cluster multicolor GS / SOR / SGS: x bit-identical to the
+ * one-process apply, the same colors and clusters. Cluster GS: bs and theta
+ * as mispc_gs_options (block_size, strength_threshold). */
+static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, int bs,
+                     double theta, mispc_gs_sweep sw, int sweeps, double omega, int zero_guess) {
   mispc_csr A;
   CHECK_OK(ctx, mispc_load(ctx, spec, &A));
   const int64_t n = A.nrows;
   int64_t r0, r1;
-  split(n, &r0, &r1);
+  split(n / bs, &r0, &r1); /* whole nodes on every rank */
+  r0 *= bs, r1 *= bs;
   mispc_dist_csr D;
   CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &D));
   mispc_gs_options o;
   mispc_gs_options_default(&o);
-  o.kind = MISPC_GS_POINT;
+  o.kind = kind;
+  o.block_size = bs;
+  o.strength_threshold = theta;
   o.sweep = sw;
   o.sweeps = sweeps;
   o.omega = omega;
@@ -586,9 +591,15 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_sweep sw, in
   mispc_gs_info i1, i2;
   mispc_gs_get_info(g1, &i1);
   mispc_dist_gs_get_info(gd, &i2, NULL);
-  CHECK_MSG(diff == 0 && i1.ncolors == i2.ncolors,
-            "%s GS sweep %d x%d omega %g guess %d: %lld entries differ on rank %d of %d", spec,
-            (int)sw, sweeps, omega, zero_guess, (long long)diff, rank_, nranks_);
+  const int same_clusters = kind == MISPC_GS_POINT ||
+                            (i1.nclusters == i2.nclusters && i1.singletons == i2.singletons &&
+                             i1.min_cluster == i2.min_cluster && i1.max_cluster == i2.max_cluster);
+  CHECK_MSG(diff == 0 && i1.ncolors == i2.ncolors && same_clusters,
+            "%s GS kind %d bs %d theta %g sweep %d x%d omega %g guess %d: %lld entries differ, "
+            "colors %d/%d, clusters %lld/%lld on rank %d of %d",
+            spec, (int)kind, bs, theta, (int)sw, sweeps, omega, zero_guess, (long long)diff,
+            i1.ncolors, i2.ncolors, (long long)i1.nclusters, (long long)i2.nclusters, rank_,
+            nranks_);
   mispc_gs_destroy(ctx, g1);
   mispc_dist_gs_destroy(ctx, gd);
   free(b), free(x), free(xl);
@@ -599,12 +610,21 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_sweep sw, in
 static void test_gauss_seidel(void) {
   mispc_context *ctx;
   mispc_context_create(&ctx);
-  check_gs(ctx, "gen:laplace3d:10", MISPC_GS_SYMMETRIC, 1, 1.0, 1);
-  check_gs(ctx, "gen:laplace3d:10", MISPC_GS_FORWARD, 2, 1.3, 0);
-  check_gs(ctx, "gen:elasticity3d:4", MISPC_GS_BACKWARD, 1, 0.8, 0);
-  check_gs(ctx, "gen:elasticity3d:4", MISPC_GS_SYMMETRIC, 2, 1.0, 0);
-  check_gs(ctx, "gen:aniso2d:30:0.01:30", MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  const mispc_gs_kind P = MISPC_GS_POINT, C = MISPC_GS_CLUSTER;
+  check_gs(ctx, "gen:laplace3d:10", P, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1);
+  check_gs(ctx, "gen:laplace3d:10", P, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0);
+  check_gs(ctx, "gen:elasticity3d:4", P, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0);
+  check_gs(ctx, "gen:elasticity3d:4", P, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0);
+  check_gs(ctx, "gen:aniso2d:30:0.01:30", P, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", P, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1);
+  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0);
+  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0);
+  check_gs(ctx, "gen:elasticity3d:4", C, 3, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0);
+  check_gs(ctx, "gen:elasticity3d:4", C, 3, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  check_gs(ctx, "gen:elasticity3d:4", C, 1, 0, MISPC_GS_FORWARD, 1, 1.0, 1);
+  check_gs(ctx, "gen:aniso2d:30:0.01:30", C, 1, 0.25, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", C, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
   /* a zero diagonal on the last rank fails on every rank */
   mispc_csr A;
   CHECK_OK(ctx, mispc_load(ctx, "gen:laplace2d:12", &A));
@@ -618,12 +638,15 @@ static void test_gauss_seidel(void) {
   CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &D));
   mispc_gs_options o;
   mispc_gs_options_default(&o);
-  o.kind = MISPC_GS_POINT;
-  CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
-  CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gd, &D));
-  CHECK_STATUS(ctx, mispc_dist_gs_numeric(ctx, gd, &D), MISPC_ERR_INVALID_ARG);
-  CHECK(strstr(mispc_context_error(ctx), "diagonal entry zero") != NULL);
-  mispc_dist_gs_destroy(ctx, gd);
+  for (int k = 0; k < 2; ++k) {
+    o.kind = k ? C : P;
+    CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
+    CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gd, &D));
+    CHECK_STATUS(ctx, mispc_dist_gs_numeric(ctx, gd, &D), MISPC_ERR_INVALID_ARG);
+    CHECK(strstr(mispc_context_error(ctx), "diagonal entry zero") != NULL);
+    mispc_dist_gs_destroy(ctx, gd);
+  }
+  o.kind = P;
   { /* a row with its columns out of order fails the symbolic setup on every rank */
     mispc_dist_csr U;
     const int64_t n = 2 * nranks_, u0 = 2 * rank_;
@@ -636,8 +659,13 @@ static void test_gauss_seidel(void) {
     mispc_dist_gs_destroy(ctx, gd);
     mispc_dist_csr_free(ctx, &U);
   }
-  o.kind = MISPC_GS_CLUSTER;
-  CHECK_STATUS(ctx, mispc_dist_gs_create(ctx, &o, &gd), MISPC_ERR_UNSUPPORTED);
+  { /* a block size that does not divide the rows fails on every rank */
+    o.kind = C;
+    o.block_size = 5;
+    CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
+    CHECK_STATUS(ctx, mispc_dist_gs_symbolic(ctx, gd, &D), MISPC_ERR_INVALID_ARG);
+    mispc_dist_gs_destroy(ctx, gd);
+  }
   mispc_dist_csr_free(ctx, &D);
   mispc_csr_free(ctx, &A);
   mispc_context_destroy(ctx);

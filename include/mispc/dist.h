@@ -229,15 +229,20 @@ MISPC_API mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, cons
                                                         mispc_dist_prolongator *P);
 MISPC_API void mispc_dist_prolongator_free(mispc_dist_prolongator *P);
 
-/* Multicolor Gauss-Seidel / SOR / SGS on a distributed matrix (point kind,
- * host): x = the one-process mispc_gs_apply result on the whole matrix, bit
- * for bit, for any partition. The colors are mispc_dist_color's (the
- * one-process colors); after each color only that color's boundary values
- * travel; every row sums its entries in global column order (the diagonal
- * and off-diagonal blocks merged), the one-process storage order. The
- * matrix's blocks must have sorted rows and a stored diagonal. Cluster GS
- * on several ranks is not built yet (MISPC_ERR_UNSUPPORTED; one rank runs
- * the one-process setup). b and x: rend - rstart entries. */
+/* Point and cluster multicolor Gauss-Seidel / SOR / SGS on a distributed
+ * matrix (host): x = the one-process mispc_gs_apply result on the whole
+ * matrix, bit for bit, for any partition. The colors (point: of the matrix
+ * graph; cluster: of the cluster graph) and the clusters are the
+ * one-process ones (mispc_dist_color, mispc_dist_aggregate); after each
+ * color only that color's boundary values travel; every row sums its
+ * entries in global column order (the diagonal and off-diagonal blocks
+ * merged), the one-process storage order. Cluster GS: each cluster is
+ * swept whole by the rank of its smallest row; rows of other ranks move
+ * there (pattern at the symbolic setup, values at the numeric one, b and x
+ * at each apply: docs/DISTRIBUTED.md, "Cluster Gauss-Seidel"); with
+ * block_size > 1 every rank's range must hold whole nodes. The matrix's
+ * blocks must have sorted rows and a stored diagonal. b and x: rend -
+ * rstart entries. */
 typedef struct mispc_dist_gs mispc_dist_gs;
 MISPC_API mispc_status mispc_dist_gs_create(mispc_context *ctx, const mispc_gs_options *opt,
                                             mispc_dist_gs **gs);
@@ -249,7 +254,8 @@ MISPC_API mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *
 MISPC_API mispc_status mispc_dist_gs_apply(mispc_context *ctx, mispc_dist_gs *gs,
                                            const mispc_dist_csr *A, const double *b, double *x,
                                            int zero_guess);
-/* Colors and rows (global counts), and the bytes this rank sent in the last apply. */
+/* Colors and clusters (global counts), and the bytes this rank sent in the
+ * last apply (halo values, and for cluster GS the moved rows' b and x). */
 MISPC_API mispc_status mispc_dist_gs_get_info(const mispc_dist_gs *gs, mispc_gs_info *info,
                                               int64_t *apply_bytes);
 
