@@ -65,5 +65,7 @@ PETSC_EXTERN PetscErrorCode PCClusterGSGetStrengthThreshold(PC, PetscReal *);
 /* the clusters: MATCOARSENMIS2AGG or MATCOARSENMIS2BASIC */
 PETSC_EXTERN PetscErrorCode PCClusterGSSetCoarsen(PC, const char[]);
 PETSC_EXTERN PetscErrorCode PCClusterGSGetCoarsen(PC, const char **);
+PETSC_EXTERN PetscErrorCode PCClusterGSSetExact(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetExact(PC, PetscBool *);
 
 #endif

@@ -2,11 +2,12 @@
  * cluster multicolor Gauss-Seidel / SGS / SOR from mispc_gs_*
  * (papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-C, Alg. 4).
  *
- * On several ranks, point GS on host matrices is exact (-pc_mcgs_exact, the
- * default): mispc_dist_gs sweeps the whole matrix color by color with the
- * halo between colors, so the output is the one-rank output bit for bit
- * (docs/DISTRIBUTED.md). Otherwise (cluster GS, GPU matrices, or exact
- * false) each rank sweeps its diagonal block and couplings to other ranks
+ * On several ranks, point and cluster GS on host matrices are exact
+ * (-pc_mcgs_exact / -pc_clustergs_exact, the default): mispc_dist_gs sweeps
+ * the whole matrix color by color with the halo between colors (a cluster
+ * whole on the rank of its smallest row), so the output is the one-rank
+ * output bit for bit (docs/DISTRIBUTED.md). Otherwise (GPU matrices, or
+ * exact false) each rank sweeps its diagonal block and couplings to other ranks
  * use the previous iterate, as PETSc's parallel SOR (SOR_LOCAL_*_SWEEP):
  * with zero initial guess the first sweep is purely local, later sweeps use
  * b - A_offdiag x_ghost. */
@@ -25,7 +26,7 @@ typedef struct {
   PetscInt sweeps;
   PetscReal omega;
   PCMCGSSweepType type;
-  PetscBool exact; /* several ranks, point GS on host matrices: the distributed sweep */
+  PetscBool exact; /* several ranks, host matrices: the distributed sweep */
   mispc_agg_algo coarsen;
   PetscReal strength_threshold;
   PetscInt block_size; /* 0: the matrix's block size */
@@ -89,6 +90,7 @@ static const GSOptionNames cluster_options = {
     .type = "-pc_clustergs_type",
     .symmetric = "-pc_clustergs_symmetric",
     .backward = "-pc_clustergs_backward",
+    .exact = "-pc_clustergs_exact",
     .seed = "-pc_clustergs_seed",
     .coloring = "-pc_clustergs_coloring",
     .recolor = "-pc_clustergs_recolor",
@@ -357,7 +359,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     g->used_block_size = o.block_size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &g->nranks));
 #if MISPC_ENABLE_MPI
-    g->use_dist = (PetscBool)(g->nranks > 1 && g->set.exact && !gpu && g->kind == MISPC_GS_POINT);
+    g->use_dist = (PetscBool)(g->nranks > 1 && g->set.exact && !gpu);
 #endif
     /* several ranks, rank-local sweeps: outer loop in PCApply */
     o.sweeps = g->nranks > 1 && !g->use_dist ? 1 : (int)g->set.sweeps;
@@ -555,6 +557,13 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
         "  %d ranks, exact: the whole matrix swept color by color (the one-rank output for any "
         "rank count), host; colors %d; rank 0 sent %lld bytes in the last application\n",
         (int)g->nranks, (int)info.ncolors, (long long)bytes));
+    if (g->kind == MISPC_GS_CLUSTER)
+      PetscCall(PetscViewerASCIIPrintf(
+          viewer,
+          "  clusters %lld (rows per cluster: min %lld, max %lld), singletons %lld; each swept "
+          "by the rank of its smallest row\n",
+          (long long)info.nclusters, (long long)info.min_cluster, (long long)info.max_cluster,
+          (long long)info.singletons));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
@@ -726,10 +735,9 @@ static PetscErrorCode compose_setters(PC pc, mispc_gs_kind kind, PetscBool remov
     COMPOSE("PCClusterGSGetStrengthThreshold_C", PCGSGetStrengthThreshold_MispcGS);
     COMPOSE("PCClusterGSSetCoarsen_C", PCGSSetCoarsen_MispcGS);
     COMPOSE("PCClusterGSGetCoarsen_C", PCGSGetCoarsen_MispcGS);
-  } else {
-    COMPOSE("PCMCGSSetExact_C", PCGSSetExact_MispcGS);
-    COMPOSE("PCMCGSGetExact_C", PCGSGetExact_MispcGS);
   }
+  COMPOSE(c ? "PCClusterGSSetExact_C" : "PCMCGSSetExact_C", PCGSSetExact_MispcGS);
+  COMPOSE(c ? "PCClusterGSGetExact_C" : "PCMCGSGetExact_C", PCGSGetExact_MispcGS);
 #undef COMPOSE
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -833,6 +841,8 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
                                           matrix block size),
                                           see `PCClusterGSSetBlockSize()`
+.  -pc_clustergs_exact <true>           - several ranks, host matrices: the one-rank
+                                          output bit for bit, see `PCClusterGSSetExact()`
 .  -pc_clustergs_seed <0>               - seed of the hashed priorities
 .  -pc_clustergs_coloring <mis>         - colors of the clusters: mis or greedy
 .  -pc_clustergs_recolor <-1>           - passes of greedy recoloring, -1 (2 passes)
@@ -848,16 +858,20 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
    diagonal: a zero or missing diagonal entry is the error `PETSC_ERR_MAT_LU_ZRPVT`,
    a NaN or infinite one `PETSC_ERR_FP`.
 
-   On several ranks each rank clusters and sweeps its diagonal block; couplings to
-   other ranks use the previous iterate, as `PCSOR`'s local sweeps, so iteration
-   counts change with the rank count.
+   On several ranks with host matrices the sweep is exact by default: the clusters,
+   their colors and the output are the one-rank ones bit for bit for any rank count
+   (each cluster is swept whole by the rank of its smallest row, which receives the
+   rows of other ranks once). With -pc_clustergs_exact false, or on GPU matrices, each
+   rank clusters and sweeps its diagonal block and couplings to other ranks use the
+   previous iterate, as `PCSOR`'s local sweeps, so iteration counts change with the
+   rank count.
 
    A `PCMG` / `PCGAMG` smoother with -mg_levels_pc_type clustergs.
 
 .seealso: [](ch_ksp), `PCMCGS`, `PCSOR`, `PCGAMG`, `MATCOARSENMIS2AGG`,
           `PCClusterGSSetSweeps()`, `PCClusterGSSetOmega()`, `PCClusterGSSetType()`,
           `PCClusterGSSetBlockSize()`, `PCClusterGSSetStrengthThreshold()`,
-          `PCClusterGSSetCoarsen()`
+          `PCClusterGSSetCoarsen()`, `PCClusterGSSetExact()`
 M*/
 static PetscErrorCode PCCreate_ClusterGS(PC pc) {
   PetscFunctionBegin;

@@ -512,3 +512,57 @@ PetscErrorCode PCClusterGSGetCoarsen(PC pc, const char **type) {
   PetscUseMethod(pc, "PCClusterGSGetCoarsen_C", (PC, const char **), (pc, type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@
+  PCClusterGSSetExact - Sets whether several ranks sweep exactly of a `PCCLUSTERGS`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- exact - the value
+
+  Options Database Key:
+. -pc_clustergs_exact <true> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  With `PETSC_TRUE` (the default), on several ranks and host matrices, the clusters and
+  colors are the one-rank ones and each cluster is swept whole by the rank of its
+  smallest row, so the output is the one-rank output bit for bit for any rank count.
+  With `PETSC_FALSE` (and on GPU matrices) each rank clusters and sweeps its diagonal
+  block and couplings to other ranks use the previous iterate. Does nothing unless pc is
+  a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetExact()`, `PCMCGSSetExact()`
+@*/
+PetscErrorCode PCClusterGSSetExact(PC pc, PetscBool exact) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(pc, exact, 2);
+  PetscTryMethod(pc, "PCClusterGSSetExact_C", (PC, PetscBool), (pc, exact));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetExact - Gets whether several ranks sweep exactly of a `PCCLUSTERGS`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. exact - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetExact()`
+@*/
+PetscErrorCode PCClusterGSGetExact(PC pc, PetscBool *exact) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetExact_C", (PC, PetscBool *), (pc, exact));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
