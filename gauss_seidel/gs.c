@@ -61,6 +61,7 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
 
 static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   if (g->mem == MISPC_MEM_DEVICE) gs_release_cuda(g);
+  gs_host_copy_free(ctx, g);
   mispc_pool_free(ctx, g->mem, g->io_slot);
   g->io_slot = NULL;
   free(g->color_ptr);
@@ -69,7 +70,6 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   mispc_pool_free(ctx, g->mem, g->order);
   mispc_pool_free(ctx, g->mem, g->cl_ptr);
   mispc_pool_free(ctx, g->mem, g->cl_rows);
-  mispc_pool_free(ctx, g->mem, g->wdiag);
   int32_t **i32[] = {&g->row_cluster, &g->perm, &g->iperm, &g->pcol, &g->fcol,
                      &g->bcol,        &g->fsrc, &g->bsrc,  &g->psrc, &g->pdiag_at};
   for (int k = 0; k < (int)(sizeof i32 / sizeof *i32); ++k)
@@ -82,7 +82,6 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
   g->color_ptr = NULL;
   g->order = g->cl_rows = NULL;
   g->cl_ptr = NULL;
-  g->wdiag = NULL;
   g->have_symbolic = g->have_numeric = 0;
 }
 
@@ -234,9 +233,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_csr_free(ctx, &coarse);
     mispc_aggregates_free(ctx, &aggs);
   }
-  if (!s && gs->mem == MISPC_MEM_HOST)
-    s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 8, (void **)&gs->wdiag,
-                           "omega over the diagonal");
+  if (!s && gs->mem == MISPC_MEM_HOST) s = gs_host_pattern(ctx, gs, A);
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
   mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {
@@ -264,11 +261,11 @@ mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr 
   int64_t bad = -1;
   int kind = 0;
   gs->have_numeric = 0;
-  if (gs->mem == MISPC_MEM_DEVICE) /* the sweep-ordered values, checking the diagonal */
+  /* the sweep-ordered values, checking the diagonal */
+  if (gs->mem == MISPC_MEM_DEVICE)
     MISPC_TRY(gs_permute_values_cuda(ctx, gs, A, &bad, &kind));
   else
-    MISPC_TRY(gs_diag_host(ctx, A, gs->opt.require_positive_diagonal, gs->opt.omega, gs->wdiag,
-                           &bad, &kind));
+    MISPC_TRY(gs_host_values(ctx, gs, A, &bad, &kind));
   if (bad >= 0) {
     static const char *what[] = {"",           "missing",  "zero",
                                  "not finite", "negative", "so small that omega / a_ii overflows"};
@@ -292,12 +289,12 @@ mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
   if (A->nrows != gs->n || A->nnz != gs->nnz || A->mem != gs->mem)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_gs_apply: matrix differs from the one of the setup");
-  const int dev = gs->mem == MISPC_MEM_DEVICE;
-  if (dev) return gs_apply_cuda(ctx, gs, b, x, zero_guess); /* on the sweep-ordered copy */
+  /* both on the sweep-ordered copy of the setup */
+  if (gs->mem == MISPC_MEM_DEVICE) return gs_apply_cuda(ctx, gs, b, x, zero_guess);
   if (zero_guess) MISPC_TRY(gs_zero_host(ctx, gs->n, x));
   for (int k = 0; k < gs->opt.sweeps; ++k) {
-    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, A, b, x, 0));
-    if (gs->opt.sweep != MISPC_GS_FORWARD) MISPC_TRY(gs_sweep_host(ctx, gs, A, b, x, 1));
+    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 0));
+    if (gs->opt.sweep != MISPC_GS_FORWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 1));
   }
   return MISPC_SUCCESS;
 }

@@ -141,18 +141,126 @@ void gs_cluster_rows_host(const mispc_csr *A, const int32_t *row_cluster, const 
   }
 }
 
-mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
-                           const double *b, double *x, int backward) {
-  const int nt = mispc_context_num_threads(ctx);
-  const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
-  for (int32_t k = 0; k < gs->ncolors; ++k) {
-    const int32_t c = backward ? gs->ncolors - 1 - k : k;
-    const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-    if (cluster)
-      gs_cluster_rows_host(A, gs->row_cluster, gs->wdiag, b, x, gs->cl_ptr, gs->cl_rows,
-                           gs->order + lo, hi - lo, backward, nt);
+/* The host sweeps on the sweep-ordered copy (gs_internal.h, struct
+ * gs_host_copy): the same subtractions in the same order as update_row and
+ * update_cluster_row, so the same bits, read from contiguous values in one
+ * pass a row. */
+
+/* update_row on row q of the copy: storage order, chunks of 32 for long rows. */
+static inline void copy_point_row(const struct gs_host_copy *h, const double *b, double *x,
+                                  int64_t q) {
+  const int32_t i = h->perm[q];
+  const int64_t rb = h->ptr[q], re = h->ptr[q + 1];
+  const int32_t *col = h->col;
+  const double *val = h->val;
+  double s = b[i];
+  if (re - rb <= 32) {
+    for (int64_t p = rb; p < re; ++p) {
+      double prod = val[p] * x[col[p]];
+      s = s - prod;
+    }
+  } else {
+    double a[32];
+    int64_t p = rb;
+    for (; p + 32 <= re; p += 32) {
+      for (int l = 0; l < 32; ++l) a[l] = val[p + l] * x[col[p + l]];
+      s = s - chunk_tree(a);
+    }
+    if (p < re) { /* the partial chunk, zeros after the row's end (chunk_finish) */
+      const int m = (int)(re - p);
+      for (int l = 0; l < 32; ++l) a[l] = l < m ? val[p + l] * x[col[p + l]] : 0.0;
+      s = s - chunk_tree(a);
+    }
+  }
+  double t = s * h->wdiag[q];
+  x[i] = x[i] + t;
+}
+
+/* update_cluster_row over the rows of one cluster, sweep positions
+ * q0 .. q1 - 1: forward, a row's outside + diagonal and upper parts (the x
+ * that stay fixed during the pass, storage order) then its lower part (rows
+ * updated before it, in update order); backward, lower and outside +
+ * diagonal, then the upper part from its end (rows j > i, decreasing). */
+static inline void copy_cluster(const struct gs_host_copy *h, const double *b, double *x,
+                                int64_t q0, int64_t q1, int backward) {
+  const int32_t *col = h->col;
+  const double *val = h->val;
+  for (int64_t r = 0; r < q1 - q0; ++r) {
+    const int64_t q = backward ? q1 - 1 - r : q0 + r;
+    const int32_t i = h->perm[q];
+    const int64_t rb = h->ptr[q], re = h->ptr[q + 1];
+    double s = b[i];
+    if (!backward) {
+      const int64_t mid = h->out[q];
+      for (int64_t p = mid; p < re; ++p) {
+        double prod = val[p] * x[col[p]];
+        s = s - prod;
+      }
+      for (int64_t p = rb; p < mid; ++p) {
+        double prod = val[p] * x[col[p]];
+        s = s - prod;
+      }
+    } else {
+      const int64_t up = h->up[q];
+      for (int64_t p = rb; p < up; ++p) {
+        double prod = val[p] * x[col[p]];
+        s = s - prod;
+      }
+      for (int64_t p = re - 1; p >= up; --p) {
+        double prod = val[p] * x[col[p]];
+        s = s - prod;
+      }
+    }
+    double t = s * h->wdiag[q];
+    x[i] = x[i] + t;
+  }
+}
+
+/* First cluster (index into h->cl) of thread t's share of the clusters
+ * k0 .. k1 - 1: the one starting at or after its even share of the rows,
+ * so threads get about equal rows (a static split: any split gives the
+ * same bits, rows of one color share no edge). */
+static int64_t cluster_split(const int64_t *cl, int64_t k0, int64_t k1, int t, int nt) {
+  if (t >= nt) return k1;
+  const int64_t r0 = cl[k0], goal = r0 + (cl[k1] - r0) * t / nt;
+  int64_t lo = k0, hi = k1; /* the least k in [k0, k1] with cl[k] >= goal */
+  while (lo < hi) {
+    const int64_t m = lo + (hi - lo) / 2;
+    if (cl[m] >= goal)
+      hi = m;
     else
-      gs_point_rows_host(A, gs->wdiag, b, x, gs->order + lo, hi - lo, nt);
+      lo = m + 1;
+  }
+  return lo;
+}
+
+mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                           int backward) {
+  const int nt0 = mispc_context_num_threads(ctx);
+  const int nt = nt0 ? nt0 : omp_get_max_threads();
+  const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
+  const struct gs_host_copy *h = &gs->h;
+  const int32_t ncol = gs->ncolors;
+  /* one team for the whole sweep, a barrier between colors */
+#pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
+  {
+    const int t = omp_get_thread_num(), T = omp_get_num_threads();
+    for (int32_t k = 0; k < ncol; ++k) {
+      const int32_t c = backward ? ncol - 1 - k : k;
+      if (cluster) {
+        const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
+        const int64_t a = cluster_split(h->cl, k0, k1, t, T),
+                      e = cluster_split(h->cl, k0, k1, t + 1, T);
+        for (int64_t m = a; m < e; ++m) copy_cluster(h, b, x, h->cl[m], h->cl[m + 1], backward);
+      } else {
+        const int64_t lo = h->rows[c], len = h->rows[c + 1] - lo;
+        const int64_t a = lo + len * t / T, e = lo + len * (t + 1) / T;
+        for (int64_t q = a; q < e; ++q) copy_point_row(h, b, x, q);
+      }
+      if (T > 1) {
+#pragma omp barrier
+      }
+    }
   }
   return MISPC_SUCCESS;
 }

@@ -22,7 +22,6 @@ struct mispc_gs {
   int32_t *order;       /* mem: rows (point) or clusters (cluster) by (color, id) */
   int64_t *cl_ptr;      /* mem, cluster only: nclusters + 1 offsets into cl_rows */
   int32_t *cl_rows;     /* mem, cluster only: rows of each cluster, increasing */
-  double *wdiag;        /* host only: omega / a_ii (the device keeps pwdiag) */
   int32_t *row_cluster; /* mem, cluster only: cluster of each row */
   /* Device only: a copy of the matrix with its rows in sweep order (colors,
    * then clusters, then rows inside a cluster), columns renumbered, and
@@ -81,6 +80,30 @@ struct mispc_gs {
   int no_graph;
   double **io_slot;
   double t_symbolic, t_numeric;
+  /* Host only: the sweep-ordered copy the host sweeps read (gs_host_copy.c
+   * builds the pattern at the symbolic setup and gathers the values at the
+   * numeric one; gs_host.c sweeps it). Rows in sweep order as the device's
+   * perm, each cluster's rows contiguous; values and omega / a_ii contiguous
+   * in that order. Unlike the device copy, columns keep A's numbering and b,
+   * x stay in row order: no gather and scatter a apply, and a row's x
+   * neighbours stay as near in memory as in A. Point GS: a row's entries in
+   * storage order. Cluster GS: lower, outside + diagonal, upper parts
+   * (ptr, out, up as the device's prow, pout, pup), so a forward pass reads
+   * out[q] .. ptr[q + 1] then ptr[q] .. out[q], and a backward one
+   * ptr[q] .. up[q] then ptr[q + 1] - 1 down to up[q]: update_cluster_row's
+   * order in one pass and no cluster look-ups. */
+  struct gs_host_copy {
+    int32_t *perm;     /* n: sweep position -> row */
+    int64_t *rows;     /* ncolors + 1: positions of each color's rows */
+    int64_t *cl;       /* cluster only, nclusters + 1: positions of the clusters of `order` */
+    int64_t *ptr;      /* n + 1 */
+    int64_t *out, *up; /* cluster only, n each */
+    int32_t *col;      /* nnz: columns of A */
+    int32_t *src;      /* cluster only, nnz: offset of each entry in its row of A */
+    int32_t *diag_at;  /* n: offset of a_ii in its row of A, -1 if missing */
+    double *val;       /* nnz (numeric) */
+    double *wdiag;     /* n (numeric): omega / a_ii in sweep order */
+  } h;
 };
 
 /* The numeric setup's verdict on a diagonal entry a (found: stored in its
@@ -100,8 +123,9 @@ MISPC_HD int gs_diag_kind(int found, double a, int require_positive, double omeg
 }
 
 /* Host: wdiag[i] = omega / a_ii (gs_diag_kind); *bad_row = the first row
- * whose diagonal is not usable, *bad_kind its kind; -1 if none. (Device:
- * gs_permute_values_cuda checks it on the way.) */
+ * whose diagonal is not usable, *bad_kind its kind; -1 if none. (The
+ * handle's setups check it on the way: gs_host_values,
+ * gs_permute_values_cuda.) */
 mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_positive,
                           double omega, double *wdiag, int64_t *bad_row, int *bad_kind);
 
@@ -152,9 +176,19 @@ mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, do
 /* Device: destroys the apply graphs (before the arrays they use go). */
 void gs_release_cuda(mispc_gs *gs);
 
-/* One forward (backward = 0) or backward sweep over all colors. */
-mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
-                           const double *b, double *x, int backward);
+/* Host: builds the sweep-ordered copy's pattern (gs->h) after order /
+ * color_ptr / cl_ptr / cl_rows / row_cluster are set; gs_host_values fills
+ * its values and omega / a_ii from A, checking the diagonal (*bad_row,
+ * *bad_kind as gs_diag_host); gs_host_copy_free releases it. */
+mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, int64_t *bad_row,
+                            int *bad_kind);
+void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs);
+
+/* One forward (backward = 0) or backward sweep over all colors, on the
+ * sweep-ordered copy (gs->h); b and x in row order. */
+mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                           int backward);
 
 #ifdef __cplusplus
 }
