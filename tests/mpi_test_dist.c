@@ -724,6 +724,79 @@ static void test_transports(void) {
   mispc_context_destroy(ctx);
 }
 
+/* mispc_dist_aggregate_lists: this rank holds exactly the aggregates whose
+ * smallest member it owns, in increasing head id, each with its members in
+ * increasing id, as computed from the one-process aggregation. */
+static void check_lists(mispc_context *ctx, const char *spec, int av) {
+  mispc_csr G = load_graph(ctx, spec);
+  const int64_t n = G.nrows;
+  int64_t r0, r1;
+  split(n, &r0, &r1);
+  mispc_dist_csr D;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D));
+  mispc_agg_options ao;
+  agg_variant(av, &ao);
+  mispc_aggregates a;
+  CHECK_OK(ctx, mispc_aggregate(ctx, &G, &ao, &a));
+  int32_t *lab = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
+  mispc_dist_agg_info info;
+  CHECK_OK(ctx, mispc_dist_aggregate(ctx, &D, &ao, lab, &info));
+  mispc_dist_agg_lists L;
+  CHECK_OK(ctx, mispc_dist_aggregate_lists(ctx, &D, lab, info.naggs, &L));
+  /* reference: members of each aggregate in increasing id (counting sort) */
+  int64_t *first = calloc((size_t)a.naggs + 1, sizeof(int64_t));
+  int64_t *members = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t v = 0; v < n; ++v) first[a.agg[v] + 1]++;
+  for (int64_t c = 0; c < a.naggs; ++c) first[c + 1] += first[c];
+  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(a.naggs + 1));
+  memcpy(fill, first, sizeof(int64_t) * (size_t)a.naggs);
+  for (int64_t v = 0; v < n; ++v) members[fill[a.agg[v]]++] = v;
+  int64_t bad = 0, k = 0;
+  for (int64_t v = r0; v < r1; ++v) {
+    const int32_t c = a.agg[v];
+    if (members[first[c]] != v) continue; /* v heads aggregate c */
+    if (k >= L.nlists || L.head[k] != v) {
+      ++bad;
+      break;
+    }
+    const int64_t len = first[c + 1] - first[c];
+    bad += L.offset[k + 1] - L.offset[k] != len;
+    for (int64_t q = 0; q < len && q < L.offset[k + 1] - L.offset[k]; ++q)
+      bad += L.member[L.offset[k] + q] != members[first[c] + q];
+    ++k;
+  }
+  int64_t all = L.nlists;
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK_MSG(bad == 0 && k == L.nlists && all == a.naggs,
+            "%s aggregation %d: lists differ on rank %d of %d (%lld bad, %lld of %lld lists, "
+            "%lld aggregates in all, %lld in the reference)",
+            spec, av, rank_, nranks_, (long long)bad, (long long)k, (long long)L.nlists,
+            (long long)all, (long long)a.naggs);
+  mispc_dist_agg_lists_free(&L);
+  /* a label out of range fails on every rank, naming the vertex */
+  int has = r1 > r0 ? rank_ : -1, last = -1;
+  MPI_Allreduce(&has, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank_ == last) lab[0] = (int32_t)info.naggs;
+  CHECK_STATUS(ctx, mispc_dist_aggregate_lists(ctx, &D, lab, info.naggs, &L),
+               MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "outside [0, ") != NULL && L.nlists == 0);
+  free(first), free(members), free(fill), free(lab);
+  mispc_aggregates_free(ctx, &a);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &G);
+}
+
+static void test_aggregate_lists(void) {
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  mispc_context_set_num_threads(ctx, 1);
+  const char *specs[] = {"gen:path:101", "gen:laplace3d:9", "gen:random:3000:10", "gen:kron:10",
+                         MISPC_TEST_DATA "/bcsstk13.mtx"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i)
+    for (int av = 0; av < 3; ++av) check_lists(ctx, specs[i], av);
+  mispc_context_destroy(ctx);
+}
+
 /* Bad input on one rank gives the same error on every rank (and no hang). */
 static void test_errors(void) {
   mispc_context *ctx;
@@ -781,6 +854,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_identity);
   RUN_TEST(test_row_generators);
   RUN_TEST(test_coarse_levels);
+  RUN_TEST(test_aggregate_lists);
   RUN_TEST(test_gauss_seidel);
   RUN_TEST(test_transports);
   RUN_TEST(test_errors);

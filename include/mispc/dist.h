@@ -203,6 +203,25 @@ MISPC_API mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mis
 MISPC_API mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_csr *g,
                                                      const int32_t *agg, int64_t naggs);
 
+/* The members of each aggregate, gathered at its head: the aggregate's
+ * smallest global vertex id, on the rank that owns it. This rank gets the
+ * lists of the aggregates whose head it owns, in increasing head id, each
+ * holding the members' global ids in increasing order (the head first), so
+ * the lists are the same for any partition (PETSc's GAMG coarsener hands
+ * aggregates over this way: PetscCoarsenData, one list per local head).
+ * agg: this rank's labels (host), as mispc_dist_aggregate gives. Host
+ * graphs; two all-to-all routes of the (label, vertex) pairs. */
+typedef struct mispc_dist_agg_lists {
+  int64_t nlists;  /* aggregates headed on this rank */
+  int64_t *head;   /* nlists head global ids, increasing (each in [rstart, rend)) */
+  int64_t *offset; /* nlists + 1: members of list i are member[offset[i] .. offset[i + 1]) */
+  int64_t *member; /* global ids, increasing within a list; member[offset[i]] = head[i] */
+} mispc_dist_agg_lists;
+MISPC_API mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr *g,
+                                                  const int32_t *agg, int64_t naggs,
+                                                  mispc_dist_agg_lists *lists);
+MISPC_API void mispc_dist_agg_lists_free(mispc_dist_agg_lists *lists);
+
 /* Quotient graph (mispc_coarse_graph's rows, same numbering). */
 MISPC_API mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g,
                                                const int32_t *agg, int64_t naggs,

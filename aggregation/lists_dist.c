@@ -1,0 +1,95 @@
+/* Aggregate member lists gathered at each aggregate's head, the rank owning
+ * its smallest member (host). What a PETSc GAMG coarsener hands over
+ * (PetscCoarsenData: one list per local head): heads chosen by global id
+ * make the lists, and the coarse numbering GAMG gives them (rank, then
+ * local index = increasing head id), the same for any partition. Two routes:
+ * (label, vertex) to the aggregate's even owner, which sorts and finds the
+ * head, then (head, vertex) to the head's rank. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg_dist.h"
+
+void mispc_dist_agg_lists_free(mispc_dist_agg_lists *l) {
+  if (!l) return;
+  free(l->head);
+  free(l->offset);
+  free(l->member);
+  memset(l, 0, sizeof *l);
+}
+
+static int cmp_pair(const void *a, const void *b) {
+  const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr *g,
+                                        const int32_t *agg, int64_t naggs,
+                                        mispc_dist_agg_lists *lists) {
+  if (!ctx || !g || !lists) return MISPC_ERR_INVALID_ARG;
+  memset(lists, 0, sizeof *lists);
+  const char *who = "mispc_dist_aggregate_lists";
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who));
+  int P = 0;
+  MPI_Comm_size(g->comm, &P);
+  const int64_t nloc = g->rend - g->rstart;
+  int64_t *rec = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nloc + 2));
+  int *dest = (int *)malloc(sizeof(int) * (size_t)(nloc + 1));
+  mispc_status s =
+      rec && dest ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  for (int64_t v = 0; !s && v < nloc; ++v) {
+    rec[2 * v] = agg[v];
+    rec[2 * v + 1] = g->rstart + v;
+    dest[v] = mispc_dist_even_owner(agg[v], naggs, P);
+  }
+  int64_t *got = NULL, ngot = 0;
+  if (!s) s = mispc_dist_route(ctx, g->comm, 2, nloc, rec, dest, &got, &ngot);
+  free(rec);
+  free(dest);
+  if (s) return s;
+  /* (label, vertex) sorted: each aggregate's first vertex is its head */
+  qsort(got, (size_t)ngot, 2 * sizeof(int64_t), cmp_pair);
+  int *hdest = (int *)malloc(sizeof(int) * (size_t)(ngot + 1));
+  s = hdest ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  for (int64_t i = 0, head = -1, label = -1; !s && i < ngot; ++i) {
+    if (got[2 * i] != label) label = got[2 * i], head = got[2 * i + 1];
+    got[2 * i] = head;
+    hdest[i] = mispc_dist_owner(g->ranges, P, head);
+  }
+  int64_t *mine = NULL, nmine = 0;
+  if (!s) s = mispc_dist_route(ctx, g->comm, 2, ngot, got, hdest, &mine, &nmine);
+  free(got);
+  free(hdest);
+  if (s) return s;
+  /* from several ranks in rank order: sort by (head, member) */
+  qsort(mine, (size_t)nmine, 2 * sizeof(int64_t), cmp_pair);
+  int64_t nl = 0;
+  for (int64_t i = 0; i < nmine; ++i) nl += i == 0 || mine[2 * i] != mine[2 * i - 2];
+  lists->head = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nl + 1));
+  lists->offset = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nl + 1));
+  lists->member = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nmine + 1));
+  s = lists->head && lists->offset && lists->member
+          ? MISPC_SUCCESS
+          : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) {
+    free(mine);
+    mispc_dist_agg_lists_free(lists);
+    return s;
+  }
+  nl = 0;
+  for (int64_t i = 0; i < nmine; ++i) {
+    if (i == 0 || mine[2 * i] != mine[2 * i - 2]) {
+      lists->head[nl] = mine[2 * i];
+      lists->offset[nl++] = i;
+    }
+    lists->member[i] = mine[2 * i + 1];
+  }
+  lists->offset[nl] = nmine;
+  lists->nlists = nl;
+  free(mine);
+  return MISPC_SUCCESS;
+}
