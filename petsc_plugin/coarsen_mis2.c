@@ -2,23 +2,44 @@
  * MIS-2 aggregation (papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt
  * Alg. 3 and Alg. 2) of the graph GAMG gives its coarsener.
  *
- * Each rank aggregates the vertices it owns using the edges of its diagonal
- * block; edges to other ranks are not used (so no aggregate crosses ranks and
- * GAMG needs no ghost lookup). GAMG's coarse grid has one point per aggregate.
+ * One rank: the one-process kernels on the graph (host or GPU). Several
+ * ranks (mispc built with MPI): the graph's two MPIAIJ blocks are wrapped as
+ * a distributed graph and aggregated by mispc_dist_aggregate, which gives the
+ * one-process aggregates for any partition (docs/DISTRIBUTED.md); aggregates
+ * span ranks. Either way GAMG receives the same lists for every rank count:
+ * each aggregate's list is kept at its head, its smallest global vertex id
+ * (on the rank owning it), with the members in increasing global id. GAMG
+ * numbers coarse points by rank, then list index, i.e. by head id: the same
+ * coarse numbering for any P, and formProl0's QR sees the same rows in the
+ * same order. Members on other ranks must be ghost columns of the matrix
+ * attached with PetscCDSetMat (agg.c reads the near-null space of off-rank
+ * members through PCGAMGGetDataWithGhosts on it; 3.18 swaps it in for the
+ * graph, 3.26 takes it from the lists): we attach one entry (head, member)
+ * per remote member, as MISK does for its MIS-k aggregates.
  *
  * Our options live in a composed container, not in MatCoarsen's subctx: PETSc
  * 3.18's GAMG writes the MISK distance into subctx whatever the type. */
+#include <string.h>
+
 #include <petsc/private/matimpl.h>
 
+#include "mispc/config.h"
 #include "plugin_internal.h"
+#if MISPC_ENABLE_MPI
+#include "mispc/dist.h"
+#endif
 
 typedef struct {
   mispc_agg_algo algo;
   PetscInt seed;
   PetscBool verify;
   /* last result, for MatCoarsenView */
-  PetscInt nlocal, naggs, singletons, max_size;
+  PetscInt nlocal, nlists;
+  int64_t nglobal, naggs, singletons, max_size;
   int rounds[2];
+  PetscMPIInt nranks;
+  PetscBool distributed, gpu;
+  unsigned long long checksum; /* of the (head, position, member) triples, all ranks */
 } MispcCoarsen;
 
 static PetscErrorCode get_ctx(MatCoarsen cg, MispcCoarsen **mc) {
@@ -30,33 +51,99 @@ static PetscErrorCode get_ctx(MatCoarsen cg, MispcCoarsen **mc) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
-  MispcCoarsen *mc;
-  Mat G = cg->graph, Gd;
-  PetscBool gpu;
+static const char *algo_name(const MispcCoarsen *mc) {
+  return mc->algo == MISPC_AGG_MIS2AGG ? "mis2agg" : "mis2basic";
+}
+
+/* Order-dependent hash of one list entry: summed over all entries of all
+ * ranks it identifies the lists GAMG receives (heads, members, their order). */
+static unsigned long long mix64(unsigned long long x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+static unsigned long long entry_hash(int64_t head, int64_t pos, int64_t member) {
+  return mix64(mix64(mix64((unsigned long long)head) ^ (unsigned long long)pos) ^
+               (unsigned long long)member);
+}
+
+/* A failure seen on some ranks only becomes the same PETSc error on every
+ * rank (the lowest failing rank's code and message, "rank R: ..."), so no
+ * rank goes on into a collective the others have left. */
+static PetscErrorCode agree_error(MPI_Comm comm, PetscErrorCode code, const char *msg) {
+  PetscMPIInt rank, size, first, mine;
+  struct {
+    int code;
+    char text[480];
+  } e;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  mine = code ? rank : size;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == size) PetscFunctionReturn(PETSC_SUCCESS);
+  memset(&e, 0, sizeof e);
+  if (rank == first) {
+    e.code = (int)code;
+    PetscCall(PetscSNPrintf(e.text, sizeof e.text, "rank %d: %s", (int)rank, msg));
+  }
+  PetscCallMPI(MPI_Bcast(&e, (PetscMPIInt)sizeof e, MPI_BYTE, first, comm));
+  SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)e.code, "%s", e.text);
+}
+
+/* Checks the options where every rank can agree on the verdict (a bad value
+ * given on one rank only must not leave the others waiting). */
+static PetscErrorCode check_options(MatCoarsen cg, const MispcCoarsen *mc) {
+  char msg[256] = "";
+  const char *pre = NULL;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)cg, &pre));
+  if (mc->seed < 0)
+    PetscCall(PetscSNPrintf(msg, sizeof msg,
+                            "-%smat_coarsen_mispc_seed must be >= 0, got %" PetscInt_FMT,
+                            pre ? pre : "", mc->seed));
+  PetscCall(
+      agree_error(PetscObjectComm((PetscObject)cg), msg[0] ? PETSC_ERR_ARG_OUTOFRANGE : 0, msg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A failed mispc call (status s, message in ctx) as a PETSc error; the
+ * caller has released what it holds. */
+static PetscErrorCode mispc_failure(mispc_context *ctx, mispc_status s) {
+  PetscErrorCode ierr = MispcErrorCode(s, mispc_context_error(ctx));
+  char msg[512];
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(msg, sizeof msg, "mispc: %s (%s)", mispc_context_error(ctx),
+                          mispc_strerror(s)));
+  mispc_context_destroy(ctx);
+  SETERRQ(PETSC_COMM_SELF, ierr, "%s", msg);
+}
+
+/* One rank (or mispc without MPI: each rank alone, edges to other ranks
+ * unused): the one-process aggregation of the diagonal block, lists at the
+ * smallest member. */
+static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_context *ctx,
+                                    PetscCoarsenData **out) {
+  Mat G = cg->graph;
   PetscInt rstart;
-  mispc_context *ctx = NULL;
   MispcLocalCSR L = {0};
   mispc_aggregates aggs = {0};
   mispc_csr sym = {0};
-  int32_t *agg = NULL, *root = NULL;
+  int32_t *agg = NULL;
+  PetscInt *head = NULL, *count = NULL;
   PetscCoarsenData *lists;
-  PetscFunctionBegin;
-  PetscCall(get_ctx(cg, &mc));
-  PetscCall(PetscLogEventBegin(MISPC_EventCoarsen, cg, G, 0, 0));
-  PetscCall(MispcLocalBlock(G, &Gd, &gpu));
-  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
-  PetscCall(MispcContextCreate((PetscObject)cg, gpu, &ctx));
-  PetscCall(MispcLocalCSRBegin(ctx, G, PETSC_FALSE, PETSC_TRUE, &L));
-
   mispc_agg_options ao;
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
+  PetscCall(MispcLocalCSRBegin(ctx, G, PETSC_FALSE, PETSC_TRUE, &L));
   mispc_agg_options_default(&ao);
   ao.algo = mc->algo;
   ao.mis.seed = (uint64_t)mc->seed;
   const mispc_csr *graph = &L.csr;
   /* GAMG's graph is symmetric unless the matrix is not; symmetrize then (host) */
   mispc_status s = mispc_csr_check(ctx, graph, MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
-  if (s == MISPC_ERR_UNSYMMETRIC && !gpu) {
+  if (s == MISPC_ERR_UNSYMMETRIC && !mc->gpu) {
     mispc_context_clear_error(ctx);
     s = mispc_csr_symmetrize(ctx, graph, 1, &sym);
     graph = &sym;
@@ -65,59 +152,222 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
   if (!s && mc->verify) s = mispc_verify_aggregation(ctx, graph, &aggs);
   PetscCall(MispcLocalCSREnd(&L));
   if (s) {
-    PetscErrorCode ierr = MispcErrorCode(s, mispc_context_error(ctx));
-    (void)PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, ierr,
-                     PETSC_ERROR_INITIAL, "mispc: %s (%s)", mispc_context_error(ctx),
-                     mispc_strerror(s));
     mispc_csr_free(ctx, &sym);
     mispc_aggregates_free(ctx, &aggs);
     (void)MispcLocalCSRDestroy(ctx, &L);
-    mispc_context_destroy(ctx);
-    return ierr;
+    PetscCall(mispc_failure(ctx, s));
   }
   const PetscInt n = (PetscInt)aggs.n, na = (PetscInt)aggs.naggs;
-  PetscCall(PetscMalloc2(n, &agg, na, &root));
+  PetscCall(PetscMalloc3(n, &agg, na, &head, n, &count));
   MispcCall(ctx, mispc_memcpy(ctx, agg, MISPC_MEM_HOST, aggs.agg, aggs.mem, sizeof(int32_t) * n));
-  MispcCall(ctx,
-            mispc_memcpy(ctx, root, MISPC_MEM_HOST, aggs.root, aggs.mem, sizeof(int32_t) * na));
-  /* one list per root (local id), holding the global ids of its members */
+  for (PetscInt c = 0; c < na; ++c) head[c] = -1;
+  /* one list per head (the smallest member, local id), members in increasing id */
+  unsigned long long sum = 0;
   PetscCall(PetscCDCreate(n, &lists));
-  for (PetscInt v = 0; v < n; ++v) PetscCall(PetscCDAppendID(lists, root[agg[v]], rstart + v));
-  cg->agg_lists = lists;
-#if PETSC_VERSION_GE(3, 20, 0)
-  {
-    /* GAMG reads ghost null-space data through the "ghost adjacency" matrix
-     * that MISK attaches on several ranks; ours has no off-rank members, so it
-     * is an empty nloc x N matrix with the graph's layout (owned by the lists). */
-    PetscMPIInt size;
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
-    if (size > 1) {
-      Mat ghost;
-      PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)G), n, n, PETSC_DETERMINE,
-                             PETSC_DETERMINE, 0, NULL, 0, NULL, &ghost));
-      PetscCall(MatAssemblyBegin(ghost, MAT_FINAL_ASSEMBLY));
-      PetscCall(MatAssemblyEnd(ghost, MAT_FINAL_ASSEMBLY));
-      PetscCall(PetscCDSetMat(lists, ghost));
-    }
+  for (PetscInt v = 0; v < n; ++v) {
+    PetscInt *h = &head[agg[v]];
+    if (*h < 0) *h = v, count[v] = 0;
+    PetscCall(PetscCDAppendID(lists, *h, rstart + v));
+    sum += entry_hash(rstart + *h, count[*h]++, rstart + v);
   }
-#endif
-
   mispc_agg_stats st;
   MispcCall(ctx, mispc_aggregates_stats(ctx, &aggs, &st));
-  mc->nlocal = n;
+  mc->nlists = na;
   mc->naggs = na;
-  mc->singletons = (PetscInt)st.singletons;
-  mc->max_size = (PetscInt)st.max_size;
+  mc->singletons = st.singletons;
+  mc->max_size = st.max_size;
   mc->rounds[0] = aggs.mis_rounds[0];
   mc->rounds[1] = aggs.mis_rounds[1];
-  PetscCall(PetscInfo(
-      cg, "%s: %" PetscInt_FMT " local vertices -> %" PetscInt_FMT " aggregates (%s)\n",
-      mc->algo == MISPC_AGG_MIS2AGG ? "mis2agg" : "mis2basic", n, na, gpu ? "GPU" : "host"));
-  PetscCall(PetscFree2(agg, root));
+  mc->checksum = sum;
+#if PETSC_VERSION_GE(3, 20, 0)
+  if (mc->nranks > 1) {
+    /* GAMG reads ghost null-space data through the "ghost adjacency" matrix
+     * that MISK attaches on several ranks; these lists have no off-rank
+     * members, so it is an empty nloc x N matrix with the graph's layout. */
+    Mat ghost;
+    PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)G), n, n, PETSC_DETERMINE, PETSC_DETERMINE,
+                           0, NULL, 0, NULL, &ghost));
+    PetscCall(MatAssemblyBegin(ghost, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(ghost, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscCDSetMat(lists, ghost));
+  }
+#endif
+  *out = lists;
+  PetscCall(PetscFree3(agg, head, count));
   mispc_csr_free(ctx, &sym);
   mispc_aggregates_free(ctx, &aggs);
   PetscCall(MispcLocalCSRDestroy(ctx, &L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if MISPC_ENABLE_MPI
+/* Several ranks: mispc_dist_aggregate on the graph's two blocks (host; a GPU
+ * graph's blocks are copied to the host, where GAMG's own setup runs too),
+ * lists gathered at each aggregate's head by mispc_dist_aggregate_lists, and
+ * the ghost matrix of the remote members. An unsymmetric graph is replaced
+ * by G + G^T (PETSc), the pattern the one-rank path symmetrizes to. */
+static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_context *ctx,
+                                   PetscCoarsenData **out) {
+  Mat G = cg->graph, Gs = NULL, Ad, Ao, ghost;
+  MPI_Comm comm = PetscObjectComm((PetscObject)G);
+  const PetscInt *garray;
+  PetscInt N, rstart, nloc, nghost;
+  MispcLocalCSR Ld = {0}, Lo = {0};
+  mispc_csr hd = {0}, ho = {0};
+  mispc_dist_csr D;
+  mispc_dist_agg_lists lists = {0};
+  mispc_dist_agg_info info;
+  mispc_agg_stats st;
+  int64_t *gar = NULL;
+  int32_t *agg = NULL;
+  PetscInt *onnz = NULL;
+  PetscCoarsenData *cd;
+  mispc_agg_options ao;
+  PetscBool have_D = PETSC_FALSE;
+  PetscFunctionBegin;
+  mispc_agg_options_default(&ao);
+  ao.algo = mc->algo;
+  ao.mis.seed = (uint64_t)mc->seed;
+  PetscCall(MatGetSize(G, &N, NULL));
+  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
+  PetscCall(MatGetLocalSize(G, &nloc, NULL));
+  mispc_status s = MISPC_SUCCESS;
+  for (int pass = 0; pass < 2; ++pass) {
+    Mat A = Gs ? Gs : G;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    PetscCall(MispcBlockCSRBegin(ctx, Ad, mc->gpu, PETSC_FALSE, PETSC_TRUE, &Ld));
+    PetscCall(MispcBlockCSRBegin(ctx, Ao, mc->gpu, PETSC_FALSE, PETSC_TRUE, &Lo));
+    PetscCall(PetscMalloc1(nghost + 1, &gar));
+    for (PetscInt j = 0; j < nghost; ++j) gar[j] = garray[j];
+    if (mc->gpu) { /* GAMG's setup is on the host; so is the distributed aggregation */
+      s = mispc_csr_copy(ctx, &Ld.csr, MISPC_MEM_HOST, &hd);
+      if (!s) s = mispc_csr_copy(ctx, &Lo.csr, MISPC_MEM_HOST, &ho);
+      PetscCall(agree_error(comm, s ? MispcErrorCode(s, mispc_context_error(ctx)) : 0,
+                            mispc_context_error(ctx)));
+    }
+    s = mispc_dist_csr_wrap(ctx, comm, N, rstart, mc->gpu ? &hd : &Ld.csr, mc->gpu ? &ho : &Lo.csr,
+                            nghost, gar, &D);
+    have_D = (PetscBool)!s;
+    /* GAMG symmetrizes its graph by default; check (collectively) anyway */
+    if (!s) s = mispc_dist_csr_check(ctx, &D);
+    if (s != MISPC_ERR_UNSYMMETRIC || pass == 1) break;
+    mispc_context_clear_error(ctx);
+    mispc_dist_csr_free(ctx, &D);
+    have_D = PETSC_FALSE;
+    mispc_csr_free(ctx, &hd);
+    mispc_csr_free(ctx, &ho);
+    PetscCall(MispcLocalCSREnd(&Ld));
+    PetscCall(MispcLocalCSREnd(&Lo));
+    PetscCall(PetscFree(gar));
+    PetscCall(PetscInfo(cg, "graph not symmetric: aggregating the pattern of G + G^T\n"));
+    PetscCall(MatTranspose(G, MAT_INITIAL_MATRIX, &Gs));
+    PetscCall(MatAXPY(Gs, 1.0, G, DIFFERENT_NONZERO_PATTERN));
+  }
+  PetscCall(PetscMalloc1(nloc + 1, &agg));
+  /* every mispc_dist_* call agrees on its status: the same error on every rank */
+  if (!s) s = mispc_dist_aggregate(ctx, &D, &ao, agg, &info);
+  if (!s && mc->verify) s = mispc_dist_verify_aggregation(ctx, &D, agg, info.naggs);
+  if (!s) s = mispc_dist_aggregates_stats(ctx, &D, agg, info.naggs, &st);
+  if (!s) s = mispc_dist_aggregate_lists(ctx, &D, agg, info.naggs, &lists);
+  if (have_D) mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &hd);
+  mispc_csr_free(ctx, &ho);
+  PetscCall(MispcLocalCSREnd(&Ld));
+  PetscCall(MispcLocalCSREnd(&Lo));
+  PetscCall(MispcLocalCSRDestroy(ctx, &Ld));
+  PetscCall(MispcLocalCSRDestroy(ctx, &Lo));
+  PetscCall(PetscFree(gar));
+  PetscCall(PetscFree(agg));
+  PetscCall(MatDestroy(&Gs));
+  if (s) PetscCall(mispc_failure(ctx, s));
+
+  /* the lists, and one ghost-matrix entry (head, member) per remote member */
+  unsigned long long sum = 0;
+  PetscCall(PetscCalloc1(nloc + 1, &onnz));
+  PetscCall(PetscCDCreate(nloc, &cd));
+  for (int64_t i = 0; i < lists.nlists; ++i) {
+    const PetscInt lid = (PetscInt)(lists.head[i] - rstart);
+    for (int64_t q = lists.offset[i]; q < lists.offset[i + 1]; ++q) {
+      const int64_t m = lists.member[q];
+      PetscCall(PetscCDAppendID(cd, lid, (PetscInt)m));
+      sum += entry_hash(lists.head[i], q - lists.offset[i], m);
+      onnz[lid] += m < rstart || m >= rstart + nloc;
+    }
+  }
+  PetscCall(MatCreateAIJ(comm, nloc, nloc, N, N, 0, NULL, 0, onnz, &ghost));
+  for (int64_t i = 0; i < lists.nlists; ++i) {
+    const PetscInt row = (PetscInt)lists.head[i];
+    for (int64_t q = lists.offset[i]; q < lists.offset[i + 1]; ++q) {
+      const PetscInt col = (PetscInt)lists.member[q];
+      const PetscScalar one = 1.0;
+      if (col < rstart || col >= rstart + nloc)
+        PetscCall(MatSetValues(ghost, 1, &row, 1, &col, &one, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(ghost, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(ghost, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscCDSetMat(cd, ghost)); /* the lists own it (3.18: GAMG takes it over) */
+  PetscCall(PetscFree(onnz));
+  mc->nlists = (PetscInt)lists.nlists;
+  mc->naggs = info.naggs;
+  mc->singletons = st.singletons;
+  mc->max_size = st.max_size;
+  mc->rounds[0] = info.mis_rounds[0];
+  mc->rounds[1] = info.mis_rounds[1];
+  mc->checksum = sum;
+  mispc_dist_agg_lists_free(&lists);
+  *out = cd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
+  MispcCoarsen *mc;
+  Mat G = cg->graph, Gd;
+  MPI_Comm comm = PetscObjectComm((PetscObject)G);
+  mispc_context *ctx = NULL;
+  PetscCoarsenData *lists = NULL;
+  PetscFunctionBegin;
+  PetscCall(get_ctx(cg, &mc));
+  PetscCall(check_options(cg, mc));
+  PetscCall(PetscLogEventBegin(MISPC_EventCoarsen, cg, G, 0, 0));
+  PetscCall(MispcLocalBlock(G, &Gd, &mc->gpu));
+  PetscCallMPI(MPI_Comm_size(comm, &mc->nranks));
+  PetscCall(MatGetLocalSize(G, &mc->nlocal, NULL));
+  {
+    PetscInt N;
+    PetscCall(MatGetSize(G, &N, NULL));
+    mc->nglobal = N;
+  }
+  mc->distributed = (PetscBool)(MISPC_ENABLE_MPI && mc->nranks > 1);
+  PetscCall(MispcContextCreate((PetscObject)cg, mc->gpu, &ctx));
+#if MISPC_ENABLE_MPI
+  if (mc->distributed) PetscCall(coarsen_dist(cg, mc, ctx, &lists));
+#endif
+  if (!mc->distributed) PetscCall(coarsen_local(cg, mc, ctx, &lists));
   mispc_context_destroy(ctx);
+  cg->agg_lists = lists;
+  if (mc->nranks > 1) {
+    unsigned long long all = 0;
+    PetscCallMPI(MPI_Allreduce(&mc->checksum, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
+    mc->checksum = all;
+  }
+  if (mc->distributed || mc->nranks == 1)
+    PetscCall(PetscInfo(
+        cg,
+        "%s: %" PetscInt_FMT " local vertices -> %lld aggregates (global; %d "
+        "rank%s, %s), %" PetscInt_FMT " lists here, lists checksum %016llx\n",
+        algo_name(mc), mc->nlocal, (long long)mc->naggs, (int)mc->nranks, mc->nranks > 1 ? "s" : "",
+        mc->distributed
+            ? (mc->gpu ? "distributed, GPU graph copied to the host" : "distributed, host")
+            : (mc->gpu ? "GPU" : "host"),
+        mc->nlists, mc->checksum));
+  else
+    PetscCall(PetscInfo(cg,
+                        "%s: %" PetscInt_FMT " local vertices -> %lld aggregates (this rank "
+                        "alone: mispc built without MPI), lists checksum %016llx\n",
+                        algo_name(mc), mc->nlocal, (long long)mc->naggs, mc->checksum));
   PetscCall(PetscLogEventEnd(MISPC_EventCoarsen, cg, G, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -142,13 +392,24 @@ static PetscErrorCode MatCoarsenView_Mispc(MatCoarsen cg, PetscViewer viewer) {
   PetscFunctionBegin;
   PetscCall(get_ctx(cg, &mc));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (ascii)
+  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer,
+      "  mispc %s (seed %" PetscInt_FMT "): %lld vertices, %lld aggregates, %lld singletons, "
+      "largest %lld, MIS-2 rounds %d + %d\n",
+      algo_name(mc), mc->seed, (long long)mc->nglobal, (long long)mc->naggs,
+      (long long)mc->singletons, (long long)mc->max_size, mc->rounds[0], mc->rounds[1]));
+  if (mc->nranks > 1 && !mc->distributed)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  on %d ranks, each rank alone (mispc built without MPI): "
+                                     "counts of rank 0\n",
+                                     (int)mc->nranks));
+  else
     PetscCall(PetscViewerASCIIPrintf(
-        viewer,
-        "  mispc %s: %" PetscInt_FMT " local vertices, %" PetscInt_FMT " aggregates, %" PetscInt_FMT
-        " singletons, largest %" PetscInt_FMT ", MIS-2 rounds %d + %d\n",
-        mc->algo == MISPC_AGG_MIS2AGG ? "mis2agg" : "mis2basic", mc->nlocal, mc->naggs,
-        mc->singletons, mc->max_size, mc->rounds[0], mc->rounds[1]));
+        viewer, "  %s on %d rank%s: the one-rank aggregates; lists checksum %016llx\n",
+        mc->distributed ? (mc->gpu ? "distributed (GPU graph copied to the host)" : "distributed")
+                        : (mc->gpu ? "GPU" : "host"),
+        (int)mc->nranks, mc->nranks > 1 ? "s" : "", mc->checksum));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,16 +448,21 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
    Options Database Keys:
 +  -pc_gamg_mat_coarsen_type mis2agg - selects it in `PCGAMG` (PETSc >= 3.22;
                                        -mat_coarsen_type mis2agg up to 3.21)
-.  -mat_coarsen_mispc_seed <0>       - seed of the hashed MIS-2 priorities
+.  -mat_coarsen_mispc_seed <0>       - seed of the hashed MIS-2 priorities (>= 0)
 -  -mat_coarsen_mispc_verify <false> - check every aggregation (mispc_verify_aggregation)
 
    Level: intermediate
 
    Notes:
-   Each rank aggregates the vertices it owns with the edges of its diagonal block, so no
-   aggregate crosses ranks; GAMG's coarse grid has one point per aggregate. An
-   unsymmetric graph is symmetrized first (host). Host (`MATAIJ`) and GPU
+   The aggregates GAMG receives are the same for any number of MPI ranks: on several ranks
+   the whole graph is aggregated by mispc's distributed aggregation (aggregates may span
+   ranks; a GPU graph's blocks are copied to the host there, where GAMG's own setup runs),
+   each aggregate's list is kept at its smallest global vertex id, members in increasing
+   id. GAMG's coarse grid has one point per aggregate, numbered the same way for any rank
+   count. An unsymmetric graph is symmetrized first. Host (`MATAIJ`) and GPU
    (`MATAIJCUSPARSE`) graphs; the aggregates are deterministic (hashed priorities).
+   -info prints the global aggregate count and a checksum of the lists; so does
+   -mat_coarsen_view (PETSc 3.18) or -pc_view (later versions).
 
    From PETSc 3.21 GAMG's first level is "aggressive" by default and uses its own MIS
    there: add -pc_gamg_aggressive_coarsening 0 to use mis2agg on every level.
@@ -221,14 +487,14 @@ static PetscErrorCode MatCoarsenCreate_MIS2AGG(MatCoarsen cg) {
    Options Database Keys:
 +  -pc_gamg_mat_coarsen_type mis2basic - selects it in `PCGAMG` (PETSc >= 3.22;
                                          -mat_coarsen_type mis2basic up to 3.21)
-.  -mat_coarsen_mispc_seed <0>         - seed of the hashed MIS-2 priorities
+.  -mat_coarsen_mispc_seed <0>         - seed of the hashed MIS-2 priorities (>= 0)
 -  -mat_coarsen_mispc_verify <false>   - check every aggregation (mispc_verify_aggregation)
 
    Level: intermediate
 
    Note:
-   As `MATCOARSENMIS2AGG` (rank-local, deterministic aggregates), with the simpler
-   algorithm of the paper.
+   As `MATCOARSENMIS2AGG` (deterministic aggregates, the same for any number of MPI
+   ranks), with the simpler algorithm of the paper.
 
 .seealso: `MatCoarsen`, `MatCoarsenSetType()`, `MATCOARSENMIS2AGG`, `MATCOARSENMISK`, `PCGAMG`
 M*/
