@@ -43,4 +43,26 @@ typedef PetscOptionItems *MispcOptionItems;
 #include <petscdevice.h>
 #endif
 
+/* PCGAMG's private context (petsc/private/pcgamgimpl.h), for the GAMG type in
+ * gamg_mispc.c. The fields used here have the same names in 3.18 .. 3.26:
+ * ops, subctx, data (near-null space, column-major, leading dimension = local
+ * rows), data_sz, data_cell_rows, data_cell_cols, threshold[], current_level,
+ * use_aggs_in_asm. Only the prolongator hook changed: it lost its graph
+ * argument in 3.21. */
+#define MispcGAMGCtx(pc)          ((PC_GAMG *)((PC_MG *)(pc)->data)->innerctx)
+#define MispcGAMGOps(pc)          (MispcGAMGCtx(pc)->ops)
+#define MispcGAMGSubctx(pc)       (MispcGAMGCtx(pc)->subctx)
+#define MispcGAMGLevel(pc)        (MispcGAMGCtx(pc)->current_level)
+#define MispcGAMGThreshold(pc)    (MispcGAMGCtx(pc)->threshold[MispcGAMGCtx(pc)->current_level])
+#define MispcGAMGUseAggsInASM(pc) (MispcGAMGCtx(pc)->use_aggs_in_asm)
+#define MispcGAMGData(pc)         (MispcGAMGCtx(pc)->data)
+#define MispcGAMGDataSize(pc)     (MispcGAMGCtx(pc)->data_sz)
+#define MispcGAMGDataRows(pc)     (MispcGAMGCtx(pc)->data_cell_rows)
+#define MispcGAMGDataCols(pc)     (MispcGAMGCtx(pc)->data_cell_cols)
+#if PETSC_VERSION_GE(3, 21, 0)
+#define MISPC_GAMG_PROLONGATOR_GRAPH_ARG
+#else
+#define MISPC_GAMG_PROLONGATOR_GRAPH_ARG Mat,
+#endif
+
 #endif

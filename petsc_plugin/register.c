@@ -1,6 +1,7 @@
 /* Registration: PC types, MatCoarsen types and -log_view events. */
 #include <petscpc.h>
 
+#include "gamg_mispc.h"
 #include "plugin_internal.h"
 
 PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply, MISPC_EventCoarsen;
@@ -14,6 +15,7 @@ PetscErrorCode mispc_petsc_register(void) {
   PetscCall(MatInitializePackage());
   PetscCall(MispcRegisterPCs());
   PetscCall(MispcRegisterCoarseners());
+  PetscCall(MispcRegisterGAMG());
   PetscCall(PetscLogEventRegister("MispcGSSymbolic", PC_CLASSID, &MISPC_EventGSSymbolic));
   PetscCall(PetscLogEventRegister("MispcGSNumeric", PC_CLASSID, &MISPC_EventGSNumeric));
   PetscCall(PetscLogEventRegister("MispcGSApply", PC_CLASSID, &MISPC_EventGSApply));

@@ -1,0 +1,732 @@
+/* PCGAMG type "mispc" (-pc_gamg_type mispc): smoothed aggregation whose
+ * graph, coarsening and tentative prolongator are mispc's (strength graph,
+ * deterministic MIS-2 aggregation, per-aggregate QR of the near-null space),
+ * so the aggregates and P0 are the same for any number of ranks; the
+ * prolongator smoothing is PETSc's MatMatMult with a rank-independent
+ * eigen-estimate; GAMG's createlevel (PtAP, process reduction), smoothers and
+ * coarse solve are PETSc's. Model: agg.c's PCCreateGAMG_AGG.
+ *
+ * Hooks and what they hand on (one level at a time, in this order):
+ *   creategraph:  the strength graph S of A (mispc_strength_graph, or
+ *                 mispc_dist_strength_graph on several ranks), kept in our
+ *                 context; GAMG gets A itself (one more reference) as its
+ *                 "graph", which it only passes back to us and destroys.
+ *   coarsen:      MIS-2 aggregates of S (mispc_aggregate / mispc_dist_aggregate),
+ *                 kept as labels in our context; GAMG gets empty
+ *                 PetscCoarsenData lists (its driver reads and destroys them).
+ *   prolongator:  P0 and the coarse near-null space from the labels
+ *                 (mispc_tentative_prolongator / mispc_dist_tentative_prolongator),
+ *                 P0 as a Mat of A's type whose columns are laid out in the
+ *                 library's even ranges of the aggregate numbering.
+ *   optprolongator: P = (I - omega D^-1 A)^nsmooths P0, omega = 4 / (3 lambda). */
+#include <petsc/private/pcgamgimpl.h>
+
+#include "gamg_mispc.h"
+#include "mispc/config.h"
+#include "plugin_internal.h"
+#if MISPC_ENABLE_MPI
+#include "mispc/dist.h"
+#endif
+
+static PetscLogEvent ev_graph, ev_coarsen, ev_prol, ev_eig, ev_smooth;
+
+typedef enum { MISPC_EIG_GERSHGORIN = 0, MISPC_EIG_POWER } MispcEigEstimate;
+static const char *const eig_names[] = {"gershgorin", "power"};
+static const char *const agg_names[] = {"mis2agg", "mis2basic"};
+
+typedef struct {
+  PetscInt nodes, bs, naggs, k, min_size, max_size, singletons;
+  double mean_size;
+  PetscReal theta, lambda, omega;
+  int rounds[2];
+  PetscBool gpu;
+  PetscMPIInt ranks;
+  PetscLogDouble t_graph, t_coarsen, t_prol, t_opt;
+} MispcGAMGLevelInfo;
+
+typedef struct {
+  /* options */
+  mispc_agg_algo algo;
+  PetscInt nsmooths, seed, power_its;
+  MispcEigEstimate eig;
+  PetscBool verify;
+  /* one level's state, from creategraph to prolongator */
+  mispc_context *mctx;
+  PetscBool dist, gpu;
+  PetscInt bs;
+  mispc_csr S;           /* one rank: strength graph (host or device) */
+  mispc_aggregates aggs; /* one rank: aggregates of S */
+  MispcLocalCSR L, Lo;   /* A's blocks, read in place */
+#if MISPC_ENABLE_MPI
+  mispc_dist_csr D, DS; /* several ranks: A wrapped, its strength graph */
+  int64_t *garray;      /* A's ghost columns, 64-bit */
+  int32_t *dagg;        /* this rank's labels */
+  PetscBool have_D, have_DS;
+#endif
+  int64_t naggs;
+  /* per level, for -pc_view */
+  MispcGAMGLevelInfo lev[PETSC_MG_MAXLEVELS];
+  PetscInt nlev;
+} PC_GAMG_MISPC;
+
+static PC_GAMG_MISPC *get_ctx(PC pc) {
+  return (PC_GAMG_MISPC *)MispcGAMGSubctx(pc);
+}
+
+/* Frees one level's state (also after an error in the middle of a level). */
+static void level_free(PC_GAMG_MISPC *m) {
+  if (!m->mctx) return;
+  mispc_csr_free(m->mctx, &m->S);
+  mispc_aggregates_free(m->mctx, &m->aggs);
+#if MISPC_ENABLE_MPI
+  if (m->have_DS) mispc_dist_csr_free(m->mctx, &m->DS);
+  if (m->have_D) mispc_dist_csr_free(m->mctx, &m->D);
+  m->have_D = m->have_DS = PETSC_FALSE;
+  free(m->garray);
+  free(m->dagg);
+  m->garray = NULL;
+  m->dagg = NULL;
+#endif
+  (void)MispcLocalCSREnd(&m->L);
+  (void)MispcLocalCSREnd(&m->Lo);
+  (void)MispcLocalCSRDestroy(m->mctx, &m->L);
+  (void)MispcLocalCSRDestroy(m->mctx, &m->Lo);
+  mispc_context_destroy(m->mctx);
+  m->mctx = NULL;
+  m->naggs = 0;
+}
+
+static MispcGAMGLevelInfo *level_info(PC pc) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  PetscInt l = MispcGAMGLevel(pc);
+  if (l < 0) l = 0;
+  if (l >= PETSC_MG_MAXLEVELS) l = PETSC_MG_MAXLEVELS - 1;
+  return &m->lev[l];
+}
+
+/* ---------------------------------------------------------------- graph */
+static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  MispcGAMGLevelInfo *li;
+  PetscMPIInt size;
+  PetscInt bs, nloc, level = MispcGAMGLevel(pc);
+  Mat Ad;
+  PetscLogDouble t0, t1;
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(ev_graph, pc, A, 0, 0));
+  PetscCall(PetscTime(&t0));
+  level_free(m);
+  if (level == 0) {
+    PetscCall(PetscMemzero(m->lev, sizeof m->lev));
+    m->nlev = 0;
+  }
+  m->nlev = PetscMin(level + 1, PETSC_MG_MAXLEVELS);
+  li = level_info(pc);
+  PetscCall(PetscMemzero(li, sizeof *li));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatGetLocalSize(A, &nloc, NULL));
+  PetscCheck(nloc % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "-pc_gamg_type mispc: %" PetscInt_FMT
+             " local rows are not whole nodes of %" PetscInt_FMT " rows (the matrix block size)",
+             nloc, bs);
+  PetscCall(MispcLocalBlock(A, &Ad, &m->gpu));
+  m->dist = (PetscBool)(size > 1);
+  m->bs = bs;
+  /* GAMG's threshold: < 0 (its default) keeps every entry, as does 0 here;
+   * threshold[level] already carries -pc_gamg_threshold_scale */
+  PetscReal theta = MispcGAMGThreshold(pc);
+  if (theta < 0) theta = 0;
+  li->theta = theta;
+  li->bs = bs;
+  li->ranks = size;
+  if (!m->dist) {
+    PetscCall(MispcContextCreate((PetscObject)pc, m->gpu, &m->mctx));
+    PetscCall(MispcLocalCSRBegin(m->mctx, A, PETSC_TRUE, PETSC_TRUE, &m->L));
+    mispc_status s = mispc_strength_graph(m->mctx, &m->L.csr, (double)theta, (int)bs, &m->S);
+    PetscCall(MispcLocalCSREnd(&m->L));
+    MispcCall(m->mctx, s);
+    li->gpu = m->gpu;
+  } else {
+#if MISPC_ENABLE_MPI
+    Mat Ao;
+    const PetscInt *garray;
+    PetscInt N, rstart, nghost;
+    /* several ranks: host path (the distributed strength graph and aggregation
+     * read host blocks; a cusparse matrix's blocks are read from their host copy) */
+    PetscCall(MispcContextCreate((PetscObject)pc, PETSC_FALSE, &m->mctx));
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+    PetscCall(MatGetSize(A, &N, NULL));
+    PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    PetscCall(MispcBlockCSRBegin(m->mctx, Ad, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, &m->L));
+    PetscCall(MispcBlockCSRBegin(m->mctx, Ao, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, &m->Lo));
+    m->garray = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nghost + 1));
+    PetscCheck(m->garray, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+    for (PetscInt j = 0; j < nghost; ++j) m->garray[j] = garray[j];
+    mispc_status s = mispc_dist_csr_wrap(m->mctx, PetscObjectComm((PetscObject)A), N, rstart,
+                                         &m->L.csr, &m->Lo.csr, nghost, m->garray, &m->D);
+    m->have_D = (PetscBool)(s == MISPC_SUCCESS);
+    if (!s) s = mispc_dist_strength_graph(m->mctx, &m->D, (double)theta, (int)bs, &m->DS);
+    m->have_DS = (PetscBool)(m->have_D && s == MISPC_SUCCESS);
+    PetscCall(MispcLocalCSREnd(&m->L));
+    PetscCall(MispcLocalCSREnd(&m->Lo));
+    MispcCall(m->mctx, s);
+    li->gpu = PETSC_FALSE;
+#else
+    SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+            "-pc_gamg_type mispc on several ranks needs mispc built with MPI");
+#endif
+  }
+  li->nodes = nloc / bs; /* summed over ranks in the coarsen hook */
+  /* GAMG only hands the graph back to our hooks and destroys it */
+  PetscCall(PetscObjectReference((PetscObject)A));
+  *G = A;
+  PetscCall(PetscTime(&t1));
+  li->t_graph = t1 - t0;
+  PetscCall(PetscLogEventEnd(ev_graph, pc, A, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -------------------------------------------------------------- coarsen */
+static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **lists) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  MispcGAMGLevelInfo *li = level_info(pc);
+  mispc_agg_options ao;
+  mispc_agg_stats st;
+  PetscInt nloc_nodes;
+  PetscLogDouble t0, t1;
+  PetscFunctionBegin;
+  PetscCheck(m->mctx, PETSC_COMM_SELF, PETSC_ERR_ORDER,
+             "-pc_gamg_type mispc: coarsen called before the graph");
+  PetscCheck(!MispcGAMGUseAggsInASM(pc), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "-pc_gamg_type mispc does not hand its aggregates to PCASM "
+             "(-pc_gamg_use_aggs_in_asm): use -pc_gamg_type agg for that");
+  PetscCall(PetscLogEventBegin(ev_coarsen, pc, *G, 0, 0));
+  PetscCall(PetscTime(&t0));
+  mispc_agg_options_default(&ao);
+  ao.algo = m->algo;
+  ao.mis.seed = (uint64_t)m->seed;
+  if (!m->dist) {
+    MispcCall(m->mctx, mispc_aggregate(m->mctx, &m->S, &ao, &m->aggs));
+    if (m->verify) MispcCall(m->mctx, mispc_verify_aggregation(m->mctx, &m->S, &m->aggs));
+    MispcCall(m->mctx, mispc_aggregates_stats(m->mctx, &m->aggs, &st));
+    m->naggs = m->aggs.naggs;
+    nloc_nodes = (PetscInt)m->S.nrows;
+    li->rounds[0] = m->aggs.mis_rounds[0];
+    li->rounds[1] = m->aggs.mis_rounds[1];
+  } else {
+#if MISPC_ENABLE_MPI
+    mispc_dist_agg_info info;
+    nloc_nodes = (PetscInt)(m->DS.rend - m->DS.rstart);
+    m->dagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc_nodes + 1));
+    PetscCheck(m->dagg, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+    MispcCall(m->mctx, mispc_dist_aggregate(m->mctx, &m->DS, &ao, m->dagg, &info));
+    if (m->verify)
+      MispcCall(m->mctx, mispc_dist_verify_aggregation(m->mctx, &m->DS, m->dagg, info.naggs));
+    MispcCall(m->mctx, mispc_dist_aggregates_stats(m->mctx, &m->DS, m->dagg, info.naggs, &st));
+    m->naggs = info.naggs;
+    li->rounds[0] = info.mis_rounds[0];
+    li->rounds[1] = info.mis_rounds[1];
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "unreachable");
+#endif
+  }
+  {
+    PetscInt nodes = nloc_nodes;
+    PetscCallMPI(
+        MPI_Allreduce(&nodes, &li->nodes, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
+  }
+  li->naggs = (PetscInt)m->naggs;
+  li->min_size = (PetscInt)st.min_size;
+  li->max_size = (PetscInt)st.max_size;
+  li->mean_size = st.mean_size;
+  li->singletons = (PetscInt)st.singletons;
+  PetscCall(PetscInfo(pc,
+                      "mispc level %" PetscInt_FMT ": %s of %" PetscInt_FMT
+                      " nodes -> %" PetscInt_FMT " aggregates (sizes %" PetscInt_FMT
+                      " .. %" PetscInt_FMT ", %" PetscInt_FMT " singletons), %s\n",
+                      MispcGAMGLevel(pc), agg_names[m->algo], li->nodes, li->naggs, li->min_size,
+                      li->max_size, li->singletons, li->gpu ? "GPU" : "host"));
+  /* GAMG's driver reads (3.21+: PetscCDGetMat) and destroys the lists; our
+   * prolongator uses the labels, so the lists stay empty */
+  PetscCall(PetscCDCreate(nloc_nodes, lists));
+  PetscCall(PetscTime(&t1));
+  li->t_coarsen = t1 - t0;
+  PetscCall(PetscLogEventEnd(ev_coarsen, pc, *G, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------- prolongator */
+/* Rows of P0 (global column ids, this rank's columns [c0, c1)) into a Mat of
+ * A's type with nloc_cols local columns. */
+static PetscErrorCode build_prolongator(Mat A, PetscInt nrows, PetscInt nloc_cols, PetscInt bs,
+                                        PetscInt k, const int64_t *rowptr, const int32_t *col32,
+                                        const int64_t *col64, const double *val, Mat *P) {
+  MatType mtype;
+  PetscInt c0, c1, *dnz, *onz, *cols, maxlen = 0, rstart;
+  PetscFunctionBegin;
+  PetscCall(MatGetType(A, &mtype));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), P));
+  PetscCall(MatSetSizes(*P, nrows, nloc_cols, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSizes(*P, bs, k));
+  PetscCall(MatSetType(*P, mtype));
+  /* the layouts are set up only by the preallocation: this rank's columns and rows */
+  PetscCallMPI(MPI_Scan(&nloc_cols, &c1, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
+  c0 = c1 - nloc_cols;
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(PetscMalloc2(nrows + 1, &dnz, nrows + 1, &onz));
+  for (PetscInt i = 0; i < nrows; ++i) {
+    dnz[i] = onz[i] = 0;
+    for (int64_t e = rowptr[i]; e < rowptr[i + 1]; ++e) {
+      const PetscInt c = col64 ? (PetscInt)col64[e] : (PetscInt)col32[e];
+      if (c >= c0 && c < c1)
+        dnz[i]++;
+      else
+        onz[i]++;
+    }
+    maxlen = PetscMax(maxlen, dnz[i] + onz[i]);
+  }
+  PetscCall(MatSeqAIJSetPreallocation(*P, 0, dnz));
+  PetscCall(MatMPIAIJSetPreallocation(*P, 0, dnz, 0, onz));
+  PetscCall(MatSetOption(*P, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscCall(PetscMalloc1(maxlen + 1, &cols));
+  for (PetscInt i = 0; i < nrows; ++i) {
+    const PetscInt row = rstart + i, len = (PetscInt)(rowptr[i + 1] - rowptr[i]);
+    for (PetscInt e = 0; e < len; ++e)
+      cols[e] = col64 ? (PetscInt)col64[rowptr[i] + e] : (PetscInt)col32[rowptr[i] + e];
+    if (len) PetscCall(MatSetValues(*P, 1, &row, len, cols, val + rowptr[i], INSERT_VALUES));
+  }
+  PetscCall(PetscFree(cols));
+  PetscCall(PetscFree2(dnz, onz));
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode
+PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoarsenData *lists,
+                        Mat *P) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  MispcGAMGLevelInfo *li = level_info(pc);
+  const PetscInt k = MispcGAMGDataCols(pc), bs = m->bs;
+  const PetscReal *B = MispcGAMGData(pc);
+  PetscReal *Bc = NULL;
+  PetscInt nrows, ncoarse_loc = 0;
+  PetscLogDouble t0, t1;
+  PetscFunctionBegin;
+  (void)lists;
+  *P = NULL;
+  PetscCheck(m->mctx, PETSC_COMM_SELF, PETSC_ERR_ORDER,
+             "-pc_gamg_type mispc: prolongator called before the coarsening");
+  PetscCheck(k >= 1 && B, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "-pc_gamg_type mispc: no near-null space data on level %" PetscInt_FMT,
+             MispcGAMGLevel(pc));
+  PetscCheck(MispcGAMGDataRows(pc) == bs, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "-pc_gamg_type mispc: near-null space data has %" PetscInt_FMT
+             " rows a node, the matrix block size is %" PetscInt_FMT,
+             MispcGAMGDataRows(pc), bs);
+  PetscCall(PetscLogEventBegin(ev_prol, pc, A, 0, 0));
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatGetLocalSize(A, &nrows, NULL));
+  li->k = k;
+  if (m->naggs == 0) { /* nothing to coarsen to: GAMG stops here */
+    PetscCall(
+        PetscInfo(pc, "mispc: no aggregates on level %" PetscInt_FMT "\n", MispcGAMGLevel(pc)));
+    level_free(m);
+    PetscCall(PetscLogEventEnd(ev_prol, pc, A, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!m->dist) {
+    mispc_csr P0 = {0};
+    ncoarse_loc = (PetscInt)m->naggs;
+    PetscCall(PetscMalloc1(ncoarse_loc * k * k, &Bc));
+    mispc_status s = mispc_tentative_prolongator(m->mctx, &m->aggs, (int)bs, (int)k,
+                                                 (const double *)B, &P0, (double *)Bc);
+    if (s) PetscCall(PetscFree(Bc));
+    MispcCall(m->mctx, s);
+    PetscErrorCode ierr = build_prolongator(A, nrows, ncoarse_loc * k, bs, k, P0.rowptr, P0.colidx,
+                                            NULL, P0.values, P);
+    mispc_csr_free(m->mctx, &P0);
+    PetscCall(ierr);
+  } else {
+#if MISPC_ENABLE_MPI
+    mispc_dist_prolongator dp;
+    MispcCall(m->mctx, mispc_dist_tentative_prolongator(m->mctx, &m->DS, m->dagg, m->naggs, (int)bs,
+                                                        (int)k, (const double *)B, &dp));
+    ncoarse_loc = (PetscInt)(dp.cend - dp.cstart);
+    PetscErrorCode ierr = PetscMalloc1(ncoarse_loc * k * k + 1, &Bc);
+    if (!ierr) {
+      for (PetscInt i = 0; i < ncoarse_loc * k * k; ++i) Bc[i] = dp.Bc[i];
+      ierr = build_prolongator(A, (PetscInt)dp.nrows, ncoarse_loc * k, bs, k, dp.rowptr, NULL,
+                               dp.gcol, dp.values, P);
+    }
+    if (!ierr) {
+      PetscInt c0;
+      ierr = MatGetOwnershipRangeColumn(*P, &c0, NULL);
+      if (!ierr && c0 != (PetscInt)dp.cstart * k) ierr = PETSC_ERR_PLIB;
+    }
+    mispc_dist_prolongator_free(&dp);
+    PetscCheck(ierr != PETSC_ERR_PLIB, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "mispc: the prolongator's column layout is not the aggregates' even ranges");
+    PetscCall(ierr);
+#endif
+  }
+  /* the coarse near-null space, as agg.c leaves it: (local coarse nodes * k)
+   * rows, k columns, column-major */
+  PetscCall(PetscFree(MispcGAMGData(pc)));
+  MispcGAMGData(pc) = Bc;
+  MispcGAMGDataRows(pc) = k;
+  MispcGAMGDataSize(pc) = ncoarse_loc * k * k;
+  level_free(m);
+  PetscCall(PetscTime(&t1));
+  li->t_prol = t1 - t0;
+  PetscCall(PetscLogEventEnd(ev_prol, pc, A, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------- prolongator smoothing */
+/* Gershgorin bound of D^-1 A: max_i sum_j |a_ij| / |a_ii|. Each row is summed
+ * in increasing global column order (the diagonal and off-diagonal blocks
+ * merged), so the bound is the same bits for any partition; the maximum
+ * across ranks is exact. */
+static PetscErrorCode gershgorin(Mat A, PetscReal *lambda) {
+  Mat Ad, Ao = NULL;
+  const PetscInt *garray = NULL, *ai, *aj, *bi = NULL, *bj = NULL;
+  const PetscScalar *aa, *ba = NULL;
+  PetscInt n, nn, rstart, cstart;
+  PetscBool mpi, done;
+  double lmax = 0;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
+  if (mpi)
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  else
+    Ad = A;
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+  if (Ao) {
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+    PetscCall(MatSeqAIJGetArrayRead(Ao, &ba));
+  }
+  PetscInt bad = -1;
+  for (PetscInt i = 0; i < n && bad < 0; ++i) {
+    double sum = 0, diag = 0;
+    PetscInt eb = Ao ? bi[i] : 0, ebend = Ao ? bi[i + 1] : 0;
+    /* off-diagonal block columns below the diagonal block, the diagonal block, the rest */
+    for (; eb < ebend && garray[bj[eb]] < cstart; ++eb) sum += PetscAbsScalar(ba[eb]);
+    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e) {
+      sum += PetscAbsScalar(aa[e]);
+      if (aj[e] + cstart == rstart + i) diag = PetscAbsScalar(aa[e]);
+    }
+    for (; eb < ebend; ++eb) sum += PetscAbsScalar(ba[eb]);
+    if (!(diag > 0) || !PetscIsNormalReal(diag))
+      bad = rstart + i;
+    else
+      lmax = PetscMax(lmax, sum / diag);
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
+  if (Ao) {
+    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ba));
+    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
+  }
+  {
+    PetscInt gbad;
+    PetscReal l = (PetscReal)lmax;
+    PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    PetscCheck(
+        gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
+        "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
+        " (prolongator smoothing needs D^-1)",
+        gbad);
+    PetscCallMPI(MPI_Allreduce(&l, lambda, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* its power iterations y = D^-1 A x / ||.||_2 from x_i = 1 + (hash of the
+ * global row) / 2^32: lambda = ||D^-1 A x|| of the last normalised x. */
+static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
+  Vec x, y, dinv;
+  PetscInt rstart, n;
+  PetscScalar *xa;
+  PetscReal nrm = 0;
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecDuplicate(x, &dinv));
+  PetscCall(MatGetDiagonal(A, dinv));
+  PetscCall(VecReciprocal(dinv));
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(VecGetArrayWrite(x, &xa));
+  for (PetscInt i = 0; i < n; ++i) {
+    uint64_t h = (uint64_t)(rstart + i) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    xa[i] = 1.0 + (double)(h & 0xffffffffu) / 4294967296.0;
+  }
+  PetscCall(VecRestoreArrayWrite(x, &xa));
+  PetscCall(VecNormalize(x, NULL));
+  for (PetscInt it = 0; it < its; ++it) {
+    PetscCall(MatMult(A, x, y));
+    PetscCall(VecPointwiseMult(y, y, dinv));
+    PetscCall(VecNorm(y, NORM_2, &nrm));
+    PetscCheck(nrm > 0, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB,
+               "-pc_gamg_type mispc: power iteration gave a zero vector");
+    PetscCall(VecAXPBY(x, 1.0 / nrm, 0.0, y));
+  }
+  *lambda = nrm;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&dinv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  MispcGAMGLevelInfo *li = level_info(pc);
+  PetscReal lambda = 0;
+  PetscLogDouble t0, t1;
+  PetscFunctionBegin;
+  if (m->nsmooths < 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscLogEventBegin(ev_eig, pc, A, 0, 0));
+  if (m->eig == MISPC_EIG_GERSHGORIN)
+    PetscCall(gershgorin(A, &lambda));
+  else
+    PetscCall(power_estimate(A, m->power_its, &lambda));
+  PetscCall(PetscLogEventEnd(ev_eig, pc, A, 0, 0));
+  PetscCheck(lambda > 0 && PetscIsNormalReal(lambda), PetscObjectComm((PetscObject)pc),
+             PETSC_ERR_FP, "-pc_gamg_type mispc: eigen-estimate %g of D^-1 A is not positive",
+             (double)lambda);
+  const PetscReal omega = 4.0 / (3.0 * lambda);
+  li->lambda = lambda;
+  li->omega = omega;
+  PetscCall(PetscInfo(pc, "mispc level %" PetscInt_FMT ": lambda(D^-1 A) <= %g (%s), omega %g\n",
+                      MispcGAMGLevel(pc), (double)lambda, eig_names[m->eig], (double)omega));
+  PetscCall(PetscLogEventBegin(ev_smooth, pc, A, 0, 0));
+  for (PetscInt it = 0; it < m->nsmooths; ++it) {
+    Mat AP;
+    Vec diag;
+    PetscCall(MatMatMult(A, *P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP));
+    PetscCall(MatProductClear(AP));
+    PetscCall(MatCreateVecs(A, &diag, NULL));
+    PetscCall(MatGetDiagonal(A, diag));
+    PetscCall(VecReciprocal(diag));
+    PetscCall(MatDiagonalScale(AP, diag, NULL));
+    PetscCall(VecDestroy(&diag));
+    /* AP = P - omega D^-1 A P (P's pattern is a subset of AP's) */
+    PetscCall(MatAYPX(AP, -omega, *P, SUBSET_NONZERO_PATTERN));
+    PetscCall(MatDestroy(P));
+    *P = AP;
+  }
+  PetscCall(PetscLogEventEnd(ev_smooth, pc, A, 0, 0));
+  PetscCall(PetscTime(&t1));
+  li->t_opt = t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------ default near-null space */
+/* As agg.c: the matrix's near-null space (the constant first if it has it),
+ * else one constant per dof of a node (k = block size). */
+static PetscErrorCode PCSetData_MISPC(PC pc, Mat A) {
+  MatNullSpace mnull;
+  PetscInt bs, mloc, k;
+  PetscReal *data;
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatGetLocalSize(A, &mloc, NULL));
+  PetscCheck(mloc % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "-pc_gamg_type mispc: %" PetscInt_FMT
+             " local rows are not whole nodes of %" PetscInt_FMT " rows",
+             mloc, bs);
+  PetscCall(MatGetNearNullSpace(A, &mnull));
+  if (!mnull) {
+    k = bs;
+    PetscCall(PetscMalloc1(mloc * k + 1, &data));
+    for (PetscInt j = 0; j < k; ++j)
+      for (PetscInt i = 0; i < mloc; ++i) data[j * mloc + i] = (i % bs == j) ? 1.0 : 0.0;
+  } else {
+    PetscBool has_const;
+    PetscInt nvec;
+    const Vec *vecs;
+    PetscCall(MatNullSpaceGetVecs(mnull, &has_const, &nvec, &vecs));
+    k = nvec + (has_const ? 1 : 0);
+    PetscCheck(k >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG,
+               "-pc_gamg_type mispc: the near-null space is empty");
+    PetscCall(PetscMalloc1(mloc * k + 1, &data));
+    if (has_const)
+      for (PetscInt i = 0; i < mloc; ++i) data[i] = 1.0;
+    for (PetscInt j = 0; j < nvec; ++j) {
+      const PetscScalar *v;
+      PetscReal *col = data + (j + (has_const ? 1 : 0)) * mloc;
+      PetscCall(VecGetArrayRead(vecs[j], &v));
+      for (PetscInt i = 0; i < mloc; ++i) col[i] = PetscRealPart(v[i]);
+      PetscCall(VecRestoreArrayRead(vecs[j], &v));
+    }
+  }
+  PetscCall(PetscFree(MispcGAMGData(pc)));
+  MispcGAMGData(pc) = data;
+  MispcGAMGDataSize(pc) = mloc * k;
+  MispcGAMGDataRows(pc) = bs;
+  MispcGAMGDataCols(pc) = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------ options and view */
+static PetscErrorCode PCSetFromOptions_GAMG_MISPC(PC pc, MispcOptionItems PetscOptionsObject) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  PetscInt algo = (PetscInt)m->algo, eig = (PetscInt)m->eig;
+  const char *prefix;
+  PetscFunctionBegin;
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  if (!prefix) prefix = "";
+  PetscOptionsHeadBegin(PetscOptionsObject, "GAMG-MISPC options");
+  PetscCall(PetscOptionsEList("-pc_gamg_mispc_aggregation",
+                              "MIS-2 aggregation: mis2agg (Alg. 3) or mis2basic (Alg. 2)",
+                              "PCGAMGMISPC", agg_names, 2, agg_names[algo], &algo, NULL));
+  PetscCall(PetscOptionsInt("-pc_gamg_mispc_nsmooths",
+                            "Prolongator smoothing steps (0: tentative prolongator)", "PCGAMGMISPC",
+                            m->nsmooths, &m->nsmooths, NULL));
+  PetscCall(PetscOptionsEList("-pc_gamg_mispc_eig_estimate",
+                              "Estimate of lambda_max(D^-1 A) for omega = 4/(3 lambda)",
+                              "PCGAMGMISPC", eig_names, 2, eig_names[eig], &eig, NULL));
+  PetscCall(PetscOptionsInt("-pc_gamg_mispc_power_its",
+                            "Power iterations of -pc_gamg_mispc_eig_estimate power", "PCGAMGMISPC",
+                            m->power_its, &m->power_its, NULL));
+  PetscCall(PetscOptionsInt("-pc_gamg_mispc_seed", "Seed of the hashed MIS-2 priorities",
+                            "PCGAMGMISPC", m->seed, &m->seed, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_mispc_verify", "Verify every aggregation", "PCGAMGMISPC",
+                             m->verify, &m->verify, NULL));
+  PetscOptionsHeadEnd();
+  PetscCheck(m->nsmooths >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-%spc_gamg_mispc_nsmooths must be >= 0, got %" PetscInt_FMT, prefix, m->nsmooths);
+  PetscCheck(m->power_its >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-%spc_gamg_mispc_power_its must be >= 1, got %" PetscInt_FMT, prefix, m->power_its);
+  PetscCheck(m->seed >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-%spc_gamg_mispc_seed must be >= 0, got %" PetscInt_FMT, prefix, m->seed);
+  m->algo = (mispc_agg_algo)algo;
+  m->eig = (MispcEigEstimate)eig;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  PetscBool ascii;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "      MISPC specific options\n"));
+  char its[64] = "";
+  if (m->eig == MISPC_EIG_POWER)
+    PetscCall(PetscSNPrintf(its, sizeof its, " (%" PetscInt_FMT " iterations)", m->power_its));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer,
+      "        aggregation %s (seed %" PetscInt_FMT "), prolongator smoothing steps %" PetscInt_FMT
+      ", eigen-estimate %s%s\n",
+      agg_names[m->algo], m->seed, m->nsmooths, eig_names[m->eig], its));
+  for (PetscInt l = 0; l < m->nlev; ++l) {
+    const MispcGAMGLevelInfo *li = &m->lev[l];
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer,
+        "        level %" PetscInt_FMT ": %" PetscInt_FMT " nodes (block size %" PetscInt_FMT
+        ") -> %" PetscInt_FMT " aggregates (nodes per aggregate: mean %.2f, min %" PetscInt_FMT
+        ", max %" PetscInt_FMT "; singletons %" PetscInt_FMT "), MIS-2 rounds %d + %d\n",
+        l, li->nodes, li->bs, li->naggs, li->mean_size, li->min_size, li->max_size, li->singletons,
+        li->rounds[0], li->rounds[1]));
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer,
+        "          threshold %g, near-null vectors %" PetscInt_FMT ", lambda %g, omega %g, %s on "
+        "%d rank%s; setup s: graph %.3g coarsen %.3g prolongator %.3g smoothing %.3g\n",
+        (double)li->theta, li->k, (double)li->lambda, (double)li->omega,
+        li->gpu ? "graph and aggregates on the GPU, P0 on the host" : "host", li->ranks,
+        li->ranks > 1 ? "s" : "", li->t_graph, li->t_coarsen, li->t_prol, li->t_opt));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  PetscFunctionBegin;
+  if (m) level_free(m);
+  PetscCall(PetscFree(MispcGAMGSubctx(pc)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   PCGAMGMISPC - "mispc": a `PCGAMG` type (smoothed aggregation) whose setup steps are
+   mispc's: the strength graph, deterministic MIS-2 aggregation and the tentative
+   prolongator give the same aggregates and the same P0 (bit for bit) for any number
+   of MPI ranks; the prolongator is smoothed with a rank-independent eigen-estimate.
+
+   Options Database Keys:
++  -pc_gamg_type mispc                                 - selects it
+.  -pc_gamg_threshold <-1>                             - drop a_ij when |a_ij| <= t sqrt(|a_ii
+a_jj|) (t <= 0 keeps every stored entry; per level with -pc_gamg_threshold_scale) .
+-pc_gamg_mispc_aggregation <mis2agg,mis2basic>     - aggregation algorithm (Kokkos Kernels Alg. 3 or
+Alg. 2) .  -pc_gamg_mispc_nsmooths <1>                         - prolongator smoothing steps (0: P0)
+.  -pc_gamg_mispc_eig_estimate <gershgorin,power>     - lambda_max(D^-1 A) for omega = 4/(3 lambda)
+.  -pc_gamg_mispc_power_its <10>                       - power iterations of the power estimate
+.  -pc_gamg_mispc_seed <0>                             - seed of the hashed MIS-2 priorities
+-  -pc_gamg_mispc_verify <false>                       - check every aggregation
+
+   Level: intermediate
+
+   Notes:
+   Nodes are the matrix block size's rows; the near-null space comes from
+   `MatSetNearNullSpace()` (the constant first if it has it), else one constant per dof
+   of a node. Strength: nodes I and J are joined when some entry of block (I, J) or
+   (J, I) has |a_ij| > t sqrt(|a_ii a_jj|).
+
+   The default eigen-estimate is the Gershgorin bound max_i sum_j |a_ij| / |a_ii|,
+   summed per row in global column order: the same bits on any number of ranks. The
+   power estimate (from a fixed start vector) differs across rank counts only by the
+   rounding of its reductions and products. The smoothing product (`MatMatMult()`) and
+   GAMG's Galerkin products are PETSc's, so coarse values may differ in the last bits
+   across rank counts; with t <= 0 the aggregates depend only on the pattern and are
+   the same on every level.
+
+   On one rank with `MATAIJCUSPARSE` the strength graph and the aggregation run on
+   the GPU; the tentative prolongator runs on the host. Several ranks run the host
+   path. Not supported: -pc_gamg_use_aggs_in_asm.
+
+   Load with -dll_append libpetscmispc.so, or link libpetscmispc and call
+   mispc_petsc_register().
+
+.seealso: `PCGAMG`, `PCGAMGSetType()`, `PCGAMGAGG`, `MATCOARSENMIS2AGG`, `PCMCGS`, `PCCLUSTERGS`
+M*/
+static PetscErrorCode PCCreateGAMG_MISPC(PC pc) {
+  PC_GAMG_MISPC *m;
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&m));
+  m->algo = MISPC_AGG_MIS2AGG;
+  m->nsmooths = 1;
+  m->power_its = 10;
+  m->eig = MISPC_EIG_GERSHGORIN;
+  MispcGAMGSubctx(pc) = m;
+  MispcGAMGOps(pc)->setfromoptions = PCSetFromOptions_GAMG_MISPC;
+  MispcGAMGOps(pc)->destroy = PCDestroy_GAMG_MISPC;
+  MispcGAMGOps(pc)->view = PCView_GAMG_MISPC;
+  MispcGAMGOps(pc)->creategraph = PCGAMGCreateGraph_MISPC;
+  MispcGAMGOps(pc)->coarsen = PCGAMGCoarsen_MISPC;
+  MispcGAMGOps(pc)->prolongator = PCGAMGProlongator_MISPC;
+  MispcGAMGOps(pc)->optprolongator = PCGAMGOptProlongator_MISPC;
+  MispcGAMGOps(pc)->createdefaultdata = PCSetData_MISPC;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcRegisterGAMG(void) {
+  PetscFunctionBegin;
+  PetscCall(PCGAMGRegister("mispc", PCCreateGAMG_MISPC));
+  PetscCall(PetscLogEventRegister("MispcGAMGGraph", PC_CLASSID, &ev_graph));
+  PetscCall(PetscLogEventRegister("MispcGAMGCoarsen", PC_CLASSID, &ev_coarsen));
+  PetscCall(PetscLogEventRegister("MispcGAMGProl", PC_CLASSID, &ev_prol));
+  PetscCall(PetscLogEventRegister("MispcGAMGEigEst", PC_CLASSID, &ev_eig));
+  PetscCall(PetscLogEventRegister("MispcGAMGSmoothP", PC_CLASSID, &ev_smooth));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
