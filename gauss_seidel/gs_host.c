@@ -151,8 +151,8 @@ static inline void copy_point_row(const struct gs_host_copy *h, const double *b,
                                   int64_t q) {
   const int32_t i = h->perm[q];
   const int64_t rb = h->ptr[q], re = h->ptr[q + 1];
-  const int32_t *col = h->col;
-  const double *val = h->val;
+  const int32_t *col = h->col[0];
+  const double *val = h->val[0];
   double s = b[i];
   if (re - rb <= 32) {
     for (int64_t p = rb; p < re; ++p) {
@@ -177,39 +177,21 @@ static inline void copy_point_row(const struct gs_host_copy *h, const double *b,
 }
 
 /* update_cluster_row over the rows of one cluster, sweep positions
- * q0 .. q1 - 1: forward, a row's outside + diagonal and upper parts (the x
- * that stay fixed during the pass, storage order) then its lower part (rows
- * updated before it, in update order); backward, lower and outside +
- * diagonal, then the upper part from its end (rows j > i, decreasing). */
+ * q0 .. q1 - 1 (backward: from the last): each row one loop over its copy
+ * for the direction, whose entries are in update_cluster_row's order (the
+ * x that stay fixed during the pass first, then the rows updated before it
+ * in update order). */
 static inline void copy_cluster(const struct gs_host_copy *h, const double *b, double *x,
                                 int64_t q0, int64_t q1, int backward) {
-  const int32_t *col = h->col;
-  const double *val = h->val;
+  const int32_t *col = h->col[backward];
+  const double *val = h->val[backward];
   for (int64_t r = 0; r < q1 - q0; ++r) {
     const int64_t q = backward ? q1 - 1 - r : q0 + r;
     const int32_t i = h->perm[q];
-    const int64_t rb = h->ptr[q], re = h->ptr[q + 1];
     double s = b[i];
-    if (!backward) {
-      const int64_t mid = h->out[q];
-      for (int64_t p = mid; p < re; ++p) {
-        double prod = val[p] * x[col[p]];
-        s = s - prod;
-      }
-      for (int64_t p = rb; p < mid; ++p) {
-        double prod = val[p] * x[col[p]];
-        s = s - prod;
-      }
-    } else {
-      const int64_t up = h->up[q];
-      for (int64_t p = rb; p < up; ++p) {
-        double prod = val[p] * x[col[p]];
-        s = s - prod;
-      }
-      for (int64_t p = re - 1; p >= up; --p) {
-        double prod = val[p] * x[col[p]];
-        s = s - prod;
-      }
+    for (int64_t p = h->ptr[q]; p < h->ptr[q + 1]; ++p) {
+      double prod = val[p] * x[col[p]];
+      s = s - prod;
     }
     double t = s * h->wdiag[q];
     x[i] = x[i] + t;

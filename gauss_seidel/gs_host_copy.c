@@ -11,8 +11,8 @@
 
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   struct gs_host_copy *h = &gs->h;
-  void *p[] = {h->perm, h->rows, h->cl,  h->ptr,   h->out,    h->up,
-               h->col,  h->src,  h->val, h->wdiag, h->diag_at};
+  void *p[] = {h->perm,   h->rows,   h->cl,     h->ptr,    h->col[0], h->col[1],
+               h->src[0], h->src[1], h->val[0], h->val[1], h->wdiag,  h->diag_at};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
 }
@@ -40,16 +40,18 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   ALLOC(h->perm, n + 1, 4, "sweep order");
   ALLOC(h->rows, ncol + 1, 8, "color rows");
   ALLOC(h->ptr, n + 1, 8, "sorted rows");
-  ALLOC(h->col, gs->nnz + 1, 4, "sorted columns");
-  ALLOC(h->val, gs->nnz + 1, 8, "sorted values");
+  ALLOC(h->col[0], gs->nnz + 1, 4, "sorted columns");
+  ALLOC(h->val[0], gs->nnz + 1, 8, "sorted values");
   ALLOC(h->wdiag, n + 1, 8, "omega over the sorted diagonal");
   ALLOC(h->diag_at, n + 1, 4, "diagonal places");
   if (cluster) {
     const int64_t nc = gs->nclusters;
     ALLOC(h->cl, nc + 1, 8, "cluster rows");
-    ALLOC(h->out, n + 1, 8, "row parts");
-    ALLOC(h->up, n + 1, 8, "row parts");
-    ALLOC(h->src, gs->nnz + 1, 4, "value places");
+    for (int d = 0; d < 2; ++d) {
+      if (d) ALLOC(h->col[d], gs->nnz + 1, 4, "sorted columns");
+      if (d) ALLOC(h->val[d], gs->nnz + 1, 8, "sorted values");
+      ALLOC(h->src[d], gs->nnz + 1, 4, "value places");
+    }
     /* the clusters of `order` one after another, each its rows of cl_rows */
     h->cl[0] = 0;
     for (int64_t k = 0; k < nc; ++k)
@@ -72,38 +74,41 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   }
   for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
   const int32_t *rc = gs->row_cluster;
-  /* each row of A into its place: the parts of a cluster row by a stable
-   * partition (counted first), a point row unchanged */
+  /* each row of A into its place: a point row unchanged; a cluster row by
+   * parts in the order of each direction (update_cluster_row) */
+  static const int first[2][3] = {{1, 2, 0}, {0, 1, 2}}; /* parts in the copy's order */
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t q = 0; q < n; ++q) {
     const int32_t i = h->perm[q];
     const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb, d0 = h->ptr[q];
     int32_t diag = -1;
+    for (int64_t k = 0; k < len; ++k)
+      if (A->colidx[rb + k] == i) {
+        diag = (int32_t)k;
+        break;
+      }
+    h->diag_at[q] = diag;
     if (!cluster) {
+      memcpy(h->col[0] + d0, A->colidx + rb, sizeof(int32_t) * (size_t)len);
+      continue;
+    }
+    const int32_t c = rc[i];
+    int64_t count[3] = {0, 0, 0};
+    for (int64_t k = 0; k < len; ++k) ++count[row_part(rc, c, i, A->colidx[rb + k])];
+    for (int d = 0; d < 2; ++d) {
+      int64_t at[3]; /* where the next entry of each part goes */
+      at[first[d][0]] = d0;
+      at[first[d][1]] = d0 + count[first[d][0]];
+      at[first[d][2]] = d0 + count[first[d][0]] + count[first[d][1]];
+      int64_t up_end = d0 + len; /* backward: the upper part from its end (rows decreasing) */
       for (int64_t k = 0; k < len; ++k) {
         const int32_t j = A->colidx[rb + k];
-        h->col[d0 + k] = j;
-        if (j == i && diag < 0) diag = (int32_t)k;
-      }
-    } else {
-      const int32_t c = rc[i];
-      int64_t nlow = 0, nup = 0;
-      for (int64_t k = 0; k < len; ++k) {
-        const int part = row_part(rc, c, i, A->colidx[rb + k]);
-        nlow += part == 0, nup += part == 2;
-      }
-      h->out[q] = d0 + nlow;
-      h->up[q] = h->ptr[q + 1] - nup;
-      int64_t at[3] = {d0, h->out[q], h->up[q]};
-      for (int64_t k = 0; k < len; ++k) {
-        const int32_t j = A->colidx[rb + k];
-        const int64_t d = at[row_part(rc, c, i, j)]++;
-        h->col[d] = j;
-        h->src[d] = (int32_t)k;
-        if (j == i && diag < 0) diag = (int32_t)k;
+        const int part = row_part(rc, c, i, j);
+        const int64_t dst = d && part == 2 ? --up_end : at[part]++;
+        h->col[d][dst] = j;
+        h->src[d][dst] = (int32_t)k;
       }
     }
-    h->diag_at[q] = diag;
   }
   return MISPC_SUCCESS;
 }
@@ -120,10 +125,11 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
   for (int64_t q = 0; q < n; ++q) {
     const int32_t i = h->perm[q];
     const int64_t base = A->rowptr[i], b = h->ptr[q], e = h->ptr[q + 1];
-    if (h->src)
-      for (int64_t d = b; d < e; ++d) h->val[d] = A->values[base + h->src[d]];
+    if (h->src[0])
+      for (int dir = 0; dir < 2; ++dir)
+        for (int64_t d = b; d < e; ++d) h->val[dir][d] = A->values[base + h->src[dir][d]];
     else
-      memcpy(h->val + b, A->values + base, sizeof(double) * (size_t)(e - b));
+      memcpy(h->val[0] + b, A->values + base, sizeof(double) * (size_t)(e - b));
     const int32_t at = h->diag_at[q];
     const int kind =
         gs_diag_kind(at >= 0, at >= 0 ? A->values[base + at] : 0.0, rp, omega, &h->wdiag[q]);

@@ -85,24 +85,24 @@ struct mispc_gs {
    * numeric one; gs_host.c sweeps it). Rows in sweep order as the device's
    * perm, each cluster's rows contiguous; values and omega / a_ii contiguous
    * in that order. Unlike the device copy, columns keep A's numbering and b,
-   * x stay in row order: no gather and scatter a apply, and a row's x
-   * neighbours stay as near in memory as in A. Point GS: a row's entries in
-   * storage order. Cluster GS: lower, outside + diagonal, upper parts
-   * (ptr, out, up as the device's prow, pout, pup), so a forward pass reads
-   * out[q] .. ptr[q + 1] then ptr[q] .. out[q], and a backward one
-   * ptr[q] .. up[q] then ptr[q + 1] - 1 down to up[q]: update_cluster_row's
-   * order in one pass and no cluster look-ups. */
+   * x stay in row order: no gather and scatter an apply, and a row's x
+   * neighbours stay as near in memory as in A. Point GS: one copy, a row's
+   * entries in storage order ([0]). Cluster GS: a copy a direction, each row
+   * in the order update_cluster_row subtracts its entries, so a row is one
+   * loop over contiguous entries with no cluster look-ups: forward [0]
+   * outside + diagonal, later rows of its cluster (each in storage order),
+   * then earlier rows (increasing); backward [1] earlier rows, outside +
+   * diagonal (storage order), then later rows (decreasing). */
   struct gs_host_copy {
-    int32_t *perm;     /* n: sweep position -> row */
-    int64_t *rows;     /* ncolors + 1: positions of each color's rows */
-    int64_t *cl;       /* cluster only, nclusters + 1: positions of the clusters of `order` */
-    int64_t *ptr;      /* n + 1 */
-    int64_t *out, *up; /* cluster only, n each */
-    int32_t *col;      /* nnz: columns of A */
-    int32_t *src;      /* cluster only, nnz: offset of each entry in its row of A */
-    int32_t *diag_at;  /* n: offset of a_ii in its row of A, -1 if missing */
-    double *val;       /* nnz (numeric) */
-    double *wdiag;     /* n (numeric): omega / a_ii in sweep order */
+    int32_t *perm;    /* n: sweep position -> row */
+    int64_t *rows;    /* ncolors + 1: positions of each color's rows */
+    int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
+    int64_t *ptr;     /* n + 1: row pointer of the copies */
+    int32_t *col[2];  /* nnz each: columns of A ([1]: cluster only) */
+    int32_t *src[2];  /* cluster only, nnz each: offset of each entry in its row of A */
+    int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
+    double *val[2];   /* nnz each (numeric; [1]: cluster only) */
+    double *wdiag;    /* n (numeric): omega / a_ii in sweep order */
   } h;
 };
 

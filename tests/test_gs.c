@@ -4,6 +4,7 @@
  * and determinism across thread counts. */
 #include <math.h>
 
+#include "../gauss_seidel/gs_internal.h" /* the setup's orderings, for the row-by-row reference */
 #include "mispc/gauss_seidel.h"
 #include "mis_test_graphs.h"
 
@@ -798,6 +799,160 @@ static void test_gs_greedy_coloring(void) {
   coloring_algo = MISPC_COLORING_MIS;
 }
 
+/* The row-by-row sweep the host and GPU agree on (gs_host.c, update_row
+ * and update_cluster_row), written plainly from the documented order and
+ * the setup's orderings (order, color_ptr, cl_ptr, cl_rows, row_cluster):
+ * the reference of the host's sweep-ordered copy. */
+static double ref_tree32(double a[32]) { /* a[l] + a[l + h], h = 16 .. 1 */
+  for (int h = 16; h >= 1; h /= 2)
+    for (int l = 0; l < h; ++l) a[l] = a[l] + a[l + h];
+  return a[0];
+}
+
+static void ref_point_row(const mispc_csr *A, const double *w, const double *b, double *x,
+                          int64_t i) {
+  const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
+  double s = b[i];
+  if (re - rb <= 32) {
+    for (int64_t p = rb; p < re; ++p) s = s - mul_rn(A->values[p], x[A->colidx[p]]);
+  } else { /* chunks of 32 in storage order, each a fixed tree, zeros after the end */
+    for (int64_t p0 = rb; p0 < re; p0 += 32) {
+      double a[32];
+      for (int l = 0; l < 32; ++l)
+        a[l] = p0 + l < re ? mul_rn(A->values[p0 + l], x[A->colidx[p0 + l]]) : 0.0;
+      s = s - ref_tree32(a);
+    }
+  }
+  x[i] = x[i] + mul_rn(s, w[i]);
+}
+
+/* forward: outside + diagonal, then later rows of the cluster (storage
+ * order), then earlier rows increasing; backward: earlier rows, outside +
+ * diagonal, then later rows decreasing */
+static void ref_cluster_row(const mispc_csr *A, const int32_t *rc, const double *w, const double *b,
+                            double *x, int64_t i, int backward) {
+  const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
+  double s = b[i];
+  for (int pass = 0; pass < 3; ++pass)
+    for (int64_t k = 0; k < re - rb; ++k) {
+      const int64_t p = pass == 2 && backward ? re - 1 - k : rb + k;
+      const int32_t j = A->colidx[p];
+      const int part = rc[j] != rc[i] || j == i ? 1 : j < i ? 0 : 2;
+      const int want = backward ? (int[]){0, 1, 2}[pass] : (int[]){1, 2, 0}[pass];
+      if (part == want) s = s - mul_rn(A->values[p], x[j]);
+    }
+  x[i] = x[i] + mul_rn(s, w[i]);
+}
+
+static void ref_sweep(const mispc_gs *g, const mispc_csr *A, const double *w, const double *b,
+                      double *x, int backward) {
+  for (int32_t k = 0; k < g->ncolors; ++k) {
+    const int32_t c = backward ? g->ncolors - 1 - k : k;
+    for (int64_t q = g->color_ptr[c]; q < g->color_ptr[c + 1]; ++q) {
+      if (g->opt.kind == MISPC_GS_POINT) {
+        ref_point_row(A, w, b, x, g->order[q]);
+        continue;
+      }
+      const int64_t r0 = g->cl_ptr[g->order[q]], r1 = g->cl_ptr[g->order[q] + 1];
+      for (int64_t r = 0; r < r1 - r0; ++r)
+        ref_cluster_row(A, g->row_cluster, w, b, x, g->cl_rows[backward ? r1 - 1 - r : r0 + r],
+                        backward);
+    }
+  }
+}
+
+static void ref_apply(const mispc_gs *g, const mispc_csr *A, const double *b, double *x,
+                      int zero_guess) {
+  const int64_t n = A->nrows;
+  double *w = malloc(sizeof(double) * (size_t)(n + 1));
+  for (int64_t i = 0; i < n; ++i) w[i] = g->opt.omega / diag_of(A, i);
+  if (zero_guess) memset(x, 0, sizeof(double) * (size_t)n);
+  for (int k = 0; k < g->opt.sweeps; ++k) {
+    if (g->opt.sweep != MISPC_GS_BACKWARD) ref_sweep(g, A, w, b, x, 0);
+    if (g->opt.sweep != MISPC_GS_FORWARD) ref_sweep(g, A, w, b, x, 1);
+  }
+  free(w);
+}
+
+/* The host apply (sweep-ordered copy, OpenMP) equals the row-by-row sweep
+ * bit for bit: point and cluster GS (rows, nodes of 3), every sweep kind,
+ * omega 1 and 1.2, 1, 2 and 3 threads, from x = 0 and a nonzero start, and
+ * from the nonzero start after a numeric refresh with new values (gathered
+ * where the symbolic setup put them). Rows of Elasticity3D and bcsstk13 are
+ * longer than 32 (the chunked point sums). */
+static void test_gs_host_copy_equals_row_by_row(void) {
+  const struct {
+    const char *spec;
+    int bs;
+    double theta;
+  } cases[] = {{"gen:laplace3d:12", 1, 0},        {"gen:elasticity3d:5", 1, 0},
+               {"gen:elasticity3d:5", 3, 0},      {"gen:elasticity3d:5", 3, 0.02},
+               {"gen:aniso2d:40:0.001:30", 1, 0}, {MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0}};
+  const mispc_gs_sweep sws[3] = {MISPC_GS_FORWARD, MISPC_GS_BACKWARD, MISPC_GS_SYMMETRIC};
+  for (size_t m = 0; m < sizeof cases / sizeof *cases; ++m) {
+    mispc_csr A;
+    CHECK_OK(ctx, mispc_load(ctx, cases[m].spec, &A));
+    const int64_t n = A.nrows;
+    double *b = rnd_vec(91, n), *x0 = rnd_vec(92, n);
+    int bad = 0;
+    for (int kind = 0; kind <= 1; ++kind) {
+      if (kind == MISPC_GS_POINT && cases[m].bs > 1) continue; /* the same point GS */
+      for (int a = 0; a < 3; ++a)
+        for (int wi = 0; wi < 2; ++wi) {
+          mispc_gs_options o;
+          mispc_gs_options_default(&o);
+          o.kind = (mispc_gs_kind)kind;
+          o.sweep = sws[a];
+          o.sweeps = 2;
+          o.omega = wi ? 1.2 : 1.0;
+          o.block_size = cases[m].bs;
+          o.strength_threshold = cases[m].theta;
+          mispc_gs *g = NULL;
+          CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+          CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+          mispc_csr B = A; /* values for the refresh: off-diagonals * (1 + r / 4) */
+          B.values = copy_vec(A.values, A.nnz);
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p)
+              if (A.colidx[p] != i) B.values[p] *= 1 + rnd(93, p) / 4;
+          for (int refresh = 0; refresh <= 1; ++refresh) {
+            const mispc_csr *M = refresh ? &B : &A;
+            CHECK_OK(ctx, mispc_gs_numeric(ctx, g, M));
+            for (int zg = 0; zg <= 1 - refresh; ++zg) { /* refreshed: from x0 only */
+              double *xr = copy_vec(x0, n);
+              ref_apply(g, M, b, xr, zg);
+              for (int t = 1; t <= 3; ++t) {
+                mispc_context_set_num_threads(ctx, t);
+                double *x = copy_vec(x0, n);
+                if (zg)
+                  for (int64_t i = 0; i < n; ++i) x[i] = NAN; /* need not be initialised */
+                CHECK_OK(ctx, mispc_gs_apply(ctx, g, M, b, x, zg));
+                const int same = !memcmp(x, xr, sizeof(double) * (size_t)n);
+                bad += !same;
+                CHECK_MSG(same,
+                          "%s bs %d theta %g %s %s omega %g %s zero_guess %d, %d threads: "
+                          "host apply != row-by-row reference",
+                          cases[m].spec, cases[m].bs, cases[m].theta, kind ? "cluster" : "point",
+                          sweep_name(sws[a]), o.omega, refresh ? "refreshed" : "first values", zg,
+                          t);
+                free(x);
+              }
+              mispc_context_set_num_threads(ctx, 0);
+              free(xr);
+            }
+          }
+          free(B.values);
+          mispc_gs_destroy(ctx, g);
+        }
+    }
+    printf("  %-40s bs %d theta %.2f: %lld rows, %s\n", cases[m].spec, cases[m].bs, cases[m].theta,
+           (long long)n, bad ? "DIFFERS" : "bit-identical");
+    free(b);
+    free(x0);
+    mispc_csr_free(ctx, &A);
+  }
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gs_node_clusters);
@@ -811,6 +966,7 @@ int main(void) {
   RUN_TEST(test_gs_deterministic_across_threads);
   RUN_TEST(test_gs_sweeps_compose);
   RUN_TEST(test_gs_greedy_coloring);
+  RUN_TEST(test_gs_host_copy_equals_row_by_row);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }
