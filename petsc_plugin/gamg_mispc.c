@@ -319,7 +319,9 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
   *P = NULL;
   PetscCheck(m->mctx, PETSC_COMM_SELF, PETSC_ERR_ORDER,
              "-pc_gamg_type mispc: prolongator called before the coarsening");
-  PetscCheck(k >= 1 && B, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+  PetscCall(MatGetLocalSize(A, &nrows, NULL));
+  /* a rank without rows (GAMG's process reduction) may have no data array */
+  PetscCheck(k >= 1 && (B || nrows == 0), PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "-pc_gamg_type mispc: no near-null space data on level %" PetscInt_FMT,
              MispcGAMGLevel(pc));
   PetscCheck(MispcGAMGDataRows(pc) == bs, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
@@ -328,7 +330,6 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
              MispcGAMGDataRows(pc), bs);
   PetscCall(PetscLogEventBegin(ev_prol, pc, A, 0, 0));
   PetscCall(PetscTime(&t0));
-  PetscCall(MatGetLocalSize(A, &nrows, NULL));
   li->k = k;
   if (m->naggs == 0) { /* nothing to coarsen to: GAMG stops here */
     PetscCall(
