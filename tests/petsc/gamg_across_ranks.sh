@@ -3,41 +3,61 @@
 # receives (the global count and the checksum of the (head, member) lists of
 # every level, from the coarsener's -info line) are the same for every rank
 # count and, on several ranks, made by the distributed aggregation; GAMG's
-# level 1 has as many rows as level 0 made aggregates; CG takes the same
-# number of iterations.
-#   gamg_across_ranks.sh MPIEXEC PLAIN_KSP PLUGIN COARSEN_OPTION
+# level 1 has as many rows as level 0 made aggregates (times the near-null
+# space vectors); CG takes the same
+# number of iterations. Laplace3D (plain_ksp) with three option sets, and
+# Elasticity3D with its six rigid-body modes (the example solver, which links
+# the plugin), whose
+# aggregates span ranks and carry their near-null space through the ghost
+# matrix the coarsener attaches.
+#   gamg_across_ranks.sh MPIEXEC PLAIN_KSP SOLVE PLUGIN COARSEN_OPTION
 set -uo pipefail
-mpiexec=$1 p=$2 plugin=$3 opt=$4
+mpiexec=$1 p=$2 solve=$3 plugin=$4 opt=$5
 seed=${opt%type}mispc_seed # -mat_coarsen_mispc_seed up to 3.21, -pc_gamg_mat_coarsen_mispc_seed after
 fail=0
-for opts in "mis2agg -n 30 -mg_levels_pc_type mcgs" "mis2agg -n 30" \
-  "mis2basic -n 24 $seed 5 -mg_levels_ksp_type richardson -mg_levels_pc_type mcgs"; do
-  ref=""
+
+# check NAME COMMAND...: runs COMMAND (with -info) on each rank count and compares
+check() {
+  local name=$1 ref="" np out lines levels naggs n1 its got why bad=0
+  shift
   for np in 1 2 3 4 7; do
-    # shellcheck disable=SC2086
-    out=$("$mpiexec" --oversubscribe -n $np "$p" -dll_append "$plugin" -ksp_type cg -pc_type gamg \
-      -pc_gamg_aggressive_coarsening 0 -ksp_rtol 1e-10 -info $opt $opts 2>&1)
+    out=$("$mpiexec" --oversubscribe -n "$np" "$@" -info 2>&1)
     lines=$(grep -E '^\[0\] .*MatCoarsenApply_Mispc\(\): mis2' <<<"$out")
     levels=$(sed -n 's/.*-> \([0-9]*\) aggregates .*lists checksum \([0-9a-f]*\).*/\1:\2/p' \
       <<<"$lines" | tr '\n' ' ')
     naggs=$(sed -n 's/.*-> \([0-9]*\) aggregates.*/\1/p' <<<"$lines" | head -1)
-    n1=$(sed -n 's/^\[0\] .* 1) N=\([0-9]*\),.*/\1/p' <<<"$out" | head -1)
-    its=$(grep -o 'iterations [0-9]*' <<<"$out")
-    got="aggregates:checksum by level: $levels; $its"
+    # level 1 rows = aggregates x near-null-space vectors ("1) N=396, n data cols=6")
+    n1=$(sed -n 's/^\[0\] .* 1) N=\([0-9]*\), n data cols=\([0-9]*\),.*/\1 \2/p' <<<"$out" |
+      head -1 | awk '{ if ($2 > 0 && $1 % $2 == 0) print $1 / $2 }')
+    # plain_ksp: "iterations N ... converged"; solve: "gamg-mis2agg  N  setup  solve  res  converged"
+    its=$(sed -n -e 's/^\(iterations [0-9]*\) .*converged$/\1/p' \
+      -e 's/^gamg-mis2agg *\([0-9]*\) .*converged$/iterations \1/p' <<<"$out")
+    got="aggregates:checksum by level: $levels; ${its:-not converged}"
     [ -z "$ref" ] && ref=$got
     why=""
-    grep -q "converged$" <<<"$out" || why="no convergence"
+    [ -n "$its" ] || why="no convergence"
     [ -n "$naggs" ] && [ "$naggs" = "$n1" ] || why="$why level 1 has ${n1:-no} rows, ${naggs:-no} aggregates"
     [ "$got" = "$ref" ] || why="$why differs from 1 rank ($ref)"
-    if [ "$np" -gt 1 ] && [ "$(grep -c 'ranks, distributed' <<<"$lines")" -eq 0 ]; then
+    if [ "$np" -gt 1 ] && ! grep -q 'ranks, distributed' <<<"$lines"; then
       why="$why not distributed"
     fi
     if [ -n "$why" ]; then
-      echo "FAIL: $opts on $np ranks: '$got': $why" >&2
-      grep -E "MatCoarsenApply_Mispc|\) N=|iterations|rror" <<<"$out" | head -20 >&2
-      fail=1
+      echo "FAIL: $name on $np ranks: '$got': $why" >&2
+      grep -E "MatCoarsenApply_Mispc|\) N=|iterations|gamg-mis2agg|rror" <<<"$out" | head -20 >&2
+      bad=1
     fi
   done
-  echo "ok: $opts: $ref on 1, 2, 3, 4 and 7 ranks"
-done
+  [ $bad = 0 ] && echo "ok: $name: $ref on 1, 2, 3, 4 and 7 ranks" || fail=1
+}
+
+gamg=(-ksp_type cg -pc_type gamg -pc_gamg_aggressive_coarsening 0 "$opt")
+check "laplace3d 30, mis2agg, Chebyshev/mcgs smoother" "$p" -dll_append "$plugin" "${gamg[@]}" \
+  mis2agg -n 30 -ksp_rtol 1e-10 -mg_levels_pc_type mcgs
+check "laplace3d 30, mis2agg, default smoother (Chebyshev/Jacobi)" "$p" -dll_append "$plugin" \
+  "${gamg[@]}" mis2agg -n 30 -ksp_rtol 1e-10
+check "laplace3d 24, mis2basic seed 5, Richardson/mcgs smoother" "$p" -dll_append "$plugin" \
+  "${gamg[@]}" mis2basic -n 24 -ksp_rtol 1e-10 "$seed" 5 -mg_levels_ksp_type richardson \
+  -mg_levels_pc_type mcgs
+check "elasticity3d 10 (bs 3, 6 rigid-body modes), mis2agg, default smoother" "$solve" \
+  -problem elasticity3d -n 10 -pcs gamg-mis2agg -ksp_type cg
 exit $fail
