@@ -293,8 +293,10 @@ mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
   if (gs->mem == MISPC_MEM_DEVICE) return gs_apply_cuda(ctx, gs, b, x, zero_guess);
   if (zero_guess) MISPC_TRY(gs_zero_host(ctx, gs->n, x));
   for (int k = 0; k < gs->opt.sweeps; ++k) {
-    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 0));
-    if (gs->opt.sweep != MISPC_GS_FORWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 1));
+    const int first = zero_guess && k == 0;
+    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 0, first));
+    if (gs->opt.sweep != MISPC_GS_FORWARD)
+      MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 1, first && gs->opt.sweep == MISPC_GS_BACKWARD));
   }
   return MISPC_SUCCESS;
 }

@@ -146,13 +146,20 @@ void gs_cluster_rows_host(const mispc_csr *A, const int32_t *row_cluster, const 
  * update_cluster_row, so the same bits, read from contiguous values in one
  * pass a row. */
 
-/* update_row on row q of the copy: storage order, chunks of 32 for long rows. */
-static inline void copy_point_row(const struct gs_host_copy *h, const double *b, double *x,
-                                  int64_t q) {
+/* Copy d of the sweep-ordered copy: its row pointer, columns, values. */
+typedef struct copy_rows {
+  const int64_t *ptr;
+  const int32_t *col;
+  const double *val;
+} copy_rows;
+
+/* update_row on row q of a copy: storage order, chunks of 32 for long rows. */
+static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, const double *b,
+                                  double *x, int64_t q) {
   const int32_t i = h->perm[q];
-  const int64_t rb = h->ptr[q], re = h->ptr[q + 1];
-  const int32_t *col = h->col[0];
-  const double *val = h->val[0];
+  const int64_t rb = r.ptr[q], re = r.ptr[q + 1];
+  const int32_t *col = r.col;
+  const double *val = r.val;
   double s = b[i];
   if (re - rb <= 32) {
     for (int64_t p = rb; p < re; ++p) {
@@ -177,20 +184,18 @@ static inline void copy_point_row(const struct gs_host_copy *h, const double *b,
 }
 
 /* update_cluster_row over the rows of one cluster, sweep positions
- * q0 .. q1 - 1 (backward: from the last): each row one loop over its copy
- * for the direction, whose entries are in update_cluster_row's order (the
- * x that stay fixed during the pass first, then the rows updated before it
- * in update order). */
-static inline void copy_cluster(const struct gs_host_copy *h, const double *b, double *x,
-                                int64_t q0, int64_t q1, int backward) {
-  const int32_t *col = h->col[backward];
-  const double *val = h->val[backward];
-  for (int64_t r = 0; r < q1 - q0; ++r) {
-    const int64_t q = backward ? q1 - 1 - r : q0 + r;
+ * q0 .. q1 - 1 (backward: from the last): each row one loop over its
+ * entries in a copy whose rows are in update_cluster_row's order (the x
+ * that stay fixed during the pass first, then the rows updated before it in
+ * update order). */
+static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const double *b,
+                                double *x, int64_t q0, int64_t q1, int backward) {
+  for (int64_t k = 0; k < q1 - q0; ++k) {
+    const int64_t q = backward ? q1 - 1 - k : q0 + k;
     const int32_t i = h->perm[q];
     double s = b[i];
-    for (int64_t p = h->ptr[q]; p < h->ptr[q + 1]; ++p) {
-      double prod = val[p] * x[col[p]];
+    for (int64_t p = r.ptr[q]; p < r.ptr[q + 1]; ++p) {
+      double prod = r.val[p] * x[r.col[p]];
       s = s - prod;
     }
     double t = s * h->wdiag[q];
@@ -217,12 +222,14 @@ static int64_t cluster_split(const int64_t *cl, int64_t k0, int64_t k1, int t, i
 }
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
-                           int backward) {
+                           int backward, int from_zero) {
   const int nt0 = mispc_context_num_threads(ctx);
   const int nt = nt0 ? nt0 : omp_get_max_threads();
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const struct gs_host_copy *h = &gs->h;
   const int32_t ncol = gs->ncolors;
+  const int d = from_zero && !backward ? 2 : cluster && backward ? 1 : 0;
+  const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d]};
   /* one team for the whole sweep, a barrier between colors */
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   {
@@ -233,11 +240,11 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
         const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
         const int64_t a = cluster_split(h->cl, k0, k1, t, T),
                       e = cluster_split(h->cl, k0, k1, t + 1, T);
-        for (int64_t m = a; m < e; ++m) copy_cluster(h, b, x, h->cl[m], h->cl[m + 1], backward);
+        for (int64_t m = a; m < e; ++m) copy_cluster(h, r, b, x, h->cl[m], h->cl[m + 1], backward);
       } else {
         const int64_t lo = h->rows[c], len = h->rows[c + 1] - lo;
         const int64_t a = lo + len * t / T, e = lo + len * (t + 1) / T;
-        for (int64_t q = a; q < e; ++q) copy_point_row(h, b, x, q);
+        for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q);
       }
       if (T > 1) {
 #pragma omp barrier

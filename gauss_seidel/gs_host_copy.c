@@ -11,8 +11,9 @@
 
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   struct gs_host_copy *h = &gs->h;
-  void *p[] = {h->perm,   h->rows,   h->cl,     h->ptr,    h->col[0], h->col[1],
-               h->src[0], h->src[1], h->val[0], h->val[1], h->wdiag,  h->diag_at};
+  void *p[] = {h->perm,   h->rows,   h->cl,     h->ptr,    h->zptr,   h->diag_at,
+               h->wdiag,  h->col[0], h->col[1], h->col[2], h->src[0], h->src[1],
+               h->src[2], h->val[0], h->val[1], h->val[2]};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
 }
@@ -24,35 +25,83 @@ static int nthreads_of(const mispc_context *ctx) {
 
 /* Which part of row i an entry (column j) goes to, as update_cluster_row of
  * gs_host.c: 0 lower (earlier row of its cluster c), 1 outside the cluster
- * or the diagonal, 2 upper (later row of the cluster). */
+ * or the diagonal, 2 upper (later row of the cluster); point GS all 1. */
 static inline int row_part(const int32_t *row_cluster, int32_t c, int32_t i, int32_t j) {
-  return row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
+  return !row_cluster || row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
+}
+
+/* Whether the first forward pass from x = 0 reads the entry of row i (sweep
+ * position of its color's first row: lo) in column j (sweep position pj):
+ * rows of earlier colors and earlier rows of its cluster; every entry of a
+ * point row longer than 32 (len). */
+static inline int zero_pass_reads(int part, int64_t pj, int64_t lo, int cluster, int64_t len) {
+  return part == 0 || pj < lo || (!cluster && len > 32);
+}
+
+/* Parts of a cluster row in the order of each copy (gs_internal.h); point
+ * rows have part 1 only. Copy 2 takes parts 1 then 0 (the read ones). */
+static const int kPartOrder[3][3] = {{1, 2, 0}, {0, 1, 2}, {1, 0, 2}};
+
+/* Row q (row i of A, its color's first sweep position lo) into copy d at
+ * dst: the entries of each part in kPartOrder[d], each in storage order
+ * but copy 1's upper part, which goes from its end (decreasing rows). */
+static void place_row(struct gs_host_copy *h, int d, const mispc_csr *A, const int32_t *rc,
+                      const int32_t *iperm, int32_t i, int64_t lo, int64_t dst) {
+  const int cluster = rc != NULL;
+  const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
+  const int32_t c = cluster ? rc[i] : 0;
+  int64_t count[3] = {0, 0, 0}; /* of the entries the copy takes */
+  for (int64_t k = 0; k < len; ++k) {
+    const int32_t j = A->colidx[rb + k];
+    const int part = row_part(rc, c, i, j);
+    count[part] += d != 2 || zero_pass_reads(part, iperm[j], lo, cluster, len);
+  }
+  int64_t at[3];
+  at[kPartOrder[d][0]] = dst;
+  at[kPartOrder[d][1]] = dst + count[kPartOrder[d][0]];
+  at[kPartOrder[d][2]] = at[kPartOrder[d][1]] + count[kPartOrder[d][1]];
+  int64_t up_end = dst + len;
+  for (int64_t k = 0; k < len; ++k) {
+    const int32_t j = A->colidx[rb + k];
+    const int part = row_part(rc, c, i, j);
+    if (d == 2 && !zero_pass_reads(part, iperm[j], lo, cluster, len)) continue;
+    const int64_t e = d == 1 && part == 2 ? --up_end : at[part]++;
+    h->col[d][e] = j;
+    if (h->src[d]) h->src[d][e] = (int32_t)k;
+  }
 }
 
 #define ALLOC(ptr, count, elem, what)                                                              \
-  MISPC_TRY(mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what))
+  if (!s) s = mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what)
 
 mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
   struct gs_host_copy *h = &gs->h;
-  const int64_t n = gs->n, ncol = gs->ncolors;
+  const int64_t n = gs->n, ncol = gs->ncolors, nnz = gs->nnz;
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
+  const int32_t *rc = cluster ? gs->row_cluster : NULL;
   const int nt = nthreads_of(ctx);
+  int32_t *iperm = NULL;
+  mispc_status s = MISPC_SUCCESS;
+  ALLOC(iperm, n + 1, 4, "sweep positions");
   ALLOC(h->perm, n + 1, 4, "sweep order");
   ALLOC(h->rows, ncol + 1, 8, "color rows");
   ALLOC(h->ptr, n + 1, 8, "sorted rows");
-  ALLOC(h->col[0], gs->nnz + 1, 4, "sorted columns");
-  ALLOC(h->val[0], gs->nnz + 1, 8, "sorted values");
+  ALLOC(h->zptr, n + 1, 8, "sorted rows");
   ALLOC(h->wdiag, n + 1, 8, "omega over the sorted diagonal");
   ALLOC(h->diag_at, n + 1, 4, "diagonal places");
-  if (cluster) {
-    const int64_t nc = gs->nclusters;
-    ALLOC(h->cl, nc + 1, 8, "cluster rows");
-    for (int d = 0; d < 2; ++d) {
-      if (d) ALLOC(h->col[d], gs->nnz + 1, 4, "sorted columns");
-      if (d) ALLOC(h->val[d], gs->nnz + 1, 8, "sorted values");
-      ALLOC(h->src[d], gs->nnz + 1, 4, "value places");
+  for (int d = 0; d < 2; ++d)
+    if (d == 0 || cluster) {
+      ALLOC(h->col[d], nnz + 1, 4, "sorted columns");
+      ALLOC(h->val[d], nnz + 1, 8, "sorted values");
+      if (cluster) ALLOC(h->src[d], nnz + 1, 4, "value places");
     }
-    /* the clusters of `order` one after another, each its rows of cl_rows */
+  if (cluster) ALLOC(h->cl, gs->nclusters + 1, 8, "cluster rows");
+  if (s) {
+    mispc_pool_free(ctx, MISPC_MEM_HOST, iperm);
+    return s;
+  }
+  if (cluster) { /* the clusters of `order` one after another, each its rows of cl_rows */
+    const int64_t nc = gs->nclusters;
     h->cl[0] = 0;
     for (int64_t k = 0; k < nc; ++k)
       h->cl[k + 1] = h->cl[k] + (gs->cl_ptr[gs->order[k] + 1] - gs->cl_ptr[gs->order[k]]);
@@ -65,53 +114,57 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     memcpy(h->perm, gs->order, sizeof(int32_t) * (size_t)n);
     memcpy(h->rows, gs->color_ptr, sizeof(int64_t) * (size_t)(ncol + 1));
   }
-  /* row lengths, then their running sum (sequential: n additions) */
-  h->ptr[0] = 0;
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t q = 0; q < n; ++q) {
-    const int32_t i = h->perm[q];
-    h->ptr[q + 1] = A->rowptr[i + 1] - A->rowptr[i];
-  }
-  for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
-  const int32_t *rc = gs->row_cluster;
-  /* each row of A into its place: a point row unchanged; a cluster row by
-   * parts in the order of each direction (update_cluster_row) */
-  static const int first[2][3] = {{1, 2, 0}, {0, 1, 2}}; /* parts in the copy's order */
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t q = 0; q < n; ++q) {
-    const int32_t i = h->perm[q];
-    const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb, d0 = h->ptr[q];
-    int32_t diag = -1;
-    for (int64_t k = 0; k < len; ++k)
-      if (A->colidx[rb + k] == i) {
-        diag = (int32_t)k;
-        break;
-      }
-    h->diag_at[q] = diag;
-    if (!cluster) {
-      memcpy(h->col[0] + d0, A->colidx + rb, sizeof(int32_t) * (size_t)len);
-      continue;
-    }
-    const int32_t c = rc[i];
-    int64_t count[3] = {0, 0, 0};
-    for (int64_t k = 0; k < len; ++k) ++count[row_part(rc, c, i, A->colidx[rb + k])];
-    for (int d = 0; d < 2; ++d) {
-      int64_t at[3]; /* where the next entry of each part goes */
-      at[first[d][0]] = d0;
-      at[first[d][1]] = d0 + count[first[d][0]];
-      at[first[d][2]] = d0 + count[first[d][0]] + count[first[d][1]];
-      int64_t up_end = d0 + len; /* backward: the upper part from its end (rows decreasing) */
-      for (int64_t k = 0; k < len; ++k) {
-        const int32_t j = A->colidx[rb + k];
-        const int part = row_part(rc, c, i, j);
-        const int64_t dst = d && part == 2 ? --up_end : at[part]++;
-        h->col[d][dst] = j;
-        h->src[d][dst] = (int32_t)k;
+  h->ptr[0] = h->zptr[0] = 0;
+#pragma omp parallel num_threads(nt)
+  {
+#pragma omp for schedule(static)
+    for (int64_t q = 0; q < n; ++q) iperm[h->perm[q]] = (int32_t)q;
+    /* row lengths in both layouts (their running sums after) and a_ii's place */
+    for (int64_t c = 0; c < ncol; ++c) {
+#pragma omp for schedule(static)
+      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
+        const int32_t i = h->perm[q];
+        const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
+        const int32_t ci = cluster ? rc[i] : 0;
+        int64_t zlen = 0;
+        int32_t diag = -1;
+        for (int64_t k = 0; k < len; ++k) {
+          const int32_t j = A->colidx[rb + k];
+          if (j == i && diag < 0) diag = (int32_t)k;
+          zlen += zero_pass_reads(row_part(rc, ci, i, j), iperm[j], h->rows[c], cluster, len);
+        }
+        h->ptr[q + 1] = len;
+        h->zptr[q + 1] = zlen;
+        h->diag_at[q] = diag;
       }
     }
   }
-  return MISPC_SUCCESS;
+  for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q], h->zptr[q + 1] += h->zptr[q];
+  const int64_t znnz = h->zptr[n];
+  ALLOC(h->col[2], znnz + 1, 4, "sorted columns");
+  ALLOC(h->val[2], znnz + 1, 8, "sorted values");
+  ALLOC(h->src[2], znnz + 1, 4, "value places");
+  if (!s) {
+#pragma omp parallel num_threads(nt)
+    for (int64_t c = 0; c < ncol; ++c) {
+#pragma omp for schedule(static)
+      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
+        const int32_t i = h->perm[q];
+        for (int d = 0; d < 3; ++d)
+          if (d == 2 || h->src[d])
+            place_row(h, d, A, rc, iperm, i, h->rows[c], d == 2 ? h->zptr[q] : h->ptr[q]);
+          else if (h->col[d]) /* point: the row as it is */
+            memcpy(h->col[d] + h->ptr[q], A->colidx + A->rowptr[i],
+                   sizeof(int32_t) * (size_t)(h->ptr[q + 1] - h->ptr[q]));
+      }
+    }
+  }
+  mispc_pool_free(ctx, MISPC_MEM_HOST, iperm);
+  return s;
 }
+
+/* Rows ahead whose values gs_host_values prefetches. */
+enum { kAhead = 8 };
 
 mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, int64_t *bad_row,
                             int *bad_kind) {
@@ -123,13 +176,20 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
   uint64_t first_bad = UINT64_MAX; /* the least (row << 3 | kind), as gs_diag_host's first row */
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(min : first_bad)
   for (int64_t q = 0; q < n; ++q) {
+    /* rows of A in sweep order are scattered: fetch ahead (their row
+     * pointers further ahead) so the loads of several rows overlap */
+    if (q + 2 * kAhead < n) __builtin_prefetch(A->rowptr + h->perm[q + 2 * kAhead]);
+    if (q + kAhead < n) __builtin_prefetch(A->values + A->rowptr[h->perm[q + kAhead]]);
     const int32_t i = h->perm[q];
-    const int64_t base = A->rowptr[i], b = h->ptr[q], e = h->ptr[q + 1];
-    if (h->src[0])
-      for (int dir = 0; dir < 2; ++dir)
-        for (int64_t d = b; d < e; ++d) h->val[dir][d] = A->values[base + h->src[dir][d]];
-    else
-      memcpy(h->val[0] + b, A->values + base, sizeof(double) * (size_t)(e - b));
+    const int64_t base = A->rowptr[i];
+    for (int d = 0; d < 3; ++d) {
+      const int64_t *ptr = d == 2 ? h->zptr : h->ptr;
+      if (h->src[d])
+        for (int64_t p = ptr[q]; p < ptr[q + 1]; ++p) h->val[d][p] = A->values[base + h->src[d][p]];
+      else if (h->val[d]) /* point: the row as it is */
+        memcpy(h->val[d] + ptr[q], A->values + base,
+               sizeof(double) * (size_t)(ptr[q + 1] - ptr[q]));
+    }
     const int32_t at = h->diag_at[q];
     const int kind =
         gs_diag_kind(at >= 0, at >= 0 ? A->values[base + at] : 0.0, rp, omega, &h->wdiag[q]);

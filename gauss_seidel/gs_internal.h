@@ -92,16 +92,23 @@ struct mispc_gs {
    * loop over contiguous entries with no cluster look-ups: forward [0]
    * outside + diagonal, later rows of its cluster (each in storage order),
    * then earlier rows (increasing); backward [1] earlier rows, outside +
-   * diagonal (storage order), then later rows (decreasing). */
+   * diagonal (storage order), then later rows (decreasing). [2], rows by
+   * zptr: the first forward pass from x = 0, only the entries whose x it has
+   * updated (earlier colors; cluster: then earlier rows of the cluster), as
+   * the GPU's pass from x = 0 reads (gs_cuda_sweep.cu): the others' products
+   * are +-0, which leave a nonzero running sum as it is and x_i = +0 + s w_i
+   * absorbs the sign of a zero one. Point rows longer than 32 entries stay
+   * whole there (their chunks keep their places). */
   struct gs_host_copy {
     int32_t *perm;    /* n: sweep position -> row */
     int64_t *rows;    /* ncolors + 1: positions of each color's rows */
     int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
-    int64_t *ptr;     /* n + 1: row pointer of the copies */
-    int32_t *col[2];  /* nnz each: columns of A ([1]: cluster only) */
-    int32_t *src[2];  /* cluster only, nnz each: offset of each entry in its row of A */
+    int64_t *ptr;     /* n + 1: row pointer of copies [0] and [1] */
+    int64_t *zptr;    /* n + 1: row pointer of copy [2] */
+    int32_t *col[3];  /* columns of A ([1]: cluster only) */
+    int32_t *src[3];  /* offset of each entry in its row of A (NULL for point [0]: the row) */
     int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
-    double *val[2];   /* nnz each (numeric; [1]: cluster only) */
+    double *val[3];   /* (numeric) */
     double *wdiag;    /* n (numeric): omega / a_ii in sweep order */
   } h;
 };
@@ -186,9 +193,11 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs);
 
 /* One forward (backward = 0) or backward sweep over all colors, on the
- * sweep-ordered copy (gs->h); b and x in row order. */
+ * sweep-ordered copy (gs->h); b and x in row order. from_zero: x = 0 and
+ * this is the apply's first pass (forward: only the entries it has
+ * updated are read). */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
-                           int backward);
+                           int backward, int from_zero);
 
 #ifdef __cplusplus
 }
