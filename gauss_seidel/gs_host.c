@@ -228,7 +228,9 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const struct gs_host_copy *h = &gs->h;
   const int32_t ncol = gs->ncolors;
-  const int d = from_zero && !backward ? 2 : cluster && backward ? 1 : 0;
+  /* point from x = 0: the zero pass's copy (for clusters it saved no time:
+   * their chains of dependent rows, not the entries read, bound a pass) */
+  const int d = cluster ? backward : from_zero && !backward ? 2 : 0;
   const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d]};
   /* one team for the whole sweep, a barrier between colors */
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
@@ -240,7 +242,10 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
         const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
         const int64_t a = cluster_split(h->cl, k0, k1, t, T),
                       e = cluster_split(h->cl, k0, k1, t + 1, T);
-        for (int64_t m = a; m < e; ++m) copy_cluster(h, r, b, x, h->cl[m], h->cl[m + 1], backward);
+        for (int64_t u = a; u < e; ++u) { /* backward: from the last, memory descending */
+          const int64_t m = backward ? a + e - 1 - u : u;
+          copy_cluster(h, r, b, x, h->cl[m], h->cl[m + 1], backward);
+        }
       } else {
         const int64_t lo = h->rows[c], len = h->rows[c + 1] - lo;
         const int64_t a = lo + len * t / T, e = lo + len * (t + 1) / T;

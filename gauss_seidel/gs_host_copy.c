@@ -23,51 +23,44 @@ static int nthreads_of(const mispc_context *ctx) {
   return nt ? nt : omp_get_max_threads();
 }
 
-/* Which part of row i an entry (column j) goes to, as update_cluster_row of
- * gs_host.c: 0 lower (earlier row of its cluster c), 1 outside the cluster
- * or the diagonal, 2 upper (later row of the cluster); point GS all 1. */
+/* Which part of cluster row i an entry (column j) goes to, as
+ * update_cluster_row of gs_host.c: 0 lower (earlier row of its cluster c),
+ * 1 outside the cluster or the diagonal, 2 upper (later row of the
+ * cluster). */
 static inline int row_part(const int32_t *row_cluster, int32_t c, int32_t i, int32_t j) {
-  return !row_cluster || row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
+  return row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
 }
 
-/* Whether the first forward pass from x = 0 reads the entry of row i (sweep
- * position of its color's first row: lo) in column j (sweep position pj):
- * rows of earlier colors and earlier rows of its cluster; every entry of a
- * point row longer than 32 (len). */
-static inline int zero_pass_reads(int part, int64_t pj, int64_t lo, int cluster, int64_t len) {
-  return part == 0 || pj < lo || (!cluster && len > 32);
+/* Point GS: whether the first forward pass from x = 0 reads the entry of
+ * row i (its color's first sweep position lo, len entries) in column j
+ * (sweep position pj): rows of earlier colors, every entry of a row longer
+ * than 32 (its chunks keep their places). */
+static inline int zero_pass_reads(int64_t pj, int64_t lo, int64_t len) {
+  return pj < lo || len > 32;
 }
 
-/* Parts of a cluster row in the order of each copy (gs_internal.h); point
- * rows have part 1 only. Copy 2 takes parts 1 then 0 (the read ones). */
-static const int kPartOrder[3][3] = {{1, 2, 0}, {0, 1, 2}, {1, 0, 2}};
-
-/* Row q (row i of A, its color's first sweep position lo) into copy d at
- * dst: the entries of each part in kPartOrder[d], each in storage order
- * but copy 1's upper part, which goes from its end (decreasing rows). */
-static void place_row(struct gs_host_copy *h, int d, const mispc_csr *A, const int32_t *rc,
-                      const int32_t *iperm, int32_t i, int64_t lo, int64_t dst) {
-  const int cluster = rc != NULL;
+/* Cluster row i into copy d (0 forward, 1 backward) at dst: the entries of
+ * each part in update_cluster_row's order for the direction, each in
+ * storage order but the backward upper part, which goes from its end
+ * (decreasing rows). */
+static void place_cluster_row(struct gs_host_copy *h, int d, const mispc_csr *A, const int32_t *rc,
+                              int32_t i, int64_t dst) {
+  static const int order[2][3] = {{1, 2, 0}, {0, 1, 2}}; /* parts in the copy's order */
   const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
-  const int32_t c = cluster ? rc[i] : 0;
-  int64_t count[3] = {0, 0, 0}; /* of the entries the copy takes */
-  for (int64_t k = 0; k < len; ++k) {
-    const int32_t j = A->colidx[rb + k];
-    const int part = row_part(rc, c, i, j);
-    count[part] += d != 2 || zero_pass_reads(part, iperm[j], lo, cluster, len);
-  }
+  const int32_t c = rc[i];
+  int64_t count[3] = {0, 0, 0};
+  for (int64_t k = 0; k < len; ++k) ++count[row_part(rc, c, i, A->colidx[rb + k])];
   int64_t at[3];
-  at[kPartOrder[d][0]] = dst;
-  at[kPartOrder[d][1]] = dst + count[kPartOrder[d][0]];
-  at[kPartOrder[d][2]] = at[kPartOrder[d][1]] + count[kPartOrder[d][1]];
+  at[order[d][0]] = dst;
+  at[order[d][1]] = dst + count[order[d][0]];
+  at[order[d][2]] = at[order[d][1]] + count[order[d][1]];
   int64_t up_end = dst + len;
   for (int64_t k = 0; k < len; ++k) {
     const int32_t j = A->colidx[rb + k];
     const int part = row_part(rc, c, i, j);
-    if (d == 2 && !zero_pass_reads(part, iperm[j], lo, cluster, len)) continue;
     const int64_t e = d == 1 && part == 2 ? --up_end : at[part]++;
     h->col[d][e] = j;
-    if (h->src[d]) h->src[d][e] = (int32_t)k;
+    h->src[d][e] = (int32_t)k;
   }
 }
 
@@ -86,7 +79,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   ALLOC(h->perm, n + 1, 4, "sweep order");
   ALLOC(h->rows, ncol + 1, 8, "color rows");
   ALLOC(h->ptr, n + 1, 8, "sorted rows");
-  ALLOC(h->zptr, n + 1, 8, "sorted rows");
+  if (!cluster) ALLOC(h->zptr, n + 1, 8, "sorted rows");
   ALLOC(h->wdiag, n + 1, 8, "omega over the sorted diagonal");
   ALLOC(h->diag_at, n + 1, 4, "diagonal places");
   for (int d = 0; d < 2; ++d)
@@ -114,48 +107,56 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     memcpy(h->perm, gs->order, sizeof(int32_t) * (size_t)n);
     memcpy(h->rows, gs->color_ptr, sizeof(int64_t) * (size_t)(ncol + 1));
   }
-  h->ptr[0] = h->zptr[0] = 0;
+  h->ptr[0] = 0;
+  if (!cluster) h->zptr[0] = 0;
 #pragma omp parallel num_threads(nt)
   {
 #pragma omp for schedule(static)
     for (int64_t q = 0; q < n; ++q) iperm[h->perm[q]] = (int32_t)q;
-    /* row lengths in both layouts (their running sums after) and a_ii's place */
+    /* row lengths (their running sums after), a_ii's place */
     for (int64_t c = 0; c < ncol; ++c) {
 #pragma omp for schedule(static)
       for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
         const int32_t i = h->perm[q];
         const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
-        const int32_t ci = cluster ? rc[i] : 0;
         int64_t zlen = 0;
         int32_t diag = -1;
         for (int64_t k = 0; k < len; ++k) {
           const int32_t j = A->colidx[rb + k];
           if (j == i && diag < 0) diag = (int32_t)k;
-          zlen += zero_pass_reads(row_part(rc, ci, i, j), iperm[j], h->rows[c], cluster, len);
+          zlen += zero_pass_reads(iperm[j], h->rows[c], len);
         }
         h->ptr[q + 1] = len;
-        h->zptr[q + 1] = zlen;
+        if (!cluster) h->zptr[q + 1] = zlen;
         h->diag_at[q] = diag;
       }
     }
   }
-  for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q], h->zptr[q + 1] += h->zptr[q];
-  const int64_t znnz = h->zptr[n];
-  ALLOC(h->col[2], znnz + 1, 4, "sorted columns");
-  ALLOC(h->val[2], znnz + 1, 8, "sorted values");
-  ALLOC(h->src[2], znnz + 1, 4, "value places");
+  for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
+  if (!cluster) {
+    for (int64_t q = 0; q < n; ++q) h->zptr[q + 1] += h->zptr[q];
+    ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
+    ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
+    ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");
+  }
   if (!s) {
 #pragma omp parallel num_threads(nt)
     for (int64_t c = 0; c < ncol; ++c) {
 #pragma omp for schedule(static)
       for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
         const int32_t i = h->perm[q];
-        for (int d = 0; d < 3; ++d)
-          if (d == 2 || h->src[d])
-            place_row(h, d, A, rc, iperm, i, h->rows[c], d == 2 ? h->zptr[q] : h->ptr[q]);
-          else if (h->col[d]) /* point: the row as it is */
-            memcpy(h->col[d] + h->ptr[q], A->colidx + A->rowptr[i],
-                   sizeof(int32_t) * (size_t)(h->ptr[q + 1] - h->ptr[q]));
+        const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
+        if (cluster) {
+          place_cluster_row(h, 0, A, rc, i, h->ptr[q]);
+          place_cluster_row(h, 1, A, rc, i, h->ptr[q]);
+          continue;
+        }
+        memcpy(h->col[0] + h->ptr[q], A->colidx + rb, sizeof(int32_t) * (size_t)len);
+        for (int64_t k = 0, e = h->zptr[q]; k < len; ++k) /* the zero pass's entries */
+          if (zero_pass_reads(iperm[A->colidx[rb + k]], h->rows[c], len)) {
+            h->col[2][e] = A->colidx[rb + k];
+            h->src[2][e++] = (int32_t)k;
+          }
       }
     }
   }

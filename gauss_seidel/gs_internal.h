@@ -92,20 +92,19 @@ struct mispc_gs {
    * loop over contiguous entries with no cluster look-ups: forward [0]
    * outside + diagonal, later rows of its cluster (each in storage order),
    * then earlier rows (increasing); backward [1] earlier rows, outside +
-   * diagonal (storage order), then later rows (decreasing). [2], rows by
-   * zptr: the first forward pass from x = 0, only the entries whose x it has
-   * updated (earlier colors; cluster: then earlier rows of the cluster), as
-   * the GPU's pass from x = 0 reads (gs_cuda_sweep.cu): the others' products
-   * are +-0, which leave a nonzero running sum as it is and x_i = +0 + s w_i
-   * absorbs the sign of a zero one. Point rows longer than 32 entries stay
-   * whole there (their chunks keep their places). */
+   * diagonal (storage order), then later rows (decreasing). Point GS [2],
+   * rows by zptr: the first forward pass from x = 0, only the entries of
+   * earlier colors, as the GPU's pass from x = 0 reads (gs_cuda_sweep.cu):
+   * the others' products are +-0, which leave a nonzero running sum as it
+   * is, and x_i = +0 + s w_i absorbs the sign of a zero one. Rows longer
+   * than 32 entries stay whole there (their chunks keep their places). */
   struct gs_host_copy {
     int32_t *perm;    /* n: sweep position -> row */
     int64_t *rows;    /* ncolors + 1: positions of each color's rows */
     int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
     int64_t *ptr;     /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;    /* n + 1: row pointer of copy [2] */
-    int32_t *col[3];  /* columns of A ([1]: cluster only) */
+    int64_t *zptr;    /* point only, n + 1: row pointer of copy [2] */
+    int32_t *col[3];  /* columns of A ([1]: cluster only; [2]: point only) */
     int32_t *src[3];  /* offset of each entry in its row of A (NULL for point [0]: the row) */
     int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
     double *val[3];   /* (numeric) */
