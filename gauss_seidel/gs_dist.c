@@ -38,7 +38,9 @@ static void release(mispc_context *ctx, mispc_dist_gs *g) {
   free(g->src), free(g->color_ptr), free(g->order), free(g->scolor), free(g->gcolor);
   free(g->wdiag), free(g->xe);
   gs_dist_cluster_free(ctx, g->cl);
+  gs_dist_device_free(g->dev);
   g->cl = NULL;
+  g->dev = NULL;
   g->src = g->color_ptr = NULL;
   g->order = g->scolor = g->gcolor = NULL;
   g->wdiag = g->xe = NULL;
@@ -84,17 +86,9 @@ static mispc_status merge_rows(mispc_context *ctx, mispc_dist_gs *g, const mispc
   return MISPC_SUCCESS;
 }
 
-mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
-                                    const mispc_dist_csr *A) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!gs || !A || !A->halo)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "mispc_dist_gs_symbolic: NULL handle or matrix");
+static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
   mispc_status s = MISPC_SUCCESS;
-  if (A->diag.mem != MISPC_MEM_HOST)
-    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
-                     "distributed Gauss-Seidel: host matrices only for now");
-  else if (!A->diag.values || (A->offd.nnz && !A->offd.values))
+  if (!A->diag.values || (A->offd.nnz && !A->offd.values))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
   s = mispc_dist_agree(ctx, A->comm, s);
   if (s) return s;
@@ -148,8 +142,7 @@ mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   return MISPC_SUCCESS;
 }
 
-mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
+static mispc_status numeric_host(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
   mispc_status s = MISPC_SUCCESS;
   if (!gs || !gs->have_symbolic || !A || A->rend - A->rstart != gs->nloc ||
       A->diag.nnz + A->offd.nnz != gs->nnz || !A->diag.values)
@@ -186,6 +179,64 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
   return s;
 }
 
+/* A device matrix's blocks copied to the host, sharing its plan, ranges and
+ * garray: the setups run there (their results are the host ones). */
+static mispc_status host_view(mispc_context *ctx, const mispc_dist_csr *A, mispc_dist_csr *H) {
+  *H = *A;
+  memset(&H->diag, 0, sizeof H->diag);
+  memset(&H->offd, 0, sizeof H->offd);
+  H->owns_garray = 0;
+  mispc_status s = mispc_csr_copy(ctx, &A->diag, MISPC_MEM_HOST, &H->diag);
+  if (!s) s = mispc_csr_copy(ctx, &A->offd, MISPC_MEM_HOST, &H->offd);
+  return mispc_dist_agree(ctx, A->comm, s);
+}
+
+static void host_view_free(mispc_context *ctx, mispc_dist_csr *H) {
+  mispc_csr_free(ctx, &H->diag);
+  mispc_csr_free(ctx, &H->offd);
+}
+
+mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
+                                    const mispc_dist_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!gs || !A || !A->halo)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_dist_gs_symbolic: NULL handle or matrix");
+  const int dev = A->diag.mem == MISPC_MEM_DEVICE;
+  mispc_dist_csr H;
+  mispc_status s = dev ? host_view(ctx, A, &H) : MISPC_SUCCESS;
+  if (!s) s = symbolic_host(ctx, gs, dev ? &H : A);
+  if (!s && dev) {
+    s = mispc_dist_agree(ctx, A->comm, gs_dist_device_setup(ctx, gs, &H));
+    if (s) release(ctx, gs);
+  }
+  if (dev) host_view_free(ctx, &H);
+  gs->device = dev;
+  return s;
+}
+
+mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!A) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_gs_numeric: NULL matrix");
+  const int dev = A->diag.mem == MISPC_MEM_DEVICE;
+  mispc_status s = MISPC_SUCCESS;
+  if (gs && gs->have_symbolic && dev != gs->device)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "mispc_dist_gs_numeric: the matrix is in another memory space than at the "
+                     "symbolic setup");
+  s = mispc_dist_agree(ctx, A->comm, s);
+  mispc_dist_csr H;
+  if (!s && dev) s = host_view(ctx, A, &H);
+  if (s) return s;
+  s = numeric_host(ctx, gs, dev ? &H : A);
+  if (dev) host_view_free(ctx, &H);
+  if (!s && dev) {
+    s = mispc_dist_agree(ctx, A->comm, gs_dist_device_values(ctx, gs));
+    if (s) gs->have_numeric = 0;
+  }
+  return s;
+}
+
 static mispc_status sweep(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
                           const double *b, int backward) {
   const int nt = mispc_context_num_threads(ctx);
@@ -211,6 +262,13 @@ mispc_status mispc_dist_gs_apply(mispc_context *ctx, mispc_dist_gs *gs, const mi
   if (!A) return s;
   s = mispc_dist_agree(ctx, A->comm, s);
   if (s) return s;
+  if (gs->device != (A->diag.mem == MISPC_MEM_DEVICE))
+    s = mispc_seterr(
+        ctx, MISPC_ERR_INVALID_ARG,
+        "mispc_dist_gs_apply: the matrix is in another memory space than at the setup");
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (s) return s;
+  if (gs->device) return gs_dist_device_apply(ctx, gs, A, b, x, zero_guess);
   if (gs->cl) return gs_dist_cluster_apply(ctx, gs, A->comm, b, x, zero_guess);
   const int64_t before = A->halo->stats.bytes_sent;
   if (zero_guess) {

@@ -43,6 +43,9 @@ typedef struct gs_dist_cluster {
   int64_t nclusters, singletons, min_cluster, max_cluster; /* global */
 } gs_dist_cluster;
 
+/* The sweep layout on the GPU, for device matrices (gs_dist_cuda.cu). */
+typedef struct gs_dist_device gs_dist_device;
+
 struct mispc_dist_gs {
   mispc_gs_options opt;
   int have_symbolic, have_numeric;
@@ -58,6 +61,8 @@ struct mispc_dist_gs {
   double *xe;          /* point: [x | ghosts] work vector */
   int64_t apply_bytes; /* sent by the last apply */
   gs_dist_cluster *cl; /* cluster kind only */
+  int device;          /* device matrices: setups on host copies, applies on the GPU */
+  gs_dist_device *dev; /* device only */
 };
 
 /* Cluster kind: the symbolic setup after M is merged (clusters, their
@@ -70,6 +75,15 @@ mispc_status gs_dist_cluster_numeric(mispc_context *ctx, mispc_dist_gs *gs, MPI_
 mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Comm comm,
                                    const double *b, double *x, int zero_guess);
 void gs_dist_cluster_free(mispc_context *ctx, gs_dist_cluster *cl);
+
+/* Device matrices: the sweep layout uploaded after the host symbolic setup
+ * (A: the matrix's halo plan), its values after the host numeric one, an
+ * apply on device vectors (collective), the release. */
+mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A);
+mispc_status gs_dist_device_values(mispc_context *ctx, mispc_dist_gs *gs);
+mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
+                                  const double *b, double *x, int zero_guess);
+void gs_dist_device_free(gs_dist_device *d);
 
 #ifdef __cplusplus
 }

@@ -2,15 +2,15 @@
  * cluster multicolor Gauss-Seidel / SGS / SOR from mispc_gs_*
  * (papers/KokkosKernels-MIS2-aggregation-clusterGS-2022.txt §III-C, Alg. 4).
  *
- * On several ranks, point and cluster GS on host matrices are exact
+ * On several ranks, point and cluster GS are exact
  * (-pc_mcgs_exact / -pc_clustergs_exact, the default): mispc_dist_gs sweeps
  * the whole matrix color by color with the halo between colors (a cluster
  * whole on the rank of its smallest row), so the output is the one-rank
- * output bit for bit (docs/DISTRIBUTED.md). Otherwise (GPU matrices, or
- * exact false) each rank sweeps its diagonal block and couplings to other ranks
- * use the previous iterate, as PETSc's parallel SOR (SOR_LOCAL_*_SWEEP):
- * with zero initial guess the first sweep is purely local, later sweeps use
- * b - A_offdiag x_ghost. */
+ * output bit for bit (docs/DISTRIBUTED.md; on GPU matrices the setup runs
+ * on host copies and the sweeps on the GPU). With exact false each rank sweeps its diagonal block
+ * and couplings to other ranks use the previous iterate, as PETSc's parallel SOR
+ * (SOR_LOCAL_*_SWEEP): with zero initial guess the first sweep is purely local, later sweeps use b
+ * - A_offdiag x_ghost. */
 #include <limits.h>
 #include <petsc/private/pcimpl.h>
 
@@ -26,7 +26,7 @@ typedef struct {
   PetscInt sweeps;
   PetscReal omega;
   PCMCGSSweepType type;
-  PetscBool exact; /* several ranks, host matrices: the distributed sweep */
+  PetscBool exact; /* several ranks: the distributed sweep */
   mispc_agg_algo coarsen;
   PetscReal strength_threshold;
   PetscInt block_size; /* 0: the matrix's block size */
@@ -228,7 +228,7 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
   if (o->exact)
     PetscCall(PetscOptionsBool(o->exact,
                                "Several ranks: sweep the whole matrix color by color (output "
-                               "independent of the rank count; host matrices)",
+                               "independent of the rank count)",
                                o->man, s.exact, &s.exact, NULL));
   PetscCall(PetscOptionsEList(
       o->coloring, "Colors: MIS-1 classes (in one pass), or greedy in row (cluster) order", o->man,
@@ -303,7 +303,7 @@ static PetscErrorCode dist_begin(PC pc, PetscBool widen) {
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
   PetscCall(MispcLocalCSRBegin(g->mctx, A, PETSC_TRUE, widen, &g->L));
-  PetscCall(MispcBlockCSRBegin(g->mctx, Ao, PETSC_FALSE, PETSC_TRUE, widen, &g->Lo));
+  PetscCall(MispcBlockCSRBegin(g->mctx, Ao, g->L.gpu, PETSC_TRUE, widen, &g->Lo));
   if (!g->have_dist) {
     PetscInt N, rstart, nghost;
     PetscCall(MatGetSize(A, &N, NULL));
@@ -359,7 +359,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     g->used_block_size = o.block_size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &g->nranks));
 #if MISPC_ENABLE_MPI
-    g->use_dist = (PetscBool)(g->nranks > 1 && g->set.exact && !gpu);
+    g->use_dist = (PetscBool)(g->nranks > 1 && g->set.exact);
 #endif
     /* several ranks, rank-local sweeps: outer loop in PCApply */
     o.sweeps = g->nranks > 1 && !g->use_dist ? 1 : (int)g->set.sweeps;
@@ -489,15 +489,21 @@ static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
   if (g->use_dist) { /* all sweeps over the whole matrix: the one-rank output */
     const PetscScalar *ba;
     PetscScalar *xa;
-    PetscCall(VecGetArrayRead(b, &ba));
-    PetscCall(VecGetArrayWrite(x, &xa));
+    PetscMemType mb, mx;
+    PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
+    PetscCall(VecGetArrayWriteAndMemType(x, &xa, &mx));
     PetscCall(dist_begin(pc, PETSC_FALSE));
+    PetscCheck(PetscMemTypeDevice(mb) == g->L.gpu && PetscMemTypeDevice(mx) == g->L.gpu,
+               PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+               "mispc: the matrix and the vectors must both be on the GPU or both on the host "
+               "(use -vec_type cuda or MatCreateVecs)");
+    if (g->L.gpu) PetscCall(MispcContextUsePetscStream(g->mctx));
     mispc_status s =
         mispc_dist_gs_apply(g->mctx, g->dgs, &g->D, (const double *)ba, (double *)xa, 1);
     PetscCall(dist_end(pc));
     PetscCall(PetscLogFlops(sweep_flops(g, g->set.sweeps, g->L.nnz + g->Lo.nnz)));
-    PetscCall(VecRestoreArrayWrite(x, &xa));
-    PetscCall(VecRestoreArrayRead(b, &ba));
+    PetscCall(VecRestoreArrayWriteAndMemType(x, &xa));
+    PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
     MispcCall(g->mctx, s);
     PetscCall(PetscLogEventEnd(MISPC_EventGSApply, pc, b, x, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -555,8 +561,10 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
         "  %d ranks, exact: the whole matrix swept color by color (the one-rank output for any "
-        "rank count), host; colors %d; rank 0 sent %lld bytes in the last application\n",
-        (int)g->nranks, (int)info.ncolors, (long long)bytes));
+        "rank count), %s; colors %d; rank 0 sent %lld bytes in the last application\n",
+        (int)g->nranks,
+        g->L.gpu ? "sweeps on the GPU (setup on the host), halo staged through the host" : "host",
+        (int)info.ncolors, (long long)bytes));
     if (g->kind == MISPC_GS_CLUSTER)
       PetscCall(PetscViewerASCIIPrintf(
           viewer,
@@ -577,7 +585,7 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
       PetscCall(PetscViewerASCIIPrintf(
           viewer,
           "  %d ranks: each rank sweeps its diagonal block; off-rank couplings use the previous "
-          "iterate (as PETSc's parallel SOR; -pc_mcgs_exact makes point GS on host matrices "
+          "iterate (as PETSc's parallel SOR; -pc_mcgs_exact makes it "
           "exact); rank 0 below\n",
           (int)g->nranks));
     PetscCall(PetscViewerASCIIPrintf(
@@ -778,7 +786,7 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
 .  -pc_mcgs_symmetric <true>   - the same as -pc_mcgs_type symmetric (false: forward)
 .  -pc_mcgs_backward <false>   - the same as -pc_mcgs_type backward (an error together
                                  with -pc_mcgs_symmetric true)
-.  -pc_mcgs_exact <true>       - several ranks, host matrices: sweep the whole matrix
+.  -pc_mcgs_exact <true>       - several ranks: sweep the whole matrix
                                  color by color, so the output is the one-rank output
                                  bit for bit, see `PCMCGSSetExact()`
 .  -pc_mcgs_seed <0>           - seed of the hashed priorities of the coloring
@@ -800,7 +808,7 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
    The symbolic setup (graph and colors) is redone only when the nonzero pattern
    changes; `SAME_NONZERO_PATTERN` reruns only the numeric part (the diagonal).
 
-   On several ranks without -pc_mcgs_exact (or on GPU matrices) each rank sweeps its
+   On several ranks without -pc_mcgs_exact each rank sweeps its
    diagonal block and couplings to other ranks use the previous iterate, as `PCSOR`'s
    local sweeps.
 
@@ -841,7 +849,7 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
                                           matrix block size),
                                           see `PCClusterGSSetBlockSize()`
-.  -pc_clustergs_exact <true>           - several ranks, host matrices: the one-rank
+.  -pc_clustergs_exact <true>           - several ranks: the one-rank
                                           output bit for bit, see `PCClusterGSSetExact()`
 .  -pc_clustergs_seed <0>               - seed of the hashed priorities
 .  -pc_clustergs_coloring <mis>         - colors of the clusters: mis or greedy
@@ -858,10 +866,10 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
    diagonal: a zero or missing diagonal entry is the error `PETSC_ERR_MAT_LU_ZRPVT`,
    a NaN or infinite one `PETSC_ERR_FP`.
 
-   On several ranks with host matrices the sweep is exact by default: the clusters,
+   On several ranks the sweep is exact by default (host and GPU matrices): the clusters,
    their colors and the output are the one-rank ones bit for bit for any rank count
    (each cluster is swept whole by the rank of its smallest row, which receives the
-   rows of other ranks once). With -pc_clustergs_exact false, or on GPU matrices, each
+   rows of other ranks once). With -pc_clustergs_exact false each
    rank clusters and sweeps its diagonal block and couplings to other ranks use the
    previous iterate, as `PCSOR`'s local sweeps, so iteration counts change with the
    rank count.

@@ -171,9 +171,9 @@ PetscErrorCode PCMCGSGetType(PC pc, PCMCGSSweepType *type) {
   Level: intermediate
 
   Note:
-  With `PETSC_TRUE` (the default), on several ranks and host matrices, the whole matrix is
+  With `PETSC_TRUE` (the default), on several ranks (host or GPU matrices), the whole matrix is
   swept color by color with the halo between colors, so the output is the one-rank output
-  bit for bit for any rank count. With `PETSC_FALSE` (and on GPU matrices) each rank sweeps
+  bit for bit for any rank count. With `PETSC_FALSE` each rank sweeps
   its diagonal block and couplings to other ranks use the previous iterate. Does nothing
   unless pc is a `PCMCGS`; called after `PCSetUp()`, it makes the next use set up again.
 
@@ -528,10 +528,10 @@ PetscErrorCode PCClusterGSGetCoarsen(PC pc, const char **type) {
   Level: intermediate
 
   Note:
-  With `PETSC_TRUE` (the default), on several ranks and host matrices, the clusters and
+  With `PETSC_TRUE` (the default), on several ranks (host or GPU matrices), the clusters and
   colors are the one-rank ones and each cluster is swept whole by the rank of its
   smallest row, so the output is the one-rank output bit for bit for any rank count.
-  With `PETSC_FALSE` (and on GPU matrices) each rank clusters and sweeps its diagonal
+  With `PETSC_FALSE` each rank clusters and sweeps its diagonal
   block and couplings to other ranks use the previous iterate. Does nothing unless pc is
   a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
 

@@ -17,6 +17,14 @@
                           cudaGetErrorString(mispc_ce_), __FILE__, __LINE__);                      \
   } while (0)
 
+/* The status of a CUDA call as a value (for chains of `if (!s) s = ...`). */
+#define MISPC_CUDA_CALL(ctx, call)                                                                 \
+  ((call) == cudaSuccess ? MISPC_SUCCESS : mispc_cuda_failed((ctx), #call))
+static inline mispc_status mispc_cuda_failed(mispc_context *ctx, const char *what) {
+  return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s failed: %s", what,
+                      cudaGetErrorString(cudaGetLastError()));
+}
+
 /* Checks the last launch (asynchronous errors show up at the next sync). */
 #define MISPC_CUDA_LAUNCH_CHECK(ctx) MISPC_CUDA_TRY(ctx, cudaGetLastError())
 

@@ -139,3 +139,127 @@ extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_
   h->stats.comm_seconds += mispc_wtime() - t0;
   return MISPC_SUCCESS;
 }
+
+/* ---- exchanges of one key (color) at a time ---------------------------- */
+
+extern "C" void mispc_halo_keyed_destroy(mispc_halo_keyed *kp) {
+  if (!kp) return;
+  free(kp->soff), free(kp->roff);
+  if (kp->d_sidx) cudaFree(kp->d_sidx);
+  if (kp->d_gidx) cudaFree(kp->d_gidx);
+  if (kp->d_buf) cudaFree(kp->d_buf);
+  if (kp->h_buf) cudaFreeHost(kp->h_buf);
+  free(kp);
+}
+
+extern "C" mispc_status mispc_halo_keyed_create(mispc_context *ctx, const mispc_halo *h,
+                                                const int32_t *skey, const int32_t *gkey, int nkeys,
+                                                mispc_halo_keyed **out) {
+  *out = NULL;
+  mispc_halo_keyed *kp = (mispc_halo_keyed *)calloc(1, sizeof *kp);
+  if (!kp) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a keyed halo");
+  kp->nkeys = nkeys;
+  const size_t ns = (size_t)nkeys * h->ndst, nr = (size_t)nkeys * h->nsrc;
+  kp->soff = (int64_t *)calloc(ns + 1, sizeof(int64_t));
+  kp->roff = (int64_t *)calloc(nr + 1, sizeof(int64_t));
+  int32_t *sidx = (int32_t *)malloc(sizeof(int32_t) * ((size_t)h->nsend + 1));
+  int32_t *gidx = (int32_t *)malloc(sizeof(int32_t) * ((size_t)h->nghost + 1));
+  mispc_status s = kp->soff && kp->roff && sidx && gidx
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a keyed halo");
+  for (int q = 0; !s && q < h->ndst; ++q) /* counts, then offsets: key-major */
+    for (int64_t e = h->sdispl[q]; e < h->sdispl[q + 1]; ++e) {
+      if (skey[e] < 0 || skey[e] >= nkeys) {
+        s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "keyed halo: key %d of %d", skey[e], nkeys);
+        break;
+      }
+      kp->soff[(size_t)skey[e] * h->ndst + q + 1]++;
+    }
+  for (int q = 0; !s && q < h->nsrc; ++q)
+    for (int64_t j = h->rdispl[q]; j < h->rdispl[q + 1]; ++j) {
+      if (gkey[j] < 0 || gkey[j] >= nkeys) {
+        s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "keyed halo: key %d of %d", gkey[j], nkeys);
+        break;
+      }
+      kp->roff[(size_t)gkey[j] * h->nsrc + q + 1]++;
+    }
+  if (!s) {
+    for (size_t t = 0; t < ns; ++t) kp->soff[t + 1] += kp->soff[t];
+    for (size_t t = 0; t < nr; ++t) kp->roff[t + 1] += kp->roff[t];
+    int64_t *fill = (int64_t *)malloc(sizeof(int64_t) * (ns + nr + 1));
+    if (!fill) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a keyed halo");
+    if (!s) { /* each entry in its (key, rank) slot, in plan order inside it */
+      memcpy(fill, kp->soff, sizeof(int64_t) * ns);
+      memcpy(fill + ns, kp->roff, sizeof(int64_t) * nr);
+      for (int q = 0; q < h->ndst; ++q)
+        for (int64_t e = h->sdispl[q]; e < h->sdispl[q + 1]; ++e)
+          sidx[fill[(size_t)skey[e] * h->ndst + q]++] = h->sidx[e];
+      for (int q = 0; q < h->nsrc; ++q)
+        for (int64_t j = h->rdispl[q]; j < h->rdispl[q + 1]; ++j)
+          gidx[fill[ns + (size_t)gkey[j] * h->nsrc + q]++] = (int32_t)j;
+    }
+    free(fill);
+  }
+  const size_t nb = (size_t)h->nsend + (size_t)h->nghost + 1;
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&kp->d_sidx, ((size_t)h->nsend + 1) * 4));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&kp->d_gidx, ((size_t)h->nghost + 1) * 4));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&kp->d_buf, nb * 8));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMallocHost((void **)&kp->h_buf, nb * 8));
+  if (!s)
+    s = MISPC_CUDA_CALL(ctx,
+                        cudaMemcpy(kp->d_sidx, sidx, (size_t)h->nsend * 4, cudaMemcpyHostToDevice));
+  if (!s)
+    s = MISPC_CUDA_CALL(
+        ctx, cudaMemcpy(kp->d_gidx, gidx, (size_t)h->nghost * 4, cudaMemcpyHostToDevice));
+  free(sidx), free(gidx);
+  if (s) {
+    mispc_halo_keyed_destroy(kp);
+    return s;
+  }
+  *out = kp;
+  return MISPC_SUCCESS;
+}
+
+__global__ void scatter_kernel(int64_t n, const int32_t *__restrict__ idx,
+                               const double *__restrict__ in, double *__restrict__ out) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
+       k += (int64_t)gridDim.x * blockDim.x)
+    out[idx[k]] = in[k];
+}
+
+extern "C" mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mispc_halo *h,
+                                                         const mispc_halo_keyed *kp,
+                                                         const double *owned, double *ghost,
+                                                         int k) {
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  const double t0 = mispc_wtime();
+  const int64_t *so = kp->soff + (size_t)k * h->ndst, *ro = kp->roff + (size_t)k * h->nsrc;
+  const int64_t s0 = so[0], ns = so[h->ndst] - s0, r0 = ro[0], nr = ro[h->nsrc] - r0;
+  double *dsb = kp->d_buf, *drb = kp->d_buf + ns, *hsb = kp->h_buf, *hrb = kp->h_buf + ns;
+  if (ns > 0) {
+    pack_kernel<<<mispc_device_grid(ctx, ns, 256), 256, 0, st>>>(
+        ns, kp->d_sidx + s0, (const uint64_t *)owned, (uint64_t *)dsb);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(hsb, dsb, (size_t)ns * 8, cudaMemcpyDeviceToHost, st));
+  }
+  /* the values must be on the host before MPI sends them */
+  MISPC_TRY(mispc_sync(ctx, st, "keyed halo packing"));
+  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
+  for (int q = 0; q < h->ndst; ++q)
+    sc[q] = (int)((so[q + 1] - so[q]) * 8), sd[q] = (int)((so[q] - s0) * 8);
+  for (int q = 0; q < h->nsrc; ++q)
+    rc[q] = (int)((ro[q + 1] - ro[q]) * 8), rd[q] = (int)((ro[q] - r0) * 8);
+  if (MPI_Neighbor_alltoallv(hsb, sc, sd, MPI_BYTE, hrb, rc, rd, MPI_BYTE, h->nbr) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+  if (nr > 0) {
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(drb, hrb, (size_t)nr * 8, cudaMemcpyHostToDevice, st));
+    scatter_kernel<<<mispc_device_grid(ctx, nr, 256), 256, 0, st>>>(nr, kp->d_gidx + r0, drb,
+                                                                    ghost);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+  }
+  h->stats.exchanges++;
+  h->stats.bytes_sent += ns * 8;
+  h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}

@@ -33,3 +33,21 @@ mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo *h, MPI_Com
           ? mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "NCCL transport: mispc was built without CUDA")
           : MISPC_SUCCESS);
 }
+
+mispc_status mispc_halo_keyed_create(mispc_context *ctx, const mispc_halo *h, const int32_t *skey,
+                                     const int32_t *gkey, int nkeys, mispc_halo_keyed **out) {
+  (void)h, (void)skey, (void)gkey, (void)nkeys;
+  *out = NULL;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo: mispc was built without CUDA");
+}
+
+void mispc_halo_keyed_destroy(mispc_halo_keyed *kp) {
+  (void)kp;
+}
+
+mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mispc_halo *h,
+                                              const mispc_halo_keyed *kp, const double *owned,
+                                              double *ghost, int k) {
+  (void)h, (void)kp, (void)owned, (void)ghost, (void)k;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo: mispc was built without CUDA");
+}

@@ -102,6 +102,28 @@ mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const
  * several sums), queued on the context's stream. */
 mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
                                            int64_t *owned);
+/* Per-key send and receive lists of a plan, for device exchanges of one key
+ * at a time (the distributed Gauss-Seidel's colors: each color's boundary
+ * values only), made once from skey / gkey as mispc_halo_exchange_where
+ * reads them. Always staged through pinned host memory and MPI. */
+typedef struct mispc_halo_keyed {
+  int nkeys;
+  int64_t *soff;   /* host, nkeys * ndst + 1: sends of key k to destination q */
+  int64_t *roff;   /* host, nkeys * nsrc + 1: receives of key k from source q */
+  int32_t *d_sidx; /* device: owned ids sent, by key, then destination */
+  int32_t *d_gidx; /* device: ghost positions received, by key, then source */
+  double *d_buf;   /* device: nsend + nghost packed values */
+  double *h_buf;   /* pinned host: the same */
+} mispc_halo_keyed;
+mispc_status mispc_halo_keyed_create(mispc_context *ctx, const mispc_halo *h, const int32_t *skey,
+                                     const int32_t *gkey, int nkeys, mispc_halo_keyed **out);
+void mispc_halo_keyed_destroy(mispc_halo_keyed *kp);
+/* ghost[j] = owned[v] for the boundary vertices of key k (doubles, device
+ * memory), queued on the context's stream; h->stats counts it. */
+mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mispc_halo *h,
+                                              const mispc_halo_keyed *kp, const double *owned,
+                                              double *ghost, int k);
+
 /* Resolves and sets up the transport of device exchanges (collective):
  * AUTO is NCCL when mispc has NCCL and no two ranks share a GPU, else the
  * host-staged MPI path; NCCL asked for where ranks share a GPU or without

@@ -1,0 +1,256 @@
+/* The distributed Gauss-Seidel apply on the GPU (docs/DISTRIBUTED.md,
+ * "Gauss-Seidel on device matrices"). The symbolic and numeric setups run
+ * on host copies (gs_dist.c, gs_dist_cluster.c) and their sweep layout is
+ * uploaded here: point GS sweeps the owned rows merged in global column
+ * order, cluster GS the swept rows of the second numbering. Each color is
+ * one kernel (a thread a row, or a thread a cluster that updates its rows
+ * in order) followed by the exchange of that color's boundary values
+ * (mispc_halo_exchange_where_device, staged through the host). The row
+ * updates are gs_row_update.h's, the host ones, built with --fmad=false:
+ * x equals the host and the one-process result bit for bit. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_util.cuh"
+#include "gs_dist_internal.h"
+#include "gs_row_update.h"
+
+struct gs_dist_device {
+  int cluster;
+  int64_t n, ncols; /* rows swept here, columns (rows + ghosts) */
+  int64_t *rowptr;  /* the sweep matrix (point: M, cluster: W) */
+  int32_t *colidx;
+  double *values, *wdiag;                  /* numeric */
+  int32_t *items;                          /* point: rows by color; cluster: clusters by color */
+  int64_t *cl_ptr;                         /* cluster: rows of each local cluster */
+  int32_t *cl_rows, *row_cluster;          /* cluster */
+  double *xe, *be;                         /* ncols; cluster: n (b of the swept rows) */
+  mispc_halo_keyed *keyed;                 /* per-color lists of the sweep's halo */
+  int64_t nkept;                           /* cluster: own rows swept here */
+  int32_t *kown, *kpos;                    /* their own and swept ids */
+  int32_t *move_row, *recv_row, *back_row; /* cluster: the moved rows' lists (device) */
+  double *tmp, *htmp;                      /* cluster: staging, device and pinned host */
+};
+
+template <typename T> static mispc_status upload(mispc_context *ctx, T **d, const T *h, int64_t n) {
+  MISPC_CUDA_TRY(ctx, cudaMalloc((void **)d, sizeof(T) * (size_t)(n + 1)));
+  if (n > 0) MISPC_CUDA_TRY(ctx, cudaMemcpy(*d, h, sizeof(T) * (size_t)n, cudaMemcpyHostToDevice));
+  return MISPC_SUCCESS;
+}
+
+extern "C" void gs_dist_device_free(gs_dist_device *d) {
+  if (!d) return;
+  void *p[] = {d->rowptr,   d->colidx,      d->values,   d->wdiag, d->items, d->cl_ptr,
+               d->cl_rows,  d->row_cluster, d->xe,       d->be,    d->kown,  d->kpos,
+               d->move_row, d->recv_row,    d->back_row, d->tmp};
+  for (size_t k = 0; k < sizeof p / sizeof *p; ++k)
+    if (p[k]) cudaFree(p[k]);
+  if (d->htmp) cudaFreeHost(d->htmp);
+  mispc_halo_keyed_destroy(d->keyed);
+  free(d);
+}
+
+extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *gs,
+                                             const mispc_dist_csr *A) {
+  gs_dist_device *d = (gs_dist_device *)calloc(1, sizeof *d);
+  if (!d) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+  gs->dev = d;
+  const gs_dist_cluster *cl = gs->cl;
+  d->cluster = cl != NULL;
+  const mispc_csr *S = cl ? &cl->W : &gs->M;
+  d->n = S->nrows;
+  d->ncols = S->ncols;
+  mispc_status s = upload(ctx, &d->rowptr, S->rowptr, d->n + 1);
+  if (!s) s = upload(ctx, &d->colidx, S->colidx, S->nnz);
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->values, 8 * (size_t)(S->nnz + 1)));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->wdiag, 8 * (size_t)(d->n + 1)));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->xe, 8 * (size_t)(d->ncols + 1)));
+  if (!cl) {
+    if (!s) s = upload(ctx, &d->items, gs->order, d->n);
+    if (!s)
+      s = mispc_halo_keyed_create(ctx, A->halo, gs->scolor, gs->gcolor, gs->ncolors, &d->keyed);
+    return s;
+  }
+  const int64_t nlc = cl->color_ptr[gs->ncolors]; /* local clusters */
+  if (!s) s = upload(ctx, &d->items, cl->cl_order, nlc);
+  if (!s) s = upload(ctx, &d->cl_ptr, cl->cl_ptr, nlc + 1);
+  if (!s) s = upload(ctx, &d->cl_rows, cl->cl_rows, d->n);
+  if (!s) s = upload(ctx, &d->row_cluster, cl->row_cluster, d->ncols);
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->be, 8 * (size_t)(d->n + 1)));
+  if (!s) {
+    int32_t *kown = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
+    int32_t *kpos = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
+    if (!kown || !kpos) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+    for (int64_t i = 0; !s && i < gs->nloc; ++i)
+      if (cl->kept[i] >= 0) kown[d->nkept] = (int32_t)i, kpos[d->nkept++] = cl->kept[i];
+    if (!s) s = upload(ctx, &d->kown, kown, d->nkept);
+    if (!s) s = upload(ctx, &d->kpos, kpos, d->nkept);
+    free(kown), free(kpos);
+  }
+  if (!s) s = upload(ctx, &d->move_row, cl->move_row, cl->nmove);
+  if (!s) s = upload(ctx, &d->recv_row, cl->recv_row, cl->nrecv);
+  if (!s) s = upload(ctx, &d->back_row, cl->back_row, cl->nmove);
+  const int64_t nt = (cl->nmove > cl->nrecv ? cl->nmove : cl->nrecv) + 1;
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->tmp, 8 * (size_t)nt));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMallocHost((void **)&d->htmp, 8 * (size_t)nt));
+  if (!s)
+    s = mispc_halo_keyed_create(ctx, cl->halo, cl->scolor, cl->gcolor, gs->ncolors, &d->keyed);
+  return s;
+}
+
+extern "C" mispc_status gs_dist_device_values(mispc_context *ctx, mispc_dist_gs *gs) {
+  gs_dist_device *d = gs->dev;
+  const mispc_csr *S = gs->cl ? &gs->cl->W : &gs->M;
+  const double *w = gs->cl ? gs->cl->wdiag : gs->wdiag;
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  MISPC_TRY(mispc_sync(ctx, st, "before the Gauss-Seidel values")); /* no apply in flight */
+  MISPC_CUDA_TRY(ctx, cudaMemcpy(d->values, S->values, 8 * (size_t)S->nnz, cudaMemcpyHostToDevice));
+  MISPC_CUDA_TRY(ctx, cudaMemcpy(d->wdiag, w, 8 * (size_t)d->n, cudaMemcpyHostToDevice));
+  return MISPC_SUCCESS;
+}
+
+__global__ void
+point_rows_kernel(int64_t n, const int32_t *__restrict__ items, const int64_t *__restrict__ rowptr,
+                  const int32_t *__restrict__ colidx, const double *__restrict__ values,
+                  const double *__restrict__ wdiag, const double *__restrict__ b, double *x) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
+       k += (int64_t)gridDim.x * blockDim.x)
+    gs_update_row(rowptr, colidx, values, wdiag, b, x, items[k]);
+}
+
+__global__ void
+cluster_rows_kernel(int64_t n, const int32_t *__restrict__ items,
+                    const int64_t *__restrict__ cl_ptr, const int32_t *__restrict__ cl_rows,
+                    const int64_t *__restrict__ rowptr, const int32_t *__restrict__ colidx,
+                    const double *__restrict__ values, const int32_t *__restrict__ row_cluster,
+                    const double *__restrict__ wdiag, const double *__restrict__ b, double *x,
+                    int backward) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t rb = cl_ptr[items[k]], re = cl_ptr[items[k] + 1];
+    for (int64_t r = 0; r < re - rb; ++r)
+      gs_update_cluster_row(rowptr, colidx, values, row_cluster, wdiag, b, x,
+                            cl_rows[backward ? re - 1 - r : rb + r], backward);
+  }
+}
+
+/* out[oi[k]] = in[ii[k]] (ii or oi NULL: k) */
+__global__ void copy_by_index_kernel(int64_t n, const int32_t *__restrict__ ii,
+                                     const double *__restrict__ in, const int32_t *__restrict__ oi,
+                                     double *__restrict__ out) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
+       k += (int64_t)gridDim.x * blockDim.x)
+    out[oi ? oi[k] : k] = in[ii ? ii[k] : k];
+}
+
+static mispc_status copy_by_index(mispc_context *ctx, cudaStream_t st, int64_t n, const int32_t *ii,
+                                  const double *in, const int32_t *oi, double *out) {
+  if (n <= 0) return MISPC_SUCCESS;
+  copy_by_index_kernel<<<mispc_device_grid(ctx, n, 256), 256, 0, st>>>(n, ii, in, oi, out);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return MISPC_SUCCESS;
+}
+
+/* Values of rows that move (cluster GS): from[from_idx[k]] goes to rank
+ * dest[k]; the nexp arrivals (rank order, sending order inside a rank: the
+ * order of the symbolic setup's lists) land at to[to_idx[j]]. */
+static mispc_status move_values(mispc_context *ctx, cudaStream_t st, MPI_Comm comm,
+                                gs_dist_device *d, int64_t n, const int32_t *from_idx,
+                                const double *from, const int *dest, int64_t nexp,
+                                const int32_t *to_idx, double *to, int64_t *bytes) {
+  MISPC_TRY(copy_by_index(ctx, st, n, from_idx, from, NULL, d->tmp));
+  if (n > 0)
+    MISPC_CUDA_TRY(ctx,
+                   cudaMemcpyAsync(d->htmp, d->tmp, 8 * (size_t)n, cudaMemcpyDeviceToHost, st));
+  MISPC_TRY(mispc_sync(ctx, st, "moved rows' values"));
+  int64_t *got = NULL, ngot = 0;
+  MISPC_TRY(
+      mispc_dist_route(ctx, comm, 1, n, (const int64_t *)(const void *)d->htmp, dest, &got, &ngot));
+  mispc_status s = ngot == nexp ? MISPC_SUCCESS
+                                : mispc_seterr(ctx, MISPC_ERR_VERIFY,
+                                               "cluster GS: %lld values expected, %lld came",
+                                               (long long)nexp, (long long)ngot);
+  if (!s && ngot > 0) {
+    memcpy(d->htmp, got, 8 * (size_t)ngot);
+    s = MISPC_CUDA_CALL(
+        ctx, cudaMemcpyAsync(d->tmp, d->htmp, 8 * (size_t)ngot, cudaMemcpyHostToDevice, st));
+    if (!s) s = copy_by_index(ctx, st, ngot, NULL, d->tmp, to_idx, to);
+    /* the staging buffers are reused by the next move */
+    if (!s) s = mispc_sync(ctx, st, "moved rows' values");
+  }
+  free(got);
+  *bytes += 8 * n;
+  return mispc_dist_agree(ctx, comm, s);
+}
+
+extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *gs,
+                                             const mispc_dist_csr *A, const double *b, double *x,
+                                             int zero_guess) {
+  gs_dist_device *d = gs->dev;
+  const gs_dist_cluster *cl = gs->cl;
+  mispc_halo *h = cl ? cl->halo : A->halo;
+  const int64_t *color_ptr = cl ? cl->color_ptr : gs->color_ptr;
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  const int64_t before = h->stats.bytes_sent;
+  int64_t bytes = 0;
+  mispc_status s = MISPC_SUCCESS;
+  const double *be = b;
+  if (cl) { /* b of the swept rows: kept ones here, moved ones from their owners */
+    s = copy_by_index(ctx, st, d->nkept, d->kown, b, d->kpos, d->be);
+    if (!s)
+      s = move_values(ctx, st, A->comm, d, cl->nmove, d->move_row, b, cl->move_dest, cl->nrecv,
+                      d->recv_row, d->be, &bytes);
+    be = d->be;
+  }
+  if (!s && zero_guess) {
+    s = MISPC_CUDA_CALL(ctx, cudaMemsetAsync(d->xe, 0, 8 * (size_t)d->ncols, st));
+  } else if (!s) {
+    if (cl) {
+      s = copy_by_index(ctx, st, d->nkept, d->kown, x, d->kpos, d->xe);
+      if (!s)
+        s = move_values(ctx, st, A->comm, d, cl->nmove, d->move_row, x, cl->move_dest, cl->nrecv,
+                        d->recv_row, d->xe, &bytes);
+    } else {
+      s = MISPC_CUDA_CALL(
+          ctx, cudaMemcpyAsync(d->xe, x, 8 * (size_t)d->n, cudaMemcpyDeviceToDevice, st));
+    }
+    if (!s) s = mispc_halo_exchange_device(ctx, h, d->xe, d->xe + d->n, sizeof(double));
+  }
+  s = mispc_dist_agree(ctx, A->comm, s);
+  for (int k = 0; !s && k < gs->opt.sweeps; ++k)
+    for (int backward = 0; !s && backward < 2; ++backward) {
+      if ((backward && gs->opt.sweep == MISPC_GS_FORWARD) ||
+          (!backward && gs->opt.sweep == MISPC_GS_BACKWARD))
+        continue;
+      for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
+        const int32_t c = backward ? gs->ncolors - 1 - t : t;
+        const int64_t lo = color_ptr[c], m = color_ptr[c + 1] - lo;
+        if (m > 0) {
+          const unsigned grid = mispc_device_grid(ctx, m, 128);
+          if (cl)
+            cluster_rows_kernel<<<grid, 128, 0, st>>>(
+                m, d->items + lo, d->cl_ptr, d->cl_rows, d->rowptr, d->colidx, d->values,
+                d->row_cluster, d->wdiag, be, d->xe, backward);
+          else
+            point_rows_kernel<<<grid, 128, 0, st>>>(m, d->items + lo, d->rowptr, d->colidx,
+                                                    d->values, d->wdiag, be, d->xe);
+          s = MISPC_CUDA_CALL(ctx, cudaGetLastError());
+        }
+        if (!s) s = mispc_halo_exchange_where_device(ctx, h, d->keyed, d->xe, d->xe + d->n, c);
+      }
+    }
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s && cl) { /* x back: kept rows here, moved ones to their owners */
+    s = copy_by_index(ctx, st, d->nkept, d->kpos, d->xe, d->kown, x);
+    if (!s)
+      s = move_values(ctx, st, A->comm, d, cl->nrecv, d->recv_row, d->xe, cl->recv_src, cl->nmove,
+                      d->back_row, x, &bytes);
+  } else if (!s) {
+    s = MISPC_CUDA_CALL(ctx,
+                        cudaMemcpyAsync(x, d->xe, 8 * (size_t)d->n, cudaMemcpyDeviceToDevice, st));
+  }
+  gs->apply_bytes = bytes + h->stats.bytes_sent - before;
+  return mispc_dist_agree(ctx, A->comm, s);
+}
