@@ -111,13 +111,9 @@ static PetscErrorCode check_options(MatCoarsen cg, const MispcCoarsen *mc) {
 /* A failed mispc call (status s, message in ctx) as a PETSc error; the
  * caller has released what it holds. */
 static PetscErrorCode mispc_failure(mispc_context *ctx, mispc_status s) {
-  PetscErrorCode ierr = MispcErrorCode(s, mispc_context_error(ctx));
-  char msg[512];
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(msg, sizeof msg, "mispc: %s (%s)", mispc_context_error(ctx),
-                          mispc_strerror(s)));
-  mispc_context_destroy(ctx);
-  SETERRQ(PETSC_COMM_SELF, ierr, "%s", msg);
+  SETERRQ(PETSC_COMM_SELF, MispcErrorCode(s, mispc_context_error(ctx)), "mispc: %s (%s)",
+          mispc_context_error(ctx), mispc_strerror(s));
 }
 
 /* One rank (or mispc without MPI: each rank alone, edges to other ranks
@@ -243,8 +239,11 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
     if (mc->gpu) { /* GAMG's setup is on the host; so is the distributed aggregation */
       s = mispc_csr_copy(ctx, &Ld.csr, MISPC_MEM_HOST, &hd);
       if (!s) s = mispc_csr_copy(ctx, &Lo.csr, MISPC_MEM_HOST, &ho);
-      PetscCall(agree_error(comm, s ? MispcErrorCode(s, mispc_context_error(ctx)) : 0,
-                            mispc_context_error(ctx)));
+      /* a rank-local failure: every rank stops before the collective wrap */
+      PetscMPIInt bad = s != MISPC_SUCCESS, any = 0;
+      PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+      if (any && !s) s = MISPC_ERR_CUDA, mispc_context_clear_error(ctx);
+      if (s) break;
     }
     s = mispc_dist_csr_wrap(ctx, comm, N, rstart, mc->gpu ? &hd : &Ld.csr, mc->gpu ? &ho : &Lo.csr,
                             nghost, gar, &D);
@@ -280,6 +279,9 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   PetscCall(PetscFree(gar));
   PetscCall(PetscFree(agg));
   PetscCall(MatDestroy(&Gs));
+  if (s && !mispc_context_error(ctx)[0]) /* the copy to the host failed on another rank */
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_GPU,
+            "mispc: copying the graph to the host failed on another rank");
   if (s) PetscCall(mispc_failure(ctx, s));
 
   /* the lists, and one ghost-matrix entry (head, member) per remote member */
@@ -342,11 +344,13 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
   }
   mc->distributed = (PetscBool)(MISPC_ENABLE_MPI && mc->nranks > 1);
   PetscCall(MispcContextCreate((PetscObject)cg, mc->gpu, &ctx));
+  PetscErrorCode ierr = PETSC_SUCCESS;
 #if MISPC_ENABLE_MPI
-  if (mc->distributed) PetscCall(coarsen_dist(cg, mc, ctx, &lists));
+  if (mc->distributed) ierr = coarsen_dist(cg, mc, ctx, &lists);
 #endif
-  if (!mc->distributed) PetscCall(coarsen_local(cg, mc, ctx, &lists));
+  if (!mc->distributed) ierr = coarsen_local(cg, mc, ctx, &lists);
   mispc_context_destroy(ctx);
+  PetscCall(ierr);
   cg->agg_lists = lists;
   if (mc->nranks > 1) {
     unsigned long long all = 0;
