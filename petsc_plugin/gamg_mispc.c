@@ -164,10 +164,17 @@ static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
     m->garray = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nghost + 1));
     PetscCheck(m->garray, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
     for (PetscInt j = 0; j < nghost; ++j) m->garray[j] = garray[j];
+    PetscLogDouble tw0, tw1, tw2;
+    PetscCall(PetscTime(&tw0));
     mispc_status s = mispc_dist_csr_wrap(m->mctx, PetscObjectComm((PetscObject)A), N, rstart,
                                          &m->L.csr, &m->Lo.csr, nghost, m->garray, &m->D);
     m->have_D = (PetscBool)(s == MISPC_SUCCESS);
+    PetscCall(PetscTime(&tw1));
     if (!s) s = mispc_dist_strength_graph(m->mctx, &m->D, (double)theta, (int)bs, &m->DS);
+    PetscCall(PetscTime(&tw2));
+    PetscCall(PetscInfo(pc,
+                        "mispc level %" PetscInt_FMT ": halo plan %.3g s, strength graph %.3g s\n",
+                        level, tw1 - tw0, tw2 - tw1));
     m->have_DS = (PetscBool)(m->have_D && s == MISPC_SUCCESS);
     PetscCall(MispcLocalCSREnd(&m->L));
     PetscCall(MispcLocalCSREnd(&m->Lo));

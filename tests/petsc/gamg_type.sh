@@ -57,7 +57,7 @@ $(grep "mispc level" <<<"$levels")"
     if [ -z "$ref" ]; then
       ref=$got
       echo "$name: $its"
-      echo "$levels" | sed 's/^/  /'
+      while IFS= read -r l; do echo "  $l"; done <<<"$levels"
     elif [ "$got" != "$ref" ]; then
       echo "FAIL: $name on $np ranks differs from 1 rank:" >&2
       diff <(echo "$ref") <(echo "$got") >&2
