@@ -16,5 +16,11 @@ uint64_t cli_checksum_i32(int64_t first, int64_t n, const int32_t *label);
 int cli_dist_requested(int argc, char **argv);
 /* mis | color | coarsen on a distributed graph: cmd is argv[0]. */
 int cmd_dist(int argc, char **argv);
+/* gs (distributed Gauss-Seidel) under mpiexec: argv[0] is "gs". */
+int cmd_dist_gs(int argc, char **argv);
+/* parse_args(argc, argv, args) with the standard error of ranks other than
+ * 0 silenced (one message, not one a rank); its return value. */
+int cli_dist_parse_quietly(int argc, char **argv, void *args,
+                           int (*parse_args)(int, char **, void *));
 
 #endif

@@ -52,7 +52,8 @@ typedef struct dist_args {
 
 /* Reads the arguments of a->cmd (mis, color or coarsen) under mpiexec:
  * -1 to go on, else the exit status (0 after --help). */
-static int parse(int argc, char **argv, dist_args *a) {
+static int parse(int argc, char **argv, void *args) {
+  dist_args *a = (dist_args *)args;
   memset(a, 0, sizeof *a);
   a->cmd = argv[0];
   a->k = 1, a->threads = 1, a->repeat = 1;
@@ -184,8 +185,8 @@ static int launcher_rank(void) {
   return 0;
 }
 
-int cmd_dist(int argc, char **argv) {
-  dist_args a;
+int cli_dist_parse_quietly(int argc, char **argv, void *args,
+                           int (*parse_args)(int, char **, void *)) {
   /* Argument errors: one message, from rank 0, not one a rank. */
   int saved = -1;
   if (launcher_rank() > 0) {
@@ -194,12 +195,18 @@ int cmd_dist(int argc, char **argv) {
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, 2), close(devnull);
   }
-  int rc = parse(argc, argv, &a);
+  int rc = parse_args(argc, argv, args);
   if (saved >= 0) {
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
   }
+  return rc;
+}
+
+int cmd_dist(int argc, char **argv) {
+  dist_args a;
+  int rc = cli_dist_parse_quietly(argc, argv, &a, parse);
   if (rc >= 0) return rc;
   int inited = 0;
   MPI_Initialized(&inited);

@@ -17,6 +17,8 @@ static const command commands[] = {
     {"coarsen", "SPEC", "multilevel MIS-2 aggregation of the strength graph", cmd_coarsen},
     {"color", "SPEC", "deterministic distance-1 coloring", cmd_color},
     {"bench", "mis1|mis2|agg|gs SPEC...", "benchmarks against one cuSPARSE SpMV", cmd_bench},
+    {"gs", "SPEC (under mpiexec)", "distributed multicolor Gauss-Seidel, exact for any P",
+     cmd_dist_gs},
 };
 enum { NCOMMANDS = (int)(sizeof commands / sizeof commands[0]) };
 
@@ -37,7 +39,7 @@ static void usage(FILE *f) {
           "  %-32s %s\n"
           "  %-32s %s\n"
           "\n"
-          "Under mpiexec (or with --dist) mis, color and coarsen run on the ranks together:\n"
+          "Under mpiexec (or with --dist) mis, color, coarsen and gs run on the ranks together:\n"
           "  mpiexec -n 4 mispc mis gen:laplace3d:100 -k 2   (same checksum as one process)\n"
           "\n"
           "SPEC is a file (.mtx, .mtx.gz, METIS .graph, PETSc binary .petsc) or a generator:\n"

@@ -29,6 +29,10 @@ cases=(
   "color gen:laplace3d:12 --largest-first --recolor 2|color gen:laplace3d:12 --largest-first --recolor 2"
   "coarsen gen:laplace3d:30|coarsen gen:laplace3d:30"
   "coarsen $data/bcsstk13.mtx --algo mis2basic|coarsen $data/bcsstk13.mtx --algo mis2basic"
+  "gs gen:laplace3d:20 --reps 2|gs gen:laplace3d:20 --reps 2"
+  "gs gen:laplace3d:20 --kind point --sweep forward --sweeps 2|gs gen:laplace3d:20 --kind point --sweep forward --sweeps 2"
+  "gs gen:elasticity3d:6 --block-size 3 --theta 0.05 --local|gs gen:elasticity3d:6 --block-size 3 --theta 0.05"
+  "gs $data/bcsstk13.mtx --sweep backward --omega 1.2|gs $data/bcsstk13.mtx --sweep backward --omega 1.2"
 )
 for cs in "${cases[@]}"; do
   c=${cs%%|*} single=${cs#*|}

@@ -28,6 +28,9 @@ cases=(
   "3|--algo takes mis2agg or mis2basic, got 'x'|coarsen gen:laplace2d:10 --algo x"
   "2|--recolor needs a value|color gen:laplace2d:10 --recolor"
   "3|unexpected argument '--recolor'|mis gen:laplace2d:10 --recolor 2"
+  "3|gen:kron:8 has no values|gs gen:kron:8"
+  "2|--kind takes point or cluster, got 'x'|gs gen:laplace2d:10 --kind x"
+  "3|block size 4 must be >= 1 and divide|gs gen:laplace2d:10 --block-size 4"
 )
 for c in "${cases[@]}"; do
   np=${c%%|*} rest=${c#*|}
