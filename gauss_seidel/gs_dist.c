@@ -88,7 +88,7 @@ static mispc_status merge_rows(mispc_context *ctx, mispc_dist_gs *g, const mispc
 
 static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
   mispc_status s = MISPC_SUCCESS;
-  if (!A->diag.values || (A->offd.nnz && !A->offd.values))
+  if ((A->diag.nnz && !A->diag.values) || (A->offd.nnz && !A->offd.values))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
   s = mispc_dist_agree(ctx, A->comm, s);
   if (s) return s;
@@ -145,7 +145,7 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
 static mispc_status numeric_host(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
   mispc_status s = MISPC_SUCCESS;
   if (!gs || !gs->have_symbolic || !A || A->rend - A->rstart != gs->nloc ||
-      A->diag.nnz + A->offd.nnz != gs->nnz || !A->diag.values)
+      A->diag.nnz + A->offd.nnz != gs->nnz || (A->diag.nnz && !A->diag.values))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "mispc_dist_gs_numeric: call mispc_dist_gs_symbolic first, with this matrix");
   if (!A) return s;
