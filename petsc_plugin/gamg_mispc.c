@@ -19,6 +19,9 @@
  *                 P0 as a Mat of A's type whose columns are laid out in the
  *                 library's even ranges of the aggregate numbering.
  *   optprolongator: P = (I - omega D^-1 A)^nsmooths P0, omega = 4 / (3 lambda). */
+#include <stdlib.h>
+#include <string.h>
+
 #include <petsc/private/pcgamgimpl.h>
 
 #include "gamg_mispc.h"
@@ -39,7 +42,7 @@ typedef struct {
   double mean_size;
   PetscReal theta, lambda, omega;
   int rounds[2];
-  PetscBool gpu;
+  PetscBool gpu, aggressive;
   PetscMPIInt ranks;
   PetscLogDouble t_graph, t_coarsen, t_prol, t_opt;
 } MispcGAMGLevelInfo;
@@ -47,7 +50,7 @@ typedef struct {
 typedef struct {
   /* options */
   mispc_agg_algo algo;
-  PetscInt nsmooths, seed, power_its;
+  PetscInt nsmooths, seed, power_its, aggressive_levels;
   MispcEigEstimate eig;
   PetscBool verify;
   /* one level's state, from creategraph to prolongator */
@@ -64,6 +67,8 @@ typedef struct {
   PetscBool have_D, have_DS;
 #endif
   int64_t naggs;
+  int32_t *comp;          /* aggressive levels, one rank: aggregates of aggregates (host) */
+  mispc_aggregates caggs; /* comp wrapped for the tentative prolongator */
   /* per level, for -pc_view */
   MispcGAMGLevelInfo lev[PETSC_MG_MAXLEVELS];
   PetscInt nlev;
@@ -87,6 +92,8 @@ static void level_free(PC_GAMG_MISPC *m) {
   m->garray = NULL;
   m->dagg = NULL;
 #endif
+  (void)PetscFree(m->comp);
+  memset(&m->caggs, 0, sizeof m->caggs);
   (void)MispcLocalCSREnd(&m->L);
   (void)MispcLocalCSREnd(&m->Lo);
   (void)MispcLocalCSRDestroy(m->mctx, &m->L);
@@ -196,6 +203,106 @@ static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
 }
 
 /* -------------------------------------------------------------- coarsen */
+/* Aggressive levels, one rank: aggregates of the quotient graph of the
+ * aggregates, composed on the host (labels of a GPU aggregation are copied). */
+static PetscErrorCode aggregate_again_local(PC_GAMG_MISPC *m, const mispc_agg_options *ao) {
+  mispc_csr C = {0};
+  mispc_aggregates a2 = {0};
+  int32_t *l1, *l2;
+  const int64_t n = m->aggs.n, na = m->aggs.naggs;
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n + 1, &l1));
+  PetscCall(PetscMalloc1(na + 1, &l2));
+  mispc_status s = mispc_coarse_graph(m->mctx, &m->S, &m->aggs, &C);
+  if (!s) s = mispc_aggregate(m->mctx, &C, ao, &a2);
+  if (!s && m->verify) s = mispc_verify_aggregation(m->mctx, &C, &a2);
+  mispc_csr_free(m->mctx, &C);
+  if (!s)
+    s = mispc_memcpy(m->mctx, l1, MISPC_MEM_HOST, m->aggs.agg, m->aggs.mem,
+                     sizeof(int32_t) * (size_t)n);
+  if (!s)
+    s = mispc_memcpy(m->mctx, l2, MISPC_MEM_HOST, a2.agg, a2.mem, sizeof(int32_t) * (size_t)na);
+  if (!s)
+    for (int64_t v = 0; v < n; ++v) l1[v] = l2[l1[v]];
+  m->caggs.n = n;
+  m->caggs.naggs = a2.naggs;
+  m->caggs.mem = MISPC_MEM_HOST;
+  mispc_aggregates_free(m->mctx, &a2);
+  PetscCall(PetscFree(l2));
+  if (s)
+    PetscCall(PetscFree(l1));
+  else
+    m->comp = m->caggs.agg = l1;
+  MispcCall(m->mctx, s);
+  m->naggs = m->caggs.naggs;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if MISPC_ENABLE_MPI
+/* Aggressive levels, several ranks: the quotient graph (coarse rows in the
+ * aggregates' even ranges) is aggregated, and each node asks the rank of its
+ * aggregate for that aggregate's new label (two all-to-alls). */
+static PetscErrorCode aggregate_again_dist(PC pc, PC_GAMG_MISPC *m, const mispc_agg_options *ao,
+                                           PetscInt nloc) {
+  MPI_Comm comm = PetscObjectComm((PetscObject)pc);
+  mispc_dist_csr C;
+  mispc_dist_agg_info info;
+  int32_t *cagg = NULL, *req = NULL, *ans = NULL, *got = NULL;
+  PetscMPIInt P, *scnt, *sdsp, *rcnt, *rdsp, *fill;
+  PetscInt *pos, nreq;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &P));
+  MispcCall(m->mctx, mispc_dist_coarse_graph(m->mctx, &m->DS, m->dagg, m->naggs, &C));
+  const int64_t cn = C.rend - C.rstart;
+  PetscCall(PetscMalloc1(cn + 1, &cagg));
+  mispc_status s = mispc_dist_aggregate(m->mctx, &C, ao, cagg, &info);
+  if (!s && m->verify) s = mispc_dist_verify_aggregation(m->mctx, &C, cagg, info.naggs);
+  if (s) {
+    mispc_dist_csr_free(m->mctx, &C);
+    PetscCall(PetscFree(cagg));
+    MispcCall(m->mctx, s);
+  }
+  PetscCall(PetscMalloc6(P, &scnt, P + 1, &sdsp, P, &rcnt, P + 1, &rdsp, P, &fill, nloc + 1, &pos));
+  for (PetscMPIInt p = 0; p < P; ++p) scnt[p] = 0;
+  for (PetscInt v = 0; v < nloc; ++v) { /* the rank of label a: C.ranges[p] <= a < C.ranges[p+1] */
+    const int64_t a = m->dagg[v];
+    PetscMPIInt lo = 0, hi = P - 1;
+    while (lo < hi) {
+      const PetscMPIInt mid = (lo + hi + 1) / 2;
+      if (C.ranges[mid] <= a)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    pos[v] = lo;
+    scnt[lo]++;
+  }
+  PetscCallMPI(MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm));
+  sdsp[0] = rdsp[0] = 0;
+  for (PetscMPIInt p = 0; p < P; ++p) {
+    sdsp[p + 1] = sdsp[p] + scnt[p];
+    rdsp[p + 1] = rdsp[p] + rcnt[p];
+    fill[p] = sdsp[p];
+  }
+  nreq = rdsp[P];
+  PetscCall(PetscMalloc3(nloc + 1, &req, nreq + 1, &ans, nloc + 1, &got));
+  for (PetscInt v = 0; v < nloc; ++v) {
+    pos[v] = fill[pos[v]]++; /* the slot of v's request */
+    req[pos[v]] = m->dagg[v];
+  }
+  PetscCallMPI(MPI_Alltoallv(req, scnt, sdsp, MPI_INT32_T, ans, rcnt, rdsp, MPI_INT32_T, comm));
+  for (PetscInt i = 0; i < nreq; ++i) ans[i] = cagg[ans[i] - C.rstart];
+  PetscCallMPI(MPI_Alltoallv(ans, rcnt, rdsp, MPI_INT32_T, got, scnt, sdsp, MPI_INT32_T, comm));
+  for (PetscInt v = 0; v < nloc; ++v) m->dagg[v] = got[pos[v]];
+  m->naggs = info.naggs;
+  PetscCall(PetscFree3(req, ans, got));
+  PetscCall(PetscFree6(scnt, sdsp, rcnt, rdsp, fill, pos));
+  mispc_dist_csr_free(m->mctx, &C);
+  PetscCall(PetscFree(cagg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **lists) {
   PC_GAMG_MISPC *m = get_ctx(pc);
   MispcGAMGLevelInfo *li = level_info(pc);
@@ -214,11 +321,13 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
   mispc_agg_options_default(&ao);
   ao.algo = m->algo;
   ao.mis.seed = (uint64_t)m->seed;
+  li->aggressive = (PetscBool)(MispcGAMGLevel(pc) < m->aggressive_levels);
   if (!m->dist) {
     MispcCall(m->mctx, mispc_aggregate(m->mctx, &m->S, &ao, &m->aggs));
     if (m->verify) MispcCall(m->mctx, mispc_verify_aggregation(m->mctx, &m->S, &m->aggs));
-    MispcCall(m->mctx, mispc_aggregates_stats(m->mctx, &m->aggs, &st));
     m->naggs = m->aggs.naggs;
+    if (li->aggressive) PetscCall(aggregate_again_local(m, &ao));
+    MispcCall(m->mctx, mispc_aggregates_stats(m->mctx, m->comp ? &m->caggs : &m->aggs, &st));
     nloc_nodes = (PetscInt)m->S.nrows;
     li->rounds[0] = m->aggs.mis_rounds[0];
     li->rounds[1] = m->aggs.mis_rounds[1];
@@ -231,8 +340,9 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
     MispcCall(m->mctx, mispc_dist_aggregate(m->mctx, &m->DS, &ao, m->dagg, &info));
     if (m->verify)
       MispcCall(m->mctx, mispc_dist_verify_aggregation(m->mctx, &m->DS, m->dagg, info.naggs));
-    MispcCall(m->mctx, mispc_dist_aggregates_stats(m->mctx, &m->DS, m->dagg, info.naggs, &st));
     m->naggs = info.naggs;
+    if (li->aggressive) PetscCall(aggregate_again_dist(pc, m, &ao, nloc_nodes));
+    MispcCall(m->mctx, mispc_dist_aggregates_stats(m->mctx, &m->DS, m->dagg, m->naggs, &st));
     li->rounds[0] = info.mis_rounds[0];
     li->rounds[1] = info.mis_rounds[1];
 #else
@@ -250,11 +360,12 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
   li->mean_size = st.mean_size;
   li->singletons = (PetscInt)st.singletons;
   PetscCall(PetscInfo(pc,
-                      "mispc level %" PetscInt_FMT ": %s of %" PetscInt_FMT
+                      "mispc level %" PetscInt_FMT ": %s%s of %" PetscInt_FMT
                       " nodes -> %" PetscInt_FMT " aggregates (sizes %" PetscInt_FMT
                       " .. %" PetscInt_FMT ", %" PetscInt_FMT " singletons), %s\n",
-                      MispcGAMGLevel(pc), agg_names[m->algo], li->nodes, li->naggs, li->min_size,
-                      li->max_size, li->singletons, li->gpu ? "GPU" : "host"));
+                      MispcGAMGLevel(pc), agg_names[m->algo], li->aggressive ? " twice" : "",
+                      li->nodes, li->naggs, li->min_size, li->max_size, li->singletons,
+                      li->gpu ? "GPU" : "host"));
   /* GAMG's driver reads (3.21+: PetscCDGetMat) and destroys the lists; our
    * prolongator uses the labels, so the lists stay empty */
   PetscCall(PetscCDCreate(nloc_nodes, lists));
@@ -349,8 +460,8 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
     mispc_csr P0 = {0};
     ncoarse_loc = (PetscInt)m->naggs;
     PetscCall(PetscMalloc1(ncoarse_loc * k * k, &Bc));
-    mispc_status s = mispc_tentative_prolongator(m->mctx, &m->aggs, (int)bs, (int)k,
-                                                 (const double *)B, &P0, (double *)Bc);
+    mispc_status s = mispc_tentative_prolongator(m->mctx, m->comp ? &m->caggs : &m->aggs, (int)bs,
+                                                 (int)k, (const double *)B, &P0, (double *)Bc);
     if (s) PetscCall(PetscFree(Bc));
     MispcCall(m->mctx, s);
     PetscErrorCode ierr = build_prolongator(A, nrows, ncoarse_loc * k, bs, k, P0.rowptr, P0.colidx,
@@ -458,8 +569,9 @@ static PetscErrorCode gershgorin(Mat A, PetscReal *lambda) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* its power iterations y = D^-1 A x / ||.||_2 from x_i = 1 + (hash of the
- * global row) / 2^32: lambda = ||D^-1 A x|| of the last normalised x. */
+/* its power iterations y = D^-1 A x / ||.||_2 from x_i in [-1, 1) (a hash of
+ * the global row: no bias towards the constant, the near-null space where
+ * the iteration would stall): lambda = ||D^-1 A x|| of the last normalised x. */
 static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
   Vec x, y, dinv;
   PetscInt rstart, n;
@@ -476,7 +588,7 @@ static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
   for (PetscInt i = 0; i < n; ++i) {
     uint64_t h = (uint64_t)(rstart + i) * 0x9E3779B97F4A7C15ull;
     h ^= h >> 29;
-    xa[i] = 1.0 + (double)(h & 0xffffffffu) / 4294967296.0;
+    xa[i] = 2.0 * (double)(h & 0xffffffffu) / 4294967296.0 - 1.0;
   }
   PetscCall(VecRestoreArrayWrite(x, &xa));
   PetscCall(VecNormalize(x, NULL));
@@ -607,6 +719,9 @@ static PetscErrorCode PCSetFromOptions_GAMG_MISPC(PC pc, MispcOptionItems PetscO
   PetscCall(PetscOptionsInt("-pc_gamg_mispc_power_its",
                             "Power iterations of -pc_gamg_mispc_eig_estimate power", "PCGAMGMISPC",
                             m->power_its, &m->power_its, NULL));
+  PetscCall(PetscOptionsInt("-pc_gamg_mispc_aggressive_levels",
+                            "Levels (from the finest) whose aggregates are aggregated once more",
+                            "PCGAMGMISPC", m->aggressive_levels, &m->aggressive_levels, NULL));
   PetscCall(PetscOptionsInt("-pc_gamg_mispc_seed", "Seed of the hashed MIS-2 priorities",
                             "PCGAMGMISPC", m->seed, &m->seed, NULL));
   PetscCall(PetscOptionsBool("-pc_gamg_mispc_verify", "Verify every aggregation", "PCGAMGMISPC",
@@ -616,6 +731,9 @@ static PetscErrorCode PCSetFromOptions_GAMG_MISPC(PC pc, MispcOptionItems PetscO
              "-%spc_gamg_mispc_nsmooths must be >= 0, got %" PetscInt_FMT, prefix, m->nsmooths);
   PetscCheck(m->power_its >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-%spc_gamg_mispc_power_its must be >= 1, got %" PetscInt_FMT, prefix, m->power_its);
+  PetscCheck(m->aggressive_levels >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-%spc_gamg_mispc_aggressive_levels must be >= 0, got %" PetscInt_FMT, prefix,
+             m->aggressive_levels);
   PetscCheck(m->seed >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-%spc_gamg_mispc_seed must be >= 0, got %" PetscInt_FMT, prefix, m->seed);
   m->algo = (mispc_agg_algo)algo;
@@ -635,18 +753,18 @@ static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
     PetscCall(PetscSNPrintf(its, sizeof its, " (%" PetscInt_FMT " iterations)", m->power_its));
   PetscCall(PetscViewerASCIIPrintf(
       viewer,
-      "        aggregation %s (seed %" PetscInt_FMT "), prolongator smoothing steps %" PetscInt_FMT
-      ", eigen-estimate %s%s\n",
-      agg_names[m->algo], m->seed, m->nsmooths, eig_names[m->eig], its));
+      "        aggregation %s (seed %" PetscInt_FMT "), aggressive levels %" PetscInt_FMT
+      ", prolongator smoothing steps %" PetscInt_FMT ", eigen-estimate %s%s\n",
+      agg_names[m->algo], m->seed, m->aggressive_levels, m->nsmooths, eig_names[m->eig], its));
   for (PetscInt l = 0; l < m->nlev; ++l) {
     const MispcGAMGLevelInfo *li = &m->lev[l];
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
         "        level %" PetscInt_FMT ": %" PetscInt_FMT " nodes (block size %" PetscInt_FMT
-        ") -> %" PetscInt_FMT " aggregates (nodes per aggregate: mean %.2f, min %" PetscInt_FMT
+        ") -> %" PetscInt_FMT " aggregates%s (nodes per aggregate: mean %.2f, min %" PetscInt_FMT
         ", max %" PetscInt_FMT "; singletons %" PetscInt_FMT "), MIS-2 rounds %d + %d\n",
-        l, li->nodes, li->bs, li->naggs, li->mean_size, li->min_size, li->max_size, li->singletons,
-        li->rounds[0], li->rounds[1]));
+        l, li->nodes, li->bs, li->naggs, li->aggressive ? " of aggregates" : "", li->mean_size,
+        li->min_size, li->max_size, li->singletons, li->rounds[0], li->rounds[1]));
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
         "          threshold %g, near-null vectors %" PetscInt_FMT ", lambda %g, omega %g, %s on "
@@ -673,15 +791,17 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
    of MPI ranks; the prolongator is smoothed with a rank-independent eigen-estimate.
 
    Options Database Keys:
-+  -pc_gamg_type mispc                                 - selects it
-.  -pc_gamg_threshold <-1>                             - drop a_ij when |a_ij| <= t sqrt(|a_ii
-a_jj|) (t <= 0 keeps every stored entry; per level with -pc_gamg_threshold_scale) .
--pc_gamg_mispc_aggregation <mis2agg,mis2basic>     - aggregation algorithm (Kokkos Kernels Alg. 3 or
-Alg. 2) .  -pc_gamg_mispc_nsmooths <1>                         - prolongator smoothing steps (0: P0)
-.  -pc_gamg_mispc_eig_estimate <gershgorin,power>     - lambda_max(D^-1 A) for omega = 4/(3 lambda)
-.  -pc_gamg_mispc_power_its <10>                       - power iterations of the power estimate
-.  -pc_gamg_mispc_seed <0>                             - seed of the hashed MIS-2 priorities
--  -pc_gamg_mispc_verify <false>                       - check every aggregation
++  -pc_gamg_type mispc                              - selects it
+.  -pc_gamg_threshold <-1>                          - drop a_ij when |a_ij| <= t sqrt(|a_ii a_jj|);
+                                                      t <= 0 keeps every stored entry
+.  -pc_gamg_mispc_aggregation <mis2agg,mis2basic>  - Kokkos Kernels Alg. 3 or Alg. 2
+.  -pc_gamg_mispc_aggressive_levels <0>             - levels (from the finest) whose aggregates
+                                                      are aggregated once more
+.  -pc_gamg_mispc_nsmooths <1>                      - prolongator smoothing steps (0: P0)
+.  -pc_gamg_mispc_eig_estimate <gershgorin,power>  - lambda_max(D^-1 A), omega = 4/(3 lambda)
+.  -pc_gamg_mispc_power_its <10>                    - iterations of the power estimate
+.  -pc_gamg_mispc_seed <0>                          - seed of the hashed MIS-2 priorities
+-  -pc_gamg_mispc_verify <false>                    - check every aggregation
 
    Level: intermediate
 

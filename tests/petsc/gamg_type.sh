@@ -86,5 +86,10 @@ gamg="-pc_type gamg -pc_gamg_type mispc"
     -pcs gamg $gamg -mg_levels_pc_type mcgs
   run_case "elasticity rigid-body modes, default smoother" "$solve" -problem elasticity3d -n 8 \
     -pcs gamg $gamg
+  run_case "elasticity aggressive level 0, power estimate, verify" "$solve" \
+    -problem elasticity3d -n 10 -pcs gamg $gamg -pc_gamg_mispc_aggressive_levels 1 \
+    -pc_gamg_mispc_eig_estimate power -pc_gamg_mispc_verify
+  run_case "laplace aggressive levels 0 and 1" "$plain" -dll_append "$plugin" -n 24 -ksp_type cg \
+    $gamg -pc_gamg_mispc_aggressive_levels 2 -pc_gamg_mispc_verify -mg_levels_pc_type mcgs
 }
 exit $fail
