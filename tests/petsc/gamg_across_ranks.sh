@@ -55,8 +55,9 @@ check "laplace3d 30, mis2agg, Chebyshev/mcgs smoother" "$p" -dll_append "$plugin
   mis2agg -n 30 -ksp_rtol 1e-10 -mg_levels_pc_type mcgs
 check "laplace3d 30, mis2agg, default smoother (Chebyshev/Jacobi)" "$p" -dll_append "$plugin" \
   "${gamg[@]}" mis2agg -n 30 -ksp_rtol 1e-10
-check "laplace3d 24, mis2basic seed 5, Richardson/mcgs smoother" "$p" -dll_append "$plugin" \
-  "${gamg[@]}" mis2basic -n 24 -ksp_rtol 1e-10 "$seed" 5 -mg_levels_ksp_type richardson \
+# GAMG leaves ranks without rows on level 2 here (4 -> 2 active processes): mcgs smooths there too
+check "laplace3d 40, mis2basic seed 5, Richardson/mcgs smoother" "$p" -dll_append "$plugin" \
+  "${gamg[@]}" mis2basic -n 40 -ksp_rtol 1e-10 "$seed" 5 -mg_levels_ksp_type richardson \
   -mg_levels_pc_type mcgs
 check "elasticity3d 10 (bs 3, 6 rigid-body modes), mis2agg, default smoother" "$solve" \
   -problem elasticity3d -n 10 -pcs gamg-mis2agg -ksp_type cg
