@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "mispc/context.h"
+
 /* Sum over vertices v = first .. first + n - 1 of hash(v, label of v): the
  * same for any split of the vertices, so per-rank sums add up to the
  * one-process value. */
@@ -22,5 +24,11 @@ int cmd_dist_gs(int argc, char **argv);
  * 0 silenced (one message, not one a rank); its return value. */
 int cli_dist_parse_quietly(int argc, char **argv, void *args,
                            int (*parse_args)(int, char **, void *));
+/* MPI started (if it is not), *rank and *P of MPI_COMM_WORLD, and the
+ * command's context on every rank (cli_context; gpu: 1 for --gpu). 0 when
+ * every rank has its context; 1 (contexts released, MPI finalized) when
+ * any rank failed. */
+int cli_dist_start(const char *cmd, int verbose, int threads, int gpu, mispc_context **ctx,
+                   int *rank, int *P);
 
 #endif

@@ -204,26 +204,32 @@ int cli_dist_parse_quietly(int argc, char **argv, void *args,
   return rc;
 }
 
+int cli_dist_start(const char *cmd, int verbose, int threads, int gpu, mispc_context **ctx,
+                   int *rank, int *P) {
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (!inited) MPI_Init(NULL, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, P);
+  int use_gpu = gpu, any = 0;
+  *ctx = NULL;
+  int rc = cli_context(cmd, *rank == 0 ? verbose : 0, threads, &use_gpu, ctx);
+  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any) return 0;
+  if (*ctx) mispc_context_destroy(*ctx);
+  *ctx = NULL;
+  MPI_Finalize();
+  return 1;
+}
+
 int cmd_dist(int argc, char **argv) {
   dist_args a;
   int rc = cli_dist_parse_quietly(argc, argv, &a, parse);
   if (rc >= 0) return rc;
-  int inited = 0;
-  MPI_Initialized(&inited);
-  if (!inited) MPI_Init(NULL, NULL);
   int rank = 0, P = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int use_gpu = a.gpu;
   mispc_context *ctx = NULL;
-  rc = cli_context(a.cmd, rank == 0 ? a.verbose : 0, a.threads, &use_gpu, &ctx);
-  int any = 0;
-  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any) {
-    if (ctx) mispc_context_destroy(ctx);
-    MPI_Finalize();
-    return 1;
-  }
+  if (cli_dist_start(a.cmd, a.verbose, a.threads, a.gpu, &ctx, &rank, &P)) return 1;
+  rc = 0;
   double t0 = MPI_Wtime();
   mispc_dist_csr H, G;
   memset(&G, 0, sizeof G);

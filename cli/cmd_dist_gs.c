@@ -133,22 +133,10 @@ int cmd_dist_gs(int argc, char **argv) {
   gs_args a;
   int rc = cli_dist_parse_quietly(argc, argv, &a, parse);
   if (rc >= 0) return rc;
-  int inited = 0;
-  MPI_Initialized(&inited);
-  if (!inited) MPI_Init(NULL, NULL);
   int rank = 0, P = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int use_gpu = a.gpu;
   mispc_context *ctx = NULL;
-  rc = cli_context("gs", rank == 0 ? a.verbose : 0, a.threads, &use_gpu, &ctx);
-  int any = 0;
-  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any) {
-    if (ctx) mispc_context_destroy(ctx);
-    MPI_Finalize();
-    return 1;
-  }
+  if (cli_dist_start("gs", a.verbose, a.threads, a.gpu, &ctx, &rank, &P)) return 1;
+  rc = 0;
   mispc_gs_options o;
   mispc_gs_options_default(&o);
   o.kind = a.kind ? MISPC_GS_CLUSTER : MISPC_GS_POINT;
