@@ -581,9 +581,23 @@ static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(VecDuplicate(x, &dinv));
   PetscCall(MatGetDiagonal(A, dinv));
-  PetscCall(VecReciprocal(dinv));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
   PetscCall(MatGetLocalSize(A, &n, NULL));
+  {
+    const PetscScalar *d;
+    PetscInt bad = -1, gbad;
+    PetscCall(VecGetArrayRead(dinv, &d));
+    for (PetscInt i = 0; i < n && bad < 0; ++i)
+      if (!(PetscAbsScalar(d[i]) > 0) || !PetscIsNormalReal(PetscAbsScalar(d[i]))) bad = rstart + i;
+    PetscCall(VecRestoreArrayRead(dinv, &d));
+    PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    PetscCheck(
+        gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
+        "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
+        " (prolongator smoothing needs D^-1)",
+        gbad);
+  }
+  PetscCall(VecReciprocal(dinv));
   PetscCall(VecGetArrayWrite(x, &xa));
   for (PetscInt i = 0; i < n; ++i) {
     uint64_t h = (uint64_t)(rstart + i) * 0x9E3779B97F4A7C15ull;
@@ -798,7 +812,7 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
 .  -pc_gamg_mispc_aggressive_levels <0>             - levels (from the finest) whose aggregates
                                                       are aggregated once more
 .  -pc_gamg_mispc_nsmooths <1>                      - prolongator smoothing steps (0: P0)
-.  -pc_gamg_mispc_eig_estimate <gershgorin,power>  - lambda_max(D^-1 A), omega = 4/(3 lambda)
+.  -pc_gamg_mispc_eig_estimate <power,gershgorin>  - lambda_max(D^-1 A), omega = 4/(3 lambda)
 .  -pc_gamg_mispc_power_its <10>                    - iterations of the power estimate
 .  -pc_gamg_mispc_seed <0>                          - seed of the hashed MIS-2 priorities
 -  -pc_gamg_mispc_verify <false>                    - check every aggregation
@@ -811,10 +825,12 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
    of a node. Strength: nodes I and J are joined when some entry of block (I, J) or
    (J, I) has |a_ij| > t sqrt(|a_ii a_jj|).
 
-   The default eigen-estimate is the Gershgorin bound max_i sum_j |a_ij| / |a_ii|,
-   summed per row in global column order: the same bits on any number of ranks. The
-   power estimate (from a fixed start vector) differs across rank counts only by the
-   rounding of its reductions and products. The smoothing product (`MatMatMult()`) and
+   The default eigen-estimate is 10 power iterations of D^-1 A from a fixed start vector
+   (a hash of the global row), on the matrix's own device: it differs across rank counts
+   only by the rounding of its products and reductions. The Gershgorin bound
+   max_i sum_j |a_ij| / |a_ii|, summed per row in global column order, is the same bits
+   on any number of ranks but loose on coarse levels (more iterations). The smoothing
+   product (`MatMatMult()`) and
    GAMG's Galerkin products are PETSc's, so coarse values may differ in the last bits
    across rank counts; with t <= 0 the aggregates depend only on the pattern and are
    the same on every level.
@@ -835,7 +851,7 @@ static PetscErrorCode PCCreateGAMG_MISPC(PC pc) {
   m->algo = MISPC_AGG_MIS2AGG;
   m->nsmooths = 1;
   m->power_its = 10;
-  m->eig = MISPC_EIG_GERSHGORIN;
+  m->eig = MISPC_EIG_POWER;
   MispcGAMGSubctx(pc) = m;
   MispcGAMGOps(pc)->setfromoptions = PCSetFromOptions_GAMG_MISPC;
   MispcGAMGOps(pc)->destroy = PCDestroy_GAMG_MISPC;
