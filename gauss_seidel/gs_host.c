@@ -230,7 +230,7 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int32_t ncol = gs->ncolors;
   /* point from x = 0: the zero pass's copy (for clusters it saved no time:
    * their chains of dependent rows, not the entries read, bound a pass) */
-  const int d = cluster ? backward : from_zero && !backward ? 2 : 0;
+  const int d = cluster ? backward : from_zero && !backward && h->zptr ? 2 : 0;
   const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d]};
   /* one team for the whole sweep, a barrier between colors */
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)

@@ -135,6 +135,13 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
   if (!cluster) {
     for (int64_t q = 0; q < n; ++q) h->zptr[q + 1] += h->zptr[q];
+  }
+  if (!cluster && h->zptr[n] > nnz / 4 * 3) {
+    /* it would save less than a quarter of the entries (rows longer than 32
+     * stay whole: Elasticity3D): x = 0 and copy 0 instead, no third copy */
+    mispc_pool_free(ctx, MISPC_MEM_HOST, h->zptr);
+    h->zptr = NULL;
+  } else if (!cluster) {
     ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");
@@ -152,11 +159,12 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
           continue;
         }
         memcpy(h->col[0] + h->ptr[q], A->colidx + rb, sizeof(int32_t) * (size_t)len);
-        for (int64_t k = 0, e = h->zptr[q]; k < len; ++k) /* the zero pass's entries */
-          if (zero_pass_reads(iperm[A->colidx[rb + k]], h->rows[c], len)) {
-            h->col[2][e] = A->colidx[rb + k];
-            h->src[2][e++] = (int32_t)k;
-          }
+        if (h->zptr)
+          for (int64_t k = 0, e = h->zptr[q]; k < len; ++k) /* the zero pass's entries */
+            if (zero_pass_reads(iperm[A->colidx[rb + k]], h->rows[c], len)) {
+              h->col[2][e] = A->colidx[rb + k];
+              h->src[2][e++] = (int32_t)k;
+            }
       }
     }
   }

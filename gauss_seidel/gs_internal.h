@@ -97,13 +97,14 @@ struct mispc_gs {
    * earlier colors, as the GPU's pass from x = 0 reads (gs_cuda_sweep.cu):
    * the others' products are +-0, which leave a nonzero running sum as it
    * is, and x_i = +0 + s w_i absorbs the sign of a zero one. Rows longer
-   * than 32 entries stay whole there (their chunks keep their places). */
+   * than 32 entries stay whole there (their chunks keep their places); no
+   * copy [2] (zptr NULL) where it would hold over 3/4 of the entries. */
   struct gs_host_copy {
     int32_t *perm;    /* n: sweep position -> row */
     int64_t *rows;    /* ncolors + 1: positions of each color's rows */
     int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
     int64_t *ptr;     /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;    /* point only, n + 1: row pointer of copy [2] */
+    int64_t *zptr;    /* point only (or NULL), n + 1: row pointer of copy [2] */
     int32_t *col[3];  /* columns of A ([1]: cluster only; [2]: point only) */
     int32_t *src[3];  /* offset of each entry in its row of A (NULL for point [0]: the row) */
     int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
