@@ -95,10 +95,11 @@ struct mispc_gs {
    * diagonal (storage order), then later rows (decreasing). Point GS [2],
    * rows by zptr: the first forward pass from x = 0, only the entries of
    * earlier colors, as the GPU's pass from x = 0 reads (gs_cuda_sweep.cu):
-   * the others' products are +-0, which leave a nonzero running sum as it
-   * is, and x_i = +0 + s w_i absorbs the sign of a zero one. Rows longer
-   * than 32 entries stay whole there (their chunks keep their places); no
-   * copy [2] (zptr NULL) where it would hold over 3/4 of the entries. */
+   * the others' products are +-0 (finite a_ij, as the GPU assumes there),
+   * which leave a nonzero running sum as it is, and x_i = +0 + s w_i
+   * absorbs the sign of a zero one. Rows longer than 32 entries stay whole
+   * there (their chunks keep their places); no copy [2] (zptr NULL) where
+   * it would hold over 3/4 of the entries. */
   struct gs_host_copy {
     int32_t *perm;    /* n: sweep position -> row */
     int64_t *rows;    /* ncolors + 1: positions of each color's rows */
