@@ -9,7 +9,7 @@
 namespace {
 
 /* point rows of at most this many entries are summed one by one, longer
- * ones in chunks of 32 as trees (the host's rule, gs_host.c update_row) */
+ * ones in chunks of 32 as trees (the host's rule, gs_row_update.h gs_update_row) */
 constexpr int kChainedRow = 32;
 
 /* s minus the products held by lanes 0 .. m_max-1 of each group of W lanes,
@@ -58,7 +58,7 @@ __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, cons
 }
 
 /* The tree sum of one chunk of 32 inner entries of a row (gs_host.c,
- * chunk_tree) by a group of W lanes: lane l holds slots l + W m, prod(t)
+ * gs_chunk_tree) by a group of W lanes: lane l holds slots l + W m, prod(t)
  * gives the rounded product of entry t of the chunk (+0.0 past the row's
  * end, as on the host). Partners 16 .. W slots apart are added inside a
  * lane, closer ones by xor shuffles on `mask`; every lane gets the sum. */
@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(kBlock, 6)
     double s = bi;
     if (re - rb <= kChainedRow) {
       s = row_chain<W>(bi, rb, re, pcol, pval, xp, lane, mask, pio.klo, pio.khi);
-    } else { /* long rows: chunks of 32 as trees (gs_host.c update_row) */
+    } else { /* long rows: chunks of 32 as trees (gs_row_update.h, gs_update_row) */
       for (int64_t c0 = rb; c0 < re; c0 += 32)
         s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
                         const int64_t p = c0 + t;
@@ -186,7 +186,7 @@ template <bool Staged> struct ChainView {
 /* Cluster GS for one color (clusters lo .. hi-1), one launch: a block takes
  * cb consecutive clusters, whose rows and chain entries are contiguous in
  * sweep order (rows r0 .. r1-1), in three steps with a barrier between.
- * 1. The fixed part of each row's sum (gs_host.c, update_cluster_row): b_i
+ * 1. The fixed part of each row's sum (gs_row_update.h, gs_update_cluster_row): b_i
  *    minus the entries whose x stays fixed during the cluster's pass, in
  *    storage order (forward pout[i] .. prow[i+1]-1, backward prow[i] ..
  *    pup[i]-1), columns in [klo, khi) only; SW lanes a row over all the

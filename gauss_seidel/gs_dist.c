@@ -37,6 +37,8 @@ static void release(mispc_context *ctx, mispc_dist_gs *g) {
   mispc_csr_free(ctx, &g->M);
   free(g->src), free(g->color_ptr), free(g->order), free(g->scolor), free(g->gcolor);
   free(g->wdiag), free(g->xe);
+  gs_host_copy_free(ctx, &g->host);
+  memset(&g->host, 0, sizeof g->host);
   gs_dist_cluster_free(ctx, g->cl);
   gs_dist_device_free(g->dev);
   g->cl = NULL;
@@ -179,6 +181,35 @@ static mispc_status numeric_host(mispc_context *ctx, mispc_dist_gs *gs, const mi
   return s;
 }
 
+/* The host sweep's copy of the sweep matrix, through gs->host, a handle
+ * whose orderings are this one's (point: rows by color; cluster: the local
+ * clusters by color, rows by cluster, cluster labels of all columns). */
+static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs) {
+  mispc_gs *h = &gs->host;
+  const gs_dist_cluster *cl = gs->cl;
+  memset(h, 0, sizeof *h);
+  h->opt = gs->opt;
+  h->mem = MISPC_MEM_HOST;
+  h->ncolors = gs->ncolors;
+  if (cl) {
+    h->n = cl->ns;
+    h->nnz = cl->W.nnz;
+    h->color_ptr = cl->color_ptr;
+    h->order = cl->cl_order;
+    h->nclusters = cl->color_ptr[gs->ncolors];
+    h->cl_ptr = cl->cl_ptr;
+    h->cl_rows = cl->cl_rows;
+    h->row_cluster = cl->row_cluster;
+    return gs_host_pattern(ctx, h, &cl->W);
+  }
+  h->n = gs->nloc;
+  h->nnz = gs->M.nnz;
+  h->color_ptr = gs->color_ptr;
+  h->order = gs->order;
+  h->nclusters = gs->nloc;
+  return gs_host_pattern(ctx, h, &gs->M);
+}
+
 /* A device matrix's blocks copied to the host, sharing its plan, ranges and
  * garray: the setups run there (their results are the host ones). */
 static mispc_status host_view(mispc_context *ctx, const mispc_dist_csr *A, mispc_dist_csr *H) {
@@ -206,6 +237,10 @@ mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   mispc_dist_csr H;
   mispc_status s = dev ? host_view(ctx, A, &H) : MISPC_SUCCESS;
   if (!s) s = symbolic_host(ctx, gs, dev ? &H : A);
+  if (!s && !dev) {
+    s = mispc_dist_agree(ctx, A->comm, host_copy_pattern(ctx, gs));
+    if (s) release(ctx, gs);
+  }
   if (!s && dev) {
     s = mispc_dist_agree(ctx, A->comm, gs_dist_device_setup(ctx, gs, &H));
     if (s) release(ctx, gs);
@@ -229,6 +264,13 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
   if (!s && dev) s = host_view(ctx, A, &H);
   if (s) return s;
   s = numeric_host(ctx, gs, dev ? &H : A);
+  if (!s && !dev) { /* the copy's values (the diagonal was checked above) */
+    int64_t bad;
+    int kind;
+    s = mispc_dist_agree(ctx, A->comm,
+                         gs_host_values(ctx, &gs->host, gs->cl ? &gs->cl->W : &gs->M, &bad, &kind));
+    if (s) gs->have_numeric = 0;
+  }
   if (dev) host_view_free(ctx, &H);
   if (!s && dev) {
     s = mispc_dist_agree(ctx, A->comm, gs_dist_device_values(ctx, gs));
@@ -239,11 +281,9 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
 
 static mispc_status sweep(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
                           const double *b, int backward) {
-  const int nt = mispc_context_num_threads(ctx);
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
-    const int64_t lo = gs->color_ptr[c], hi = gs->color_ptr[c + 1];
-    gs_point_rows_host(&gs->M, gs->wdiag, b, gs->xe, gs->order + lo, hi - lo, nt);
+    gs_sweep_color_host(ctx, &gs->host, b, gs->xe, c, backward);
     MISPC_TRY(mispc_halo_exchange_where(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double),
                                         gs->scolor, gs->gcolor, c));
   }

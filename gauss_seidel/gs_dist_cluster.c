@@ -15,7 +15,8 @@
  * ordinary halo plan over it sends each color's boundary values after the
  * color is swept, as the point kind does. Each row sums its entries in
  * global column order and a cluster's rows in the one-process order
- * (gs_cluster_rows_host), so x equals the one-process result bit for bit. */
+ * (gs_sweep_color_host on the one-process host copy), so x equals the one-process result bit for
+ * bit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -527,7 +528,6 @@ mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Co
                                    const double *b, double *x, int zero_guess) {
   gs_dist_cluster *cl = gs->cl;
   const int64_t ns = cl->ns;
-  const int nt = mispc_context_num_threads(ctx);
   int64_t bytes = 0;
   mispc_status s = MISPC_SUCCESS;
   double *v = (double *)malloc(sizeof(double) * (size_t)(cl->nmove + cl->nrecv + 1));
@@ -557,9 +557,7 @@ mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Co
         continue;
       for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
-        const int64_t lo = cl->color_ptr[c], hi = cl->color_ptr[c + 1];
-        gs_cluster_rows_host(&cl->W, cl->row_cluster, cl->wdiag, cl->bs, cl->xs, cl->cl_ptr,
-                             cl->cl_rows, cl->cl_order + lo, hi - lo, backward, nt);
+        gs_sweep_color_host(ctx, &gs->host, cl->bs, cl->xs, c, backward);
         s = mispc_halo_exchange_where(ctx, cl->halo, cl->xs, cl->xs + ns, sizeof(double),
                                       cl->scolor, cl->gcolor, c);
       }

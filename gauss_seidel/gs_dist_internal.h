@@ -62,6 +62,10 @@ struct mispc_dist_gs {
   int64_t apply_bytes; /* sent by the last apply */
   gs_dist_cluster *cl; /* cluster kind only */
   int device;          /* device matrices: setups on host copies, applies on the GPU */
+  /* Host matrices: the one-process host sweep's sweep-ordered copy
+   * (gs_host_copy.c) of the sweep matrix (point: M, cluster: W), built
+   * through a handle whose orderings are borrowed from this one. */
+  mispc_gs host;
   gs_dist_device *dev; /* device only */
 };
 

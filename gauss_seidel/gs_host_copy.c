@@ -24,7 +24,7 @@ static int nthreads_of(const mispc_context *ctx) {
 }
 
 /* Which part of cluster row i an entry (column j) goes to, as
- * update_cluster_row of gs_host.c: 0 lower (earlier row of its cluster c),
+ * gs_update_cluster_row (gs_row_update.h): 0 lower (earlier row of its cluster c),
  * 1 outside the cluster or the diagonal, 2 upper (later row of the
  * cluster). */
 static inline int row_part(const int32_t *row_cluster, int32_t c, int32_t i, int32_t j) {
@@ -40,7 +40,7 @@ static inline int zero_pass_reads(int64_t pj, int64_t lo, int64_t len) {
 }
 
 /* Cluster row i into copy d (0 forward, 1 backward) at dst: the entries of
- * each part in update_cluster_row's order for the direction, each in
+ * each part in gs_update_cluster_row's order for the direction, each in
  * storage order but the backward upper part, which goes from its end
  * (decreasing rows). */
 static void place_cluster_row(struct gs_host_copy *h, int d, const mispc_csr *A, const int32_t *rc,
@@ -73,13 +73,16 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   const int nt = nthreads_of(ctx);
+  /* more columns than rows (the distributed sweep's ghosts): no zero-pass
+   * copy, whose test needs every column's sweep position */
+  const int zcopy = !cluster && A->ncols == n;
   int32_t *iperm = NULL;
   mispc_status s = MISPC_SUCCESS;
   ALLOC(iperm, n + 1, 4, "sweep positions");
   ALLOC(h->perm, n + 1, 4, "sweep order");
   ALLOC(h->rows, ncol + 1, 8, "color rows");
   ALLOC(h->ptr, n + 1, 8, "sorted rows");
-  if (!cluster) ALLOC(h->zptr, n + 1, 8, "sorted rows");
+  if (zcopy) ALLOC(h->zptr, n + 1, 8, "sorted rows");
   ALLOC(h->wdiag, n + 1, 8, "omega over the sorted diagonal");
   ALLOC(h->diag_at, n + 1, 4, "diagonal places");
   for (int d = 0; d < 2; ++d)
@@ -108,7 +111,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     memcpy(h->rows, gs->color_ptr, sizeof(int64_t) * (size_t)(ncol + 1));
   }
   h->ptr[0] = 0;
-  if (!cluster) h->zptr[0] = 0;
+  if (zcopy) h->zptr[0] = 0;
 #pragma omp parallel num_threads(nt)
   {
 #pragma omp for schedule(static)
@@ -124,24 +127,24 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
         for (int64_t k = 0; k < len; ++k) {
           const int32_t j = A->colidx[rb + k];
           if (j == i && diag < 0) diag = (int32_t)k;
-          zlen += zero_pass_reads(iperm[j], h->rows[c], len);
+          if (zcopy) zlen += zero_pass_reads(iperm[j], h->rows[c], len);
         }
         h->ptr[q + 1] = len;
-        if (!cluster) h->zptr[q + 1] = zlen;
+        if (zcopy) h->zptr[q + 1] = zlen;
         h->diag_at[q] = diag;
       }
     }
   }
   for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
-  if (!cluster) {
+  if (zcopy) {
     for (int64_t q = 0; q < n; ++q) h->zptr[q + 1] += h->zptr[q];
   }
-  if (!cluster && h->zptr[n] > nnz / 4 * 3) {
+  if (zcopy && h->zptr[n] > nnz / 4 * 3) {
     /* it would save less than a quarter of the entries (rows longer than 32
      * stay whole: Elasticity3D): x = 0 and copy 0 instead, no third copy */
     mispc_pool_free(ctx, MISPC_MEM_HOST, h->zptr);
     h->zptr = NULL;
-  } else if (!cluster) {
+  } else if (zcopy) {
     ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");

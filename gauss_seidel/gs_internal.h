@@ -33,7 +33,7 @@ struct mispc_gs {
    * diagonal (pout[q] .. pup[q]-1), then later rows of its cluster (upper,
    * pup[q] .. prow[q+1]-1): a forward pass reads pout .. prow[q+1] and a
    * backward one prow[q] .. pup[q] for the sums that do not change during
-   * the cluster's pass (gs_host.c, update_cluster_row). The rest of the sum
+   * the cluster's pass (gs_row_update.h, gs_update_cluster_row). The rest of the sum
    * comes from the push chains (right-looking): for each row j the later
    * rows k of its cluster with a_kj (fptr, fcol, fval: forward), the
    * earlier ones (bptr, bcol, bval: backward), in storage order, a
@@ -88,7 +88,7 @@ struct mispc_gs {
    * x stay in row order: no gather and scatter an apply, and a row's x
    * neighbours stay as near in memory as in A. Point GS: one copy, a row's
    * entries in storage order ([0]). Cluster GS: a copy a direction, each row
-   * in the order update_cluster_row subtracts its entries, so a row is one
+   * in the order gs_update_cluster_row subtracts its entries, so a row is one
    * loop over contiguous entries with no cluster look-ups: forward [0]
    * outside + diagonal, later rows of its cluster (each in storage order),
    * then earlier rows (increasing); backward [1] earlier rows, outside +
@@ -150,23 +150,6 @@ mispc_status gs_cluster_sizes_host(mispc_context *ctx, int64_t nc, const int64_t
 mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t *cl_ptr,
                                    int64_t *min_size, int64_t *max_size, int64_t *singletons);
 
-/* Point GS updates of rows[0 .. nrows), which share no edge, in parallel:
- * the row update of gs_host.c (storage order, chunks of 32, no fused
- * multiply-add). x is indexed by A's columns, so A may have more columns
- * than rows (the distributed sweep's rows over owned and ghost values). */
-void gs_point_rows_host(const mispc_csr *A, const double *wdiag, const double *b, double *x,
-                        const int32_t *rows, int64_t nrows, int nthreads);
-
-/* Cluster GS passes over clusters[0 .. nclusters) of one color (they share
- * no edge), each cluster's rows cl_rows[cl_ptr[c] .. cl_ptr[c + 1]) in
- * increasing (backward: decreasing) order by update_cluster_row of
- * gs_host.c; row_cluster gives the cluster of every column of A (any value
- * that no row has, e.g. -1, for columns that are no row's: the distributed
- * sweep's ghosts). */
-void gs_cluster_rows_host(const mispc_csr *A, const int32_t *row_cluster, const double *wdiag,
-                          const double *b, double *x, const int64_t *cl_ptr, const int32_t *cl_rows,
-                          const int32_t *clusters, int64_t nclusters, int backward, int nthreads);
-
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 
@@ -199,6 +182,11 @@ void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs);
  * updated are read). */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                            int backward, int from_zero);
+/* One color c of a sweep (no from-zero copy): the distributed sweep, whose
+ * colors are separated by exchanges, on a copy of a matrix with more
+ * columns than rows (the ghosts' values after the rows' in x). */
+void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                         int32_t c, int backward);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,10 @@
-/* Internal: the Gauss-Seidel row updates of gs_host.c as host/device inline
- * functions, for the distributed sweep on the GPU (gs_dist_cuda.cu). The
- * same operations in the same order as gs_host.c's update_row and
- * update_cluster_row (read their comments); files that use them are built
- * without contraction (-ffp-contract=off, nvcc --fmad=false), so every
- * product is rounded before it is subtracted and the results agree bit for
- * bit with the host. */
+/* Internal: the Gauss-Seidel row updates, the definition of the arithmetic
+ * every backend reproduces bit for bit: the host sweeps (gs_host.c, over a
+ * sweep-ordered copy), the one-process GPU kernels (gs_cuda_sweep.cu, by
+ * lanes and push chains) and the distributed GPU sweep (gs_dist_cuda.cu,
+ * which calls these). Files that use them are built without contraction
+ * (-ffp-contract=off, nvcc --fmad=false): every product is rounded before it
+ * is subtracted, as the GPU kernels' __dmul_rn / __dsub_rn do. */
 #ifndef MISPC_GS_ROW_UPDATE_H
 #define MISPC_GS_ROW_UPDATE_H
 
@@ -12,7 +12,9 @@
 
 #include "mispc/hash.h" /* MISPC_HD */
 
-/* 32 values summed as a fixed pairwise tree (gs_host.c, chunk_tree). */
+/* The sum of 32 values as a fixed pairwise tree: a[l] + a[l + h] for h = 16,
+ * 8, 4, 2, 1. A GPU group of any width forms the same tree (partners h >= W
+ * apart inside a lane, closer ones by xor shuffles; a + b == b + a). */
 MISPC_HD double gs_chunk_tree(double a[32]) {
   for (int h = 16; h >= 1; h /= 2)
     for (int l = 0; l < h; ++l) a[l] = a[l] + a[l + h];
@@ -20,8 +22,12 @@ MISPC_HD double gs_chunk_tree(double a[32]) {
 }
 
 /* Point GS row i over a CSR (rowptr, colidx, values) whose columns index x:
- * x_i += (b_i - sum_p a_ip x_colp) w_i, storage order, rows longer than 32
- * entries in chunks of 32 summed as gs_chunk_tree. */
+ * x_i = x_i + (b_i - sum_p a_ip x_colp) w_i, w_i = omega / a_ii formed at
+ * the numeric setup (as PETSc's MatSOR keeps omega / a_ii). The sum runs in
+ * storage order, one entry after another, for rows of at most 32 entries;
+ * longer rows subtract chunks of 32 entries (storage order), each summed as
+ * gs_chunk_tree with zeros after the row's end, so a GPU group forms a long
+ * row's sum in a few dependent steps instead of one per entry. */
 MISPC_HD void gs_update_row(const int64_t *rowptr, const int32_t *colidx, const double *values,
                             const double *wdiag, const double *b, double *x, int64_t i) {
   double s = b[i];
@@ -47,9 +53,19 @@ MISPC_HD void gs_update_row(const int64_t *rowptr, const int32_t *colidx, const 
   x[i] = x[i] + t;
 }
 
-/* Cluster GS row i of cluster row_cluster[i] (gs_host.c, update_cluster_row):
- * first the entries whose x stays fixed during the cluster's pass, in
- * storage order, then the cluster's rows already updated, in update order. */
+/* Cluster GS, row i of cluster row_cluster[i] in a forward (backward = 0)
+ * or backward sweep. s = b_i minus, one entry after another: first the
+ * entries whose x stays fixed while the cluster is swept, in storage order
+ * (forward: those outside the cluster and the diagonal, then the cluster's
+ * later rows j > i; backward: the earlier rows j < i, then those outside and
+ * the diagonal), then the cluster's rows already updated in this pass, in
+ * the order they were updated (forward: j < i increasing; backward: j > i
+ * decreasing). Rows are sorted, so storage order is column order. Columns
+ * that are no row's (the distributed sweep's ghosts) have a row_cluster of
+ * their own (-1). The one-process GPU forms the first part for all rows of
+ * a color at once and the second by pushing each new x_j into the later
+ * rows' sums (gs_cuda_sweep.cu, sweep_clusters): the same subtractions in
+ * the same order. */
 MISPC_HD void gs_update_cluster_row(const int64_t *rowptr, const int32_t *colidx,
                                     const double *values, const int32_t *row_cluster,
                                     const double *wdiag, const double *b, double *x, int64_t i,

@@ -234,6 +234,7 @@ extern "C" mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mis
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   const double t0 = mispc_wtime();
+  if (h->ndst == 0 && h->nsrc == 0) return MISPC_SUCCESS; /* no neighbours: nothing moves */
   const int64_t *so = kp->soff + (size_t)k * h->ndst, *ro = kp->roff + (size_t)k * h->nsrc;
   const int64_t s0 = so[0], ns = so[h->ndst] - s0, r0 = ro[0], nr = ro[h->nsrc] - r0;
   double *dsb = kp->d_buf, *drb = kp->d_buf + ns, *hsb = kp->h_buf, *hrb = kp->h_buf + ns;
@@ -243,8 +244,9 @@ extern "C" mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mis
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(hsb, dsb, (size_t)ns * 8, cudaMemcpyDeviceToHost, st));
   }
-  /* the values must be on the host before MPI sends them */
-  MISPC_TRY(mispc_sync(ctx, st, "keyed halo packing"));
+  /* the values must be on the host before MPI sends them, and the previous
+   * exchange's copy out of the receive buffer done before MPI refills it */
+  if (ns > 0 || nr > 0) MISPC_TRY(mispc_sync(ctx, st, "keyed halo packing"));
   int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
   for (int q = 0; q < h->ndst; ++q)
     sc[q] = (int)((so[q + 1] - so[q]) * 8), sd[q] = (int)((so[q] - s0) * 8);

@@ -195,7 +195,7 @@ static void compare_with_reference(const mispc_csr *A, mispc_gs_kind kind, const
 
 /* a. One cluster holding every row in increasing order is plain sequential
  * Gauss-Seidel to rounding (a row's entries are subtracted in another order,
- * gs_host.c update_cluster_row); point GS with one color, and one-row
+ * gs_row_update.h, gs_update_cluster_row); point GS with one color, and one-row
  * clusters, bit for bit. */
 static void test_gs_exact_sequential(void) {
   mispc_csr A = dense_spd(12);
@@ -799,8 +799,8 @@ static void test_gs_greedy_coloring(void) {
   coloring_algo = MISPC_COLORING_MIS;
 }
 
-/* The row-by-row sweep the host and GPU agree on (gs_host.c, update_row
- * and update_cluster_row), written plainly from the documented order and
+/* The row-by-row sweep the host and GPU agree on (gs_row_update.h, gs_update_row
+ * and gs_update_cluster_row), written plainly from the documented order and
  * the setup's orderings (order, color_ptr, cl_ptr, cl_rows, row_cluster):
  * the reference of the host's sweep-ordered copy. */
 static double ref_tree32(double a[32]) { /* a[l] + a[l + h], h = 16 .. 1 */
