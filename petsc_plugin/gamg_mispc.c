@@ -376,49 +376,31 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
 }
 
 /* ---------------------------------------------------------- prolongator */
-/* Rows of P0 (global column ids, this rank's columns [c0, c1)) into a Mat of
- * A's type with nloc_cols local columns. */
+/* Rows of P0 (global column ids) into a Mat of A's type with nloc_cols local
+ * columns, by PETSc's COO assembly (one pass; for cusparse the pattern and the
+ * values are set up on the device, with no per-row insertion on the host). */
 static PetscErrorCode build_prolongator(Mat A, PetscInt nrows, PetscInt nloc_cols, PetscInt bs,
                                         PetscInt k, const int64_t *rowptr, const int32_t *col32,
                                         const int64_t *col64, const double *val, Mat *P) {
   MatType mtype;
-  PetscInt c0, c1, *dnz, *onz, *cols, maxlen = 0, rstart;
+  PetscInt rstart, *ci, *cj;
+  const PetscCount n = (PetscCount)rowptr[nrows];
   PetscFunctionBegin;
   PetscCall(MatGetType(A, &mtype));
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), P));
   PetscCall(MatSetSizes(*P, nrows, nloc_cols, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetBlockSizes(*P, bs, k));
   PetscCall(MatSetType(*P, mtype));
-  /* the layouts are set up only by the preallocation: this rank's columns and rows */
-  PetscCallMPI(MPI_Scan(&nloc_cols, &c1, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
-  c0 = c1 - nloc_cols;
-  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-  PetscCall(PetscMalloc2(nrows + 1, &dnz, nrows + 1, &onz));
-  for (PetscInt i = 0; i < nrows; ++i) {
-    dnz[i] = onz[i] = 0;
+  PetscCall(PetscMalloc2(n + 1, &ci, n + 1, &cj));
+  for (PetscInt i = 0; i < nrows; ++i)
     for (int64_t e = rowptr[i]; e < rowptr[i + 1]; ++e) {
-      const PetscInt c = col64 ? (PetscInt)col64[e] : (PetscInt)col32[e];
-      if (c >= c0 && c < c1)
-        dnz[i]++;
-      else
-        onz[i]++;
+      ci[e] = rstart + i;
+      cj[e] = col64 ? (PetscInt)col64[e] : (PetscInt)col32[e];
     }
-    maxlen = PetscMax(maxlen, dnz[i] + onz[i]);
-  }
-  PetscCall(MatSeqAIJSetPreallocation(*P, 0, dnz));
-  PetscCall(MatMPIAIJSetPreallocation(*P, 0, dnz, 0, onz));
-  PetscCall(MatSetOption(*P, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  PetscCall(PetscMalloc1(maxlen + 1, &cols));
-  for (PetscInt i = 0; i < nrows; ++i) {
-    const PetscInt row = rstart + i, len = (PetscInt)(rowptr[i + 1] - rowptr[i]);
-    for (PetscInt e = 0; e < len; ++e)
-      cols[e] = col64 ? (PetscInt)col64[rowptr[i] + e] : (PetscInt)col32[rowptr[i] + e];
-    if (len) PetscCall(MatSetValues(*P, 1, &row, len, cols, val + rowptr[i], INSERT_VALUES));
-  }
-  PetscCall(PetscFree(cols));
-  PetscCall(PetscFree2(dnz, onz));
-  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetPreallocationCOO(*P, n, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(MatSetValuesCOO(*P, (const PetscScalar *)val, INSERT_VALUES)); /* assembles */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
