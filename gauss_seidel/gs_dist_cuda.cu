@@ -5,9 +5,10 @@
  * order, cluster GS the swept rows of the second numbering. Each color is
  * one kernel (a thread a row, or a thread a cluster that updates its rows
  * in order) followed by the exchange of that color's boundary values
- * (mispc_halo_exchange_where_device, staged through the host). The row
- * updates are gs_row_update.h's, the host ones, built with --fmad=false:
- * x equals the host and the one-process result bit for bit. */
+ * (mispc_halo_exchange_where_device: NCCL where every rank has a GPU of its
+ * own, else staged through the host). The row updates are gs_row_update.h's,
+ * built with --fmad=false: x equals the host and the one-process result bit
+ * for bit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,9 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   const int64_t nt = (cl->nmove > cl->nrecv ? cl->nmove : cl->nrecv) + 1;
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->tmp, 8 * (size_t)nt));
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMallocHost((void **)&d->htmp, 8 * (size_t)nt));
+  /* the sweep numbering's plan takes NCCL where every rank has a GPU of its own */
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s) s = mispc_halo_set_transport(ctx, cl->halo, A->comm, MISPC_TRANSPORT_AUTO);
   if (!s)
     s = mispc_halo_keyed_create(ctx, cl->halo, cl->scolor, cl->gcolor, gs->ncolors, &d->keyed);
   return s;

@@ -242,6 +242,20 @@ extern "C" mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mis
     pack_kernel<<<mispc_device_grid(ctx, ns, 256), 256, 0, st>>>(
         ns, kp->d_sidx + s0, (const uint64_t *)owned, (uint64_t *)dsb);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
+  }
+  if (h->nccl) { /* device to device on the stream: no host wait */
+    MISPC_TRY(mispc_halo_nccl_exchange_counts(ctx, h, dsb, so, drb, ro, st));
+    if (nr > 0) {
+      scatter_kernel<<<mispc_device_grid(ctx, nr, 256), 256, 0, st>>>(nr, kp->d_gidx + r0, drb,
+                                                                      ghost);
+      MISPC_CUDA_LAUNCH_CHECK(ctx);
+    }
+    h->stats.exchanges++;
+    h->stats.bytes_sent += ns * 8;
+    h->stats.comm_seconds += mispc_wtime() - t0;
+    return MISPC_SUCCESS;
+  }
+  if (ns > 0) {
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(hsb, dsb, (size_t)ns * 8, cudaMemcpyDeviceToHost, st));
   }
   /* the values must be on the host before MPI sends them, and the previous

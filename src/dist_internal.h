@@ -105,7 +105,8 @@ mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h, co
 /* Per-key send and receive lists of a plan, for device exchanges of one key
  * at a time (the distributed Gauss-Seidel's colors: each color's boundary
  * values only), made once from skey / gkey as mispc_halo_exchange_where
- * reads them. Always staged through pinned host memory and MPI. */
+ * reads them. NCCL when the plan has it (device to device, ordered on the
+ * stream, no host wait), else staged through pinned host memory and MPI. */
 typedef struct mispc_halo_keyed {
   int nkeys;
   int64_t *soff;   /* host, nkeys * ndst + 1: sends of key k to destination q */
@@ -134,6 +135,13 @@ mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo *h, MPI_Com
 mispc_status mispc_halo_nccl_exchange(mispc_context *ctx, mispc_halo *h, void *ghost, size_t size,
                                       void *stream);
 void mispc_halo_nccl_free(mispc_halo *h);
+/* NCCL grouped send/recv of doubles with explicit per-neighbour offsets:
+ * to destination q the sbuf entries [soff[q] - soff[0], soff[q + 1] -
+ * soff[0]), from source q into rbuf likewise by roff (a key's lists of
+ * mispc_halo_keyed), on stream `stream`. */
+mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, mispc_halo *h, const double *sbuf,
+                                             const int64_t *soff, double *rbuf, const int64_t *roff,
+                                             void *stream);
 
 /* garray on the device (copied once per plan); MISPC_ERR_NO_CUDA without CUDA. */
 mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,

@@ -113,6 +113,30 @@ extern "C" mispc_status mispc_halo_nccl_exchange(mispc_context *ctx, mispc_halo 
 #endif
 }
 
+extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, mispc_halo *h,
+                                                        const double *sbuf, const int64_t *soff,
+                                                        double *rbuf, const int64_t *roff,
+                                                        void *stream) {
+#if MISPC_HAVE_NCCL
+  ncclComm_t c = (ncclComm_t)h->nccl;
+  cudaStream_t st = (cudaStream_t)stream;
+  MISPC_NCCL_TRY(ctx, ncclGroupStart());
+  for (int k = 0; k < h->ndst; ++k)
+    if (soff[k + 1] > soff[k])
+      MISPC_NCCL_TRY(ctx, ncclSend(sbuf + (soff[k] - soff[0]), (size_t)(soff[k + 1] - soff[k]),
+                                   ncclDouble, h->dst[k], c, st));
+  for (int k = 0; k < h->nsrc; ++k)
+    if (roff[k + 1] > roff[k])
+      MISPC_NCCL_TRY(ctx, ncclRecv(rbuf + (roff[k] - roff[0]), (size_t)(roff[k + 1] - roff[k]),
+                                   ncclDouble, h->src[k], c, st));
+  MISPC_NCCL_TRY(ctx, ncclGroupEnd());
+  return MISPC_SUCCESS;
+#else
+  (void)h, (void)sbuf, (void)soff, (void)rbuf, (void)roff, (void)stream;
+  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
+#endif
+}
+
 extern "C" void mispc_halo_nccl_free(mispc_halo *h) {
 #if MISPC_HAVE_NCCL
   if (h->nccl) ncclCommDestroy((ncclComm_t)h->nccl);
