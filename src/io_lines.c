@@ -187,6 +187,15 @@ static mispc_status lines_fill(mispc_lines *lr) {
 
 /* Returns the next line without its "\n" or "\r\n", NUL-terminated, valid
  * until the next call; *line = NULL at the end of the file. */
+mispc_status mispc_lines_open_csr(mispc_context *ctx, const char *path, const char *what,
+                                  mispc_csr *out, mispc_lines **lr) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (out) memset(out, 0, sizeof *out);
+  if (!path) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s path is NULL", what);
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
+  return mispc_lines_open(ctx, path, lr);
+}
+
 mispc_status mispc_lines_next(mispc_lines *lr, char **line, size_t *len) {
   *line = NULL;
   *len = 0;
@@ -254,4 +263,19 @@ const char *mispc_lines_token(const char *p, char *buf, size_t size) {
     buf[n] = '\0';
   }
   return buf;
+}
+
+mispc_status mispc_lines_rest_blank(mispc_lines *lr, int *extra) {
+  *extra = 0;
+  for (;;) {
+    char *line;
+    size_t len;
+    MISPC_TRY(mispc_lines_next(lr, &line, &len));
+    if (!line) return MISPC_SUCCESS;
+    while (is_blank(*line)) ++line;
+    if (*line && *line != '%') {
+      *extra = 1;
+      return MISPC_SUCCESS;
+    }
+  }
 }

@@ -170,25 +170,18 @@ static mispc_status metis_body(mispc_lines *lr, metis_data *d) {
       return mispc_lines_error(lr, MISPC_ERR_FORMAT, "NUL byte in line (binary file?)");
     MISPC_TRY(metis_vertex(lr, d, v, line));
   }
-  for (;;) {
-    MISPC_TRY(mispc_lines_next(lr, &line, &len));
-    if (!line) break;
-    char *p = skip_blanks(line);
-    if (!*p || *p == '%') continue;
+  int extra;
+  MISPC_TRY(mispc_lines_rest_blank(lr, &extra));
+  if (extra)
     return mispc_lines_error(lr, MISPC_ERR_FORMAT,
                              "extra line after the %lld vertex lines declared on line %lld",
                              (long long)d->n, (long long)d->header_line);
-  }
   return MISPC_SUCCESS;
 }
 
 mispc_status mispc_read_metis(mispc_context *ctx, const char *path, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (out) memset(out, 0, sizeof *out);
-  if (!path) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "METIS graph path is NULL");
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
   mispc_lines *lr;
-  MISPC_TRY(mispc_lines_open(ctx, path, &lr));
+  MISPC_TRY(mispc_lines_open_csr(ctx, path, "METIS graph", out, &lr));
   metis_data d;
   memset(&d, 0, sizeof d);
   mispc_status s = metis_header(lr, &d);

@@ -280,24 +280,18 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
     if (keep) d->count = q + 1;
   }
   /* Only blank lines and comments may follow. */
-  for (;;) {
-    MISPC_TRY(mispc_lines_next(lr, &line, &len));
-    if (!line) break;
-    if (is_blank_line(line) || is_comment_line(line)) continue;
+  int extra;
+  MISPC_TRY(mispc_lines_rest_blank(lr, &extra));
+  if (extra)
     return mispc_lines_error(lr, MISPC_ERR_FORMAT,
                              "extra entry: the size line (line %lld) declares %lld entries",
                              (long long)size_line, (long long)d->nent);
-  }
   return MISPC_SUCCESS;
 }
 
 mispc_status mispc_read_mtx(mispc_context *ctx, const char *path, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (out) memset(out, 0, sizeof *out);
-  if (!path) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MatrixMarket path is NULL");
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "output CSR is NULL");
   mispc_lines *lr;
-  MISPC_TRY(mispc_lines_open(ctx, path, &lr));
+  MISPC_TRY(mispc_lines_open_csr(ctx, path, "MatrixMarket", out, &lr));
   mtx_data d;
   memset(&d, 0, sizeof d);
   d.keep_hi = -1;
