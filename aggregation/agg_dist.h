@@ -14,6 +14,14 @@ extern "C" {
 mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
                                    int64_t naggs, mispc_status bad, const char *who);
 
+/* (id, value) records of every owned vertex, value[v] (or its global id
+ * when value is NULL) labelled agg[v], routed to the rank of the id (even
+ * ranges of [0, naggs)) into *got (2 * *ngot entries, in rank order; the
+ * caller frees it). Collective; `who` names the call in an allocation error. */
+mispc_status agg_dist_route_by_id(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
+                                  int64_t naggs, const int64_t *value, int64_t **got, int64_t *ngot,
+                                  const char *who);
+
 #ifdef __cplusplus
 }
 #endif

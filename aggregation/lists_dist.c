@@ -33,21 +33,8 @@ mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr
   MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who));
   int P = 0;
   MPI_Comm_size(g->comm, &P);
-  const int64_t nloc = g->rend - g->rstart;
-  int64_t *rec = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nloc + 2));
-  int *dest = (int *)malloc(sizeof(int) * (size_t)(nloc + 1));
-  mispc_status s =
-      rec && dest ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
-  s = mispc_dist_agree(ctx, g->comm, s);
-  for (int64_t v = 0; !s && v < nloc; ++v) {
-    rec[2 * v] = agg[v];
-    rec[2 * v + 1] = g->rstart + v;
-    dest[v] = mispc_dist_even_owner(agg[v], naggs, P);
-  }
   int64_t *got = NULL, ngot = 0;
-  if (!s) s = mispc_dist_route(ctx, g->comm, 2, nloc, rec, dest, &got, &ngot);
-  free(rec);
-  free(dest);
+  mispc_status s = agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, who);
   if (s) return s;
   /* (label, vertex) sorted: each aggregate's first vertex is its head */
   qsort(got, (size_t)ngot, 2 * sizeof(int64_t), cmp_pair);

@@ -7,16 +7,16 @@
 
 #include "agg_dist.h"
 
-/* (id, value) records of every owned vertex routed to the id's rank, sorted. */
-static mispc_status route_by_id(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
-                                int64_t naggs, const int64_t *value, int64_t **got, int64_t *ngot) {
+mispc_status agg_dist_route_by_id(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
+                                  int64_t naggs, const int64_t *value, int64_t **got, int64_t *ngot,
+                                  const char *who) {
   int P = 0;
   MPI_Comm_size(g->comm, &P);
   const int64_t nloc = g->rend - g->rstart;
   int64_t *rec = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nloc + 2));
   int *dest = (int *)malloc(sizeof(int) * (size_t)(nloc + 1));
   mispc_status s =
-      rec && dest ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in verify");
+      rec && dest ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   s = mispc_dist_agree(ctx, g->comm, s);
   for (int64_t v = 0; !s && v < nloc; ++v) {
     rec[2 * v] = agg[v];
@@ -39,7 +39,7 @@ mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_cs
   MPI_Comm_size(g->comm, &P);
   MPI_Comm_rank(g->comm, &rank);
   int64_t *got = NULL, ngot = 0;
-  MISPC_TRY(route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot));
+  MISPC_TRY(agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, "verify"));
   const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
   int64_t *size = (int64_t *)calloc((size_t)(c1 - c0 + 1), sizeof(int64_t));
   mispc_status s = size ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
@@ -111,7 +111,7 @@ mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_
   }
   /* At each aggregate's rank: (id, component) pairs, one component an id. */
   int64_t *got = NULL, ngot = 0;
-  if (!s) s = route_by_id(ctx, g, agg, naggs, comp, &got, &ngot);
+  if (!s) s = agg_dist_route_by_id(ctx, g, agg, naggs, comp, &got, &ngot, "verify");
   free(gagg);
   free(comp);
   free(gcomp);
