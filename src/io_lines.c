@@ -265,17 +265,12 @@ const char *mispc_lines_token(const char *p, char *buf, size_t size) {
   return buf;
 }
 
-mispc_status mispc_lines_rest_blank(mispc_lines *lr, int *extra) {
-  *extra = 0;
+mispc_status mispc_lines_next_data(mispc_lines *lr, char **line, size_t *len) {
   for (;;) {
-    char *line;
-    size_t len;
-    MISPC_TRY(mispc_lines_next(lr, &line, &len));
-    if (!line) return MISPC_SUCCESS;
-    while (is_blank(*line)) ++line;
-    if (*line && *line != '%') {
-      *extra = 1;
-      return MISPC_SUCCESS;
-    }
+    MISPC_TRY(mispc_lines_next(lr, line, len));
+    if (!*line) return MISPC_SUCCESS;
+    const char *p = *line;
+    while (is_blank(*p)) ++p;
+    if (*p && *p != '%') return MISPC_SUCCESS;
   }
 }

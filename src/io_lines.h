@@ -17,10 +17,8 @@ void mispc_lines_close(mispc_lines *lr);
  * *out, checks the arguments (a NULL path named as `what`) and opens path. */
 mispc_status mispc_lines_open_csr(mispc_context *ctx, const char *path, const char *what,
                                   mispc_csr *out, mispc_lines **lr);
-/* Reads the rest of the file, where only blank lines and '%' comments may
- * stand: *extra = 1 (and that line current, for mispc_lines_error) at the
- * first other line, else 0 at the end of the file. */
-mispc_status mispc_lines_rest_blank(mispc_lines *lr, int *extra);
+/* As mispc_lines_next, passing over blank lines and '%' comments. */
+mispc_status mispc_lines_next_data(mispc_lines *lr, char **line, size_t *len);
 
 /* Longest line accepted by default (1 MiB): a longer line is a format error
  * naming the file and line, not a reason to buffer gigabytes. */

@@ -25,12 +25,10 @@ typedef struct metis_data {
 static mispc_status metis_header(mispc_lines *lr, metis_data *d) {
   char *line;
   size_t len;
-  do {
-    MISPC_TRY(mispc_lines_next(lr, &line, &len));
-    if (!line)
-      return mispc_lines_error(lr, MISPC_ERR_FORMAT,
-                               "no METIS header \"VERTICES EDGES [FMT [NCON]]\" in the file");
-  } while (*skip_blanks(line) == '%' || !*skip_blanks(line));
+  MISPC_TRY(mispc_lines_next_data(lr, &line, &len));
+  if (!line)
+    return mispc_lines_error(lr, MISPC_ERR_FORMAT,
+                             "no METIS header \"VERTICES EDGES [FMT [NCON]]\" in the file");
   d->header_line = mispc_lines_number(lr);
   char *p = line;
   char tok[40];
@@ -170,9 +168,8 @@ static mispc_status metis_body(mispc_lines *lr, metis_data *d) {
       return mispc_lines_error(lr, MISPC_ERR_FORMAT, "NUL byte in line (binary file?)");
     MISPC_TRY(metis_vertex(lr, d, v, line));
   }
-  int extra;
-  MISPC_TRY(mispc_lines_rest_blank(lr, &extra));
-  if (extra)
+  MISPC_TRY(mispc_lines_next_data(lr, &line, &len));
+  if (line)
     return mispc_lines_error(lr, MISPC_ERR_FORMAT,
                              "extra line after the %lld vertex lines declared on line %lld",
                              (long long)d->n, (long long)d->header_line);

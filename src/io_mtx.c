@@ -121,12 +121,10 @@ static mispc_status mtx_banner(mispc_lines *lr, mtx_data *d) {
 static mispc_status mtx_size_line(mispc_lines *lr, mtx_data *d) {
   char *line;
   size_t len;
-  do {
-    MISPC_TRY(mispc_lines_next(lr, &line, &len));
-    if (!line)
-      return mispc_lines_error(lr, MISPC_ERR_FORMAT,
-                               "file ends before the size line \"ROWS COLS ENTRIES\"");
-  } while (is_blank_line(line) || is_comment_line(line));
+  MISPC_TRY(mispc_lines_next_data(lr, &line, &len));
+  if (!line)
+    return mispc_lines_error(lr, MISPC_ERR_FORMAT,
+                             "file ends before the size line \"ROWS COLS ENTRIES\"");
   char *p = line;
   int64_t v[3];
   for (int k = 0; k < 3; ++k) {
@@ -280,9 +278,8 @@ static mispc_status mtx_entries(mispc_lines *lr, mtx_data *d) {
     if (keep) d->count = q + 1;
   }
   /* Only blank lines and comments may follow. */
-  int extra;
-  MISPC_TRY(mispc_lines_rest_blank(lr, &extra));
-  if (extra)
+  MISPC_TRY(mispc_lines_next_data(lr, &line, &len));
+  if (line)
     return mispc_lines_error(lr, MISPC_ERR_FORMAT,
                              "extra entry: the size line (line %lld) declares %lld entries",
                              (long long)size_line, (long long)d->nent);
