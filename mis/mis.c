@@ -36,53 +36,58 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
   return MISPC_SUCCESS;
 }
 
+/* MIS-k (k = 1, 2) of the vertices of subset (all when NULL): checks, then
+ * the backend of the graph's memory space. */
+static mispc_status mis_subset(mispc_context *ctx, const mispc_csr *graph,
+                               const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
+                               mispc_mis_result *res, int k) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  mispc_mis_options o;
+  MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, k == 1 ? "mispc_mis1" : "mispc_mis2"));
+  if (k == 1 && o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_mis1: per-round priorities are an MIS-2 option; use DEGREE or HASH");
+  if (k == 2 &&
+      (o.priority == MISPC_PRIORITY_DEGREE || o.priority == MISPC_PRIORITY_LARGEST_DEGREE))
+    return mispc_seterr(
+        ctx, MISPC_ERR_INVALID_ARG,
+        "mispc_mis2: degree priorities are MIS-1 options; use HASH_PER_ROUND or HASH");
+  const int dev = graph->mem == MISPC_MEM_DEVICE;
+  mispc_mis_result r = {0, 0};
+  mispc_status s;
+  if (k == 1) {
+    const int mode = mis1_key_mode(o.priority);
+    s = dev ? mispc_mis1_cuda(ctx, graph, &o, mode, subset, in_set, &r)
+            : mispc_mis1_host(ctx, graph, &o, mode, subset, in_set, &r);
+  } else {
+    const int per_round = o.priority != MISPC_PRIORITY_HASH;
+    s = dev ? mispc_mis2_cuda(ctx, graph, &o, per_round, subset, in_set, &r)
+            : mispc_mis2_host(ctx, graph, &o, per_round, subset, in_set, &r);
+  }
+  if (res) *res = r;
+  return s;
+}
+
 mispc_status mispc_mis1(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  return mispc_mis1_subset(ctx, graph, opt, NULL, in_set, res);
+  return mis_subset(ctx, graph, opt, NULL, in_set, res, 1);
 }
 
 mispc_status mispc_mis1_subset(mispc_context *ctx, const mispc_csr *graph,
                                const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                                mispc_mis_result *res) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  mispc_mis_options o;
-  MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, "mispc_mis1"));
-  if (o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "mispc_mis1: per-round priorities are an MIS-2 option; use DEGREE or HASH");
-  const int mode = mis1_key_mode(o.priority);
-  mispc_mis_result r = {0, 0};
-  mispc_status s = graph->mem == MISPC_MEM_DEVICE
-                       ? mispc_mis1_cuda(ctx, graph, &o, mode, subset, in_set, &r)
-                       : mispc_mis1_host(ctx, graph, &o, mode, subset, in_set, &r);
-  if (res) *res = r;
-  return s;
+  return mis_subset(ctx, graph, opt, subset, in_set, res, 1);
 }
 
 mispc_status mispc_mis2(mispc_context *ctx, const mispc_csr *graph, const mispc_mis_options *opt,
                         uint8_t *in_set, mispc_mis_result *res) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  return mispc_mis2_subset(ctx, graph, opt, NULL, in_set, res);
+  return mis_subset(ctx, graph, opt, NULL, in_set, res, 2);
 }
 
 mispc_status mispc_mis2_subset(mispc_context *ctx, const mispc_csr *graph,
                                const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                                mispc_mis_result *res) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  mispc_mis_options o;
-  MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, "mispc_mis2"));
-  if (o.priority == MISPC_PRIORITY_DEGREE || o.priority == MISPC_PRIORITY_LARGEST_DEGREE)
-    return mispc_seterr(
-        ctx, MISPC_ERR_INVALID_ARG,
-        "mispc_mis2: degree priorities are MIS-1 options; use HASH_PER_ROUND or HASH");
-  int per_round = o.priority != MISPC_PRIORITY_HASH;
-  mispc_mis_result r = {0, 0};
-  mispc_status s = graph->mem == MISPC_MEM_DEVICE
-                       ? mispc_mis2_cuda(ctx, graph, &o, per_round, subset, in_set, &r)
-                       : mispc_mis2_host(ctx, graph, &o, per_round, subset, in_set, &r);
-  if (res) *res = r;
-  return s;
+  return mis_subset(ctx, graph, opt, subset, in_set, res, 2);
 }
 
 mispc_status mispc_mis_to_list(mispc_context *ctx, const mispc_csr *graph, const uint8_t *in_set,

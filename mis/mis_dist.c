@@ -53,47 +53,45 @@ static int one_rank(const mispc_context *ctx, const mispc_dist_csr *g) {
   return P == 1 && !ctx->tuning.dist_rounds_on_one_rank;
 }
 
+/* MIS-k (k = 1, 2) of a distributed graph: the one-process kernels on one
+ * rank, else the rounds of the graph's memory space. */
+static mispc_status dist_mis(mispc_context *ctx, const mispc_dist_csr *g,
+                             const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
+                             mispc_mis_result *res, int k) {
+  MISPC_TRY(check_graph(ctx, g));
+  mispc_mis_options o;
+  MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, k, k == 1 ? "mispc_dist_mis1" : "mispc_dist_mis2"));
+  mispc_mis_result r = {0, 0};
+  const int dev = g->diag.mem == MISPC_MEM_DEVICE;
+  mispc_status s;
+  if (one_rank(ctx, g)) {
+    o.skip_validation = 1; /* the distributed path does not validate either */
+    if (k == 1 && !o.max_rounds) o.max_rounds = MIS1_MAX_ROUNDS;
+    s = k == 1 ? mispc_mis1_subset(ctx, &g->diag, &o, subset, in_set, &r)
+               : mispc_mis2_subset(ctx, &g->diag, &o, subset, in_set, &r);
+  } else if (k == 1) {
+    const int mode = mis1_key_mode(o.priority);
+    s = dev ? mispc_dist_mis1_cuda(ctx, g, &o, mode, subset, in_set, &r)
+            : mispc_dist_mis1_host(ctx, g, &o, mode, subset, in_set, &r);
+  } else {
+    const int per_round = o.priority != MISPC_PRIORITY_HASH;
+    s = dev ? mispc_dist_mis2_cuda(ctx, g, &o, per_round, subset, in_set, &r)
+            : mispc_dist_mis2_host(ctx, g, &o, per_round, subset, in_set, &r);
+  }
+  if (res) *res = r;
+  return s;
+}
+
 mispc_status mispc_dist_mis1(mispc_context *ctx, const mispc_dist_csr *g,
                              const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                              mispc_mis_result *res) {
-  MISPC_TRY(check_graph(ctx, g));
-  mispc_mis_options o;
-  MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 1, "mispc_dist_mis1"));
-  mispc_mis_result r = {0, 0};
-  if (one_rank(ctx, g)) {
-    o.skip_validation = 1; /* the distributed path does not validate either */
-    if (!o.max_rounds) o.max_rounds = MIS1_MAX_ROUNDS;
-    mispc_status s = mispc_mis1_subset(ctx, &g->diag, &o, subset, in_set, &r);
-    if (res) *res = r;
-    return s;
-  }
-  const int mode = mis1_key_mode(o.priority);
-  mispc_status s = g->diag.mem == MISPC_MEM_DEVICE
-                       ? mispc_dist_mis1_cuda(ctx, g, &o, mode, subset, in_set, &r)
-                       : mispc_dist_mis1_host(ctx, g, &o, mode, subset, in_set, &r);
-  if (res) *res = r;
-  return s;
+  return dist_mis(ctx, g, opt, subset, in_set, res, 1);
 }
 
 mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr *g,
                              const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
                              mispc_mis_result *res) {
-  MISPC_TRY(check_graph(ctx, g));
-  mispc_mis_options o;
-  MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, 2, "mispc_dist_mis2"));
-  mispc_mis_result r = {0, 0};
-  if (one_rank(ctx, g)) {
-    o.skip_validation = 1;
-    mispc_status s = mispc_mis2_subset(ctx, &g->diag, &o, subset, in_set, &r);
-    if (res) *res = r;
-    return s;
-  }
-  const int per_round = o.priority != MISPC_PRIORITY_HASH;
-  mispc_status s = g->diag.mem == MISPC_MEM_DEVICE
-                       ? mispc_dist_mis2_cuda(ctx, g, &o, per_round, subset, in_set, &r)
-                       : mispc_dist_mis2_host(ctx, g, &o, per_round, subset, in_set, &r);
-  if (res) *res = r;
-  return s;
+  return dist_mis(ctx, g, opt, subset, in_set, res, 2);
 }
 
 mispc_status mis_dist_result(mispc_context *ctx, const mispc_dist_csr *g, mispc_status s,
