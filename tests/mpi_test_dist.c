@@ -483,11 +483,45 @@ static void check_coarse(mispc_context *ctx, const char *spec, int bs, int k) {
   mispc_csr_free(ctx, &G);
 }
 
+/* A copy of A (host, with values) that is harder on the strength graph:
+ * rows stored backwards, node blocks (I, J) dropped for a hash of (I, J)
+ * (an unsymmetric node pattern, so transposes are missing within and across
+ * ranks), off-diagonal values scaled by a hash of (i, j) (unsymmetric
+ * strength), the diagonal and the first off-diagonal entry of each row
+ * stored as two halves (repeated entries). pattern: no values. */
+static void twist_matrix(mispc_context *ctx, mispc_csr *A, int bs, int pattern) {
+  mispc_csr T;
+  CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, A->nrows, A->ncols, A->nnz + 2 * A->nrows,
+                                !pattern, &T));
+  int64_t q = 0;
+  for (int64_t i = 0; i < A->nrows; ++i) {
+    int halved = 0;
+    for (int64_t p = A->rowptr[i + 1] - 1; p >= A->rowptr[i]; --p) {
+      const int32_t j = A->colidx[p];
+      const int64_t I = i / bs, J = j / bs;
+      if (I != J && mispc_hash3(7, (uint64_t)I, (uint64_t)J) % 5 == 0) continue;
+      double v = A->values[p];
+      if (j != i) v *= 0.25 * (double)(1 + mispc_hash3(11, (uint64_t)i, (uint64_t)j) % 8);
+      const int two = j == i || (I != J && !halved);
+      if (I != J && two) halved = 1;
+      for (int h = 0; h <= two; ++h, ++q) {
+        T.colidx[q] = j;
+        if (T.values) T.values[q] = two ? 0.5 * v : v;
+      }
+    }
+    T.rowptr[i + 1] = q;
+  }
+  T.nnz = q;
+  mispc_csr_free(ctx, A);
+  *A = T;
+}
+
 /* The distributed strength graph equals mispc_strength_graph row for row
- * (node-aligned ranges). */
-static void check_strength(mispc_context *ctx, const char *spec, int bs, double theta) {
+ * (node-aligned ranges). twist: 1 the matrix of twist_matrix, 2 its pattern. */
+static void check_strength(mispc_context *ctx, const char *spec, int bs, double theta, int twist) {
   mispc_csr A, S;
   CHECK_OK(ctx, mispc_load(ctx, spec, &A));
+  if (twist) twist_matrix(ctx, &A, bs, twist == 2);
   CHECK_OK(ctx, mispc_strength_graph(ctx, &A, theta, bs, &S));
   int64_t n0, n1;
   split(A.nrows / bs, &n0, &n1);
@@ -539,11 +573,18 @@ static void test_coarse_levels(void) {
     CHECK_OK(ctx, mispc_dist_verify_aggregation(ctx, &D, lab, 2));
     mispc_dist_csr_free(ctx, &D);
   }
-  check_strength(ctx, "gen:elasticity3d:5", 3, 0.0);
-  check_strength(ctx, "gen:elasticity3d:5", 3, 0.08);
-  check_strength(ctx, "gen:elasticity3d:5", 1, 0.08);
-  check_strength(ctx, "gen:aniso2d:20:0.01:30", 1, 0.25);
-  check_strength(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0.1);
+  check_strength(ctx, "gen:elasticity3d:5", 3, 0.0, 0);
+  check_strength(ctx, "gen:elasticity3d:5", 3, 0.08, 0);
+  check_strength(ctx, "gen:elasticity3d:5", 1, 0.08, 0);
+  check_strength(ctx, "gen:aniso2d:20:0.01:30", 1, 0.25, 0);
+  check_strength(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0.1, 0);
+  /* missing transposes (pattern and values), unsorted and repeated entries */
+  check_strength(ctx, "gen:elasticity3d:5", 3, 0.0, 1);
+  check_strength(ctx, "gen:elasticity3d:5", 3, 0.08, 1);
+  check_strength(ctx, "gen:elasticity3d:5", 1, 0.3, 1);
+  check_strength(ctx, "gen:aniso2d:20:0.01:30", 1, 0.25, 1);
+  check_strength(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0.1, 1);
+  check_strength(ctx, "gen:laplace2d:15", 1, 0.25, 2); /* a pattern: theta ignored */
   mispc_context_destroy(ctx);
 }
 
