@@ -460,14 +460,10 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
                                         const uint8_t *subset, uint8_t *in_set,
                                         mispc_mis_result *res) {
   const int64_t n = g->nrows;
-  res->set_size = 0;
-  res->rounds = 0;
-  if (n == 0) return MISPC_SUCCESS;
   cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  int sms = 0, coop = 0;
-  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop)); /* sms sizes the non-persistent grids */
-  const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  int sms = 0, max_rounds = 0;
+  MISPC_TRY(mis_cuda::start(ctx, n, opt, res, &s, &sms, &max_rounds));
+  if (n == 0) return MISPC_SUCCESS;
   const size_t ncnt = (3 * (size_t)(max_rounds + 2) + 1) & ~(size_t)1; /* keep result 8-aligned */
   Plan p;
   memset(&p, 0, sizeof p);
@@ -507,12 +503,8 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
       return run<decltype(lanes)::value>(ctx, s, p, persistent, grid);
     });
     if (!st) {
-      cudaMemcpyAsync(h_result, p.result, sizeof h_result, cudaMemcpyDeviceToHost, s);
-      cudaError_t e = cudaStreamSynchronize(s);
-      if (e == cudaSuccess) e = cudaGetLastError();
-      if (e != cudaSuccess)
-        st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-1 kernels failed: %s", cudaGetErrorString(e));
-      else if (h_result[1] != 0)
+      st = mis_cuda::fetch_result(ctx, s, h_result, p.result, sizeof h_result, "MIS-1");
+      if (!st && h_result[1] != 0)
         st = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                           "mispc_mis1: %llu vertices undecided after %d rounds", h_result[1],
                           max_rounds);

@@ -283,14 +283,10 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
                              int per_round, const uint8_t *subset, uint8_t *in_set,
                              mispc_mis_result *res) {
   const int64_t n = g->nrows;
-  res->set_size = 0;
-  res->rounds = 0;
-  if (n == 0) return MISPC_SUCCESS;
   cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  int sms = 0, coop = 0;
-  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-  const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  int sms = 0, max_rounds = 0;
+  MISPC_TRY(mis_cuda::start(ctx, n, opt, res, &s, &sms, &max_rounds));
+  if (n == 0) return MISPC_SUCCESS;
   /* Warp per vertex when the average degree is >= 16 (§V-D), unless forced. */
   const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
   const bool warp = tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && g->nnz >= 16 * n);
@@ -353,12 +349,8 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
       }
     }
     if (!st) {
-      cudaMemcpyAsync(h_result, p.result, sizeof h_result, cudaMemcpyDeviceToHost, s);
-      cudaError_t e = cudaStreamSynchronize(s);
-      if (e == cudaSuccess) e = cudaGetLastError();
-      if (e != cudaSuccess)
-        st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-2 kernels failed: %s", cudaGetErrorString(e));
-      else if ((long long)h_result[1] < 0)
+      st = mis_cuda::fetch_result(ctx, s, h_result, p.result, sizeof h_result, "MIS-2");
+      if (!st && (long long)h_result[1] < 0)
         st = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                           "mispc_mis2: vertices still undecided after %d rounds", max_rounds);
       res->set_size = (int64_t)h_result[0];

@@ -5,6 +5,7 @@
 #define MISPC_MIS_CUDA_CUH
 
 #include "cuda_util.cuh"
+#include "mis_common.h"
 
 #ifndef MISPC_PERSISTENT_PER_SM
 #define MISPC_PERSISTENT_PER_SM 8 /* CMake's MISPC_PERSISTENT_PER_SM overrides it */
@@ -21,6 +22,33 @@ constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
  * lanes_for). */
 inline int lanes_by_mean_degree(const mispc_csr *g) {
   return g->nnz <= 12 * g->nrows ? 1 : 8;
+}
+
+/* The start of a one-process MIS of n vertices on the device: *res zeroed;
+ * unless n is 0, the context's stream, the SM count (it sizes the
+ * non-persistent grids) and the round limit (opt's, or MIS1_MAX_ROUNDS). */
+inline mispc_status start(mispc_context *ctx, int64_t n, const mispc_mis_options *opt,
+                          mispc_mis_result *res, cudaStream_t *s, int *sms, int *max_rounds) {
+  res->set_size = 0;
+  res->rounds = 0;
+  if (n == 0) return MISPC_SUCCESS;
+  MISPC_TRY(mispc_stream(ctx, s));
+  int coop = 0;
+  MISPC_TRY(mispc_device_caps(ctx, sms, &coop));
+  *max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  return MISPC_SUCCESS;
+}
+
+/* Copies the kernels' result words (bytes from d to h) and waits for the
+ * stream: MISPC_ERR_CUDA naming `what` when a kernel failed. */
+inline mispc_status fetch_result(mispc_context *ctx, cudaStream_t s, void *h, const void *d,
+                                 size_t bytes, const char *what) {
+  cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s);
+  cudaError_t e = cudaStreamSynchronize(s);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s kernels failed: %s", what, cudaGetErrorString(e));
+  return MISPC_SUCCESS;
 }
 
 /* Launches kernel(plan) cooperatively with enough blocks for `work` threads,
