@@ -14,6 +14,11 @@ extern "C" {
 mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
                                    int64_t naggs, mispc_status bad, const char *who);
 
+/* The number of the first local root among all ranks' roots (an exclusive
+ * scan of mine), and the total (collective). */
+mispc_status agg_dist_scan_count(mispc_context *ctx, MPI_Comm comm, int64_t mine, int64_t *first,
+                                 int64_t *total);
+
 /* (id, value) records of every owned vertex, value[v] (or its global id
  * when value is NULL) labelled agg[v], routed to the rank of the id (even
  * ranges of [0, naggs)) into *got (2 * *ngot entries, in rank order; the

@@ -26,9 +26,8 @@ typedef struct agg_work {
   uint8_t *flag, *gflag;     /* unaggregated (on entry to phase 2) */
 } agg_work;
 
-/* Number of the first local root among all ranks' roots, and the total. */
-static mispc_status scan_count(mispc_context *ctx, MPI_Comm comm, int64_t mine, int64_t *first,
-                               int64_t *total) {
+mispc_status agg_dist_scan_count(mispc_context *ctx, MPI_Comm comm, int64_t mine, int64_t *first,
+                                 int64_t *total) {
   int64_t before = 0, all = 0;
   if (MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
       MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
@@ -47,7 +46,7 @@ static mispc_status label_roots(mispc_context *ctx, agg_work *w, const uint8_t *
   const mispc_dist_csr *g = w->g;
   int64_t count = 0, first = 0, total = 0;
   for (int64_t v = 0; v < w->nloc; ++v) count += is_root[v] != 0;
-  MISPC_TRY(scan_count(ctx, g->comm, count, &first, &total));
+  MISPC_TRY(agg_dist_scan_count(ctx, g->comm, count, &first, &total));
   int64_t k = base + first;
   for (int64_t v = 0; v < w->nloc; ++v) w->rootid[v] = is_root[v] ? k++ : -1;
   MISPC_TRY(mispc_halo_exchange(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));

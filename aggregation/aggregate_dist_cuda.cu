@@ -12,7 +12,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "cuda_util.cuh"
-#include "dist_internal.h"
+#include "agg_dist.h"
 
 #define DIST_BLOCK 256
 
@@ -161,20 +161,10 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
   }
 }
 
-struct dev_buffers {
-  void *p[24];
-  int n;
-};
+typedef mispc_scratch_list dev_buffers;
 
 mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **out) {
-  MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 8, out, "distributed aggregation scratch"));
-  b->p[b->n++] = *out;
-  return MISPC_SUCCESS;
-}
-
-void release(mispc_context *ctx, dev_buffers *b) {
-  for (int i = 0; i < b->n; ++i) mispc_scratch_free(ctx, b->p[i]);
-  b->n = 0;
+  return mispc_scratch_list_alloc(ctx, b, bytes, "distributed aggregation scratch", out);
 }
 
 struct work {
@@ -239,20 +229,6 @@ mispc_status read_count(mispc_context *ctx, work *w, unsigned long long *d, int6
   return MISPC_SUCCESS;
 }
 
-/* Number of the first local root among all ranks' roots, and the total. */
-mispc_status scan_count(mispc_context *ctx, MPI_Comm comm, int64_t mine, int64_t *first,
-                        int64_t *total) {
-  int64_t before = 0, all = 0;
-  if (MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI scan of root counts failed");
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  *first = rank ? before : 0;
-  *total = all;
-  return MISPC_SUCCESS;
-}
-
 /* Roots (is_root) get ids base + first + k in local id order; the vertices
  * phase 1 / phase 2 may label join the root in N[v]. */
 mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, int64_t base,
@@ -270,7 +246,7 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
       ctx, cudaMemcpyAsync(&count, w->pos + w->nloc, sizeof count, cudaMemcpyDeviceToHost, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation root scan"));
   int64_t first = 0, total = 0;
-  MISPC_TRY(scan_count(ctx, g->comm, count, &first, &total));
+  MISPC_TRY(agg_dist_scan_count(ctx, g->comm, count, &first, &total));
   root_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, is_root, w->pos, base + first, w->rootid);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
@@ -388,7 +364,7 @@ extern "C" mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const misp
   mispc_dist_agg_info in;
   memset(&in, 0, sizeof in);
   if (!s) s = run(ctx, &w, opt, agg, &in);
-  release(ctx, &b); /* stream-ordered frees, after the queued work */
+  mispc_scratch_list_free(ctx, &b); /* stream-ordered frees, after the queued work */
   s = mispc_dist_agree(ctx, g->comm, s);
   if (!s && info) *info = in;
   return s;

@@ -112,20 +112,10 @@ __global__ void recolor_class(dev_graph g, const int32_t *old, const int32_t *go
   }
 }
 
-struct dev_buffers {
-  void *p[8];
-  int n;
-};
+typedef mispc_scratch_list dev_buffers;
 
 mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **out) {
-  MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 8, out, "distributed coloring scratch"));
-  b->p[b->n++] = *out;
-  return MISPC_SUCCESS;
-}
-
-void release(mispc_context *ctx, dev_buffers *b) {
-  for (int i = 0; i < b->n; ++i) mispc_scratch_free(ctx, b->p[i]);
-  b->n = 0;
+  return mispc_scratch_list_alloc(ctx, b, bytes, "distributed coloring scratch", out);
 }
 
 mispc_status max_over(mispc_context *ctx, MPI_Comm comm, int32_t *v) {
@@ -246,6 +236,6 @@ extern "C" mispc_status mispc_dist_color_cuda(mispc_context *ctx, const mispc_di
   mispc_status s = mispc_dist_agree(ctx, g->comm, setup(ctx, g, recolor_passes, &w, &b));
   if (!s) s = color_jp(ctx, g, mode, seed, &w, color, ncolors);
   if (!s && recolor_passes > 0) s = recolor(ctx, g, recolor_passes, &w, color, ncolors);
-  release(ctx, &b); /* stream-ordered frees, after the queued work */
+  mispc_scratch_list_free(ctx, &b); /* stream-ordered frees, after the queued work */
   return mispc_dist_agree(ctx, g->comm, s);
 }

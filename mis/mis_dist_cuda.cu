@@ -146,19 +146,10 @@ __global__ void decide2(dev_graph g, const uint8_t *subset, const uint8_t *gsub,
 
 /* ---- drivers ---------------------------------------------------------------- */
 
-typedef struct dev_buffers {
-  void *p[10];
-  int n;
-} dev_buffers;
+typedef mispc_scratch_list dev_buffers;
 
 static mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **out) {
-  MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 8, out, "distributed MIS scratch"));
-  b->p[b->n++] = *out;
-  return MISPC_SUCCESS;
-}
-
-static void release(mispc_context *ctx, dev_buffers *b) {
-  for (int i = 0; i < b->n; ++i) mispc_scratch_free(ctx, b->p[i]);
+  return mispc_scratch_list_alloc(ctx, b, bytes, "distributed MIS scratch", out);
 }
 
 /* Reads the device counter, zeroes it, and sums it over the ranks. */
@@ -295,22 +286,31 @@ static mispc_status mis2_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   return MISPC_SUCCESS;
 }
 
+typedef mispc_status (*rounds_fn)(mispc_context *, const mispc_dist_csr *,
+                                  const mispc_mis_options *, int, const uint8_t *, uint8_t *,
+                                  mispc_mis_result *, dev_buffers *);
+
+/* One distributed MIS on the device: its rounds (key: the MIS-1 mode or the
+ * MIS-2 per_round flag), then the scratch freed and the status agreed. */
+static mispc_status run_rounds(rounds_fn rounds, mispc_context *ctx, const mispc_dist_csr *g,
+                               const mispc_mis_options *opt, int key, const uint8_t *subset,
+                               uint8_t *in_set, mispc_mis_result *res) {
+  dev_buffers b = {{0}, 0};
+  mispc_status s = rounds(ctx, g, opt, key, subset, in_set, res, &b);
+  mispc_scratch_list_free(ctx, &b);
+  return mispc_dist_agree(ctx, g->comm, s);
+}
+
 extern "C" mispc_status mispc_dist_mis1_cuda(mispc_context *ctx, const mispc_dist_csr *g,
                                              const mispc_mis_options *opt, int mode,
                                              const uint8_t *subset, uint8_t *in_set,
                                              mispc_mis_result *res) {
-  dev_buffers b = {{0}, 0};
-  mispc_status s = mis1_rounds(ctx, g, opt, mode, subset, in_set, res, &b);
-  release(ctx, &b);
-  return mispc_dist_agree(ctx, g->comm, s);
+  return run_rounds(mis1_rounds, ctx, g, opt, mode, subset, in_set, res);
 }
 
 extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
                                              const mispc_mis_options *opt, int per_round,
                                              const uint8_t *subset, uint8_t *in_set,
                                              mispc_mis_result *res) {
-  dev_buffers b = {{0}, 0};
-  mispc_status s = mis2_rounds(ctx, g, opt, per_round, subset, in_set, res, &b);
-  release(ctx, &b);
-  return mispc_dist_agree(ctx, g->comm, s);
+  return run_rounds(mis2_rounds, ctx, g, opt, per_round, subset, in_set, res);
 }

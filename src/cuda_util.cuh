@@ -49,6 +49,25 @@ extern "C" {
  * between calls, so repeated calls do not pay cudaMalloc). */
 mispc_status mispc_scratch_alloc(mispc_context *ctx, size_t bytes, void **p, const char *what);
 void mispc_scratch_free(mispc_context *ctx, void *p);
+
+/* The device scratch of one call, freed together (stream-ordered, after the
+ * queued work): the buffers of the distributed device passes. */
+typedef struct mispc_scratch_list {
+  void *p[24];
+  int n;
+} mispc_scratch_list;
+/* One more buffer of `bytes` (8 spare) on list b; `what` names it in an
+ * allocation error. */
+static inline mispc_status mispc_scratch_list_alloc(mispc_context *ctx, mispc_scratch_list *b,
+                                                    size_t bytes, const char *what, void **out) {
+  MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 8, out, what));
+  b->p[b->n++] = *out;
+  return MISPC_SUCCESS;
+}
+static inline void mispc_scratch_list_free(mispc_context *ctx, mispc_scratch_list *b) {
+  for (int i = 0; i < b->n; ++i) mispc_scratch_free(ctx, b->p[i]);
+  b->n = 0;
+}
 /* Pinned host scratch of at least `bytes`, owned by the context. */
 mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, void **p);
 /* Streaming multiprocessors and cooperative-launch support of the current
