@@ -44,8 +44,7 @@ int cmd_bench_agg(int argc, char **argv) {
       .about = "Times the strength graph, MIS-2 alone on it and the whole aggregation on\n"
                "the GPU (at most 64 matrices), against one cuSPARSE SpMV on the matrix,\n"
                "and checks the GPU aggregates against the host's.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      CLI_OPTS_TABLE(opts),
       .min_pos = 1,
       .max_pos = 64,
       .no_operand = "no matrix given (a file or gen:...)",

@@ -22,6 +22,16 @@ int cli_close_output(const char *cmd, FILE *f, const char *path);
 /* The --priority option: the words of CLI_PRIORITY_WORDS in the order of
  * the table of cli_priority, which maps a CLI_CHOICE index to the priority
  * (index < 0, the option not given: MISPC_PRIORITY_DEFAULT). */
+/* Options of the one-process commands (mis, color, coarsen), written once:
+ * --host / --gpu (*USE_GPU = 0 / 1), --threads, --symmetrize. */
+#define CLI_OPTS_BACKEND(USE_GPU)                                                                  \
+  CLI_OPT_FLAG("--host", "host backend (default: GPU when one is visible)", USE_GPU, 0),           \
+      CLI_OPT_FLAG("--gpu", "GPU backend", USE_GPU, 1)
+#define CLI_OPT_THREADS(OUT)                                                                       \
+  CLI_OPT_INT("--threads", "N", "host threads (default: all)", OUT, 0, MISPC_MAX_THREADS)
+#define CLI_OPT_SYMMETRIZE(OUT)                                                                    \
+  CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T (for unsymmetric input)", OUT, 1)
+
 #define CLI_PRIORITY_WORDS "degree|largest-degree|hash|per-round|default"
 mispc_priority cli_priority(int index);
 /* Logger that prints library progress lines to stderr. */

@@ -59,9 +59,8 @@ int cmd_coarsen(int argc, char **argv) {
       CLI_OPT_INT("--block-size", "B", "rows per node of the strength graph (default 1)", &bs, 1,
                   1 << 20),
       CLI_OPT_SEED("--seed", "S", "MIS-2 hash seed (default 0)", &opt.mis.seed),
-      CLI_OPT_FLAG("--host", "host backend (default: GPU when one is visible)", &use_gpu, 0),
-      CLI_OPT_FLAG("--gpu", "GPU backend", &use_gpu, 1),
-      CLI_OPT_INT("--threads", "N", "host threads (default: all)", &threads, 0, MISPC_MAX_THREADS),
+      CLI_OPTS_BACKEND(&use_gpu),
+      CLI_OPT_THREADS(&threads),
       CLI_OPT_FLAG("--no-verify", "skip checking every level's aggregates", &no_verify, 1),
       CLI_OPT_TEXT("-o", "FILE",
                    "write the level-0 aggregate id of every strength-graph\n"
@@ -77,8 +76,7 @@ int cmd_coarsen(int argc, char **argv) {
       .about = "Multilevel MIS-2 aggregation: builds the strength graph of the matrix SPEC,\n"
                "aggregates it, builds the coarse graph and repeats; prints every level's\n"
                "sizes, the graph complexity and a checksum of the level-0 aggregates.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      CLI_OPTS_TABLE(opts),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no matrix given (a file or gen:...)",

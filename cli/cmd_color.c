@@ -21,11 +21,9 @@ int cmd_color(int argc, char **argv) {
                   "class by class from the last (default 0; never adds colors)",
                   &o.recolor, 0, MISPC_COLORING_MAX_RECOLOR),
       CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &o.mis.seed),
-      CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T (for unsymmetric input)",
-                   &symmetrize, 1),
-      CLI_OPT_FLAG("--host", "host backend (default: GPU when one is visible)", &use_gpu, 0),
-      CLI_OPT_FLAG("--gpu", "GPU backend", &use_gpu, 1),
-      CLI_OPT_INT("--threads", "N", "host threads (default: all)", &threads, 0, MISPC_MAX_THREADS),
+      CLI_OPT_SYMMETRIZE(&symmetrize),
+      CLI_OPTS_BACKEND(&use_gpu),
+      CLI_OPT_THREADS(&threads),
       CLI_OPT_TEXT("-o", "FILE", "write the color of every vertex, one per line", &outfile),
       CLI_OPT_FLAG("-v", "progress output", &verbose, 2),
   };
@@ -35,8 +33,7 @@ int cmd_color(int argc, char **argv) {
       .about = "Colors the graph of SPEC at distance 1, deterministically: each color is\n"
                "the MIS-1 of the vertices not colored yet (or greedy in vertex order);\n"
                "checks the coloring and prints the color sizes and a checksum.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      CLI_OPTS_TABLE(opts),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no graph given (a file or gen:...)",

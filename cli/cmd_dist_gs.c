@@ -63,8 +63,7 @@ static int parse(int argc, char **argv, void *args) {
       .about = "Distributed multicolor Gauss-Seidel: y = M^-1 b from y = 0 on the matrix of SPEC\n"
                "(values kept) split into P even row ranges. The checksum of y is the same for\n"
                "any P (the one-rank result bit for bit).",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      CLI_OPTS_TABLE(opts),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no matrix given (a file or gen:...)",

@@ -14,14 +14,12 @@ int cmd_mis(int argc, char **argv) {
   const cli_opt opts[] = {
       CLI_OPT_INT("-k", "K", "distance: 1 (MIS-1, default) or 2 (MIS-2)", &k, 1, 2),
       CLI_OPT_TEXT("-o", "FILE", "write member ids (0-based, one per line)", &outfile),
-      CLI_OPT_FLAG("--host", "host backend (default: GPU when one is visible)", &use_gpu, 0),
-      CLI_OPT_FLAG("--gpu", "GPU backend", &use_gpu, 1),
+      CLI_OPTS_BACKEND(&use_gpu),
       CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &opt.seed),
       CLI_OPT_CHOICE("--priority", CLI_PRIORITY_WORDS,
                      "priority order: default is degree for MIS-1,\nper-round for MIS-2", &prio),
-      CLI_OPT_INT("--threads", "N", "host threads (default: all)", &threads, 0, MISPC_MAX_THREADS),
-      CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T (for unsymmetric input)",
-                   &symmetrize, 1),
+      CLI_OPT_THREADS(&threads),
+      CLI_OPT_SYMMETRIZE(&symmetrize),
       CLI_OPT_FLAG("--no-verify", "skip the independence/maximality check", &no_verify, 1),
       CLI_OPT_FLAG("-v", "progress output", &verbose, 1),
   };
@@ -31,8 +29,7 @@ int cmd_mis(int argc, char **argv) {
       .about = "Computes a maximal independent set at distance 1 or 2 of the graph of SPEC\n"
                "(a file or gen:...; mispc --help lists them), checks it, and prints its size\n"
                "and a checksum that is the same on every backend and rank count.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
+      CLI_OPTS_TABLE(opts),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no graph given (a file or gen:...)",
