@@ -22,6 +22,17 @@ static inline mispc_csr graph_from_edges(mispc_context *ctx, int64_t n, int64_t 
   return G;
 }
 
+/* The graph of a generator spec (seed 7); exits on failure. */
+static inline mispc_csr generated_graph(mispc_context *ctx, const char *spec) {
+  mispc_csr A;
+  mispc_status s = mispc_generate(ctx, spec, 7, &A);
+  if (s) {
+    fprintf(stderr, "%s: %s\n", spec, mispc_context_error(ctx));
+    exit(1);
+  }
+  return A;
+}
+
 static inline mispc_csr star_graph(mispc_context *ctx, int32_t leaves) {
   int32_t *u = malloc(sizeof(int32_t) * (size_t)leaves),
           *v = malloc(sizeof(int32_t) * (size_t)leaves);

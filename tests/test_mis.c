@@ -7,13 +7,7 @@
 static mispc_context *ctx;
 
 static mispc_csr gen(const char *spec) {
-  mispc_csr A;
-  mispc_status s = mispc_generate(ctx, spec, 7, &A);
-  if (s) {
-    fprintf(stderr, "%s: %s\n", spec, mispc_context_error(ctx));
-    exit(1);
-  }
-  return A;
+  return generated_graph(ctx, spec);
 }
 
 /* Runs MIS-k, checks status, verify, set size and returns rounds. */
