@@ -605,38 +605,30 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
 }
 
 /* The setters and getters behind PCMCGSSet* / PCClusterGSSet* (pc_gs_api.c):
- * one implementation for both kinds, composed under each kind's names. */
-static PetscErrorCode PCGSSetSweeps_MispcGS(PC pc, PetscInt n) {
-  PC_MispcGS *g = (PC_MispcGS *)pc->data;
-  GSSettings s = g->set;
-  PetscFunctionBegin;
-  s.sweeps = n;
-  PetscCall(check_settings(pc, &s, "sweeps", "omega", "recolor", "block size"));
-  PetscCall(change_settings(pc, &s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSGetSweeps_MispcGS(PC pc, PetscInt *n) {
-  PetscFunctionBegin;
-  *n = ((PC_MispcGS *)pc->data)->set.sweeps;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSSetOmega_MispcGS(PC pc, PetscReal omega) {
-  PC_MispcGS *g = (PC_MispcGS *)pc->data;
-  GSSettings s = g->set;
-  PetscFunctionBegin;
-  s.omega = omega;
-  PetscCall(check_settings(pc, &s, "sweeps", "omega", "recolor", "block size"));
-  PetscCall(change_settings(pc, &s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSGetOmega_MispcGS(PC pc, PetscReal *omega) {
-  PetscFunctionBegin;
-  *omega = ((PC_MispcGS *)pc->data)->set.omega;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+ * one implementation for both kinds, composed under each kind's names.
+ * GS_FIELD_ACCESSORS: a setter and a getter of one field of GSSettings; the
+ * setter checks the ranges the options share (check_settings) and makes the
+ * next use set up again if the value changed (change_settings). */
+#define GS_FIELD_ACCESSORS(Name, Type, field)                                                      \
+  static PetscErrorCode PCGSSet##Name##_MispcGS(PC pc, Type v) {                                   \
+    GSSettings s = ((PC_MispcGS *)pc->data)->set;                                                  \
+    PetscFunctionBegin;                                                                            \
+    s.field = v;                                                                                   \
+    PetscCall(check_settings(pc, &s, "sweeps", "omega", "recolor", "block size"));                 \
+    PetscCall(change_settings(pc, &s));                                                            \
+    PetscFunctionReturn(PETSC_SUCCESS);                                                            \
+  }                                                                                                \
+  static PetscErrorCode PCGSGet##Name##_MispcGS(PC pc, Type *v) {                                  \
+    PetscFunctionBegin;                                                                            \
+    *v = ((PC_MispcGS *)pc->data)->set.field;                                                      \
+    PetscFunctionReturn(PETSC_SUCCESS);                                                            \
+  }
+GS_FIELD_ACCESSORS(Sweeps, PetscInt, sweeps)
+GS_FIELD_ACCESSORS(Omega, PetscReal, omega)
+GS_FIELD_ACCESSORS(Exact, PetscBool, exact)
+GS_FIELD_ACCESSORS(BlockSize, PetscInt, block_size)
+GS_FIELD_ACCESSORS(StrengthThreshold, PetscReal, strength_threshold)
+#undef GS_FIELD_ACCESSORS
 
 static PetscErrorCode PCGSSetType_MispcGS(PC pc, PCMCGSSweepType t) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
@@ -654,52 +646,6 @@ static PetscErrorCode PCGSSetType_MispcGS(PC pc, PCMCGSSweepType t) {
 static PetscErrorCode PCGSGetType_MispcGS(PC pc, PCMCGSSweepType *t) {
   PetscFunctionBegin;
   *t = ((PC_MispcGS *)pc->data)->set.type;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSSetExact_MispcGS(PC pc, PetscBool exact) {
-  PC_MispcGS *g = (PC_MispcGS *)pc->data;
-  GSSettings s = g->set;
-  PetscFunctionBegin;
-  s.exact = exact;
-  PetscCall(change_settings(pc, &s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSGetExact_MispcGS(PC pc, PetscBool *exact) {
-  PetscFunctionBegin;
-  *exact = ((PC_MispcGS *)pc->data)->set.exact;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSSetBlockSize_MispcGS(PC pc, PetscInt bs) {
-  PC_MispcGS *g = (PC_MispcGS *)pc->data;
-  GSSettings s = g->set;
-  PetscFunctionBegin;
-  s.block_size = bs;
-  PetscCall(check_settings(pc, &s, "sweeps", "omega", "recolor", "block size"));
-  PetscCall(change_settings(pc, &s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSGetBlockSize_MispcGS(PC pc, PetscInt *bs) {
-  PetscFunctionBegin;
-  *bs = ((PC_MispcGS *)pc->data)->set.block_size;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSSetStrengthThreshold_MispcGS(PC pc, PetscReal t) {
-  PC_MispcGS *g = (PC_MispcGS *)pc->data;
-  GSSettings s = g->set;
-  PetscFunctionBegin;
-  s.strength_threshold = t;
-  PetscCall(change_settings(pc, &s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode PCGSGetStrengthThreshold_MispcGS(PC pc, PetscReal *t) {
-  PetscFunctionBegin;
-  *t = ((PC_MispcGS *)pc->data)->set.strength_threshold;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
