@@ -100,9 +100,7 @@ static void node_blocks(double h, double blk[27][3][3]) {
 }
 
 mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "elasticity3d: output CSR is NULL");
-  memset(out, 0, sizeof *out);
+  MISPC_TRY(mispc_gen_begin(ctx, "elasticity3d", out));
   if (n < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "elasticity3d: N must be >= 1, got %lld",
                         (long long)n);

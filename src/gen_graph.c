@@ -15,9 +15,7 @@ static inline double unit_double(uint64_t h) {
 }
 
 mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "path: output CSR is NULL");
-  memset(out, 0, sizeof *out);
+  MISPC_TRY(mispc_gen_begin(ctx, "path", out));
   if (n < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "path: N must be >= 1, got %lld", (long long)n);
   if (n > INT32_MAX)
@@ -46,9 +44,7 @@ static inline int road_keep(uint64_t seed, double p, int64_t edge) {
 
 mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
                                 mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "roadgrid: output CSR is NULL");
-  memset(out, 0, sizeof *out);
+  MISPC_TRY(mispc_gen_begin(ctx, "roadgrid", out));
   if (n < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "roadgrid: N must be >= 1, got %lld",
                         (long long)n);
@@ -111,9 +107,7 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
 
 mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
                                  mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "kron: output CSR is NULL");
-  memset(out, 0, sizeof *out);
+  MISPC_TRY(mispc_gen_begin(ctx, "kron", out));
   if (scale < 1 || edgefactor < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "kron: SCALE and edge factor must be >= 1, got %d and %d", scale,
@@ -190,9 +184,7 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
 
 mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, uint64_t seed,
                               mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "random: output CSR is NULL");
-  memset(out, 0, sizeof *out);
+  MISPC_TRY(mispc_gen_begin(ctx, "random", out));
   if (n < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "random: N must be >= 1, got %lld",
                         (long long)n);

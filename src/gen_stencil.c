@@ -128,7 +128,9 @@ mispc_status mispc_stencil_named(mispc_context *ctx, const char *name, int64_t n
   return MISPC_SUCCESS;
 }
 
+/* The entry of a named stencil generator (laplace2d, ...). */
 static mispc_status build_named(mispc_context *ctx, const char *name, int64_t n, mispc_csr *out) {
+  MISPC_TRY(mispc_gen_begin(ctx, name, out));
   mispc_stencil st;
   int found = 0;
   MISPC_TRY(mispc_stencil_named(ctx, name, n, &st, &found));
@@ -166,16 +168,10 @@ mispc_status mispc_stencil_rows(mispc_context *ctx, const mispc_stencil *st, int
 }
 
 mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "laplace2d: output CSR is NULL");
-  memset(out, 0, sizeof *out);
   return build_named(ctx, "laplace2d", n, out);
 }
 
 mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "laplace3d: output CSR is NULL");
-  memset(out, 0, sizeof *out);
   return build_named(ctx, "laplace3d", n, out);
 }
 
@@ -192,9 +188,7 @@ mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out) 
  * For theta = 0, K12 = 0 exactly and the corners are dropped (5 points). */
 mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
                                mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso2d: output CSR is NULL");
-  memset(out, 0, sizeof *out);
+  MISPC_TRY(mispc_gen_begin(ctx, "aniso2d", out));
   if (!(eps > 0) || !isfinite(eps))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso2d: EPS must be > 0 and finite, got %g",
                         eps);
@@ -219,9 +213,7 @@ mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double
 
 /* 7 points: coupling 1 in x and y, eps in z; diagonal 4 + 2*eps. */
 mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso3d: output CSR is NULL");
-  memset(out, 0, sizeof *out);
+  MISPC_TRY(mispc_gen_begin(ctx, "aniso3d", out));
   if (!(eps > 0) || !isfinite(eps))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso3d: EPS must be > 0 and finite, got %g",
                         eps);
@@ -234,15 +226,9 @@ mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_
 }
 
 mispc_status mispc_gen_grid2d(mispc_context *ctx, int64_t n, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "grid2d: output CSR is NULL");
-  memset(out, 0, sizeof *out);
   return build_named(ctx, "grid2d", n, out);
 }
 
 mispc_status mispc_gen_grid3d27(mispc_context *ctx, int64_t n, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "grid3d27: output CSR is NULL");
-  memset(out, 0, sizeof *out);
   return build_named(ctx, "grid3d27", n, out);
 }

@@ -158,3 +158,10 @@ mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed,
     return mispc_gen_grid3d27(ctx, iv[0], out);
   }
 }
+
+mispc_status mispc_gen_begin(mispc_context *ctx, const char *name, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: output CSR is NULL", name);
+  memset(out, 0, sizeof *out);
+  return MISPC_SUCCESS;
+}

@@ -98,6 +98,10 @@ void mispc_pool_free(mispc_context *ctx, mispc_memspace mem, void *p);
 /* Returns MISPC_SUCCESS if a is a usable CSR descriptor (not its contents). */
 mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const char *name);
 
+/* The start of a generator entry (mispc_gen_*): ctx set, out not NULL
+ * ("NAME: output CSR is NULL"), *out cleared. */
+mispc_status mispc_gen_begin(mispc_context *ctx, const char *name, mispc_csr *out);
+
 /* A square graph whose vertex ids fit 32 bits ("WHO: graph must be square"
  * or "WHO: N vertices exceed 32-bit ids" otherwise); checks no contents. */
 mispc_status mispc_check_graph_shape(mispc_context *ctx, const mispc_csr *A, const char *who);
