@@ -245,31 +245,23 @@ extern "C" mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mis
   }
   if (h->nccl) { /* device to device on the stream: no host wait */
     MISPC_TRY(mispc_halo_nccl_exchange_counts(ctx, h, dsb, so, drb, ro, st));
-    if (nr > 0) {
-      scatter_kernel<<<mispc_device_grid(ctx, nr, 256), 256, 0, st>>>(nr, kp->d_gidx + r0, drb,
-                                                                      ghost);
-      MISPC_CUDA_LAUNCH_CHECK(ctx);
-    }
-    h->stats.exchanges++;
-    h->stats.bytes_sent += ns * 8;
-    h->stats.comm_seconds += mispc_wtime() - t0;
-    return MISPC_SUCCESS;
+  } else { /* staged through pinned host memory and MPI */
+    if (ns > 0)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(hsb, dsb, (size_t)ns * 8, cudaMemcpyDeviceToHost, st));
+    /* the values must be on the host before MPI sends them, and the previous
+     * exchange's copy out of the receive buffer done before MPI refills it */
+    if (ns > 0 || nr > 0) MISPC_TRY(mispc_sync(ctx, st, "keyed halo packing"));
+    int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
+    for (int q = 0; q < h->ndst; ++q)
+      sc[q] = (int)((so[q + 1] - so[q]) * 8), sd[q] = (int)((so[q] - s0) * 8);
+    for (int q = 0; q < h->nsrc; ++q)
+      rc[q] = (int)((ro[q + 1] - ro[q]) * 8), rd[q] = (int)((ro[q] - r0) * 8);
+    if (MPI_Neighbor_alltoallv(hsb, sc, sd, MPI_BYTE, hrb, rc, rd, MPI_BYTE, h->nbr) != MPI_SUCCESS)
+      return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+    if (nr > 0)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(drb, hrb, (size_t)nr * 8, cudaMemcpyHostToDevice, st));
   }
-  if (ns > 0) {
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(hsb, dsb, (size_t)ns * 8, cudaMemcpyDeviceToHost, st));
-  }
-  /* the values must be on the host before MPI sends them, and the previous
-   * exchange's copy out of the receive buffer done before MPI refills it */
-  if (ns > 0 || nr > 0) MISPC_TRY(mispc_sync(ctx, st, "keyed halo packing"));
-  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
-  for (int q = 0; q < h->ndst; ++q)
-    sc[q] = (int)((so[q + 1] - so[q]) * 8), sd[q] = (int)((so[q] - s0) * 8);
-  for (int q = 0; q < h->nsrc; ++q)
-    rc[q] = (int)((ro[q + 1] - ro[q]) * 8), rd[q] = (int)((ro[q] - r0) * 8);
-  if (MPI_Neighbor_alltoallv(hsb, sc, sd, MPI_BYTE, hrb, rc, rd, MPI_BYTE, h->nbr) != MPI_SUCCESS)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
   if (nr > 0) {
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(drb, hrb, (size_t)nr * 8, cudaMemcpyHostToDevice, st));
     scatter_kernel<<<mispc_device_grid(ctx, nr, 256), 256, 0, st>>>(nr, kp->d_gidx + r0, drb,
                                                                     ghost);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
