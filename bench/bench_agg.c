@@ -44,7 +44,8 @@ int cmd_bench_agg(int argc, char **argv) {
       .about = "Times the strength graph, MIS-2 alone on it and the whole aggregation on\n"
                "the GPU (at most 64 matrices), against one cuSPARSE SpMV on the matrix,\n"
                "and checks the GPU aggregates against the host's.",
-      CLI_OPTS_TABLE(opts),
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
       .min_pos = 1,
       .max_pos = 64,
       .no_operand = "no matrix given (a file or gen:...)",

@@ -65,7 +65,8 @@ int cmd_bench_gs(int argc, char **argv) {
       .about = "Times the symbolic and numeric setup and one symmetric sweep of point and\n"
                "cluster multicolor Gauss-Seidel on the GPU (at most 64 matrices with values),\n"
                "against one double cuSPARSE SpMV, and checks x against the host's bit for bit.",
-      CLI_OPTS_TABLE(opts),
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
       .min_pos = 1,
       .max_pos = 64,
       .no_operand = "no matrix given (a file or gen:...)",

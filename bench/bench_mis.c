@@ -109,7 +109,8 @@ int cmd_bench(int argc, char **argv) {
       .synopsis = "SPEC... [options]",
       .about = "Times MIS-1 / MIS-2 on the GPU against one cuSPARSE SpMV on the same graph\n"
                "(at most 64 graphs) and checks the GPU set against the host's.",
-      CLI_OPTS_TABLE(opts),
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
       .min_pos = 1,
       .max_pos = 64,
       .no_operand = "no graph given (a file or gen:...)",

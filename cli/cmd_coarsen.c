@@ -76,7 +76,8 @@ int cmd_coarsen(int argc, char **argv) {
       .about = "Multilevel MIS-2 aggregation: builds the strength graph of the matrix SPEC,\n"
                "aggregates it, builds the coarse graph and repeats; prints every level's\n"
                "sizes, the graph complexity and a checksum of the level-0 aggregates.",
-      CLI_OPTS_TABLE(opts),
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no matrix given (a file or gen:...)",

@@ -33,7 +33,8 @@ int cmd_color(int argc, char **argv) {
       .about = "Colors the graph of SPEC at distance 1, deterministically: each color is\n"
                "the MIS-1 of the vertices not colored yet (or greedy in vertex order);\n"
                "checks the coloring and prints the color sizes and a checksum.",
-      CLI_OPTS_TABLE(opts),
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no graph given (a file or gen:...)",

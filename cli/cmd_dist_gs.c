@@ -14,9 +14,7 @@
 
 #if !MISPC_ENABLE_MPI
 int cmd_dist_gs(int argc, char **argv) {
-  (void)argc;
-  fprintf(stderr, "mispc %s: this mispc was built without MPI\n", argv[0]);
-  return 1;
+  return cmd_dist(argc, argv); /* says this mispc was built without MPI */
 }
 #else
 #include <mpi.h>
@@ -63,7 +61,8 @@ static int parse(int argc, char **argv, void *args) {
       .about = "Distributed multicolor Gauss-Seidel: y = M^-1 b from y = 0 on the matrix of SPEC\n"
                "(values kept) split into P even row ranges. The checksum of y is the same for\n"
                "any P (the one-rank result bit for bit).",
-      CLI_OPTS_TABLE(opts),
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no matrix given (a file or gen:...)",

@@ -29,7 +29,8 @@ int cmd_mis(int argc, char **argv) {
       .about = "Computes a maximal independent set at distance 1 or 2 of the graph of SPEC\n"
                "(a file or gen:...; mispc --help lists them), checks it, and prints its size\n"
                "and a checksum that is the same on every backend and rank count.",
-      CLI_OPTS_TABLE(opts),
+      .opts = opts,
+      .nopts = (int)(sizeof opts / sizeof opts[0]),
       .min_pos = 1,
       .max_pos = 1,
       .no_operand = "no graph given (a file or gen:...)",

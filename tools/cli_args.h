@@ -65,9 +65,6 @@ typedef struct cli_command {
   int full_usage;             /* 1: synopsis is the whole usage line (mpiexec ...) */
 } cli_command;
 
-/* The .opts and .nopts of a cli_command from a table (an array). */
-#define CLI_OPTS_TABLE(TABLE) .opts = TABLE, .nopts = (int)(sizeof TABLE / sizeof TABLE[0])
-
 enum { CLI_ARGS_OK = 0, CLI_ARGS_HELP = 1, CLI_ARGS_ERROR = 2 };
 
 /* Parses argv[first .. argc) against c: each option of c (with its value as

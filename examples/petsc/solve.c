@@ -199,6 +199,21 @@ static PetscErrorCode push_options(const char *opts, char set[][64], int *nset) 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The solver of an entry: KSP ksp_type to rtol on A with the entry's PC,
+ * then the options database. */
+static PetscErrorCode make_solver(Mat A, const Entry *e, KSPType ksp_type, PetscReal rtol, KSP *ksp,
+                                  PC *pc) {
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, ksp_type));
+  PetscCall(KSPSetTolerances(*ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  PetscCall(KSPGetPC(*ksp, pc));
+  PetscCall(PCSetType(*pc, e->pc));
+  PetscCall(KSPSetFromOptions(*ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode run_entry(Mat A, Vec b, const Entry *e, KSPType ksp_type, PetscReal rtol,
                                 PetscBool view, PetscInt repeat, PetscBool *ok) {
   KSP ksp;
@@ -214,13 +229,7 @@ static PetscErrorCode run_entry(Mat A, Vec b, const Entry *e, KSPType ksp_type, 
   /* earlier repetitions warm up (first-use costs: library handles, JIT, caches) */
   for (PetscInt rep = 1; rep < repeat; ++rep) {
     PetscCall(VecDuplicate(b, &x));
-    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-    PetscCall(KSPSetOperators(ksp, A, A));
-    PetscCall(KSPSetType(ksp, ksp_type));
-    PetscCall(KSPSetTolerances(ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, e->pc));
-    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(make_solver(A, e, ksp_type, rtol, &ksp, &pc));
     PetscCall(VecSet(x, 0.0));
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(KSPDestroy(&ksp));
@@ -228,13 +237,7 @@ static PetscErrorCode run_entry(Mat A, Vec b, const Entry *e, KSPType ksp_type, 
   }
   PetscCall(VecDuplicate(b, &x));
   PetscCall(VecDuplicate(b, &r));
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, ksp_type));
-  PetscCall(KSPSetTolerances(ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, e->pc));
-  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(make_solver(A, e, ksp_type, rtol, &ksp, &pc));
   PetscCall(VecSet(x, 0.0));
   PetscCall(sync_device(x));
   double t0 = MPI_Wtime();
