@@ -11,23 +11,10 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "cuda_util.cuh"
+#include "dist_cuda.cuh"
 #include "agg_dist.h"
 
-#define DIST_BLOCK 256
-
-#define FOR_VERTEX(v, n)                                                                           \
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < (n);                        \
-       v += (int64_t)gridDim.x * blockDim.x)
-
 namespace {
-
-struct dev_graph {
-  int64_t nloc, rstart;
-  const int64_t *arp, *brp;
-  const int32_t *acol, *bcol;
-  const int64_t *garray;
-};
 
 __global__ void fill_i32(int64_t n, int32_t value, int32_t *a) {
   FOR_VERTEX(v, n) a[v] = value;
@@ -188,13 +175,7 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
   w->nloc = nloc;
   w->ng = ng;
   MISPC_TRY(mispc_stream(ctx, &w->st));
-  w->d.nloc = nloc;
-  w->d.rstart = g->rstart;
-  w->d.arp = g->diag.rowptr;
-  w->d.brp = g->offd.rowptr;
-  w->d.acol = g->diag.colidx;
-  w->d.bcol = g->offd.colidx;
-  MISPC_TRY(mispc_halo_device_garray(ctx, g->halo, g->garray, &w->d.garray));
+  MISPC_TRY(dist_device_view(ctx, g, &w->d));
   const size_t nl = (size_t)nloc, gn = (size_t)ng;
   MISPC_TRY(scratch(ctx, b, nl, (void **)&w->set));
   MISPC_TRY(scratch(ctx, b, nl, (void **)&w->is_root));

@@ -16,24 +16,11 @@
  * class (the vertices of one class are not adjacent, and a vertex reads
  * only neighbours of classes above it, recolored by earlier launches), one
  * exchange a class, as the host. Colors are in device memory. */
-#include "cuda_util.cuh"
+#include "dist_cuda.cuh"
 #include "dist_internal.h"
 #include "mis_common.h"
 
-#define DIST_BLOCK 256
-
-#define FOR_VERTEX(v, n)                                                                           \
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < (n);                        \
-       v += (int64_t)gridDim.x * blockDim.x)
-
 namespace {
-
-struct dev_graph {
-  int64_t nloc, rstart;
-  const int64_t *arp, *brp;
-  const int32_t *acol, *bcol;
-  const int64_t *garray;
-};
 
 enum { kColored = 0, kLeft = 1 }; /* counters of a pass */
 
@@ -139,13 +126,7 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, wor
                    dev_buffers *b) {
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   MISPC_TRY(mispc_stream(ctx, &w->st));
-  w->d.nloc = nloc;
-  w->d.rstart = g->rstart;
-  w->d.arp = g->diag.rowptr;
-  w->d.brp = g->offd.rowptr;
-  w->d.acol = g->diag.colidx;
-  w->d.bcol = g->offd.colidx;
-  MISPC_TRY(mispc_halo_device_garray(ctx, g->halo, g->garray, &w->d.garray));
+  MISPC_TRY(dist_device_view(ctx, g, &w->d));
   MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&w->key));
   MISPC_TRY(scratch(ctx, b, (size_t)ng * 4, (void **)&w->gkey));
   MISPC_TRY(scratch(ctx, b, (size_t)ng * 4, (void **)&w->gcol));

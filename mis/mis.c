@@ -52,18 +52,13 @@ static mispc_status mis_subset(mispc_context *ctx, const mispc_csr *graph,
     return mispc_seterr(
         ctx, MISPC_ERR_INVALID_ARG,
         "mispc_mis2: degree priorities are MIS-1 options; use HASH_PER_ROUND or HASH");
-  const int dev = graph->mem == MISPC_MEM_DEVICE;
+  static mis_backend_fn *const backend[2][2] = {{mispc_mis1_host, mispc_mis1_cuda},
+                                                {mispc_mis2_host, mispc_mis2_cuda}};
+  /* MIS-1: the key mode; MIS-2: per-round priorities */
+  const int key = k == 1 ? mis1_key_mode(o.priority) : o.priority != MISPC_PRIORITY_HASH;
   mispc_mis_result r = {0, 0};
-  mispc_status s;
-  if (k == 1) {
-    const int mode = mis1_key_mode(o.priority);
-    s = dev ? mispc_mis1_cuda(ctx, graph, &o, mode, subset, in_set, &r)
-            : mispc_mis1_host(ctx, graph, &o, mode, subset, in_set, &r);
-  } else {
-    const int per_round = o.priority != MISPC_PRIORITY_HASH;
-    s = dev ? mispc_mis2_cuda(ctx, graph, &o, per_round, subset, in_set, &r)
-            : mispc_mis2_host(ctx, graph, &o, per_round, subset, in_set, &r);
-  }
+  mispc_status s =
+      backend[k - 1][graph->mem == MISPC_MEM_DEVICE](ctx, graph, &o, key, subset, in_set, &r);
   if (res) *res = r;
   return s;
 }

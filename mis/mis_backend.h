@@ -9,20 +9,13 @@
 extern "C" {
 #endif
 
-/* mode: MIS-1 key mode (MIS1_KEY_*); per_round: MIS-2 priority re-drawn each
- * round; subset: NULL or the vertices of the induced subgraph. */
-mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int mode, const uint8_t *subset, uint8_t *in_set,
-                             mispc_mis_result *res);
-mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int per_round, const uint8_t *subset, uint8_t *in_set,
-                             mispc_mis_result *res);
-mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int mode, const uint8_t *subset, uint8_t *in_set,
-                             mispc_mis_result *res);
-mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
-                             int per_round, const uint8_t *subset, uint8_t *in_set,
-                             mispc_mis_result *res);
+/* A backend. key: for MIS-1 the key mode (MIS1_KEY_*), for MIS-2 per_round
+ * (priority re-drawn each round); subset: NULL or the vertices of the induced
+ * subgraph. */
+typedef mispc_status mis_backend_fn(mispc_context *ctx, const mispc_csr *g,
+                                    const mispc_mis_options *opt, int key, const uint8_t *subset,
+                                    uint8_t *in_set, mispc_mis_result *res);
+mis_backend_fn mispc_mis1_host, mispc_mis2_host, mispc_mis1_cuda, mispc_mis2_cuda;
 mispc_status mispc_mis_to_list_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set,
                                     int32_t *list, int64_t *count);
 

@@ -69,14 +69,11 @@ static mispc_status dist_mis(mispc_context *ctx, const mispc_dist_csr *g,
     if (k == 1 && !o.max_rounds) o.max_rounds = MIS1_MAX_ROUNDS;
     s = k == 1 ? mispc_mis1_subset(ctx, &g->diag, &o, subset, in_set, &r)
                : mispc_mis2_subset(ctx, &g->diag, &o, subset, in_set, &r);
-  } else if (k == 1) {
-    const int mode = mis1_key_mode(o.priority);
-    s = dev ? mispc_dist_mis1_cuda(ctx, g, &o, mode, subset, in_set, &r)
-            : mispc_dist_mis1_host(ctx, g, &o, mode, subset, in_set, &r);
   } else {
-    const int per_round = o.priority != MISPC_PRIORITY_HASH;
-    s = dev ? mispc_dist_mis2_cuda(ctx, g, &o, per_round, subset, in_set, &r)
-            : mispc_dist_mis2_host(ctx, g, &o, per_round, subset, in_set, &r);
+    static mis_dist_backend_fn *const backend[2][2] = {
+        {mispc_dist_mis1_host, mispc_dist_mis1_cuda}, {mispc_dist_mis2_host, mispc_dist_mis2_cuda}};
+    const int key = k == 1 ? mis1_key_mode(o.priority) : o.priority != MISPC_PRIORITY_HASH;
+    s = backend[k - 1][dev](ctx, g, &o, key, subset, in_set, &r);
   }
   if (res) *res = r;
   return s;

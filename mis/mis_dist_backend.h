@@ -9,19 +9,14 @@
 extern "C" {
 #endif
 
-mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
-                                  const mispc_mis_options *opt, int mode, const uint8_t *subset,
-                                  uint8_t *in_set, mispc_mis_result *res);
-mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
-                                  const mispc_mis_options *opt, int per_round,
-                                  const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res);
-
-mispc_status mispc_dist_mis1_cuda(mispc_context *ctx, const mispc_dist_csr *g,
-                                  const mispc_mis_options *opt, int mode, const uint8_t *subset,
-                                  uint8_t *in_set, mispc_mis_result *res);
-mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
-                                  const mispc_mis_options *opt, int per_round,
-                                  const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res);
+/* A backend. key: for MIS-1 the key mode (MIS1_KEY_*), for MIS-2 per_round;
+ * subset: NULL or the vertices of the induced subgraph. */
+typedef mispc_status mis_dist_backend_fn(mispc_context *ctx, const mispc_dist_csr *g,
+                                         const mispc_mis_options *opt, int key,
+                                         const uint8_t *subset, uint8_t *in_set,
+                                         mispc_mis_result *res);
+mis_dist_backend_fn mispc_dist_mis1_host, mispc_dist_mis2_host, mispc_dist_mis1_cuda,
+    mispc_dist_mis2_cuda;
 
 /* The end of a host MIS call: the status agreed on every rank, then (on
  * success) the global set size from in_set and the round count in *res. */

@@ -3,23 +3,11 @@
  * exchange (dist_halo_cuda.cu). Every kernel reads only state written
  * before its launch (or, in remove1, only IN words, which it never writes),
  * so the set and the round count equal the host's bit for bit. */
-#include "cuda_util.cuh"
+#include "dist_cuda.cuh"
 #include "mis_common.h"
 #include "mis_dist_backend.h"
 
 enum { UNDECIDED = 0, IN = 1, OUT = 2 };
-#define DIST_BLOCK 256
-
-#define FOR_VERTEX(v, n)                                                                           \
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < (n);                        \
-       v += (int64_t)gridDim.x * blockDim.x)
-
-struct dev_graph {
-  int64_t nloc, rstart;
-  const int64_t *arp, *brp;
-  const int32_t *acol, *bcol;
-  const int64_t *garray;
-};
 
 __global__ void init1(dev_graph g, int mode, uint64_t seed, const uint8_t *subset, uint8_t *st,
                       uint32_t *key, unsigned long long *undecided) {
@@ -163,14 +151,18 @@ static mispc_status global_count(mispc_context *ctx, const mispc_dist_csr *g, cu
   return mispc_dist_sum(ctx, g->halo, g->comm, out);
 }
 
-static mispc_status device_view(mispc_context *ctx, const mispc_dist_csr *g, dev_graph *d) {
-  d->nloc = g->rend - g->rstart;
-  d->rstart = g->rstart;
-  d->arp = g->diag.rowptr;
-  d->brp = g->offd.rowptr;
-  d->acol = g->diag.colidx;
-  d->bcol = g->offd.colidx;
-  return mispc_halo_device_garray(ctx, g->halo, g->garray, &d->garray);
+/* The end of the rounds: the members (state IN) written to in_set, the set's
+ * size summed over the ranks, and the rounds. */
+static mispc_status finish(mispc_context *ctx, const mispc_dist_csr *g, cudaStream_t st,
+                           unsigned grid, const uint8_t *state, uint8_t *in_set,
+                           unsigned long long *cnt, int rounds, mispc_mis_result *res) {
+  members<<<grid, DIST_BLOCK, 0, st>>>(g->rend - g->rstart, state, IN, in_set, cnt);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  int64_t size = 0;
+  MISPC_TRY(global_count(ctx, g, st, cnt, &size));
+  res->set_size = size;
+  res->rounds = rounds;
+  return MISPC_SUCCESS;
 }
 
 static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
@@ -181,7 +173,7 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   dev_graph d;
-  MISPC_TRY(device_view(ctx, g, &d));
+  MISPC_TRY(dist_device_view(ctx, g, &d));
   uint8_t *s, *gs, *sel;
   uint32_t *key, *gkey;
   unsigned long long *cnt;
@@ -215,13 +207,7 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
     ++r;
     MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
   }
-  members<<<grid, DIST_BLOCK, 0, st>>>(nloc, s, IN, in_set, cnt);
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
-  int64_t size = 0;
-  MISPC_TRY(global_count(ctx, g, st, cnt, &size));
-  res->set_size = size;
-  res->rounds = r;
-  return MISPC_SUCCESS;
+  return finish(ctx, g, st, grid, s, in_set, cnt, r, res);
 }
 
 static mispc_status mis2_rounds(mispc_context *ctx, const mispc_dist_csr *g,
@@ -233,7 +219,7 @@ static mispc_status mis2_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   dev_graph d;
-  MISPC_TRY(device_view(ctx, g, &d));
+  MISPC_TRY(dist_device_view(ctx, g, &d));
   uint64_t *T, *M, *gT, *gM;
   uint8_t *own, *gstate, *gsub;
   unsigned long long *cnt;
@@ -277,13 +263,7 @@ static mispc_status mis2_rounds(mispc_context *ctx, const mispc_dist_csr *g,
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     ++iter;
   }
-  members<<<grid, DIST_BLOCK, 0, st>>>(nloc, own, IN, in_set, cnt);
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
-  int64_t size = 0;
-  MISPC_TRY(global_count(ctx, g, st, cnt, &size));
-  res->set_size = size;
-  res->rounds = iter;
-  return MISPC_SUCCESS;
+  return finish(ctx, g, st, grid, own, in_set, cnt, iter, res);
 }
 
 typedef mispc_status (*rounds_fn)(mispc_context *, const mispc_dist_csr *,
