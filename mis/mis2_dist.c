@@ -108,27 +108,9 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
     for (int64_t v = 0; v < nloc; ++v) {
       const uint64_t t = T[v];
       if (t == MIS2_IN || t == MIS2_OUT) continue;
-      int out = M[v] == MIS2_OUT, all_min = M[v] == t;
-      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !out; ++p) {
-        const int32_t u = A->colidx[p];
-        if (subset && !subset[u]) continue; /* not part of the subgraph */
-        out = M[u] == MIS2_OUT;
-        all_min &= M[u] == t;
-      }
-      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !out; ++p) {
-        const int32_t j = B->colidx[p];
-        if (!gsub[j]) continue;
-        out = gM[j] == MIS2_OUT;
-        all_min &= gM[j] == t;
-      }
-      if (out)
-        T[v] = MIS2_OUT;
-      else if (all_min)
-        T[v] = MIS2_IN;
-      else {
-        T[v] = mis2_tuple(per_round, opt->seed, iter + 1, g->rstart + v, idbits, wordbits);
-        ++left;
-      }
+      T[v] = mis2_dist_decide(v, t, M, gM, A->rowptr, A->colidx, B->rowptr, B->colidx, subset, gsub,
+                              per_round, opt->seed, iter, g->rstart + v, idbits, wordbits);
+      left += T[v] != MIS2_IN && T[v] != MIS2_OUT;
     }
     ++iter;
     s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, iter, idbits, wordbits,

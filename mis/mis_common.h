@@ -102,4 +102,33 @@ MISPC_HD uint64_t mis2_tuple(int per_round, uint64_t seed, int iter, int64_t v, 
   return ((h >> (64 - (wordbits - idbits))) << idbits) | (uint64_t)(v + 1);
 }
 
+/* Distributed MIS-2 (mis2_dist.c, mis_dist_cuda.cu): the state after round
+ * iter of the undecided local vertex v (global id gid, tuple t) from the
+ * column minima M of itself and its owned neighbours (rows arp/acol; one
+ * outside subset, when given, is passed over) and gM of its ghosts (rows
+ * brp/bcol; ghost j counts where gsub[j]): OUT when one of them is OUT, IN
+ * when all are t, else its tuple of round iter + 1 (neither IN nor OUT). */
+MISPC_HD uint64_t mis2_dist_decide(int64_t v, uint64_t t, const uint64_t *M, const uint64_t *gM,
+                                   const int64_t *arp, const int32_t *acol, const int64_t *brp,
+                                   const int32_t *bcol, const uint8_t *subset, const uint8_t *gsub,
+                                   int per_round, uint64_t seed, int iter, int64_t gid, int idbits,
+                                   int wordbits) {
+  int out = M[v] == MIS2_OUT, all_min = M[v] == t;
+  for (int64_t p = arp[v]; p < arp[v + 1] && !out; ++p) {
+    const int32_t u = acol[p];
+    if (subset && !subset[u]) continue; /* not part of the subgraph */
+    out = M[u] == MIS2_OUT;
+    all_min &= M[u] == t;
+  }
+  for (int64_t p = brp[v]; p < brp[v + 1] && !out; ++p) {
+    const int32_t j = bcol[p];
+    if (!gsub[j]) continue;
+    out = gM[j] == MIS2_OUT;
+    all_min &= gM[j] == t;
+  }
+  return out       ? MIS2_OUT
+         : all_min ? MIS2_IN
+                   : mis2_tuple(per_round, seed, iter + 1, gid, idbits, wordbits);
+}
+
 #endif

@@ -108,27 +108,10 @@ __global__ void decide2(dev_graph g, const uint8_t *subset, const uint8_t *gsub,
   FOR_VERTEX(v, g.nloc) {
     const uint64_t t = T[v];
     if (t == MIS2_IN || t == MIS2_OUT) continue;
-    int out = M[v] == MIS2_OUT, all_min = M[v] == t;
-    for (int64_t p = g.arp[v]; p < g.arp[v + 1] && !out; ++p) {
-      const int32_t u = g.acol[p];
-      if (subset && !subset[u]) continue;
-      out = M[u] == MIS2_OUT;
-      all_min &= M[u] == t;
-    }
-    for (int64_t p = g.brp[v]; p < g.brp[v + 1] && !out; ++p) {
-      const int32_t j = g.bcol[p];
-      if (!gsub[j]) continue;
-      out = gM[j] == MIS2_OUT;
-      all_min &= gM[j] == t;
-    }
-    if (out)
-      T[v] = MIS2_OUT;
-    else if (all_min)
-      T[v] = MIS2_IN;
-    else {
-      T[v] = mis2_tuple(per_round, seed, iter + 1, g.rstart + v, idbits, wordbits);
-      atomicAdd(left, 1ull);
-    }
+    const uint64_t w = mis2_dist_decide(v, t, M, gM, g.arp, g.acol, g.brp, g.bcol, subset, gsub,
+                                        per_round, seed, iter, g.rstart + v, idbits, wordbits);
+    T[v] = w;
+    if (w != MIS2_IN && w != MIS2_OUT) atomicAdd(left, 1ull);
   }
 }
 
