@@ -225,10 +225,7 @@ static void test_gpu_edge_cases_and_errors(void) {
   uint8_t *ds = NULL;
   mispc_mis_result r;
   CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, 16, (void **)&ds));
-  int64_t rp[3] = {0, 1, 1};
-  int32_t ci[1] = {1};
-  mispc_csr U, D, E;
-  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, rp, ci, NULL, &U);
+  mispc_csr U = one_way_pair(), D, E;
   CHECK_OK(ctx, mispc_csr_copy(ctx, &U, MISPC_MEM_DEVICE, &D));
   CHECK_STATUS(ctx, mispc_mis1(ctx, &D, NULL, ds, &r), MISPC_ERR_UNSYMMETRIC);
   CHECK(strstr(mispc_context_error(ctx), "not symmetric") != NULL);

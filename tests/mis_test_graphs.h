@@ -22,15 +22,24 @@ static inline mispc_csr graph_from_edges(mispc_context *ctx, int64_t n, int64_t 
   return G;
 }
 
-/* The graph of a generator spec (seed 7); exits on failure. */
-static inline mispc_csr generated_graph(mispc_context *ctx, const char *spec) {
+/* The graph of a generator spec; exits on failure. */
+static inline mispc_csr generated_graph(mispc_context *ctx, const char *spec, uint64_t seed) {
   mispc_csr A;
-  mispc_status s = mispc_generate(ctx, spec, 7, &A);
+  mispc_status s = mispc_generate(ctx, spec, seed, &A);
   if (s) {
     fprintf(stderr, "%s: %s\n", spec, mispc_context_error(ctx));
     exit(1);
   }
   return A;
+}
+
+/* The 2-vertex pattern with the one entry (0, 1): not symmetric. */
+static inline mispc_csr one_way_pair(void) {
+  static int64_t rp[3] = {0, 1, 1};
+  static int32_t ci[1] = {1};
+  mispc_csr U;
+  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, rp, ci, NULL, &U);
+  return U;
 }
 
 static inline mispc_csr star_graph(mispc_context *ctx, int32_t leaves) {

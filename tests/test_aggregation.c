@@ -11,7 +11,7 @@
 static mispc_context *ctx;
 
 static mispc_csr gen(const char *spec) {
-  return generated_graph(ctx, spec);
+  return generated_graph(ctx, spec, 7);
 }
 
 static mispc_csr strength(const mispc_csr *A, double theta, int bs) {
@@ -636,10 +636,7 @@ static void test_mis2agg_secondary_roots_at_distance_two(void) {
 
 static void test_aggregation_errors(void) {
   mispc_aggregates a;
-  int64_t rp[3] = {0, 1, 1};
-  int32_t ci[1] = {1};
-  mispc_csr U;
-  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, rp, ci, NULL, &U);
+  mispc_csr U = one_way_pair();
   CHECK_STATUS(ctx, mispc_aggregate(ctx, &U, NULL, &a), MISPC_ERR_UNSYMMETRIC);
   mispc_csr P = gen("gen:path:10");
   mispc_agg_options o = agg_opts((mispc_agg_algo)7);

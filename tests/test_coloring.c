@@ -250,10 +250,7 @@ static void test_coloring_greedy(void) {
   CHECK(c.ncolors == 0);
   mispc_coloring_free(ctx, &c);
   /* an unsymmetric pattern is rejected as for MIS coloring */
-  int64_t urp[3] = {0, 1, 1};
-  int32_t uci[1] = {1};
-  mispc_csr U;
-  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, urp, uci, NULL, &U);
+  mispc_csr U = one_way_pair();
   CHECK_STATUS(ctx, mispc_color(ctx, &U, &o, &c), MISPC_ERR_UNSYMMETRIC);
   mispc_csr_free(ctx, &L);
   mispc_csr_free(ctx, &K);
@@ -262,10 +259,7 @@ static void test_coloring_greedy(void) {
 
 static void test_coloring_errors(void) {
   mispc_coloring c;
-  int64_t rp[3] = {0, 1, 1};
-  int32_t ci[1] = {1};
-  mispc_csr U;
-  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, rp, ci, NULL, &U);
+  mispc_csr U = one_way_pair();
   CHECK_STATUS(ctx, mispc_color(ctx, &U, NULL, &c), MISPC_ERR_UNSYMMETRIC);
   CHECK_STATUS(ctx, mispc_color(ctx, &U, NULL, NULL), MISPC_ERR_INVALID_ARG);
   mispc_coloring_options o;

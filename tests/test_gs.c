@@ -106,13 +106,7 @@ static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep 
 }
 
 static mispc_csr gen(const char *spec) {
-  mispc_csr A;
-  mispc_status s = mispc_generate(ctx, spec, 5, &A);
-  if (s) {
-    fprintf(stderr, "%s: %s\n", spec, mispc_context_error(ctx));
-    exit(1);
-  }
-  return A;
+  return generated_graph(ctx, spec, 5);
 }
 
 /* Dense SPD n x n matrix B^T B + n I stored as a CSR with all n*n entries. */

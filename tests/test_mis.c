@@ -7,7 +7,7 @@
 static mispc_context *ctx;
 
 static mispc_csr gen(const char *spec) {
-  return generated_graph(ctx, spec);
+  return generated_graph(ctx, spec, 7);
 }
 
 /* Runs MIS-k, checks status, verify, set size and returns rounds. */
@@ -189,10 +189,7 @@ static void test_mis_errors(void) {
   uint8_t set[8];
   mispc_mis_result r;
   /* unsymmetric pattern: 0 -> 1 only */
-  int64_t rp[3] = {0, 1, 1};
-  int32_t ci[1] = {1};
-  mispc_csr U;
-  mispc_csr_wrap(MISPC_MEM_HOST, 2, 2, 1, rp, ci, NULL, &U);
+  mispc_csr U = one_way_pair();
   CHECK_STATUS(ctx, mispc_mis1(ctx, &U, NULL, set, &r), MISPC_ERR_UNSYMMETRIC);
   CHECK(strstr(mispc_context_error(ctx), "not symmetric") != NULL);
   CHECK_STATUS(ctx, mispc_mis2(ctx, &U, NULL, set, &r), MISPC_ERR_UNSYMMETRIC);
@@ -203,7 +200,7 @@ static void test_mis_errors(void) {
   mispc_csr_free(ctx, &S);
   /* non-square, NULL output, bad options */
   mispc_csr R;
-  mispc_csr_wrap(MISPC_MEM_HOST, 2, 3, 1, rp, ci, NULL, &R);
+  mispc_csr_wrap(MISPC_MEM_HOST, 2, 3, 1, U.rowptr, U.colidx, NULL, &R); /* 2 x 3 */
   CHECK_STATUS(ctx, mispc_mis1(ctx, &R, NULL, set, &r), MISPC_ERR_NOT_SQUARE);
   CHECK_STATUS(ctx, mispc_mis1(ctx, &U, NULL, NULL, &r), MISPC_ERR_INVALID_ARG);
   CHECK_STATUS(ctx, mispc_mis1(ctx, NULL, NULL, set, &r), MISPC_ERR_INVALID_ARG);
