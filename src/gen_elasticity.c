@@ -101,9 +101,7 @@ static void node_blocks(double h, double blk[27][3][3]) {
 
 mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
   MISPC_TRY(mispc_gen_begin(ctx, "elasticity3d", out));
-  if (n < 1)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "elasticity3d: N must be >= 1, got %lld",
-                        (long long)n);
+  MISPC_TRY(mispc_gen_check_n(ctx, "elasticity3d", n));
   if (n > 1000 || 3 * n * n * n > INT32_MAX)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW,
                         "elasticity3d: N = %lld gives more than %d rows (32-bit column indices)",

@@ -16,8 +16,7 @@ static inline double unit_double(uint64_t h) {
 
 mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out) {
   MISPC_TRY(mispc_gen_begin(ctx, "path", out));
-  if (n < 1)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "path: N must be >= 1, got %lld", (long long)n);
+  MISPC_TRY(mispc_gen_check_n(ctx, "path", n));
   if (n > INT32_MAX)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "path: N = %lld exceeds %d vertices", (long long)n,
                         INT32_MAX);
@@ -45,9 +44,7 @@ static inline int road_keep(uint64_t seed, double p, int64_t edge) {
 mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
                                 mispc_csr *out) {
   MISPC_TRY(mispc_gen_begin(ctx, "roadgrid", out));
-  if (n < 1)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "roadgrid: N must be >= 1, got %lld",
-                        (long long)n);
+  MISPC_TRY(mispc_gen_check_n(ctx, "roadgrid", n));
   if (!(p >= 0 && p <= 1))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "roadgrid: deletion probability P must be in [0, 1], got %g", p);
@@ -185,9 +182,7 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
 mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, uint64_t seed,
                               mispc_csr *out) {
   MISPC_TRY(mispc_gen_begin(ctx, "random", out));
-  if (n < 1)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "random: N must be >= 1, got %lld",
-                        (long long)n);
+  MISPC_TRY(mispc_gen_check_n(ctx, "random", n));
   if (!(avg_degree >= 0) || !isfinite(avg_degree))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "random: average degree must be >= 0 and finite, got %g", avg_degree);

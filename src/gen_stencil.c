@@ -13,9 +13,7 @@ typedef mispc_stencil_pt stencil_pt;
 /* Checks n >= 1 and n^dim rows fitting 32-bit column indices. */
 static mispc_status grid_size(mispc_context *ctx, const char *what, int64_t n, int dim,
                               int64_t rows_per_node, int64_t *rows) {
-  if (n < 1)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: N must be >= 1, got %lld", what,
-                        (long long)n);
+  MISPC_TRY(mispc_gen_check_n(ctx, what, n));
   int64_t r = rows_per_node;
   for (int d = 0; d < dim; ++d) {
     if (n > INT32_MAX / r)

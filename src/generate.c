@@ -165,3 +165,10 @@ mispc_status mispc_gen_begin(mispc_context *ctx, const char *name, mispc_csr *ou
   memset(out, 0, sizeof *out);
   return MISPC_SUCCESS;
 }
+
+mispc_status mispc_gen_check_n(mispc_context *ctx, const char *name, int64_t n) {
+  if (n < 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: N must be >= 1, got %lld", name,
+                        (long long)n);
+  return MISPC_SUCCESS;
+}

@@ -101,6 +101,11 @@ mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const 
 /* The start of a generator entry (mispc_gen_*): ctx set, out not NULL
  * ("NAME: output CSR is NULL"), *out cleared. */
 mispc_status mispc_gen_begin(mispc_context *ctx, const char *name, mispc_csr *out);
+/* "NAME: N must be >= 1, got N" unless n >= 1. */
+mispc_status mispc_gen_check_n(mispc_context *ctx, const char *name, int64_t n);
+/* A usable descriptor of a square matrix ("WHAT needs a square matrix, got
+ * R x C"). */
+mispc_status mispc_check_square_matrix(mispc_context *ctx, const mispc_csr *A, const char *what);
 
 /* A square graph whose vertex ids fit 32 bits ("WHO: graph must be square"
  * or "WHO: N vertices exceed 32-bit ids" otherwise); checks no contents. */
