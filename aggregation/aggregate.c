@@ -21,6 +21,14 @@ void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a) {
   memset(a, 0, sizeof *a);
 }
 
+/* The end of phase k: the aggregates so far, the vertices aggregated, the
+ * seconds since t. */
+static void phase_end(mispc_aggregates *a, int k, int64_t done, double t) {
+  a->phase_aggs[k] = a->naggs;
+  a->phase_done[k] = done;
+  a->phase_seconds[k] = mispc_wtime() - t;
+}
+
 mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
                              const mispc_agg_options *opt, mispc_aggregates *out) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
@@ -58,9 +66,7 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   int64_t left = 0;
   if (!s) s = MISPC_ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
   a.mis_rounds[0] = r.rounds;
-  a.phase_aggs[0] = a.naggs;
-  a.phase_done[0] = n - left;
-  a.phase_seconds[0] = mispc_wtime() - t;
+  phase_end(&a, 0, n - left, t);
   /* Phase 2 (mis2agg): secondary roots from MIS-2 of the unaggregated subgraph. */
   t = mispc_wtime();
   if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
@@ -69,16 +75,12 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
     if (!s) s = MISPC_ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
     a.mis_rounds[1] = r.rounds;
   }
-  a.phase_aggs[1] = a.naggs;
-  a.phase_done[1] = n - left;
-  a.phase_seconds[1] = mispc_wtime() - t;
+  phase_end(&a, 1, n - left, t);
   /* Phase 3: leftovers join a neighbouring aggregate. */
   t = mispc_wtime();
   if (!s && left > 0)
     s = MISPC_ON(dev, agg_phase3, ctx, graph, a.agg, a.naggs, o.algo == MISPC_AGG_MIS2BASIC);
-  a.phase_aggs[2] = a.naggs;
-  a.phase_done[2] = n;
-  a.phase_seconds[2] = mispc_wtime() - t;
+  phase_end(&a, 2, n, t);
   mispc_pool_free(ctx, a.mem, set);
   mispc_pool_free(ctx, a.mem, mask);
   if (s) {
@@ -97,12 +99,7 @@ mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!S) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_strength_graph: output is NULL");
   memset(S, 0, sizeof *S);
-  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
-  if (A->nrows != A->ncols)
-    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE,
-                        "strength graph needs a square matrix, got "
-                        "%lld x %lld",
-                        (long long)A->nrows, (long long)A->ncols);
+  MISPC_TRY(mispc_check_square_matrix(ctx, A, "strength graph"));
   if (block_size < 1 || A->nrows % block_size)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "block size %d must be >= 1 and divide the %lld rows", block_size,

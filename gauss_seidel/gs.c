@@ -131,12 +131,7 @@ static mispc_status order_by_color(mispc_context *ctx, mispc_gs *g, int64_t nite
 mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!gs) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_symbolic: NULL handle");
-  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
-  if (A->nrows != A->ncols)
-    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE,
-                        "Gauss-Seidel needs a square matrix, got "
-                        "%lld x %lld",
-                        (long long)A->nrows, (long long)A->ncols);
+  MISPC_TRY(mispc_check_square_matrix(ctx, A, "Gauss-Seidel"));
   if (!A->values)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
   double t0 = mispc_wtime(), tp = t0;

@@ -175,6 +175,14 @@ mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_c
   return MISPC_SUCCESS;
 }
 
+mispc_status mispc_check_square_matrix(mispc_context *ctx, const mispc_csr *A, const char *what) {
+  MISPC_TRY(mispc_csr_check_desc(ctx, A, "matrix"));
+  if (A->nrows != A->ncols)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s needs a square matrix, got %lld x %lld",
+                        what, (long long)A->nrows, (long long)A->ncols);
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_check_graph_shape(mispc_context *ctx, const mispc_csr *A, const char *who) {
   if (A->nrows != A->ncols)
     return mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: graph must be square, got %lld x %lld", who,
