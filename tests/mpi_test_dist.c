@@ -294,14 +294,6 @@ static void test_identity(void) {
   mispc_context_destroy(ctx);
 }
 
-static int same_csr(const mispc_csr *a, const mispc_csr *b) {
-  if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz) return 0;
-  if (memcmp(a->rowptr, b->rowptr, sizeof(int64_t) * (size_t)(a->nrows + 1))) return 0;
-  if (a->nnz && memcmp(a->colidx, b->colidx, sizeof(int32_t) * (size_t)a->nnz)) return 0;
-  if (!a->values != !b->values) return 0;
-  return !a->values || !memcmp(a->values, b->values, sizeof(double) * (size_t)a->nnz);
-}
-
 /* Stencil generators make each rank's own rows: the same rows as the whole
  * generator's, cut to the even split. */
 static void test_row_generators(void) {
@@ -317,7 +309,7 @@ static void test_row_generators(void) {
     CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, specs[i], 0, &D));
     CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &R));
     CHECK_MSG(D.rstart == r0 && D.rend == r1 && D.nglobal == A.nrows &&
-                  same_csr(&D.diag, &R.diag) && same_csr(&D.offd, &R.offd) &&
+                  csr_same_bits(&D.diag, &R.diag) && csr_same_bits(&D.offd, &R.offd) &&
                   D.nghost == R.nghost &&
                   !memcmp(D.garray, R.garray, sizeof(int64_t) * (size_t)D.nghost),
               "%s: generated rows differ from the whole generator's on rank %d", specs[i], rank_);
@@ -335,8 +327,8 @@ static void test_row_generators(void) {
     int64_t r0 = W.nrows * rank_ / nranks_, r1 = W.nrows * (rank_ + 1) / nranks_;
     CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, mtx[i], 0, &D));
     CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &R));
-    CHECK_MSG(D.rstart == r0 && D.rend == r1 && same_csr(&D.diag, &R.diag) &&
-                  same_csr(&D.offd, &R.offd) && D.nghost == R.nghost,
+    CHECK_MSG(D.rstart == r0 && D.rend == r1 && csr_same_bits(&D.diag, &R.diag) &&
+                  csr_same_bits(&D.offd, &R.offd) && D.nghost == R.nghost,
               "%s: rows read by range differ from the whole file's on rank %d", mtx[i], rank_);
     mispc_dist_csr_free(ctx, &D);
     mispc_dist_csr_free(ctx, &R);
@@ -352,13 +344,13 @@ static void test_row_generators(void) {
   if (rank_ == 0) CHECK_OK(ctx, mispc_write_petsc(ctx, pf, &W));
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_OK(ctx, mispc_read_petsc(ctx, pf, &R1));
-  CHECK(same_csr(&W, &R1));
+  CHECK(csr_same_bits(&W, &R1));
   {
     mispc_dist_csr D, R;
     int64_t r0 = W.nrows * rank_ / nranks_, r1 = W.nrows * (rank_ + 1) / nranks_;
     CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, pf, 0, &D));
     CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &R));
-    CHECK_MSG(D.rstart == r0 && same_csr(&D.diag, &R.diag) && same_csr(&D.offd, &R.offd),
+    CHECK_MSG(D.rstart == r0 && csr_same_bits(&D.diag, &R.diag) && csr_same_bits(&D.offd, &R.offd),
               "PETSc binary rows differ on rank %d", rank_);
     mispc_dist_csr_free(ctx, &D);
     mispc_dist_csr_free(ctx, &R);

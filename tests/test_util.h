@@ -85,4 +85,13 @@ static inline void test_require_gpu_or_skip(void) {
   exit(77);
 }
 
+/* 1 if two host CSRs hold the same sizes, pattern and values, bit for bit. */
+static inline int csr_same_bits(const mispc_csr *a, const mispc_csr *b) {
+  if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz) return 0;
+  if (memcmp(a->rowptr, b->rowptr, sizeof(int64_t) * (size_t)(a->nrows + 1))) return 0;
+  if (a->nnz && memcmp(a->colidx, b->colidx, sizeof(int32_t) * (size_t)a->nnz)) return 0;
+  if (!a->values != !b->values) return 0;
+  return !a->values || !memcmp(a->values, b->values, sizeof(double) * (size_t)a->nnz);
+}
+
 #endif
