@@ -40,6 +40,9 @@ typedef struct gs_dist_cluster {
   int *recv_src;           /* the rank owning each */
   int64_t nrecv_vals;      /* entries of the received rows */
   int32_t *back_row;       /* own row of each x value coming back, in receiving order */
+  mispc_route_plan *fwd;   /* moved rows' values to their sweepers (move_dest) */
+  mispc_route_plan *bwd;   /* and back to their owners (recv_src) */
+  double *mbuf;            /* nmove + nrecv: the values a move sends and receives */
   int64_t nclusters, singletons, min_cluster, max_cluster; /* global */
 } gs_dist_cluster;
 

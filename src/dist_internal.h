@@ -166,6 +166,21 @@ mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr 
                                        const mispc_agg_options *opt, int32_t *agg,
                                        mispc_dist_agg_info *info);
 
+/* mispc_dist_route (width 1) for records whose destinations stay the same
+ * from call to call (the cluster GS's moved rows, at every apply): the
+ * counts are exchanged once, and each run is one neighbour collective
+ * among the ranks that exchange records, with the arrival order of
+ * mispc_dist_route (source rank order, sending order inside). create is
+ * collective over comm; run over the plan's neighbours (every rank of
+ * comm calls it); out holds mispc_route_plan_received() words. */
+typedef struct mispc_route_plan mispc_route_plan;
+mispc_status mispc_route_plan_create(mispc_context *ctx, MPI_Comm comm, int64_t n, const int *dest,
+                                     mispc_route_plan **out);
+mispc_status mispc_route_plan_run(mispc_context *ctx, mispc_route_plan *p, const int64_t *rec,
+                                  int64_t *out);
+int64_t mispc_route_plan_received(const mispc_route_plan *p);
+void mispc_route_plan_destroy(mispc_route_plan *p);
+
 /* A pattern from (row, column) pairs of global ids, pair k sent to rank
  * dest[k] (the rank of its row): this rank gets rows [r0, r1) of an
  * n-vertex graph, sorted, repeats dropped (the strength and coarse graphs).

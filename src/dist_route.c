@@ -130,3 +130,110 @@ mispc_status mispc_dist_csr_from_pairs(mispc_context *ctx, MPI_Comm comm, int64_
   free(got), free(rowptr), free(gcol);
   return s;
 }
+
+/* A fixed routing pattern (mispc_route_plan_create): the ranks records go
+ * to and come from, neighbour communicators, counts and where each record
+ * sits in the packed send buffer. */
+struct mispc_route_plan {
+  MPI_Comm nbr;         /* sources -> destinations (MPI_COMM_NULL: none made) */
+  int nout, nin;        /* destination and source ranks */
+  int *scount, *sdispl; /* nout each, in int64 words */
+  int *rcount, *rdispl; /* nin each */
+  int64_t n, nrecv;     /* records sent, received */
+  int64_t *pos;         /* n: each record's place in the send buffer */
+  int64_t *sbuf;        /* n words */
+};
+
+void mispc_route_plan_destroy(mispc_route_plan *p) {
+  if (!p) return;
+  if (p->nbr != MPI_COMM_NULL) MPI_Comm_free(&p->nbr);
+  free(p->scount), free(p->sdispl), free(p->rcount), free(p->rdispl), free(p->pos), free(p->sbuf);
+  free(p);
+}
+
+int64_t mispc_route_plan_received(const mispc_route_plan *p) {
+  return p ? p->nrecv : 0;
+}
+
+mispc_status mispc_route_plan_create(mispc_context *ctx, MPI_Comm comm, int64_t n, const int *dest,
+                                     mispc_route_plan **out) {
+  int P = 0;
+  MPI_Comm_size(comm, &P);
+  *out = NULL;
+  mispc_route_plan *p = (mispc_route_plan *)calloc(1, sizeof *p);
+  int64_t *sc = (int64_t *)calloc((size_t)P, sizeof(int64_t));
+  int64_t *rc = (int64_t *)calloc((size_t)P, sizeof(int64_t));
+  int *out_rank = (int *)malloc(sizeof(int) * ((size_t)P + 1));
+  int *in_rank = (int *)malloc(sizeof(int) * ((size_t)P + 1));
+  int64_t *at = (int64_t *)calloc((size_t)P + 1, sizeof(int64_t));
+  mispc_status s = p && sc && rc && out_rank && in_rank && at
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a routing plan");
+  if (p) p->nbr = MPI_COMM_NULL;
+  for (int64_t i = 0; !s && i < n; ++i) {
+    if (dest[i] < 0 || dest[i] >= P) {
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "record %lld routed to rank %d of %d",
+                       (long long)i, dest[i], P);
+      break;
+    }
+    sc[dest[i]]++;
+  }
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s && MPI_Alltoall(sc, 1, MPI_INT64_T, rc, 1, MPI_INT64_T, comm) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Alltoall failed planning a route");
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s) {
+    int64_t stot = 0, rtot = 0;
+    for (int q = 0; q < P; ++q) {
+      if (sc[q]) out_rank[p->nout++] = q;
+      if (rc[q]) in_rank[p->nin++] = q;
+      at[q] = stot;
+      stot += sc[q], rtot += rc[q];
+    }
+    if (stot > INT_MAX || rtot > INT_MAX)
+      s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "more than %d records routed by one rank", INT_MAX);
+    p->n = n, p->nrecv = rtot;
+    p->scount = (int *)malloc(sizeof(int) * ((size_t)p->nout + 1));
+    p->sdispl = (int *)malloc(sizeof(int) * ((size_t)p->nout + 1));
+    p->rcount = (int *)malloc(sizeof(int) * ((size_t)p->nin + 1));
+    p->rdispl = (int *)malloc(sizeof(int) * ((size_t)p->nin + 1));
+    p->pos = (int64_t *)malloc(sizeof(int64_t) * ((size_t)n + 1));
+    p->sbuf = (int64_t *)malloc(sizeof(int64_t) * ((size_t)n + 1));
+    if (!s && (!p->scount || !p->sdispl || !p->rcount || !p->rdispl || !p->pos || !p->sbuf))
+      s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a routing plan");
+    for (int k = 0; !s && k < p->nout; ++k)
+      p->scount[k] = (int)sc[out_rank[k]], p->sdispl[k] = (int)at[out_rank[k]];
+    for (int k = 0, d = 0; !s && k < p->nin; d += (int)rc[in_rank[k]], ++k)
+      p->rcount[k] = (int)rc[in_rank[k]], p->rdispl[k] = d;
+    for (int64_t i = 0; !s && i < n; ++i) p->pos[i] = at[dest[i]]++; /* stable by destination */
+  }
+  s = mispc_dist_agree(ctx, comm, s);
+  /* sources and destinations in increasing rank: arrivals in rank order, as
+   * mispc_dist_route's (unit weights, as the halo plan's) */
+  int *ones = s ? NULL : (int *)malloc(sizeof(int) * ((size_t)P + 1));
+  if (!s && !ones) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a routing plan");
+  for (int q = 0; !s && q <= P; ++q) ones[q] = 1;
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s && MPI_Dist_graph_create_adjacent(comm, p->nin, in_rank, ones, p->nout, out_rank, ones,
+                                           MPI_INFO_NULL, 0, &p->nbr) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Dist_graph_create_adjacent failed");
+  free(ones);
+  s = mispc_dist_agree(ctx, comm, s);
+  free(sc), free(rc), free(out_rank), free(in_rank), free(at);
+  if (s) {
+    mispc_route_plan_destroy(p);
+    return s;
+  }
+  *out = p;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_route_plan_run(mispc_context *ctx, mispc_route_plan *p, const int64_t *rec,
+                                  int64_t *out) {
+  for (int64_t i = 0; i < p->n; ++i) p->sbuf[p->pos[i]] = rec[i];
+  if (MPI_Neighbor_alltoallv(p->sbuf, p->scount, p->sdispl, MPI_INT64_T, out, p->rcount, p->rdispl,
+                             MPI_INT64_T, p->nbr) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "MPI_Neighbor_alltoallv failed routing records");
+  return MISPC_SUCCESS;
+}
