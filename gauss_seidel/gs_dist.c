@@ -103,18 +103,12 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
   mispc_coloring_options co = gs->opt.coloring;
   co.recolor = mispc_gs_recolor_passes(&gs->opt);
   co.mis.skip_validation = 1;
-  int32_t *color = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
-  gs->gcolor = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nghost + 1));
-  gs->scolor = (int32_t *)malloc(sizeof(int32_t) * (size_t)(A->halo->nsend + 1));
-  gs->order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
-  gs->xe = (double *)malloc(sizeof(double) * (size_t)(gs->nloc + gs->nghost + 1));
-  gs->wdiag = (double *)malloc(sizeof(double) * (size_t)(gs->nloc + 1));
-  if (!s && (!color || !gs->gcolor || !gs->scolor || !gs->order || !gs->xe || !gs->wdiag))
+  gs->wdiag = (double *)malloc(sizeof(double) * (size_t)(gs->nloc + 1)); /* both kinds */
+  if (!s && !gs->wdiag)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
   s = mispc_dist_agree(ctx, A->comm, s);
-  if (!s && gs->opt.kind == MISPC_GS_CLUSTER) {
+  if (!s && gs->opt.kind == MISPC_GS_CLUSTER) { /* its own layout (gs_dist_cluster.c) */
     s = gs_dist_cluster_symbolic(ctx, gs, A);
-    free(color);
     if (s) {
       release(ctx, gs);
       return s;
@@ -122,6 +116,14 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
     gs->have_symbolic = 1;
     return MISPC_SUCCESS;
   }
+  int32_t *color = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
+  gs->gcolor = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nghost + 1));
+  gs->scolor = (int32_t *)malloc(sizeof(int32_t) * (size_t)(A->halo->nsend + 1));
+  gs->order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
+  gs->xe = (double *)malloc(sizeof(double) * (size_t)(gs->nloc + gs->nghost + 1));
+  if (!s && (!color || !gs->gcolor || !gs->scolor || !gs->order || !gs->xe))
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
+  s = mispc_dist_agree(ctx, A->comm, s);
   if (!s) s = mispc_dist_color(ctx, A, &co, color, &gs->ncolors);
   if (!s) s = mispc_halo_exchange(ctx, A->halo, color, gs->gcolor, sizeof(int32_t));
   if (!s) {

@@ -9,6 +9,26 @@
 
 #include "dist_internal.h"
 
+/* Counts of records to each rank (sc, P entries) from their destinations,
+ * checked, and the counts each rank receives (rc) by one MPI_Alltoall; the
+ * verdict is agreed over comm. `what` ends the failure messages. */
+static mispc_status route_counts(mispc_context *ctx, MPI_Comm comm, int P, int64_t n,
+                                 const int *dest, int64_t *sc, int64_t *rc, mispc_status s,
+                                 const char *what) {
+  for (int64_t i = 0; !s && i < n; ++i) {
+    if (dest[i] < 0 || dest[i] >= P) {
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "record %lld routed to rank %d of %d",
+                       (long long)i, dest[i], P);
+      break;
+    }
+    sc[dest[i]]++;
+  }
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s && MPI_Alltoall(sc, 1, MPI_INT64_T, rc, 1, MPI_INT64_T, comm) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Alltoall failed %s", what);
+  return mispc_dist_agree(ctx, comm, s);
+}
+
 mispc_status mispc_dist_route(mispc_context *ctx, MPI_Comm comm, int width, int64_t n,
                               const int64_t *rec, const int *dest, int64_t **out, int64_t *nout) {
   int P = 0;
@@ -26,17 +46,7 @@ mispc_status mispc_dist_route(mispc_context *ctx, MPI_Comm comm, int width, int6
   mispc_status s = sc && rc && scnt && sdsp && rcnt && rdsp && pos && sbuf
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory routing records");
-  for (int64_t i = 0; !s && i < n; ++i) {
-    if (dest[i] < 0 || dest[i] >= P) {
-      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "record %lld routed to rank %d of %d",
-                       (long long)i, dest[i], P);
-      break;
-    }
-    sc[dest[i]]++;
-  }
-  s = mispc_dist_agree(ctx, comm, s);
-  if (!s && MPI_Alltoall(sc, 1, MPI_INT64_T, rc, 1, MPI_INT64_T, comm) != MPI_SUCCESS)
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Alltoall failed routing records");
+  s = route_counts(ctx, comm, P, n, dest, sc, rc, s, "routing records");
   int64_t stot = 0, rtot = 0;
   for (int p = 0; !s && p < P; ++p) {
     if (stot > INT_MAX / width - sc[p] || rtot > INT_MAX / width - rc[p]) {
@@ -170,18 +180,7 @@ mispc_status mispc_route_plan_create(mispc_context *ctx, MPI_Comm comm, int64_t 
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for a routing plan");
   if (p) p->nbr = MPI_COMM_NULL;
-  for (int64_t i = 0; !s && i < n; ++i) {
-    if (dest[i] < 0 || dest[i] >= P) {
-      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "record %lld routed to rank %d of %d",
-                       (long long)i, dest[i], P);
-      break;
-    }
-    sc[dest[i]]++;
-  }
-  s = mispc_dist_agree(ctx, comm, s);
-  if (!s && MPI_Alltoall(sc, 1, MPI_INT64_T, rc, 1, MPI_INT64_T, comm) != MPI_SUCCESS)
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Alltoall failed planning a route");
-  s = mispc_dist_agree(ctx, comm, s);
+  s = route_counts(ctx, comm, P, n, dest, sc, rc, s, "planning a route");
   if (!s) {
     int64_t stot = 0, rtot = 0;
     for (int q = 0; q < P; ++q) {
