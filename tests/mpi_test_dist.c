@@ -335,10 +335,9 @@ static void test_row_generators(void) {
     mispc_csr_free(ctx, &W);
   }
   /* PETSc binary files: each rank reads its rows; the same rows as the whole file's */
-  char pf[4200], dir[4096];
-  snprintf(dir, sizeof dir, "%s", test_tmp_dir());
-  MPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-  snprintf(pf, sizeof pf, "%s/mpi_test_dist.petsc", dir);
+  char pf[4200];
+  test_tmp_file(pf, sizeof pf, "mpi_test_dist", "petsc");
+  MPI_Bcast(pf, (int)sizeof pf, MPI_CHAR, 0, MPI_COMM_WORLD);
   mispc_csr W, R1;
   CHECK_OK(ctx, mispc_load(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", &W));
   if (rank_ == 0) CHECK_OK(ctx, mispc_write_petsc(ctx, pf, &W));
@@ -357,6 +356,8 @@ static void test_row_generators(void) {
   }
   mispc_csr_free(ctx, &W);
   mispc_csr_free(ctx, &R1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank_ == 0) remove(pf);
   mispc_dist_csr D;
   CHECK_STATUS(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, MISPC_TEST_DATA "/README.md", 0, &D),
                MISPC_ERR_FORMAT);

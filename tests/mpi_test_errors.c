@@ -444,11 +444,10 @@ static const error_case cases[] = {
 /* Rank 0 writes the malformed and the non-square file every rank reads. */
 static void write_files(void) {
   /* rank 0's folder for every rank (a relocated build may lack the build folder) */
-  char dir[400];
-  snprintf(dir, sizeof dir, "%s", test_tmp_dir());
-  MPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-  snprintf(bad_file_, sizeof bad_file_, "%s/mpi_errors_bad.mtx", dir);
-  snprintf(nonsquare_file_, sizeof nonsquare_file_, "%s/mpi_errors_nonsquare.mtx", dir);
+  test_tmp_file(bad_file_, sizeof bad_file_, "mpi_errors_bad", "mtx");
+  test_tmp_file(nonsquare_file_, sizeof nonsquare_file_, "mpi_errors_nonsquare", "mtx");
+  MPI_Bcast(bad_file_, (int)sizeof bad_file_, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(nonsquare_file_, (int)sizeof nonsquare_file_, MPI_CHAR, 0, MPI_COMM_WORLD);
   if (rank_ == 0) {
     FILE *f = fopen(bad_file_, "w");
     if (f) {
@@ -490,6 +489,10 @@ int main(int argc, char **argv) {
     ++ran;
   }
   mispc_context_destroy(ctx);
+  if (rank_ == 0) {
+    remove(bad_file_);
+    remove(nonsquare_file_);
+  }
   int failed = test_failed_, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mispc/mispc.h"
 
@@ -60,7 +61,7 @@ static int test_passed_ = 0, test_failed_ = 0;
 static inline const char *test_tmp_dir(void) {
 #ifdef MISPC_TEST_TMP
   char probe[4096];
-  snprintf(probe, sizeof probe, "%s/.mispc-write-probe", MISPC_TEST_TMP);
+  snprintf(probe, sizeof probe, "%s/.mispc-write-probe.%ld", MISPC_TEST_TMP, (long)getpid());
   FILE *f = fopen(probe, "w");
   if (f) {
     fclose(f);
@@ -70,6 +71,13 @@ static inline const char *test_tmp_dir(void) {
 #endif
   const char *t = getenv("TMPDIR");
   return t && *t ? t : "/tmp";
+}
+
+/* A file name in test_tmp_dir() of this process alone ("<dir>/<stem>.<pid>.<ext>"): ctest runs the
+ * P = 1, 2, 3, 4, 7 cases of one test binary at once, so a fixed name is read by one case while
+ * another rewrites it. MPI tests make it on rank 0 and broadcast it. */
+static inline void test_tmp_file(char *out, size_t n, const char *stem, const char *ext) {
+  snprintf(out, n, "%s/%s.%ld.%s", test_tmp_dir(), stem, (long)getpid(), ext);
 }
 
 /* GPU tests: exit 77 (ctest "skipped") without a GPU unless MISPC_REQUIRE_GPU=1. */
