@@ -43,6 +43,9 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "block_size must be >= 1 and strength_threshold >= 0, got %d and %g",
                         o.block_size, o.strength_threshold);
+  if (o.line_clusters != 0 && o.line_clusters != 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "line_clusters must be 0 or 1, got %d",
+                        o.line_clusters);
   if (o.kind != MISPC_GS_POINT && o.kind != MISPC_GS_CLUSTER)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown Gauss-Seidel kind %d", (int)o.kind);
   if (o.sweep != MISPC_GS_FORWARD && o.sweep != MISPC_GS_BACKWARD && o.sweep != MISPC_GS_SYMMETRIC)
@@ -182,6 +185,9 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_log_phase(ctx, gs->mem, &tp, "strength graph");
     if (!s) s = mispc_aggregate(ctx, use_strength ? &S : A, &ao, &aggs);
     mispc_log_phase(ctx, gs->mem, &tp, "aggregation");
+    if (!s && gs->opt.line_clusters)
+      s = gs_grow_line_clusters(ctx, use_strength ? &S : A, &ao, &aggs);
+    mispc_log_phase(ctx, gs->mem, &tp, "line clusters");
     mispc_aggregates rows = aggs; /* aggregate of every row */
     if (!s && use_strength) {
       s = mispc_pool_alloc_n(ctx, gs->mem, gs->n + 1, 4, (void **)&dof_agg, "cluster of each row");

@@ -111,7 +111,8 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
   ALLOC(nagg, G->rend - G->rstart, "node clusters");
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_dist_aggregate(ctx, G, &ao, nagg, &ai);
-  const int64_t naggs = ai.naggs;
+  int64_t naggs = ai.naggs;
+  if (!s && gs->opt.line_clusters) s = gs_grow_line_clusters_dist(ctx, G, &ao, nagg, &naggs);
   for (int64_t i = 0; !s && i < nloc; ++i) ragg[i] = use_strength ? nagg[i / bs] : nagg[i];
   /* With threshold 0 the cluster graph from S and the node labels is the
    * one from A and the row labels (gs.c). */

@@ -82,6 +82,11 @@ mispc_status gs_dist_cluster_numeric(mispc_context *ctx, mispc_dist_gs *gs, MPI_
 mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Comm comm,
                                    const double *b, double *x, int zero_guess);
 void gs_dist_cluster_free(mispc_context *ctx, gs_dist_cluster *cl);
+/* gs_grow_line_clusters on several ranks (gs_lines_dist.c): lab holds the
+ * labels of G's rows on this rank, *naggs their global count; both are
+ * updated. Collective; the one-process clusters for any partition. */
+mispc_status gs_grow_line_clusters_dist(mispc_context *ctx, const mispc_dist_csr *G,
+                                        const mispc_agg_options *ao, int32_t *lab, int64_t *naggs);
 
 /* Device matrices: the sweep layout uploaded after the host symbolic setup
  * (A: the matrix's halo plan), its values after the host numeric one, an

@@ -188,6 +188,17 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
 void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                          int32_t c, int backward);
 
+/* Line clusters (gs_lines.c): at most this many merging rounds. */
+#define GS_LINE_ROUNDS 32
+/* The chain graph of a host graph C: its edges whose two ends have at most
+ * two neighbours. */
+mispc_status gs_line_graph_host(mispc_context *ctx, const mispc_csr *C, mispc_csr *L);
+/* Merges the aggregates of G (aggs, host or device) along chains of
+ * aggregates (mispc_gs_options.line_clusters); aggs->root is dropped when
+ * anything merges. ao: the clusters' aggregation options. */
+mispc_status gs_grow_line_clusters(mispc_context *ctx, const mispc_csr *G,
+                                   const mispc_agg_options *ao, mispc_aggregates *aggs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,7 @@ typedef struct {
   mispc_agg_algo coarsen;
   PetscReal strength_threshold;
   PetscInt block_size; /* 0: the matrix's block size */
+  PetscBool lines;     /* mispc_gs_options.line_clusters */
   PetscInt seed;
   mispc_coloring_algo coloring;
   PetscInt recolor; /* -1: by kind (mispc_gs_recolor_passes) */
@@ -65,7 +66,7 @@ static const char *const coloring_names[] = {"mis", "greedy", "MispcColoring", "
 typedef struct {
   const char *title, *man;
   const char *sweeps, *omega, *type, *symmetric, *backward, *exact, *seed, *coloring, *recolor,
-      *coarsen, *strength_threshold, *block_size;
+      *coarsen, *strength_threshold, *block_size, *lines;
 } GSOptionNames;
 
 static const GSOptionNames point_options = {
@@ -97,6 +98,7 @@ static const GSOptionNames cluster_options = {
     .coarsen = "-pc_clustergs_coarsen",
     .strength_threshold = "-pc_clustergs_strength_threshold",
     .block_size = "-pc_clustergs_block_size",
+    .lines = "-pc_clustergs_line_clusters",
 };
 
 static const GSOptionNames *options_of(const PC_MispcGS *g) {
@@ -135,7 +137,7 @@ static PetscBool settings_equal(const GSSettings *a, const GSSettings *b) {
   return (PetscBool)(a->sweeps == b->sweeps && a->omega == b->omega && a->type == b->type &&
                      a->exact == b->exact && a->coarsen == b->coarsen &&
                      a->strength_threshold == b->strength_threshold &&
-                     a->block_size == b->block_size && a->seed == b->seed &&
+                     a->block_size == b->block_size && a->lines == b->lines && a->seed == b->seed &&
                      a->coloring == b->coloring && a->recolor == b->recolor);
 }
 
@@ -248,6 +250,10 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
     PetscCall(PetscOptionsInt(o->block_size,
                               "Rows per node for clustering (0: the matrix block size)", o->man,
                               s.block_size, &s.block_size, NULL));
+    PetscCall(PetscOptionsBool(o->lines,
+                               "Grow clusters along chains of clusters (whole lines of strong "
+                               "couplings with a strength threshold)",
+                               o->man, s.lines, &s.lines, NULL));
   }
   /* listed for -help; read (under the prefix, then without) when the setup
    * creates its context (MispcContextCreate) */
@@ -354,6 +360,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.coloring.algo = g->set.coloring;
     o.coloring.recolor = (int)g->set.recolor;
     o.strength_threshold = g->set.strength_threshold;
+    o.line_clusters = g->set.lines ? 1 : 0;
     PetscCall(MatGetBlockSize(A, &bs));
     o.block_size = (int)(g->set.block_size > 0 ? g->set.block_size : bs);
     g->used_block_size = o.block_size;
@@ -550,9 +557,11 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
                              coloring_names[g->set.coloring], mispc_gs_recolor_passes(&vo)));
   if (g->kind == MISPC_GS_CLUSTER)
     PetscCall(PetscViewerASCIIPrintf(
-        viewer, "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "\n",
+        viewer,
+        "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "%s\n",
         coarsen_names[g->set.coarsen], (double)g->set.strength_threshold,
-        g->have_symbolic ? g->used_block_size : g->set.block_size));
+        g->have_symbolic ? g->used_block_size : g->set.block_size,
+        g->set.lines ? ", grown along lines" : ""));
 #if MISPC_ENABLE_MPI
   if (g->have_symbolic && g->use_dist) {
     mispc_gs_info info;
@@ -628,6 +637,7 @@ GS_FIELD_ACCESSORS(Omega, PetscReal, omega)
 GS_FIELD_ACCESSORS(Exact, PetscBool, exact)
 GS_FIELD_ACCESSORS(BlockSize, PetscInt, block_size)
 GS_FIELD_ACCESSORS(StrengthThreshold, PetscReal, strength_threshold)
+GS_FIELD_ACCESSORS(LineClusters, PetscBool, lines)
 #undef GS_FIELD_ACCESSORS
 
 static PetscErrorCode PCGSSetType_MispcGS(PC pc, PCMCGSSweepType t) {
@@ -687,6 +697,8 @@ static PetscErrorCode compose_setters(PC pc, mispc_gs_kind kind, PetscBool remov
     COMPOSE("PCClusterGSGetBlockSize_C", PCGSGetBlockSize_MispcGS);
     COMPOSE("PCClusterGSSetStrengthThreshold_C", PCGSSetStrengthThreshold_MispcGS);
     COMPOSE("PCClusterGSGetStrengthThreshold_C", PCGSGetStrengthThreshold_MispcGS);
+    COMPOSE("PCClusterGSSetLineClusters_C", PCGSSetLineClusters_MispcGS);
+    COMPOSE("PCClusterGSGetLineClusters_C", PCGSGetLineClusters_MispcGS);
     COMPOSE("PCClusterGSSetCoarsen_C", PCGSSetCoarsen_MispcGS);
     COMPOSE("PCClusterGSGetCoarsen_C", PCGSGetCoarsen_MispcGS);
   }
@@ -795,6 +807,9 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
                                           matrix block size),
                                           see `PCClusterGSSetBlockSize()`
+.  -pc_clustergs_line_clusters <false>  - grow clusters along chains of clusters (with a
+                                          strength threshold: whole lines of strong
+                                          couplings), see `PCClusterGSSetLineClusters()`
 .  -pc_clustergs_exact <true>           - several ranks: the one-rank
                                           output bit for bit, see `PCClusterGSSetExact()`
 .  -pc_clustergs_seed <0>               - seed of the hashed priorities
@@ -825,7 +840,7 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .seealso: [](ch_ksp), `PCMCGS`, `PCSOR`, `PCGAMG`, `MATCOARSENMIS2AGG`,
           `PCClusterGSSetSweeps()`, `PCClusterGSSetOmega()`, `PCClusterGSSetType()`,
           `PCClusterGSSetBlockSize()`, `PCClusterGSSetStrengthThreshold()`,
-          `PCClusterGSSetCoarsen()`, `PCClusterGSSetExact()`
+`PCClusterGSSetLineClusters()`, `PCClusterGSSetCoarsen()`, `PCClusterGSSetExact()`
 M*/
 static PetscErrorCode PCCreate_ClusterGS(PC pc) {
   PetscFunctionBegin;

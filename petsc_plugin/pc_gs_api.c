@@ -465,6 +465,63 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
 }
 
 /*@
+  PCClusterGSSetLineClusters - Grows the clusters of a `PCCLUSTERGS` along chains of
+  clusters.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- flg - `PETSC_TRUE` to grow them
+
+  Options Database Key:
+. -pc_clustergs_line_clusters <false> - the same from the options database
+
+  Level: intermediate
+
+  Notes:
+  After the aggregation, clusters that touch at most two others are merged with their
+  neighbours along such chains, round after round, until a round merges nothing. With a
+  strength threshold (`PCClusterGSSetStrengthThreshold()`) on an anisotropic operator a
+  cluster becomes a whole line of strong couplings, so a sweep acts like a line
+  Gauss-Seidel; where every cluster touches more than two others nothing changes. The
+  clusters are the same for any number of ranks. Does nothing unless pc is a
+  `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetLineClusters()`
+@*/
+PetscErrorCode PCClusterGSSetLineClusters(PC pc, PetscBool flg) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(pc, flg, 2);
+  PetscTryMethod(pc, "PCClusterGSSetLineClusters_C", (PC, PetscBool), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetLineClusters - Tells whether the clusters of a `PCCLUSTERGS` grow along
+  chains of clusters.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. flg - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetLineClusters()`
+@*/
+PetscErrorCode PCClusterGSGetLineClusters(PC pc, PetscBool *flg) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetLineClusters_C", (PC, PetscBool *), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   PCClusterGSSetCoarsen - Sets the aggregation that makes the clusters of a `PCCLUSTERGS`.
 
   Logically Collective

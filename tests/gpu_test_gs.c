@@ -15,6 +15,7 @@ static double rnd(uint64_t seed, int64_t i) {
 
 static int node_block_size = 1; /* > 1: cluster whole nodes of the strength graph */
 static double node_theta = 0.0; /* its threshold (0: the cluster graph from the nodes) */
+static int line_clusters = 0;   /* mispc_gs_options.line_clusters */
 
 static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, double omega,
                          const char *what) {
@@ -22,6 +23,7 @@ static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep 
   mispc_gs_options_default(&o);
   o.block_size = node_block_size;
   o.strength_threshold = node_theta;
+  o.line_clusters = line_clusters;
   o.kind = kind;
   o.sweep = sw;
   o.sweeps = 2;
@@ -116,20 +118,23 @@ static void compare_apply(mispc_gs *hg, mispc_gs *dg, const mispc_csr *H, const 
 }
 
 static void test_gpu_gs_equals_host(void) {
-  const char *specs[] = {"gen:laplace3d:30", "gen:elasticity3d:8", "gen:aniso2d:100:0.001:30",
-                         "gen:elasticity3d:9", "gen:elasticity3d:9"};
+  const char *specs[] = {"gen:laplace3d:30",   "gen:elasticity3d:8", "gen:aniso2d:100:0.001:30",
+                         "gen:elasticity3d:9", "gen:elasticity3d:9", "gen:aniso2d:100:0.001"};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
-    /* the last two: node clusters, block size 3, threshold 0.01 and 0 */
-    node_block_size = s >= 3 ? 3 : 1;
-    node_theta = s == 3 ? 0.01 : 0.0;
+    /* 3, 4: node clusters, block size 3, threshold 0.01 and 0; 5: line
+     * clusters (whole lines of 100 rows, threshold 0.05) */
+    node_block_size = s == 3 || s == 4 ? 3 : 1;
+    node_theta = s == 3 ? 0.01 : s == 5 ? 0.05 : 0.0;
+    line_clusters = s == 5;
     problem P = problem_make(specs[s], 3, 1, 2);
     for (int kind = 0; kind <= 1; ++kind)
       for (int sw = 0; sw < 3; ++sw)
         for (int w = 0; w < 2; ++w) {
           double omega = w ? 1.2 : 1.0;
           char what[160];
-          snprintf(what, sizeof what, "%s bs %d theta %g %s %s omega %g", specs[s], node_block_size,
-                   node_theta, kind_name(kind), sweep_name(sw), omega);
+          snprintf(what, sizeof what, "%s bs %d theta %g lines %d %s %s omega %g", specs[s],
+                   node_block_size, node_theta, line_clusters, kind_name(kind), sweep_name(sw),
+                   omega);
           mispc_gs *hg = make_gs(&P.H, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
           mispc_gs *dg = make_gs(&P.D, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, omega, what);
           if (hg && dg) {
@@ -155,6 +160,7 @@ static void test_gpu_gs_equals_host(void) {
   }
   node_block_size = 1;
   node_theta = 0.0;
+  line_clusters = 0;
 }
 
 /* Every way the GPU runs a color of clusters (sweep_clusters: staged in

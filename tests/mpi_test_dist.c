@@ -584,6 +584,8 @@ static void test_coarse_levels(void) {
 /* Point and cluster multicolor GS / SOR / SGS: x bit-identical to the
  * one-process apply, the same colors and clusters. Cluster GS: bs and theta
  * as mispc_gs_options (block_size, strength_threshold). */
+static int line_clusters_; /* check_gs: mispc_gs_options.line_clusters */
+
 static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, int bs, double theta,
                      mispc_gs_sweep sw, int sweeps, double omega, int zero_guess) {
   mispc_csr A;
@@ -602,6 +604,7 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
   o.sweep = sw;
   o.sweeps = sweeps;
   o.omega = omega;
+  o.line_clusters = line_clusters_;
   double *b = malloc(sizeof(double) * (size_t)(n + 1)),
          *x = malloc(sizeof(double) * (size_t)(n + 1));
   double *xl = malloc(sizeof(double) * (size_t)(r1 - r0 + 1));
@@ -661,11 +664,11 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
                             (i1.nclusters == i2.nclusters && i1.singletons == i2.singletons &&
                              i1.min_cluster == i2.min_cluster && i1.max_cluster == i2.max_cluster);
   CHECK_MSG(diff == 0 && i1.ncolors == i2.ncolors && same_clusters,
-            "%s GS kind %d bs %d theta %g sweep %d x%d omega %g guess %d: %lld entries differ, "
-            "colors %d/%d, clusters %lld/%lld on rank %d of %d",
-            spec, (int)kind, bs, theta, (int)sw, sweeps, omega, zero_guess, (long long)diff,
-            i1.ncolors, i2.ncolors, (long long)i1.nclusters, (long long)i2.nclusters, rank_,
-            nranks_);
+            "%s GS kind %d bs %d theta %g lines %d sweep %d x%d omega %g guess %d: %lld entries "
+            "differ, colors %d/%d, clusters %lld/%lld on rank %d of %d",
+            spec, (int)kind, bs, theta, line_clusters_, (int)sw, sweeps, omega, zero_guess,
+            (long long)diff, i1.ncolors, i2.ncolors, (long long)i1.nclusters,
+            (long long)i2.nclusters, rank_, nranks_);
   mispc_gs_destroy(ctx, g1);
   mispc_dist_gs_destroy(ctx, gd);
   free(b), free(x), free(xl);
@@ -691,6 +694,13 @@ static void test_gauss_seidel(void) {
   check_gs(ctx, "gen:elasticity3d:4", C, 1, 0, MISPC_GS_FORWARD, 1, 1.0, 1);
   check_gs(ctx, "gen:aniso2d:30:0.01:30", C, 1, 0.25, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
   check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", C, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  /* line clusters: whole lines (angle 0), partial chains (30 degrees), none (isotropic) */
+  line_clusters_ = 1;
+  check_gs(ctx, "gen:aniso2d:30:0.001", C, 1, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  check_gs(ctx, "gen:aniso2d:30:0.01:30", C, 1, 0.25, MISPC_GS_FORWARD, 2, 1.1, 1);
+  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", C, 1, 0.02, MISPC_GS_BACKWARD, 1, 1.0, 0);
+  line_clusters_ = 0;
   /* a zero diagonal on the last rank fails on every rank */
   mispc_csr A;
   CHECK_OK(ctx, mispc_load(ctx, "gen:laplace2d:12", &A));

@@ -879,9 +879,11 @@ static void test_gs_host_copy_equals_row_by_row(void) {
     const char *spec;
     int bs;
     double theta;
-  } cases[] = {{"gen:laplace3d:12", 1, 0},        {"gen:elasticity3d:5", 1, 0},
-               {"gen:elasticity3d:5", 3, 0},      {"gen:elasticity3d:5", 3, 0.02},
-               {"gen:aniso2d:40:0.001:30", 1, 0}, {MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0}};
+    int lines;
+  } cases[] = {{"gen:laplace3d:12", 1, 0, 0},        {"gen:elasticity3d:5", 1, 0, 0},
+               {"gen:elasticity3d:5", 3, 0, 0},      {"gen:elasticity3d:5", 3, 0.02, 0},
+               {"gen:aniso2d:40:0.001:30", 1, 0, 0}, {MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0, 0},
+               {"gen:aniso2d:40:0.001", 1, 0.05, 1}, {"gen:aniso2d:40:0.01:30", 1, 0.25, 1}};
   const mispc_gs_sweep sws[3] = {MISPC_GS_FORWARD, MISPC_GS_BACKWARD, MISPC_GS_SYMMETRIC};
   for (size_t m = 0; m < sizeof cases / sizeof *cases; ++m) {
     mispc_csr A;
@@ -901,6 +903,7 @@ static void test_gs_host_copy_equals_row_by_row(void) {
           o.omega = wi ? 1.2 : 1.0;
           o.block_size = cases[m].bs;
           o.strength_threshold = cases[m].theta;
+          o.line_clusters = cases[m].lines;
           mispc_gs *g = NULL;
           CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
           CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
@@ -941,12 +944,63 @@ static void test_gs_host_copy_equals_row_by_row(void) {
           mispc_gs_destroy(ctx, g);
         }
     }
-    printf("  %-40s bs %d theta %.2f: %lld rows, %s\n", cases[m].spec, cases[m].bs, cases[m].theta,
-           (long long)n, bad ? "DIFFERS" : "bit-identical");
+    printf("  %-40s bs %d theta %.2f lines %d: %lld rows, %s\n", cases[m].spec, cases[m].bs,
+           cases[m].theta, cases[m].lines, (long long)n, bad ? "DIFFERS" : "bit-identical");
     free(b);
     free(x0);
     mispc_csr_free(ctx, &A);
   }
+}
+
+/* Line clusters: on gen:aniso2d (strong x couplings) every cluster is one
+ * whole grid line; where every cluster has more than two neighbours
+ * (isotropic Laplace) nothing changes; a bad value is refused. */
+static void test_gs_line_clusters(void) {
+  const int64_t side = 40;
+  mispc_csr A = gen("gen:aniso2d:40:0.001");
+  mispc_gs_options o;
+  mispc_gs_options_default(&o);
+  o.strength_threshold = 0.05;
+  o.line_clusters = 1;
+  mispc_gs *g = NULL;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+  mispc_gs_info info;
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK_MSG(info.nclusters == side && info.min_cluster == side && info.max_cluster == side,
+            "aniso2d:40 line clusters: %lld clusters of %lld .. %lld rows, want 40 of 40",
+            (long long)info.nclusters, (long long)info.min_cluster, (long long)info.max_cluster);
+  int64_t bad = 0;
+  for (int64_t i = 0; g && i < A.nrows; ++i) /* rows x + 40 y: a cluster is one y */
+    bad += g->row_cluster[i] != g->row_cluster[i - i % side] ||
+           (i >= side && g->row_cluster[i] == g->row_cluster[i - side]);
+  CHECK_MSG(bad == 0, "aniso2d:40: %lld rows in a cluster of another line", (long long)bad);
+  printf("  aniso2d:40:0.001 theta 0.05 line clusters: %lld clusters of %lld rows, %d colors\n",
+         (long long)info.nclusters, (long long)info.min_cluster, info.ncolors);
+  mispc_gs_destroy(ctx, g);
+  mispc_csr_free(ctx, &A);
+
+  A = gen("gen:laplace3d:12");
+  mispc_gs *off = NULL, *on = NULL;
+  mispc_gs_options_default(&o);
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &off));
+  o.line_clusters = 1;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &on));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, off, &A));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, on, &A));
+  if (off && on)
+    CHECK_MSG(off->nclusters == on->nclusters &&
+                  !memcmp(off->row_cluster, on->row_cluster, sizeof(int32_t) * (size_t)A.nrows),
+              "laplace3d:12: line clusters changed the clusters (%lld / %lld)",
+              (long long)off->nclusters, (long long)on->nclusters);
+  mispc_gs_destroy(ctx, off);
+  mispc_gs_destroy(ctx, on);
+  mispc_csr_free(ctx, &A);
+
+  o.line_clusters = 2;
+  g = NULL;
+  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  CHECK(g == NULL && strstr(mispc_context_error(ctx), "line_clusters") != NULL);
 }
 
 int main(void) {
@@ -963,6 +1017,7 @@ int main(void) {
   RUN_TEST(test_gs_sweeps_compose);
   RUN_TEST(test_gs_greedy_coloring);
   RUN_TEST(test_gs_host_copy_equals_row_by_row);
+  RUN_TEST(test_gs_line_clusters);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -58,6 +58,16 @@ typedef struct mispc_gs_options {
    * matrix graph itself). block_size must divide the number of rows. */
   double strength_threshold;
   int block_size;
+  /* Cluster only: grow clusters along lines (default 0: off). After the
+   * aggregation, clusters that touch at most two others are merged with
+   * their neighbours along such chains, round after round, until a round
+   * merges nothing. With strength_threshold > 0 on an anisotropic operator
+   * a cluster becomes a whole line of strong couplings, so a sweep acts like
+   * a line Gauss-Seidel; where every cluster has more than two neighbours
+   * (isotropic problems, the matrix graph itself) nothing changes. Clusters
+   * can hold thousands of rows (a GPU sweeps a cluster's rows one after
+   * another). The same clusters for any number of ranks. */
+  int line_clusters;
 } mispc_gs_options;
 
 #define MISPC_GS_RECOLOR_BY_KIND (-1)
