@@ -8,11 +8,20 @@
 extern "C" {
 #endif
 
+/* The rank count P of a distributed aggregation and this rank's share
+ * [c0, c1) of the aggregate ids [0, naggs): the even ranges that
+ * agg_dist_route_by_id and the coarse levels send them to. */
+typedef struct agg_ids {
+  int P;
+  int64_t c0, c1;
+} agg_ids;
+
 /* A built host graph and labels in [0, naggs) on every rank (collective);
  * a label out of range is `bad` (MISPC_ERR_VERIFY for verify calls,
- * MISPC_ERR_INVALID_ARG for consumers), naming the vertex. */
+ * MISPC_ERR_INVALID_ARG for consumers), naming the vertex. On success
+ * *ids holds the rank count and this rank's share of the ids. */
 mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
-                                   int64_t naggs, mispc_status bad, const char *who);
+                                   int64_t naggs, mispc_status bad, const char *who, agg_ids *ids);
 
 /* The number of the first local root among all ranks' roots (an exclusive
  * scan of mine), and the total (collective). */

@@ -10,7 +10,8 @@
 #include "agg_dist.h"
 
 mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
-                                   int64_t naggs, mispc_status bad, const char *who) {
+                                   int64_t naggs, mispc_status bad, const char *who, agg_ids *ids) {
+  memset(ids, 0, sizeof *ids);
   mispc_status s = MISPC_SUCCESS;
   const int64_t nloc = g->rend - g->rstart;
   if (!g->halo)
@@ -24,18 +25,22 @@ mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, 
     if (agg[v] < 0 || agg[v] >= naggs)
       s = mispc_seterr(ctx, bad, "%s: vertex %lld has aggregate id %d, outside [0, %lld)", who,
                        (long long)(g->rstart + v), agg[v], (long long)naggs);
-  return mispc_dist_agree(ctx, g->comm, s);
+  MISPC_TRY(mispc_dist_agree(ctx, g->comm, s));
+  int rank = 0;
+  MPI_Comm_size(g->comm, &ids->P);
+  MPI_Comm_rank(g->comm, &rank);
+  ids->c0 = naggs * rank / ids->P;
+  ids->c1 = naggs * (rank + 1) / ids->P;
+  return MISPC_SUCCESS;
 }
 
 mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g,
                                      const int32_t *agg, int64_t naggs, mispc_dist_csr *coarse) {
   if (!ctx || !g || !coarse) return MISPC_ERR_INVALID_ARG;
   memset(coarse, 0, sizeof *coarse);
-  MISPC_TRY(
-      agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, "mispc_dist_coarse_graph"));
-  int P = 0, rank = 0;
-  MPI_Comm_size(g->comm, &P);
-  MPI_Comm_rank(g->comm, &rank);
+  agg_ids id;
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG,
+                                  "mispc_dist_coarse_graph", &id));
   const int64_t nloc = g->rend - g->rstart, ne = g->diag.nnz + g->offd.nnz;
   int32_t *gagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));
   int64_t *pairs = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * ne + 2));
@@ -57,9 +62,8 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
     }
   }
   if (!s) m = mispc_sort_unique_pairs(pairs, m); /* fewer records to send */
-  for (int64_t i = 0; !s && i < m; ++i) dest[i] = mispc_dist_even_owner(pairs[2 * i], naggs, P);
-  const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
-  if (!s) s = mispc_dist_csr_from_pairs(ctx, g->comm, naggs, c0, c1, pairs, m, dest, coarse);
+  for (int64_t i = 0; !s && i < m; ++i) dest[i] = mispc_dist_even_owner(pairs[2 * i], naggs, id.P);
+  if (!s) s = mispc_dist_csr_from_pairs(ctx, g->comm, naggs, id.c0, id.c1, pairs, m, dest, coarse);
   free(gagg);
   free(pairs);
   free(dest);
@@ -94,10 +98,9 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
                      block_size, k);
   s = mispc_dist_agree(ctx, g->comm, s);
   if (s) return s;
-  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who));
-  int np = 0, rank = 0;
-  MPI_Comm_size(g->comm, &np);
-  MPI_Comm_rank(g->comm, &rank);
+  agg_ids id;
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who, &id));
+  const int np = id.P;
   const int bs = block_size, w = 2 + bs * k; /* label, node, B block (as bits) */
   const int64_t nloc = g->rend - g->rstart, ndof = nloc * bs;
   int64_t *rec = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc * w + 1));
@@ -123,7 +126,7 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
   if (s) return s;
   /* Members of each aggregate in increasing node id, as mispc_tentative_prolongator. */
   qsort(got, (size_t)ngot, sizeof(int64_t) * (size_t)w, cmp_member);
-  const int64_t c0 = naggs * rank / np, c1 = naggs * (rank + 1) / np, nc = naggs * k;
+  const int64_t c0 = id.c0, c1 = id.c1, nc = naggs * k;
   P->cstart = c0;
   P->cend = c1;
   const int64_t ldc = (c1 - c0) * k;

@@ -30,9 +30,8 @@ mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr
   if (!ctx || !g || !lists) return MISPC_ERR_INVALID_ARG;
   memset(lists, 0, sizeof *lists);
   const char *who = "mispc_dist_aggregate_lists";
-  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who));
-  int P = 0;
-  MPI_Comm_size(g->comm, &P);
+  agg_ids id;
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who, &id));
   int64_t *got = NULL, ngot = 0;
   mispc_status s = agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, who);
   if (s) return s;
@@ -44,7 +43,7 @@ mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr
   for (int64_t i = 0, head = -1, label = -1; !s && i < ngot; ++i) {
     if (got[2 * i] != label) label = got[2 * i], head = got[2 * i + 1];
     got[2 * i] = head;
-    hdest[i] = mispc_dist_owner(g->ranges, P, head);
+    hdest[i] = mispc_dist_owner(g->ranges, id.P, head);
   }
   int64_t *mine = NULL, nmine = 0;
   if (!s) s = mispc_dist_route(ctx, g->comm, 2, ngot, got, hdest, &mine, &nmine);

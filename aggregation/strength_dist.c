@@ -21,15 +21,8 @@
 
 /* Whether x is in the sorted list a[0..n). */
 static int row_has(const int32_t *a, int64_t n, int32_t x) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < x)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && a[lo] == x;
+  const int64_t at = mispc_lower_bound_i32(a, 0, n, x);
+  return at < n && a[at] == x;
 }
 
 /* Working arrays of one call (freed together). */

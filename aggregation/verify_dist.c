@@ -33,14 +33,12 @@ mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_cs
                                          const int32_t *agg, int64_t naggs, mispc_agg_stats *st) {
   if (!ctx || !g || !st) return MISPC_ERR_INVALID_ARG;
   memset(st, 0, sizeof *st);
-  MISPC_TRY(
-      agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY, "mispc_dist_aggregates_stats"));
-  int P = 0, rank = 0;
-  MPI_Comm_size(g->comm, &P);
-  MPI_Comm_rank(g->comm, &rank);
+  agg_ids id;
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY,
+                                  "mispc_dist_aggregates_stats", &id));
   int64_t *got = NULL, ngot = 0;
   MISPC_TRY(agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, "verify"));
-  const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
+  const int64_t c0 = id.c0, c1 = id.c1;
   int64_t *size = (int64_t *)calloc((size_t)(c1 - c0 + 1), sizeof(int64_t));
   mispc_status s = size ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
   s = mispc_dist_agree(ctx, g->comm, s);
@@ -76,12 +74,10 @@ mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_cs
 mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_csr *g,
                                            const int32_t *agg, int64_t naggs) {
   if (!ctx || !g) return MISPC_ERR_INVALID_ARG;
-  MISPC_TRY(
-      agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY, "mispc_dist_verify_aggregation"));
+  agg_ids id;
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY,
+                                  "mispc_dist_verify_aggregation", &id));
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
-  int P = 0, rank = 0;
-  MPI_Comm_size(g->comm, &P);
-  MPI_Comm_rank(g->comm, &rank);
   int32_t *gagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1));
   int64_t *comp = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
   int64_t *gcomp = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ng + 1));
@@ -117,8 +113,7 @@ mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_
   free(gcomp);
   if (s) return s;
   ngot = mispc_sort_unique_pairs(got, ngot);
-  const int64_t c0 = naggs * rank / P, c1 = naggs * (rank + 1) / P;
-  int64_t expect = c0;
+  int64_t expect = id.c0;
   for (int64_t i = 0; !s && i < ngot; ++i) {
     const int64_t c = got[2 * i];
     if (c > expect)
@@ -129,7 +124,7 @@ mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_
                        (long long)c, (long long)got[2 * i - 1], (long long)got[2 * i + 1]);
     expect = c + 1;
   }
-  if (!s && expect < c1)
+  if (!s && expect < id.c1)
     s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "aggregate %lld is empty", (long long)expect);
   free(got);
   return mispc_dist_agree(ctx, g->comm, s);

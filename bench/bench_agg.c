@@ -44,11 +44,7 @@ int cmd_bench_agg(int argc, char **argv) {
       .about = "Times the strength graph, MIS-2 alone on it and the whole aggregation on\n"
                "the GPU (at most 64 matrices), against one cuSPARSE SpMV on the matrix,\n"
                "and checks the GPU aggregates against the host's.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
-      .min_pos = 1,
-      .max_pos = 64,
-      .no_operand = "no matrix given (a file or gen:...)",
+      CLI_SPEC_OPERANDS(opts, 64, "matrix"),
       .example = "mispc bench agg gen:laplace3d:100 gen:elasticity3d:60 --algo mis2agg --reps 10",
   };
   int rc = cli_args_parse(&cmd, argc, argv, 2, specs, &nspecs);

@@ -65,11 +65,7 @@ int cmd_bench_gs(int argc, char **argv) {
       .about = "Times the symbolic and numeric setup and one symmetric sweep of point and\n"
                "cluster multicolor Gauss-Seidel on the GPU (at most 64 matrices with values),\n"
                "against one double cuSPARSE SpMV, and checks x against the host's bit for bit.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
-      .min_pos = 1,
-      .max_pos = 64,
-      .no_operand = "no matrix given (a file or gen:...)",
+      CLI_SPEC_OPERANDS(opts, 64, "matrix"),
       .more_help = gs_more_help,
       .example = "mispc bench gs gen:laplace3d:100 gen:elasticity3d:60 --kind both --reps 20",
   };

@@ -109,11 +109,7 @@ int cmd_bench(int argc, char **argv) {
       .synopsis = "SPEC... [options]",
       .about = "Times MIS-1 / MIS-2 on the GPU against one cuSPARSE SpMV on the same graph\n"
                "(at most 64 graphs) and checks the GPU set against the host's.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
-      .min_pos = 1,
-      .max_pos = 64,
-      .no_operand = "no graph given (a file or gen:...)",
+      CLI_SPEC_OPERANDS(opts, 64, "graph"),
       .more_help = mis_more_help,
       .example = k == 1 ? "mispc bench mis1 gen:laplace3d:100 gen:kron:21 --reps 30 --ablation"
                         : "mispc bench mis2 gen:laplace3d:100 gen:elasticity3d:60 --reps 20",

@@ -19,9 +19,6 @@ int cli_context(const char *cmd, int verbose, int threads, int *use_gpu, mispc_c
  * and returns 1 when a write or the close failed (disk full, ...), else 0. */
 int cli_close_output(const char *cmd, FILE *f, const char *path);
 
-/* The --priority option: the words of CLI_PRIORITY_WORDS in the order of
- * the table of cli_priority, which maps a CLI_CHOICE index to the priority
- * (index < 0, the option not given: MISPC_PRIORITY_DEFAULT). */
 /* Options of the one-process commands (mis, color, coarsen), written once:
  * --host / --gpu (*USE_GPU = 0 / 1), --threads, --symmetrize. */
 #define CLI_OPTS_BACKEND(USE_GPU)                                                                  \
@@ -32,6 +29,19 @@ int cli_close_output(const char *cmd, FILE *f, const char *path);
 #define CLI_OPT_SYMMETRIZE(OUT)                                                                    \
   CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T (for unsymmetric input)", OUT, 1)
 
+/* The cli_command fields of a command with the option table OPTS (an array)
+ * and 1 to MAX operands, each a WHAT ("graph", "matrix"): a file or gen:... */
+#define CLI_SPEC_OPERANDS(OPTS, MAX, WHAT)                                                         \
+  .opts = OPTS, .nopts = (int)(sizeof OPTS / sizeof OPTS[0]), .min_pos = 1, .max_pos = MAX,        \
+  .no_operand = "no " WHAT " given (a file or gen:...)"
+/* The --help note of a one-process command NAME that the ranks also run together. */
+#define CLI_DIST_NOTE(NAME)                                                                        \
+  "Under mpiexec, or with --dist, the ranks compute it together (an mispc\n"                       \
+  "built with MPI: mispc " NAME " --dist --help)."
+
+/* The --priority option: the words of CLI_PRIORITY_WORDS in the order of
+ * the table of cli_priority, which maps a CLI_CHOICE index to the priority
+ * (index < 0, the option not given: MISPC_PRIORITY_DEFAULT). */
 #define CLI_PRIORITY_WORDS "degree|largest-degree|hash|per-round|default"
 mispc_priority cli_priority(int index);
 /* Logger that prints library progress lines to stderr. */

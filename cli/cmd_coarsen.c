@@ -76,11 +76,7 @@ int cmd_coarsen(int argc, char **argv) {
       .about = "Multilevel MIS-2 aggregation: builds the strength graph of the matrix SPEC,\n"
                "aggregates it, builds the coarse graph and repeats; prints every level's\n"
                "sizes, the graph complexity and a checksum of the level-0 aggregates.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
-      .min_pos = 1,
-      .max_pos = 1,
-      .no_operand = "no matrix given (a file or gen:...)",
+      CLI_SPEC_OPERANDS(opts, 1, "matrix"),
       .notes = "Under mpiexec, or with --dist, the ranks aggregate level 0 together (an\n"
                "mispc built with MPI: mispc coarsen --dist --help).",
       .example = "mispc coarsen gen:elasticity3d:60 --block-size 3 --algo mis2agg",

@@ -33,13 +33,8 @@ int cmd_color(int argc, char **argv) {
       .about = "Colors the graph of SPEC at distance 1, deterministically: each color is\n"
                "the MIS-1 of the vertices not colored yet (or greedy in vertex order);\n"
                "checks the coloring and prints the color sizes and a checksum.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
-      .min_pos = 1,
-      .max_pos = 1,
-      .no_operand = "no graph given (a file or gen:...)",
-      .notes = "Under mpiexec, or with --dist, the ranks compute it together (an mispc\n"
-               "built with MPI: mispc color --dist --help).",
+      CLI_SPEC_OPERANDS(opts, 1, "graph"),
+      .notes = CLI_DIST_NOTE("color"),
       .example = "mispc color gen:laplace3d:100 --recolor 2 -o colors.txt",
   };
   int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &spec, &npos);

@@ -61,11 +61,7 @@ static int parse(int argc, char **argv, void *args) {
       .about = "Distributed multicolor Gauss-Seidel: y = M^-1 b from y = 0 on the matrix of SPEC\n"
                "(values kept) split into P even row ranges. The checksum of y is the same for\n"
                "any P (the one-rank result bit for bit).",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
-      .min_pos = 1,
-      .max_pos = 1,
-      .no_operand = "no matrix given (a file or gen:...)",
+      CLI_SPEC_OPERANDS(opts, 1, "matrix"),
       .example = "mpiexec -n 4 mispc gs gen:laplace3d:100 --kind cluster --local",
   };
   int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &a->spec, &npos);

@@ -29,13 +29,8 @@ int cmd_mis(int argc, char **argv) {
       .about = "Computes a maximal independent set at distance 1 or 2 of the graph of SPEC\n"
                "(a file or gen:...; mispc --help lists them), checks it, and prints its size\n"
                "and a checksum that is the same on every backend and rank count.",
-      .opts = opts,
-      .nopts = (int)(sizeof opts / sizeof opts[0]),
-      .min_pos = 1,
-      .max_pos = 1,
-      .no_operand = "no graph given (a file or gen:...)",
-      .notes = "Under mpiexec, or with --dist, the ranks compute it together (an mispc\n"
-               "built with MPI: mispc mis --dist --help).",
+      CLI_SPEC_OPERANDS(opts, 1, "graph"),
+      .notes = CLI_DIST_NOTE("mis"),
       .example = "mispc mis gen:laplace3d:100 -k 2 -o members.txt",
   };
   int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &spec, &npos);

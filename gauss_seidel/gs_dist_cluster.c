@@ -37,15 +37,8 @@ static int cmp_triple(const void *a, const void *b) {
 
 /* index of v in the sorted a[0..n), -1 if absent */
 static int64_t find_i64(const int64_t *a, int64_t n, int64_t v) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && a[lo] == v ? lo : -1;
+  const int64_t at = mispc_lower_bound_i64(a, 0, n, v);
+  return at < n && a[at] == v ? at : -1;
 }
 
 void gs_dist_cluster_free(mispc_context *ctx, gs_dist_cluster *cl) {

@@ -96,15 +96,8 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
 static int64_t cluster_split(const int64_t *cl, int64_t k0, int64_t k1, int t, int nt) {
   if (t >= nt) return k1;
   const int64_t r0 = cl[k0], goal = r0 + (cl[k1] - r0) * t / nt;
-  int64_t lo = k0, hi = k1; /* the least k in [k0, k1] with cl[k] >= goal */
-  while (lo < hi) {
-    const int64_t m = lo + (hi - lo) / 2;
-    if (cl[m] >= goal)
-      hi = m;
-    else
-      lo = m + 1;
-  }
-  return lo;
+  /* the least k in [k0, k1] with cl[k] >= goal */
+  return mispc_lower_bound_i64(cl, k0, k1, goal);
 }
 
 /* Thread t of T's share of color c of a sweep over copy r. */

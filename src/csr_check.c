@@ -10,15 +10,8 @@ mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_csr *A, unsi
 
 /* Is j present in the sorted row r of A? */
 static int row_contains(const mispc_csr *A, int64_t r, int32_t j) {
-  int64_t lo = A->rowptr[r], hi = A->rowptr[r + 1];
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (A->colidx[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < A->rowptr[r + 1] && A->colidx[lo] == j;
+  const int64_t at = mispc_lower_bound_i32(A->colidx, A->rowptr[r], A->rowptr[r + 1], j);
+  return at < A->rowptr[r + 1] && A->colidx[at] == j;
 }
 
 /* Checks row i; returns its first problem (and the column) or success. */
@@ -157,15 +150,8 @@ mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *A, mispc_c
       for (int64_t i = 0; i < H.nrows; ++i)
         for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p) {
           int32_t j = H.colidx[p];
-          int64_t lo = H.rowptr[j], hi = H.rowptr[j + 1];
-          while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (H.colidx[mid] < i)
-              lo = mid + 1;
-            else
-              hi = mid;
-          }
-          if (H.values[lo] != H.values[p]) sym = 0;
+          int64_t at = mispc_lower_bound_i32(H.colidx, H.rowptr[j], H.rowptr[j + 1], (int32_t)i);
+          if (H.values[at] != H.values[p]) sym = 0;
         }
       s.symmetric_values = sym;
     }

@@ -14,6 +14,20 @@ static inline double unit_double(uint64_t h) {
   return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* An owned host n x n CSR (with values or a pattern) whose row i has len[i]
+ * entries: row offsets set, columns (and values) for the caller to fill.
+ * Frees len either way. */
+static mispc_status csr_of_lengths(mispc_context *ctx, int64_t n, int64_t *len, int with_values,
+                                   mispc_csr *A) {
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < n; ++i) nnz += len[i];
+  mispc_status st = mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, nnz, with_values, A);
+  if (!st)
+    for (int64_t i = 0; i < n; ++i) A->rowptr[i + 1] = A->rowptr[i] + len[i];
+  free(len);
+  return st;
+}
+
 mispc_status mispc_gen_path(mispc_context *ctx, int64_t n, mispc_csr *out) {
   MISPC_TRY(mispc_gen_begin(ctx, "path", out));
   MISPC_TRY(mispc_gen_check_n(ctx, "path", n));
@@ -75,17 +89,12 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
     len[v] = (j > 0 && (keep[v - n] & 2)) + (i > 0 && (keep[v - 1] & 1)) + (keep[v] & 1) +
              ((keep[v] >> 1) & 1);
   }
-  int64_t nnz = 0;
-  for (int64_t v = 0; v < nv; ++v) nnz += len[v];
   mispc_csr A;
-  mispc_status st = mispc_csr_alloc(ctx, MISPC_MEM_HOST, nv, nv, nnz, 0, &A);
+  mispc_status st = csr_of_lengths(ctx, nv, len, 0, &A);
   if (st) {
     free(keep);
-    free(len);
     return st;
   }
-  for (int64_t v = 0; v < nv; ++v) A.rowptr[v + 1] = A.rowptr[v] + len[v];
-  free(len);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t v = 0; v < nv; ++v) {
     int64_t i = v % n, j = v / n, q = A.rowptr[v];
@@ -240,17 +249,12 @@ mispc_status mispc_laplacian_from_graph(mispc_context *ctx, const mispc_csr *G, 
     for (int64_t p = H.rowptr[i]; p < H.rowptr[i + 1]; ++p) d += H.colidx[p] != i;
     len[i] = d + 1;
   }
-  int64_t nnz = 0;
-  for (int64_t i = 0; i < n; ++i) nnz += len[i];
   mispc_csr L;
-  mispc_status st = mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, nnz, 1, &L);
+  mispc_status st = csr_of_lengths(ctx, n, len, 1, &L);
   if (st) {
-    free(len);
     mispc_csr_free(ctx, &H);
     return st;
   }
-  for (int64_t i = 0; i < n; ++i) L.rowptr[i + 1] = L.rowptr[i] + len[i];
-  free(len);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     int64_t q = L.rowptr[i], qd = -1;

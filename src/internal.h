@@ -119,6 +119,25 @@ mispc_status mispc_check_graph_for(mispc_context *ctx, const mispc_csr *A, const
  * free with mispc_csr_free. */
 mispc_status mispc_csr_host_view(mispc_context *ctx, const mispc_csr *A, mispc_csr *host);
 
+/* The first position p in [lo, hi) with a[p] >= key (hi if none): a binary
+ * search of a sorted range, such as a CSR row's columns. mispc_lower_bound_i32
+ * and mispc_lower_bound_i64 are the host twins of mispc_lower_bound
+ * (cuda_util.cuh). */
+#define MISPC_DEFINE_LOWER_BOUND(NAME, T)                                                          \
+  static inline int64_t NAME(const T *a, int64_t lo, int64_t hi, T key) {                          \
+    while (lo < hi) {                                                                              \
+      const int64_t mid = lo + (hi - lo) / 2;                                                      \
+      if (a[mid] < key)                                                                            \
+        lo = mid + 1;                                                                              \
+      else                                                                                         \
+        hi = mid;                                                                                  \
+    }                                                                                              \
+    return lo;                                                                                     \
+  }
+MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i32, int32_t)
+MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i64, int64_t)
+#undef MISPC_DEFINE_LOWER_BOUND
+
 #define MISPC_TRY(expr)                                                                            \
   do {                                                                                             \
     mispc_status mispc_try_s_ = (expr);                                                            \

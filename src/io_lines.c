@@ -4,19 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef MISPC_HAVE_ZLIB
-#include <zlib.h>
-#endif
 
 #include "io_lines.h"
 
 struct mispc_lines {
-  mispc_context *ctx;
-  const char *path;
-  FILE *fp;
-#ifdef MISPC_HAVE_ZLIB
-  gzFile gz;
-#endif
+  mispc_io_file f;
   char *buf; /* holds [beg, end) unread bytes; one spare byte for a NUL */
   size_t cap;
   size_t beg, end;
@@ -42,8 +34,8 @@ mispc_status mispc_lines_open(mispc_context *ctx, const char *path, mispc_lines 
 #endif
   mispc_lines *r = (mispc_lines *)calloc(1, sizeof *r);
   if (!r) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory opening %s", path);
-  r->ctx = ctx;
-  r->path = path;
+  r->f.ctx = ctx;
+  r->f.path = path;
   r->cap = (size_t)1 << 16; /* grows for longer lines, up to max_line */
   r->max_line = MISPC_LINE_MAX;
   r->buf = (char *)malloc(r->cap);
@@ -53,12 +45,12 @@ mispc_status mispc_lines_open(mispc_context *ctx, const char *path, mispc_lines 
   }
   errno = 0;
 #ifdef MISPC_HAVE_ZLIB
-  r->gz = gzopen(path, "rb");
-  if (r->gz) gzbuffer(r->gz, 1u << 18);
-  int opened = r->gz != NULL;
+  r->f.gz = gzopen(path, "rb");
+  if (r->f.gz) gzbuffer(r->f.gz, 1u << 18);
+  int opened = r->f.gz != NULL;
 #else
-  r->fp = fopen(path, "rb");
-  int opened = r->fp != NULL;
+  r->f.fp = fopen(path, "rb");
+  int opened = r->f.fp != NULL;
 #endif
   if (!opened) {
     int e = errno;
@@ -74,9 +66,9 @@ mispc_status mispc_lines_open(mispc_context *ctx, const char *path, mispc_lines 
 void mispc_lines_close(mispc_lines *lr) {
   if (!lr) return;
 #ifdef MISPC_HAVE_ZLIB
-  if (lr->gz) gzclose(lr->gz);
+  if (lr->f.gz) gzclose(lr->f.gz);
 #endif
-  if (lr->fp) fclose(lr->fp);
+  if (lr->f.fp) fclose(lr->f.fp);
   free(lr->buf);
   free(lr);
 }
@@ -91,7 +83,7 @@ mispc_status mispc_lines_check_size(const mispc_lines *lr, int64_t rows, int64_t
    * the sums stay far from overflow in double. */
   double declared = (double)rows + (double)cols;
   double limit = (double)MISPC_READ_ROWS_PER_ENTRY * (double)entries + (double)MISPC_READ_SLACK;
-  int64_t allowance = lr->ctx ? lr->ctx->read_allowance : 0;
+  int64_t allowance = lr->f.ctx ? lr->f.ctx->read_allowance : 0;
   if (declared > limit && declared > (double)allowance)
     return mispc_lines_error(
         lr, MISPC_ERR_FORMAT,
@@ -104,9 +96,9 @@ mispc_status mispc_lines_check_size(const mispc_lines *lr, int64_t rows, int64_t
   /* Within the rule or an allowance: still no more than the machine holds
    * (row offsets, and the entries of the coordinate lists and the CSR). */
   char desc[96];
-  snprintf(desc, sizeof desc, "%s:%lld: the declared size", lr->path,
+  snprintf(desc, sizeof desc, "%s:%lld: the declared size", lr->f.path,
            (long long)(lr->lineno > 0 ? lr->lineno : 1));
-  return mispc_check_host_memory(lr->ctx, desc,
+  return mispc_check_host_memory(lr->f.ctx, desc,
                                  8.0 * ((double)rows + 1.0) + 32.0 * (double)entries);
 }
 
@@ -121,16 +113,16 @@ mispc_status mispc_lines_error(const mispc_lines *lr, mispc_status s, const char
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return mispc_seterr(lr->ctx, s, "%s:%lld: %s", lr->path,
+  return mispc_seterr(lr->f.ctx, s, "%s:%lld: %s", lr->f.path,
                       (long long)(lr->lineno > 0 ? lr->lineno : 1), msg);
 }
 
 /* The line after the last one returned is longer than max_line. */
 static mispc_status line_too_long(const mispc_lines *lr) {
-  return mispc_seterr(lr->ctx, MISPC_ERR_FORMAT,
+  return mispc_seterr(lr->f.ctx, MISPC_ERR_FORMAT,
                       "%s:%lld: line longer than %zu bytes, the limit for one line of this file "
                       "(is it a text matrix file?)",
-                      lr->path, (long long)lr->lineno + 1, lr->max_line);
+                      lr->f.path, (long long)lr->lineno + 1, lr->max_line);
 }
 
 /* Moves the unread bytes to the front, grows the buffer when a line fills
@@ -147,37 +139,38 @@ static mispc_status lines_fill(mispc_lines *lr) {
     size_t ncap = lr->cap * 2;
     char *nb = ncap > lr->cap ? (char *)realloc(lr->buf, ncap) : NULL;
     if (!nb)
-      return mispc_seterr(lr->ctx, MISPC_ERR_ALLOC,
-                          "%s:%lld: out of host memory for a line longer than %zu bytes", lr->path,
-                          (long long)lr->lineno + 1, lr->end);
+      return mispc_seterr(lr->f.ctx, MISPC_ERR_ALLOC,
+                          "%s:%lld: out of host memory for a line longer than %zu bytes",
+                          lr->f.path, (long long)lr->lineno + 1, lr->end);
     lr->buf = nb;
     lr->cap = ncap;
   }
   size_t want = lr->cap - 1 - lr->end;
   if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
 #ifdef MISPC_HAVE_ZLIB
-  int got = gzread(lr->gz, lr->buf + lr->end, (unsigned)want);
+  int got = gzread(lr->f.gz, lr->buf + lr->end, (unsigned)want);
   if (got < 0) {
     int zerr = 0;
-    const char *zmsg = gzerror(lr->gz, &zerr);
-    return mispc_seterr(lr->ctx, MISPC_ERR_IO, "error reading %s: %s", lr->path,
+    const char *zmsg = gzerror(lr->f.gz, &zerr);
+    return mispc_seterr(lr->f.ctx, MISPC_ERR_IO, "error reading %s: %s", lr->f.path,
                         zerr == Z_ERRNO ? strerror(errno) : zmsg);
   }
   if (got == 0) {
     int zerr = 0;
-    gzerror(lr->gz, &zerr);
+    gzerror(lr->f.gz, &zerr);
     if (zerr == Z_BUF_ERROR)
-      return mispc_seterr(lr->ctx, MISPC_ERR_IO,
+      return mispc_seterr(lr->f.ctx, MISPC_ERR_IO,
                           "error reading %s: compressed data ends early (truncated gzip file)",
-                          lr->path);
+                          lr->f.path);
     lr->eof = 1;
   }
   lr->end += (size_t)got;
 #else
-  size_t got = fread(lr->buf + lr->end, 1, want, lr->fp);
+  size_t got = fread(lr->buf + lr->end, 1, want, lr->f.fp);
   if (got < want) {
-    if (ferror(lr->fp))
-      return mispc_seterr(lr->ctx, MISPC_ERR_IO, "error reading %s: %s", lr->path, strerror(errno));
+    if (ferror(lr->f.fp))
+      return mispc_seterr(lr->f.ctx, MISPC_ERR_IO, "error reading %s: %s", lr->f.path,
+                          strerror(errno));
     lr->eof = 1;
   }
   lr->end += got;

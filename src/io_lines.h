@@ -4,7 +4,23 @@
 #ifndef MISPC_IO_LINES_H
 #define MISPC_IO_LINES_H
 
+#include <stdio.h>
+#ifdef MISPC_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
 #include "internal.h"
+
+/* The file behind a reader or writer: stdio's fp, or zlib's gz (builds with
+ * zlib), and the context and path its messages name. */
+typedef struct mispc_io_file {
+  mispc_context *ctx;
+  const char *path;
+  FILE *fp;
+#ifdef MISPC_HAVE_ZLIB
+  gzFile gz;
+#endif
+} mispc_io_file;
 
 typedef struct mispc_lines mispc_lines;
 mispc_status mispc_lines_open(mispc_context *ctx, const char *path, mispc_lines **lr);

@@ -5,9 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef MISPC_HAVE_ZLIB
-#include <zlib.h>
-#endif
 
 #include "csr_build.h"
 #include "io_lines.h"
@@ -388,12 +385,7 @@ mispc_status mispc_read_mtx_rows(mispc_context *ctx, const char *path, int64_t r
 /* ---- MatrixMarket writer ---------------------------------------------------- */
 
 typedef struct mtx_writer {
-  mispc_context *ctx;
-  const char *path;
-  FILE *fp;
-#ifdef MISPC_HAVE_ZLIB
-  gzFile gz;
-#endif
+  mispc_io_file f;
   char buf[1 << 16];
   size_t pos;
   int failed;
@@ -409,11 +401,11 @@ static void writer_flush(mtx_writer *w) {
   errno = 0;
   int ok;
 #ifdef MISPC_HAVE_ZLIB
-  if (w->gz)
-    ok = gzwrite(w->gz, w->buf, (unsigned)w->pos) == (int)w->pos;
+  if (w->f.gz)
+    ok = gzwrite(w->f.gz, w->buf, (unsigned)w->pos) == (int)w->pos;
   else
 #endif
-    ok = fwrite(w->buf, 1, w->pos, w->fp) == w->pos;
+    ok = fwrite(w->buf, 1, w->pos, w->f.fp) == w->pos;
   if (!ok) {
     w->failed = 1;
     w->err = errno;
@@ -451,14 +443,14 @@ mispc_status mispc_write_mtx(mispc_context *ctx, const char *path, const mispc_c
     mispc_csr_free(ctx, &H);
     return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory writing %s", path);
   }
-  w->ctx = ctx;
-  w->path = path;
+  w->f.ctx = ctx;
+  w->f.path = path;
   int opened;
   errno = 0;
   if (mispc_ends_with_gz(path)) {
 #ifdef MISPC_HAVE_ZLIB
-    w->gz = gzopen(path, "wb1"); /* fastest level: matrices can be large */
-    opened = w->gz != NULL;
+    w->f.gz = gzopen(path, "wb1"); /* fastest level: matrices can be large */
+    opened = w->f.gz != NULL;
 #else
     free(w);
     mispc_csr_free(ctx, &H);
@@ -466,8 +458,8 @@ mispc_status mispc_write_mtx(mispc_context *ctx, const char *path, const mispc_c
                         path);
 #endif
   } else {
-    w->fp = fopen(path, "wb");
-    opened = w->fp != NULL;
+    w->f.fp = fopen(path, "wb");
+    opened = w->f.fp != NULL;
   }
   if (!opened) {
     int e = errno;
@@ -498,11 +490,11 @@ mispc_status mispc_write_mtx(mispc_context *ctx, const char *path, const mispc_c
   errno = 0;
   int close_failed; /* close flushes the stdio / zlib buffers */
 #ifdef MISPC_HAVE_ZLIB
-  if (w->gz)
-    close_failed = gzclose(w->gz) != Z_OK;
+  if (w->f.gz)
+    close_failed = gzclose(w->f.gz) != Z_OK;
   else
 #endif
-    close_failed = fclose(w->fp) != 0;
+    close_failed = fclose(w->f.fp) != 0;
   int e = w->failed ? w->err : errno;
   s = MISPC_SUCCESS;
   if (w->failed || close_failed)

@@ -26,6 +26,14 @@ static void split(int64_t n, int64_t *rstart, int64_t *rend) {
   *rend = n * (before + w) / total;
 }
 
+/* A test's own context; threads > 0 sets its thread count. */
+static mispc_context *test_context(int threads) {
+  mispc_context *ctx;
+  mispc_context_create(&ctx);
+  if (threads > 0) mispc_context_set_num_threads(ctx, threads);
+  return ctx;
+}
+
 static mispc_csr load_graph(mispc_context *ctx, const char *spec) {
   mispc_csr A, S;
   memset(&S, 0, sizeof S);
@@ -35,6 +43,26 @@ static mispc_csr load_graph(mispc_context *ctx, const char *spec) {
   }
   mispc_csr_free(ctx, &A);
   return S;
+}
+
+/* mispc_dist_load(spec) gives this rank the same rows, ghosts and sizes as
+ * mispc_dist_csr_from_rows of the whole graph (mispc_load(whole)) on the
+ * even split. */
+static void check_rows_as_whole(mispc_context *ctx, const char *spec, const char *whole) {
+  mispc_csr W;
+  mispc_dist_csr D, R;
+  CHECK_OK(ctx, mispc_load(ctx, whole, &W));
+  int64_t r0 = W.nrows * rank_ / nranks_, r1 = W.nrows * (rank_ + 1) / nranks_;
+  CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, spec, 0, &D));
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &R));
+  CHECK_MSG(D.rstart == r0 && D.rend == r1 && D.nglobal == W.nrows &&
+                csr_same_bits(&D.diag, &R.diag) && csr_same_bits(&D.offd, &R.offd) &&
+                D.nghost == R.nghost &&
+                !memcmp(D.garray, R.garray, sizeof(int64_t) * (size_t)D.nghost),
+            "%s: rows loaded by range differ from the whole graph's on rank %d", spec, rank_);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_dist_csr_free(ctx, &R);
+  mispc_csr_free(ctx, &W);
 }
 
 typedef struct variant {
@@ -71,16 +99,29 @@ static int same_info(const mispc_dist_agg_info *info, const mispc_aggregates *ar
          info->mis_rounds[1] == aref->mis_rounds[1];
 }
 
-static void compare_on(mispc_context *ctx, const char *spec) {
-  mispc_csr G = load_graph(ctx, spec);
-  int64_t n = G.nrows, r0, r1;
-  split(n, &r0, &r1);
-  mispc_dist_csr D;
-  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D));
-  CHECK_OK(ctx, mispc_dist_csr_check(ctx, &D)); /* symmetric across ranks */
-  uint8_t *ref = malloc((size_t)n + 1), *sub = malloc((size_t)n + 1);
-  uint8_t *mine = malloc((size_t)(r1 - r0) + 1);
-  for (int64_t v = 0; v < n; ++v) sub[v] = mispc_hash3(99, 0, (uint64_t)v) % 3 != 0;
+/* What one comparison runs on: the reference graph G, the distributed graph D
+ * (host memory) and the graph the calls run on, D or its device copy. */
+typedef struct compared {
+  const char *spec, *tag; /* tag: "" or "GPU " in messages */
+  const mispc_csr *G;
+  const mispc_dist_csr *D, *run; /* run: D or its device copy */
+  int dev;                       /* 1: run is in device memory */
+  int64_t r0, r1;
+} compared;
+
+/* Copies `bytes` of labels from `src`, in the run graph's memory, to the host
+ * buffer `dst` (nothing to do on the host, where they are one buffer). */
+static void labels_to_host(mispc_context *ctx, const compared *c, void *dst, const void *src,
+                           size_t bytes) {
+  if (c->dev) CHECK_OK(ctx, mispc_memcpy(ctx, dst, MISPC_MEM_HOST, src, MISPC_MEM_DEVICE, bytes));
+}
+
+/* Every MIS variant: the run graph's set (out, in its memory; mine, its host
+ * copy) must equal the one-process set ref of G on this rank's rows, with the
+ * same rounds and size. sub: the subset of G; dsub: this rank's slice of it,
+ * in the run graph's memory. */
+static void compare_mis(mispc_context *ctx, const compared *c, const uint8_t *sub,
+                        const uint8_t *dsub, uint8_t *ref, uint8_t *out, uint8_t *mine) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i) {
     const variant *x = &variants[i];
     mispc_mis_options o;
@@ -88,140 +129,111 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     o.priority = x->priority;
     o.seed = x->seed;
     mispc_mis_result rr = {-1, -1}, rd = {-2, -2};
-    const uint8_t *s1 = x->use_subset ? sub : NULL, *sd = x->use_subset ? sub + r0 : NULL;
+    const uint8_t *s1 = x->use_subset ? sub : NULL, *sd = x->use_subset ? dsub : NULL;
     if (x->k == 1) {
-      CHECK_OK(ctx, mispc_mis1_subset(ctx, &G, &o, s1, ref, &rr));
-      CHECK_OK(ctx, mispc_dist_mis1(ctx, &D, &o, sd, mine, &rd));
+      CHECK_OK(ctx, mispc_mis1_subset(ctx, c->G, &o, s1, ref, &rr));
+      CHECK_OK(ctx, mispc_dist_mis1(ctx, c->run, &o, sd, out, &rd));
     } else {
-      CHECK_OK(ctx, mispc_mis2_subset(ctx, &G, &o, s1, ref, &rr));
-      CHECK_OK(ctx, mispc_dist_mis2(ctx, &D, &o, sd, mine, &rd));
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, c->G, &o, s1, ref, &rr));
+      CHECK_OK(ctx, mispc_dist_mis2(ctx, c->run, &o, sd, out, &rd));
     }
+    labels_to_host(ctx, c, mine, out, (size_t)(c->r1 - c->r0));
     int64_t diff = 0;
-    for (int64_t v = r0; v < r1; ++v) diff += mine[v - r0] != ref[v];
-    CHECK_MSG(diff == 0, "%s k=%d variant %zu: %lld vertices differ on rank %d of %d", spec, x->k,
-              i, (long long)diff, rank_, nranks_);
+    for (int64_t v = c->r0; v < c->r1; ++v) diff += mine[v - c->r0] != ref[v];
+    CHECK_MSG(diff == 0, "%s%s k=%d variant %zu: %lld vertices differ on rank %d of %d", c->tag,
+              c->spec, x->k, i, (long long)diff, rank_, nranks_);
     CHECK_MSG(rd.rounds == rr.rounds && rd.set_size == rr.set_size,
-              "%s k=%d variant %zu: rounds %d/%d, size %lld/%lld (dist/ref)", spec, x->k, i,
-              rd.rounds, rr.rounds, (long long)rd.set_size, (long long)rr.set_size);
-    if (!x->use_subset) CHECK_OK(ctx, mispc_dist_verify_mis(ctx, &D, x->k, mine));
-    if (rank_ == 0 && i == 0)
-      printf("  %s on %d ranks: MIS-1 %lld members, %d rounds\n", spec, nranks_,
+              "%s%s k=%d variant %zu: rounds %d/%d, size %lld/%lld (dist/ref)", c->tag, c->spec,
+              x->k, i, rd.rounds, rr.rounds, (long long)rd.set_size, (long long)rr.set_size);
+    if (!x->use_subset) CHECK_OK(ctx, mispc_dist_verify_mis(ctx, c->run, x->k, out));
+    if (!c->dev && rank_ == 0 && i == 0)
+      printf("  %s on %d ranks: MIS-1 %lld members, %d rounds\n", c->spec, nranks_,
              (long long)rd.set_size, rd.rounds);
   }
-  /* The GPU path (several ranks may share one GPU: host-staged transport). */
-  if (mispc_have_gpu()) {
-    mispc_dist_csr DD;
-    uint8_t *dset = NULL, *dsub = NULL;
-    const size_t nl = (size_t)(r1 - r0) + 1;
-    CHECK_OK(ctx, mispc_dist_csr_copy(ctx, &D, MISPC_MEM_DEVICE, &DD));
-    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, nl, (void **)&dset));
-    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, nl, (void **)&dsub));
-    CHECK_OK(ctx, mispc_memcpy(ctx, dsub, MISPC_MEM_DEVICE, sub + r0, MISPC_MEM_HOST, nl - 1));
-    for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i) {
-      const variant *x = &variants[i];
-      mispc_mis_options o;
-      mispc_mis_options_default(&o);
-      o.priority = x->priority;
-      o.seed = x->seed;
-      mispc_mis_result rr = {-1, -1}, rd = {-2, -2};
-      const uint8_t *s1 = x->use_subset ? sub : NULL, *sd = x->use_subset ? dsub : NULL;
-      if (x->k == 1) {
-        CHECK_OK(ctx, mispc_mis1_subset(ctx, &G, &o, s1, ref, &rr));
-        CHECK_OK(ctx, mispc_dist_mis1(ctx, &DD, &o, sd, dset, &rd));
-      } else {
-        CHECK_OK(ctx, mispc_mis2_subset(ctx, &G, &o, s1, ref, &rr));
-        CHECK_OK(ctx, mispc_dist_mis2(ctx, &DD, &o, sd, dset, &rd));
-      }
-      CHECK_OK(ctx, mispc_memcpy(ctx, mine, MISPC_MEM_HOST, dset, MISPC_MEM_DEVICE, nl - 1));
-      int64_t diff = 0;
-      for (int64_t v = r0; v < r1; ++v) diff += mine[v - r0] != ref[v];
-      CHECK_MSG(diff == 0 && rd.rounds == rr.rounds && rd.set_size == rr.set_size,
-                "GPU %s k=%d variant %zu: %lld differ on rank %d of %d; rounds %d/%d", spec, x->k,
-                i, (long long)diff, rank_, nranks_, rd.rounds, rr.rounds);
-      if (!x->use_subset) CHECK_OK(ctx, mispc_dist_verify_mis(ctx, &DD, x->k, dset));
-    }
-    /* Coloring and aggregation of the device graph: labels in device memory. */
-    int32_t *dlab = NULL, *hlab = malloc(sizeof(int32_t) * nl);
-    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
-    for (int cv = 0; cv < 4; ++cv) {
-      mispc_coloring_options co;
-      color_variant(cv, &co);
-      mispc_coloring cref;
-      int32_t nc = -1;
-      CHECK_OK(ctx, mispc_color(ctx, &G, &co, &cref));
-      CHECK_OK(ctx, mispc_dist_color(ctx, &DD, &co, dlab, &nc));
-      CHECK_OK(ctx, mispc_memcpy(ctx, hlab, MISPC_MEM_HOST, dlab, MISPC_MEM_DEVICE,
-                                 sizeof(int32_t) * (nl - 1)));
-      int64_t diff = 0;
-      for (int64_t v = r0; v < r1; ++v) diff += hlab[v - r0] != cref.color[v];
-      CHECK_MSG(diff == 0 && nc == cref.ncolors,
-                "GPU %s coloring %d: %lld colors differ on rank %d of %d; %d colors, reference %d",
-                spec, cv, (long long)diff, rank_, nranks_, nc, cref.ncolors);
-      CHECK_OK(ctx, mispc_dist_verify_coloring(ctx, &D, hlab, nc));
-      mispc_coloring_free(ctx, &cref);
-    }
-    for (int av = 0; av < 3; ++av) {
-      mispc_agg_options ao;
-      agg_variant(av, &ao);
-      mispc_aggregates aref;
-      mispc_dist_agg_info info;
-      memset(&info, 0, sizeof info);
-      CHECK_OK(ctx, mispc_aggregate(ctx, &G, &ao, &aref));
-      CHECK_OK(ctx, mispc_dist_aggregate(ctx, &DD, &ao, dlab, &info));
-      CHECK_OK(ctx, mispc_memcpy(ctx, hlab, MISPC_MEM_HOST, dlab, MISPC_MEM_DEVICE,
-                                 sizeof(int32_t) * (nl - 1)));
-      int64_t diff = 0;
-      for (int64_t v = r0; v < r1; ++v) diff += hlab[v - r0] != aref.agg[v];
-      CHECK_MSG(diff == 0 && same_info(&info, &aref),
-                "GPU %s aggregation %d: %lld labels differ on rank %d of %d; %lld aggregates, "
-                "ref %lld",
-                spec, av, (long long)diff, rank_, nranks_, (long long)info.naggs,
-                (long long)aref.naggs);
-      mispc_aggregates_free(ctx, &aref);
-    }
-    mispc_free(ctx, MISPC_MEM_DEVICE, dlab);
-    free(hlab);
-    mispc_free(ctx, MISPC_MEM_DEVICE, dset);
-    mispc_free(ctx, MISPC_MEM_DEVICE, dsub);
-    mispc_dist_csr_free(ctx, &DD);
-    gpu_checked_ = 1;
+}
+
+/* Every coloring variant (cv: 0..3: MIS classes with two priorities, greedy
+ * in id order, recolored): the run graph's colors (lab, in its
+ * memory; hlab, its host copy) against mispc_color of G, verified on D. */
+static void compare_colorings(mispc_context *ctx, const compared *c, int32_t *lab, int32_t *hlab) {
+  for (int cv = 0; cv < 4; ++cv) {
+    mispc_coloring_options co;
+    color_variant(cv, &co);
+    mispc_coloring cref;
+    int32_t nc = -1;
+    CHECK_OK(ctx, mispc_color(ctx, c->G, &co, &cref));
+    CHECK_OK(ctx, mispc_dist_color(ctx, c->run, &co, lab, &nc));
+    labels_to_host(ctx, c, hlab, lab, sizeof(int32_t) * (size_t)(c->r1 - c->r0));
+    int64_t diff = 0;
+    for (int64_t v = c->r0; v < c->r1; ++v) diff += hlab[v - c->r0] != cref.color[v];
+    CHECK_MSG(diff == 0 && nc == cref.ncolors,
+              "%s%s coloring %d: %lld colors differ on rank %d of %d; %d colors, reference %d",
+              c->tag, c->spec, cv, (long long)diff, rank_, nranks_, nc, cref.ncolors);
+    CHECK_OK(ctx, mispc_dist_verify_coloring(ctx, c->D, hlab, nc));
+    mispc_coloring_free(ctx, &cref);
   }
-  /* Aggregation: both algorithms, two seeds; labels and phase counts. */
-  int32_t *amine = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
+}
+
+/* Every aggregation variant (av: 0..2; both algorithms, two seeds): labels
+ * (lab, in the run graph's memory; hlab, their host copy) and phase counts
+ * against mispc_aggregate of G. */
+static void compare_aggregations(mispc_context *ctx, const compared *c, int32_t *lab,
+                                 int32_t *hlab) {
   for (int av = 0; av < 3; ++av) {
     mispc_agg_options ao;
     agg_variant(av, &ao);
     mispc_aggregates aref;
     mispc_dist_agg_info info;
     memset(&info, 0, sizeof info);
-    CHECK_OK(ctx, mispc_aggregate(ctx, &G, &ao, &aref));
-    CHECK_OK(ctx, mispc_dist_aggregate(ctx, &D, &ao, amine, &info));
+    CHECK_OK(ctx, mispc_aggregate(ctx, c->G, &ao, &aref));
+    CHECK_OK(ctx, mispc_dist_aggregate(ctx, c->run, &ao, lab, &info));
+    labels_to_host(ctx, c, hlab, lab, sizeof(int32_t) * (size_t)(c->r1 - c->r0));
     int64_t diff = 0;
-    for (int64_t v = r0; v < r1; ++v) diff += amine[v - r0] != aref.agg[v];
+    for (int64_t v = c->r0; v < c->r1; ++v) diff += hlab[v - c->r0] != aref.agg[v];
     CHECK_MSG(diff == 0 && same_info(&info, &aref),
-              "%s aggregation %d: %lld labels differ on rank %d of %d; %lld aggregates, ref %lld",
-              spec, av, (long long)diff, rank_, nranks_, (long long)info.naggs,
+              "%s%s aggregation %d: %lld labels differ on rank %d of %d; %lld aggregates, ref %lld",
+              c->tag, c->spec, av, (long long)diff, rank_, nranks_, (long long)info.naggs,
               (long long)aref.naggs);
     mispc_aggregates_free(ctx, &aref);
   }
-  free(amine);
-  /* Colorings: MIS classes (two priorities), greedy in id order, recolored. */
-  int32_t *cmine = malloc(sizeof(int32_t) * (size_t)(r1 - r0 + 1));
-  for (int cv = 0; cv < 4; ++cv) {
-    mispc_coloring_options co;
-    color_variant(cv, &co);
-    mispc_coloring cref;
-    int32_t nc = -1;
-    CHECK_OK(ctx, mispc_color(ctx, &G, &co, &cref));
-    CHECK_OK(ctx, mispc_dist_color(ctx, &D, &co, cmine, &nc));
-    int64_t diff = 0;
-    for (int64_t v = r0; v < r1; ++v) diff += cmine[v - r0] != cref.color[v];
-    CHECK_MSG(diff == 0 && nc == cref.ncolors,
-              "%s coloring %d: %lld colors differ on rank %d of %d; %d colors, reference %d", spec,
-              cv, (long long)diff, rank_, nranks_, nc, cref.ncolors);
-    CHECK_OK(ctx, mispc_dist_verify_coloring(ctx, &D, cmine, nc));
-    mispc_coloring_free(ctx, &cref);
+}
+
+static void compare_on(mispc_context *ctx, const char *spec) {
+  mispc_csr G = load_graph(ctx, spec);
+  int64_t n = G.nrows, r0, r1;
+  split(n, &r0, &r1);
+  mispc_dist_csr D;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &G, r0, r1, &D));
+  CHECK_OK(ctx, mispc_dist_csr_check(ctx, &D)); /* symmetric across ranks */
+  const size_t nl = (size_t)(r1 - r0) + 1;
+  uint8_t *ref = malloc((size_t)n + 1), *sub = malloc((size_t)n + 1), *mine = malloc(nl);
+  int32_t *hlab = malloc(sizeof(int32_t) * nl);
+  for (int64_t v = 0; v < n; ++v) sub[v] = mispc_hash3(99, 0, (uint64_t)v) % 3 != 0;
+  compared host = {spec, "", &G, &D, &D, 0, r0, r1};
+  compare_mis(ctx, &host, sub, sub + r0, ref, mine, mine);
+  /* The GPU path (several ranks may share one GPU: host-staged transport). */
+  if (mispc_have_gpu()) {
+    mispc_dist_csr DD;
+    uint8_t *dset = NULL, *dsub = NULL;
+    CHECK_OK(ctx, mispc_dist_csr_copy(ctx, &D, MISPC_MEM_DEVICE, &DD));
+    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, nl, (void **)&dset));
+    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, nl, (void **)&dsub));
+    CHECK_OK(ctx, mispc_memcpy(ctx, dsub, MISPC_MEM_DEVICE, sub + r0, MISPC_MEM_HOST, nl - 1));
+    compared gpu = {spec, "GPU ", &G, &D, &DD, 1, r0, r1};
+    compare_mis(ctx, &gpu, sub, dsub, ref, dset, mine);
+    /* Coloring and aggregation of the device graph: labels in device memory. */
+    int32_t *dlab = NULL;
+    CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
+    compare_colorings(ctx, &gpu, dlab, hlab);
+    compare_aggregations(ctx, &gpu, dlab, hlab);
+    mispc_free(ctx, MISPC_MEM_DEVICE, dlab);
+    mispc_free(ctx, MISPC_MEM_DEVICE, dset);
+    mispc_free(ctx, MISPC_MEM_DEVICE, dsub);
+    mispc_dist_csr_free(ctx, &DD);
+    gpu_checked_ = 1;
   }
+  compare_aggregations(ctx, &host, hlab, hlab);
+  compare_colorings(ctx, &host, hlab, hlab);
   /* Two neighbours of one color (or a color out of range) fail everywhere. */
   int chas = -1, clast = -1;
   int64_t a = -1;
@@ -235,11 +247,10 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     int32_t nc = 0;
     mispc_coloring_options co;
     mispc_coloring_options_default(&co);
-    CHECK_OK(ctx, mispc_dist_color(ctx, &D, &co, cmine, &nc));
-    if (rank_ == clast) cmine[a] = cmine[b];
-    CHECK_STATUS(ctx, mispc_dist_verify_coloring(ctx, &D, cmine, nc), MISPC_ERR_VERIFY);
+    CHECK_OK(ctx, mispc_dist_color(ctx, &D, &co, hlab, &nc));
+    if (rank_ == clast) hlab[a] = hlab[b];
+    CHECK_STATUS(ctx, mispc_dist_verify_coloring(ctx, &D, hlab, nc), MISPC_ERR_VERIFY);
   }
-  free(cmine);
   /* A broken set fails on every rank: drop the first member of the last rank
    * that has one (maximality), then add a neighbour of a member (independence). */
   mispc_mis_options o;
@@ -270,12 +281,11 @@ static void compare_on(mispc_context *ctx, const char *spec) {
   free(ref);
   free(sub);
   free(mine);
+  free(hlab);
 }
 
 static void test_identity(void) {
-  mispc_context *ctx;
-  mispc_context_create(&ctx);
-  mispc_context_set_num_threads(ctx, 1);
+  mispc_context *ctx = test_context(1);
   const char *specs[] = {"gen:path:101",
                          "gen:laplace2d:23",
                          "gen:laplace3d:9",
@@ -297,43 +307,15 @@ static void test_identity(void) {
 /* Stencil generators make each rank's own rows: the same rows as the whole
  * generator's, cut to the even split. */
 static void test_row_generators(void) {
-  mispc_context *ctx;
-  mispc_context_create(&ctx);
+  mispc_context *ctx = test_context(0);
   const char *specs[] = {"gen:laplace2d:23", "gen:laplace3d:9", "gen:grid2d:20", "gen:grid3d27:7",
                          "gen:path:101"};
-  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
-    mispc_csr A;
-    mispc_dist_csr D, R;
-    CHECK_OK(ctx, mispc_load(ctx, specs[i], &A));
-    int64_t r0 = A.nrows * rank_ / nranks_, r1 = A.nrows * (rank_ + 1) / nranks_;
-    CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, specs[i], 0, &D));
-    CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &R));
-    CHECK_MSG(D.rstart == r0 && D.rend == r1 && D.nglobal == A.nrows &&
-                  csr_same_bits(&D.diag, &R.diag) && csr_same_bits(&D.offd, &R.offd) &&
-                  D.nghost == R.nghost &&
-                  !memcmp(D.garray, R.garray, sizeof(int64_t) * (size_t)D.nghost),
-              "%s: generated rows differ from the whole generator's on rank %d", specs[i], rank_);
-    mispc_dist_csr_free(ctx, &D);
-    mispc_dist_csr_free(ctx, &R);
-    mispc_csr_free(ctx, &A);
-  }
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i)
+    check_rows_as_whole(ctx, specs[i], specs[i]);
   /* MatrixMarket files (symmetric and general, plain and .gz where present):
    * each rank keeps its rows; the same rows as the whole file's */
   const char *mtx[] = {MISPC_TEST_DATA "/bcsstk13.mtx", MISPC_TEST_DATA "/delaunay_n14.mtx"};
-  for (size_t i = 0; i < sizeof mtx / sizeof *mtx; ++i) {
-    mispc_csr W;
-    mispc_dist_csr D, R;
-    CHECK_OK(ctx, mispc_load(ctx, mtx[i], &W));
-    int64_t r0 = W.nrows * rank_ / nranks_, r1 = W.nrows * (rank_ + 1) / nranks_;
-    CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, mtx[i], 0, &D));
-    CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &R));
-    CHECK_MSG(D.rstart == r0 && D.rend == r1 && csr_same_bits(&D.diag, &R.diag) &&
-                  csr_same_bits(&D.offd, &R.offd) && D.nghost == R.nghost,
-              "%s: rows read by range differ from the whole file's on rank %d", mtx[i], rank_);
-    mispc_dist_csr_free(ctx, &D);
-    mispc_dist_csr_free(ctx, &R);
-    mispc_csr_free(ctx, &W);
-  }
+  for (size_t i = 0; i < sizeof mtx / sizeof *mtx; ++i) check_rows_as_whole(ctx, mtx[i], mtx[i]);
   /* PETSc binary files: each rank reads its rows; the same rows as the whole file's */
   char pf[4200];
   test_tmp_file(pf, sizeof pf, "mpi_test_dist", "petsc");
@@ -344,16 +326,7 @@ static void test_row_generators(void) {
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_OK(ctx, mispc_read_petsc(ctx, pf, &R1));
   CHECK(csr_same_bits(&W, &R1));
-  {
-    mispc_dist_csr D, R;
-    int64_t r0 = W.nrows * rank_ / nranks_, r1 = W.nrows * (rank_ + 1) / nranks_;
-    CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, pf, 0, &D));
-    CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &R));
-    CHECK_MSG(D.rstart == r0 && csr_same_bits(&D.diag, &R.diag) && csr_same_bits(&D.offd, &R.offd),
-              "PETSc binary rows differ on rank %d", rank_);
-    mispc_dist_csr_free(ctx, &D);
-    mispc_dist_csr_free(ctx, &R);
-  }
+  check_rows_as_whole(ctx, pf, MISPC_TEST_DATA "/bcsstk13.mtx");
   mispc_csr_free(ctx, &W);
   mispc_csr_free(ctx, &R1);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -550,8 +523,7 @@ static void check_strength(mispc_context *ctx, const char *spec, int bs, double 
 }
 
 static void test_coarse_levels(void) {
-  mispc_context *ctx;
-  mispc_context_create(&ctx);
+  mispc_context *ctx = test_context(0);
   check_coarse(ctx, "gen:laplace3d:12", 1, 1);
   check_coarse(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 1);
   check_coarse(ctx, "gen:elasticity3d:5", 3, 6);
@@ -676,30 +648,54 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
   mispc_csr_free(ctx, &A);
 }
 
+/* The Gauss-Seidel variants compared (check_gs's arguments), each for the
+ * kinds in its mask. */
+typedef struct gs_case {
+  const char *spec;
+  unsigned kinds; /* PT, CL or both */
+  int bs;
+  double theta;
+  mispc_gs_sweep sw;
+  int sweeps;
+  double omega;
+  int zero_guess;
+  int lines; /* mispc_gs_options.line_clusters */
+} gs_case;
+
+#define PT       (1u << MISPC_GS_POINT)
+#define CL       (1u << MISPC_GS_CLUSTER)
+#define BCSSTK13 MISPC_TEST_DATA "/bcsstk13.mtx"
+static const gs_case gs_cases[] = {
+    {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1},
+    {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0},
+    {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0},
+    {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0},
+    {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0},
+    {"gen:elasticity3d:4", CL, 3, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0},
+    {"gen:elasticity3d:4", CL, 3, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
+    {"gen:elasticity3d:4", CL, 1, 0, MISPC_GS_FORWARD, 1, 1.0, 1},
+    {"gen:aniso2d:30:0.01:30", PT, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
+    {"gen:aniso2d:30:0.01:30", CL, 1, 0.25, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
+    {BCSSTK13, PT | CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
+    /* line clusters: whole lines (angle 0), partial chains (30 degrees), none (isotropic) */
+    {"gen:aniso2d:30:0.001", CL, 1, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 1},
+    {"gen:aniso2d:30:0.01:30", CL, 1, 0.25, MISPC_GS_FORWARD, 2, 1.1, 1, 1},
+    {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 1},
+    {BCSSTK13, CL, 1, 0.02, MISPC_GS_BACKWARD, 1, 1.0, 0, 1},
+};
+#undef BCSSTK13
+#undef CL
+#undef PT
+
 static void test_gauss_seidel(void) {
-  mispc_context *ctx;
-  mispc_context_create(&ctx);
-  const mispc_gs_kind P = MISPC_GS_POINT, C = MISPC_GS_CLUSTER;
-  check_gs(ctx, "gen:laplace3d:10", P, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1);
-  check_gs(ctx, "gen:laplace3d:10", P, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0);
-  check_gs(ctx, "gen:elasticity3d:4", P, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0);
-  check_gs(ctx, "gen:elasticity3d:4", P, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0);
-  check_gs(ctx, "gen:aniso2d:30:0.01:30", P, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", P, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1);
-  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0);
-  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0);
-  check_gs(ctx, "gen:elasticity3d:4", C, 3, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0);
-  check_gs(ctx, "gen:elasticity3d:4", C, 3, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  check_gs(ctx, "gen:elasticity3d:4", C, 1, 0, MISPC_GS_FORWARD, 1, 1.0, 1);
-  check_gs(ctx, "gen:aniso2d:30:0.01:30", C, 1, 0.25, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", C, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  /* line clusters: whole lines (angle 0), partial chains (30 degrees), none (isotropic) */
-  line_clusters_ = 1;
-  check_gs(ctx, "gen:aniso2d:30:0.001", C, 1, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  check_gs(ctx, "gen:aniso2d:30:0.01:30", C, 1, 0.25, MISPC_GS_FORWARD, 2, 1.1, 1);
-  check_gs(ctx, "gen:laplace3d:10", C, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0);
-  check_gs(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", C, 1, 0.02, MISPC_GS_BACKWARD, 1, 1.0, 0);
+  mispc_context *ctx = test_context(0);
+  for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i)
+    for (mispc_gs_kind kind = MISPC_GS_POINT; kind <= MISPC_GS_CLUSTER; ++kind) {
+      const gs_case *c = &gs_cases[i];
+      line_clusters_ = c->lines;
+      if (c->kinds & (1u << kind))
+        check_gs(ctx, c->spec, kind, c->bs, c->theta, c->sw, c->sweeps, c->omega, c->zero_guess);
+    }
   line_clusters_ = 0;
   /* a zero diagonal on the last rank fails on every rank */
   mispc_csr A;
@@ -715,14 +711,14 @@ static void test_gauss_seidel(void) {
   mispc_gs_options o;
   mispc_gs_options_default(&o);
   for (int k = 0; k < 2; ++k) {
-    o.kind = k ? C : P;
+    o.kind = k ? MISPC_GS_CLUSTER : MISPC_GS_POINT;
     CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
     CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gd, &D));
     CHECK_STATUS(ctx, mispc_dist_gs_numeric(ctx, gd, &D), MISPC_ERR_INVALID_ARG);
     CHECK(strstr(mispc_context_error(ctx), "diagonal entry zero") != NULL);
     mispc_dist_gs_destroy(ctx, gd);
   }
-  o.kind = P;
+  o.kind = MISPC_GS_POINT;
   { /* a row with its columns out of order fails the symbolic setup on every rank */
     mispc_dist_csr U;
     const int64_t n = 2 * nranks_, u0 = 2 * rank_;
@@ -736,7 +732,7 @@ static void test_gauss_seidel(void) {
     mispc_dist_csr_free(ctx, &U);
   }
   { /* a block size that does not divide the rows fails on every rank */
-    o.kind = C;
+    o.kind = MISPC_GS_CLUSTER;
     o.block_size = 5;
     CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
     CHECK_STATUS(ctx, mispc_dist_gs_symbolic(ctx, gd, &D), MISPC_ERR_INVALID_ARG);
@@ -753,8 +749,7 @@ static void test_gauss_seidel(void) {
  * the one-process set. */
 static void test_transports(void) {
   if (!mispc_have_gpu()) return;
-  mispc_context *ctx;
-  mispc_context_create(&ctx);
+  mispc_context *ctx = test_context(0);
   mispc_csr G = load_graph(ctx, "gen:laplace3d:12");
   int64_t r0, r1;
   split(G.nrows, &r0, &r1);
@@ -863,9 +858,7 @@ static void check_lists(mispc_context *ctx, const char *spec, int av) {
 }
 
 static void test_aggregate_lists(void) {
-  mispc_context *ctx;
-  mispc_context_create(&ctx);
-  mispc_context_set_num_threads(ctx, 1);
+  mispc_context *ctx = test_context(1);
   const char *specs[] = {"gen:path:101", "gen:laplace3d:9", "gen:random:3000:10", "gen:kron:10",
                          MISPC_TEST_DATA "/bcsstk13.mtx"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i)
@@ -875,8 +868,7 @@ static void test_aggregate_lists(void) {
 
 /* Bad input on one rank gives the same error on every rank (and no hang). */
 static void test_errors(void) {
-  mispc_context *ctx;
-  mispc_context_create(&ctx);
+  mispc_context *ctx = test_context(0);
   mispc_dist_csr D;
   int64_t n = 10 * nranks_, r0 = 10 * rank_, r1 = r0 + 10;
   int64_t rowptr[11], col[10];

@@ -71,9 +71,22 @@ static ring make_ring(void) {
   return g;
 }
 
-/* A small distributed graph every MIS / coloring / aggregation case runs on. */
-static void load_grid(mispc_context *ctx, mispc_dist_csr *D) {
-  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace2d:12", 0, D);
+/* mispc_dist_csr_from_global on the ring as a case changed it, with the row
+ * offsets `rowptr` (g->rowptr unless the case passes its own or NULL) and no
+ * output matrix where `no_output`. */
+static mispc_status ring_from_global(mispc_context *ctx, const ring *g, const int64_t *rowptr,
+                                     int no_output) {
+  mispc_dist_csr D;
+  return mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g->n, g->r0, g->r1, rowptr, g->col, NULL,
+                                    no_output ? NULL : &D);
+}
+
+/* The small distributed graph every MIS / coloring / aggregation case runs on
+ * (loaded once by main; the calls take it const). */
+static mispc_dist_csr grid_;
+
+static void load_grid(mispc_context *ctx) {
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace2d:12", 0, &grid_);
   if (s) {
     fprintf(stderr, "rank %d: gen:laplace2d:12: %s\n", rank_, mispc_context_error(ctx));
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -84,50 +97,39 @@ static void load_grid(mispc_context *ctx, mispc_dist_csr *D) {
 
 static void from_global_sizes(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
-  int64_t n = rank_ == last_ ? g.n + 1 : g.n;
-  mispc_status s =
-      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG,
+  if (rank_ == last_) g.n += 1;
+  expect_everywhere(ctx, ring_from_global(ctx, &g, g.rowptr, 0), MISPC_ERR_INVALID_ARG,
                     nranks_ > 1 ? "inconsistent global sizes" : "row ranges");
 }
 
 static void from_global_gap(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
   int shift = rank_ == 0 && g.r1 > g.r0;
-  mispc_status s = mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0 + shift, g.r1,
-                                              g.rowptr + shift, g.col, NULL, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "row ranges must tile");
+  g.r0 += shift;
+  expect_everywhere(ctx, ring_from_global(ctx, &g, g.rowptr + shift, 0), MISPC_ERR_INVALID_ARG,
+                    "row ranges must tile");
 }
 
 static void from_global_overlap(mispc_context *ctx) {
   if (nranks_ == 1) return; /* one range cannot overlap another */
   ring g = make_ring();
-  mispc_dist_csr D;
-  int64_t r0 = rank_ == last_ && rank_ > 0 ? g.r0 - 1 : g.r0;
+  if (rank_ == last_ && rank_ > 0) g.r0 -= 1;
   int64_t rowptr[12] = {0};
-  for (int64_t i = 0; i < g.r1 - r0; ++i) rowptr[i + 1] = i < 10 ? g.rowptr[i + 1] : 10;
-  mispc_status s =
-      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, r0, g.r1, rowptr, g.col, NULL, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "row ranges");
+  for (int64_t i = 0; i < g.r1 - g.r0; ++i) rowptr[i + 1] = i < 10 ? g.rowptr[i + 1] : 10;
+  expect_everywhere(ctx, ring_from_global(ctx, &g, rowptr, 0), MISPC_ERR_INVALID_ARG, "row ranges");
 }
 
 static void from_global_negative_range(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
-  int64_t r1 = rank_ == last_ ? g.r0 - 1 : g.r1;
-  mispc_status s =
-      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, r1, g.rowptr, g.col, NULL, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "row ranges");
+  if (rank_ == last_) g.r1 = g.r0 - 1;
+  expect_everywhere(ctx, ring_from_global(ctx, &g, g.rowptr, 0), MISPC_ERR_INVALID_ARG,
+                    "row ranges");
 }
 
 static void from_global_column(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
   if (rank_ == last_) g.col[3] = g.n + 5;
-  mispc_status s =
-      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
+  mispc_status s = ring_from_global(ctx, &g, g.rowptr, 0);
   char want[64];
   snprintf(want, sizeof want, "rank %d: ", last_);
   expect_everywhere(ctx, s, MISPC_ERR_INDEX_RANGE, want);
@@ -136,36 +138,28 @@ static void from_global_column(mispc_context *ctx) {
 
 static void from_global_negative_column(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
   if (rank_ == 0) g.col[0] = -1;
-  mispc_status s =
-      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INDEX_RANGE, "column -1");
+  expect_everywhere(ctx, ring_from_global(ctx, &g, g.rowptr, 0), MISPC_ERR_INDEX_RANGE,
+                    "column -1");
 }
 
 static void from_global_offsets(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
   if (rank_ == last_) g.rowptr[5] = 7;
-  mispc_status s =
-      mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col, NULL, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INDEX_RANGE, "row offsets");
+  expect_everywhere(ctx, ring_from_global(ctx, &g, g.rowptr, 0), MISPC_ERR_INDEX_RANGE,
+                    "row offsets");
 }
 
 static void from_global_null_rows(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
-  mispc_status s = mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1,
-                                              rank_ == 0 ? NULL : g.rowptr, g.col, NULL, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "NULL");
+  expect_everywhere(ctx, ring_from_global(ctx, &g, rank_ == 0 ? NULL : g.rowptr, 0),
+                    MISPC_ERR_INVALID_ARG, "NULL");
 }
 
 static void from_global_null_output(mispc_context *ctx) {
   ring g = make_ring();
-  mispc_dist_csr D;
-  mispc_status s = mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, g.n, g.r0, g.r1, g.rowptr, g.col,
-                                              NULL, rank_ == last_ ? NULL : &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "output is NULL");
+  expect_everywhere(ctx, ring_from_global(ctx, &g, g.rowptr, rank_ == last_), MISPC_ERR_INVALID_ARG,
+                    "output is NULL");
 }
 
 static void from_rows_range(mispc_context *ctx) {
@@ -183,220 +177,170 @@ static void from_rows_range(mispc_context *ctx) {
 
 static char bad_file_[512], nonsquare_file_[512];
 
-static void load_missing(mispc_context *ctx) {
+/* mispc_dist_load(spec, symmetrize) on every rank, with no output matrix on
+ * the last rank where `no_output_last`, must fail with `expected` and `want`. */
+static void expect_load(mispc_context *ctx, const char *spec, int symmetrize, int no_output_last,
+                        mispc_status expected, const char *want) {
   mispc_dist_csr D;
-  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "/no/such/dir/graph.mtx", 0, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_IO, "/no/such/dir/graph.mtx");
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, spec, symmetrize,
+                                   no_output_last && rank_ == last_ ? NULL : &D);
+  expect_everywhere(ctx, s, expected, want);
+}
+
+static void load_missing(mispc_context *ctx) {
+  expect_load(ctx, "/no/such/dir/graph.mtx", 0, 0, MISPC_ERR_IO, "/no/such/dir/graph.mtx");
 }
 
 static void load_missing_one_rank(mispc_context *ctx) {
-  mispc_dist_csr D;
-  mispc_status s = mispc_dist_load(
-      ctx, MPI_COMM_WORLD, rank_ == last_ ? "/no/such/dir/graph.mtx" : nonsquare_file_, 1, &D);
   /* The last rank's missing file, or rank 0's non-square one: one status. */
-  expect_everywhere(ctx, s, ANY_FAILURE, NULL);
+  expect_load(ctx, rank_ == last_ ? "/no/such/dir/graph.mtx" : nonsquare_file_, 1, 0, ANY_FAILURE,
+              NULL);
 }
 
 static void load_malformed(mispc_context *ctx) {
-  mispc_dist_csr D;
-  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, bad_file_, 0, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_FORMAT, bad_file_);
+  expect_load(ctx, bad_file_, 0, 0, MISPC_ERR_FORMAT, bad_file_);
 }
 
 static void load_nonsquare(mispc_context *ctx) {
-  mispc_dist_csr D;
-  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, nonsquare_file_, 0, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_NOT_SQUARE, "not square");
+  expect_load(ctx, nonsquare_file_, 0, 0, MISPC_ERR_NOT_SQUARE, "not square");
 }
 
 static void load_bad_spec(mispc_context *ctx) {
-  mispc_dist_csr D;
-  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace3d:abc", 0, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_FORMAT, "gen:laplace3d:abc");
+  expect_load(ctx, "gen:laplace3d:abc", 0, 0, MISPC_ERR_FORMAT, "gen:laplace3d:abc");
 }
 
 static void load_bad_stencil_size(mispc_context *ctx) {
-  mispc_dist_csr D;
-  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace3d:-4", 0, &D);
-  expect_everywhere(ctx, s, ANY_FAILURE, "-4");
+  expect_load(ctx, "gen:laplace3d:-4", 0, 0, ANY_FAILURE, "-4");
 }
 
 static void load_null_spec(mispc_context *ctx) {
-  mispc_dist_csr D;
-  mispc_status s =
-      mispc_dist_load(ctx, MPI_COMM_WORLD, rank_ == last_ ? NULL : "gen:laplace2d:8", 0, &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "NULL spec");
+  expect_load(ctx, rank_ == last_ ? NULL : "gen:laplace2d:8", 0, 0, MISPC_ERR_INVALID_ARG,
+              "NULL spec");
 }
 
 static void load_null_output(mispc_context *ctx) {
-  mispc_dist_csr D;
-  mispc_status s =
-      mispc_dist_load(ctx, MPI_COMM_WORLD, "gen:laplace2d:8", 0, rank_ == last_ ? NULL : &D);
-  expect_everywhere(ctx, s, MISPC_ERR_INVALID_ARG, "output is NULL");
+  expect_load(ctx, "gen:laplace2d:8", 0, 1, MISPC_ERR_INVALID_ARG, "output is NULL");
 }
 
 /* ---- MIS, verify, coloring, aggregation ------------------------------------------ */
 
-static void mis1_bad_priority(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
-  uint8_t set[200];
+static mispc_mis_options mis_defaults(void) {
   mispc_mis_options o;
   mispc_mis_options_default(&o);
+  return o;
+}
+
+/* MIS-k of the grid with options o (NULL: the defaults) and a membership
+ * output on every rank but `no_set_rank` (-1: on all) must fail with
+ * `expected` and `want`. */
+static void expect_mis(mispc_context *ctx, int k, const mispc_mis_options *o, int no_set_rank,
+                       mispc_status expected, const char *want) {
+  uint8_t set[200], *out = rank_ == no_set_rank ? NULL : set;
+  mispc_status s = k == 1 ? mispc_dist_mis1(ctx, &grid_, o, NULL, out, NULL)
+                          : mispc_dist_mis2(ctx, &grid_, o, NULL, out, NULL);
+  expect_everywhere(ctx, s, expected, want);
+}
+
+static void mis1_bad_priority(mispc_context *ctx) {
+  mispc_mis_options o = mis_defaults();
   o.priority = (mispc_priority)99;
-  expect_everywhere(ctx, mispc_dist_mis1(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
-                    "unknown priority 99");
-  mispc_dist_csr_free(ctx, &D);
+  expect_mis(ctx, 1, &o, -1, MISPC_ERR_INVALID_ARG, "unknown priority 99");
 }
 
 static void mis1_option_one_rank(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
-  uint8_t set[200];
-  mispc_mis_options o;
-  mispc_mis_options_default(&o);
+  mispc_mis_options o = mis_defaults();
   if (rank_ == last_) o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
-  expect_everywhere(ctx, mispc_dist_mis1(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
-                    "per-round priorities are an MIS-2 option");
-  mispc_dist_csr_free(ctx, &D);
+  expect_mis(ctx, 1, &o, -1, MISPC_ERR_INVALID_ARG, "per-round priorities are an MIS-2 option");
 }
 
 static void mis1_null_output_one_rank(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
-  uint8_t set[200];
-  expect_everywhere(ctx, mispc_dist_mis1(ctx, &D, NULL, NULL, rank_ == last_ ? NULL : set, NULL),
-                    MISPC_ERR_INVALID_ARG, "membership output is NULL");
-  mispc_dist_csr_free(ctx, &D);
+  expect_mis(ctx, 1, NULL, last_, MISPC_ERR_INVALID_ARG, "membership output is NULL");
 }
 
 static void mis2_bad_rounds(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
-  uint8_t set[200];
-  mispc_mis_options o;
-  mispc_mis_options_default(&o);
+  mispc_mis_options o = mis_defaults();
   if (rank_ == 0) o.max_rounds = -1;
-  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
-                    "max_rounds");
-  mispc_dist_csr_free(ctx, &D);
+  expect_mis(ctx, 2, &o, -1, MISPC_ERR_INVALID_ARG, "max_rounds");
 }
 
 static void mis2_degree_priority(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
-  uint8_t set[200];
-  mispc_mis_options o;
-  mispc_mis_options_default(&o);
+  mispc_mis_options o = mis_defaults();
   o.priority = MISPC_PRIORITY_LARGEST_DEGREE;
-  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_INVALID_ARG,
-                    "degree priorities are MIS-1 options");
-  mispc_dist_csr_free(ctx, &D);
+  expect_mis(ctx, 2, &o, -1, MISPC_ERR_INVALID_ARG, "degree priorities are MIS-1 options");
 }
 
 static void mis2_null_output_one_rank(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
-  uint8_t set[200];
-  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, NULL, NULL, rank_ == 0 ? NULL : set, NULL),
-                    MISPC_ERR_INVALID_ARG, "membership output is NULL");
-  mispc_dist_csr_free(ctx, &D);
+  expect_mis(ctx, 2, NULL, 0, MISPC_ERR_INVALID_ARG, "membership output is NULL");
 }
 
 static void mis2_round_limit(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
-  uint8_t set[200];
-  mispc_mis_options o;
-  mispc_mis_options_default(&o);
+  mispc_mis_options o = mis_defaults();
   o.max_rounds = 1;
-  expect_everywhere(ctx, mispc_dist_mis2(ctx, &D, &o, NULL, set, NULL), MISPC_ERR_NOT_CONVERGED,
-                    NULL);
-  mispc_dist_csr_free(ctx, &D);
+  expect_mis(ctx, 2, &o, -1, MISPC_ERR_NOT_CONVERGED, NULL);
 }
 
 static void verify_bad_k(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
   uint8_t set[200];
-  CHECK_OK(ctx, mispc_dist_mis1(ctx, &D, NULL, NULL, set, NULL));
-  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &D, 3, set), MISPC_ERR_INVALID_ARG, NULL);
-  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &D, rank_ == last_ ? 0 : 1, set),
+  CHECK_OK(ctx, mispc_dist_mis1(ctx, &grid_, NULL, NULL, set, NULL));
+  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &grid_, 3, set), MISPC_ERR_INVALID_ARG, NULL);
+  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &grid_, rank_ == last_ ? 0 : 1, set),
                     MISPC_ERR_INVALID_ARG, NULL);
-  mispc_dist_csr_free(ctx, &D);
 }
 
 static void verify_broken_set(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
   uint8_t set[200];
-  CHECK_OK(ctx, mispc_dist_mis2(ctx, &D, NULL, NULL, set, NULL));
-  int64_t nloc = D.rend - D.rstart;
+  CHECK_OK(ctx, mispc_dist_mis2(ctx, &grid_, NULL, NULL, set, NULL));
+  int64_t nloc = grid_.rend - grid_.rstart;
   if (rank_ == last_ && nloc > 0) set[nloc - 1] = !set[nloc - 1]; /* vertex 143 */
-  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &D, 2, set), MISPC_ERR_VERIFY, NULL);
-  mispc_dist_csr_free(ctx, &D);
+  expect_everywhere(ctx, mispc_dist_verify_mis(ctx, &grid_, 2, set), MISPC_ERR_VERIFY, NULL);
 }
 
 static void color_bad_options(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
   int32_t color[200], nc = 0;
   mispc_coloring_options o;
   mispc_coloring_options_default(&o);
   if (rank_ == last_) o.recolor = -1;
-  expect_everywhere(ctx, mispc_dist_color(ctx, &D, &o, color, &nc), MISPC_ERR_INVALID_ARG,
+  expect_everywhere(ctx, mispc_dist_color(ctx, &grid_, &o, color, &nc), MISPC_ERR_INVALID_ARG,
                     "recolor must be in");
   mispc_coloring_options_default(&o);
   o.algo = (mispc_coloring_algo)7;
-  expect_everywhere(ctx, mispc_dist_color(ctx, &D, &o, color, &nc), MISPC_ERR_INVALID_ARG,
+  expect_everywhere(ctx, mispc_dist_color(ctx, &grid_, &o, color, &nc), MISPC_ERR_INVALID_ARG,
                     "algo must be");
-  mispc_dist_csr_free(ctx, &D);
 }
 
 static void color_null_output_one_rank(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
   int32_t color[200], nc = 0;
-  expect_everywhere(ctx, mispc_dist_color(ctx, &D, NULL, color, rank_ == last_ ? NULL : &nc),
+  expect_everywhere(ctx, mispc_dist_color(ctx, &grid_, NULL, color, rank_ == last_ ? NULL : &nc),
                     MISPC_ERR_INVALID_ARG, "NULL output");
-  mispc_dist_csr_free(ctx, &D);
 }
 
 static void verify_coloring_counts_differ(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
   int32_t color[200], nc = 0;
-  CHECK_OK(ctx, mispc_dist_color(ctx, &D, NULL, color, &nc));
+  CHECK_OK(ctx, mispc_dist_color(ctx, &grid_, NULL, color, &nc));
   /* One rank claims one color more (one rank: an empty class). */
-  expect_everywhere(ctx, mispc_dist_verify_coloring(ctx, &D, color, rank_ == last_ ? nc + 1 : nc),
+  expect_everywhere(ctx,
+                    mispc_dist_verify_coloring(ctx, &grid_, color, rank_ == last_ ? nc + 1 : nc),
                     nranks_ > 1 ? MISPC_ERR_INVALID_ARG : MISPC_ERR_VERIFY,
                     nranks_ > 1 ? "ncolors differs across ranks" : "is empty");
-  mispc_dist_csr_free(ctx, &D);
 }
 
 static void aggregate_bad_options(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
   int32_t agg[200];
   mispc_agg_options o;
   mispc_agg_options_default(&o);
   if (rank_ == last_) o.algo = (mispc_agg_algo)5;
-  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &D, &o, agg, NULL), MISPC_ERR_INVALID_ARG,
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &grid_, &o, agg, NULL), MISPC_ERR_INVALID_ARG,
                     "unknown algorithm 5");
   mispc_agg_options_default(&o);
   if (rank_ == 0) o.mis.priority = MISPC_PRIORITY_DEGREE; /* an MIS-1 priority */
-  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &D, &o, agg, NULL), MISPC_ERR_INVALID_ARG,
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &grid_, &o, agg, NULL), MISPC_ERR_INVALID_ARG,
                     "degree priorities");
-  mispc_dist_csr_free(ctx, &D);
 }
 
 static void aggregate_null_output_one_rank(mispc_context *ctx) {
-  mispc_dist_csr D;
-  load_grid(ctx, &D);
   int32_t agg[200];
-  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &D, NULL, rank_ == last_ ? NULL : agg, NULL),
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &grid_, NULL, rank_ == last_ ? NULL : agg, NULL),
                     MISPC_ERR_INVALID_ARG, "output is NULL");
-  mispc_dist_csr_free(ctx, &D);
 }
 
 typedef struct error_case {
@@ -475,6 +419,7 @@ int main(int argc, char **argv) {
   write_files();
   mispc_context *ctx;
   mispc_context_create(&ctx);
+  load_grid(ctx);
   int ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     if (only && strcmp(only, cases[c].name) != 0) continue;
@@ -488,6 +433,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     ++ran;
   }
+  mispc_dist_csr_free(ctx, &grid_);
   mispc_context_destroy(ctx);
   if (rank_ == 0) {
     remove(bad_file_);

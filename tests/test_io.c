@@ -26,6 +26,19 @@ static void write_file(const char *path, const char *text) {
   fclose(f);
 }
 
+/* HEAD, n copies of c, then TAIL: a text with one long line (malloc'd, the
+ * caller frees it; NULL, a failed check, when out of memory). */
+static char *long_text(const char *head, char c, size_t n, const char *tail) {
+  const size_t h = strlen(head);
+  char *text = (char *)malloc(h + n + strlen(tail) + 1);
+  CHECK(text != NULL);
+  if (!text) return NULL;
+  memcpy(text, head, h);
+  memset(text + h, c, n);
+  strcpy(text + h + n, tail);
+  return text;
+}
+
 static void copy_file(const char *from, const char *to) {
   FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
   CHECK(a && b);
@@ -322,14 +335,8 @@ static void test_mtx_valid_variants(void) {
 
   /* A 900 KiB comment line: longer than the reader's first buffer, within
    * the 1 MiB limit of one line (test_mtx_limits checks the limit). */
-  size_t big = (size_t)900 << 10;
-  char *text = (char *)malloc(big + 200);
-  CHECK(text != NULL);
+  char *text = long_text(MM_REAL "%", 'x', (size_t)900 << 10, "\n2 2 1\n2 1 3.25\n");
   if (text) {
-    strcpy(text, MM_REAL "%");
-    size_t n = strlen(text);
-    memset(text + n, 'x', big);
-    strcpy(text + n + big, "\n2 2 1\n2 1 3.25\n");
     write_file(TMP("ok_long.mtx"), text);
     free(text);
     CHECK_OK(ctx, mispc_read_mtx(ctx, TMP("ok_long.mtx"), &A));
@@ -455,17 +462,13 @@ static void test_mtx_limits(void) {
 
   /* One line is at most 1 MiB: a longer comment is an error naming its line,
    * not 1 GB of buffer. */
-  size_t big = ((size_t)1 << 20) + 10;
-  char *text = (char *)malloc(big + 200);
-  CHECK(text != NULL);
+  const char *head = MM_REAL "2 2 1\n%";
+  const size_t big = ((size_t)1 << 20) + 10;
+  char *text = long_text(head, 'x', big, "\n2 1 3.25\n");
   if (text) {
-    strcpy(text, MM_REAL "2 2 1\n%");
-    size_t n = strlen(text);
-    memset(text + n, 'x', big);
-    strcpy(text + n + big, "\n2 1 3.25\n");
     expect_fail(rd, TMP("long_line.mtx"), text, MISPC_ERR_FORMAT, 3, "line longer than 1048576");
     /* The same line as the last, without its newline. */
-    text[n + big] = '\0';
+    text[strlen(head) + big] = '\0';
     expect_fail(rd, TMP("long_last.mtx"), text, MISPC_ERR_FORMAT, 3, "line longer than 1048576");
     free(text);
   }
@@ -556,49 +559,55 @@ static void test_metis_variants(void) {
   }
 }
 
+/* Malformed METIS files: NAME.graph in the scratch folder, its text (NULL:
+ * none written), then expect_fail's status, line and phrase. */
+static const struct bad_metis {
+  const char *name, *text;
+  mispc_status status;
+  int line;
+  const char *want;
+} bad_metis[] = {
+    /* Too few entries: the header line is named. */
+    {"few_edges", "% c\n3 3\n2 3\n1\n1\n", MISPC_ERR_FORMAT, 2, "declares 3 edges"},
+    /* Too many: the line where the count runs over. */
+    {"many_edges", "3 1\n2 3\n1\n1\n", MISPC_ERR_FORMAT, 3, "more than 2"},
+    {"trunc", "4 3\n2\n1 3\n2 4\n", MISPC_ERR_FORMAT, 4, "ends after 3 of the 4 vertex lines"},
+    {"range", "2 1\n3\n1\n", MISPC_ERR_INDEX_RANGE, 2, "neighbour 3"},
+    {"range0", "2 1\n2\n0\n", MISPC_ERR_INDEX_RANGE, 3, "neighbour 0"},
+    {"nonnum", "2 1\n2\nfoo\n", MISPC_ERR_FORMAT, 3, "foo"},
+    {"no_ewgt", "2 1 1\n2 5\n1\n", MISPC_ERR_FORMAT, 3, "edge weight"},
+    {"no_vwgt", "2 1 10 2\n1 1 2\n1\n", MISPC_ERR_FORMAT, 3, "weights"},
+    {"bad_fmt", "2 1 2\n2\n1\n", MISPC_ERR_FORMAT, 1, "fmt"},
+    {"bad_header", "2 x\n2\n1\n", MISPC_ERR_FORMAT, 1, "header"},
+    {"header_one", "% c\n2\n2\n1\n", MISPC_ERR_FORMAT, 2, "header"},
+    {"neg", "-2 1\n", MISPC_ERR_FORMAT, 1, "negative"},
+    {"empty", "", MISPC_ERR_FORMAT, 1, "no METIS header"},
+    {"extra_line", "2 1\n2\n1\n1\n", MISPC_ERR_FORMAT, 4, "extra line"},
+    {"missing", NULL, MISPC_ERR_IO, 0, "No such file"},
+    /* Bad counts (issue 33): a header larger than the lists, an edge count
+     * that does not fit, a vertex count beyond 32 bits, and a declared size
+     * far beyond the edges. */
+    {"few_lines", "5 1\n2\n1\n", MISPC_ERR_FORMAT, 3, "ends after 2 of the 5 vertex lines"},
+    {"huge_m", "2 9223372036854775807\n2\n1\n", MISPC_ERR_OVERFLOW, 1, "too many"},
+    {"huge_m2", "2 99999999999999999999\n2\n1\n", MISPC_ERR_OVERFLOW, 1, "64 bits"},
+    {"huge_n", "3000000000 1\n", MISPC_ERR_OVERFLOW, 1, "32-bit"},
+    {"sparse_hdr", "% c\n1000000099 1\n2\n1\n", MISPC_ERR_FORMAT, 2,
+     "declares 1000000099 x 1000000099 for only 2 entries"},
+    {"zero_m", "600000 0\n", MISPC_ERR_FORMAT, 1, "declares"},
+    {"bad_ncon", "2 1 10 0\n1 2\n1 1\n", MISPC_ERR_FORMAT, 1, "ncon"},
+};
+
 static void test_metis_malformed(void) {
   reader_fn rd = mispc_read_metis;
-  /* Too few entries: the header line is named. */
-  expect_fail(rd, TMP("few_edges.graph"), "% c\n3 3\n2 3\n1\n1\n", MISPC_ERR_FORMAT, 2,
-              "declares 3 edges");
-  /* Too many: the line where the count runs over. */
-  expect_fail(rd, TMP("many_edges.graph"), "3 1\n2 3\n1\n1\n", MISPC_ERR_FORMAT, 3, "more than 2");
-  expect_fail(rd, TMP("trunc.graph"), "4 3\n2\n1 3\n2 4\n", MISPC_ERR_FORMAT, 4,
-              "ends after 3 of the 4 vertex lines");
-  expect_fail(rd, TMP("range.graph"), "2 1\n3\n1\n", MISPC_ERR_INDEX_RANGE, 2, "neighbour 3");
-  expect_fail(rd, TMP("range0.graph"), "2 1\n2\n0\n", MISPC_ERR_INDEX_RANGE, 3, "neighbour 0");
-  expect_fail(rd, TMP("nonnum.graph"), "2 1\n2\nfoo\n", MISPC_ERR_FORMAT, 3, "foo");
-  expect_fail(rd, TMP("no_ewgt.graph"), "2 1 1\n2 5\n1\n", MISPC_ERR_FORMAT, 3, "edge weight");
-  expect_fail(rd, TMP("no_vwgt.graph"), "2 1 10 2\n1 1 2\n1\n", MISPC_ERR_FORMAT, 3, "weights");
-  expect_fail(rd, TMP("bad_fmt.graph"), "2 1 2\n2\n1\n", MISPC_ERR_FORMAT, 1, "fmt");
-  expect_fail(rd, TMP("bad_header.graph"), "2 x\n2\n1\n", MISPC_ERR_FORMAT, 1, "header");
-  expect_fail(rd, TMP("header_one.graph"), "% c\n2\n2\n1\n", MISPC_ERR_FORMAT, 2, "header");
-  expect_fail(rd, TMP("neg.graph"), "-2 1\n", MISPC_ERR_FORMAT, 1, "negative");
-  expect_fail(rd, TMP("empty.graph"), "", MISPC_ERR_FORMAT, 1, NULL);
-  expect_fail(rd, TMP("extra_line.graph"), "2 1\n2\n1\n1\n", MISPC_ERR_FORMAT, 4, "extra line");
-  expect_fail(rd, TMP("missing.graph"), NULL, MISPC_ERR_IO, 0, "No such file");
-  /* Bad counts (issue 33): a header larger than the lists, an edge count
-   * that does not fit, a vertex count beyond 32 bits, and a declared size
-   * far beyond the edges. */
-  expect_fail(rd, TMP("few_lines.graph"), "5 1\n2\n1\n", MISPC_ERR_FORMAT, 3,
-              "ends after 2 of the 5 vertex lines");
-  expect_fail(rd, TMP("huge_m.graph"), "2 9223372036854775807\n2\n1\n", MISPC_ERR_OVERFLOW, 1,
-              "too many");
-  expect_fail(rd, TMP("huge_m2.graph"), "2 99999999999999999999\n2\n1\n", MISPC_ERR_OVERFLOW, 1,
-              "64 bits");
-  expect_fail(rd, TMP("huge_n.graph"), "3000000000 1\n", MISPC_ERR_OVERFLOW, 1, "32-bit");
-  expect_fail(rd, TMP("sparse_hdr.graph"), "% c\n1000000099 1\n2\n1\n", MISPC_ERR_FORMAT, 2,
-              "declares 1000000099 x 1000000099 for only 2 entries");
-  expect_fail(rd, TMP("zero_m.graph"), "600000 0\n", MISPC_ERR_FORMAT, 1, "declares");
-  expect_fail(rd, TMP("bad_ncon.graph"), "2 1 10 0\n1 2\n1 1\n", MISPC_ERR_FORMAT, 1, "ncon");
+  for (size_t i = 0; i < sizeof bad_metis / sizeof *bad_metis; ++i) {
+    const struct bad_metis *c = &bad_metis[i];
+    char name[256];
+    snprintf(name, sizeof name, "test_io_%s.graph", c->name);
+    expect_fail(rd, path_in(MISPC_TEST_TMP, name), c->text, c->status, c->line, c->want);
+  }
   /* A comment longer than 1 MiB before the header. */
-  size_t big = ((size_t)1 << 20) + 1;
-  char *text = (char *)malloc(big + 64);
-  CHECK(text != NULL);
+  char *text = long_text("%", 'y', ((size_t)1 << 20) + 1, "\n2 1\n2\n1\n");
   if (text) {
-    text[0] = '%';
-    memset(text + 1, 'y', big);
-    strcpy(text + 1 + big, "\n2 1\n2\n1\n");
     expect_fail(rd, TMP("long_comment.graph"), text, MISPC_ERR_FORMAT, 1, "line longer than");
     free(text);
   }
