@@ -167,6 +167,18 @@ static MispcGAMGLevelInfo *level_info(PC pc) {
   return &m->lev[l];
 }
 
+/* A's block size and local rows, which must be whole nodes of bs rows. */
+static PetscErrorCode local_rows(Mat A, PetscInt *bs, PetscInt *nloc) {
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(A, bs));
+  PetscCall(MatGetLocalSize(A, nloc, NULL));
+  PetscCheck(*nloc % *bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "-pc_gamg_type mispc: %" PetscInt_FMT
+             " local rows are not whole nodes of %" PetscInt_FMT " rows (the matrix block size)",
+             *nloc, *bs);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------------------------------------------------------------- graph */
 static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
   PC_GAMG_MISPC *m = get_ctx(pc);
@@ -187,12 +199,7 @@ static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
   li = level_info(pc);
   PetscCall(PetscMemzero(li, sizeof *li));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatGetBlockSize(A, &bs));
-  PetscCall(MatGetLocalSize(A, &nloc, NULL));
-  PetscCheck(nloc % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "-pc_gamg_type mispc: %" PetscInt_FMT
-             " local rows are not whole nodes of %" PetscInt_FMT " rows (the matrix block size)",
-             nloc, bs);
+  PetscCall(local_rows(A, &bs, &nloc));
   PetscCall(MispcLocalBlock(A, &Ad, &m->gpu));
   m->dist = (PetscBool)(size > 1);
   m->bs = bs;
@@ -544,6 +551,19 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
 }
 
 /* ---------------------------------------------------- prolongator smoothing */
+/* bad: this rank's first global row whose diagonal entry is zero, missing
+ * or not finite (-1: none); an error on every rank if any rank has one. */
+static PetscErrorCode check_diagonal(Mat A, PetscInt bad) {
+  PetscInt gbad;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCheck(gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
+             "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
+             " (prolongator smoothing needs D^-1)",
+             gbad);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Gershgorin bound of D^-1 A: max_i sum_j |a_ij| / |a_ii|. Each row is summed
  * in increasing global column order (the diagonal and off-diagonal blocks
  * merged), so the bound is the same bits for any partition; the maximum
@@ -594,15 +614,9 @@ static PetscErrorCode gershgorin(Mat A, PetscReal *lambda) {
     PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ba));
     PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
   }
+  PetscCall(check_diagonal(A, bad));
   {
-    PetscInt gbad;
     PetscReal l = (PetscReal)lmax;
-    PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    PetscCheck(
-        gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
-        "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
-        " (prolongator smoothing needs D^-1)",
-        gbad);
     PetscCallMPI(MPI_Allreduce(&l, lambda, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)A)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -624,17 +638,12 @@ static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
   PetscCall(MatGetLocalSize(A, &n, NULL));
   {
     const PetscScalar *d;
-    PetscInt bad = -1, gbad;
+    PetscInt bad = -1;
     PetscCall(VecGetArrayRead(dinv, &d));
     for (PetscInt i = 0; i < n && bad < 0; ++i)
       if (!(PetscAbsScalar(d[i]) > 0) || !PetscIsNormalReal(PetscAbsScalar(d[i]))) bad = rstart + i;
     PetscCall(VecRestoreArrayRead(dinv, &d));
-    PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    PetscCheck(
-        gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
-        "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
-        " (prolongator smoothing needs D^-1)",
-        gbad);
+    PetscCall(check_diagonal(A, bad));
   }
   PetscCall(VecReciprocal(dinv));
   PetscCall(VecGetArrayWrite(x, &xa));
@@ -713,12 +722,7 @@ static PetscErrorCode PCSetData_MISPC(PC pc, Mat A) {
   PetscInt bs, mloc, k;
   PetscReal *data;
   PetscFunctionBegin;
-  PetscCall(MatGetBlockSize(A, &bs));
-  PetscCall(MatGetLocalSize(A, &mloc, NULL));
-  PetscCheck(mloc % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "-pc_gamg_type mispc: %" PetscInt_FMT
-             " local rows are not whole nodes of %" PetscInt_FMT " rows",
-             mloc, bs);
+  PetscCall(local_rows(A, &bs, &mloc));
   PetscCall(MatGetNearNullSpace(A, &mnull));
   if (!mnull) {
     k = bs;
