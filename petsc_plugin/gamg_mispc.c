@@ -19,6 +19,7 @@
  *                 P0 as a Mat of A's type whose columns are laid out in the
  *                 library's even ranges of the aggregate numbering.
  *   optprolongator: P = (I - omega D^-1 A)^nsmooths P0, omega = 4 / (3 lambda). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +34,68 @@
 
 static PetscLogEvent ev_graph, ev_coarsen, ev_prol, ev_eig, ev_smooth;
 
-typedef enum { MISPC_EIG_GERSHGORIN = 0, MISPC_EIG_POWER } MispcEigEstimate;
-static const char *const eig_names[] = {"gershgorin", "power"};
-static const char *const agg_names[] = {"mis2agg", "mis2basic"};
+const char *const PCGAMGMISPCAggregations[] = {"mis2agg", "mis2basic", "PCGAMGMISPCAggregation",
+                                               "PC_GAMG_MISPC_", NULL};
+const char *const PCGAMGMISPCEigEstimates[] = {"gershgorin", "power", "PCGAMGMISPCEigEstimate",
+                                               "PC_GAMG_MISPC_EIG_", NULL};
+
+/* What the user sets (options database or PCGAMGMISPCSet*), one PetscInt a
+ * setting (enumerations and booleans too, so that one table describes them).
+ * It lives in a container composed on the PC, not in the type's context:
+ * GAMG destroys and creates the type again when PCSetFromOptions reads
+ * -pc_gamg_type mispc, and what the setters set must survive that. */
+typedef struct {
+  PetscInt aggregation; /* PCGAMGMISPCAggregation */
+  PetscInt nsmooths;
+  PetscInt eig_estimate; /* PCGAMGMISPCEigEstimate */
+  PetscInt power_its, aggressive_levels, seed;
+  PetscInt verify; /* PetscBool */
+} MispcGAMGSettings;
+
+typedef enum { SETTING_LIST, SETTING_INT, SETTING_BOOL } SettingKind;
+
+/* One setting: PCGAMGMISPCSet<name>, -pc_gamg_mispc_<option>. */
+typedef struct {
+  const char *name, *option, *help;
+  size_t offset; /* of its field in MispcGAMGSettings */
+  SettingKind kind;
+  const char *const *list; /* SETTING_LIST: the choices, in PETSc's enum-name form */
+  PetscInt min, def;       /* SETTING_INT: the least value; the default */
+} SettingInfo;
+
+#define SETTING(id, Name, field, kind, list, min, def, help)                                       \
+  [id] = {Name, #field, help, offsetof(MispcGAMGSettings, field), kind, list, min, def}
+static const SettingInfo settings_info[MISPC_GAMG_NSETTINGS] = {
+    SETTING(MISPC_GAMG_AGGREGATION, "Aggregation", aggregation, SETTING_LIST,
+            PCGAMGMISPCAggregations, 0, PC_GAMG_MISPC_MIS2AGG,
+            "MIS-2 aggregation: mis2agg (Alg. 3) or mis2basic (Alg. 2)"),
+    SETTING(MISPC_GAMG_NSMOOTHS, "NSmooths", nsmooths, SETTING_INT, NULL, 0, 1,
+            "Prolongator smoothing steps (0: tentative prolongator)"),
+    SETTING(MISPC_GAMG_EIG_ESTIMATE, "EigEstimate", eig_estimate, SETTING_LIST,
+            PCGAMGMISPCEigEstimates, 0, PC_GAMG_MISPC_EIG_POWER,
+            "Estimate of lambda_max(D^-1 A) for omega = 4/(3 lambda)"),
+    SETTING(MISPC_GAMG_POWER_ITS, "PowerIts", power_its, SETTING_INT, NULL, 1, 10,
+            "Power iterations of -pc_gamg_mispc_eig_estimate power"),
+    SETTING(MISPC_GAMG_AGGRESSIVE_LEVELS, "AggressiveLevels", aggressive_levels, SETTING_INT, NULL,
+            0, 0, "Levels (from the finest) whose aggregates are aggregated once more"),
+    SETTING(MISPC_GAMG_SEED, "Seed", seed, SETTING_INT, NULL, 0, 0,
+            "Seed of the hashed MIS-2 priorities"),
+    SETTING(MISPC_GAMG_VERIFY, "Verify", verify, SETTING_BOOL, NULL, 0, PETSC_FALSE,
+            "Verify every aggregation"),
+};
+#undef SETTING
+
+/* the choices of a SETTING_LIST: its names before the type name, the prefix
+ * and NULL (PETSc's enum-name form) */
+static PetscInt list_length(const char *const *list) {
+  PetscInt n = 0;
+  while (list[n]) ++n;
+  return n - 2;
+}
+
+static PetscInt *setting_field(MispcGAMGSettings *s, int i) {
+  return (PetscInt *)((char *)s + settings_info[i].offset);
+}
 
 typedef struct {
   PetscInt nodes, bs, naggs, k, min_size, max_size, singletons;
@@ -48,11 +108,7 @@ typedef struct {
 } MispcGAMGLevelInfo;
 
 typedef struct {
-  /* options */
-  mispc_agg_algo algo;
-  PetscInt nsmooths, seed, power_its, aggressive_levels;
-  MispcEigEstimate eig;
-  PetscBool verify;
+  MispcGAMGSettings *set; /* the PC's (see MispcGAMGSettings) */
   /* one level's state, from creategraph to prolongator */
   mispc_context *mctx;
   PetscBool dist, gpu;
@@ -111,6 +167,18 @@ static MispcGAMGLevelInfo *level_info(PC pc) {
   return &m->lev[l];
 }
 
+/* A's block size and local rows, which must be whole nodes of bs rows. */
+static PetscErrorCode local_rows(Mat A, PetscInt *bs, PetscInt *nloc) {
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(A, bs));
+  PetscCall(MatGetLocalSize(A, nloc, NULL));
+  PetscCheck(*nloc % *bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "-pc_gamg_type mispc: %" PetscInt_FMT
+             " local rows are not whole nodes of %" PetscInt_FMT " rows (the matrix block size)",
+             *nloc, *bs);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------------------------------------------------------------- graph */
 static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
   PC_GAMG_MISPC *m = get_ctx(pc);
@@ -131,12 +199,7 @@ static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
   li = level_info(pc);
   PetscCall(PetscMemzero(li, sizeof *li));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatGetBlockSize(A, &bs));
-  PetscCall(MatGetLocalSize(A, &nloc, NULL));
-  PetscCheck(nloc % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "-pc_gamg_type mispc: %" PetscInt_FMT
-             " local rows are not whole nodes of %" PetscInt_FMT " rows (the matrix block size)",
-             nloc, bs);
+  PetscCall(local_rows(A, &bs, &nloc));
   PetscCall(MispcLocalBlock(A, &Ad, &m->gpu));
   m->dist = (PetscBool)(size > 1);
   m->bs = bs;
@@ -215,7 +278,7 @@ static PetscErrorCode aggregate_again_local(PC_GAMG_MISPC *m, const mispc_agg_op
   PetscCall(PetscMalloc1(na + 1, &l2));
   mispc_status s = mispc_coarse_graph(m->mctx, &m->S, &m->aggs, &C);
   if (!s) s = mispc_aggregate(m->mctx, &C, ao, &a2);
-  if (!s && m->verify) s = mispc_verify_aggregation(m->mctx, &C, &a2);
+  if (!s && m->set->verify) s = mispc_verify_aggregation(m->mctx, &C, &a2);
   mispc_csr_free(m->mctx, &C);
   if (!s)
     s = mispc_memcpy(m->mctx, l1, MISPC_MEM_HOST, m->aggs.agg, m->aggs.mem,
@@ -256,7 +319,7 @@ static PetscErrorCode aggregate_again_dist(PC pc, PC_GAMG_MISPC *m, const mispc_
   const int64_t cn = C.rend - C.rstart;
   PetscCall(PetscMalloc1(cn + 1, &cagg));
   mispc_status s = mispc_dist_aggregate(m->mctx, &C, ao, cagg, &info);
-  if (!s && m->verify) s = mispc_dist_verify_aggregation(m->mctx, &C, cagg, info.naggs);
+  if (!s && m->set->verify) s = mispc_dist_verify_aggregation(m->mctx, &C, cagg, info.naggs);
   if (s) {
     mispc_dist_csr_free(m->mctx, &C);
     PetscCall(PetscFree(cagg));
@@ -319,12 +382,13 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
   PetscCall(PetscLogEventBegin(ev_coarsen, pc, *G, 0, 0));
   PetscCall(PetscTime(&t0));
   mispc_agg_options_default(&ao);
-  ao.algo = m->algo;
-  ao.mis.seed = (uint64_t)m->seed;
-  li->aggressive = (PetscBool)(MispcGAMGLevel(pc) < m->aggressive_levels);
+  ao.algo =
+      m->set->aggregation == PC_GAMG_MISPC_MIS2BASIC ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+  ao.mis.seed = (uint64_t)m->set->seed;
+  li->aggressive = (PetscBool)(MispcGAMGLevel(pc) < m->set->aggressive_levels);
   if (!m->dist) {
     MispcCall(m->mctx, mispc_aggregate(m->mctx, &m->S, &ao, &m->aggs));
-    if (m->verify) MispcCall(m->mctx, mispc_verify_aggregation(m->mctx, &m->S, &m->aggs));
+    if (m->set->verify) MispcCall(m->mctx, mispc_verify_aggregation(m->mctx, &m->S, &m->aggs));
     m->naggs = m->aggs.naggs;
     if (li->aggressive) PetscCall(aggregate_again_local(m, &ao));
     MispcCall(m->mctx, mispc_aggregates_stats(m->mctx, m->comp ? &m->caggs : &m->aggs, &st));
@@ -338,7 +402,7 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
     m->dagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc_nodes + 1));
     PetscCheck(m->dagg, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
     MispcCall(m->mctx, mispc_dist_aggregate(m->mctx, &m->DS, &ao, m->dagg, &info));
-    if (m->verify)
+    if (m->set->verify)
       MispcCall(m->mctx, mispc_dist_verify_aggregation(m->mctx, &m->DS, m->dagg, info.naggs));
     m->naggs = info.naggs;
     if (li->aggressive) PetscCall(aggregate_again_dist(pc, m, &ao, nloc_nodes));
@@ -363,9 +427,9 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
                       "mispc level %" PetscInt_FMT ": %s%s of %" PetscInt_FMT
                       " nodes -> %" PetscInt_FMT " aggregates (sizes %" PetscInt_FMT
                       " .. %" PetscInt_FMT ", %" PetscInt_FMT " singletons), %s\n",
-                      MispcGAMGLevel(pc), agg_names[m->algo], li->aggressive ? " twice" : "",
-                      li->nodes, li->naggs, li->min_size, li->max_size, li->singletons,
-                      li->gpu ? "GPU" : "host"));
+                      MispcGAMGLevel(pc), PCGAMGMISPCAggregations[m->set->aggregation],
+                      li->aggressive ? " twice" : "", li->nodes, li->naggs, li->min_size,
+                      li->max_size, li->singletons, li->gpu ? "GPU" : "host"));
   /* GAMG's driver reads (3.21+: PetscCDGetMat) and destroys the lists; our
    * prolongator uses the labels, so the lists stay empty */
   PetscCall(PetscCDCreate(nloc_nodes, lists));
@@ -487,6 +551,19 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
 }
 
 /* ---------------------------------------------------- prolongator smoothing */
+/* bad: this rank's first global row whose diagonal entry is zero, missing
+ * or not finite (-1: none); an error on every rank if any rank has one. */
+static PetscErrorCode check_diagonal(Mat A, PetscInt bad) {
+  PetscInt gbad;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCheck(gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
+             "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
+             " (prolongator smoothing needs D^-1)",
+             gbad);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Gershgorin bound of D^-1 A: max_i sum_j |a_ij| / |a_ii|. Each row is summed
  * in increasing global column order (the diagonal and off-diagonal blocks
  * merged), so the bound is the same bits for any partition; the maximum
@@ -537,15 +614,9 @@ static PetscErrorCode gershgorin(Mat A, PetscReal *lambda) {
     PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ba));
     PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
   }
+  PetscCall(check_diagonal(A, bad));
   {
-    PetscInt gbad;
     PetscReal l = (PetscReal)lmax;
-    PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    PetscCheck(
-        gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
-        "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
-        " (prolongator smoothing needs D^-1)",
-        gbad);
     PetscCallMPI(MPI_Allreduce(&l, lambda, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)A)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -567,17 +638,12 @@ static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
   PetscCall(MatGetLocalSize(A, &n, NULL));
   {
     const PetscScalar *d;
-    PetscInt bad = -1, gbad;
+    PetscInt bad = -1;
     PetscCall(VecGetArrayRead(dinv, &d));
     for (PetscInt i = 0; i < n && bad < 0; ++i)
       if (!(PetscAbsScalar(d[i]) > 0) || !PetscIsNormalReal(PetscAbsScalar(d[i]))) bad = rstart + i;
     PetscCall(VecRestoreArrayRead(dinv, &d));
-    PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    PetscCheck(
-        gbad < 0, PetscObjectComm((PetscObject)A), PETSC_ERR_MAT_LU_ZRPVT,
-        "-pc_gamg_type mispc: diagonal entry zero, missing or not finite at row %" PetscInt_FMT
-        " (prolongator smoothing needs D^-1)",
-        gbad);
+    PetscCall(check_diagonal(A, bad));
   }
   PetscCall(VecReciprocal(dinv));
   PetscCall(VecGetArrayWrite(x, &xa));
@@ -609,13 +675,13 @@ static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
   PetscReal lambda = 0;
   PetscLogDouble t0, t1;
   PetscFunctionBegin;
-  if (m->nsmooths < 1) PetscFunctionReturn(PETSC_SUCCESS);
+  if (m->set->nsmooths < 1) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(ev_eig, pc, A, 0, 0));
-  if (m->eig == MISPC_EIG_GERSHGORIN)
+  if (m->set->eig_estimate == PC_GAMG_MISPC_EIG_GERSHGORIN)
     PetscCall(gershgorin(A, &lambda));
   else
-    PetscCall(power_estimate(A, m->power_its, &lambda));
+    PetscCall(power_estimate(A, m->set->power_its, &lambda));
   PetscCall(PetscLogEventEnd(ev_eig, pc, A, 0, 0));
   PetscCheck(lambda > 0 && PetscIsNormalReal(lambda), PetscObjectComm((PetscObject)pc),
              PETSC_ERR_FP, "-pc_gamg_type mispc: eigen-estimate %g of D^-1 A is not positive",
@@ -624,9 +690,10 @@ static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
   li->lambda = lambda;
   li->omega = omega;
   PetscCall(PetscInfo(pc, "mispc level %" PetscInt_FMT ": lambda(D^-1 A) <= %g (%s), omega %g\n",
-                      MispcGAMGLevel(pc), (double)lambda, eig_names[m->eig], (double)omega));
+                      MispcGAMGLevel(pc), (double)lambda,
+                      PCGAMGMISPCEigEstimates[m->set->eig_estimate], (double)omega));
   PetscCall(PetscLogEventBegin(ev_smooth, pc, A, 0, 0));
-  for (PetscInt it = 0; it < m->nsmooths; ++it) {
+  for (PetscInt it = 0; it < m->set->nsmooths; ++it) {
     Mat AP;
     Vec diag;
     PetscCall(MatMatMult(A, *P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP));
@@ -655,12 +722,7 @@ static PetscErrorCode PCSetData_MISPC(PC pc, Mat A) {
   PetscInt bs, mloc, k;
   PetscReal *data;
   PetscFunctionBegin;
-  PetscCall(MatGetBlockSize(A, &bs));
-  PetscCall(MatGetLocalSize(A, &mloc, NULL));
-  PetscCheck(mloc % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "-pc_gamg_type mispc: %" PetscInt_FMT
-             " local rows are not whole nodes of %" PetscInt_FMT " rows",
-             mloc, bs);
+  PetscCall(local_rows(A, &bs, &mloc));
   PetscCall(MatGetNearNullSpace(A, &mnull));
   if (!mnull) {
     k = bs;
@@ -695,45 +757,59 @@ static PetscErrorCode PCSetData_MISPC(PC pc, Mat A) {
 }
 
 /* ------------------------------------------------------ options and view */
+/* The range of setting i; `what` names it in the message (the option with the
+ * PC's prefix, or the setter). */
+static PetscErrorCode check_setting(PC pc, int i, PetscInt v, const char *what) {
+  const SettingInfo *d = &settings_info[i];
+  MPI_Comm comm = PetscObjectComm((PetscObject)pc);
+  PetscFunctionBegin;
+  if (d->kind == SETTING_LIST) {
+    const PetscInt n = list_length(d->list);
+    PetscCheck(v >= 0 && v < n, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "%s must be a %s, 0 (%s) to %" PetscInt_FMT " (%s), got %" PetscInt_FMT, what,
+               d->list[n], d->list[0], n - 1, d->list[n - 1], v);
+  } else if (d->kind == SETTING_BOOL) {
+    PetscCheck(v == PETSC_FALSE || v == PETSC_TRUE, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "%s must be PETSC_FALSE or PETSC_TRUE, got %" PetscInt_FMT, what, v);
+  } else {
+    PetscCheck(v >= d->min, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "%s must be >= %" PetscInt_FMT ", got %" PetscInt_FMT, what, d->min, v);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -pc_gamg_mispc_<option> for each setting, the current value as default;
+ * nothing is kept unless every value is in range. */
 static PetscErrorCode PCSetFromOptions_GAMG_MISPC(PC pc, MispcOptionItems PetscOptionsObject) {
   PC_GAMG_MISPC *m = get_ctx(pc);
-  PetscInt algo = (PetscInt)m->algo, eig = (PetscInt)m->eig;
+  MispcGAMGSettings s = *m->set;
   const char *prefix;
+  char opt[MISPC_GAMG_NSETTINGS][64], man[64], what[320];
   PetscFunctionBegin;
   PetscCall(PCGetOptionsPrefix(pc, &prefix));
-  if (!prefix) prefix = "";
   PetscOptionsHeadBegin(PetscOptionsObject, "GAMG-MISPC options");
-  PetscCall(PetscOptionsEList("-pc_gamg_mispc_aggregation",
-                              "MIS-2 aggregation: mis2agg (Alg. 3) or mis2basic (Alg. 2)",
-                              "PCGAMGMISPC", agg_names, 2, agg_names[algo], &algo, NULL));
-  PetscCall(PetscOptionsInt("-pc_gamg_mispc_nsmooths",
-                            "Prolongator smoothing steps (0: tentative prolongator)", "PCGAMGMISPC",
-                            m->nsmooths, &m->nsmooths, NULL));
-  PetscCall(PetscOptionsEList("-pc_gamg_mispc_eig_estimate",
-                              "Estimate of lambda_max(D^-1 A) for omega = 4/(3 lambda)",
-                              "PCGAMGMISPC", eig_names, 2, eig_names[eig], &eig, NULL));
-  PetscCall(PetscOptionsInt("-pc_gamg_mispc_power_its",
-                            "Power iterations of -pc_gamg_mispc_eig_estimate power", "PCGAMGMISPC",
-                            m->power_its, &m->power_its, NULL));
-  PetscCall(PetscOptionsInt("-pc_gamg_mispc_aggressive_levels",
-                            "Levels (from the finest) whose aggregates are aggregated once more",
-                            "PCGAMGMISPC", m->aggressive_levels, &m->aggressive_levels, NULL));
-  PetscCall(PetscOptionsInt("-pc_gamg_mispc_seed", "Seed of the hashed MIS-2 priorities",
-                            "PCGAMGMISPC", m->seed, &m->seed, NULL));
-  PetscCall(PetscOptionsBool("-pc_gamg_mispc_verify", "Verify every aggregation", "PCGAMGMISPC",
-                             m->verify, &m->verify, NULL));
+  for (int i = 0; i < MISPC_GAMG_NSETTINGS; ++i) {
+    const SettingInfo *d = &settings_info[i];
+    PetscInt *v = setting_field(&s, i);
+    PetscCall(PetscSNPrintf(opt[i], sizeof opt[i], "-pc_gamg_mispc_%s", d->option));
+    PetscCall(PetscSNPrintf(man, sizeof man, "PCGAMGMISPCSet%s", d->name));
+    if (d->kind == SETTING_LIST) {
+      PetscCall(PetscOptionsEList(opt[i], d->help, man, d->list, list_length(d->list), d->list[*v],
+                                  v, NULL));
+    } else if (d->kind == SETTING_BOOL) {
+      PetscBool b = (PetscBool)(*v != 0);
+      PetscCall(PetscOptionsBool(opt[i], d->help, man, b, &b, NULL));
+      *v = b;
+    } else {
+      PetscCall(PetscOptionsInt(opt[i], d->help, man, *v, v, NULL));
+    }
+  }
   PetscOptionsHeadEnd();
-  PetscCheck(m->nsmooths >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-%spc_gamg_mispc_nsmooths must be >= 0, got %" PetscInt_FMT, prefix, m->nsmooths);
-  PetscCheck(m->power_its >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-%spc_gamg_mispc_power_its must be >= 1, got %" PetscInt_FMT, prefix, m->power_its);
-  PetscCheck(m->aggressive_levels >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-%spc_gamg_mispc_aggressive_levels must be >= 0, got %" PetscInt_FMT, prefix,
-             m->aggressive_levels);
-  PetscCheck(m->seed >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-%spc_gamg_mispc_seed must be >= 0, got %" PetscInt_FMT, prefix, m->seed);
-  m->algo = (mispc_agg_algo)algo;
-  m->eig = (MispcEigEstimate)eig;
+  for (int i = 0; i < MISPC_GAMG_NSETTINGS; ++i) {
+    PetscCall(PetscSNPrintf(what, sizeof what, "-%s%s", prefix ? prefix : "", opt[i] + 1));
+    PetscCall(check_setting(pc, i, *setting_field(&s, i), what));
+  }
+  *m->set = s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -744,14 +820,16 @@ static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "      MISPC specific options\n"));
+  const MispcGAMGSettings *s = m->set;
   char its[64] = "";
-  if (m->eig == MISPC_EIG_POWER)
-    PetscCall(PetscSNPrintf(its, sizeof its, " (%" PetscInt_FMT " iterations)", m->power_its));
+  if (s->eig_estimate == PC_GAMG_MISPC_EIG_POWER)
+    PetscCall(PetscSNPrintf(its, sizeof its, " (%" PetscInt_FMT " iterations)", s->power_its));
   PetscCall(PetscViewerASCIIPrintf(
       viewer,
       "        aggregation %s (seed %" PetscInt_FMT "), aggressive levels %" PetscInt_FMT
       ", prolongator smoothing steps %" PetscInt_FMT ", eigen-estimate %s%s\n",
-      agg_names[m->algo], m->seed, m->aggressive_levels, m->nsmooths, eig_names[m->eig], its));
+      PCGAMGMISPCAggregations[s->aggregation], s->seed, s->aggressive_levels, s->nsmooths,
+      PCGAMGMISPCEigEstimates[s->eig_estimate], its));
   for (PetscInt l = 0; l < m->nlev; ++l) {
     const MispcGAMGLevelInfo *li = &m->lev[l];
     PetscCall(PetscViewerASCIIPrintf(
@@ -772,10 +850,75 @@ static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ---------------------------------------------------- setters, getters */
+/* The functions behind every PCGAMGMISPCSet<Name> / Get<Name>
+ * (gamg_mispc_api.c), composed under each setting's names; `which` is a
+ * MispcGAMGSetting. A value set takes effect when GAMG next builds its
+ * levels (PCSetUp). */
+static PetscErrorCode PCGAMGMISPCSetSetting_MISPC(PC pc, PetscInt which, PetscInt v) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  char what[128];
+  PetscFunctionBegin;
+  PetscCheck(which >= 0 && which < MISPC_GAMG_NSETTINGS, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "no PCGAMGMISPC setting %" PetscInt_FMT, which);
+  PetscCall(PetscSNPrintf(what, sizeof what, "PCGAMGMISPCSet%s() (as -pc_gamg_mispc_%s)",
+                          settings_info[which].name, settings_info[which].option));
+  PetscCall(check_setting(pc, (int)which, v, what));
+  *setting_field(m->set, (int)which) = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGAMGMISPCGetSetting_MISPC(PC pc, PetscInt which, PetscInt *v) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  PetscFunctionBegin;
+  PetscCheck(which >= 0 && which < MISPC_GAMG_NSETTINGS, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "no PCGAMGMISPC setting %" PetscInt_FMT, which);
+  *v = *setting_field(m->set, (int)which);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Composes (or, on destroy, removes) "PCGAMGMISPCSet<Name>_C" and
+ * "PCGAMGMISPCGet<Name>_C" of every setting. */
+static PetscErrorCode compose_settings(PC pc, PetscBool remove) {
+  char name[64];
+  PetscFunctionBegin;
+  for (int i = 0; i < MISPC_GAMG_NSETTINGS; ++i) {
+    PetscCall(PetscSNPrintf(name, sizeof name, "PCGAMGMISPCSet%s_C", settings_info[i].name));
+    PetscCall(PetscObjectComposeFunction((PetscObject)pc, name,
+                                         remove ? NULL : PCGAMGMISPCSetSetting_MISPC));
+    PetscCall(PetscSNPrintf(name, sizeof name, "PCGAMGMISPCGet%s_C", settings_info[i].name));
+    PetscCall(PetscObjectComposeFunction((PetscObject)pc, name,
+                                         remove ? NULL : PCGAMGMISPCGetSetting_MISPC));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The PC's settings (see MispcGAMGSettings): composed on it, with the
+ * defaults, by the first creation of the type; found again by later ones. */
+static PetscErrorCode pc_settings(PC pc, MispcGAMGSettings **set) {
+  const char *key = "PCGAMGMISPCSettings";
+  PetscContainer c;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)pc, key, (PetscObject *)&c));
+  if (c) {
+    PetscCall(PetscContainerGetPointer(c, (void **)set));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscNew(set));
+  for (int i = 0; i < MISPC_GAMG_NSETTINGS; ++i) *setting_field(*set, i) = settings_info[i].def;
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)pc), &c));
+  PetscCall(PetscContainerSetPointer(c, *set));
+  PetscCall(MispcContainerFreeOnDestroy(c));
+  PetscCall(PetscObjectCompose((PetscObject)pc, key, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
   PC_GAMG_MISPC *m = get_ctx(pc);
   PetscFunctionBegin;
   if (m) level_free(m);
+  PetscCall(compose_settings(pc, PETSC_TRUE));
   PetscCall(PetscFree(MispcGAMGSubctx(pc)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -787,17 +930,25 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
    of MPI ranks; the prolongator is smoothed with a rank-independent eigen-estimate.
 
    Options Database Keys:
-+  -pc_gamg_type mispc                              - selects it
-.  -pc_gamg_threshold <-1>                          - drop a_ij when |a_ij| <= t sqrt(|a_ii a_jj|);
-                                                      t <= 0 keeps every stored entry
-.  -pc_gamg_mispc_aggregation <mis2agg,mis2basic>  - Kokkos Kernels Alg. 3 or Alg. 2
-.  -pc_gamg_mispc_aggressive_levels <0>             - levels (from the finest) whose aggregates
-                                                      are aggregated once more
-.  -pc_gamg_mispc_nsmooths <1>                      - prolongator smoothing steps (0: P0)
-.  -pc_gamg_mispc_eig_estimate <power,gershgorin>  - lambda_max(D^-1 A), omega = 4/(3 lambda)
-.  -pc_gamg_mispc_power_its <10>                    - iterations of the power estimate
-.  -pc_gamg_mispc_seed <0>                          - seed of the hashed MIS-2 priorities
--  -pc_gamg_mispc_verify <false>                    - check every aggregation
++  -pc_gamg_type mispc                             - selects it (`PCGAMGSetType()` with
+                                                     `PCGAMGMISPC`)
+.  -pc_gamg_threshold <-1>                         - drop a_ij when |a_ij| <= t sqrt(|a_ii a_jj|);
+                                                     t <= 0 keeps every stored entry
+.  -pc_gamg_mispc_aggregation <mis2agg,mis2basic> - Kokkos Kernels Alg. 3 or Alg. 2,
+                                                     see `PCGAMGMISPCSetAggregation()`
+.  -pc_gamg_mispc_aggressive_levels <0>            - levels (from the finest) whose aggregates
+                                                     are aggregated once more,
+                                                     see `PCGAMGMISPCSetAggressiveLevels()`
+.  -pc_gamg_mispc_nsmooths <1>                     - prolongator smoothing steps (0: P0),
+                                                     see `PCGAMGMISPCSetNSmooths()`
+.  -pc_gamg_mispc_eig_estimate <power,gershgorin> - lambda_max(D^-1 A), omega = 4/(3 lambda),
+                                                     see `PCGAMGMISPCSetEigEstimate()`
+.  -pc_gamg_mispc_power_its <10>                   - iterations of the power estimate,
+                                                     see `PCGAMGMISPCSetPowerIts()`
+.  -pc_gamg_mispc_seed <0>                         - seed of the hashed MIS-2 priorities,
+                                                     see `PCGAMGMISPCSetSeed()`
+-  -pc_gamg_mispc_verify <false>                   - check every aggregation,
+                                                     see `PCGAMGMISPCSetVerify()`
 
    Level: intermediate
 
@@ -821,19 +972,29 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
    the GPU; the tentative prolongator runs on the host. Several ranks run the host
    path. Not supported: -pc_gamg_use_aggs_in_asm.
 
-   Load with -dll_append libpetscmispc.so, or link libpetscmispc and call
-   mispc_petsc_register().
+   The setters (and their getters `PCGAMGMISPCGetNSmooths()` ...) are called after
+   `PCSetType()` with `PCGAMG` and `PCGAMGSetType()` with `PCGAMGMISPC`, before `PCSetUp()`:
+   the values are used when GAMG builds its levels (a setter called after the setup takes
+   effect when the levels are built again, for a new operator). On any other PC a setter
+   does nothing and a getter is an error. The PC keeps the values when GAMG creates the
+   type again (-pc_gamg_type mispc read by `PCSetFromOptions()`); there the
+   -pc_gamg_mispc_* options override them. A value out of range is the error
+   `PETSC_ERR_ARG_OUTOFRANGE`, from the setter or from `PCSetFromOptions()`.
 
-.seealso: `PCGAMG`, `PCGAMGSetType()`, `PCGAMGAGG`, `MATCOARSENMIS2AGG`, `PCMCGS`, `PCCLUSTERGS`
+   Load with -dll_append libpetscmispc.so, or link libpetscmispc and call
+   mispc_petsc_register() (needed to call the setters).
+
+.seealso: `PCGAMG`, `PCGAMGSetType()`, `PCGAMGAGG`, `MATCOARSENMIS2AGG`, `PCMCGS`, `PCCLUSTERGS`,
+          `PCGAMGMISPCSetAggregation()`, `PCGAMGMISPCSetAggressiveLevels()`,
+          `PCGAMGMISPCSetNSmooths()`, `PCGAMGMISPCSetEigEstimate()`, `PCGAMGMISPCSetPowerIts()`,
+          `PCGAMGMISPCSetSeed()`, `PCGAMGMISPCSetVerify()`, `PCGAMGMISPCAggregation`,
+          `PCGAMGMISPCEigEstimate`
 M*/
 static PetscErrorCode PCCreateGAMG_MISPC(PC pc) {
   PC_GAMG_MISPC *m;
   PetscFunctionBegin;
   PetscCall(PetscNew(&m));
-  m->algo = MISPC_AGG_MIS2AGG;
-  m->nsmooths = 1;
-  m->power_its = 10;
-  m->eig = MISPC_EIG_POWER;
+  PetscCall(pc_settings(pc, &m->set));
   MispcGAMGSubctx(pc) = m;
   MispcGAMGOps(pc)->setfromoptions = PCSetFromOptions_GAMG_MISPC;
   MispcGAMGOps(pc)->destroy = PCDestroy_GAMG_MISPC;
@@ -843,12 +1004,13 @@ static PetscErrorCode PCCreateGAMG_MISPC(PC pc) {
   MispcGAMGOps(pc)->prolongator = PCGAMGProlongator_MISPC;
   MispcGAMGOps(pc)->optprolongator = PCGAMGOptProlongator_MISPC;
   MispcGAMGOps(pc)->createdefaultdata = PCSetData_MISPC;
+  PetscCall(compose_settings(pc, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MispcRegisterGAMG(void) {
   PetscFunctionBegin;
-  PetscCall(PCGAMGRegister("mispc", PCCreateGAMG_MISPC));
+  PetscCall(PCGAMGRegister(PCGAMGMISPC, PCCreateGAMG_MISPC));
   PetscCall(PetscLogEventRegister("MispcGAMGGraph", PC_CLASSID, &ev_graph));
   PetscCall(PetscLogEventRegister("MispcGAMGCoarsen", PC_CLASSID, &ev_coarsen));
   PetscCall(PetscLogEventRegister("MispcGAMGProl", PC_CLASSID, &ev_prol));

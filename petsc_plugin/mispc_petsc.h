@@ -7,8 +7,10 @@
  *   PCMCGS      -pc_type mcgs       point multicolor Gauss-Seidel / SGS / SOR
  *   PCCLUSTERGS -pc_type clustergs  cluster multicolor Gauss-Seidel / SGS / SOR
  *   MatCoarsen  mis2agg, mis2basic  deterministic MIS-2 aggregation for PCGAMG
+ *   PCGAMGMISPC -pc_gamg_type mispc smoothed aggregation with mispc's graph,
+ *                                   aggregates and tentative prolongator
  * (-help lists their options; the manual pages are the MC comments in
- * pc_gs.c and coarsen_mis2.c, the user manual docs/PETSC.md).
+ * pc_gs.c, coarsen_mis2.c and gamg_mispc.c, the user manual docs/PETSC.md).
  *
  * The setters below configure a PC without the options database, as
  * PCSORSetOmega does for PCSOR: each does nothing on a PC of another type
@@ -69,5 +71,37 @@ PETSC_EXTERN PetscErrorCode PCClusterGSSetCoarsen(PC, const char[]);
 PETSC_EXTERN PetscErrorCode PCClusterGSGetCoarsen(PC, const char **);
 PETSC_EXTERN PetscErrorCode PCClusterGSSetExact(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCClusterGSGetExact(PC, PetscBool *);
+
+/* PCGAMGMISPC: the PCGAMG type "mispc" (PCGAMGSetType(pc, PCGAMGMISPC)). Its
+ * setters work between PCGAMGSetType and PCSetUp; the PC keeps their values
+ * when GAMG creates the type again (-pc_gamg_type mispc read by
+ * PCSetFromOptions), and -pc_gamg_mispc_* options override them there. */
+#define PCGAMGMISPC "mispc"
+/* -pc_gamg_mispc_aggregation: Kokkos Kernels Alg. 3 (default) or Alg. 2 */
+typedef enum { PC_GAMG_MISPC_MIS2AGG, PC_GAMG_MISPC_MIS2BASIC } PCGAMGMISPCAggregation;
+/* "mis2agg", "mis2basic", then PETSc's enum-name tail */
+PETSC_EXTERN const char *const PCGAMGMISPCAggregations[];
+/* -pc_gamg_mispc_eig_estimate: lambda_max(D^-1 A) for the prolongator smoothing,
+ * a Gershgorin bound or power iterations (default) */
+typedef enum { PC_GAMG_MISPC_EIG_GERSHGORIN, PC_GAMG_MISPC_EIG_POWER } PCGAMGMISPCEigEstimate;
+/* "gershgorin", "power", then PETSc's enum-name tail */
+PETSC_EXTERN const char *const PCGAMGMISPCEigEstimates[];
+
+/* the setters (each does nothing unless pc is a PCGAMG of type mispc) */
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetAggregation(PC, PCGAMGMISPCAggregation);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetNSmooths(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetEigEstimate(PC, PCGAMGMISPCEigEstimate);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetPowerIts(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetAggressiveLevels(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetSeed(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetVerify(PC, PetscBool);
+/* the getters (each is an error unless pc is a PCGAMG of type mispc) */
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetAggregation(PC, PCGAMGMISPCAggregation *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetNSmooths(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetEigEstimate(PC, PCGAMGMISPCEigEstimate *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetPowerIts(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetAggressiveLevels(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetSeed(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetVerify(PC, PetscBool *);
 
 #endif

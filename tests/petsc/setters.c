@@ -11,6 +11,7 @@
 #include <string.h>
 #include <petscksp.h>
 
+#include "ksp_compare.h"
 #include "laplace3d.h"
 #include "mispc_petsc.h"
 
@@ -114,54 +115,6 @@ static PetscErrorCode view_text(PC pc, const char *file, char *text, size_t len)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Iterations of a GMRES solve (b = A 1, x0 = 0) and one PCApply's output. */
-static PetscErrorCode run(KSP ksp, Mat A, PetscInt *its, Vec y) {
-  Vec x, b;
-  PC pc;
-  PetscFunctionBegin;
-  PetscCall(MatCreateVecs(A, &x, &b));
-  PetscCall(VecSet(x, 1.0));
-  PetscCall(MatMult(A, x, b));
-  PetscCall(VecSet(x, 0.0));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(KSPGetIterationNumber(ksp, its));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCApply(pc, b, y));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&b));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode make_ksp(Mat A, const char *prefix, KSP *ksp) {
-  PetscFunctionBegin;
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
-  PetscCall(KSPSetOperators(*ksp, A, A));
-  PetscCall(KSPSetType(*ksp, KSPGMRES));
-  PetscCall(KSPSetTolerances(*ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 500));
-  if (prefix) {
-    PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
-    PetscCall(KSPSetFromOptions(*ksp));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The options of c under prefix into the options database. */
-static PetscErrorCode insert_options(const Config *c, const char *prefix) {
-  char buf[1024], *tok, *save = NULL, all[2048] = "";
-  PetscFunctionBegin;
-  PetscCall(PetscStrncpy(buf, c->options, sizeof buf));
-  for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    char item[256];
-    if (tok[0] == '-' && (tok[1] < '0' || tok[1] > '9'))
-      PetscCall(PetscSNPrintf(item, sizeof item, " -%s%s", prefix, tok + 1));
-    else
-      PetscCall(PetscSNPrintf(item, sizeof item, " %s", tok));
-    strncat(all, item, sizeof all - strlen(all) - 1);
-  }
-  PetscCall(PetscOptionsInsertString(NULL, all));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Setters against options for c. */
 static PetscErrorCode compare(Mat A, const Config *c, int k, PetscBool *ok) {
   KSP ks, ko;
@@ -172,7 +125,7 @@ static PetscErrorCode compare(Mat A, const Config *c, int k, PetscBool *ok) {
   PetscBool same_y;
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(prefix, sizeof prefix, "opt%d_", k));
-  PetscCall(insert_options(c, prefix));
+  PetscCall(insert_options(c->options, prefix));
   PetscCall(make_ksp(A, NULL, &ks));
   PetscCall(KSPGetPC(ks, &ps));
   PetscCall(set_by_setters(ps, c));
@@ -263,10 +216,7 @@ int main(int argc, char **argv) {
     PetscCall(compare(A, &configs[k], k, &ok));
   PetscCall(after_setup(A, &ok));
   PetscCall(MatDestroy(&A));
-  int mine = ok ? 1 : 0, all = 0; /* one verdict for every rank */
-  PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
-  ok = all ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", ok ? "setters: ok" : "setters: FAILED"));
+  PetscCall(all_ranks_ok("setters", &ok));
   PetscCall(PetscFinalize());
   return ok ? 0 : 1;
 }

@@ -1,0 +1,305 @@
+/* The public setters and getters of the PCGAMG type "mispc" (PCGAMGMISPC,
+ * mispc_petsc.h): PetscTryMethod / PetscUseMethod on the functions the type
+ * composes when GAMG creates it (gamg_mispc.c), as PETSc's own PCs do. Each
+ * pair is written by MISPC_GAMG_ACCESSORS below its manual pages: the seven
+ * pairs differ only in name, type and setting number, and gamg_mispc.c's
+ * table of settings holds their ranges and options. */
+#include <petsc/private/pcimpl.h>
+
+#include "gamg_mispc.h"
+#include "plugin_internal.h"
+
+/* PCGAMGMISPCSet<Name>(PC, Type) and PCGAMGMISPCGet<Name>(PC, Type *) of the
+ * setting `which` (a MispcGAMGSetting); Valid picks PETSc's
+ * PetscValidLogicalCollective<Valid> for Type. The value travels as a
+ * PetscInt; the setter composed by the type checks its range. */
+#define MISPC_GAMG_ACCESSORS(Name, Type, Valid, which)                                             \
+  PetscErrorCode PCGAMGMISPCSet##Name(PC pc, Type v) {                                             \
+    PetscFunctionBegin;                                                                            \
+    PetscValidHeaderSpecific(pc, PC_CLASSID, 1);                                                   \
+    PetscValidLogicalCollective##Valid(pc, v, 2);                                                  \
+    PetscTryMethod(pc, "PCGAMGMISPCSet" #Name "_C", (PC, PetscInt, PetscInt),                      \
+                   (pc, (PetscInt)(which), (PetscInt)v));                                          \
+    PetscFunctionReturn(PETSC_SUCCESS);                                                            \
+  }                                                                                                \
+  PetscErrorCode PCGAMGMISPCGet##Name(PC pc, Type *v) {                                            \
+    PetscInt value = 0;                                                                            \
+    PetscFunctionBegin;                                                                            \
+    PetscValidHeaderSpecific(pc, PC_CLASSID, 1);                                                   \
+    PetscUseMethod(pc, "PCGAMGMISPCGet" #Name "_C", (PC, PetscInt, PetscInt *),                    \
+                   (pc, (PetscInt)(which), &value));                                               \
+    *v = (Type)value;                                                                              \
+    PetscFunctionReturn(PETSC_SUCCESS);                                                            \
+  }
+
+/*@
+  PCGAMGMISPCSetAggregation - Sets the MIS-2 aggregation of a `PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- agg - `PC_GAMG_MISPC_MIS2AGG` (Kokkos Kernels Alg. 3, the default) or
+          `PC_GAMG_MISPC_MIS2BASIC` (Alg. 2)
+
+  Options Database Key:
+. -pc_gamg_mispc_aggregation <mis2agg> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Alg. 3 makes MIS-2 roots and their neighbours, then secondary roots among the rest and a
+  clean-up; Alg. 2 lets the leftovers join a neighbouring aggregate. Another value is the
+  error `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetAggregation()`, `PCGAMGMISPCAggregation`,
+          `MATCOARSENMIS2AGG`
+@*/
+/*@
+  PCGAMGMISPCGetAggregation - Gets the MIS-2 aggregation of a `PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. agg - the aggregation algorithm
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetAggregation()`
+@*/
+MISPC_GAMG_ACCESSORS(Aggregation, PCGAMGMISPCAggregation, Enum, MISPC_GAMG_AGGREGATION)
+
+/*@
+  PCGAMGMISPCSetNSmooths - Sets the number of prolongator smoothing steps of a `PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- n - the number of steps: 0 (the tentative prolongator P0) or more
+
+  Options Database Key:
+. -pc_gamg_mispc_nsmooths <1> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  P = (I - omega D^-1 A)^n P0 with omega = 4 / (3 lambda); n = 0 gives sparser coarse
+  operators and usually more iterations. A negative n is the error
+  `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetNSmooths()`, `PCGAMGMISPCSetEigEstimate()`
+@*/
+/*@
+  PCGAMGMISPCGetNSmooths - Gets the number of prolongator smoothing steps of a `PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. n - how many times P0 is smoothed
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetNSmooths()`
+@*/
+MISPC_GAMG_ACCESSORS(NSmooths, PetscInt, Int, MISPC_GAMG_NSMOOTHS)
+
+/*@
+  PCGAMGMISPCSetEigEstimate - Sets the estimate of lambda_max(D^-1 A) for the prolongator smoothing
+of a `PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- eig - `PC_GAMG_MISPC_EIG_POWER` or `PC_GAMG_MISPC_EIG_GERSHGORIN`
+
+  Options Database Key:
+. -pc_gamg_mispc_eig_estimate <power> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Power iterations (the default) run from a fixed start vector, see
+  `PCGAMGMISPCSetPowerIts()`; the Gershgorin bound max_i sum_j |a_ij| / |a_ii| is the same
+  bits on any number of ranks but loose on coarse levels. Another value is the error
+  `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetEigEstimate()`, `PCGAMGMISPCEigEstimate`,
+          `PCGAMGMISPCSetNSmooths()`
+@*/
+/*@
+  PCGAMGMISPCGetEigEstimate - Gets the estimate of lambda_max(D^-1 A) for the prolongator smoothing
+of a `PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. eig - `PC_GAMG_MISPC_EIG_POWER` or `PC_GAMG_MISPC_EIG_GERSHGORIN`
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetEigEstimate()`
+@*/
+MISPC_GAMG_ACCESSORS(EigEstimate, PCGAMGMISPCEigEstimate, Enum, MISPC_GAMG_EIG_ESTIMATE)
+
+/*@
+  PCGAMGMISPCSetPowerIts - Sets the number of power iterations of the eigen-estimate of a
+`PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- its - how many iterations, at least 1
+
+  Options Database Key:
+. -pc_gamg_mispc_power_its <10> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Used by `PC_GAMG_MISPC_EIG_POWER` only. Less than 1 is the error
+  `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetPowerIts()`, `PCGAMGMISPCSetEigEstimate()`
+@*/
+/*@
+  PCGAMGMISPCGetPowerIts - Gets the number of power iterations of the eigen-estimate of a
+`PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. its - how many power iterations the estimate makes
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetPowerIts()`
+@*/
+MISPC_GAMG_ACCESSORS(PowerIts, PetscInt, Int, MISPC_GAMG_POWER_ITS)
+
+/*@
+  PCGAMGMISPCSetAggressiveLevels - Sets the number of aggressive levels of a `PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- n - levels counted from the finest, 0 (the default) or more
+
+  Options Database Key:
+. -pc_gamg_mispc_aggressive_levels <0> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  On the n finest levels the aggregates are aggregated again (MIS-2 aggregation of their
+  quotient graph): far fewer coarse points and a cheaper hierarchy, usually more
+  iterations. A negative n is the error `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetAggressiveLevels()`,
+`PCGAMGSetAggressiveLevels()`
+@*/
+/*@
+  PCGAMGMISPCGetAggressiveLevels - Gets the number of aggressive levels of a `PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. n - how many of the finest levels aggregate twice
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetAggressiveLevels()`
+@*/
+MISPC_GAMG_ACCESSORS(AggressiveLevels, PetscInt, Int, MISPC_GAMG_AGGRESSIVE_LEVELS)
+
+/*@
+  PCGAMGMISPCSetSeed - Sets the seed of the hashed MIS-2 priorities of a `PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- seed - any seed from 0
+
+  Options Database Key:
+. -pc_gamg_mispc_seed <0> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  For a given seed the aggregates are deterministic and the same for any number of
+  ranks. A negative seed is the error `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetSeed()`, `PCGAMGMISPCSetAggregation()`
+@*/
+/*@
+  PCGAMGMISPCGetSeed - Gets the seed of the hashed MIS-2 priorities of a `PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. seed - the seed of the priorities
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetSeed()`
+@*/
+MISPC_GAMG_ACCESSORS(Seed, PetscInt, Int, MISPC_GAMG_SEED)
+
+/*@
+  PCGAMGMISPCSetVerify - Sets whether a `PCGAMGMISPC` checks every aggregation.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- verify - `PETSC_TRUE` to check every aggregation
+
+  Options Database Key:
+. -pc_gamg_mispc_verify <false> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  Checks that every node lies in one aggregate and that aggregates are connected; a bad
+  aggregation is then an error. For debugging.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetVerify()`, `PCGAMGMISPCSetAggregation()`
+@*/
+/*@
+  PCGAMGMISPCGetVerify - Gets whether a `PCGAMGMISPC` checks every aggregation.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. verify - whether aggregations are checked
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetVerify()`
+@*/
+MISPC_GAMG_ACCESSORS(Verify, PetscBool, Bool, MISPC_GAMG_VERIFY)
