@@ -666,17 +666,17 @@ typedef struct gs_case {
 #define CL       (1u << MISPC_GS_CLUSTER)
 #define BCSSTK13 MISPC_TEST_DATA "/bcsstk13.mtx"
 static const gs_case gs_cases[] = {
-    {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1},
-    {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0},
-    {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0},
-    {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0},
-    {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0},
-    {"gen:elasticity3d:4", CL, 3, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0},
-    {"gen:elasticity3d:4", CL, 3, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
-    {"gen:elasticity3d:4", CL, 1, 0, MISPC_GS_FORWARD, 1, 1.0, 1},
-    {"gen:aniso2d:30:0.01:30", PT, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
-    {"gen:aniso2d:30:0.01:30", CL, 1, 0.25, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
-    {BCSSTK13, PT | CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0},
+    {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1, 0},
+    {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0, 0},
+    {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0, 0},
+    {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0, 0},
+    {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0, 0},
+    {"gen:elasticity3d:4", CL, 3, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0, 0},
+    {"gen:elasticity3d:4", CL, 3, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 0},
+    {"gen:elasticity3d:4", CL, 1, 0, MISPC_GS_FORWARD, 1, 1.0, 1, 0},
+    {"gen:aniso2d:30:0.01:30", PT, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 0},
+    {"gen:aniso2d:30:0.01:30", CL, 1, 0.25, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 0},
+    {BCSSTK13, PT | CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 0},
     /* line clusters: whole lines (angle 0), partial chains (30 degrees), none (isotropic) */
     {"gen:aniso2d:30:0.001", CL, 1, 0.05, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 1},
     {"gen:aniso2d:30:0.01:30", CL, 1, 0.25, MISPC_GS_FORWARD, 2, 1.1, 1, 1},

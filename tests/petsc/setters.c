@@ -24,20 +24,22 @@ typedef struct {
   PetscInt block_size;
   PetscReal threshold;
   const char *coarsen;
+  PetscBool lines;
   const char *options; /* the same as options, without the prefix */
 } Config;
 
 static const Config configs[] = {
-    {PCMCGS, 2, 1.3, PC_MCGS_SWEEP_BACKWARD, PETSC_FALSE, 0, 0, NULL,
+    {PCMCGS, 2, 1.3, PC_MCGS_SWEEP_BACKWARD, PETSC_FALSE, 0, 0, NULL, PETSC_FALSE,
      "-pc_type mcgs -pc_mcgs_sweeps 2 -pc_mcgs_omega 1.3 -pc_mcgs_type backward "
      "-pc_mcgs_exact false"},
-    {PCMCGS, 1, 1.0, PC_MCGS_SWEEP_FORWARD, PETSC_TRUE, 0, 0, NULL,
+    {PCMCGS, 1, 1.0, PC_MCGS_SWEEP_FORWARD, PETSC_TRUE, 0, 0, NULL, PETSC_FALSE,
      "-pc_type mcgs -pc_mcgs_symmetric false"},
     {PCCLUSTERGS, 3, 0.9, PC_MCGS_SWEEP_SYMMETRIC, PETSC_TRUE, 2, 0.05, MATCOARSENMIS2BASIC,
+     PETSC_TRUE,
      "-pc_type clustergs -pc_clustergs_sweeps 3 -pc_clustergs_omega 0.9 -pc_clustergs_type "
      "symmetric -pc_clustergs_block_size 2 -pc_clustergs_strength_threshold 0.05 "
-     "-pc_clustergs_coarsen mis2basic"},
-    {PCCLUSTERGS, 1, 1.1, PC_MCGS_SWEEP_FORWARD, PETSC_TRUE, 0, 0, MATCOARSENMIS2AGG,
+     "-pc_clustergs_coarsen mis2basic -pc_clustergs_line_clusters"},
+    {PCCLUSTERGS, 1, 1.1, PC_MCGS_SWEEP_FORWARD, PETSC_TRUE, 0, 0, MATCOARSENMIS2AGG, PETSC_FALSE,
      "-pc_type clustergs -pc_clustergs_omega 1.1 -pc_clustergs_type forward"},
 };
 
@@ -56,6 +58,7 @@ static PetscErrorCode set_by_setters(PC pc, const Config *c) {
     PetscCall(PCClusterGSSetBlockSize(pc, c->block_size));
     PetscCall(PCClusterGSSetStrengthThreshold(pc, c->threshold));
     PetscCall(PCClusterGSSetCoarsen(pc, c->coarsen));
+    PetscCall(PCClusterGSSetLineClusters(pc, c->lines));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -65,7 +68,7 @@ static PetscErrorCode check_getters(PC pc, const Config *c, PetscBool *ok) {
   PetscInt n, bs = c->block_size;
   PetscReal w, t = c->threshold;
   PCMCGSSweepType type;
-  PetscBool exact = c->exact, same = PETSC_TRUE;
+  PetscBool exact = c->exact, same = PETSC_TRUE, lines = c->lines;
   const char *coarsen = c->coarsen;
   PetscFunctionBegin;
   if (!strcmp(c->pc, PCMCGS)) {
@@ -80,15 +83,16 @@ static PetscErrorCode check_getters(PC pc, const Config *c, PetscBool *ok) {
     PetscCall(PCClusterGSGetBlockSize(pc, &bs));
     PetscCall(PCClusterGSGetStrengthThreshold(pc, &t));
     PetscCall(PCClusterGSGetCoarsen(pc, &coarsen));
+    PetscCall(PCClusterGSGetLineClusters(pc, &lines));
     PetscCall(PetscStrcmp(coarsen, c->coarsen, &same));
   }
   if (n != c->sweeps || w != c->omega || type != c->type || exact != c->exact ||
-      bs != c->block_size || t != c->threshold || !same) {
+      bs != c->block_size || t != c->threshold || !same || lines != c->lines) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "FAIL getters: sweeps %" PetscInt_FMT " omega %g type %s exact %d "
-                          "block size %" PetscInt_FMT " threshold %g coarsen %s\n",
-                          n, (double)w, PCMCGSSweepTypes[type], (int)exact, bs, (double)t,
-                          coarsen));
+                          "block size %" PetscInt_FMT " threshold %g coarsen %s lines %d\n",
+                          n, (double)w, PCMCGSSweepTypes[type], (int)exact, bs, (double)t, coarsen,
+                          (int)lines));
     *ok = PETSC_FALSE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
