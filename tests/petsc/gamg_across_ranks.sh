@@ -15,19 +15,25 @@ set -uo pipefail
 mpiexec=$1 p=$2 solve=$3 plugin=$4 opt=$5
 seed=${opt%type}mispc_seed # -mat_coarsen_mispc_seed up to 3.21, -pc_gamg_mat_coarsen_mispc_seed after
 fail=0
+# -info goes to a file a rank (DIR/info.RANK): on the shared stdout the ranks'
+# lines can cut into each other
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
 
 # check NAME COMMAND...: runs COMMAND (with -info) on each rank count and compares
 check() {
-  local name=$1 ref="" np out lines levels naggs n1 its got why bad=0
+  local name=$1 ref="" np out info lines levels naggs n1 its got why bad=0
   shift
   for np in 1 2 3 4 7; do
-    out=$("$mpiexec" --oversubscribe -n "$np" "$@" -info 2>&1)
-    lines=$(grep -E '^\[0\] .*MatCoarsenApply_Mispc\(\): mis2' <<<"$out")
+    rm -f "$dir"/info.*
+    out=$("$mpiexec" --oversubscribe -n "$np" "$@" -info "$dir/info" 2>&1)
+    info=$(cat "$dir/info.0" 2>/dev/null)
+    lines=$(grep -E '^\[0\] .*MatCoarsenApply_Mispc\(\): mis2' <<<"$info")
     levels=$(sed -n 's/.*-> \([0-9]*\) aggregates .*lists checksum \([0-9a-f]*\).*/\1:\2/p' \
       <<<"$lines" | tr '\n' ' ')
     naggs=$(sed -n 's/.*-> \([0-9]*\) aggregates.*/\1/p' <<<"$lines" | head -1)
     # level 1 rows = aggregates x near-null-space vectors ("1) N=396, n data cols=6")
-    n1=$(sed -n 's/^\[0\] .* 1) N=\([0-9]*\), n data cols=\([0-9]*\),.*/\1 \2/p' <<<"$out" |
+    n1=$(sed -n 's/^\[0\] .* 1) N=\([0-9]*\), n data cols=\([0-9]*\),.*/\1 \2/p' <<<"$info" |
       head -1 | awk '{ if ($2 > 0 && $1 % $2 == 0) print $1 / $2 }')
     # plain_ksp: "iterations N ... converged"; solve: "gamg-mis2agg  N  setup  solve  res  converged"
     its=$(sed -n -e 's/^\(iterations [0-9]*\) .*converged$/\1/p' \
@@ -43,7 +49,8 @@ check() {
     fi
     if [ -n "$why" ]; then
       echo "FAIL: $name on $np ranks: '$got': $why" >&2
-      grep -E "MatCoarsenApply_Mispc|\) N=|iterations|gamg-mis2agg|rror" <<<"$out" | head -20 >&2
+      grep -E "MatCoarsenApply_Mispc|\) N=|iterations|gamg-mis2agg|rror" <<<"$out
+$info" | head -20 >&2
       bad=1
     fi
   done
