@@ -24,7 +24,7 @@ int cmd_dist_gs(int argc, char **argv) {
 
 typedef struct gs_args {
   const char *spec;
-  int kind, sweep, sweeps, bs, reps, gpu, threads, local, verbose;
+  int kind, sweep, sweeps, bs, reps, gpu, threads, local, verbose, lines;
   double omega, theta;
 } gs_args;
 
@@ -43,6 +43,10 @@ static int parse(int argc, char **argv, void *args) {
       CLI_OPT_INT("--block-size", "B", "rows per node for the clusters (default 1)", &a->bs, 1, 64),
       CLI_OPT_REAL("--theta", "T", "strength threshold for the clusters (default 0)", &a->theta, 0,
                    1e300),
+      CLI_OPT_FLAG("--lines",
+                   "line clusters: merge clusters along chains (with --theta: whole "
+                   "lines of strong couplings)",
+                   &a->lines, 1),
       CLI_OPT_INT("--reps", "N", "timed applies, median reported (default 20)", &a->reps, 1,
                   100000),
       CLI_OPT_FLAG("--local", "also time the rank-local sweep (block Jacobi between ranks)",
@@ -139,6 +143,7 @@ int cmd_dist_gs(int argc, char **argv) {
   o.omega = a.omega;
   o.block_size = a.bs;
   o.strength_threshold = a.theta;
+  o.line_clusters = a.lines;
   mispc_dist_csr H, G;
   memset(&H, 0, sizeof H);
   memset(&G, 0, sizeof G);

@@ -33,6 +33,7 @@ cases=(
   "gs gen:laplace3d:20 --kind point --sweep forward --sweeps 2|gs gen:laplace3d:20 --kind point --sweep forward --sweeps 2"
   "gs gen:elasticity3d:6 --block-size 3 --theta 0.05 --local|gs gen:elasticity3d:6 --block-size 3 --theta 0.05"
   "gs $data/bcsstk13.mtx --sweep backward --omega 1.2|gs $data/bcsstk13.mtx --sweep backward --omega 1.2"
+  "gs gen:aniso2d:40:0.001 --theta 0.05 --lines|gs gen:aniso2d:40:0.001 --theta 0.05 --lines"
 )
 for cs in "${cases[@]}"; do
   c=${cs%%|*} single=${cs#*|}
