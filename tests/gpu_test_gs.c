@@ -19,15 +19,8 @@ static int line_clusters = 0;   /* mispc_gs_options.line_clusters */
 
 static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, double omega,
                          const char *what) {
-  mispc_gs_options o;
-  mispc_gs_options_default(&o);
-  o.block_size = node_block_size;
-  o.strength_threshold = node_theta;
-  o.line_clusters = line_clusters;
-  o.kind = kind;
-  o.sweep = sw;
-  o.sweeps = 2;
-  o.omega = omega;
+  mispc_gs_options o =
+      test_gs_options(kind, sw, 2, omega, node_block_size, node_theta, line_clusters);
   mispc_gs *g = NULL;
   mispc_status s = mispc_gs_create(ctx, &o, &g);
   if (!s) s = mispc_gs_symbolic(ctx, g, A);

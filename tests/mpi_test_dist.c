@@ -568,15 +568,7 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
   r0 *= bs, r1 *= bs;
   mispc_dist_csr D;
   CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &D));
-  mispc_gs_options o;
-  mispc_gs_options_default(&o);
-  o.kind = kind;
-  o.block_size = bs;
-  o.strength_threshold = theta;
-  o.sweep = sw;
-  o.sweeps = sweeps;
-  o.omega = omega;
-  o.line_clusters = line_clusters_;
+  mispc_gs_options o = test_gs_options(kind, sw, sweeps, omega, bs, theta, line_clusters_);
   double *b = malloc(sizeof(double) * (size_t)(n + 1)),
          *x = malloc(sizeof(double) * (size_t)(n + 1));
   double *xl = malloc(sizeof(double) * (size_t)(r1 - r0 + 1));

@@ -93,6 +93,23 @@ static inline void test_require_gpu_or_skip(void) {
   exit(77);
 }
 
+/* mispc_gs_options_default with the sweep (kind, sweep, sweeps, omega) and the
+ * cluster graph (block_size, strength_threshold, line_clusters) set. */
+static inline mispc_gs_options test_gs_options(mispc_gs_kind kind, mispc_gs_sweep sweep, int sweeps,
+                                               double omega, int block_size,
+                                               double strength_threshold, int line_clusters) {
+  mispc_gs_options o;
+  mispc_gs_options_default(&o);
+  o.kind = kind;
+  o.sweep = sweep;
+  o.sweeps = sweeps;
+  o.omega = omega;
+  o.block_size = block_size;
+  o.strength_threshold = strength_threshold;
+  o.line_clusters = line_clusters;
+  return o;
+}
+
 /* 1 if two host CSRs hold the same sizes, pattern and values, bit for bit. */
 static inline int csr_same_bits(const mispc_csr *a, const mispc_csr *b) {
   if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz) return 0;

@@ -9,9 +9,7 @@
 #include <petscksp.h>
 #include <petscversion.h>
 
-#if !PETSC_VERSION_GE(3, 19, 0)
-#define PETSC_SUCCESS 0
-#endif
+#include "laplace3d.h"
 
 #if defined(PETSC_HAVE_CUDA)
 /* 7-point Laplacian with a varying diagonal (so rows differ), n^3 rows */
@@ -22,18 +20,7 @@ static PetscErrorCode build(PetscInt n, MatType type, Mat *A) {
   PetscCall(MatSetSizes(*A, N, N, N, N));
   PetscCall(MatSetType(*A, type));
   PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
-  for (PetscInt r = 0; r < N; ++r) {
-    PetscInt i = r % n, j = (r / n) % n, k = r / (n * n), cols[7], m = 0;
-    PetscScalar v[7];
-    if (k > 0) cols[m] = r - n * n, v[m++] = -1;
-    if (j > 0) cols[m] = r - n, v[m++] = -1;
-    if (i > 0) cols[m] = r - 1, v[m++] = -1;
-    cols[m] = r, v[m++] = 6.0 + 0.001 * (PetscScalar)(r % 17);
-    if (i < n - 1) cols[m] = r + 1, v[m++] = -1;
-    if (j < n - 1) cols[m] = r + n, v[m++] = -1;
-    if (k < n - 1) cols[m] = r + n * n, v[m++] = -1;
-    PetscCall(MatSetValues(*A, 1, &r, m, cols, v, INSERT_VALUES));
-  }
+  PetscCall(laplace3d_rows(*A, n, 0.001));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(PETSC_SUCCESS);
