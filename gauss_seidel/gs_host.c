@@ -73,10 +73,15 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
  * its columns). A cluster's rows wait on each other, so the out-of-order
  * core cannot run ahead to the next rows' loads as it does for point GS,
  * and each row's misses (b and x gathered by row, spread over the mesh)
- * were paid one after another: the symmetric cluster sweep of
- * gen:laplace3d:80 took 41-66 ms on the 2-core VM without the prefetch and
- * 19-28 ms with it (8 and 32 ahead: the same within noise; point GS, whose
- * rows are independent, gained nothing). Speed only: no value changes. */
+ * were paid one after another. Only where a pass's data (one copy's
+ * entries, b, x, the permutation and omega / a_ii) exceed
+ * GS_PREFETCH_MIN_BYTES (the 2-core VM's 32 MiB L3): there, A/B on the VM,
+ * one thread, symmetric cluster sweep, gen:laplace3d:72 / 80 / 100
+ * 12.6-18.8 / 21-24 / 38-54 ms with the prefetch against 12.2-42.6 /
+ * 34-52 / 96-137 ms without; below it the prefetches cost time
+ * (gen:laplace3d:50 4.1-6.3 against 3.6-4.1 ms, :64 7.6-13.5 against
+ * 6.8-9.3). 8 or 32 ahead did the same as 16; point GS, whose rows are
+ * independent, gained nothing. Speed only: no value changes. */
 #define GS_PREFETCH_AHEAD 16
 
 /* gs_update_cluster_row over the rows of one cluster, sweep positions
@@ -84,6 +89,7 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
  * entries in a copy whose rows are in gs_update_cluster_row's order (the x
  * that stay fixed during the pass first, then the rows updated before it in
  * update order). */
+/* n: the rows, or 0 for no prefetch. */
 static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const double *b,
                                 double *x, int64_t q0, int64_t q1, int backward, int64_t n) {
   for (int64_t k = 0; k < q1 - q0; ++k) {
@@ -129,7 +135,7 @@ static inline void sweep_color_part(const mispc_gs *gs, copy_rows r, const doubl
                   e = cluster_split(h->cl, k0, k1, t + 1, T);
     for (int64_t u = a; u < e; ++u) { /* backward: from the last, memory descending */
       const int64_t m = backward ? a + e - 1 - u : u;
-      copy_cluster(h, r, b, x, h->cl[m], h->cl[m + 1], backward, gs->n);
+      copy_cluster(h, r, b, x, h->cl[m], h->cl[m + 1], backward, h->prefetch ? gs->n : 0);
     }
   } else {
     const int64_t lo = h->rows[c], len = h->rows[c + 1] - lo;

@@ -98,6 +98,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   }
   if (cluster) { /* the clusters of `order` one after another, each its rows of cl_rows */
     const int64_t nc = gs->nclusters;
+    /* one pass: a copy's columns and values, b, x, the permutation, omega / a_ii */
+    h->prefetch = (double)nnz * 12.0 + (double)n * 28.0 > GS_PREFETCH_MIN_BYTES;
     h->cl[0] = 0;
     for (int64_t k = 0; k < nc; ++k)
       h->cl[k + 1] = h->cl[k] + (gs->cl_ptr[gs->order[k] + 1] - gs->cl_ptr[gs->order[k]]);

@@ -111,6 +111,8 @@ struct mispc_gs {
     int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
     double *val[3];   /* (numeric) */
     double *wdiag;    /* n (numeric): omega / a_ii in sweep order */
+    int prefetch;     /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
+                       * exceed GS_PREFETCH_MIN_BYTES */
   } h;
 };
 
@@ -187,6 +189,10 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
  * columns than rows (the ghosts' values after the rows' in x). */
 void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                          int32_t c, int backward);
+
+/* Host cluster GS prefetches rows ahead where one pass reads more than
+ * this (gs_host.c says why and what it measured). */
+#define GS_PREFETCH_MIN_BYTES (32.0 * 1024 * 1024)
 
 /* Line clusters (gs_lines.c): at most this many merging rounds. */
 #define GS_LINE_ROUNDS 32
