@@ -555,11 +555,9 @@ static void test_coarse_levels(void) {
 
 /* Point and cluster multicolor GS / SOR / SGS: x bit-identical to the
  * one-process apply, the same colors and clusters. Cluster GS: bs and theta
- * as mispc_gs_options (block_size, strength_threshold). */
-static int line_clusters_; /* check_gs: mispc_gs_options.line_clusters */
-
+ * as mispc_gs_options (block_size, strength_threshold, line_clusters). */
 static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, int bs, double theta,
-                     mispc_gs_sweep sw, int sweeps, double omega, int zero_guess) {
+                     int lines, mispc_gs_sweep sw, int sweeps, double omega, int zero_guess) {
   mispc_csr A;
   CHECK_OK(ctx, mispc_load(ctx, spec, &A));
   const int64_t n = A.nrows;
@@ -568,7 +566,7 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
   r0 *= bs, r1 *= bs;
   mispc_dist_csr D;
   CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &D));
-  mispc_gs_options o = test_gs_options(kind, sw, sweeps, omega, bs, theta, line_clusters_);
+  mispc_gs_options o = test_gs_options(kind, sw, sweeps, omega, bs, theta, lines);
   double *b = malloc(sizeof(double) * (size_t)(n + 1)),
          *x = malloc(sizeof(double) * (size_t)(n + 1));
   double *xl = malloc(sizeof(double) * (size_t)(r1 - r0 + 1));
@@ -630,9 +628,9 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
   CHECK_MSG(diff == 0 && i1.ncolors == i2.ncolors && same_clusters,
             "%s GS kind %d bs %d theta %g lines %d sweep %d x%d omega %g guess %d: %lld entries "
             "differ, colors %d/%d, clusters %lld/%lld on rank %d of %d",
-            spec, (int)kind, bs, theta, line_clusters_, (int)sw, sweeps, omega, zero_guess,
-            (long long)diff, i1.ncolors, i2.ncolors, (long long)i1.nclusters,
-            (long long)i2.nclusters, rank_, nranks_);
+            spec, (int)kind, bs, theta, lines, (int)sw, sweeps, omega, zero_guess, (long long)diff,
+            i1.ncolors, i2.ncolors, (long long)i1.nclusters, (long long)i2.nclusters, rank_,
+            nranks_);
   mispc_gs_destroy(ctx, g1);
   mispc_dist_gs_destroy(ctx, gd);
   free(b), free(x), free(xl);
@@ -684,11 +682,10 @@ static void test_gauss_seidel(void) {
   for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i)
     for (mispc_gs_kind kind = MISPC_GS_POINT; kind <= MISPC_GS_CLUSTER; ++kind) {
       const gs_case *c = &gs_cases[i];
-      line_clusters_ = c->lines;
       if (c->kinds & (1u << kind))
-        check_gs(ctx, c->spec, kind, c->bs, c->theta, c->sw, c->sweeps, c->omega, c->zero_guess);
+        check_gs(ctx, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
+                 c->zero_guess);
     }
-  line_clusters_ = 0;
   /* a zero diagonal on the last rank fails on every rank */
   mispc_csr A;
   CHECK_OK(ctx, mispc_load(ctx, "gen:laplace2d:12", &A));
