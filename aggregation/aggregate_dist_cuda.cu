@@ -104,47 +104,68 @@ __global__ void member_sizes(dev_graph g, const int64_t *rootid, const int64_t *
   }
 }
 
-/* Phase 3 for a leftover v (tent[v] < 0): the aggregate holding most of its
- * neighbours (ties: smaller size, then smaller id; candidates in row order,
- * diagonal block first, as the host), or for mis2basic the aggregate of its
- * smallest-global-id aggregated neighbour. *orphan: smallest global id left
- * without a candidate. */
+/* Candidate (cnt, size, label) 1 before 2: more of v's neighbours, then the
+ * smaller aggregate, then the smaller id (no candidate: label -1). A strict
+ * order on distinct labels, so the pick does not depend on which lane saw
+ * which candidate. */
+__device__ __forceinline__ bool better(int64_t c1, int64_t s1, int32_t l1, int64_t c2, int64_t s2,
+                                       int32_t l2) {
+  if (l1 < 0) return false;
+  if (l2 < 0) return true;
+  return c1 > c2 || (c1 == c2 && (s1 < s2 || (s1 == s2 && l1 < l2)));
+}
+
+/* Phase 3 for a leftover v (tent[v] < 0), a warp a vertex (a hub's count
+ * is its degree squared: the lanes split the candidates): the aggregate
+ * holding most of its neighbours (ties: smaller size, then smaller id, as
+ * the host), or for mis2basic the aggregate of its smallest-global-id
+ * aggregated neighbour. *orphan: smallest global id left without a
+ * candidate. */
 __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const int32_t *gagg,
                             const int64_t *asize, const int64_t *gsize, int32_t *agg,
                             unsigned long long *orphan) {
-  FOR_VERTEX(v, g.nloc) {
-    if (tent[v] >= 0) continue;
+  const int lane = (int)(threadIdx.x & 31);
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t v = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < g.nloc; v += nwarps) {
+    if (tent[v] >= 0) continue; /* the same in every lane */
+    const int64_t a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v], nb = g.brp[v + 1] - b0;
     int32_t best = -1;
     int64_t best_cnt = 0, best_size = 0, umin = -1;
-    for (int b = 0; b < 2; ++b) {
-      const int64_t *rp = b ? g.brp : g.arp;
-      const int32_t *ci = b ? g.bcol : g.acol;
-      for (int64_t p = rp[v]; p < rp[v + 1]; ++p) {
-        const int32_t c = ci[p];
-        if (!b && c == v) continue;
-        const int32_t l = b ? gagg[c] : tent[c];
-        if (l < 0) continue;
-        if (basic) {
-          const int64_t gu = b ? g.garray[c] : g.rstart + c;
-          if (umin < 0 || gu < umin) umin = gu, best = l;
-          continue;
-        }
-        const int64_t sz = b ? gsize[c] : asize[c];
-        int64_t cnt = 0;
-        for (int64_t q = g.arp[v]; q < g.arp[v + 1]; ++q) {
-          const int32_t c2 = g.acol[q];
-          if (c2 != v) cnt += tent[c2] == l;
-        }
-        for (int64_t q = g.brp[v]; q < g.brp[v + 1]; ++q) cnt += gagg[g.bcol[q]] == l;
-        if (cnt > best_cnt ||
-            (cnt == best_cnt && (sz < best_size || (sz == best_size && l < best))))
-          best = l, best_cnt = cnt, best_size = sz;
+    for (int64_t k = lane; k < na + nb; k += 32) {
+      const int b = k >= na;
+      const int32_t c = b ? g.bcol[b0 + k - na] : g.acol[a0 + k];
+      if (!b && c == v) continue;
+      const int32_t l = b ? gagg[c] : tent[c];
+      if (l < 0) continue;
+      if (basic) {
+        const int64_t gu = b ? g.garray[c] : g.rstart + c;
+        if (umin < 0 || gu < umin) umin = gu, best = l;
+        continue;
       }
+      const int64_t sz = b ? gsize[c] : asize[c];
+      int64_t cnt = 0;
+      for (int64_t q = a0; q < a0 + na; ++q) {
+        const int32_t c2 = g.acol[q];
+        if (c2 != v) cnt += tent[c2] == l;
+      }
+      for (int64_t q = b0; q < b0 + nb; ++q) cnt += gagg[g.bcol[q]] == l;
+      if (better(cnt, sz, l, best_cnt, best_size, best)) best = l, best_cnt = cnt, best_size = sz;
     }
-    if (best >= 0)
-      agg[v] = best;
-    else
-      atomicMin(orphan, (unsigned long long)(g.rstart + v));
+    for (int off = 16; off; off >>= 1) {
+      const int32_t ob = __shfl_xor_sync(0xffffffffu, best, off);
+      const int64_t oc = __shfl_xor_sync(0xffffffffu, best_cnt, off);
+      const int64_t os = __shfl_xor_sync(0xffffffffu, best_size, off);
+      const int64_t ou = __shfl_xor_sync(0xffffffffu, umin, off);
+      if (basic ? ou >= 0 && (umin < 0 || ou < umin)
+                : better(oc, os, ob, best_cnt, best_size, best))
+        best = ob, best_cnt = oc, best_size = os, umin = ou;
+    }
+    if (lane == 0) {
+      if (best >= 0)
+        agg[v] = best;
+      else
+        atomicMin(orphan, (unsigned long long)(g.rstart + v));
+    }
   }
 }
 
@@ -276,8 +297,8 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->tent, w->gagg, sizeof(int32_t)));
   if (!basic) MISPC_TRY(aggregate_sizes(ctx, w));
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + 1, 0xff, sizeof(unsigned long long), st));
-  phase3_pick<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, basic, w->tent, w->gagg, w->asize, w->gsize,
-                                              agg, w->counter + 1);
+  phase3_pick<<<mispc_device_grid(ctx, 32 * w->nloc, DIST_BLOCK), DIST_BLOCK, 0, st>>>(
+      w->d, basic, w->tent, w->gagg, w->asize, w->gsize, agg, w->counter + 1);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   unsigned long long orphan = 0;
   MISPC_CUDA_TRY(

@@ -35,8 +35,9 @@ struct gs_dist_device {
 
 template <typename T> static mispc_status upload(mispc_context *ctx, T **d, const T *h, int64_t n) {
   MISPC_CUDA_TRY(ctx, cudaMalloc((void **)d, sizeof(T) * (size_t)(n + 1)));
-  if (n > 0) MISPC_CUDA_TRY(ctx, cudaMemcpy(*d, h, sizeof(T) * (size_t)n, cudaMemcpyHostToDevice));
-  return MISPC_SUCCESS;
+  /* on the context's stream (mispc_mem_copy): a pageable cudaMemcpy may return
+   * before its DMA ends, and the sweeps run on a non-blocking stream */
+  return mispc_mem_copy(ctx, *d, MISPC_MEM_DEVICE, h, MISPC_MEM_HOST, sizeof(T) * (size_t)n);
 }
 
 extern "C" void gs_dist_device_free(gs_dist_device *d) {
@@ -109,9 +110,9 @@ extern "C" mispc_status gs_dist_device_values(mispc_context *ctx, mispc_dist_gs 
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   MISPC_TRY(mispc_sync(ctx, st, "before the Gauss-Seidel values")); /* no apply in flight */
-  MISPC_CUDA_TRY(ctx, cudaMemcpy(d->values, S->values, 8 * (size_t)S->nnz, cudaMemcpyHostToDevice));
-  MISPC_CUDA_TRY(ctx, cudaMemcpy(d->wdiag, w, 8 * (size_t)d->n, cudaMemcpyHostToDevice));
-  return MISPC_SUCCESS;
+  MISPC_TRY(mispc_mem_copy(ctx, d->values, MISPC_MEM_DEVICE, S->values, MISPC_MEM_HOST,
+                           8 * (size_t)S->nnz));
+  return mispc_mem_copy(ctx, d->wdiag, MISPC_MEM_DEVICE, w, MISPC_MEM_HOST, 8 * (size_t)d->n);
 }
 
 __global__ void
@@ -156,36 +157,33 @@ static mispc_status copy_by_index(mispc_context *ctx, cudaStream_t st, int64_t n
   return MISPC_SUCCESS;
 }
 
-/* Values of rows that move (cluster GS): from[from_idx[k]] goes to rank
- * dest[k]; the nexp arrivals (rank order, sending order inside a rank: the
- * order of the symbolic setup's lists) land at to[to_idx[j]]. */
-static mispc_status move_values(mispc_context *ctx, cudaStream_t st, MPI_Comm comm,
+/* Values of rows that move (cluster GS): from[from_idx[k]] goes along the
+ * route plan made at the symbolic setup (gs_dist_cluster.c: cl->fwd, its
+ * reverse cl->bwd), one neighbour collective on the host; the nexp
+ * arrivals (source rank order, sending order inside) land at
+ * to[to_idx[j]]. A rank whose copy failed still takes part in the
+ * collective (its neighbours wait in it); the apply agrees on the status. */
+static mispc_status move_values(mispc_context *ctx, cudaStream_t st, mispc_route_plan *plan,
                                 gs_dist_device *d, int64_t n, const int32_t *from_idx,
-                                const double *from, const int *dest, int64_t nexp,
-                                const int32_t *to_idx, double *to, int64_t *bytes) {
-  MISPC_TRY(copy_by_index(ctx, st, n, from_idx, from, NULL, d->tmp));
-  if (n > 0)
-    MISPC_CUDA_TRY(ctx,
-                   cudaMemcpyAsync(d->htmp, d->tmp, 8 * (size_t)n, cudaMemcpyDeviceToHost, st));
-  MISPC_TRY(mispc_sync(ctx, st, "moved rows' values"));
-  int64_t *got = NULL, ngot = 0;
-  MISPC_TRY(
-      mispc_dist_route(ctx, comm, 1, n, (const int64_t *)(const void *)d->htmp, dest, &got, &ngot));
-  mispc_status s = ngot == nexp ? MISPC_SUCCESS
-                                : mispc_seterr(ctx, MISPC_ERR_VERIFY,
-                                               "cluster GS: %lld values expected, %lld came",
-                                               (long long)nexp, (long long)ngot);
-  if (!s && ngot > 0) {
-    memcpy(d->htmp, got, 8 * (size_t)ngot);
+                                const double *from, int64_t nexp, const int32_t *to_idx, double *to,
+                                int64_t *bytes) {
+  mispc_status s = copy_by_index(ctx, st, n, from_idx, from, NULL, d->tmp);
+  if (!s && n > 0)
     s = MISPC_CUDA_CALL(
-        ctx, cudaMemcpyAsync(d->tmp, d->htmp, 8 * (size_t)ngot, cudaMemcpyHostToDevice, st));
-    if (!s) s = copy_by_index(ctx, st, ngot, NULL, d->tmp, to_idx, to);
-    /* the staging buffers are reused by the next move */
-    if (!s) s = mispc_sync(ctx, st, "moved rows' values");
-  }
-  free(got);
+        ctx, cudaMemcpyAsync(d->htmp, d->tmp, 8 * (size_t)n, cudaMemcpyDeviceToHost, st));
+  if (!s) s = mispc_sync(ctx, st, "moved rows' values");
+  /* htmp is both the records and the arrivals: the plan copies the records first */
+  mispc_status r = mispc_route_plan_run(ctx, plan, (const int64_t *)(const void *)d->htmp,
+                                        (int64_t *)(void *)d->htmp);
+  if (!s) s = r;
+  if (!s && nexp > 0)
+    s = MISPC_CUDA_CALL(
+        ctx, cudaMemcpyAsync(d->tmp, d->htmp, 8 * (size_t)nexp, cudaMemcpyHostToDevice, st));
+  if (!s) s = copy_by_index(ctx, st, nexp, NULL, d->tmp, to_idx, to);
+  /* the staging buffers are reused by the next move */
+  if (!s && nexp > 0) s = mispc_sync(ctx, st, "moved rows' values");
   *bytes += 8 * n;
-  return mispc_dist_agree(ctx, comm, s);
+  return s;
 }
 
 extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *gs,
@@ -203,9 +201,9 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
   const double *be = b;
   if (cl) { /* b of the swept rows: kept ones here, moved ones from their owners */
     s = copy_by_index(ctx, st, d->nkept, d->kown, b, d->kpos, d->be);
-    if (!s)
-      s = move_values(ctx, st, A->comm, d, cl->nmove, d->move_row, b, cl->move_dest, cl->nrecv,
-                      d->recv_row, d->be, &bytes);
+    const mispc_status m = move_values(ctx, st, cl->fwd, d, cl->nmove, d->move_row, b, cl->nrecv,
+                                       d->recv_row, d->be, &bytes);
+    if (!s) s = m;
     be = d->be;
   }
   if (!s && zero_guess) {
@@ -213,9 +211,9 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
   } else if (!s) {
     if (cl) {
       s = copy_by_index(ctx, st, d->nkept, d->kown, x, d->kpos, d->xe);
-      if (!s)
-        s = move_values(ctx, st, A->comm, d, cl->nmove, d->move_row, x, cl->move_dest, cl->nrecv,
-                        d->recv_row, d->xe, &bytes);
+      const mispc_status m = move_values(ctx, st, cl->fwd, d, cl->nmove, d->move_row, x, cl->nrecv,
+                                         d->recv_row, d->xe, &bytes);
+      if (!s) s = m;
     } else {
       s = MISPC_CUDA_CALL(
           ctx, cudaMemcpyAsync(d->xe, x, 8 * (size_t)d->n, cudaMemcpyDeviceToDevice, st));
@@ -248,9 +246,9 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
   s = mispc_dist_agree(ctx, A->comm, s);
   if (!s && cl) { /* x back: kept rows here, moved ones to their owners */
     s = copy_by_index(ctx, st, d->nkept, d->kpos, d->xe, d->kown, x);
-    if (!s)
-      s = move_values(ctx, st, A->comm, d, cl->nrecv, d->recv_row, d->xe, cl->recv_src, cl->nmove,
-                      d->back_row, x, &bytes);
+    const mispc_status m = move_values(ctx, st, cl->bwd, d, cl->nrecv, d->recv_row, d->xe,
+                                       cl->nmove, d->back_row, x, &bytes);
+    if (!s) s = m;
   } else if (!s) {
     s = MISPC_CUDA_CALL(ctx,
                         cudaMemcpyAsync(x, d->xe, 8 * (size_t)d->n, cudaMemcpyDeviceToDevice, st));

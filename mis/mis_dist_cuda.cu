@@ -1,8 +1,8 @@
-/* Distributed MIS-1 and MIS-2 on the GPU: the rounds of mis1_dist.c and
- * mis2_dist.c with one thread a vertex, ghosts refreshed by the device halo
- * exchange (dist_halo_cuda.cu). Every kernel reads only state written
- * before its launch (or, in remove1, only IN words, which it never writes),
- * so the set and the round count equal the host's bit for bit. */
+/* Distributed MIS-1 on the GPU: the rounds of mis1_dist.c with one thread a
+ * vertex, ghosts refreshed by the device halo exchange (dist_halo_cuda.cu).
+ * Every kernel reads only state written before its launch (or, in remove1,
+ * only IN words, which it never writes), so the set and the round count
+ * equal the host's bit for bit. MIS-2: mis2_dist_cuda.cu. */
 #include "dist_cuda.cuh"
 #include "mis_common.h"
 #include "mis_dist_backend.h"
@@ -63,55 +63,6 @@ __global__ void members(int64_t n, const uint8_t *st, uint8_t code, uint8_t *in_
   FOR_VERTEX(v, n) {
     in_set[v] = st[v] == code;
     if (st[v] == code) atomicAdd(count, 1ull);
-  }
-}
-
-/* ---- MIS-2 ---------------------------------------------------------------- */
-
-__global__ void init2(dev_graph g, int per_round, uint64_t seed, int idbits, int wordbits,
-                      const uint8_t *subset, uint64_t *T, uint64_t *M, uint8_t *inside_out,
-                      unsigned long long *undecided) {
-  FOR_VERTEX(v, g.nloc) {
-    const int inside = !subset || subset[v];
-    T[v] = inside ? mis2_tuple(per_round, seed, 0, g.rstart + v, idbits, wordbits) : MIS2_OUT;
-    M[v] = inside ? MIS2_IN : MIS2_OUT;
-    inside_out[v] = (uint8_t)inside;
-    if (inside) atomicAdd(undecided, 1ull);
-  }
-}
-
-__global__ void state2(int64_t n, const uint64_t *T, uint8_t *state) {
-  FOR_VERTEX(v, n) state[v] = T[v] == MIS2_IN ? IN : T[v] == MIS2_OUT ? OUT : UNDECIDED;
-}
-
-__global__ void ghosts2(int64_t ng, const uint8_t *gstate, const int64_t *garray, int per_round,
-                        uint64_t seed, int iter, int idbits, int wordbits, uint64_t *gT) {
-  FOR_VERTEX(j, ng)
-  gT[j] = gstate[j] == IN    ? MIS2_IN
-          : gstate[j] == OUT ? MIS2_OUT
-                             : mis2_tuple(per_round, seed, iter, garray[j], idbits, wordbits);
-}
-
-__global__ void column2(dev_graph g, const uint64_t *T, const uint64_t *gT, uint64_t *M) {
-  FOR_VERTEX(v, g.nloc) {
-    if (M[v] == MIS2_OUT) continue;
-    uint64_t m = T[v];
-    for (int64_t p = g.arp[v]; p < g.arp[v + 1]; ++p) m = min(m, (uint64_t)T[g.acol[p]]);
-    for (int64_t p = g.brp[v]; p < g.brp[v + 1]; ++p) m = min(m, (uint64_t)gT[g.bcol[p]]);
-    M[v] = m == MIS2_IN ? MIS2_OUT : m;
-  }
-}
-
-__global__ void decide2(dev_graph g, const uint8_t *subset, const uint8_t *gsub, const uint64_t *M,
-                        const uint64_t *gM, int per_round, uint64_t seed, int iter, int idbits,
-                        int wordbits, uint64_t *T, unsigned long long *left) {
-  FOR_VERTEX(v, g.nloc) {
-    const uint64_t t = T[v];
-    if (t == MIS2_IN || t == MIS2_OUT) continue;
-    const uint64_t w = mis2_dist_decide(v, t, M, gM, g.arp, g.acol, g.brp, g.bcol, subset, gsub,
-                                        per_round, seed, iter, g.rstart + v, idbits, wordbits);
-    T[v] = w;
-    if (w != MIS2_IN && w != MIS2_OUT) atomicAdd(left, 1ull);
   }
 }
 
@@ -193,87 +144,12 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   return finish(ctx, g, st, grid, s, in_set, cnt, r, res);
 }
 
-static mispc_status mis2_rounds(mispc_context *ctx, const mispc_dist_csr *g,
-                                const mispc_mis_options *opt, int per_round, const uint8_t *subset,
-                                uint8_t *in_set, mispc_mis_result *res, dev_buffers *b) {
-  const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
-  const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
-  const int idbits = mis2_id_bits(g->nglobal), wordbits = mis2_word_bits(idbits);
-  cudaStream_t st;
-  MISPC_TRY(mispc_stream(ctx, &st));
-  dev_graph d;
-  MISPC_TRY(dist_device_view(ctx, g, &d));
-  uint64_t *T, *M, *gT, *gM;
-  uint8_t *own, *gstate, *gsub;
-  unsigned long long *cnt;
-  MISPC_TRY(scratch(ctx, b, (size_t)nloc * 8, (void **)&T));
-  MISPC_TRY(scratch(ctx, b, (size_t)nloc * 8, (void **)&M));
-  MISPC_TRY(scratch(ctx, b, (size_t)ng * 8, (void **)&gT));
-  MISPC_TRY(scratch(ctx, b, (size_t)ng * 8, (void **)&gM));
-  MISPC_TRY(scratch(ctx, b, (size_t)nloc, (void **)&own));
-  MISPC_TRY(scratch(ctx, b, (size_t)ng, (void **)&gstate));
-  MISPC_TRY(scratch(ctx, b, (size_t)ng, (void **)&gsub));
-  MISPC_TRY(scratch(ctx, b, 8, (void **)&cnt));
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 8, st));
-  const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
-  const unsigned ggrid = mispc_device_grid(ctx, ng, DIST_BLOCK);
-  init2<<<grid, DIST_BLOCK, 0, st>>>(d, per_round, opt->seed, idbits, wordbits, subset, T, M, own,
-                                     cnt);
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
-  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, own, gsub, 1));
-  int64_t undecided = 0;
-  MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
-  int iter = 0;
-  for (;;) {
-    /* Ghost tuples of round iter from the owners' states. */
-    state2<<<grid, DIST_BLOCK, 0, st>>>(nloc, T, own);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, own, gstate, 1));
-    ghosts2<<<ggrid, DIST_BLOCK, 0, st>>>(ng, gstate, d.garray, per_round, opt->seed, iter, idbits,
-                                          wordbits, gT);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-    if (iter > 0) MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
-    if (undecided <= 0) break;
-    if (iter >= max_rounds)
-      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                          "mispc_dist_mis2: %lld vertices undecided after %d rounds",
-                          (long long)undecided, iter);
-    column2<<<grid, DIST_BLOCK, 0, st>>>(d, T, gT, M);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, M, gM, 8));
-    decide2<<<grid, DIST_BLOCK, 0, st>>>(d, subset, gsub, M, gM, per_round, opt->seed, iter, idbits,
-                                         wordbits, T, cnt);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-    ++iter;
-  }
-  return finish(ctx, g, st, grid, own, in_set, cnt, iter, res);
-}
-
-typedef mispc_status (*rounds_fn)(mispc_context *, const mispc_dist_csr *,
-                                  const mispc_mis_options *, int, const uint8_t *, uint8_t *,
-                                  mispc_mis_result *, dev_buffers *);
-
-/* One distributed MIS on the device: its rounds (key: the MIS-1 mode or the
- * MIS-2 per_round flag), then the scratch freed and the status agreed. */
-static mispc_status run_rounds(rounds_fn rounds, mispc_context *ctx, const mispc_dist_csr *g,
-                               const mispc_mis_options *opt, int key, const uint8_t *subset,
-                               uint8_t *in_set, mispc_mis_result *res) {
-  dev_buffers b = {{0}, 0};
-  mispc_status s = rounds(ctx, g, opt, key, subset, in_set, res, &b);
-  mispc_scratch_list_free(ctx, &b);
-  return mispc_dist_agree(ctx, g->comm, s);
-}
-
 extern "C" mispc_status mispc_dist_mis1_cuda(mispc_context *ctx, const mispc_dist_csr *g,
                                              const mispc_mis_options *opt, int mode,
                                              const uint8_t *subset, uint8_t *in_set,
                                              mispc_mis_result *res) {
-  return run_rounds(mis1_rounds, ctx, g, opt, mode, subset, in_set, res);
-}
-
-extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
-                                             const mispc_mis_options *opt, int per_round,
-                                             const uint8_t *subset, uint8_t *in_set,
-                                             mispc_mis_result *res) {
-  return run_rounds(mis2_rounds, ctx, g, opt, per_round, subset, in_set, res);
+  dev_buffers b = {{0}, 0};
+  mispc_status s = mis1_rounds(ctx, g, opt, mode, subset, in_set, res, &b);
+  mispc_scratch_list_free(ctx, &b);
+  return mispc_dist_agree(ctx, g->comm, s);
 }

@@ -22,8 +22,10 @@ static mispc_status ensure_device(mispc_context *ctx, mispc_halo *h) {
   MISPC_CUDA_TRY(ctx, cudaMalloc(&h->d_sbuf, ns * 8));
   MISPC_CUDA_TRY(ctx, cudaMallocHost(&h->h_sbuf, ns * 8));
   MISPC_CUDA_TRY(ctx, cudaMallocHost(&h->h_rbuf, ng * 8));
-  MISPC_CUDA_TRY(ctx, cudaMemcpy(h->d_sidx, h->sidx, (size_t)h->nsend * sizeof(int32_t),
-                                 cudaMemcpyHostToDevice));
+  /* on the context's stream: a pageable cudaMemcpy may return before its DMA
+   * ends, and kernels on a non-blocking stream do not wait for it */
+  MISPC_TRY(mispc_mem_copy(ctx, h->d_sidx, MISPC_MEM_DEVICE, h->sidx, MISPC_MEM_HOST,
+                           (size_t)h->nsend * sizeof(int32_t)));
   return MISPC_SUCCESS;
 }
 
@@ -43,8 +45,8 @@ extern "C" mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo 
                                                  const int64_t *garray, const int64_t **d_garray) {
   if (!h->d_garray) {
     MISPC_CUDA_TRY(ctx, cudaMalloc((void **)&h->d_garray, ((size_t)h->nghost + 1) * 8));
-    MISPC_CUDA_TRY(ctx,
-                   cudaMemcpy(h->d_garray, garray, (size_t)h->nghost * 8, cudaMemcpyHostToDevice));
+    MISPC_TRY(mispc_mem_copy(ctx, h->d_garray, MISPC_MEM_DEVICE, garray, MISPC_MEM_HOST,
+                             (size_t)h->nghost * 8));
   }
   *d_garray = h->d_garray;
   return MISPC_SUCCESS;
@@ -98,6 +100,27 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
   return MISPC_SUCCESS;
 }
 
+__global__ void widen_kernel(const unsigned *in, unsigned long long *out) {
+  *out = *in;
+}
+
+extern "C" mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h,
+                                               const unsigned *d_count, unsigned long long *d_wide,
+                                               unsigned long long *h_out, void *stream) {
+  cudaStream_t st = (cudaStream_t)stream;
+  widen_kernel<<<1, 1, 0, st>>>(d_count, d_wide);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  if (h->nccl) MISPC_TRY(mispc_halo_nccl_sum(ctx, h, d_wide, st));
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, d_wide, 8, cudaMemcpyDeviceToHost, st));
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
+                                                const unsigned long long *h_out, int64_t *out) {
+  *out = (int64_t)*h_out;
+  return h->nccl ? MISPC_SUCCESS : mispc_dist_sum(ctx, h, comm, out);
+}
+
 __global__ void scatter_add_kernel(int64_t n, const int32_t *__restrict__ idx,
                                    const unsigned long long *__restrict__ in,
                                    unsigned long long *out) {
@@ -106,16 +129,10 @@ __global__ void scatter_add_kernel(int64_t n, const int32_t *__restrict__ idx,
     atomicAdd(out + idx[k], in[k]); /* a vertex sent to several ranks appears several times */
 }
 
-/* The reverse of mispc_halo_exchange_device: ghost values (device) go to
- * pinned host memory, back to their owners over the reversed neighbourhood
- * communicator, and are added on the device. Integer sums: the order of the
- * atomics does not change the result. */
-extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h,
-                                                      const int64_t *ghost, int64_t *owned) {
-  MISPC_TRY(ensure_device(ctx, h));
-  cudaStream_t st;
-  MISPC_TRY(mispc_stream(ctx, &st));
-  const double t0 = mispc_wtime();
+/* The host-staged reverse exchange: ghost values (device) to pinned host
+ * memory, MPI to their owners, into d_sbuf in send-list order. */
+static mispc_status reverse_staged(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
+                                   cudaStream_t st) {
   if (h->nghost > 0)
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(h->h_rbuf, ghost, (size_t)h->nghost * 8, cudaMemcpyDeviceToHost, st));
@@ -127,9 +144,28 @@ extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_
   if (MPI_Neighbor_alltoallv(h->h_rbuf, sc, sd, MPI_BYTE, h->h_sbuf, rc, rd, MPI_BYTE, h->rnbr) !=
       MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
-  if (h->nsend > 0) {
+  if (h->nsend > 0)
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->d_sbuf, h->h_sbuf, (size_t)h->nsend * 8,
                                         cudaMemcpyHostToDevice, st));
+  return MISPC_SUCCESS;
+}
+
+/* The reverse of mispc_halo_exchange_device: ghost values (device) go back
+ * to their owners (NCCL, or staged through pinned host memory and the
+ * reversed neighbourhood communicator) and are added on the device. Integer sums: the order of the
+ * atomics does not change the result. */
+extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h,
+                                                      const int64_t *ghost, int64_t *owned) {
+  MISPC_TRY(ensure_device(ctx, h));
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  const double t0 = mispc_wtime();
+  if (h->nccl) { /* device to device on the stream, then the sums */
+    MISPC_TRY(mispc_halo_nccl_reverse(ctx, h, ghost, st));
+  } else {
+    MISPC_TRY(reverse_staged(ctx, h, ghost, st));
+  }
+  if (h->nsend > 0) {
     scatter_add_kernel<<<mispc_device_grid(ctx, h->nsend, 256), 256, 0, st>>>(
         h->nsend, h->d_sidx, (const unsigned long long *)h->d_sbuf, (unsigned long long *)owned);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
@@ -206,11 +242,11 @@ extern "C" mispc_status mispc_halo_keyed_create(mispc_context *ctx, const mispc_
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&kp->d_buf, nb * 8));
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMallocHost((void **)&kp->h_buf, nb * 8));
   if (!s)
-    s = MISPC_CUDA_CALL(ctx,
-                        cudaMemcpy(kp->d_sidx, sidx, (size_t)h->nsend * 4, cudaMemcpyHostToDevice));
+    s = mispc_mem_copy(ctx, kp->d_sidx, MISPC_MEM_DEVICE, sidx, MISPC_MEM_HOST,
+                       (size_t)h->nsend * 4);
   if (!s)
-    s = MISPC_CUDA_CALL(
-        ctx, cudaMemcpy(kp->d_gidx, gidx, (size_t)h->nghost * 4, cudaMemcpyHostToDevice));
+    s = mispc_mem_copy(ctx, kp->d_gidx, MISPC_MEM_DEVICE, gidx, MISPC_MEM_HOST,
+                       (size_t)h->nghost * 4);
   free(sidx), free(gidx);
   if (s) {
     mispc_halo_keyed_destroy(kp);

@@ -143,6 +143,25 @@ mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, mispc_halo *h, 
                                              const int64_t *soff, double *rbuf, const int64_t *roff,
                                              void *stream);
 
+/* A device count summed over the ranks without a host wait where NCCL
+ * carries it (the termination count of device rounds, read a round late):
+ * start queues on `stream` the widening of this rank's count *d_count into
+ * *d_wide, the NCCL all-reduce of *d_wide (NCCL transport) and its copy to
+ * the pinned word *h_out; finish, once the stream has passed that point,
+ * gives the sum in *out (MPI transport: MPI_Allreduce of the word now). */
+mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h, const unsigned *d_count,
+                                    unsigned long long *d_wide, unsigned long long *h_out,
+                                    void *stream);
+mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
+                                     const unsigned long long *h_out, int64_t *out);
+/* NCCL grouped send/recv of 8-byte ghost values back to their owners, into
+ * the packing buffer d_sbuf in send-list order, on `stream`. */
+mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
+                                     void *stream);
+/* NCCL all-reduce (sum) of one device word in place, on `stream`. */
+mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h, unsigned long long *d_word,
+                                 void *stream);
+
 /* garray on the device (copied once per plan); MISPC_ERR_NO_CUDA without CUDA. */
 mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
                                       const int64_t **d_garray);

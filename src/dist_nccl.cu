@@ -1,9 +1,13 @@
 /* The NCCL transport of device halo exchanges (docs/DISTRIBUTED.md,
- * "Transports"): one communicator per plan, made from ncclGetUniqueId on
- * rank 0 and MPI_Bcast; each exchange is one group of ncclSend / ncclRecv on
- * the context's stream, device buffers only (never GPU-aware MPI on the same
- * buffers). NCCL refuses two ranks on one GPU, so AUTO picks it only when
- * every rank's GPU (by UUID) is its own. Built with MISPC_HAVE_NCCL. */
+ * "Transports"): one NCCL communicator per MPI communicator, made from
+ * ncclGetUniqueId on rank 0 and MPI_Bcast and cached on the MPI
+ * communicator as an attribute (as PETSc caches its inner communicators),
+ * so every plan of a communicator shares it: ncclCommInitRank costs
+ * hundreds of milliseconds, and GAMG's levels and a PC's plans would pay it
+ * each. Each exchange is one group of ncclSend / ncclRecv on the context's
+ * stream, device buffers only (never GPU-aware MPI on the same buffers).
+ * NCCL refuses two ranks on one GPU, so AUTO picks it only when every
+ * rank's GPU (by UUID) is its own. Built with MISPC_HAVE_NCCL. */
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -19,6 +23,101 @@
       return mispc_seterr((ctx), MISPC_ERR_CUDA, "%s failed: %s", #call,                           \
                           ncclGetErrorString(mispc_nr_));                                          \
   } while (0)
+#endif
+
+#if MISPC_HAVE_NCCL
+/* The NCCL communicator of an MPI communicator, shared by its plans: refs
+ * counts the plans plus one for the attribute; `last` is recorded after
+ * every group on the stream that issued it, and a group issued on another
+ * stream first waits for it, so groups on the communicator run in the order
+ * they were issued (the same on every rank) whatever streams the contexts
+ * use. */
+typedef struct nccl_shared {
+  ncclComm_t comm;
+  cudaEvent_t last;
+  cudaStream_t last_stream;
+  int refs;
+} nccl_shared;
+
+static int nccl_keyval = MPI_KEYVAL_INVALID;
+
+static void shared_release(nccl_shared *sh) {
+  if (!sh || --sh->refs > 0) return;
+  if (sh->last) cudaEventDestroy(sh->last);
+  ncclCommDestroy(sh->comm);
+  free(sh);
+}
+
+/* MPI deletes the attribute when the communicator is freed (MPI_COMM_WORLD:
+ * at the start of MPI_Finalize); plans still alive keep the NCCL one. */
+static int delete_attr(MPI_Comm, int, void *value, void *) {
+  shared_release((nccl_shared *)value);
+  return MPI_SUCCESS;
+}
+
+/* The communicator's NCCL communicator (made on first use; collective),
+ * with a reference for the caller. */
+static mispc_status shared_comm(mispc_context *ctx, MPI_Comm comm, int rank, nccl_shared **out) {
+  *out = NULL;
+  if (nccl_keyval == MPI_KEYVAL_INVALID &&
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &nccl_keyval, NULL) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Comm_create_keyval failed");
+  nccl_shared *sh = NULL;
+  int found = 0;
+  MPI_Comm_get_attr(comm, nccl_keyval, &sh, &found);
+  /* every rank has it or none: the attribute is set collectively below */
+  if (found && sh) {
+    sh->refs++;
+    *out = sh;
+    return MISPC_SUCCESS;
+  }
+  ncclUniqueId id;
+  memset(&id, 0, sizeof id);
+  int P = 0;
+  MPI_Comm_size(comm, &P);
+  mispc_status s = MISPC_SUCCESS;
+  if (rank == 0) {
+    ncclResult_t r = ncclGetUniqueId(&id);
+    if (r != ncclSuccess)
+      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "ncclGetUniqueId failed: %s", ncclGetErrorString(r));
+  }
+  s = mispc_dist_agree(ctx, comm, s);
+  if (s) return s;
+  MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, comm);
+  sh = (nccl_shared *)calloc(1, sizeof *sh);
+  if (!sh) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+  ncclResult_t r = ncclSuccess;
+  if (!s) r = ncclCommInitRank(&sh->comm, P, id, rank);
+  if (!s && r != ncclSuccess)
+    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "ncclCommInitRank failed: %s", ncclGetErrorString(r));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaEventCreateWithFlags(&sh->last, cudaEventDisableTiming));
+  s = mispc_dist_agree(ctx, comm, s);
+  if (s) {
+    if (sh && sh->comm) ncclCommDestroy(sh->comm);
+    if (sh && sh->last) cudaEventDestroy(sh->last);
+    free(sh);
+    return s;
+  }
+  sh->refs = 2; /* the attribute and the caller */
+  MPI_Comm_set_attr(comm, nccl_keyval, sh);
+  *out = sh;
+  return MISPC_SUCCESS;
+}
+
+/* Orders a group on stream st after the communicator's previous group. */
+static mispc_status group_start(mispc_context *ctx, nccl_shared *sh, cudaStream_t st) {
+  if (sh->last_stream && sh->last_stream != st)
+    MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, sh->last, 0));
+  MISPC_NCCL_TRY(ctx, ncclGroupStart());
+  return MISPC_SUCCESS;
+}
+
+static mispc_status group_end(mispc_context *ctx, nccl_shared *sh, cudaStream_t st) {
+  MISPC_NCCL_TRY(ctx, ncclGroupEnd());
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(sh->last, st));
+  sh->last_stream = st;
+  return MISPC_SUCCESS;
+}
 #endif
 
 /* 1 when some two ranks of comm run on the same GPU (by UUID). */
@@ -65,29 +164,9 @@ extern "C" mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo 
   h->transport = MISPC_TRANSPORT_MPI;
   if (!want) return MISPC_SUCCESS;
 #if MISPC_HAVE_NCCL
-  ncclUniqueId id;
-  memset(&id, 0, sizeof id);
-  int P = 0;
-  MPI_Comm_size(comm, &P);
-  s = MISPC_SUCCESS;
-  if (rank == 0) {
-    ncclResult_t r = ncclGetUniqueId(&id);
-    if (r != ncclSuccess)
-      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "ncclGetUniqueId failed: %s", ncclGetErrorString(r));
-  }
-  s = mispc_dist_agree(ctx, comm, s);
-  if (s) return s;
-  MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, comm);
-  ncclComm_t c = NULL;
-  ncclResult_t r = ncclCommInitRank(&c, P, id, rank);
-  if (r != ncclSuccess)
-    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "ncclCommInitRank failed: %s", ncclGetErrorString(r));
-  s = mispc_dist_agree(ctx, comm, s);
-  if (s) {
-    if (c) ncclCommDestroy(c);
-    return s;
-  }
-  h->nccl = c;
+  nccl_shared *sh = NULL;
+  MISPC_TRY(shared_comm(ctx, comm, rank, &sh));
+  h->nccl = sh;
   h->transport = MISPC_TRANSPORT_NCCL;
 #endif
   return MISPC_SUCCESS;
@@ -96,17 +175,17 @@ extern "C" mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo 
 extern "C" mispc_status mispc_halo_nccl_exchange(mispc_context *ctx, mispc_halo *h, void *ghost,
                                                  size_t size, void *stream) {
 #if MISPC_HAVE_NCCL
-  ncclComm_t c = (ncclComm_t)h->nccl;
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  ncclComm_t c = sh->comm;
   cudaStream_t st = (cudaStream_t)stream;
-  MISPC_NCCL_TRY(ctx, ncclGroupStart());
+  MISPC_TRY(group_start(ctx, sh, st));
   for (int k = 0; k < h->ndst; ++k)
     MISPC_NCCL_TRY(ctx, ncclSend((const char *)h->d_sbuf + h->sdispl[k] * (int64_t)size,
                                  (size_t)h->scount[k] * size, ncclUint8, h->dst[k], c, st));
   for (int k = 0; k < h->nsrc; ++k)
     MISPC_NCCL_TRY(ctx, ncclRecv((char *)ghost + h->rdispl[k] * (int64_t)size,
                                  (size_t)h->rcount[k] * size, ncclUint8, h->src[k], c, st));
-  MISPC_NCCL_TRY(ctx, ncclGroupEnd());
-  return MISPC_SUCCESS;
+  return group_end(ctx, sh, st);
 #else
   (void)h, (void)ghost, (void)size, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
@@ -118,9 +197,10 @@ extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, misp
                                                         double *rbuf, const int64_t *roff,
                                                         void *stream) {
 #if MISPC_HAVE_NCCL
-  ncclComm_t c = (ncclComm_t)h->nccl;
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  ncclComm_t c = sh->comm;
   cudaStream_t st = (cudaStream_t)stream;
-  MISPC_NCCL_TRY(ctx, ncclGroupStart());
+  MISPC_TRY(group_start(ctx, sh, st));
   for (int k = 0; k < h->ndst; ++k)
     if (soff[k + 1] > soff[k])
       MISPC_NCCL_TRY(ctx, ncclSend(sbuf + (soff[k] - soff[0]), (size_t)(soff[k + 1] - soff[k]),
@@ -129,17 +209,49 @@ extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, misp
     if (roff[k + 1] > roff[k])
       MISPC_NCCL_TRY(ctx, ncclRecv(rbuf + (roff[k] - roff[0]), (size_t)(roff[k + 1] - roff[k]),
                                    ncclDouble, h->src[k], c, st));
-  MISPC_NCCL_TRY(ctx, ncclGroupEnd());
-  return MISPC_SUCCESS;
+  return group_end(ctx, sh, st);
 #else
   (void)h, (void)sbuf, (void)soff, (void)rbuf, (void)roff, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
 #endif
 }
 
+extern "C" mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *h,
+                                                const int64_t *ghost, void *stream) {
+#if MISPC_HAVE_NCCL
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  cudaStream_t st = (cudaStream_t)stream;
+  MISPC_TRY(group_start(ctx, sh, st));
+  for (int k = 0; k < h->nsrc; ++k)
+    MISPC_NCCL_TRY(ctx, ncclSend(ghost + h->rdispl[k], (size_t)h->rcount[k] * 8, ncclUint8,
+                                 h->src[k], sh->comm, st));
+  for (int k = 0; k < h->ndst; ++k)
+    MISPC_NCCL_TRY(ctx, ncclRecv((char *)h->d_sbuf + h->sdispl[k] * 8, (size_t)h->scount[k] * 8,
+                                 ncclUint8, h->dst[k], sh->comm, st));
+  return group_end(ctx, sh, st);
+#else
+  (void)h, (void)ghost, (void)stream;
+  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
+#endif
+}
+
+extern "C" mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h,
+                                            unsigned long long *d_word, void *stream) {
+#if MISPC_HAVE_NCCL
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  cudaStream_t st = (cudaStream_t)stream;
+  MISPC_TRY(group_start(ctx, sh, st));
+  MISPC_NCCL_TRY(ctx, ncclAllReduce(d_word, d_word, 1, ncclUint64, ncclSum, sh->comm, st));
+  return group_end(ctx, sh, st);
+#else
+  (void)h, (void)d_word, (void)stream;
+  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
+#endif
+}
+
 extern "C" void mispc_halo_nccl_free(mispc_halo *h) {
 #if MISPC_HAVE_NCCL
-  if (h->nccl) ncclCommDestroy((ncclComm_t)h->nccl);
+  shared_release((nccl_shared *)h->nccl);
 #endif
   h->nccl = NULL;
 }

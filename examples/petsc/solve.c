@@ -36,6 +36,11 @@ static const Entry entries[] = {
                                " -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1"
                                " -mg_levels_pc_type clustergs",
      "GAMG + mis2agg, one cluster SGS sweep as smoother"},
+    {"gamg-mis2agg-mcgs", "gamg",
+     MISPC_GAMG_COARSEN_OPTION " mis2agg -pc_gamg_aggressive_coarsening 0"
+                               " -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1"
+                               " -mg_levels_pc_type mcgs",
+     "GAMG + mis2agg, one point multicolor SGS sweep as smoother"},
     {"hypre", "hypre", "", "hypre BoomerAMG (when PETSc has hypre)"},
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
