@@ -22,15 +22,13 @@ namespace {
 
 using mis_cuda::kBlock;
 using mis_cuda::kPersistentPerSm;
-constexpr int kWarps = kBlock / 32;
+using mis_cuda::kWarps;
+using mis_cuda::List;
+using mis_cuda::Steps;
+using mis_cuda::w_in;
+using mis_cuda::w_out;
+typedef mis_cuda::ListSmem Smem;
 constexpr int kThreadMappingPerSm = kPersistentPerSm < 6 ? kPersistentPerSm : 6;
-constexpr int kListSlots = 128; /* per warp */
-typedef mispc_warp_append<kListSlots> List;
-
-struct Smem {
-  int32_t slots[kWarps][kListSlots];
-  unsigned counts[kWarps + 1];
-};
 
 /* Everything a run needs; cnt[2r] / cnt[2r+1]: worklist 1 / 2 lengths for round r. */
 template <typename W> struct Plan {
@@ -75,29 +73,6 @@ template <typename W> struct Phase {
   }
 };
 
-/* IN and OUT in a word of type W. */
-template <typename W> __device__ __forceinline__ W w_in() {
-  return (W)0;
-}
-template <typename W> __device__ __forceinline__ W w_out() {
-  return (W) ~(W)0;
-}
-
-/* Warp steps: 32 vertices (thread mapping) or one (warp mapping) per warp
- * and step; the loop bounds are the same in all lanes (for the appender). */
-template <bool Warp> struct Steps {
-  static constexpr int kPerStep = Warp ? 1 : 32;
-  __device__ static int64_t first() {
-    return ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * kPerStep;
-  }
-  __device__ static int64_t stride() {
-    return (int64_t)gridDim.x * kWarps * kPerStep;
-  }
-  __device__ static int slot() {
-    return Warp ? 0 : (int)(threadIdx.x & 31);
-  }
-};
-
 /* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
 template <typename W, bool Warp>
 __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
@@ -111,32 +86,7 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
     if (i < len) v = a.all ? (int32_t)i : a.in()[i];
     if (i < len && (!a.p.subset || a.p.subset[v])) { /* outside the subset: never a column */
       int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
-      W m = lane ? w_out<W>() : a.p.T[v];
-      if constexpr (Warp) {
-        /* The warp mapping keeps the plain loop: four loads per lane made
-         * MIS-2 of Elasticity3D_60's node graph (27 entries a row) 11%
-         * slower, and a split by row length cost the gain on its 81-entry
-         * rows (docs/results/benchmarks-log.md). */
-        for (int64_t p = b + lane; p < e; p += 32) {
-          W t = a.p.T[a.p.colidx[p]];
-          m = t < m ? t : m;
-        }
-      } else {
-        /* Four column indices are loaded before their T words, so four
-         * gathers are in flight instead of one chain per entry (H100:
-         * Laplace3D_100 MIS-2 -3 to -9%). */
-        for (int64_t p = b; p < e; p += 4) {
-          int32_t c[4];
-#pragma unroll
-          for (int k = 0; k < 4; ++k) c[k] = p + k < e ? a.p.colidx[p + k] : -1;
-#pragma unroll
-          for (int k = 0; k < 4; ++k)
-            if (c[k] >= 0) {
-              W t = a.p.T[c[k]];
-              m = t < m ? t : m;
-            }
-        }
-      }
+      W m = mis_cuda::row_min<W, Warp>(a.p.colidx, b, e, a.p.T, lane, lane ? w_out<W>() : a.p.T[v]);
       if (Warp)
         for (int off = 16; off; off >>= 1) {
           W o = __shfl_xor_sync(0xffffffffu, m, off);
@@ -171,29 +121,8 @@ __device__ __forceinline__ void decide_body(const Phase<W> &a, Smem &sm) {
         /* Round 0 has no IN vertex, so no column is OUT yet: the first
          * mismatch settles "undecided" and the scan can stop there. */
         const bool first_round = a.r == 0;
-        if constexpr (Warp) { /* plain loop, as in column_body */
-          for (int64_t p = b + lane; p < e && !out_ && (all_min || !first_round); p += 32) {
-            int32_t u = a.p.colidx[p];
-            if (a.p.subset && !a.p.subset[u]) continue; /* not part of the subgraph */
-            W m = a.p.M[u];
-            out_ = m == w_out<W>();
-            all_min = all_min && m == t;
-          }
-        } else { /* four entries per step, as in column_body; an OUT found in a
-                  * step settles v whatever else the step saw */
-          for (int64_t p = b; p < e && !out_ && (all_min || !first_round); p += 4) {
-            int32_t c[4];
-#pragma unroll
-            for (int k = 0; k < 4; ++k) c[k] = p + k < e ? a.p.colidx[p + k] : -1;
-#pragma unroll
-            for (int k = 0; k < 4; ++k)
-              if (c[k] >= 0 && (!a.p.subset || a.p.subset[c[k]])) { /* else not in the subgraph */
-                W m = a.p.M[c[k]];
-                out_ = out_ || m == w_out<W>();
-                all_min = all_min && m == t;
-              }
-          }
-        }
+        mis_cuda::row_decide<W, Warp>(a.p.colidx, b, e, a.p.M, a.p.subset, t, first_round, lane,
+                                      &out_, &all_min);
         if (Warp) {
           out_ = __any_sync(0xffffffffu, out_);
           all_min = __all_sync(0xffffffffu, all_min);

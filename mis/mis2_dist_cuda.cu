@@ -15,25 +15,14 @@
 
 #include "dist_cuda.cuh"
 #include "mis_common.h"
+#include "mis_cuda.cuh"
 #include "mis_dist_backend.h"
 
 namespace {
 
-constexpr int kWarps = DIST_BLOCK / 32;
-constexpr int kListSlots = 128; /* per warp */
-typedef mispc_warp_append<kListSlots> List;
-
-struct Smem {
-  int32_t slots[kWarps][kListSlots];
-  unsigned counts[kWarps + 1];
-};
-
-template <typename W> __device__ __forceinline__ W w_in() {
-  return (W)0;
-}
-template <typename W> __device__ __forceinline__ W w_out() {
-  return (W) ~(W)0;
-}
+using namespace mis_cuda; /* kWarps, List, ListSmem, Steps, w_in, w_out, row_min */
+typedef ListSmem Smem;
+static_assert(DIST_BLOCK == mis_cuda::kBlock, "the warp steps assume the MIS block size");
 
 /* A run's arrays (kernel parameter: constant memory). len[2r] / len[2r+1]:
  * column / decide list lengths of round r (round 0 takes every vertex). */
@@ -47,43 +36,10 @@ template <typename W> struct Plan {
   unsigned *len;
 };
 
-/* Warp steps: 32 vertices (a thread each) or one (a warp) a warp and step;
- * every lane runs the same steps (the appender's ballots need them). */
-template <bool Warp> struct Steps {
-  static constexpr int kPerStep = Warp ? 1 : 32;
-  __device__ static int64_t first() {
-    return ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * kPerStep;
-  }
-  __device__ static int64_t stride() {
-    return (int64_t)gridDim.x * kWarps * kPerStep;
-  }
-  __device__ static int slot() {
-    return Warp ? 0 : (int)(threadIdx.x & 31);
-  }
-};
-
 /* min over the owned row (T) and the ghost row (gT) of v, from lane's share. */
 template <typename W, bool Warp>
-__device__ __forceinline__ W row_min(const Plan<W> &p, int64_t v, int lane, W m) {
-  const int64_t ab = p.g.arp[v], ae = p.g.arp[v + 1];
-  if constexpr (Warp) {
-    for (int64_t q = ab + lane; q < ae; q += 32) {
-      const W t = p.T[p.g.acol[q]];
-      m = t < m ? t : m;
-    }
-  } else {
-    for (int64_t q = ab; q < ae; q += 4) {
-      int32_t c[4];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) c[k] = q + k < ae ? p.g.acol[q + k] : -1;
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        if (c[k] >= 0) {
-          const W t = p.T[c[k]];
-          m = t < m ? t : m;
-        }
-    }
-  }
+__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m) {
+  m = row_min<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.T, lane, m);
   for (int64_t q = p.g.brp[v] + (Warp ? lane : 0); q < p.g.brp[v + 1]; q += Warp ? 32 : 1) {
     const W t = p.gT[p.g.bcol[q]];
     m = t < m ? t : m;
@@ -106,7 +62,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r) {
     int32_t v = -1;
     if (i < n) v = r == 0 ? (int32_t)i : p.col[r & 1][i];
     if (i < n && p.M[v] != w_out<W>()) {
-      W m = row_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v]);
+      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v]);
       if (Warp)
         for (int off = 16; off; off >>= 1) {
           const W o = __shfl_xor_sync(0xffffffffu, m, off);
@@ -141,29 +97,8 @@ __global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r) {
     if (v >= 0 && t != w_in<W>() && t != w_out<W>()) {
       const W mv = p.M[v];
       bool out_ = mv == w_out<W>(), all_min = mv == t;
-      const int64_t ab = p.g.arp[v], ae = p.g.arp[v + 1];
-      if constexpr (Warp) {
-        for (int64_t q = ab + lane; q < ae && !out_ && (all_min || !first_round); q += 32) {
-          const int32_t u = p.g.acol[q];
-          if (p.subset && !p.subset[u]) continue; /* not part of the subgraph */
-          const W m = p.M[u];
-          out_ = m == w_out<W>();
-          all_min = all_min && m == t;
-        }
-      } else {
-        for (int64_t q = ab; q < ae && !out_ && (all_min || !first_round); q += 4) {
-          int32_t c[4];
-#pragma unroll
-          for (int k = 0; k < 4; ++k) c[k] = q + k < ae ? p.g.acol[q + k] : -1;
-#pragma unroll
-          for (int k = 0; k < 4; ++k)
-            if (c[k] >= 0 && (!p.subset || p.subset[c[k]])) {
-              const W m = p.M[c[k]];
-              out_ = out_ || m == w_out<W>();
-              all_min = all_min && m == t;
-            }
-        }
-      }
+      row_decide<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.M, p.subset, t, first_round, lane,
+                          &out_, &all_min);
       for (int64_t q = p.g.brp[v] + (Warp ? lane : 0);
            q < p.g.brp[v + 1] && !out_ && (all_min || !first_round); q += Warp ? 32 : 1) {
         const int32_t j = p.g.bcol[q];

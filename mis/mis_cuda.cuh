@@ -17,6 +17,108 @@ constexpr int kBlock = 256;
 /* Blocks per SM of the persistent kernels (capped by occupancy). */
 constexpr int kPersistentPerSm = MISPC_PERSISTENT_PER_SM;
 
+/* ---- MIS-2 words and warp steps (mis2_cuda.cu, mis2_dist_cuda.cu) ---- */
+
+constexpr int kWarps = kBlock / 32;
+constexpr int kListSlots = 128; /* worklist slots a warp */
+typedef mispc_warp_append<kListSlots> List;
+
+/* Shared memory of a kernel that compacts one worklist. */
+struct ListSmem {
+  int32_t slots[kWarps][kListSlots];
+  unsigned counts[kWarps + 1];
+};
+
+/* IN and OUT in a MIS-2 word of type W (32 or 64 bits). */
+template <typename W> __device__ __forceinline__ W w_in() {
+  return (W)0;
+}
+template <typename W> __device__ __forceinline__ W w_out() {
+  return (W) ~(W)0;
+}
+
+/* min(m, T[colidx[q]]) over q in [b, e), from this lane's share. Warp: the
+ * lanes split the row with the plain loop (four loads a lane made MIS-2 of
+ * Elasticity3D_60's node graph, 27 entries a row, 11% slower, and a split by
+ * row length cost the gain on its 81-entry rows: docs/results/
+ * benchmarks-log.md). Thread: four column indices are loaded before their T
+ * words, so four gathers are in flight instead of one chain per entry
+ * (H100: Laplace3D_100 MIS-2 -3 to -9%). */
+template <typename W, bool Warp>
+__device__ __forceinline__ W row_min(const int32_t *colidx, int64_t b, int64_t e, const W *T,
+                                     int lane, W m) {
+  if constexpr (Warp) {
+    for (int64_t q = b + lane; q < e; q += 32) {
+      const W t = T[colidx[q]];
+      m = t < m ? t : m;
+    }
+  } else {
+    for (int64_t q = b; q < e; q += 4) {
+      int32_t c[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) c[k] = q + k < e ? colidx[q + k] : -1;
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (c[k] >= 0) {
+          const W t = T[c[k]];
+          m = t < m ? t : m;
+        }
+    }
+  }
+  return m;
+}
+
+/* The decide scan of MIS-2 over M[colidx[q]], q in [b, e), from this lane's
+ * share (vertices outside subset, when given, are passed over): *out when
+ * one is OUT, *all_min cleared when one differs from t. Stops once *out, or
+ * in the first round (no IN vertex yet, so no OUT column) at the first
+ * mismatch. Thread: four entries a step, as row_min; an OUT found in a step
+ * settles v whatever else the step saw. */
+template <typename W, bool Warp>
+__device__ __forceinline__ void row_decide(const int32_t *colidx, int64_t b, int64_t e, const W *M,
+                                           const uint8_t *subset, W t, bool first_round, int lane,
+                                           bool *out, bool *all_min) {
+  bool o = *out, a = *all_min;
+  if constexpr (Warp) {
+    for (int64_t q = b + lane; q < e && !o && (a || !first_round); q += 32) {
+      const int32_t u = colidx[q];
+      if (subset && !subset[u]) continue; /* not part of the subgraph */
+      const W m = M[u];
+      o = m == w_out<W>();
+      a = a && m == t;
+    }
+  } else {
+    for (int64_t q = b; q < e && !o && (a || !first_round); q += 4) {
+      int32_t c[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) c[k] = q + k < e ? colidx[q + k] : -1;
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (c[k] >= 0 && (!subset || subset[c[k]])) {
+          const W m = M[c[k]];
+          o = o || m == w_out<W>();
+          a = a && m == t;
+        }
+    }
+  }
+  *out = o, *all_min = a;
+}
+
+/* Warp steps: 32 vertices (thread mapping) or one (warp mapping) per warp
+ * and step; the loop bounds are the same in all lanes (for the appender). */
+template <bool Warp> struct Steps {
+  static constexpr int kPerStep = Warp ? 1 : 32;
+  __device__ static int64_t first() {
+    return ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * kPerStep;
+  }
+  __device__ static int64_t stride() {
+    return (int64_t)gridDim.x * kWarps * kPerStep;
+  }
+  __device__ static int slot() {
+    return Warp ? 0 : (int)(threadIdx.x & 31);
+  }
+};
+
 /* Lanes per vertex of the MIS-1 and coloring passes: one thread while the
  * mean row has at most 12 entries, else a group of 8 (measured: mis1_cuda.cu
  * lanes_for). */
