@@ -118,6 +118,29 @@ static mispc_status group_end(mispc_context *ctx, nccl_shared *sh, cudaStream_t 
   sh->last_stream = st;
   return MISPC_SUCCESS;
 }
+
+/* One group of point-to-point messages on stream st: to speer[k] the units
+ * [soff[k], soff[k + 1]) of sbuf, from rpeer[k] the units [roff[k],
+ * roff[k + 1]) into rbuf (offsets relative to soff[0] / roff[0]; a unit is
+ * `unit` bytes; empty pieces are skipped on both sides, since what one rank
+ * sends another expects). */
+static mispc_status grouped(mispc_context *ctx, mispc_halo *h, cudaStream_t st, const void *sbuf,
+                            const int64_t *soff, int nsend, const int *speer, void *rbuf,
+                            const int64_t *roff, int nrecv, const int *rpeer, size_t unit) {
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  MISPC_TRY(group_start(ctx, sh, st));
+  for (int k = 0; k < nsend; ++k)
+    if (soff[k + 1] > soff[k])
+      MISPC_NCCL_TRY(ctx, ncclSend((const char *)sbuf + (soff[k] - soff[0]) * unit,
+                                   (size_t)(soff[k + 1] - soff[k]) * unit, ncclUint8, speer[k],
+                                   sh->comm, st));
+  for (int k = 0; k < nrecv; ++k)
+    if (roff[k + 1] > roff[k])
+      MISPC_NCCL_TRY(ctx, ncclRecv((char *)rbuf + (roff[k] - roff[0]) * unit,
+                                   (size_t)(roff[k + 1] - roff[k]) * unit, ncclUint8, rpeer[k],
+                                   sh->comm, st));
+  return group_end(ctx, sh, st);
+}
 #endif
 
 /* 1 when some two ranks of comm run on the same GPU (by UUID). */
@@ -175,17 +198,8 @@ extern "C" mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo 
 extern "C" mispc_status mispc_halo_nccl_exchange(mispc_context *ctx, mispc_halo *h, void *ghost,
                                                  size_t size, void *stream) {
 #if MISPC_HAVE_NCCL
-  nccl_shared *sh = (nccl_shared *)h->nccl;
-  ncclComm_t c = sh->comm;
-  cudaStream_t st = (cudaStream_t)stream;
-  MISPC_TRY(group_start(ctx, sh, st));
-  for (int k = 0; k < h->ndst; ++k)
-    MISPC_NCCL_TRY(ctx, ncclSend((const char *)h->d_sbuf + h->sdispl[k] * (int64_t)size,
-                                 (size_t)h->scount[k] * size, ncclUint8, h->dst[k], c, st));
-  for (int k = 0; k < h->nsrc; ++k)
-    MISPC_NCCL_TRY(ctx, ncclRecv((char *)ghost + h->rdispl[k] * (int64_t)size,
-                                 (size_t)h->rcount[k] * size, ncclUint8, h->src[k], c, st));
-  return group_end(ctx, sh, st);
+  return grouped(ctx, h, (cudaStream_t)stream, h->d_sbuf, h->sdispl, h->ndst, h->dst, ghost,
+                 h->rdispl, h->nsrc, h->src, size);
 #else
   (void)h, (void)ghost, (void)size, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
@@ -197,19 +211,8 @@ extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, misp
                                                         double *rbuf, const int64_t *roff,
                                                         void *stream) {
 #if MISPC_HAVE_NCCL
-  nccl_shared *sh = (nccl_shared *)h->nccl;
-  ncclComm_t c = sh->comm;
-  cudaStream_t st = (cudaStream_t)stream;
-  MISPC_TRY(group_start(ctx, sh, st));
-  for (int k = 0; k < h->ndst; ++k)
-    if (soff[k + 1] > soff[k])
-      MISPC_NCCL_TRY(ctx, ncclSend(sbuf + (soff[k] - soff[0]), (size_t)(soff[k + 1] - soff[k]),
-                                   ncclDouble, h->dst[k], c, st));
-  for (int k = 0; k < h->nsrc; ++k)
-    if (roff[k + 1] > roff[k])
-      MISPC_NCCL_TRY(ctx, ncclRecv(rbuf + (roff[k] - roff[0]), (size_t)(roff[k + 1] - roff[k]),
-                                   ncclDouble, h->src[k], c, st));
-  return group_end(ctx, sh, st);
+  return grouped(ctx, h, (cudaStream_t)stream, sbuf, soff, h->ndst, h->dst, rbuf, roff, h->nsrc,
+                 h->src, sizeof(double));
 #else
   (void)h, (void)sbuf, (void)soff, (void)rbuf, (void)roff, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
@@ -219,16 +222,9 @@ extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, misp
 extern "C" mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *h,
                                                 const int64_t *ghost, void *stream) {
 #if MISPC_HAVE_NCCL
-  nccl_shared *sh = (nccl_shared *)h->nccl;
-  cudaStream_t st = (cudaStream_t)stream;
-  MISPC_TRY(group_start(ctx, sh, st));
-  for (int k = 0; k < h->nsrc; ++k)
-    MISPC_NCCL_TRY(ctx, ncclSend(ghost + h->rdispl[k], (size_t)h->rcount[k] * 8, ncclUint8,
-                                 h->src[k], sh->comm, st));
-  for (int k = 0; k < h->ndst; ++k)
-    MISPC_NCCL_TRY(ctx, ncclRecv((char *)h->d_sbuf + h->sdispl[k] * 8, (size_t)h->scount[k] * 8,
-                                 ncclUint8, h->dst[k], sh->comm, st));
-  return group_end(ctx, sh, st);
+  /* the forward exchange's sources are the destinations here */
+  return grouped(ctx, h, (cudaStream_t)stream, ghost, h->rdispl, h->nsrc, h->src, h->d_sbuf,
+                 h->sdispl, h->ndst, h->dst, 8);
 #else
   (void)h, (void)ghost, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
