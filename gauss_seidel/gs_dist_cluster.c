@@ -176,6 +176,17 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
 }
 
 /* Global column of entry p of the owner's merged row storage M. */
+/* The sweep index on this rank of global row c, or -1: an own row by its
+ * local id (kept[] holds its sweep index, -1 if it moved), a received row
+ * by a search among the received ones (the few rows of clusters that span
+ * ranks; rgid increasing, rq their sweep indices). */
+static int64_t swept_at(const gs_dist_cluster *cl, int64_t rstart, int64_t nloc,
+                        const int64_t *rgid, const int64_t *rq, int64_t c) {
+  if (c >= rstart && c < rstart + nloc) return cl->kept[c - rstart];
+  const int64_t at = find_i64(rgid, cl->nrecv, c);
+  return at >= 0 ? rq[at] : -1;
+}
+
 static int64_t m_gcol(const mispc_dist_gs *gs, const mispc_dist_csr *A, int64_t p) {
   const int32_t c = gs->M.colidx[p];
   return c < gs->nloc ? A->rstart + c : A->garray[c - gs->nloc];
@@ -247,10 +258,12 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   /* 2. The swept rows in row order: kept rows and received ones merged. */
   const int64_t ns = cl->ns;
   int64_t *sw = NULL;      /* (row, source) pairs: source >= 0 own row, < 0: -1 - received */
-  int64_t *swgid = NULL;   /* row of each swept row */
+  int64_t *rgid = NULL;    /* received rows: global id (increasing) */
+  int64_t *rq = NULL;      /* and sweep index */
   int64_t *rstartp = NULL; /* first entry of each received row in rent */
   ALLOC(sw, 2 * ns, "swept rows");
-  ALLOC(swgid, ns, "swept rows");
+  ALLOC(rgid, cl->nrecv, "received rows");
+  ALLOC(rq, cl->nrecv, "received rows");
   ALLOC(rstartp, cl->nrecv, "received rows");
   ALLOC(cl->recv_row, cl->nrecv, "received rows");
   ALLOC(cl->recv_src, cl->nrecv, "received rows");
@@ -267,12 +280,13 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
       cl->recv_src[k] = (int)rmeta[5 * k + 3];
     }
     qsort(sw, (size_t)ns, 2 * sizeof(int64_t), cmp_i64); /* rows are distinct */
-    for (q = 0; q < ns; ++q) {
-      swgid[q] = sw[2 * q];
-      if (sw[2 * q + 1] >= 0)
+    for (q = 0, e = 0; q < ns; ++q) {
+      if (sw[2 * q + 1] >= 0) {
         cl->kept[sw[2 * q + 1]] = (int32_t)q;
-      else
+      } else {
         cl->recv_row[-1 - sw[2 * q + 1]] = (int32_t)q;
+        rgid[e] = sw[2 * q], rq[e++] = q;
+      }
     }
   }
   /* 3. The sweep numbering: rank ranges of swept rows; owners learn the new
@@ -322,10 +336,10 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
       if (cl->kept[i] >= 0)
         for (int64_t p = gs->M.rowptr[i]; p < gs->M.rowptr[i + 1]; ++p) {
           const int64_t c = m_gcol(gs, A, p);
-          if (find_i64(swgid, ns, c) < 0) q[nq++] = c;
+          if (swept_at(cl, rstart, nloc, rgid, rq, c) < 0) q[nq++] = c;
         }
     for (int64_t e = 0; !s && e < cl->nrecv_vals; ++e)
-      if (find_i64(swgid, ns, rent[e]) < 0) q[nq++] = rent[e];
+      if (swept_at(cl, rstart, nloc, rgid, rq, rent[e]) < 0) q[nq++] = rent[e];
     if (q) qsort(q, (size_t)nq, sizeof(int64_t), cmp_i64);
     int64_t u = 0;
     for (int64_t k = 0; k < nq; ++k)
@@ -380,7 +394,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
         const int64_t len = src >= 0 ? gs->M.rowptr[src + 1] - b0 : rmeta[5 * (-1 - src) + 4];
         for (int64_t t = 0; t < len; ++t, ++w) {
           const int64_t c = src >= 0 ? m_gcol(gs, A, b0 + t) : rent[b0 + t];
-          const int64_t at = find_i64(swgid, ns, c);
+          const int64_t at = swept_at(cl, rstart, nloc, rgid, rq, c);
           cl->W.colidx[w] = (int32_t)(at >= 0 ? at : ns + gpos[find_i64(q, nq, c)]);
           cl->wsrc[w] = src >= 0 ? b0 + t : -1 - (b0 + t);
         }
@@ -455,7 +469,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
 done3:
   free(nranges), free(newid), free(idrec), free(idgot);
 done2:
-  free(sw), free(swgid), free(rstartp);
+  free(sw), free(rgid), free(rq), free(rstartp);
 done:
   free(meta), free(ent), free(rmeta), free(rent), free(mdest), free(edest);
   free(ragg), free(rcolor), free(head);

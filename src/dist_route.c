@@ -99,8 +99,52 @@ static int cmp_pair(const void *a, const void *b) {
   return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* LSD radix sort of n 64-bit keys by 16-bit digits, skipping digits that
+ * are the same in every key; a and tmp hold n keys each, hist 65537
+ * counts. Returns the buffer (a or tmp) that holds the sorted keys. */
+static uint64_t *radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_t n) {
+  uint64_t any = 0, all = ~0ull;
+  for (int64_t i = 0; i < n; ++i) any |= a[i], all &= a[i];
+  const uint64_t varying = any ^ all;
+  for (int shift = 0; shift < 64; shift += 16) {
+    if (!((varying >> shift) & 0xFFFFu)) continue;
+    memset(hist, 0, 65537 * sizeof(int64_t));
+    for (int64_t i = 0; i < n; ++i) hist[((a[i] >> shift) & 0xFFFFu) + 1]++;
+    for (int d = 0; d < 65536; ++d) hist[d + 1] += hist[d];
+    for (int64_t i = 0; i < n; ++i) tmp[hist[(a[i] >> shift) & 0xFFFFu]++] = a[i];
+    uint64_t *t = a;
+    a = tmp, tmp = t;
+  }
+  return a;
+}
+
+/* (row, column) pairs of values in [0, 2^32) sorted as the 64-bit keys
+ * row << 32 | column by a radix sort: the coarse and strength graphs sort
+ * millions of pairs, and qsort's comparator calls were a fifth of a cluster
+ * GS setup on several ranks. 0 (p untouched) when a value is out of range,
+ * n is small or memory is short: the caller sorts with qsort. */
+static int sort_pairs_radix(int64_t *p, int64_t n) {
+  if (n < 4096) return 0;
+  for (int64_t i = 0; i < 2 * n; ++i)
+    if (p[i] < 0 || p[i] > 0xFFFFFFFFll) return 0;
+  uint64_t *key = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
+  uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
+  int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * 65537);
+  const int ok = key && tmp && hist;
+  if (ok) {
+    for (int64_t i = 0; i < n; ++i) key[i] = (uint64_t)p[2 * i] << 32 | (uint64_t)p[2 * i + 1];
+    const uint64_t *sorted = radix_sort_u64(key, tmp, hist, n);
+    for (int64_t i = 0; i < n; ++i)
+      p[2 * i] = (int64_t)(sorted[i] >> 32), p[2 * i + 1] = (int64_t)(sorted[i] & 0xFFFFFFFFu);
+  }
+  free(hist);
+  free(tmp);
+  free(key);
+  return ok;
+}
+
 int64_t mispc_sort_unique_pairs(int64_t *p, int64_t n) {
-  qsort(p, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
+  if (!sort_pairs_radix(p, n)) qsort(p, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
   int64_t m = 0;
   for (int64_t i = 0; i < n; ++i)
     if (m == 0 || p[2 * i] != p[2 * m - 2] || p[2 * i + 1] != p[2 * m - 1]) {
