@@ -21,7 +21,9 @@ int cmd_dist(int argc, char **argv);
 /* gs (distributed Gauss-Seidel) under mpiexec: argv[0] is "gs". */
 int cmd_dist_gs(int argc, char **argv);
 /* parse_args(argc, argv, args) with the standard error of ranks other than
- * 0 silenced (one message, not one a rank); its return value. */
+ * 0 silenced (one message, not one a rank); its return value. On an error
+ * (> 0) the ranks meet once (MPI started and finalized) so that none exits
+ * before rank 0 has written the message. */
 int cli_dist_parse_quietly(int argc, char **argv, void *args,
                            int (*parse_args)(int, char **, void *));
 /* MPI started (if it is not), *rank and *P of MPI_COMM_WORLD, and the

@@ -201,6 +201,18 @@ int cli_dist_parse_quietly(int argc, char **argv, void *args,
     dup2(saved, 2);
     close(saved);
   }
+  if (rc > 0) {
+    /* No rank leaves before rank 0 has written the message: a launcher that
+     * sees one rank fail kills the others (mpi_cli_errors lost it once).
+     * The same collective as cli_dist_start's, so ranks that parsed fine
+     * (different arguments a rank) stop there instead of waiting. */
+    fflush(stderr);
+    int inited = 0, any = 0;
+    MPI_Initialized(&inited);
+    if (!inited) MPI_Init(NULL, NULL);
+    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+  }
   return rc;
 }
 
