@@ -102,7 +102,8 @@ MISPC_HD uint64_t mis2_tuple(int per_round, uint64_t seed, int iter, int64_t v, 
   return ((h >> (64 - (wordbits - idbits))) << idbits) | (uint64_t)(v + 1);
 }
 
-/* Distributed MIS-2 (mis2_dist.c, mis_dist_cuda.cu): the state after round
+/* Distributed MIS-2 on the host (mis2_dist.c; the device rounds of
+ * mis2_dist_cuda.cu scan with mis_cuda::row_decide): the state after round
  * iter of the undecided local vertex v (global id gid, tuple t) from the
  * column minima M of itself and its owned neighbours (rows arp/acol; one
  * outside subset, when given, is passed over) and gM of its ghosts (rows
@@ -114,13 +115,16 @@ MISPC_HD uint64_t mis2_dist_decide(int64_t v, uint64_t t, const uint64_t *M, con
                                    int per_round, uint64_t seed, int iter, int64_t gid, int idbits,
                                    int wordbits) {
   int out = M[v] == MIS2_OUT, all_min = M[v] == t;
-  for (int64_t p = arp[v]; p < arp[v + 1] && !out; ++p) {
+  /* Round 0 has no IN vertex, so no column is OUT: the first mismatch
+   * settles "undecided" (as the one-process kernels). */
+  const int first = iter == 0;
+  for (int64_t p = arp[v]; p < arp[v + 1] && !out && (all_min || !first); ++p) {
     const int32_t u = acol[p];
     if (subset && !subset[u]) continue; /* not part of the subgraph */
     out = M[u] == MIS2_OUT;
     all_min &= M[u] == t;
   }
-  for (int64_t p = brp[v]; p < brp[v + 1] && !out; ++p) {
+  for (int64_t p = brp[v]; p < brp[v + 1] && !out && (all_min || !first); ++p) {
     const int32_t j = bcol[p];
     if (!gsub[j]) continue;
     out = gM[j] == MIS2_OUT;
