@@ -12,6 +12,7 @@
  * they compare exactly as on one process: same set, same round count. */
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mis_common.h"
 #include "mis_dist_backend.h"
@@ -52,8 +53,14 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   uint64_t *gM = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(ng + 1));
   uint8_t *own = (uint8_t *)malloc((size_t)nloc + 1), *gstate = (uint8_t *)malloc((size_t)ng + 1);
   uint8_t *gsub = (uint8_t *)malloc((size_t)ng + 1);
+  /* Worklists (as the device rounds): col, the vertices whose M is not OUT
+   * (columns still to compute); und, the undecided ones. Their order never
+   * matters: each phase reads only what the previous one wrote. */
+  int32_t *col = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
+  int32_t *und = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
+  int64_t ncol = 0, nund = 0;
   mispc_status s = MISPC_SUCCESS;
-  if (!T || !M || !gT || !gM || !own || !gstate || !gsub)
+  if (!T || !M || !gT || !gM || !own || !gstate || !gsub || !col || !und)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-2");
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t undecided = 0;
@@ -67,6 +74,10 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
       own[v] = (uint8_t)inside;
       undecided += inside;
     }
+    for (int64_t v = 0; v < nloc; ++v)
+      if (!subset || subset[v]) col[ncol++] = (int32_t)v;
+    memcpy(und, col, sizeof(int32_t) * (size_t)ncol);
+    nund = ncol;
     s = mispc_halo_exchange(ctx, g->halo, own, gsub, 1);
     if (!s)
       s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, 0, idbits, wordbits, nt);
@@ -80,8 +91,8 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   int iter = 0;
   while (!s) {
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
-    for (int64_t v = 0; v < nloc; ++v) {
-      if (M[v] == MIS2_OUT) continue; /* permanently OUT */
+    for (int64_t i = 0; i < ncol; ++i) {
+      const int32_t v = col[i]; /* M[v] is not OUT (OUT is for good) */
       uint64_t m = T[v];
       for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1]; ++p) {
         uint64_t t = T[A->colidx[p]];
@@ -93,6 +104,10 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
       }
       M[v] = m == MIS2_IN ? MIS2_OUT : m;
     }
+    int64_t k = 0;
+    for (int64_t i = 0; i < ncol; ++i)
+      if (M[col[i]] != MIS2_OUT) col[k++] = col[i];
+    ncol = k;
     s = mispc_dist_sum_wait(ctx, g->halo, &req);
     if (s || undecided == 0) break;
     if (iter >= max_rounds) {
@@ -103,15 +118,16 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
     }
     s = mispc_halo_exchange(ctx, g->halo, M, gM, sizeof *M);
     if (s) break;
-    int64_t left = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : left) num_threads(nt)
-    for (int64_t v = 0; v < nloc; ++v) {
-      const uint64_t t = T[v];
-      if (t == MIS2_IN || t == MIS2_OUT) continue;
-      T[v] = mis2_dist_decide(v, t, M, gM, A->rowptr, A->colidx, B->rowptr, B->colidx, subset, gsub,
-                              per_round, opt->seed, iter, g->rstart + v, idbits, wordbits);
-      left += T[v] != MIS2_IN && T[v] != MIS2_OUT;
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
+    for (int64_t i = 0; i < nund; ++i) {
+      const int32_t v = und[i];
+      T[v] = mis2_dist_decide(v, T[v], M, gM, A->rowptr, A->colidx, B->rowptr, B->colidx, subset,
+                              gsub, per_round, opt->seed, iter, g->rstart + v, idbits, wordbits);
     }
+    int64_t left = 0;
+    for (int64_t i = 0; i < nund; ++i)
+      if (T[und[i]] != MIS2_IN && T[und[i]] != MIS2_OUT) und[left++] = und[i];
+    nund = left;
     ++iter;
     s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, iter, idbits, wordbits,
                        nt);
@@ -130,5 +146,7 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   free(own);
   free(gstate);
   free(gsub);
+  free(col);
+  free(und);
   return s;
 }
