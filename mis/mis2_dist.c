@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mis_backend.h"
 #include "mis_common.h"
 #include "mis_dist_backend.h"
 
@@ -56,11 +57,12 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   /* Worklists (as the device rounds): col, the vertices whose M is not OUT
    * (columns still to compute); und, the undecided ones. Their order never
    * matters: each phase reads only what the previous one wrote. */
-  int32_t *col = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
-  int32_t *und = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
+  int32_t *lists = (int32_t *)malloc(sizeof(int32_t) * 4 * (size_t)(nloc + 1));
+  int32_t *col = NULL, *und = NULL, *spare = NULL, *spare2 = NULL; /* spares: compaction targets */
+  if (lists) col = lists, und = col + nloc + 1, spare = und + nloc + 1, spare2 = spare + nloc + 1;
   int64_t ncol = 0, nund = 0;
   mispc_status s = MISPC_SUCCESS;
-  if (!T || !M || !gT || !gM || !own || !gstate || !gsub || !col || !und)
+  if (!T || !M || !gT || !gM || !own || !gstate || !gsub || !lists)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-2");
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t undecided = 0;
@@ -76,7 +78,7 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
     }
     for (int64_t v = 0; v < nloc; ++v)
       if (!subset || subset[v]) col[ncol++] = (int32_t)v;
-    memcpy(und, col, sizeof(int32_t) * (size_t)ncol);
+    if (ncol) memcpy(und, col, sizeof(int32_t) * (size_t)ncol);
     nund = ncol;
     s = mispc_halo_exchange(ctx, g->halo, own, gsub, 1);
     if (!s)
@@ -104,10 +106,9 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
       }
       M[v] = m == MIS2_IN ? MIS2_OUT : m;
     }
-    int64_t k = 0;
-    for (int64_t i = 0; i < ncol; ++i)
-      if (M[col[i]] != MIS2_OUT) col[k++] = col[i];
-    ncol = k;
+    ncol = mis2_keep_live_host(col, ncol, M, MIS2_OUT, MIS2_OUT, spare, nt);
+    int32_t *swap = col;
+    col = spare, spare = swap;
     s = mispc_dist_sum_wait(ctx, g->halo, &req);
     if (s || undecided == 0) break;
     if (iter >= max_rounds) {
@@ -124,9 +125,9 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
       T[v] = mis2_dist_decide(v, T[v], M, gM, A->rowptr, A->colidx, B->rowptr, B->colidx, subset,
                               gsub, per_round, opt->seed, iter, g->rstart + v, idbits, wordbits);
     }
-    int64_t left = 0;
-    for (int64_t i = 0; i < nund; ++i)
-      if (T[und[i]] != MIS2_IN && T[und[i]] != MIS2_OUT) und[left++] = und[i];
+    const int64_t left = mis2_keep_live_host(und, nund, T, MIS2_IN, MIS2_OUT, spare2, nt);
+    swap = und;
+    und = spare2, spare2 = swap;
     nund = left;
     ++iter;
     s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, iter, idbits, wordbits,
@@ -146,7 +147,6 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   free(own);
   free(gstate);
   free(gsub);
-  free(col);
-  free(und);
+  free(lists);
   return s;
 }

@@ -1,6 +1,7 @@
 /* MIS-1 / MIS-2 on the host: independence and maximality on every generator,
  * the exact greedy oracle, determinism across thread counts, edge cases and
  * error paths. */
+#include "../mis/mis_backend.h" /* mis2_keep_live_host */
 #include "mis_test_graphs.h"
 #include "tuning.h"
 
@@ -354,8 +355,44 @@ static void test_tuning_knobs(void) {
   CHECK(!memcmp(&u, &z, sizeof u));
 }
 
+/* The host MIS-2 worklist compaction keeps the live entries in order for
+ * any thread count (the parallel path starts at 65,536 entries). */
+static void test_mis2_keep_live_threads(void) {
+  const int64_t n = 300000;
+  int32_t *in = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+  int32_t *ref = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+  int32_t *out = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+  uint64_t *word = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(2 * n));
+  CHECK(in && ref && out && word);
+  if (!in || !ref || !out || !word) goto done;
+  uint64_t h = 12345;
+  for (int64_t v = 0; v < 2 * n; ++v) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    const unsigned r = (unsigned)(h >> 61); /* 0..7 */
+    word[v] = r == 0 ? MIS2_IN : r <= 3 ? MIS2_OUT : 100 + (uint64_t)v;
+  }
+  for (int64_t i = 0; i < n; ++i) in[i] = (int32_t)((i * 7) % (2 * n)); /* a scattered list */
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (word[in[i]] != MIS2_IN && word[in[i]] != MIS2_OUT) ref[k++] = in[i];
+  CHECK(k > 0 && k < n);
+  const int threads[] = {1, 2, 3, 8};
+  for (int t = 0; t < 4; ++t)
+    for (int64_t len = 1000; len <= n; len = len == n ? n + 1 : (len * 10 > n ? n : len * 10)) {
+      int64_t want = 0;
+      for (int64_t i = 0; i < len; ++i) want += word[in[i]] != MIS2_IN && word[in[i]] != MIS2_OUT;
+      const int64_t got = mis2_keep_live_host(in, len, word, MIS2_IN, MIS2_OUT, out, threads[t]);
+      CHECK_MSG(got == want && !memcmp(out, ref, sizeof(int32_t) * (size_t)want),
+                "%d threads, %lld entries: %lld kept (want %lld) or a different order", threads[t],
+                (long long)len, (long long)got, (long long)want);
+    }
+done:
+  free(in), free(ref), free(out), free(word);
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_mis2_keep_live_threads);
   RUN_TEST(test_tuning_knobs);
   RUN_TEST(test_mis_valid_on_every_generator);
   RUN_TEST(test_mis1_equals_sequential_greedy);
