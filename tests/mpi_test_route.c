@@ -52,10 +52,10 @@ static void check_sort(int64_t n, int64_t lo, uint64_t span, const char *what) {
 static void test_sort_unique_pairs(void) {
   check_sort(0, 0, 1, "empty");
   check_sort(1000, 0, 50, "small (qsort path)");
-  check_sort(100000, 0, 300, "many repeats (radix, one digit)");
-  check_sort(100000, 0, 1u << 20, "ids below 2^20 (radix, two digits)");
-  check_sort(50000, 0xFFFF0000ll, 0x10000, "ids near 2^32 (radix, the top digits constant)");
-  check_sort(50000, 0, 0x100000000ull, "ids in [0, 2^32) (radix, four digits)");
+  check_sort(100000, 0, 300, "ids below 300, many repeats (radix)");
+  check_sort(100000, 0, 1u << 20, "ids below 2^20 (radix)");
+  check_sort(50000, 0xFFFF0000ll, 0x10000, "ids near 2^32 (radix, most digits constant)");
+  check_sort(50000, 0, 0x100000000ull, "ids in [0, 2^32) (radix, every digit)");
   check_sort(20000, -5, 1000, "negative ids (qsort path)");
   check_sort(20000, (int64_t)1 << 33, 1u << 20, "ids above 2^32 (qsort path)");
 }
