@@ -111,9 +111,13 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
 /* Iteration tag of the label permutation's draws (edge indices never reach it). */
 #define KRON_PERM_TAG UINT64_MAX
 
-mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
-                                 mispc_csr *out) {
-  MISPC_TRY(mispc_gen_begin(ctx, "kron", out));
+/* The Kronecker edges (i, j) of gen:kron:SCALE:EF (Graph500 R-MAT
+ * parameters, relabelled by a seeded permutation): *I, *J of *ne entries,
+ * malloc'd; the same draws whoever calls. */
+static mispc_status kron_edges(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                               int32_t **I_out, int32_t **J_out, int64_t *ne_out) {
+  *I_out = *J_out = NULL;
+  *ne_out = 0;
   if (scale < 1 || edgefactor < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "kron: SCALE and edge factor must be >= 1, got %d and %d", scale,
@@ -123,7 +127,6 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
                         "kron: SCALE %d gives more than %d vertices (32-bit indices)", scale,
                         INT32_MAX);
   int64_t nv = (int64_t)1 << scale, ne = (int64_t)edgefactor << scale;
-  double t0 = mispc_wtime();
   /* Quadrant thresholds on the top 53 bits x of a hash: r = x / 2^53 < t
    * exactly when x < ceil(t * 2^53), so integer compares give the same
    * choices as comparing the double r, without branches. */
@@ -178,6 +181,18 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
     J[e] = perm[J[e]];
   }
   free(perm);
+  *I_out = I, *J_out = J, *ne_out = ne;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                                 mispc_csr *out) {
+  MISPC_TRY(mispc_gen_begin(ctx, "kron", out));
+  double t0 = mispc_wtime();
+  int32_t *I = NULL, *J = NULL;
+  int64_t ne = 0;
+  MISPC_TRY(kron_edges(ctx, scale, edgefactor, seed, &I, &J, &ne));
+  const int64_t nv = (int64_t)1 << scale;
   double t1 = mispc_wtime();
   mispc_status st = mispc_csr_from_coo(ctx, nv, nv, ne, I, J, NULL,
                                        MISPC_COO_SYMMETRIC | MISPC_COO_DROP_DIAG, out);
@@ -185,6 +200,49 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
              edgefactor, (long long)ne, t1 - t0, mispc_wtime() - t1);
   free(I);
   free(J);
+  return st;
+}
+
+mispc_status mispc_gen_kronecker_rows(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                                      int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
+  *rowptr = NULL, *gcol = NULL;
+  int32_t *I = NULL, *J = NULL;
+  int64_t ne = 0;
+  MISPC_TRY(kron_edges(ctx, scale, edgefactor, seed, &I, &J, &ne));
+  /* this range's rows of the symmetric graph: (i, j) and its mirror (j, i)
+   * where the row falls in [r0, r1), diagonal dropped; rows shifted by r0 */
+  int64_t m = 0;
+  for (int64_t e = 0; e < ne; ++e)
+    if (I[e] != J[e]) m += (I[e] >= r0 && I[e] < r1) + (J[e] >= r0 && J[e] < r1);
+  int32_t *LI = (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "kron rows");
+  int32_t *LJ = LI ? (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "kron rows") : NULL;
+  mispc_status st = LJ ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  for (int64_t e = 0, k = 0; !st && e < ne; ++e) {
+    if (I[e] == J[e]) continue;
+    if (I[e] >= r0 && I[e] < r1) LI[k] = (int32_t)(I[e] - r0), LJ[k++] = J[e];
+    if (J[e] >= r0 && J[e] < r1) LI[k] = (int32_t)(J[e] - r0), LJ[k++] = I[e];
+  }
+  free(I);
+  free(J);
+  mispc_csr R;
+  memset(&R, 0, sizeof R);
+  const int64_t nv = (int64_t)1 << scale;
+  /* sorted rows, repeats merged: the whole generator's rows r0 .. r1 - 1 */
+  if (!st) st = mispc_csr_from_coo(ctx, r1 - r0, nv, m, LI, LJ, NULL, 0, &R);
+  free(LI);
+  free(LJ);
+  if (!st) {
+    *rowptr = R.rowptr; /* the rows' offsets are 64-bit already */
+    R.rowptr = NULL;
+    *gcol = (int64_t *)mispc_host_alloc_n(ctx, R.nnz + 1, sizeof(int64_t), "kron columns");
+    if (!*gcol) st = MISPC_ERR_ALLOC;
+    for (int64_t k = 0; !st && k < R.nnz; ++k) (*gcol)[k] = R.colidx[k];
+  }
+  mispc_csr_free(ctx, &R);
+  if (st) {
+    free(*rowptr), free(*gcol);
+    *rowptr = NULL, *gcol = NULL;
+  }
   return st;
 }
 

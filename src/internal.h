@@ -101,6 +101,11 @@ mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const 
 /* The start of a generator entry (mispc_gen_*): ctx set, out not NULL
  * ("NAME: output CSR is NULL"), *out cleared. */
 mispc_status mispc_gen_begin(mispc_context *ctx, const char *name, mispc_csr *out);
+/* Rows [r0, r1) of gen:kron:SCALE:EF (seed) with global column ids (host,
+ * malloc'd): exactly those rows of mispc_gen_kronecker's graph; every caller
+ * draws all edges, but only the range's rows are sorted and kept. */
+mispc_status mispc_gen_kronecker_rows(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                                      int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol);
 /* "NAME: N must be >= 1, got N" unless n >= 1. */
 mispc_status mispc_gen_check_n(mispc_context *ctx, const char *name, int64_t n);
 /* A usable descriptor of a square matrix ("WHAT needs a square matrix, got

@@ -304,14 +304,18 @@ static void test_identity(void) {
   mispc_context_destroy(ctx);
 }
 
-/* Stencil generators make each rank's own rows: the same rows as the whole
- * generator's, cut to the even split. */
+/* Stencil (and Kronecker) generators make each rank's own rows: the same
+ * rows as the whole generator's, cut to the even split. */
 static void test_row_generators(void) {
   mispc_context *ctx = test_context(0);
   const char *specs[] = {"gen:laplace2d:23", "gen:laplace3d:9", "gen:grid2d:20", "gen:grid3d27:7",
                          "gen:path:101"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i)
     check_rows_as_whole(ctx, specs[i], specs[i]);
+  /* Kronecker graphs: every rank draws the edges, keeps its rows */
+  const char *kron[] = {"gen:kron:10", "gen:kron:12:8", "gen:kron:3:1"};
+  for (size_t i = 0; i < sizeof kron / sizeof *kron; ++i)
+    check_rows_as_whole(ctx, kron[i], kron[i]);
   /* MatrixMarket files (symmetric and general, plain and .gz where present):
    * each rank keeps its rows; the same rows as the whole file's */
   const char *mtx[] = {MISPC_TEST_DATA "/bcsstk13.mtx", MISPC_TEST_DATA "/delaunay_n14.mtx"};
