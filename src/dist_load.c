@@ -2,7 +2,6 @@
  * rows can be made one at a time make only this rank's rows (weak scaling
  * with no input file); Kronecker graphs draw every edge but sort and keep
  * only this rank's rows; other inputs are read whole and cut. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,25 +26,6 @@ static mispc_status stencil_spec(mispc_context *ctx, const char *spec, mispc_ste
   long long n = strtoll(colon + 1, &end, 10);
   if (end == colon + 1 || *end) return MISPC_SUCCESS; /* more arguments: mispc_load decides */
   return mispc_stencil_named(ctx, nm, n, st, found);
-}
-
-/* "gen:kron:SCALE[:EF]" (EF 16 by default, as mispc_generate): *found = 1
- * and its arguments; other specs (and out-of-range arguments, which
- * mispc_load reports) leave *found 0. */
-static void kron_spec(const char *spec, int *found, int *scale, int *ef) {
-  *found = 0;
-  if (strncmp(spec, "gen:kron:", 9) != 0) return;
-  char *end = NULL;
-  const long sc = strtol(spec + 9, &end, 10);
-  long e = 16;
-  if (end == spec + 9) return;
-  if (*end == ':') {
-    const char *s = end + 1;
-    e = strtol(s, &end, 10);
-    if (end == s) return;
-  }
-  if (*end || sc < 1 || sc > 30 || e < 1 || e > INT_MAX) return;
-  *found = 1, *scale = (int)sc, *ef = (int)e;
 }
 
 /* Even split of n rows over P ranks. */
@@ -88,10 +68,12 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
   }
   /* Kronecker graphs (symmetric): each rank sorts and keeps only its rows. */
   int kscale = 0, kef = 0;
-  kron_spec(spec, &found, &kscale, &kef);
+  s = mispc_dist_agree(ctx, comm, mispc_gen_kron_spec(ctx, spec, &found, &kscale, &kef));
+  if (s) return s;
   if (found) {
-    int64_t r0, r1, *rowptr = NULL, *gcol = NULL;
-    const int64_t nv = (int64_t)1 << kscale;
+    int64_t r0 = 0, r1 = 0, *rowptr = NULL, *gcol = NULL;
+    /* a SCALE out of range gets the generator's message (from any range) */
+    const int64_t nv = kscale >= 1 && kscale <= 30 ? (int64_t)1 << kscale : 0;
     even_range(nv, comm, &r0, &r1);
     s = mispc_dist_agree(ctx, comm,
                          mispc_gen_kronecker_rows(ctx, kscale, kef, 0, r0, r1, &rowptr, &gcol));

@@ -90,11 +90,10 @@ static int parse_arg(const char *s, const char *e, char kind, int64_t *iv, doubl
   return 1;
 }
 
-mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed, mispc_csr *out) {
-  if (!ctx) return MISPC_ERR_INVALID_ARG;
-  if (!spec || !out)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_generate: spec or output is NULL");
-  memset(out, 0, sizeof *out);
+/* A "gen:NAME:ARGS" spec: its generator *g_out and arguments (defaults
+ * filled in; integers in iv, every argument in dv). */
+static mispc_status parse_spec(mispc_context *ctx, const char *spec, int *g_out, int64_t *iv,
+                               double *dv) {
   if (strncmp(spec, "gen:", 4) != 0) return spec_error(ctx, spec, "it must start with 'gen:'");
   const char *name = spec + 4, *colon = strchr(name, ':');
   size_t nlen = colon ? (size_t)(colon - name) : strlen(name);
@@ -104,8 +103,6 @@ mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed,
   if (g < 0) return spec_error(ctx, spec, "unknown generator");
 
   int nmax = (int)strlen(gens[g].kinds), nargs = 0;
-  int64_t iv[GEN_MAX_ARGS] = {0};
-  double dv[GEN_MAX_ARGS];
   for (int k = 0; k < GEN_MAX_ARGS; ++k) {
     dv[k] = gens[g].defaults[k];
     iv[k] = (int64_t)dv[k];
@@ -132,6 +129,31 @@ mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed,
   }
   if (g == G_KRON && (iv[0] < INT_MIN || iv[0] > INT_MAX || iv[1] < INT_MIN || iv[1] > INT_MAX))
     return spec_error(ctx, spec, "kron arguments out of range");
+  *g_out = g;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_kron_spec(mispc_context *ctx, const char *spec, int *found, int *scale,
+                                 int *edgefactor) {
+  *found = 0;
+  if (strncmp(spec, "gen:", 4) != 0) return MISPC_SUCCESS;
+  int g = -1;
+  int64_t iv[GEN_MAX_ARGS] = {0};
+  double dv[GEN_MAX_ARGS];
+  MISPC_TRY(parse_spec(ctx, spec, &g, iv, dv));
+  if (g == G_KRON) *found = 1, *scale = (int)iv[0], *edgefactor = (int)iv[1];
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_generate(mispc_context *ctx, const char *spec, uint64_t seed, mispc_csr *out) {
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!spec || !out)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_generate: spec or output is NULL");
+  memset(out, 0, sizeof *out);
+  int g = -1;
+  int64_t iv[GEN_MAX_ARGS] = {0};
+  double dv[GEN_MAX_ARGS];
+  MISPC_TRY(parse_spec(ctx, spec, &g, iv, dv));
 
   switch (g) {
   case G_LAPLACE2D:

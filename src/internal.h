@@ -101,6 +101,11 @@ mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const 
 /* The start of a generator entry (mispc_gen_*): ctx set, out not NULL
  * ("NAME: output CSR is NULL"), *out cleared. */
 mispc_status mispc_gen_begin(mispc_context *ctx, const char *name, mispc_csr *out);
+/* *found = 1 and the arguments when spec is a valid "gen:kron:SCALE[:EF]"
+ * (mispc_generate's parser: the same defaults and messages); a malformed
+ * "gen:" spec is its error; anything else leaves *found 0. */
+mispc_status mispc_gen_kron_spec(mispc_context *ctx, const char *spec, int *found, int *scale,
+                                 int *edgefactor);
 /* Rows [r0, r1) of gen:kron:SCALE:EF (seed) with global column ids (host,
  * malloc'd): exactly those rows of mispc_gen_kronecker's graph; every caller
  * draws all edges, but only the range's rows are sorted and kept. */
