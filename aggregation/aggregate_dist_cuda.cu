@@ -6,7 +6,12 @@
  * (local id order = global id order), the per-rank offset by MPI_Exscan on
  * the host. Every kernel writes only its own vertex's entries and reads
  * arrays no launch of it writes (the size counts are integer atomics), so
- * the labels equal the host's bit for bit. Labels are in device memory. */
+ * the labels equal the host's bit for bit. Labels are in device memory.
+ * The kernels that scan N[v] give a row of more than LONG_ROW entries to
+ * the whole warp (for_rows): a power-law graph's hubs have 10^5 entries,
+ * too long a chain of loads for one thread (a thread a row, gen:kron:22 on
+ * 2 ranks took 3x one GPU). The warp keeps the row order, so the results
+ * are unchanged. */
 #include <string.h>
 
 #include <cub/device/device_scan.cuh>
@@ -30,17 +35,79 @@ __global__ void root_ids(int64_t n, const uint8_t *is_root, const int32_t *pos, 
   FOR_VERTEX(v, n) rootid[v] = is_root[v] ? first + pos[v] : -1;
 }
 
+#define LONG_ROW 32 /* rows (diagonal + ghost entries) longer than this: the warp's */
+
+/* op(v, lane, warp) for each owned v with want(v). The warp takes its
+ * vertices with rows of more than LONG_ROW entries one at a time, op in
+ * every lane (warp = true, lane = its lane); each other vertex runs in its
+ * own thread (warp = false, lane = 0). The loop bound is the same in every
+ * lane (blockDim.x a multiple of 32), so op's warp votes see all 32 lanes. */
+template <typename Want, typename Op>
+__device__ __forceinline__ void for_rows(const dev_graph &g, Want want, Op op) {
+  const int lane = (int)(threadIdx.x & 31);
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t base = blockIdx.x * (int64_t)blockDim.x + (threadIdx.x & ~31u); base < g.nloc;
+       base += stride) {
+    const int64_t v = base + lane;
+    const bool mine = v < g.nloc && want(v);
+    const bool wide = mine && g.arp[v + 1] - g.arp[v] + g.brp[v + 1] - g.brp[v] > (int64_t)LONG_ROW;
+    for (unsigned m = __ballot_sync(0xffffffffu, wide); m; m &= m - 1)
+      op((int64_t)__shfl_sync(0xffffffffu, v, __ffs(m) - 1), lane, true);
+    if (mine && !wide) op(v, 0, false);
+  }
+}
+
+/* f(q) of the first q in [b, e) (row order) with f(q) >= 0, else -1. Warp:
+ * 32 consecutive entries a step, the lowest lane with a hit gives its value
+ * to all lanes. */
+template <typename F>
+__device__ __forceinline__ int64_t first_hit(bool warp, int lane, int64_t b, int64_t e, F f) {
+  if (!warp) {
+    for (int64_t q = b; q < e; ++q) {
+      const int64_t x = f(q);
+      if (x >= 0) return x;
+    }
+    return -1;
+  }
+  for (int64_t q = b; q < e; q += 32) {
+    const int64_t x = q + lane < e ? f(q + lane) : -1;
+    const unsigned m = __ballot_sync(0xffffffffu, x >= 0);
+    if (m) return __shfl_sync(0xffffffffu, x, __ffs(m) - 1);
+  }
+  return -1;
+}
+
+/* The number of q in [b, e) with f(q), counted until it reaches `stop`
+ * (warp: a step of 32 may pass it; every lane gets the count). */
+template <typename F>
+__device__ __forceinline__ int count_hits(bool warp, int lane, int64_t b, int64_t e, int stop,
+                                          F f) {
+  int cnt = 0;
+  if (!warp) {
+    for (int64_t q = b; q < e && cnt < stop; ++q) cnt += f(q) ? 1 : 0;
+    return cnt;
+  }
+  for (int64_t q = b; q < e && cnt < stop; q += 32)
+    cnt += __popc(__ballot_sync(0xffffffffu, q + lane < e && f(q + lane)));
+  return cnt;
+}
+
 /* A vertex (phase 1: unaggregated; phase 2: free on entry) takes the id of
  * the root in N[v] (itself first, then the diagonal, then the ghosts). */
 __global__ void join_roots(dev_graph g, int phase2, const uint8_t *flag, const int64_t *rootid,
                            const int64_t *grootid, int32_t *agg) {
-  FOR_VERTEX(v, g.nloc) {
-    if (phase2 ? !flag[v] : agg[v] >= 0) continue;
-    int64_t id = rootid[v];
-    for (int64_t p = g.arp[v]; p < g.arp[v + 1] && id < 0; ++p) id = rootid[g.acol[p]];
-    for (int64_t p = g.brp[v]; p < g.brp[v + 1] && id < 0; ++p) id = grootid[g.bcol[p]];
-    if (id >= 0) agg[v] = (int32_t)id;
-  }
+  for_rows(
+      g, [&](int64_t v) { return phase2 ? flag[v] != 0 : agg[v] < 0; },
+      [&](int64_t v, int lane, bool warp) {
+        int64_t id = rootid[v];
+        if (id < 0)
+          id = first_hit(warp, lane, g.arp[v], g.arp[v + 1],
+                         [&](int64_t q) { return rootid[g.acol[q]]; });
+        if (id < 0)
+          id = first_hit(warp, lane, g.brp[v], g.brp[v + 1],
+                         [&](int64_t q) { return grootid[g.bcol[q]]; });
+        if (id >= 0 && lane == 0) agg[v] = (int32_t)id;
+      });
 }
 
 __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *flag,
@@ -55,53 +122,70 @@ __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *flag,
 /* Phase-2 roots: members free on entry with >= 2 free neighbours (self loops not counted). */
 __global__ void phase2_roots(dev_graph g, const uint8_t *set, const uint8_t *flag,
                              const uint8_t *gflag, uint8_t *is_root) {
-  FOR_VERTEX(v, g.nloc) {
-    int cnt = 0;
-    if (set[v] && flag[v]) {
-      for (int64_t p = g.arp[v]; p < g.arp[v + 1] && cnt < 2; ++p)
-        cnt += g.acol[p] != v && flag[g.acol[p]];
-      for (int64_t p = g.brp[v]; p < g.brp[v + 1] && cnt < 2; ++p) cnt += gflag[g.bcol[p]] != 0;
-    }
-    is_root[v] = cnt >= 2;
-  }
+  for_rows(
+      g, [](int64_t) { return true; },
+      [&](int64_t v, int lane, bool warp) {
+        int cnt = 0;
+        if (set[v] && flag[v]) {
+          cnt = count_hits(warp, lane, g.arp[v], g.arp[v + 1], 2, [&](int64_t q) {
+            const int32_t c = g.acol[q];
+            return c != v && flag[c];
+          });
+          if (cnt < 2)
+            cnt += count_hits(warp, lane, g.brp[v], g.brp[v + 1], 2 - cnt,
+                              [&](int64_t q) { return gflag[g.bcol[q]] != 0; });
+        }
+        if (lane == 0) is_root[v] = cnt >= 2;
+      });
 }
 
 __global__ void merge_ids(int64_t n, const int64_t *keep, int64_t *rootid) {
   FOR_VERTEX(v, n) if (keep[v] >= 0) rootid[v] = keep[v];
 }
 
-/* The root of v's aggregate among N[v]: *own (local id) or *gh (ghost index). */
-__device__ int find_root(const dev_graph &g, const int64_t *rootid, const int64_t *grootid,
-                         const int32_t *agg, int64_t v, int64_t *own, int64_t *gh) {
+/* The root of v's aggregate among N[v]: *own (local id) or *gh (ghost
+ * index); the first in row order (v, the diagonal, the ghosts). */
+__device__ __forceinline__ int find_root(const dev_graph &g, const int64_t *rootid,
+                                         const int64_t *grootid, const int32_t *agg, int64_t v,
+                                         bool warp, int lane, int64_t *own, int64_t *gh) {
   *own = *gh = -1;
   const int64_t a = agg[v];
   if (rootid[v] == a) return *own = v, 1;
-  for (int64_t p = g.arp[v]; p < g.arp[v + 1]; ++p)
-    if (rootid[g.acol[p]] == a) return *own = g.acol[p], 1;
-  for (int64_t p = g.brp[v]; p < g.brp[v + 1]; ++p)
-    if (grootid[g.bcol[p]] == a) return *gh = g.bcol[p], 1;
-  return 0;
+  *own = first_hit(warp, lane, g.arp[v], g.arp[v + 1], [&](int64_t q) {
+    const int32_t c = g.acol[q];
+    return rootid[c] == a ? (int64_t)c : (int64_t)-1;
+  });
+  if (*own >= 0) return 1;
+  *gh = first_hit(warp, lane, g.brp[v], g.brp[v + 1], [&](int64_t q) {
+    const int32_t j = g.bcol[q];
+    return grootid[j] == a ? (int64_t)j : (int64_t)-1;
+  });
+  return *gh >= 0;
 }
 
 __global__ void count_members(dev_graph g, const int64_t *rootid, const int64_t *grootid,
                               const int32_t *agg, unsigned long long *cnt,
                               unsigned long long *gcnt) {
-  FOR_VERTEX(v, g.nloc) {
-    int64_t o, j;
-    if (agg[v] < 0 || !find_root(g, rootid, grootid, agg, v, &o, &j)) continue;
-    atomicAdd(o >= 0 ? cnt + o : gcnt + j, 1ull);
-  }
+  for_rows(
+      g, [&](int64_t v) { return agg[v] >= 0; },
+      [&](int64_t v, int lane, bool warp) {
+        int64_t o, j;
+        if (find_root(g, rootid, grootid, agg, v, warp, lane, &o, &j) && lane == 0)
+          atomicAdd(o >= 0 ? cnt + o : gcnt + j, 1ull);
+      });
 }
 
 __global__ void member_sizes(dev_graph g, const int64_t *rootid, const int64_t *grootid,
                              const int32_t *agg, const int64_t *cnt, const int64_t *gcnt,
                              int64_t *asize) {
-  FOR_VERTEX(v, g.nloc) {
-    int64_t o, j, sz = 0;
-    if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, &o, &j))
-      sz = o >= 0 ? cnt[o] : gcnt[j];
-    asize[v] = sz;
-  }
+  for_rows(
+      g, [](int64_t) { return true; },
+      [&](int64_t v, int lane, bool warp) {
+        int64_t o, j, sz = 0;
+        if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, warp, lane, &o, &j))
+          sz = o >= 0 ? cnt[o] : gcnt[j];
+        if (lane == 0) asize[v] = sz;
+      });
 }
 
 /* Candidate (cnt, size, label) 1 before 2: more of v's neighbours, then the
