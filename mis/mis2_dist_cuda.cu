@@ -9,6 +9,12 @@
  * re-hash), and the termination count of round r is summed on the device
  * (NCCL) and read by the host while round r + 1 runs. A round queued after
  * the last one changes nothing (no undecided vertex is left to decide).
+ *
+ * Communication is hidden behind the interior: boundary vertices (ghost
+ * columns, or sent to a rank) have their own worklists and run on the
+ * context's stream with the exchanges between them; interior vertices need
+ * no ghost word and run on a second stream while the M and T words travel
+ * (events order the two where one reads what the other writes, below).
  * Every kernel reads only words written before its launch, so the set and
  * the rounds equal the host's (and one process's) bit for bit. */
 #include <string.h>
@@ -24,15 +30,20 @@ using namespace mis_cuda; /* kWarps, List, ListSmem, Steps, w_in, w_out, row_min
 typedef ListSmem Smem;
 static_assert(DIST_BLOCK == mis_cuda::kBlock, "the warp steps assume the MIS block size");
 
-/* A run's arrays (kernel parameter: constant memory). len[2r] / len[2r+1]:
- * column / decide list lengths of round r (round 0 takes every vertex). */
+enum { kBoundary = 0, kInterior = 1 };
+
+/* A run's arrays (kernel parameter: constant memory). Worklists by class c
+ * (kBoundary, kInterior) and round parity: col[c][r & 1], dec[c][r & 1];
+ * len[4 r + c] / len[4 r + 2 + c] their lengths in round r. Round 0's
+ * lists are the class's vertices of the subset, in col[c][0] for both
+ * kernels. */
 template <typename W> struct Plan {
   dev_graph g;
   W *T, *M, *gT, *gM;
   const uint8_t *subset, *gsub;
   int per_round, idbits;
   uint64_t seed;
-  int32_t *col[2], *dec[2];
+  int32_t *col[2][2], *dec[2][2];
   unsigned *len;
 };
 
@@ -47,21 +58,20 @@ __device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W
   return m;
 }
 
-/* Column: M[v] = min T over N[v] (ghosts included); an IN minimum makes it
- * OUT for good. Vertices outside the subset start OUT. */
+/* Column over class c's list: M[v] = min T over N[v] (ghosts included); an
+ * IN minimum makes it OUT for good. */
 template <typename W, bool Warp>
-__global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r) {
+__global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r, int c) {
   __shared__ Smem sm;
-  const unsigned *in_n = p.len + 2 * r;
-  List out(sm.slots[threadIdx.x >> 5], p.col[(r + 1) & 1], p.len + 2 * (r + 1));
+  const int32_t *in = p.col[c][r & 1];
+  List out(sm.slots[threadIdx.x >> 5], p.col[c][(r + 1) & 1], p.len + 4 * (r + 1) + c);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
-  const int64_t n = r == 0 ? p.g.nloc : (int64_t)*in_n;
+  const int64_t n = (int64_t)p.len[4 * r + c];
   for (int64_t step = Steps<Warp>::first(); step < n; step += Steps<Warp>::stride()) {
     const int64_t i = step + Steps<Warp>::slot();
     bool keep = false;
-    int32_t v = -1;
-    if (i < n) v = r == 0 ? (int32_t)i : p.col[r & 1][i];
-    if (i < n && p.M[v] != w_out<W>()) {
+    const int32_t v = i < n ? in[i] : -1;
+    if (v >= 0 && p.M[v] != w_out<W>()) {
       W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v]);
       if (Warp)
         for (int off = 16; off; off >>= 1) {
@@ -77,22 +87,22 @@ __global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r) {
   out.finish<kWarps>(sm.counts);
 }
 
-/* Decide: OUT when an M over N[v] (in the subset) is OUT, IN when all are
- * T[v], else v's tuple of round r + 1 (mis2_dist_decide). Round 0 has no
- * IN vertex yet, so the first mismatch settles "undecided". */
+/* Decide over class c's list: OUT when an M over N[v] (in the subset) is
+ * OUT, IN when all are T[v], else v's tuple of round r + 1
+ * (mis2_dist_decide). Round 0 has no IN vertex yet, so the first mismatch
+ * settles "undecided". */
 template <typename W, bool Warp>
-__global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r) {
+__global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r, int c) {
   __shared__ Smem sm;
-  const unsigned *in_n = p.len + 2 * r + 1;
-  List out(sm.slots[threadIdx.x >> 5], p.dec[(r + 1) & 1], p.len + 2 * (r + 1) + 1);
-  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
-  const int64_t n = r == 0 ? p.g.nloc : (int64_t)*in_n;
   const bool first_round = r == 0;
+  const int32_t *in = first_round ? p.col[c][0] : p.dec[c][r & 1];
+  List out(sm.slots[threadIdx.x >> 5], p.dec[c][(r + 1) & 1], p.len + 4 * (r + 1) + 2 + c);
+  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
+  const int64_t n = (int64_t)p.len[first_round ? c : 4 * r + 2 + c];
   for (int64_t step = Steps<Warp>::first(); step < n; step += Steps<Warp>::stride()) {
     const int64_t i = step + Steps<Warp>::slot();
     bool undecided = false;
-    int32_t v = -1;
-    if (i < n) v = r == 0 ? (int32_t)i : p.dec[r & 1][i];
+    const int32_t v = i < n ? in[i] : -1;
     const W t = v >= 0 ? p.T[v] : w_in<W>();
     if (v >= 0 && t != w_in<W>() && t != w_out<W>()) {
       const W mv = p.M[v];
@@ -123,16 +133,47 @@ __global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r) {
   out.finish<kWarps>(sm.counts);
 }
 
-/* T and M of round 0; len[1] counts the undecided vertices. */
-template <typename W> __global__ void init(Plan<W> p) {
+/* cls[v] = kBoundary for the vertices the ranks send (set before), and
+ * those with ghost columns; T and M of round 0; own = subset flag (for the
+ * ghosts' copy); aux[0] counts the subset, aux[1] the boundary vertices. */
+template <typename W> __global__ void init(Plan<W> p, uint8_t *cls, uint8_t *own, unsigned *aux) {
   FOR_VERTEX(v, p.g.nloc) {
     const int inside = !p.subset || p.subset[v];
     p.T[v] =
         inside ? (W)mis2_tuple(p.per_round, p.seed, 0, p.g.rstart + v, p.idbits, 8 * (int)sizeof(W))
                : w_out<W>();
     p.M[v] = inside ? w_in<W>() : w_out<W>(); /* IN here: anything but OUT */
-    if (inside) atomicAdd(p.len + 1, 1u);
+    own[v] = (uint8_t)inside;
+    const int b = cls[v] == kBoundary || p.g.brp[v + 1] > p.g.brp[v];
+    cls[v] = b ? kBoundary : kInterior;
+    if (inside) atomicAdd(aux, 1u);
+    if (b) atomicAdd(aux + 1, 1u);
   }
+}
+
+__global__ void mark_sent(int64_t n, const int32_t *sidx, uint8_t *cls) {
+  FOR_VERTEX(k, n) cls[sidx[k]] = kBoundary;
+}
+
+/* Round 0's worklists: the subset's vertices by class. */
+struct FirstSmem {
+  int32_t slots[2][kWarps][kListSlots];
+  unsigned counts[kWarps + 1];
+};
+template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls) {
+  __shared__ FirstSmem sm;
+  List out_b(sm.slots[0][threadIdx.x >> 5], p.col[kBoundary][0], p.len + kBoundary);
+  List out_i(sm.slots[1][threadIdx.x >> 5], p.col[kInterior][0], p.len + kInterior);
+  const int64_t n = p.g.nloc;
+  for (int64_t step = Steps<false>::first(); step < n; step += Steps<false>::stride()) {
+    const int64_t v = step + Steps<false>::slot();
+    const bool inside = v < n && (!p.subset || p.subset[v]);
+    const bool b = inside && cls[v] == kBoundary;
+    out_b.push(b, (int32_t)v);
+    out_i.push(inside && !b, (int32_t)v);
+  }
+  out_b.finish<kWarps>(sm.counts);
+  out_i.finish<kWarps>(sm.counts);
 }
 
 template <typename W> __global__ void members(Plan<W> p, uint8_t *in_set, unsigned *count) {
@@ -143,25 +184,45 @@ template <typename W> __global__ void members(Plan<W> p, uint8_t *in_set, unsign
   }
 }
 
-__global__ void mark_subset(int64_t n, const uint8_t *subset, uint8_t *own) {
-  FOR_VERTEX(v, n) own[v] = subset ? subset[v] : 1;
-}
-
 typedef mispc_scratch_list dev_buffers;
 
-struct Counts { /* pinned host words and device words of the round counts */
+/* Pinned host words and device words of the round counts; the interior
+ * stream and the events that order it against the context's stream. */
+struct Sync {
   unsigned long long *h, *d;
-  cudaEvent_t ev[2];
+  cudaEvent_t ev[2];          /* round r's count copied (host waits) */
+  cudaEvent_t col[2], dec[2]; /* column / decide of a class done */
+  cudaStream_t inner;
 };
+
+/* Queues column or decide of class c, round r, on stream s. */
+template <typename W>
+mispc_status launch(mispc_context *ctx, bool warp, bool is_column, const Plan<W> &p, int r, int c,
+                    const unsigned grid[2], cudaStream_t s) {
+  const unsigned gr = grid[c];
+  if (is_column) {
+    if (warp)
+      column<W, true><<<gr, DIST_BLOCK, 0, s>>>(p, r, c);
+    else
+      column<W, false><<<gr, DIST_BLOCK, 0, s>>>(p, r, c);
+  } else {
+    if (warp)
+      decide<W, true><<<gr, DIST_BLOCK, 0, s>>>(p, r, c);
+    else
+      decide<W, false><<<gr, DIST_BLOCK, 0, s>>>(p, r, c);
+  }
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return MISPC_SUCCESS;
+}
 
 template <typename W>
 mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis_options *opt,
                     int per_round, const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res,
-                    dev_buffers *b, Counts *c) {
+                    dev_buffers *b, Sync *y) {
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   mispc_halo *h = g->halo;
-  cudaStream_t st;
+  cudaStream_t st, in_st = y->inner;
   MISPC_TRY(mispc_stream(ctx, &st));
   Plan<W> p;
   memset(&p, 0, sizeof p);
@@ -170,67 +231,94 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   p.per_round = per_round;
   p.seed = opt->seed;
   p.idbits = mis2_id_bits(g->nglobal);
-  const size_t nl = (size_t)nloc + 1, gn = (size_t)ng + 1, nlen = 2 * (size_t)(max_rounds + 2);
-  uint8_t *own = NULL, *gsub = NULL;
+  const size_t nl = (size_t)nloc + 1, gn = (size_t)ng + 1, nlen = 4 * (size_t)(max_rounds + 2);
+  uint8_t *own = NULL, *gsub = NULL, *cls = NULL;
   int32_t *lists = NULL;
+  unsigned *aux = NULL;
   const char *what = "distributed MIS-2 scratch";
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * 2 * sizeof(W), what, (void **)&p.T));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn * 2 * sizeof(W), what, (void **)&p.gT));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * 16, what, (void **)&lists));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&own));
+  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&cls));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn, what, (void **)&gsub));
-  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nlen * 4, what, (void **)&p.len));
-  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, (size_t)(max_rounds + 3) * 8, what, (void **)&c->d));
-  MISPC_TRY(mispc_pinned_scratch(ctx, (size_t)(max_rounds + 3) * 8, (void **)&c->h));
+  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nlen * 4 + 16, what, (void **)&p.len));
+  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, (size_t)(max_rounds + 3) * 8, what, (void **)&y->d));
+  MISPC_TRY(mispc_pinned_scratch(ctx, (size_t)(max_rounds + 4) * 8, (void **)&y->h));
+  aux = p.len + nlen; /* [0] subset size, [1] boundary size, [2] members */
   p.M = p.T + nl;
   p.gM = p.gT + gn;
   p.gsub = gsub;
-  p.col[0] = lists, p.col[1] = lists + nl;
-  p.dec[0] = lists + 2 * nl, p.dec[1] = lists + 3 * nl;
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(p.len, 0, nlen * 4, st));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(p.len, 0, nlen * 4 + 16, st));
+  if (nloc > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cls, kInterior, (size_t)nloc, st));
   /* warp a vertex for long rows (§V-D), as the one-process kernels */
   const mispc_tuning *tu = &ctx->tuning;
   const int64_t nnz = g->diag.nnz + g->offd.nnz;
   const bool warp =
       tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && nloc > 0 && nnz >= 16 * nloc);
   const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
-  const unsigned wgrid = mispc_device_grid(ctx, warp ? 32 * nloc : nloc, DIST_BLOCK);
   const size_t ws = sizeof(W);
-  init<W><<<grid, DIST_BLOCK, 0, st>>>(p);
-  mark_subset<<<grid, DIST_BLOCK, 0, st>>>(nloc, subset, own);
+  if (h->nsend > 0) {
+    const int32_t *sidx = NULL;
+    MISPC_TRY(mispc_halo_device_send_list(ctx, h, &sidx));
+    mark_sent<<<mispc_device_grid(ctx, h->nsend, DIST_BLOCK), DIST_BLOCK, 0, st>>>(h->nsend, sidx,
+                                                                                   cls);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+  }
+  init<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, own, aux);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  MISPC_TRY(mispc_halo_exchange_device(ctx, h, own, gsub, 1));
-  MISPC_TRY(mispc_halo_exchange_device(ctx, h, p.T, p.gT, ws));
+  MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, own, gsub, 1, st));
+  MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
+  unsigned long long *h_nb = y->h + max_rounds + 3; /* this rank's boundary size */
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_nb, aux + 1, 4, cudaMemcpyDeviceToHost, st));
   int64_t undecided = 0;
-  MISPC_TRY(mispc_halo_count_start(ctx, h, p.len + 1, c->d, c->h, st));
+  MISPC_TRY(mispc_halo_count_start(ctx, h, aux, 1, y->d, y->h, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 start"));
-  MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, c->h, &undecided));
+  MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h, &undecided));
+  const int64_t nb = (int64_t) * (const unsigned *)h_nb;
+  /* the lists of a kind and parity: boundary class first, interior after */
+  for (int k = 0; k < 2; ++k) {
+    p.col[kBoundary][k] = lists + k * nl, p.col[kInterior][k] = lists + k * nl + nb;
+    p.dec[kBoundary][k] = lists + (2 + k) * nl, p.dec[kInterior][k] = lists + (2 + k) * nl + nb;
+  }
+  const unsigned grids[2] = {
+      mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK),
+      mispc_device_grid(ctx, warp ? 32 * (nloc - nb) : nloc - nb, DIST_BLOCK)};
+  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], st));
   /* Round r is queued, then round r - 1's count read: the host stays a round
-   * ahead of the GPU. rounds = the first r whose count after it is 0. */
+   * ahead of the GPU. rounds = the first r whose count after it is 0.
+   * Order (B: context stream, boundary; I: interior stream):
+   *   B: column_B -> M exchange -> [column_I] decide_B -> [decide_I] count -> T exchange
+   *   I: [decide_B of r - 1] column_I -> [column_B] decide_I
+   * column_B waits for decide_I of r - 1 (it reads T of interior neighbours
+   * and overwrites M that decide_I read). */
   int done = undecided == 0 ? 0 : -1;
   for (int r = 0; done < 0; ++r) {
     if (r < max_rounds) {
-      if (warp) {
-        column<W, true><<<wgrid, DIST_BLOCK, 0, st>>>(p, r);
-      } else {
-        column<W, false><<<grid, DIST_BLOCK, 0, st>>>(p, r);
-      }
-      MISPC_CUDA_LAUNCH_CHECK(ctx);
-      MISPC_TRY(mispc_halo_exchange_device(ctx, h, p.M, p.gM, ws));
-      if (warp) {
-        decide<W, true><<<wgrid, DIST_BLOCK, 0, st>>>(p, r);
-      } else {
-        decide<W, false><<<grid, DIST_BLOCK, 0, st>>>(p, r);
-      }
-      MISPC_CUDA_LAUNCH_CHECK(ctx);
-      MISPC_TRY(
-          mispc_halo_count_start(ctx, h, p.len + 2 * (r + 1) + 1, c->d + r + 1, c->h + r + 1, st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(c->ev[r & 1], st));
-      MISPC_TRY(mispc_halo_exchange_device(ctx, h, p.T, p.gT, ws));
+      if (r > 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kInterior], 0));
+      MISPC_TRY(launch(ctx, warp, true, p, r, kBoundary, grids, st));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], st));
+      MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.M, p.gM, ws, st));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(in_st, y->dec[kBoundary], 0));
+      MISPC_TRY(launch(ctx, warp, true, p, r, kInterior, grids, in_st));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kInterior], in_st));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(in_st, y->col[kBoundary], 0));
+      MISPC_TRY(launch(ctx, warp, false, p, r, kInterior, grids, in_st));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], in_st));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->col[kInterior], 0));
+      MISPC_TRY(launch(ctx, warp, false, p, r, kBoundary, grids, st));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], st));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kInterior], 0));
+      MISPC_TRY(mispc_halo_count_start(ctx, h, p.len + 4 * (r + 1) + 2, 2, y->d + r + 1,
+                                       y->h + r + 1, st));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->ev[r & 1], st));
+      MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
     }
     if (r >= 1) {
-      MISPC_CUDA_TRY(ctx, cudaEventSynchronize(c->ev[(r - 1) & 1]));
-      MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, c->h + r, &undecided));
+      MISPC_CUDA_TRY(ctx, cudaEventSynchronize(y->ev[(r - 1) & 1]));
+      MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h + r, &undecided));
       mispc_logf(ctx, 2, "dist mis2 (device) round %d: %lld undecided", r, (long long)undecided);
       if (undecided == 0) done = r;
     }
@@ -239,14 +327,14 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
                           "mispc_dist_mis2: %lld vertices undecided after %d rounds",
                           (long long)undecided, max_rounds);
   }
-  /* members: the count reuses the first length word (no longer read) */
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(p.len, 0, 4, st));
-  members<W><<<grid, DIST_BLOCK, 0, st>>>(p, in_set, p.len);
+  /* the interior stream's last decide before the members (and the frees) */
+  MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kInterior], 0));
+  members<W><<<grid, DIST_BLOCK, 0, st>>>(p, in_set, aux + 2);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   int64_t size = 0;
-  MISPC_TRY(mispc_halo_count_start(ctx, h, p.len, c->d, c->h, st));
+  MISPC_TRY(mispc_halo_count_start(ctx, h, aux + 2, 1, y->d, y->h, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 members"));
-  MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, c->h, &size));
+  MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h, &size));
   res->set_size = size;
   res->rounds = done;
   return MISPC_SUCCESS;
@@ -259,22 +347,27 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
                                              const uint8_t *subset, uint8_t *in_set,
                                              mispc_mis_result *res) {
   dev_buffers b = {{0}, 0};
-  Counts c;
-  memset(&c, 0, sizeof c);
+  Sync y;
+  memset(&y, 0, sizeof y);
   mispc_status s = MISPC_SUCCESS;
-  if (cudaEventCreateWithFlags(&c.ev[0], cudaEventDisableTiming) != cudaSuccess ||
-      cudaEventCreateWithFlags(&c.ev[1], cudaEventDisableTiming) != cudaSuccess)
-    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
+  cudaEvent_t *evs[6] = {&y.ev[0], &y.ev[1], &y.col[0], &y.col[1], &y.dec[0], &y.dec[1]};
+  for (int k = 0; k < 6 && !s; ++k)
+    if (cudaEventCreateWithFlags(evs[k], cudaEventDisableTiming) != cudaSuccess)
+      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
+  if (!s && cudaStreamCreateWithFlags(&y.inner, cudaStreamNonBlocking) != cudaSuccess)
+    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaStreamCreate failed");
   if (!s)
     s = mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
-            ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &c)
-            : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &c);
+            ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y)
+            : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y);
   if (s) { /* queued work may still use the scratch: let it finish first */
     cudaStream_t st;
+    if (y.inner) cudaStreamSynchronize(y.inner);
     if (mispc_stream(ctx, &st) == MISPC_SUCCESS) cudaStreamSynchronize(st);
   }
   mispc_scratch_list_free(ctx, &b);
-  if (c.ev[0]) cudaEventDestroy(c.ev[0]);
-  if (c.ev[1]) cudaEventDestroy(c.ev[1]);
+  if (y.inner) cudaStreamDestroy(y.inner);
+  for (int k = 0; k < 6; ++k)
+    if (*evs[k]) cudaEventDestroy(*evs[k]);
   return mispc_dist_agree(ctx, g->comm, s);
 }

@@ -52,14 +52,28 @@ extern "C" mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo 
   return MISPC_SUCCESS;
 }
 
+extern "C" mispc_status mispc_halo_device_send_list(mispc_context *ctx, mispc_halo *h,
+                                                    const int32_t **d_sidx) {
+  MISPC_TRY(ensure_device(ctx, h));
+  *d_sidx = h->d_sidx;
+  return MISPC_SUCCESS;
+}
+
 extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h,
                                                    const void *owned, void *ghost, size_t size) {
+  cudaStream_t st;
+  MISPC_TRY(mispc_stream(ctx, &st));
+  return mispc_halo_exchange_device_on(ctx, h, owned, ghost, size, st);
+}
+
+extern "C" mispc_status mispc_halo_exchange_device_on(mispc_context *ctx, mispc_halo *h,
+                                                      const void *owned, void *ghost, size_t size,
+                                                      void *stream) {
   if (size != 1 && size != 4 && size != 8)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "device halo exchange of %zu-byte elements",
                         size);
   MISPC_TRY(ensure_device(ctx, h));
-  cudaStream_t st;
-  MISPC_TRY(mispc_stream(ctx, &st));
+  cudaStream_t st = (cudaStream_t)stream;
   const double t0 = mispc_wtime();
   if (h->nsend > 0) {
     const unsigned grid = mispc_device_grid(ctx, h->nsend, 256);
@@ -100,15 +114,18 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
   return MISPC_SUCCESS;
 }
 
-__global__ void widen_kernel(const unsigned *in, unsigned long long *out) {
-  *out = *in;
+__global__ void widen_kernel(const unsigned *in, int n, unsigned long long *out) {
+  unsigned long long sum = 0;
+  for (int k = 0; k < n; ++k) sum += in[k];
+  *out = sum;
 }
 
 extern "C" mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h,
-                                               const unsigned *d_count, unsigned long long *d_wide,
+                                               const unsigned *d_count, int n,
+                                               unsigned long long *d_wide,
                                                unsigned long long *h_out, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  widen_kernel<<<1, 1, 0, st>>>(d_count, d_wide);
+  widen_kernel<<<1, 1, 0, st>>>(d_count, n, d_wide);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   if (h->nccl) MISPC_TRY(mispc_halo_nccl_sum(ctx, h, d_wide, st));
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, d_wide, 8, cudaMemcpyDeviceToHost, st));

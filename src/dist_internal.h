@@ -96,6 +96,11 @@ mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const 
  * memory, queued on the context's stream. */
 mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const void *owned,
                                         void *ghost, size_t size);
+/* The same on `stream` (a cudaStream_t; the host-staged path waits for it). */
+mispc_status mispc_halo_exchange_device_on(mispc_context *ctx, mispc_halo *h, const void *owned,
+                                           void *ghost, size_t size, void *stream);
+/* The send list (owned ids, in send order) in device memory, nsend entries. */
+mispc_status mispc_halo_device_send_list(mispc_context *ctx, mispc_halo *h, const int32_t **d_sidx);
 /* mispc_halo_reverse_add for device arrays (int64 elements, both in device
  * memory): ghost values staged through pinned host memory and MPI, summed
  * into owned on the device (atomics: a vertex sent to several ranks gets
@@ -145,12 +150,12 @@ mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, mispc_halo *h, 
 
 /* A device count summed over the ranks without a host wait where NCCL
  * carries it (the termination count of device rounds, read a round late):
- * start queues on `stream` the widening of this rank's count *d_count into
- * *d_wide, the NCCL all-reduce of *d_wide (NCCL transport) and its copy to
+ * start queues on `stream` the sum of this rank's n counts d_count[0..n)
+ * widened into *d_wide, the NCCL all-reduce of *d_wide (NCCL transport) and its copy to
  * the pinned word *h_out; finish, once the stream has passed that point,
  * gives the sum in *out (MPI transport: MPI_Allreduce of the word now). */
 mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h, const unsigned *d_count,
-                                    unsigned long long *d_wide, unsigned long long *h_out,
+                                    int n, unsigned long long *d_wide, unsigned long long *h_out,
                                     void *stream);
 mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
                                      const unsigned long long *h_out, int64_t *out);
