@@ -11,10 +11,11 @@
  * the last one changes nothing (no undecided vertex is left to decide).
  *
  * Communication is hidden behind the interior: boundary vertices (ghost
- * columns, or sent to a rank) have their own worklists and run on the
- * context's stream with the exchanges between them; interior vertices need
- * no ghost word and run on a second stream while the M and T words travel
- * (events order the two where one reads what the other writes, below).
+ * columns, or sent to a rank) have their own worklists and run with the
+ * exchanges between them on a stream of the highest priority; interior
+ * vertices need no ghost word and run on the context's stream while the M
+ * and T words travel (events order the two where one reads what the other
+ * writes, below).
  * Every kernel reads only words written before its launch, so the set and
  * the rounds equal the host's (and one process's) bit for bit. */
 #include <string.h>
@@ -186,13 +187,13 @@ template <typename W> __global__ void members(Plan<W> p, uint8_t *in_set, unsign
 
 typedef mispc_scratch_list dev_buffers;
 
-/* Pinned host words and device words of the round counts; the interior
- * stream and the events that order it against the context's stream. */
+/* Pinned host words and device words of the round counts; the comm stream
+ * and the events that order it against the context's stream. */
 struct Sync {
   unsigned long long *h, *d;
   cudaEvent_t ev[2];          /* round r's count copied (host waits) */
   cudaEvent_t col[2], dec[2]; /* column / decide of a class done */
-  cudaStream_t inner;
+  cudaStream_t comm;          /* boundary kernels and exchanges, high priority */
 };
 
 /* Queues column or decide of class c, round r, on stream s. */
@@ -222,7 +223,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   mispc_halo *h = g->halo;
-  cudaStream_t st, in_st = y->inner;
+  cudaStream_t st, cs = y->comm;
   MISPC_TRY(mispc_stream(ctx, &st));
   Plan<W> p;
   memset(&p, 0, sizeof p);
@@ -281,40 +282,48 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
     p.col[kBoundary][k] = lists + k * nl, p.col[kInterior][k] = lists + k * nl + nb;
     p.dec[kBoundary][k] = lists + (2 + k) * nl, p.dec[kInterior][k] = lists + (2 + k) * nl + nb;
   }
+  /* The interior's blocks are short-lived (8 waves of them at most), so the
+   * comm stream's blocks (higher priority) start as soon as they are ready
+   * instead of after a whole-GPU grid; the boundary's are few. */
+  int sms = 0, coop = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  const int64_t ni = nloc - nb;
   const unsigned grids[2] = {
       mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK),
-      mispc_device_grid(ctx, warp ? 32 * (nloc - nb) : nloc - nb, DIST_BLOCK)};
+      mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], st));
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], st));
   /* Round r is queued, then round r - 1's count read: the host stays a round
    * ahead of the GPU. rounds = the first r whose count after it is 0.
-   * Order (B: context stream, boundary; I: interior stream):
-   *   B: column_B -> M exchange -> [column_I] decide_B -> [decide_I] count -> T exchange
-   *   I: [decide_B of r - 1] column_I -> [column_B] decide_I
-   * column_B waits for decide_I of r - 1 (it reads T of interior neighbours
-   * and overwrites M that decide_I read). */
+   * Order (C: the comm stream, boundary; S: the context's stream, interior;
+   * [x]: waits for x):
+   *   C: [decide_I of r - 1] column_B -> M exchange -> [column_I] decide_B
+   *      -> [decide_I] T exchange with the count's sum (one NCCL group)
+   *   S: [decide_B of r - 1] column_I -> [column_B] decide_I
+   * column_B reads T of interior neighbours and overwrites M that decide_I
+   * read; column_I reads T of boundary neighbours and overwrites M that
+   * decide_B read. */
   int done = undecided == 0 ? 0 : -1;
   for (int r = 0; done < 0; ++r) {
     if (r < max_rounds) {
-      if (r > 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kInterior], 0));
-      MISPC_TRY(launch(ctx, warp, true, p, r, kBoundary, grids, st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], st));
-      MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.M, p.gM, ws, st));
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(in_st, y->dec[kBoundary], 0));
-      MISPC_TRY(launch(ctx, warp, true, p, r, kInterior, grids, in_st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kInterior], in_st));
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(in_st, y->col[kBoundary], 0));
-      MISPC_TRY(launch(ctx, warp, false, p, r, kInterior, grids, in_st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], in_st));
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->col[kInterior], 0));
-      MISPC_TRY(launch(ctx, warp, false, p, r, kBoundary, grids, st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], st));
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kInterior], 0));
-      MISPC_TRY(mispc_halo_count_start(ctx, h, p.len + 4 * (r + 1) + 2, 2, y->d + r + 1,
-                                       y->h + r + 1, st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->ev[r & 1], st));
-      MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
+      MISPC_TRY(launch(ctx, warp, true, p, r, kBoundary, grids, cs));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], cs));
+      MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.M, p.gM, ws, cs));
+      if (r > 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kBoundary], 0));
+      MISPC_TRY(launch(ctx, warp, true, p, r, kInterior, grids, st));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kInterior], st));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->col[kBoundary], 0));
+      MISPC_TRY(launch(ctx, warp, false, p, r, kInterior, grids, st));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], st));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->col[kInterior], 0));
+      MISPC_TRY(launch(ctx, warp, false, p, r, kBoundary, grids, cs));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], cs));
+      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
+      MISPC_TRY(mispc_halo_exchange_count_device(ctx, h, p.T, p.gT, ws, p.len + 4 * (r + 1) + 2, 2,
+                                                 y->d + r + 1, y->h + r + 1, cs));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->ev[r & 1], cs));
     }
     if (r >= 1) {
       MISPC_CUDA_TRY(ctx, cudaEventSynchronize(y->ev[(r - 1) & 1]));
@@ -327,8 +336,9 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
                           "mispc_dist_mis2: %lld vertices undecided after %d rounds",
                           (long long)undecided, max_rounds);
   }
-  /* the interior stream's last decide before the members (and the frees) */
-  MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kInterior], 0));
+  /* the comm stream's last exchange before the members (and the frees) */
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], cs));
+  MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->col[kBoundary], 0));
   members<W><<<grid, DIST_BLOCK, 0, st>>>(p, in_set, aux + 2);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   int64_t size = 0;
@@ -354,19 +364,21 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
   for (int k = 0; k < 6 && !s; ++k)
     if (cudaEventCreateWithFlags(evs[k], cudaEventDisableTiming) != cudaSuccess)
       s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
-  if (!s && cudaStreamCreateWithFlags(&y.inner, cudaStreamNonBlocking) != cudaSuccess)
-    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaStreamCreate failed");
+  int least = 0, greatest = 0;
+  if (!s && (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess ||
+             cudaStreamCreateWithPriority(&y.comm, cudaStreamNonBlocking, greatest) != cudaSuccess))
+    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaStreamCreateWithPriority failed");
   if (!s)
     s = mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
             ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y)
             : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y);
   if (s) { /* queued work may still use the scratch: let it finish first */
     cudaStream_t st;
-    if (y.inner) cudaStreamSynchronize(y.inner);
+    if (y.comm) cudaStreamSynchronize(y.comm);
     if (mispc_stream(ctx, &st) == MISPC_SUCCESS) cudaStreamSynchronize(st);
   }
   mispc_scratch_list_free(ctx, &b);
-  if (y.inner) cudaStreamDestroy(y.inner);
+  if (y.comm) cudaStreamDestroy(y.comm);
   for (int k = 0; k < 6; ++k)
     if (*evs[k]) cudaEventDestroy(*evs[k]);
   return mispc_dist_agree(ctx, g->comm, s);

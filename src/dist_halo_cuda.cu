@@ -7,9 +7,24 @@
 #include "dist_internal.h"
 #include "mispc/timer.h"
 
+/* The round count of mispc_halo_count_start: n words summed, widened. */
+struct count_words {
+  const unsigned *in;
+  int n;
+  unsigned long long *out;
+};
+
+__device__ __forceinline__ void widen(const count_words &c) {
+  unsigned long long sum = 0;
+  for (int k = 0; k < c.n; ++k) sum += c.in[k];
+  *c.out = sum;
+}
+
+/* out[k] = in[idx[k]]; with c.out, one thread also widens the count. */
 template <typename T>
 __global__ void pack_kernel(int64_t n, const int32_t *__restrict__ idx, const T *__restrict__ in,
-                            T *__restrict__ out) {
+                            T *__restrict__ out, count_words c) {
+  if (c.out && blockIdx.x == 0 && threadIdx.x == 0) widen(c);
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
        k += (int64_t)gridDim.x * blockDim.x)
     out[k] = in[idx[k]];
@@ -66,30 +81,34 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
   return mispc_halo_exchange_device_on(ctx, h, owned, ghost, size, st);
 }
 
-extern "C" mispc_status mispc_halo_exchange_device_on(mispc_context *ctx, mispc_halo *h,
-                                                      const void *owned, void *ghost, size_t size,
-                                                      void *stream) {
+/* The exchange on stream st; with c.out, NCCL also sums the count (one
+ * group) and h_out gets it (the MPI path copies this rank's count only). */
+static mispc_status exchange(mispc_context *ctx, mispc_halo *h, const void *owned, void *ghost,
+                             size_t size, cudaStream_t st, count_words c,
+                             unsigned long long *h_out) {
   if (size != 1 && size != 4 && size != 8)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "device halo exchange of %zu-byte elements",
                         size);
   MISPC_TRY(ensure_device(ctx, h));
-  cudaStream_t st = (cudaStream_t)stream;
   const double t0 = mispc_wtime();
-  if (h->nsend > 0) {
+  if (h->nsend > 0 || c.out) {
     const unsigned grid = mispc_device_grid(ctx, h->nsend, 256);
     if (size == 1)
       pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint8_t *)owned,
-                                        (uint8_t *)h->d_sbuf);
+                                        (uint8_t *)h->d_sbuf, c);
     else if (size == 4)
       pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint32_t *)owned,
-                                        (uint32_t *)h->d_sbuf);
+                                        (uint32_t *)h->d_sbuf, c);
     else
       pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint64_t *)owned,
-                                        (uint64_t *)h->d_sbuf);
+                                        (uint64_t *)h->d_sbuf, c);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
   }
+  if (c.out && !h->nccl) /* this rank's count; count_finish sums it by MPI */
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, c.out, 8, cudaMemcpyDeviceToHost, st));
   if (h->nccl) { /* device to device, ordered on the stream: no host wait */
-    MISPC_TRY(mispc_halo_nccl_exchange(ctx, h, ghost, size, st));
+    MISPC_TRY(mispc_halo_nccl_exchange_sum(ctx, h, ghost, size, c.out, st));
+    if (c.out) MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, c.out, 8, cudaMemcpyDeviceToHost, st));
     h->stats.exchanges++;
     h->stats.bytes_sent += h->nsend * (int64_t)size;
     h->stats.comm_seconds += mispc_wtime() - t0;
@@ -114,10 +133,24 @@ extern "C" mispc_status mispc_halo_exchange_device_on(mispc_context *ctx, mispc_
   return MISPC_SUCCESS;
 }
 
-__global__ void widen_kernel(const unsigned *in, int n, unsigned long long *out) {
-  unsigned long long sum = 0;
-  for (int k = 0; k < n; ++k) sum += in[k];
-  *out = sum;
+extern "C" mispc_status mispc_halo_exchange_device_on(mispc_context *ctx, mispc_halo *h,
+                                                      const void *owned, void *ghost, size_t size,
+                                                      void *stream) {
+  const count_words none = {NULL, 0, NULL};
+  return exchange(ctx, h, owned, ghost, size, (cudaStream_t)stream, none, NULL);
+}
+
+extern "C" mispc_status mispc_halo_exchange_count_device(mispc_context *ctx, mispc_halo *h,
+                                                         const void *owned, void *ghost,
+                                                         size_t size, const unsigned *d_count,
+                                                         int n, unsigned long long *d_wide,
+                                                         unsigned long long *h_out, void *stream) {
+  const count_words c = {d_count, n, d_wide};
+  return exchange(ctx, h, owned, ghost, size, (cudaStream_t)stream, c, h_out);
+}
+
+__global__ void widen_kernel(count_words c) {
+  widen(c);
 }
 
 extern "C" mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h,
@@ -125,7 +158,8 @@ extern "C" mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h
                                                unsigned long long *d_wide,
                                                unsigned long long *h_out, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  widen_kernel<<<1, 1, 0, st>>>(d_count, n, d_wide);
+  const count_words c = {d_count, n, d_wide};
+  widen_kernel<<<1, 1, 0, st>>>(c);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   if (h->nccl) MISPC_TRY(mispc_halo_nccl_sum(ctx, h, d_wide, st));
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, d_wide, 8, cudaMemcpyDeviceToHost, st));
@@ -293,7 +327,7 @@ extern "C" mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mis
   double *dsb = kp->d_buf, *drb = kp->d_buf + ns, *hsb = kp->h_buf, *hrb = kp->h_buf + ns;
   if (ns > 0) {
     pack_kernel<<<mispc_device_grid(ctx, ns, 256), 256, 0, st>>>(
-        ns, kp->d_sidx + s0, (const uint64_t *)owned, (uint64_t *)dsb);
+        ns, kp->d_sidx + s0, (const uint64_t *)owned, (uint64_t *)dsb, count_words{NULL, 0, NULL});
     MISPC_CUDA_LAUNCH_CHECK(ctx);
   }
   if (h->nccl) { /* device to device on the stream: no host wait */

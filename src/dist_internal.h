@@ -99,6 +99,14 @@ mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const
 /* The same on `stream` (a cudaStream_t; the host-staged path waits for it). */
 mispc_status mispc_halo_exchange_device_on(mispc_context *ctx, mispc_halo *h, const void *owned,
                                            void *ghost, size_t size, void *stream);
+/* mispc_halo_exchange_device_on, and in the same pass the count of
+ * mispc_halo_count_start (n words at d_count summed into *d_wide, over the
+ * ranks under NCCL, in the exchange's group: one launch; then *h_out);
+ * mispc_halo_count_finish reads it. */
+mispc_status mispc_halo_exchange_count_device(mispc_context *ctx, mispc_halo *h, const void *owned,
+                                              void *ghost, size_t size, const unsigned *d_count,
+                                              int n, unsigned long long *d_wide,
+                                              unsigned long long *h_out, void *stream);
 /* The send list (owned ids, in send order) in device memory, nsend entries. */
 mispc_status mispc_halo_device_send_list(mispc_context *ctx, mispc_halo *h, const int32_t **d_sidx);
 /* mispc_halo_reverse_add for device arrays (int64 elements, both in device
@@ -135,11 +143,12 @@ mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mispc_halo *h,
  * host-staged MPI path; NCCL asked for where ranks share a GPU or without
  * NCCL fails on every rank. */
 mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int t);
-/* NCCL grouped send/recv of the packed boundary values (d_sbuf) into the
- * ghost array, on stream `stream` (a cudaStream_t). */
-mispc_status mispc_halo_nccl_exchange(mispc_context *ctx, mispc_halo *h, void *ghost, size_t size,
-                                      void *stream);
 void mispc_halo_nccl_free(mispc_halo *h);
+/* NCCL grouped send/recv of the packed boundary values (d_sbuf) into the
+ * ghost array, on stream `stream` (a cudaStream_t), and in the same group
+ * the all-reduce (sum) of the device word *d_word (none when NULL). */
+mispc_status mispc_halo_nccl_exchange_sum(mispc_context *ctx, mispc_halo *h, void *ghost,
+                                          size_t size, unsigned long long *d_word, void *stream);
 /* NCCL grouped send/recv of doubles with explicit per-neighbour offsets:
  * to destination q the sbuf entries [soff[q] - soff[0], soff[q + 1] -
  * soff[0]), from source q into rbuf likewise by roff (a key's lists of

@@ -123,12 +123,16 @@ static mispc_status group_end(mispc_context *ctx, nccl_shared *sh, cudaStream_t 
  * [soff[k], soff[k + 1]) of sbuf, from rpeer[k] the units [roff[k],
  * roff[k + 1]) into rbuf (offsets relative to soff[0] / roff[0]; a unit is
  * `unit` bytes; empty pieces are skipped on both sides, since what one rank
- * sends another expects). */
+ * sends another expects); with sum, also the all-reduce (sum) of that one
+ * device word. */
 static mispc_status grouped(mispc_context *ctx, mispc_halo *h, cudaStream_t st, const void *sbuf,
                             const int64_t *soff, int nsend, const int *speer, void *rbuf,
-                            const int64_t *roff, int nrecv, const int *rpeer, size_t unit) {
+                            const int64_t *roff, int nrecv, const int *rpeer, size_t unit,
+                            unsigned long long *sum) {
   nccl_shared *sh = (nccl_shared *)h->nccl;
   MISPC_TRY(group_start(ctx, sh, st));
+  if (sum) /* a collective and the messages in one group: one launch (NCCL "Group Calls") */
+    MISPC_NCCL_TRY(ctx, ncclAllReduce(sum, sum, 1, ncclUint64, ncclSum, sh->comm, st));
   for (int k = 0; k < nsend; ++k)
     if (soff[k + 1] > soff[k])
       MISPC_NCCL_TRY(ctx, ncclSend((const char *)sbuf + (soff[k] - soff[0]) * unit,
@@ -195,13 +199,14 @@ extern "C" mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo 
   return MISPC_SUCCESS;
 }
 
-extern "C" mispc_status mispc_halo_nccl_exchange(mispc_context *ctx, mispc_halo *h, void *ghost,
-                                                 size_t size, void *stream) {
+extern "C" mispc_status mispc_halo_nccl_exchange_sum(mispc_context *ctx, mispc_halo *h, void *ghost,
+                                                     size_t size, unsigned long long *d_word,
+                                                     void *stream) {
 #if MISPC_HAVE_NCCL
   return grouped(ctx, h, (cudaStream_t)stream, h->d_sbuf, h->sdispl, h->ndst, h->dst, ghost,
-                 h->rdispl, h->nsrc, h->src, size);
+                 h->rdispl, h->nsrc, h->src, size, d_word);
 #else
-  (void)h, (void)ghost, (void)size, (void)stream;
+  (void)h, (void)ghost, (void)size, (void)d_word, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
 #endif
 }
@@ -212,7 +217,7 @@ extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, misp
                                                         void *stream) {
 #if MISPC_HAVE_NCCL
   return grouped(ctx, h, (cudaStream_t)stream, sbuf, soff, h->ndst, h->dst, rbuf, roff, h->nsrc,
-                 h->src, sizeof(double));
+                 h->src, sizeof(double), NULL);
 #else
   (void)h, (void)sbuf, (void)soff, (void)rbuf, (void)roff, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
@@ -224,7 +229,7 @@ extern "C" mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *
 #if MISPC_HAVE_NCCL
   /* the forward exchange's sources are the destinations here */
   return grouped(ctx, h, (cudaStream_t)stream, ghost, h->rdispl, h->nsrc, h->src, h->d_sbuf,
-                 h->sdispl, h->ndst, h->dst, 8);
+                 h->sdispl, h->ndst, h->dst, 8, NULL);
 #else
   (void)h, (void)ghost, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
