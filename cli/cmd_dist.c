@@ -34,7 +34,9 @@ int cmd_dist(int argc, char **argv) {
 #else
 #include <mpi.h>
 
+#include "bench_util.h"
 #include "mispc/dist.h"
+#include "tuning.h"
 
 /* Largest resident set of this process so far, in MiB. */
 static double peak_rss_mib(void) {
@@ -48,6 +50,7 @@ typedef struct dist_args {
   int k, gpu, verify, symmetrize, verbose, threads, repeat, recolor;
   mispc_mis_options mis;
   int algo_greedy, algo_basic;
+  mispc_tuning tune; /* --tune knobs (src/tuning.h), set on the context */
 } dist_args;
 
 /* Reads the arguments of a->cmd (mis, color or coarsen) under mpiexec:
@@ -75,6 +78,9 @@ static int parse(int argc, char **argv, void *args) {
       CLI_OPT_INT("--threads", "N", "host threads a rank (default 1 under mpiexec)", &a->threads, 0,
                   MISPC_MAX_THREADS),
       CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->verbose, 1),
+      CLI_OPT_CALL("--tune", "NAME=VALUE",
+                   "an internal tuning knob, repeatable (mispc bench mis2 --help lists them)",
+                   bench_tune_option, &a->tune),
   };
   const cli_opt mis[] = {
       CLI_OPT_INT("-k", "K", "distance: 1 (MIS-1, default) or 2 (MIS-2)", &a->k, 1, 2),
@@ -243,11 +249,14 @@ int cmd_dist(int argc, char **argv) {
   if (cli_dist_start(a.cmd, a.verbose, a.threads, a.gpu, &ctx, &rank, &P)) return 1;
   rc = 0;
   double t0 = MPI_Wtime();
+  /* checked by the parser on every rank alike */
+  mispc_status s = mispc_context_set_tuning_(ctx, &a.tune);
   mispc_dist_csr H, G;
+  memset(&H, 0, sizeof H);
   memset(&G, 0, sizeof G);
   /* coarsen works on the symmetrized pattern, as the one-process strength graph at theta 0 */
-  mispc_status s =
-      mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, a.symmetrize || !strcmp(a.cmd, "coarsen"), &H);
+  if (!s)
+    s = mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, a.symmetrize || !strcmp(a.cmd, "coarsen"), &H);
   double t_load = MPI_Wtime() - t0;
   /* the graph algorithms' requirements, checked across ranks (not timed) */
   if (!s) s = mispc_dist_csr_check(ctx, &H);

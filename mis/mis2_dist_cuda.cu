@@ -46,6 +46,7 @@ template <typename W> struct Plan {
   uint64_t seed;
   int32_t *col[2][2], *dec[2][2];
   unsigned *len;
+  const int *round; /* the round in device memory (a replayed graph), else NULL */
 };
 
 /* min over the owned row (T) and the ghost row (gT) of v, from lane's share. */
@@ -62,8 +63,9 @@ __device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W
 /* Column over class c's list: M[v] = min T over N[v] (ghosts included); an
  * IN minimum makes it OUT for good. */
 template <typename W, bool Warp>
-__global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r, int c) {
+__global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r_arg, int c) {
   __shared__ Smem sm;
+  const int r = p.round ? *p.round : r_arg;
   const int32_t *in = p.col[c][r & 1];
   List out(sm.slots[threadIdx.x >> 5], p.col[c][(r + 1) & 1], p.len + 4 * (r + 1) + c);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
@@ -93,8 +95,9 @@ __global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r, int c) {
  * (mis2_dist_decide). Round 0 has no IN vertex yet, so the first mismatch
  * settles "undecided". */
 template <typename W, bool Warp>
-__global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r, int c) {
+__global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r_arg, int c) {
   __shared__ Smem sm;
+  const int r = p.round ? *p.round : r_arg;
   const bool first_round = r == 0;
   const int32_t *in = first_round ? p.col[c][0] : p.dec[c][r & 1];
   List out(sm.slots[threadIdx.x >> 5], p.dec[c][(r + 1) & 1], p.len + 4 * (r + 1) + 2 + c);
@@ -177,6 +180,13 @@ template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls)
   out_i.finish<kWarps>(sm.counts);
 }
 
+/* A replayed round's end: its undecided count into *slot, the round on. */
+__global__ void round_advance(const unsigned *len, int *round, unsigned *slot) {
+  const int r = *round;
+  *slot = len[4 * (r + 1) + 2] + len[4 * (r + 1) + 3];
+  *round = r + 1;
+}
+
 template <typename W> __global__ void members(Plan<W> p, uint8_t *in_set, unsigned *count) {
   FOR_VERTEX(v, p.g.nloc) {
     const int in = p.T[v] == w_in<W>();
@@ -193,7 +203,9 @@ struct Sync {
   unsigned long long *h, *d;
   cudaEvent_t ev[2];          /* round r's count copied (host waits) */
   cudaEvent_t col[2], dec[2]; /* column / decide of a class done */
+  cudaEvent_t fork;           /* a captured round's start */
   cudaStream_t comm;          /* boundary kernels and exchanges, high priority */
+  cudaGraphExec_t exec[2];    /* captured rounds of even / odd r */
 };
 
 /* Queues column or decide of class c, round r, on stream s. */
@@ -214,6 +226,79 @@ mispc_status launch(mispc_context *ctx, bool warp, bool is_column, const Plan<W>
   }
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return MISPC_SUCCESS;
+}
+
+/* What a round needs besides the plan. */
+struct Round {
+  mispc_context *ctx;
+  mispc_halo *h;
+  cudaStream_t st, cs;
+  Sync *y;
+  bool warp;
+  size_t ws;
+  unsigned grids[2];
+  unsigned *slots; /* [2]: the counts of a captured round of each parity */
+};
+
+/* Queues round r (k < 0) or the round of parity k to capture (the kernels
+ * read the round from p.round). Order (C: the comm stream, boundary; S: the
+ * context's stream, interior; [x]: waits for x):
+ *   C: [decide_I of r - 1] column_B -> M exchange -> [column_I] decide_B
+ *      -> [decide_I] T exchange with the count's sum (one NCCL group)
+ *   S: [decide_B of r - 1] column_I -> [column_B] decide_I
+ * column_B reads T of interior neighbours and overwrites M that decide_I
+ * read; column_I reads T of boundary neighbours and overwrites M that
+ * decide_B read. A captured round forks S from C instead (graph launches on
+ * C follow each other whole). */
+template <typename W> mispc_status enqueue_round(const Round &x, const Plan<W> &p, int r, int k) {
+  mispc_context *ctx = x.ctx;
+  const cudaStream_t st = x.st, cs = x.cs;
+  Sync *y = x.y;
+  if (k >= 0) {
+    MISPC_CUDA_TRY(ctx, cudaEventRecord(y->fork, cs));
+    MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->fork, 0));
+  } else {
+    MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
+  }
+  MISPC_TRY(launch(ctx, x.warp, true, p, r, kBoundary, x.grids, cs));
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], cs));
+  MISPC_TRY(mispc_halo_exchange_device_on(ctx, x.h, p.M, p.gM, x.ws, cs));
+  if (k < 0 && r > 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kBoundary], 0));
+  MISPC_TRY(launch(ctx, x.warp, true, p, r, kInterior, x.grids, st));
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kInterior], st));
+  MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->col[kBoundary], 0));
+  MISPC_TRY(launch(ctx, x.warp, false, p, r, kInterior, x.grids, st));
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], st));
+  MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->col[kInterior], 0));
+  MISPC_TRY(launch(ctx, x.warp, false, p, r, kBoundary, x.grids, cs));
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], cs));
+  MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
+  if (k < 0)
+    return mispc_halo_exchange_count_device(ctx, x.h, p.T, p.gT, x.ws, p.len + 4 * (r + 1) + 2, 2,
+                                            y->d + r + 1, y->h + r + 1, cs);
+  round_advance<<<1, 1, 0, cs>>>(p.len, (int *)p.round, x.slots + k);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return mispc_halo_exchange_count_device(ctx, x.h, p.T, p.gT, x.ws, x.slots + k, 1, y->d + k,
+                                          y->h + k, cs);
+}
+
+/* Captures the round of parity k into y->exec[k] (the halo's counters are
+ * left as they were: each replay adds its two exchanges). */
+template <typename W> mispc_status capture(const Round &x, const Plan<W> &p, int k) {
+  mispc_context *ctx = x.ctx;
+  const mispc_dist_stats saved = x.h->stats;
+  cudaGraph_t gr = NULL;
+  MISPC_CUDA_TRY(ctx, cudaStreamBeginCapture(x.cs, cudaStreamCaptureModeRelaxed));
+  mispc_status s = enqueue_round(x, p, 0, k);
+  const cudaError_t e = cudaStreamEndCapture(x.cs, &gr);
+  x.h->stats = saved;
+  if (!s && e != cudaSuccess)
+    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "capturing a distributed MIS-2 round: %s",
+                     cudaGetErrorString(e));
+  if (!s && cudaGraphInstantiate(&x.y->exec[k], gr, 0) != cudaSuccess)
+    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaGraphInstantiate of a distributed MIS-2 round");
+  if (gr) cudaGraphDestroy(gr);
+  return s;
 }
 
 template <typename W>
@@ -243,14 +328,15 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&own));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&cls));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn, what, (void **)&gsub));
-  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nlen * 4 + 16, what, (void **)&p.len));
+  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nlen * 4 + 32, what, (void **)&p.len));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, (size_t)(max_rounds + 3) * 8, what, (void **)&y->d));
   MISPC_TRY(mispc_pinned_scratch(ctx, (size_t)(max_rounds + 4) * 8, (void **)&y->h));
-  aux = p.len + nlen; /* [0] subset size, [1] boundary size, [2] members */
+  aux = p.len + nlen; /* [0] subset size, [1] boundary size, [2] members, [3..4] the counts
+                        of captured rounds, [5] their round number */
   p.M = p.T + nl;
   p.gM = p.gT + gn;
   p.gsub = gsub;
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(p.len, 0, nlen * 4 + 16, st));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(p.len, 0, nlen * 4 + 32, st));
   if (nloc > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cls, kInterior, (size_t)nloc, st));
   /* warp a vertex for long rows (§V-D), as the one-process kernels */
   const mispc_tuning *tu = &ctx->tuning;
@@ -293,41 +379,40 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
       mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
+  /* Rounds as CUDA graphs (tuning dist_graph_rounds, NCCL only): one launch
+   * a round instead of about twenty host calls. */
+  const bool graph = tu->dist_graph_rounds && h->nccl;
+  Plan<W> pg = p;
+  if (graph) {
+    pg.round = (const int *)(aux + 5);
+    MISPC_TRY(mispc_halo_nccl_follow(ctx, h, cs));
+    MISPC_TRY(capture(x, pg, 0));
+    MISPC_TRY(capture(x, pg, 1));
+    MISPC_TRY(mispc_halo_nccl_mark(ctx, h, cs)); /* an event recorded outside the captures */
+  }
+  /* the setup done (recorded after the captures: an event recorded in a
+   * capture cannot be waited for outside it) */
   MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], st));
   /* Round r is queued, then round r - 1's count read: the host stays a round
-   * ahead of the GPU. rounds = the first r whose count after it is 0.
-   * Order (C: the comm stream, boundary; S: the context's stream, interior;
-   * [x]: waits for x):
-   *   C: [decide_I of r - 1] column_B -> M exchange -> [column_I] decide_B
-   *      -> [decide_I] T exchange with the count's sum (one NCCL group)
-   *   S: [decide_B of r - 1] column_I -> [column_B] decide_I
-   * column_B reads T of interior neighbours and overwrites M that decide_I
-   * read; column_I reads T of boundary neighbours and overwrites M that
-   * decide_B read. */
+   * ahead of the GPU. rounds = the first r whose count after it is 0. */
   int done = undecided == 0 ? 0 : -1;
   for (int r = 0; done < 0; ++r) {
-    if (r < max_rounds) {
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
-      MISPC_TRY(launch(ctx, warp, true, p, r, kBoundary, grids, cs));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], cs));
-      MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.M, p.gM, ws, cs));
-      if (r > 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kBoundary], 0));
-      MISPC_TRY(launch(ctx, warp, true, p, r, kInterior, grids, st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kInterior], st));
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->col[kBoundary], 0));
-      MISPC_TRY(launch(ctx, warp, false, p, r, kInterior, grids, st));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], st));
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->col[kInterior], 0));
-      MISPC_TRY(launch(ctx, warp, false, p, r, kBoundary, grids, cs));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], cs));
-      MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
-      MISPC_TRY(mispc_halo_exchange_count_device(ctx, h, p.T, p.gT, ws, p.len + 4 * (r + 1) + 2, 2,
-                                                 y->d + r + 1, y->h + r + 1, cs));
+    if (r < max_rounds && graph) {
+      if (r == 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
+      MISPC_CUDA_TRY(ctx, cudaGraphLaunch(y->exec[r & 1], cs));
+      MISPC_TRY(mispc_halo_nccl_mark(ctx, h, cs));
+      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->ev[r & 1], cs));
+      h->stats.exchanges += 2;
+      h->stats.bytes_sent += 2 * h->nsend * (int64_t)ws;
+    } else if (r < max_rounds) {
+      MISPC_TRY(enqueue_round(x, p, r, -1));
       MISPC_CUDA_TRY(ctx, cudaEventRecord(y->ev[r & 1], cs));
     }
     if (r >= 1) {
       MISPC_CUDA_TRY(ctx, cudaEventSynchronize(y->ev[(r - 1) & 1]));
-      MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h + r, &undecided));
+      MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, graph ? y->h + ((r - 1) & 1) : y->h + r,
+                                        &undecided));
       mispc_logf(ctx, 2, "dist mis2 (device) round %d: %lld undecided", r, (long long)undecided);
       if (undecided == 0) done = r;
     }
@@ -360,8 +445,8 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
   Sync y;
   memset(&y, 0, sizeof y);
   mispc_status s = MISPC_SUCCESS;
-  cudaEvent_t *evs[6] = {&y.ev[0], &y.ev[1], &y.col[0], &y.col[1], &y.dec[0], &y.dec[1]};
-  for (int k = 0; k < 6 && !s; ++k)
+  cudaEvent_t *evs[7] = {&y.ev[0], &y.ev[1], &y.col[0], &y.col[1], &y.dec[0], &y.dec[1], &y.fork};
+  for (int k = 0; k < 7 && !s; ++k)
     if (cudaEventCreateWithFlags(evs[k], cudaEventDisableTiming) != cudaSuccess)
       s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
   int least = 0, greatest = 0;
@@ -379,7 +464,9 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
   }
   mispc_scratch_list_free(ctx, &b);
   if (y.comm) cudaStreamDestroy(y.comm);
-  for (int k = 0; k < 6; ++k)
+  for (int k = 0; k < 7; ++k)
     if (*evs[k]) cudaEventDestroy(*evs[k]);
+  for (int k = 0; k < 2; ++k)
+    if (y.exec[k]) cudaGraphExecDestroy(y.exec[k]);
   return mispc_dist_agree(ctx, g->comm, s);
 }

@@ -144,6 +144,13 @@ mispc_status mispc_halo_exchange_where_device(mispc_context *ctx, mispc_halo *h,
  * NCCL fails on every rank. */
 mispc_status mispc_halo_set_transport(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int t);
 void mispc_halo_nccl_free(mispc_halo *h);
+/* For NCCL groups queued from a captured CUDA graph: follow makes `stream`
+ * wait for the communicator's last group (outside a capture) so that groups
+ * captured on it need no wait of their own; mark records the communicator's
+ * "last group" event on `stream` now (after a graph launch: events recorded
+ * inside a capture cannot be waited for outside it). */
+mispc_status mispc_halo_nccl_follow(mispc_context *ctx, mispc_halo *h, void *stream);
+mispc_status mispc_halo_nccl_mark(mispc_context *ctx, mispc_halo *h, void *stream);
 /* NCCL grouped send/recv of the packed boundary values (d_sbuf) into the
  * ghost array, on stream `stream` (a cudaStream_t), and in the same group
  * the all-reduce (sum) of the device word *d_word (none when NULL). */

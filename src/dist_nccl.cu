@@ -250,6 +250,33 @@ extern "C" mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h,
 #endif
 }
 
+extern "C" mispc_status mispc_halo_nccl_follow(mispc_context *ctx, mispc_halo *h, void *stream) {
+#if MISPC_HAVE_NCCL
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  cudaStream_t st = (cudaStream_t)stream;
+  if (sh->last_stream && sh->last_stream != st)
+    MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, sh->last, 0));
+  sh->last_stream = st;
+  return MISPC_SUCCESS;
+#else
+  (void)h, (void)stream;
+  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
+#endif
+}
+
+extern "C" mispc_status mispc_halo_nccl_mark(mispc_context *ctx, mispc_halo *h, void *stream) {
+#if MISPC_HAVE_NCCL
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  cudaStream_t st = (cudaStream_t)stream;
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(sh->last, st));
+  sh->last_stream = st;
+  return MISPC_SUCCESS;
+#else
+  (void)h, (void)stream;
+  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
+#endif
+}
+
 extern "C" void mispc_halo_nccl_free(mispc_halo *h) {
 #if MISPC_HAVE_NCCL
   shared_release((nccl_shared *)h->nccl);

@@ -54,6 +54,8 @@ typedef struct mispc_tuning {
   /* Distributed layer. */
   int dist_rounds_on_one_rank; /* 1: one rank runs the distributed rounds and its transport
                                   instead of the one-process kernels (tests of a transport) */
+  int dist_graph_rounds;       /* 1: GPU MIS-2 over NCCL replays each round as a captured CUDA
+                                  graph (two captures a call; experimental, not yet run) */
 } mispc_tuning;
 
 /* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the

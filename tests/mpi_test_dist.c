@@ -226,6 +226,17 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
     compare_colorings(ctx, &gpu, dlab, hlab);
     compare_aggregations(ctx, &gpu, dlab, hlab);
+    if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) { /* MIS-2 rounds as CUDA graphs */
+      mispc_tuning t0, t;
+      mispc_context_get_tuning_(ctx, &t0);
+      t = t0;
+      t.dist_graph_rounds = 1;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      compared graph = {spec, "GPU graph rounds ", &G, &D, &DD, 1, r0, r1};
+      compare_mis(ctx, &graph, sub, dsub, ref, dset, mine);
+      compare_aggregations(ctx, &graph, dlab, hlab);
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+    }
     mispc_free(ctx, MISPC_MEM_DEVICE, dlab);
     mispc_free(ctx, MISPC_MEM_DEVICE, dset);
     mispc_free(ctx, MISPC_MEM_DEVICE, dsub);
