@@ -1,12 +1,46 @@
 /* mispc_dist_csr_check: column ranges and a symmetric pattern across ranks.
- * Each rank lists its entries (i, j), i != j, by global ids, sends the
- * expected mirror (j, i) of every entry to the rank of j, and looks each
- * received mirror up among its own entries (both lists sorted): memory
- * follows the rank's entries, nothing is gathered. */
+ * The diagonal block (both ends owned) is checked against its transpose in
+ * place (O(nnz), no sort). For the off-diagonal block each rank lists its
+ * entries (i, j) by global ids, sends the expected mirror (j, i) of every
+ * entry to the rank of j, and looks each received mirror up among its own
+ * off-diagonal entries (both lists sorted): memory follows the rank's
+ * boundary entries, nothing is gathered. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dist_internal.h"
+
+/* The diagonal block A (n rows, columns checked in range) against its
+ * transpose: every (j, i) of A has (i, j), and the reverse; self loops need
+ * no mirror, repeated entries are allowed. 0, or 1 with (*bi, *bj) an entry
+ * (local ids) without its mirror; -1 out of memory. */
+static int diag_mirrors(const mispc_csr *A, int64_t n, int64_t *bi, int64_t *bj) {
+  int64_t *tptr = (int64_t *)calloc((size_t)n + 2, sizeof(int64_t));
+  int64_t *mark = (int64_t *)malloc(sizeof(int64_t) * ((size_t)n + 1));
+  int32_t *trow = (int32_t *)malloc(sizeof(int32_t) * ((size_t)A->nnz + 1));
+  int bad = -1;
+  if (tptr && mark && trow) {
+    bad = 0;
+    for (int64_t p = 0; p < A->nnz; ++p) ++tptr[A->colidx[p] + 2];
+    for (int64_t c = 0; c < n; ++c) tptr[c + 2] += tptr[c + 1];
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
+        trow[tptr[A->colidx[p] + 1]++] = (int32_t)i; /* tptr[c + 1] ends at c's end */
+    for (int64_t v = 0; v < n; ++v) mark[v] = -1;
+    /* stamp 2i: row i of A; stamp 2i + 1: row i of A^T (rows j with (j, i)) */
+    for (int64_t i = 0; i < n && !bad; ++i) {
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) mark[A->colidx[p]] = 2 * i;
+      for (int64_t q = tptr[i]; q < tptr[i + 1] && !bad; ++q)
+        if (trow[q] != i && mark[trow[q]] != 2 * i) bad = 1, *bi = trow[q], *bj = i;
+      for (int64_t q = tptr[i]; q < tptr[i + 1]; ++q) mark[trow[q]] = 2 * i + 1;
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1] && !bad; ++p)
+        if (A->colidx[p] != i && mark[A->colidx[p]] != 2 * i + 1)
+          bad = 1, *bi = i, *bj = A->colidx[p];
+    }
+  }
+  free(tptr), free(mark), free(trow);
+  return bad;
+}
 
 mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
@@ -14,7 +48,7 @@ mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_csr_check: graph not built");
   int P = 0;
   MPI_Comm_size(g->comm, &P);
-  const int64_t nloc = g->rend - g->rstart, ne = g->diag.nnz + g->offd.nnz;
+  const int64_t nloc = g->rend - g->rstart, ne = g->offd.nnz;
   mispc_status s = MISPC_SUCCESS;
   if (g->diag.mem != MISPC_MEM_HOST)
     s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "mispc_dist_csr_check: host graphs only");
@@ -36,7 +70,8 @@ mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
                            (long long)ncols);
           break;
         }
-        const int64_t gi = g->rstart + i, gj = b ? g->garray[c] : g->rstart + c;
+        if (!b) continue; /* the diagonal block: diag_mirrors below */
+        const int64_t gi = g->rstart + i, gj = g->garray[c];
         if (gi == gj) continue; /* self loops need no mirror */
         own[2 * m] = gi, own[2 * m + 1] = gj;
         mir[2 * m] = gj, mir[2 * m + 1] = gi;
@@ -44,6 +79,17 @@ mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
         ++m;
       }
     }
+  if (!s) {
+    int64_t bi = 0, bj = 0;
+    const int bad = diag_mirrors(&g->diag, nloc, &bi, &bj);
+    if (bad < 0)
+      s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory checking the graph");
+    else if (bad)
+      s = mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
+                       "pattern not symmetric: entry (%lld, %lld) has no entry (%lld, %lld)",
+                       (long long)(g->rstart + bi), (long long)(g->rstart + bj),
+                       (long long)(g->rstart + bj), (long long)(g->rstart + bi));
+  }
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t *got = NULL, ngot = 0;
   if (!s) s = mispc_dist_route(ctx, g->comm, 2, m, mir, dest, &got, &ngot);

@@ -883,6 +883,30 @@ static void test_errors(void) {
   CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
   CHECK(strstr(mispc_context_error(ctx), "not symmetric") != NULL);
   mispc_dist_csr_free(ctx, &D);
+  /* The ring both ways with self loops and a repeated entry: symmetric. Then
+   * without the left neighbour of global row 0 (an entry between ranks when
+   * P > 1, inside the diagonal block when P = 1): not symmetric anywhere. */
+  {
+    int64_t rp2[11], c2[41], k = 0;
+    for (int drop = 0; drop < 2; ++drop) {
+      k = 0;
+      for (int i = 0; i < 10; ++i) {
+        const int64_t gi = r0 + i;
+        rp2[i] = k;
+        c2[k++] = gi;
+        if (!(drop && gi == 0)) c2[k++] = (gi + n - 1) % n;
+        c2[k++] = (gi + 1) % n;
+        if (i == 5) c2[k++] = (gi + 1) % n; /* repeated */
+      }
+      rp2[10] = k;
+      CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rp2, c2, NULL, &D));
+      if (drop)
+        CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
+      else
+        CHECK_OK(ctx, mispc_dist_csr_check(ctx, &D));
+      mispc_dist_csr_free(ctx, &D);
+    }
+  }
   /* Inconsistent global size on the last rank. */
   int64_t nbad = rank_ == nranks_ - 1 ? n + 1 : n;
   CHECK_STATUS(ctx,
