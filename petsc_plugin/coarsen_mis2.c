@@ -39,6 +39,7 @@ typedef struct {
   int rounds[2];
   PetscMPIInt nranks;
   PetscBool distributed, gpu;
+  PetscBool device_agg;        /* several ranks, GPU graph: aggregate a device copy */
   unsigned long long checksum; /* of the (head, position, member) triples, all ranks */
 } MispcCoarsen;
 
@@ -197,8 +198,39 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
 }
 
 #if MISPC_ENABLE_MPI
+/* mispc_dist_aggregate of D (host blocks). With a GPU graph (and
+ * device_agg) on a device copy of D, the labels copied back: the same labels
+ * by the function's contract, at GPU speed; the check, the verification and
+ * the lists stay on the host pattern. Every rank returns the same status. */
+static mispc_status aggregate_dist(mispc_context *ctx, const MispcCoarsen *mc, MPI_Comm comm,
+                                   const mispc_dist_csr *D, const mispc_agg_options *ao,
+                                   PetscInt nloc, int32_t *agg, mispc_dist_agg_info *info) {
+  if (!mc->gpu || !mc->device_agg) return mispc_dist_aggregate(ctx, D, ao, agg, info);
+  mispc_dist_csr DD;
+  int32_t *dagg = NULL;
+  mispc_status s = mispc_dist_csr_copy(ctx, D, MISPC_MEM_DEVICE, &DD); /* collective */
+  if (s) return s;
+  /* a failed allocation leaves dagg NULL: the call below then fails on every rank */
+  if (mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * (size_t)(nloc + 1), (void **)&dagg)) {
+    dagg = NULL;
+    mispc_context_clear_error(ctx);
+  }
+  s = mispc_dist_aggregate(ctx, &DD, ao, dagg, info);
+  if (!s)
+    s = mispc_memcpy(ctx, agg, MISPC_MEM_HOST, dagg, MISPC_MEM_DEVICE,
+                     sizeof(int32_t) * (size_t)nloc);
+  /* the copy back can fail on one rank alone: agree before the next collective call */
+  int bad = s != MISPC_SUCCESS, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any && !s) s = MISPC_ERR_CUDA, mispc_context_clear_error(ctx);
+  mispc_free(ctx, MISPC_MEM_DEVICE, dagg);
+  mispc_dist_csr_free(ctx, &DD);
+  return s;
+}
+
 /* Several ranks: mispc_dist_aggregate on the graph's two blocks (host; a GPU
- * graph's blocks are copied to the host, where GAMG's own setup runs too),
+ * graph's blocks are copied to the host, where GAMG's own setup runs too,
+ * and aggregated on the GPU: aggregate_dist),
  * lists gathered at each aggregate's head by mispc_dist_aggregate_lists, and
  * the ghost matrix of the remote members. An unsymmetric graph is replaced
  * by G + G^T (PETSc), the pattern the one-rank path symmetrizes to. */
@@ -265,7 +297,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   }
   PetscCall(PetscMalloc1(nloc + 1, &agg));
   /* every mispc_dist_* call agrees on its status: the same error on every rank */
-  if (!s) s = mispc_dist_aggregate(ctx, &D, &ao, agg, &info);
+  if (!s) s = aggregate_dist(ctx, mc, comm, &D, &ao, nloc, agg, &info);
   if (!s && mc->verify) s = mispc_dist_verify_aggregation(ctx, &D, agg, info.naggs);
   if (!s) s = mispc_dist_aggregates_stats(ctx, &D, agg, info.naggs, &st);
   if (!s) s = mispc_dist_aggregate_lists(ctx, &D, agg, info.naggs, &lists);
@@ -279,9 +311,9 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   PetscCall(PetscFree(gar));
   PetscCall(PetscFree(agg));
   PetscCall(MatDestroy(&Gs));
-  if (s && !mispc_context_error(ctx)[0]) /* the copy to the host failed on another rank */
+  if (s && !mispc_context_error(ctx)[0]) /* a host <-> GPU copy failed on another rank */
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_GPU,
-            "mispc: copying the graph to the host failed on another rank");
+            "mispc: a copy between the host and the GPU failed on another rank");
   if (s) PetscCall(mispc_failure(ctx, s));
 
   /* the lists, and one ghost-matrix entry (head, member) per remote member */
@@ -363,9 +395,10 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
         "%s: %" PetscInt_FMT " local vertices -> %lld aggregates (global; %d "
         "rank%s, %s), %" PetscInt_FMT " lists here, lists checksum %016llx\n",
         algo_name(mc), mc->nlocal, (long long)mc->naggs, (int)mc->nranks, mc->nranks > 1 ? "s" : "",
-        mc->distributed
-            ? (mc->gpu ? "distributed, GPU graph copied to the host" : "distributed, host")
-            : (mc->gpu ? "GPU" : "host"),
+        mc->distributed ? (mc->gpu ? (mc->device_agg ? "distributed, aggregated on the GPU"
+                                                     : "distributed, GPU graph copied to the host")
+                                   : "distributed, host")
+                        : (mc->gpu ? "GPU" : "host"),
         mc->nlists, mc->checksum));
   else
     PetscCall(PetscInfo(cg,
@@ -386,6 +419,10 @@ static PetscErrorCode MatCoarsenSetFromOptions_Mispc(MatCoarsen cg,
                             "MATCOARSENMIS2AGG", mc->seed, &mc->seed, NULL));
   PetscCall(PetscOptionsBool("-mat_coarsen_mispc_verify", "Verify every aggregation",
                              "MATCOARSENMIS2AGG", mc->verify, &mc->verify, NULL));
+  PetscCall(PetscOptionsBool("-mat_coarsen_mispc_device_aggregation",
+                             "Several ranks, GPU matrices: aggregate on the GPU (else on the host "
+                             "copy of the graph)",
+                             "MATCOARSENMIS2AGG", mc->device_agg, &mc->device_agg, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -411,7 +448,9 @@ static PetscErrorCode MatCoarsenView_Mispc(MatCoarsen cg, PetscViewer viewer) {
   else
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  %s on %d rank%s: the one-rank aggregates; lists checksum %016llx\n",
-        mc->distributed ? (mc->gpu ? "distributed (GPU graph copied to the host)" : "distributed")
+        mc->distributed ? (mc->gpu ? (mc->device_agg ? "distributed, aggregated on the GPU"
+                                                     : "distributed (GPU graph copied to the host)")
+                                   : "distributed")
                         : (mc->gpu ? "GPU" : "host"),
         (int)mc->nranks, mc->nranks > 1 ? "s" : "", mc->checksum));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -429,6 +468,7 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
   PetscFunctionBegin;
   PetscCall(PetscNew(&mc));
   mc->algo = algo;
+  mc->device_agg = PETSC_TRUE;
   PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)cg), &c));
   PetscCall(PetscContainerSetPointer(c, mc));
   PetscCall(MispcContainerFreeOnDestroy(c));
@@ -453,14 +493,17 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
 +  -pc_gamg_mat_coarsen_type mis2agg - selects it in `PCGAMG` (PETSc >= 3.22;
                                        -mat_coarsen_type mis2agg up to 3.21)
 .  -mat_coarsen_mispc_seed <0>       - seed of the hashed MIS-2 priorities (>= 0)
--  -mat_coarsen_mispc_verify <false> - check every aggregation (mispc_verify_aggregation)
+.  -mat_coarsen_mispc_verify <false> - check every aggregation (mispc_verify_aggregation)
+-  -mat_coarsen_mispc_device_aggregation <true> - several ranks, GPU matrices: aggregate
+                                       a device copy of the graph (else its host copy)
 
    Level: intermediate
 
    Notes:
    The aggregates GAMG receives are the same for any number of MPI ranks: on several ranks
    the whole graph is aggregated by mispc's distributed aggregation (aggregates may span
-   ranks; a GPU graph's blocks are copied to the host there, where GAMG's own setup runs),
+   ranks; a GPU graph's blocks are copied to the host, where GAMG's own setup runs, and
+   the aggregation itself runs on the GPU with the same labels),
    each aggregate's list is kept at its smallest global vertex id, members in increasing
    id. GAMG's coarse grid has one point per aggregate, numbered the same way for any rank
    count. An unsymmetric graph is symmetrized first. Host (`MATAIJ`) and GPU
@@ -492,7 +535,8 @@ static PetscErrorCode MatCoarsenCreate_MIS2AGG(MatCoarsen cg) {
 +  -pc_gamg_mat_coarsen_type mis2basic - selects it in `PCGAMG` (PETSc >= 3.22;
                                          -mat_coarsen_type mis2basic up to 3.21)
 .  -mat_coarsen_mispc_seed <0>         - seed of the hashed MIS-2 priorities (>= 0)
--  -mat_coarsen_mispc_verify <false>   - check every aggregation (mispc_verify_aggregation)
+.  -mat_coarsen_mispc_verify <false>   - check every aggregation (mispc_verify_aggregation)
+-  -mat_coarsen_mispc_device_aggregation <true> - as for `MATCOARSENMIS2AGG`
 
    Level: intermediate
 
