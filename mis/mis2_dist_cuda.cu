@@ -398,15 +398,16 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
    * ahead of the GPU. rounds = the first r whose count after it is 0. */
   int done = undecided == 0 ? 0 : -1;
   for (int r = 0; done < 0; ++r) {
-    if (r < max_rounds && graph) {
-      if (r == 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
-      MISPC_CUDA_TRY(ctx, cudaGraphLaunch(y->exec[r & 1], cs));
-      MISPC_TRY(mispc_halo_nccl_mark(ctx, h, cs));
-      MISPC_CUDA_TRY(ctx, cudaEventRecord(y->ev[r & 1], cs));
-      h->stats.exchanges += 2;
-      h->stats.bytes_sent += 2 * h->nsend * (int64_t)ws;
-    } else if (r < max_rounds) {
-      MISPC_TRY(enqueue_round(x, p, r, -1));
+    if (r < max_rounds) {
+      if (graph) {
+        if (r == 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
+        MISPC_CUDA_TRY(ctx, cudaGraphLaunch(y->exec[r & 1], cs));
+        MISPC_TRY(mispc_halo_nccl_mark(ctx, h, cs));
+        h->stats.exchanges += 2;
+        h->stats.bytes_sent += 2 * h->nsend * (int64_t)ws;
+      } else {
+        MISPC_TRY(enqueue_round(x, p, r, -1));
+      }
       MISPC_CUDA_TRY(ctx, cudaEventRecord(y->ev[r & 1], cs));
     }
     if (r >= 1) {

@@ -104,29 +104,26 @@ static mispc_status exchange(mispc_context *ctx, mispc_halo *h, const void *owne
                                         (uint64_t *)h->d_sbuf, c);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
   }
-  if (c.out && !h->nccl) /* this rank's count; count_finish sums it by MPI */
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, c.out, 8, cudaMemcpyDeviceToHost, st));
   if (h->nccl) { /* device to device, ordered on the stream: no host wait */
     MISPC_TRY(mispc_halo_nccl_exchange_sum(ctx, h, ghost, size, c.out, st));
-    if (c.out) MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, c.out, 8, cudaMemcpyDeviceToHost, st));
-    h->stats.exchanges++;
-    h->stats.bytes_sent += h->nsend * (int64_t)size;
-    h->stats.comm_seconds += mispc_wtime() - t0;
-    return MISPC_SUCCESS;
+  } else {
+    if (h->nsend > 0)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_sbuf, h->d_sbuf, (size_t)h->nsend * size,
+                                          cudaMemcpyDeviceToHost, st));
+    /* The values are needed on the host before MPI sends them. */
+    MISPC_TRY(mispc_sync(ctx, st, "halo packing"));
+    mispc_halo_counts(h, size, 0);
+    int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
+    if (MPI_Neighbor_alltoallv(h->h_sbuf, sc, sd, MPI_BYTE, h->h_rbuf, rc, rd, MPI_BYTE, h->nbr) !=
+        MPI_SUCCESS)
+      return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+    if (h->nghost > 0)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(ghost, h->h_rbuf, (size_t)h->nghost * size,
+                                          cudaMemcpyHostToDevice, st));
   }
-  if (h->nsend > 0)
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_sbuf, h->d_sbuf, (size_t)h->nsend * size,
-                                        cudaMemcpyDeviceToHost, st));
-  /* The values are needed on the host before MPI sends them. */
-  MISPC_TRY(mispc_sync(ctx, st, "halo packing"));
-  mispc_halo_counts(h, size, 0);
-  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
-  if (MPI_Neighbor_alltoallv(h->h_sbuf, sc, sd, MPI_BYTE, h->h_rbuf, rc, rd, MPI_BYTE, h->nbr) !=
-      MPI_SUCCESS)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
-  if (h->nghost > 0)
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(ghost, h->h_rbuf, (size_t)h->nghost * size,
-                                        cudaMemcpyHostToDevice, st));
+  /* the count: summed over the ranks under NCCL; this rank's alone under MPI
+   * (count_finish sums it) */
+  if (c.out) MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, c.out, 8, cudaMemcpyDeviceToHost, st));
   h->stats.exchanges++;
   h->stats.bytes_sent += h->nsend * (int64_t)size;
   h->stats.comm_seconds += mispc_wtime() - t0;

@@ -104,19 +104,32 @@ static mispc_status shared_comm(mispc_context *ctx, MPI_Comm comm, int rank, ncc
   return MISPC_SUCCESS;
 }
 
-/* Orders a group on stream st after the communicator's previous group. */
-static mispc_status group_start(mispc_context *ctx, nccl_shared *sh, cudaStream_t st) {
+/* Stream st waits for the communicator's last group (queued on another
+ * stream) and becomes the stream of record. */
+static mispc_status follow_last(mispc_context *ctx, nccl_shared *sh, cudaStream_t st) {
   if (sh->last_stream && sh->last_stream != st)
     MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, sh->last, 0));
+  sh->last_stream = st;
+  return MISPC_SUCCESS;
+}
+
+/* The communicator's last group is what stream st has queued so far. */
+static mispc_status record_last(mispc_context *ctx, nccl_shared *sh, cudaStream_t st) {
+  MISPC_CUDA_TRY(ctx, cudaEventRecord(sh->last, st));
+  sh->last_stream = st;
+  return MISPC_SUCCESS;
+}
+
+/* Orders a group on stream st after the communicator's previous group. */
+static mispc_status group_start(mispc_context *ctx, nccl_shared *sh, cudaStream_t st) {
+  MISPC_TRY(follow_last(ctx, sh, st));
   MISPC_NCCL_TRY(ctx, ncclGroupStart());
   return MISPC_SUCCESS;
 }
 
 static mispc_status group_end(mispc_context *ctx, nccl_shared *sh, cudaStream_t st) {
   MISPC_NCCL_TRY(ctx, ncclGroupEnd());
-  MISPC_CUDA_TRY(ctx, cudaEventRecord(sh->last, st));
-  sh->last_stream = st;
-  return MISPC_SUCCESS;
+  return record_last(ctx, sh, st);
 }
 
 /* One group of point-to-point messages on stream st: to speer[k] the units
@@ -252,12 +265,7 @@ extern "C" mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h,
 
 extern "C" mispc_status mispc_halo_nccl_follow(mispc_context *ctx, mispc_halo *h, void *stream) {
 #if MISPC_HAVE_NCCL
-  nccl_shared *sh = (nccl_shared *)h->nccl;
-  cudaStream_t st = (cudaStream_t)stream;
-  if (sh->last_stream && sh->last_stream != st)
-    MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, sh->last, 0));
-  sh->last_stream = st;
-  return MISPC_SUCCESS;
+  return follow_last(ctx, (nccl_shared *)h->nccl, (cudaStream_t)stream);
 #else
   (void)h, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
@@ -266,11 +274,7 @@ extern "C" mispc_status mispc_halo_nccl_follow(mispc_context *ctx, mispc_halo *h
 
 extern "C" mispc_status mispc_halo_nccl_mark(mispc_context *ctx, mispc_halo *h, void *stream) {
 #if MISPC_HAVE_NCCL
-  nccl_shared *sh = (nccl_shared *)h->nccl;
-  cudaStream_t st = (cudaStream_t)stream;
-  MISPC_CUDA_TRY(ctx, cudaEventRecord(sh->last, st));
-  sh->last_stream = st;
-  return MISPC_SUCCESS;
+  return record_last(ctx, (nccl_shared *)h->nccl, (cudaStream_t)stream);
 #else
   (void)h, (void)stream;
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
