@@ -198,34 +198,48 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
 }
 
 #if MISPC_ENABLE_MPI
-/* mispc_dist_aggregate of D (host blocks). With a GPU graph (and
+/* A step that can fail on one rank alone (a copy between the host and the
+ * GPU): *s fails on every rank if it failed on any (MISPC_ERR_CUDA, with no
+ * message, where this rank's own step succeeded), before the next
+ * collective call. */
+static PetscErrorCode agree_local(MPI_Comm comm, mispc_context *ctx, mispc_status *s) {
+  PetscMPIInt bad = *s != MISPC_SUCCESS, any = 0;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+  if (any && !*s) *s = MISPC_ERR_CUDA, mispc_context_clear_error(ctx);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* *s = mispc_dist_aggregate of D (host blocks). With a GPU graph (and
  * device_agg) on a device copy of D, the labels copied back: the same labels
  * by the function's contract, at GPU speed; the check, the verification and
- * the lists stay on the host pattern. Every rank returns the same status. */
-static mispc_status aggregate_dist(mispc_context *ctx, const MispcCoarsen *mc, MPI_Comm comm,
-                                   const mispc_dist_csr *D, const mispc_agg_options *ao,
-                                   PetscInt nloc, int32_t *agg, mispc_dist_agg_info *info) {
-  if (!mc->gpu || !mc->device_agg) return mispc_dist_aggregate(ctx, D, ao, agg, info);
+ * the lists stay on the host pattern. Every rank gets the same status. */
+static PetscErrorCode aggregate_dist(mispc_context *ctx, const MispcCoarsen *mc, MPI_Comm comm,
+                                     const mispc_dist_csr *D, const mispc_agg_options *ao,
+                                     PetscInt nloc, int32_t *agg, mispc_dist_agg_info *info,
+                                     mispc_status *s) {
   mispc_dist_csr DD;
   int32_t *dagg = NULL;
-  mispc_status s = mispc_dist_csr_copy(ctx, D, MISPC_MEM_DEVICE, &DD); /* collective */
-  if (s) return s;
+  PetscFunctionBegin;
+  if (!mc->gpu || !mc->device_agg) {
+    *s = mispc_dist_aggregate(ctx, D, ao, agg, info);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *s = mispc_dist_csr_copy(ctx, D, MISPC_MEM_DEVICE, &DD); /* collective */
+  if (*s) PetscFunctionReturn(PETSC_SUCCESS);
   /* a failed allocation leaves dagg NULL: the call below then fails on every rank */
   if (mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * (size_t)(nloc + 1), (void **)&dagg)) {
     dagg = NULL;
     mispc_context_clear_error(ctx);
   }
-  s = mispc_dist_aggregate(ctx, &DD, ao, dagg, info);
-  if (!s)
-    s = mispc_memcpy(ctx, agg, MISPC_MEM_HOST, dagg, MISPC_MEM_DEVICE,
-                     sizeof(int32_t) * (size_t)nloc);
-  /* the copy back can fail on one rank alone: agree before the next collective call */
-  int bad = s != MISPC_SUCCESS, any = 0;
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any && !s) s = MISPC_ERR_CUDA, mispc_context_clear_error(ctx);
+  *s = mispc_dist_aggregate(ctx, &DD, ao, dagg, info);
+  if (!*s)
+    *s = mispc_memcpy(ctx, agg, MISPC_MEM_HOST, dagg, MISPC_MEM_DEVICE,
+                      sizeof(int32_t) * (size_t)nloc);
   mispc_free(ctx, MISPC_MEM_DEVICE, dagg);
   mispc_dist_csr_free(ctx, &DD);
-  return s;
+  PetscCall(agree_local(comm, ctx, s)); /* the copy back can fail on one rank alone */
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Several ranks: mispc_dist_aggregate on the graph's two blocks (host; a GPU
@@ -272,9 +286,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
       s = mispc_csr_copy(ctx, &Ld.csr, MISPC_MEM_HOST, &hd);
       if (!s) s = mispc_csr_copy(ctx, &Lo.csr, MISPC_MEM_HOST, &ho);
       /* a rank-local failure: every rank stops before the collective wrap */
-      PetscMPIInt bad = s != MISPC_SUCCESS, any = 0;
-      PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
-      if (any && !s) s = MISPC_ERR_CUDA, mispc_context_clear_error(ctx);
+      PetscCall(agree_local(comm, ctx, &s));
       if (s) break;
     }
     s = mispc_dist_csr_wrap(ctx, comm, N, rstart, mc->gpu ? &hd : &Ld.csr, mc->gpu ? &ho : &Lo.csr,
@@ -297,7 +309,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   }
   PetscCall(PetscMalloc1(nloc + 1, &agg));
   /* every mispc_dist_* call agrees on its status: the same error on every rank */
-  if (!s) s = aggregate_dist(ctx, mc, comm, &D, &ao, nloc, agg, &info);
+  if (!s) PetscCall(aggregate_dist(ctx, mc, comm, &D, &ao, nloc, agg, &info, &s));
   if (!s && mc->verify) s = mispc_dist_verify_aggregation(ctx, &D, agg, info.naggs);
   if (!s) s = mispc_dist_aggregates_stats(ctx, &D, agg, info.naggs, &st);
   if (!s) s = mispc_dist_aggregate_lists(ctx, &D, agg, info.naggs, &lists);
