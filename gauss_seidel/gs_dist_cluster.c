@@ -175,7 +175,6 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
   return mispc_dist_agree(ctx, comm, s);
 }
 
-/* Global column of entry p of the owner's merged row storage M. */
 /* The sweep index on this rank of global row c, or -1: an own row by its
  * local id (kept[] holds its sweep index, -1 if it moved), a received row
  * by a search among the received ones (the few rows of clusters that span
@@ -187,6 +186,7 @@ static int64_t swept_at(const gs_dist_cluster *cl, int64_t rstart, int64_t nloc,
   return at >= 0 ? rq[at] : -1;
 }
 
+/* Global column of entry p of the owner's merged row storage M. */
 static int64_t m_gcol(const mispc_dist_gs *gs, const mispc_dist_csr *A, int64_t p) {
   const int32_t c = gs->M.colidx[p];
   return c < gs->nloc ? A->rstart + c : A->garray[c - gs->nloc];

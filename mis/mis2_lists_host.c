@@ -1,4 +1,4 @@
-/* Worklists of the host MIS-2 rounds (mis2_host.c, mis2_dist.c): the
+/* Worklists of the distributed host MIS-2 rounds (mis2_dist.c): the
  * entries of a list whose word is still live, in order, in parallel. */
 #include <omp.h>
 #include <stdlib.h>
