@@ -16,12 +16,15 @@ typedef struct agg_ids {
   int64_t c0, c1;
 } agg_ids;
 
-/* A built host graph and labels in [0, naggs) on every rank (collective);
- * a label out of range is `bad` (MISPC_ERR_VERIFY for verify calls,
- * MISPC_ERR_INVALID_ARG for consumers), naming the vertex. On success
+/* The entry checks of the distributed aggregate consumers: ctx and g given,
+ * the output `out` (out_size bytes, cleared first; NULL and 0 when the call
+ * has none) given, a built host graph and labels in [0, naggs) on every rank
+ * (collective); a label out of range is `bad` (MISPC_ERR_VERIFY for verify
+ * calls, MISPC_ERR_INVALID_ARG for consumers), naming the vertex. On success
  * *ids holds the rank count and this rank's share of the ids. */
 mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
-                                   int64_t naggs, mispc_status bad, const char *who, agg_ids *ids);
+                                   int64_t naggs, mispc_status bad, const char *who, void *out,
+                                   size_t out_size, agg_ids *ids);
 
 /* The number of the first local root among all ranks' roots (an exclusive
  * scan of mine), and the total (collective). */

@@ -10,7 +10,10 @@
 #include "agg_dist.h"
 
 mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
-                                   int64_t naggs, mispc_status bad, const char *who, agg_ids *ids) {
+                                   int64_t naggs, mispc_status bad, const char *who, void *out,
+                                   size_t out_size, agg_ids *ids) {
+  if (!ctx || !g || (out_size && !out)) return MISPC_ERR_INVALID_ARG;
+  if (out) memset(out, 0, out_size);
   memset(ids, 0, sizeof *ids);
   mispc_status s = MISPC_SUCCESS;
   const int64_t nloc = g->rend - g->rstart;
@@ -36,11 +39,9 @@ mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, 
 
 mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g,
                                      const int32_t *agg, int64_t naggs, mispc_dist_csr *coarse) {
-  if (!ctx || !g || !coarse) return MISPC_ERR_INVALID_ARG;
-  memset(coarse, 0, sizeof *coarse);
   agg_ids id;
   MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG,
-                                  "mispc_dist_coarse_graph", &id));
+                                  "mispc_dist_coarse_graph", coarse, sizeof *coarse, &id));
   const int64_t nloc = g->rend - g->rstart, ne = g->diag.nnz + g->offd.nnz;
   int32_t *gagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));
   int64_t *pairs = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * ne + 2));
@@ -99,7 +100,7 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
   s = mispc_dist_agree(ctx, g->comm, s);
   if (s) return s;
   agg_ids id;
-  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who, &id));
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who, NULL, 0, &id));
   const int np = id.P;
   const int bs = block_size, w = 2 + bs * k; /* label, node, B block (as bits) */
   const int64_t nloc = g->rend - g->rstart, ndof = nloc * bs;

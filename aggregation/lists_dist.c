@@ -27,11 +27,10 @@ static int cmp_pair(const void *a, const void *b) {
 mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr *g,
                                         const int32_t *agg, int64_t naggs,
                                         mispc_dist_agg_lists *lists) {
-  if (!ctx || !g || !lists) return MISPC_ERR_INVALID_ARG;
-  memset(lists, 0, sizeof *lists);
   const char *who = "mispc_dist_aggregate_lists";
   agg_ids id;
-  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who, &id));
+  MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_INVALID_ARG, who, lists,
+                                  sizeof *lists, &id));
   int64_t *got = NULL, ngot = 0;
   mispc_status s = agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, who);
   if (s) return s;

@@ -31,11 +31,9 @@ mispc_status agg_dist_route_by_id(mispc_context *ctx, const mispc_dist_csr *g, c
 
 mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_csr *g,
                                          const int32_t *agg, int64_t naggs, mispc_agg_stats *st) {
-  if (!ctx || !g || !st) return MISPC_ERR_INVALID_ARG;
-  memset(st, 0, sizeof *st);
   agg_ids id;
   MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY,
-                                  "mispc_dist_aggregates_stats", &id));
+                                  "mispc_dist_aggregates_stats", st, sizeof *st, &id));
   int64_t *got = NULL, ngot = 0;
   MISPC_TRY(agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, "verify"));
   const int64_t c0 = id.c0, c1 = id.c1;
@@ -73,10 +71,9 @@ mispc_status mispc_dist_aggregates_stats(mispc_context *ctx, const mispc_dist_cs
 
 mispc_status mispc_dist_verify_aggregation(mispc_context *ctx, const mispc_dist_csr *g,
                                            const int32_t *agg, int64_t naggs) {
-  if (!ctx || !g) return MISPC_ERR_INVALID_ARG;
   agg_ids id;
   MISPC_TRY(agg_dist_check_labels(ctx, g, agg, naggs, MISPC_ERR_VERIFY,
-                                  "mispc_dist_verify_aggregation", &id));
+                                  "mispc_dist_verify_aggregation", NULL, 0, &id));
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   int32_t *gagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1));
   int64_t *comp = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));

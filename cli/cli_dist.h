@@ -20,17 +20,20 @@ int cli_dist_requested(int argc, char **argv);
 int cmd_dist(int argc, char **argv);
 /* gs (distributed Gauss-Seidel) under mpiexec: argv[0] is "gs". */
 int cmd_dist_gs(int argc, char **argv);
-/* parse_args(argc, argv, args) with the standard error of ranks other than
- * 0 silenced (one message, not one a rank); its return value. On an error
- * (> 0) the ranks meet once (MPI started and finalized) so that none exits
- * before rank 0 has written the message. */
-int cli_dist_parse_quietly(int argc, char **argv, void *args,
-                           int (*parse_args)(int, char **, void *));
-/* MPI started (if it is not), *rank and *P of MPI_COMM_WORLD, and the
- * command's context on every rank (cli_context; gpu: 1 for --gpu). 0 when
- * every rank has its context; 1 (contexts released, MPI finalized) when
- * any rank failed. */
-int cli_dist_start(const char *cmd, int verbose, int threads, int gpu, mispc_context **ctx,
-                   int *rank, int *P);
+/* What every distributed command reads: the first member of its arguments. */
+typedef struct cli_dist_common {
+  const char *cmd; /* mis, color, coarsen, gs */
+  int verbose, threads, gpu;
+} cli_dist_common;
+/* The start of a distributed command: parse_args(argc, argv, args) (the
+ * struct args is the first member of) with the standard error of ranks
+ * other than 0 silenced, one message, not one a rank; then MPI started (if
+ * it is not), *rank and *P of MPI_COMM_WORLD and the command's context on
+ * every rank (cli_context; gpu 1 for --gpu). -1 when the command goes on,
+ * else its exit status: parse_args's (0 after --help; on an error the ranks
+ * meet once so that none exits before rank 0 has written the message), or
+ * 1 (contexts released, MPI finalized) when any rank could not start. */
+int cli_dist_begin(int argc, char **argv, cli_dist_common *args,
+                   int (*parse_args)(int, char **, void *), mispc_context **ctx, int *rank, int *P);
 
 #endif

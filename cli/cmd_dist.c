@@ -46,38 +46,39 @@ static double peak_rss_mib(void) {
 }
 
 typedef struct dist_args {
-  const char *cmd, *spec;
-  int k, gpu, verify, symmetrize, verbose, threads, repeat, recolor;
+  cli_dist_common c; /* first: cli_dist_begin reads it */
+  const char *spec;
+  int k, verify, symmetrize, repeat, recolor;
   mispc_mis_options mis;
   int algo_greedy, algo_basic;
   mispc_tuning tune; /* --tune knobs (src/tuning.h), set on the context */
 } dist_args;
 
-/* Reads the arguments of a->cmd (mis, color or coarsen) under mpiexec:
+/* Reads the arguments of a->c.cmd (mis, color or coarsen) under mpiexec:
  * -1 to go on, else the exit status (0 after --help). */
 static int parse(int argc, char **argv, void *args) {
   dist_args *a = (dist_args *)args;
   memset(a, 0, sizeof *a);
-  a->cmd = argv[0];
-  a->k = 1, a->threads = 1, a->repeat = 1;
+  a->c.cmd = argv[0];
+  a->k = 1, a->c.threads = 1, a->repeat = 1;
   mispc_mis_options_default(&a->mis);
   int dist = 0, prio = -1, no_verify = 0, algo = 0;
-  const int is_mis = !strcmp(a->cmd, "mis"), is_color = !strcmp(a->cmd, "color");
+  const int is_mis = !strcmp(a->c.cmd, "mis"), is_color = !strcmp(a->c.cmd, "color");
   /* The options of every command, then those of this one. */
   const cli_opt common[] = {
       CLI_OPT_FLAG("--dist", "run distributed even outside mpiexec (one rank)", &dist, 1),
       CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &a->mis.seed),
       CLI_OPT_CHOICE("--priority", CLI_PRIORITY_WORDS,
                      "MIS priority order (default: the call's own)", &prio),
-      CLI_OPT_FLAG("--host", "host backend (default)", &a->gpu, 0),
-      CLI_OPT_FLAG("--gpu", "the GPU, one a rank or shared", &a->gpu, 1),
+      CLI_OPT_FLAG("--host", "host backend (default)", &a->c.gpu, 0),
+      CLI_OPT_FLAG("--gpu", "the GPU, one a rank or shared", &a->c.gpu, 1),
       CLI_OPT_FLAG("--symmetrize", "use the pattern of A + A^T", &a->symmetrize, 1),
       CLI_OPT_INT("--repeat", "N", "run the call N times, report the fastest (default 1)",
                   &a->repeat, 1, 1000),
       CLI_OPT_FLAG("--no-verify", "skip the distributed check of the result", &no_verify, 1),
-      CLI_OPT_INT("--threads", "N", "host threads a rank (default 1 under mpiexec)", &a->threads, 0,
-                  MISPC_MAX_THREADS),
-      CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->verbose, 1),
+      CLI_OPT_INT("--threads", "N", "host threads a rank (default 1 under mpiexec)", &a->c.threads,
+                  0, MISPC_MAX_THREADS),
+      CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->c.verbose, 1),
       CLI_OPT_CALL("--tune", "NAME=VALUE",
                    "an internal tuning knob, repeatable (mispc bench mis2 --help lists them)",
                    bench_tune_option, &a->tune),
@@ -102,9 +103,9 @@ static int parse(int argc, char **argv, void *args) {
   memcpy(opts + nown, common, sizeof common);
   char synopsis[128];
   snprintf(synopsis, sizeof synopsis,
-           "mpiexec -n P mispc %s SPEC [options]   (or mispc %s SPEC --dist)", a->cmd, a->cmd);
+           "mpiexec -n P mispc %s SPEC [options]   (or mispc %s SPEC --dist)", a->c.cmd, a->c.cmd);
   const cli_command cmd = {
-      .name = a->cmd,
+      .name = a->c.cmd,
       .synopsis = synopsis,
       .full_usage = 1,
       .about = "The graph is split into P even row ranges; gen:laplace2d, laplace3d, grid2d,\n"
@@ -134,23 +135,23 @@ static mispc_status run_once(mispc_context *ctx, const dist_args *a, const mispc
                              void *out, void *dout, char *what, size_t wn, int32_t *nlabels) {
   const int64_t nl = G->rend - G->rstart;
   mispc_status s;
-  if (!strcmp(a->cmd, "mis")) {
+  if (!strcmp(a->c.cmd, "mis")) {
     mispc_mis_result r = {0, 0};
-    uint8_t *set = a->gpu ? (uint8_t *)dout : (uint8_t *)out;
+    uint8_t *set = a->c.gpu ? (uint8_t *)dout : (uint8_t *)out;
     s = a->k == 1 ? mispc_dist_mis1(ctx, G, &a->mis, NULL, set, &r)
                   : mispc_dist_mis2(ctx, G, &a->mis, NULL, set, &r);
-    if (!s && a->gpu)
+    if (!s && a->c.gpu)
       s = mispc_memcpy(ctx, out, MISPC_MEM_HOST, dout, MISPC_MEM_DEVICE, (size_t)nl);
     snprintf(what, wn, "MIS-%d: %lld members, %d rounds", a->k, (long long)r.set_size, r.rounds);
-  } else if (!strcmp(a->cmd, "color")) {
+  } else if (!strcmp(a->c.cmd, "color")) {
     mispc_coloring_options co;
     mispc_coloring_options_default(&co);
     co.mis.seed = a->mis.seed;
     if (a->mis.priority != MISPC_PRIORITY_DEFAULT) co.mis.priority = a->mis.priority;
     co.algo = a->algo_greedy ? MISPC_COLORING_GREEDY : MISPC_COLORING_MIS;
     co.recolor = a->recolor;
-    s = mispc_dist_color(ctx, G, &co, (int32_t *)(a->gpu ? dout : out), nlabels);
-    if (!s && a->gpu)
+    s = mispc_dist_color(ctx, G, &co, (int32_t *)(a->c.gpu ? dout : out), nlabels);
+    if (!s && a->c.gpu)
       s = mispc_memcpy(ctx, out, MISPC_MEM_HOST, dout, MISPC_MEM_DEVICE,
                        sizeof(int32_t) * (size_t)nl);
     snprintf(what, wn, "%d colors", *nlabels);
@@ -160,8 +161,8 @@ static mispc_status run_once(mispc_context *ctx, const dist_args *a, const mispc
     ao.mis = a->mis;
     ao.algo = a->algo_basic ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
     mispc_dist_agg_info info;
-    s = mispc_dist_aggregate(ctx, G, &ao, (int32_t *)(a->gpu ? dout : out), &info);
-    if (!s && a->gpu)
+    s = mispc_dist_aggregate(ctx, G, &ao, (int32_t *)(a->c.gpu ? dout : out), &info);
+    if (!s && a->c.gpu)
       s = mispc_memcpy(ctx, out, MISPC_MEM_HOST, dout, MISPC_MEM_DEVICE,
                        sizeof(int32_t) * (size_t)nl);
     *nlabels = (int32_t)info.naggs;
@@ -175,8 +176,8 @@ static mispc_status run_once(mispc_context *ctx, const dist_args *a, const mispc
 
 static mispc_status verify(mispc_context *ctx, const dist_args *a, const mispc_dist_csr *G,
                            const void *out, int32_t nlabels) {
-  if (!strcmp(a->cmd, "mis")) return mispc_dist_verify_mis(ctx, G, a->k, (const uint8_t *)out);
-  if (!strcmp(a->cmd, "color"))
+  if (!strcmp(a->c.cmd, "mis")) return mispc_dist_verify_mis(ctx, G, a->k, (const uint8_t *)out);
+  if (!strcmp(a->c.cmd, "color"))
     return mispc_dist_verify_coloring(ctx, G, (const int32_t *)out, nlabels);
   /* aggregation: ids in range, none empty, each connected */
   return mispc_dist_verify_aggregation(ctx, G, (const int32_t *)out, nlabels);
@@ -191,8 +192,12 @@ static int launcher_rank(void) {
   return 0;
 }
 
-int cli_dist_parse_quietly(int argc, char **argv, void *args,
-                           int (*parse_args)(int, char **, void *)) {
+/* parse_args(argc, argv, args) with the standard error of ranks other than
+ * 0 silenced (one message, not one a rank); its return value. On an error
+ * (> 0) the ranks meet once (MPI started and finalized) so that none exits
+ * before rank 0 has written the message. */
+static int parse_quietly(int argc, char **argv, void *args,
+                         int (*parse_args)(int, char **, void *)) {
   /* Argument errors: one message, from rank 0, not one a rank. */
   int saved = -1;
   if (launcher_rank() > 0) {
@@ -210,7 +215,7 @@ int cli_dist_parse_quietly(int argc, char **argv, void *args,
   if (rc > 0) {
     /* No rank leaves before rank 0 has written the message: a launcher that
      * sees one rank fail kills the others (mpi_cli_errors lost it once).
-     * The same collective as cli_dist_start's, so ranks that parsed fine
+     * The same collective as start()'s, so ranks that parsed fine
      * (different arguments a rank) stop there instead of waiting. */
     fflush(stderr);
     int inited = 0, any = 0;
@@ -222,8 +227,11 @@ int cli_dist_parse_quietly(int argc, char **argv, void *args,
   return rc;
 }
 
-int cli_dist_start(const char *cmd, int verbose, int threads, int gpu, mispc_context **ctx,
-                   int *rank, int *P) {
+/* MPI started (if it is not), *rank and *P of MPI_COMM_WORLD, and the
+ * command's context on every rank (cli_context). 0 when every rank has its
+ * context; 1 (contexts released, MPI finalized) when any rank failed. */
+static int start(const char *cmd, int verbose, int threads, int gpu, mispc_context **ctx, int *rank,
+                 int *P) {
   int inited = 0;
   MPI_Initialized(&inited);
   if (!inited) MPI_Init(NULL, NULL);
@@ -240,13 +248,21 @@ int cli_dist_start(const char *cmd, int verbose, int threads, int gpu, mispc_con
   return 1;
 }
 
+int cli_dist_begin(int argc, char **argv, cli_dist_common *args,
+                   int (*parse_args)(int, char **, void *), mispc_context **ctx, int *rank,
+                   int *P) {
+  *ctx = NULL, *rank = 0, *P = 1;
+  int rc = parse_quietly(argc, argv, args, parse_args);
+  if (rc >= 0) return rc;
+  return start(args->cmd, args->verbose, args->threads, args->gpu, ctx, rank, P) ? 1 : -1;
+}
+
 int cmd_dist(int argc, char **argv) {
   dist_args a;
-  int rc = cli_dist_parse_quietly(argc, argv, &a, parse);
+  int rank, P;
+  mispc_context *ctx;
+  int rc = cli_dist_begin(argc, argv, &a.c, parse, &ctx, &rank, &P);
   if (rc >= 0) return rc;
-  int rank = 0, P = 1;
-  mispc_context *ctx = NULL;
-  if (cli_dist_start(a.cmd, a.verbose, a.threads, a.gpu, &ctx, &rank, &P)) return 1;
   rc = 0;
   double t0 = MPI_Wtime();
   /* checked by the parser on every rank alike */
@@ -256,16 +272,17 @@ int cmd_dist(int argc, char **argv) {
   memset(&G, 0, sizeof G);
   /* coarsen works on the symmetrized pattern, as the one-process strength graph at theta 0 */
   if (!s)
-    s = mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, a.symmetrize || !strcmp(a.cmd, "coarsen"), &H);
+    s = mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, a.symmetrize || !strcmp(a.c.cmd, "coarsen"),
+                        &H);
   double t_load = MPI_Wtime() - t0;
   /* the graph algorithms' requirements, checked across ranks (not timed) */
   if (!s) s = mispc_dist_csr_check(ctx, &H);
-  if (!s && a.gpu) s = mispc_dist_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &G);
-  const mispc_dist_csr *g = a.gpu ? &G : &H;
+  if (!s && a.c.gpu) s = mispc_dist_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &G);
+  const mispc_dist_csr *g = a.c.gpu ? &G : &H;
   const int64_t nl = s ? 0 : H.rend - H.rstart;
   void *out = s ? NULL : malloc(sizeof(int32_t) * (size_t)(nl + 1)), *dout = NULL;
   if (!s && !out) s = MISPC_ERR_ALLOC;
-  if (!s && a.gpu)
+  if (!s && a.c.gpu)
     s = mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * (size_t)(nl + 1), &dout);
   char what[256] = "";
   int32_t nlabels = 0; /* colors or aggregates: the count verify needs */
@@ -288,12 +305,12 @@ int cmd_dist(int argc, char **argv) {
     }
   }
   if (s) {
-    if (rank == 0) cli_fail(ctx, a.cmd, s);
+    if (rank == 0) cli_fail(ctx, a.c.cmd, s);
     rc = 1;
   }
   if (!rc) {
-    uint64_t sum = !strcmp(a.cmd, "mis") ? cli_checksum_u8(H.rstart, nl, (const uint8_t *)out)
-                                         : cli_checksum_i32(H.rstart, nl, (const int32_t *)out),
+    uint64_t sum = !strcmp(a.c.cmd, "mis") ? cli_checksum_u8(H.rstart, nl, (const uint8_t *)out)
+                                           : cli_checksum_i32(H.rstart, nl, (const int32_t *)out),
              total = 0;
     MPI_Reduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     /* Traffic and time split of the fastest call, summed / maxed over ranks. */
@@ -305,8 +322,8 @@ int cmd_dist(int argc, char **argv) {
     MPI_Reduce(&comm, &cmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(mx, mm, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      printf("%s of %s on %d rank%s (%s): %lld vertices, %s\n", a.cmd, a.spec, P, P > 1 ? "s" : "",
-             a.gpu ? "GPU" : "host", (long long)H.nglobal, what);
+      printf("%s of %s on %d rank%s (%s): %lld vertices, %s\n", a.c.cmd, a.spec, P,
+             P > 1 ? "s" : "", a.c.gpu ? "GPU" : "host", (long long)H.nglobal, what);
       printf("checksum %016llx\n", (unsigned long long)total);
       if (!strcmp(mispc_dist_transport_name(g), "nccl")) /* the host only queues the groups */
         printf("time %.3f ms (best of %d; load %.3f s), communication over NCCL on the GPU "
@@ -328,14 +345,14 @@ int cmd_dist(int argc, char **argv) {
       if (rank == 0) cli_fail(ctx, "verify", s);
       rc = 1;
     } else if (rank == 0)
-      printf("verified: %s\n", !strcmp(a.cmd, "mis") ? "independent and maximal"
-                               : !strcmp(a.cmd, "color") ? "proper coloring, no empty color"
-                                                         : "every vertex in one connected, "
-                                                           "non-empty aggregate");
+      printf("verified: %s\n", !strcmp(a.c.cmd, "mis") ? "independent and maximal"
+                               : !strcmp(a.c.cmd, "color") ? "proper coloring, no empty color"
+                                                           : "every vertex in one connected, "
+                                                             "non-empty aggregate");
   }
   if (dout) mispc_free(ctx, MISPC_MEM_DEVICE, dout);
   free(out);
-  if (a.gpu) mispc_dist_csr_free(ctx, &G);
+  if (a.c.gpu) mispc_dist_csr_free(ctx, &G);
   mispc_dist_csr_free(ctx, &H);
   mispc_context_destroy(ctx);
   MPI_Finalize();

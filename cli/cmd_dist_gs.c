@@ -23,15 +23,17 @@ int cmd_dist_gs(int argc, char **argv) {
 #include "mispc/hash.h"
 
 typedef struct gs_args {
+  cli_dist_common c; /* first: cli_dist_begin reads it */
   const char *spec;
-  int kind, sweep, sweeps, bs, reps, gpu, threads, local, verbose, lines;
+  int kind, sweep, sweeps, bs, reps, local, lines;
   double omega, theta;
 } gs_args;
 
 static int parse(int argc, char **argv, void *args) {
   gs_args *a = (gs_args *)args;
   memset(a, 0, sizeof *a);
-  a->kind = 1, a->sweeps = 1, a->bs = 1, a->reps = 20, a->threads = 1, a->omega = 1.0;
+  a->c.cmd = "gs";
+  a->kind = 1, a->sweeps = 1, a->bs = 1, a->reps = 20, a->c.threads = 1, a->omega = 1.0;
   int dist = 0;
   const cli_opt opts[] = {
       CLI_OPT_CHOICE("--kind", "point|cluster", "point or cluster GS (default cluster)", &a->kind),
@@ -51,12 +53,12 @@ static int parse(int argc, char **argv, void *args) {
                   100000),
       CLI_OPT_FLAG("--local", "also time the rank-local sweep (block Jacobi between ranks)",
                    &a->local, 1),
-      CLI_OPT_FLAG("--host", "host backend (default)", &a->gpu, 0),
-      CLI_OPT_FLAG("--gpu", "the GPU, one a rank or shared", &a->gpu, 1),
-      CLI_OPT_INT("--threads", "N", "host threads a rank (default 1 under mpiexec)", &a->threads, 0,
-                  MISPC_MAX_THREADS),
+      CLI_OPT_FLAG("--host", "host backend (default)", &a->c.gpu, 0),
+      CLI_OPT_FLAG("--gpu", "the GPU, one a rank or shared", &a->c.gpu, 1),
+      CLI_OPT_INT("--threads", "N", "host threads a rank (default 1 under mpiexec)", &a->c.threads,
+                  0, MISPC_MAX_THREADS),
       CLI_OPT_FLAG("--dist", "run distributed even outside mpiexec (one rank)", &dist, 1),
-      CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->verbose, 1),
+      CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->c.verbose, 1),
   };
   const cli_command cmd = {
       .name = "gs",
@@ -129,11 +131,10 @@ static mispc_status apply_local(void *u) {
 
 int cmd_dist_gs(int argc, char **argv) {
   gs_args a;
-  int rc = cli_dist_parse_quietly(argc, argv, &a, parse);
+  int rank, P;
+  mispc_context *ctx;
+  int rc = cli_dist_begin(argc, argv, &a.c, parse, &ctx, &rank, &P);
   if (rc >= 0) return rc;
-  int rank = 0, P = 1;
-  mispc_context *ctx = NULL;
-  if (cli_dist_start("gs", a.verbose, a.threads, a.gpu, &ctx, &rank, &P)) return 1;
   rc = 0;
   mispc_gs_options o;
   mispc_gs_options_default(&o);
@@ -154,8 +155,8 @@ int cmd_dist_gs(int argc, char **argv) {
     s = MISPC_ERR_INVALID_ARG;
   }
   s = agree(s, &mine);
-  if (!s && a.gpu) s = mispc_dist_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &G);
-  const mispc_dist_csr *A = a.gpu ? &G : &H;
+  if (!s && a.c.gpu) s = mispc_dist_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &G);
+  const mispc_dist_csr *A = a.c.gpu ? &G : &H;
   const int64_t nl = s ? 0 : H.rend - H.rstart;
   double *hb = (double *)malloc(sizeof(double) * (size_t)(nl + 1));
   double *hx = (double *)malloc(sizeof(double) * (size_t)(nl + 1));
@@ -164,7 +165,7 @@ int cmd_dist_gs(int argc, char **argv) {
   if (!s && (!hb || !hx || !t)) s = MISPC_ERR_ALLOC;
   for (int64_t i = 0; !s && i < nl; ++i) /* the same b for any split */
     hb[i] = (double)(mispc_hash3(7, 0, (uint64_t)(H.rstart + i)) >> 11) / 9007199254740992.0 - 0.5;
-  if (!s && a.gpu) {
+  if (!s && a.c.gpu) {
     b = x = NULL;
     s = mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * (size_t)(nl + 1), (void **)&b);
     if (!s) s = mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * (size_t)(nl + 1), (void **)&x);
@@ -184,13 +185,13 @@ int cmd_dist_gs(int argc, char **argv) {
     t_num = MPI_Wtime() - t0;
   }
   apply_ctx ac = {ctx, dgs, NULL, A, b, x};
-  if (!s) s = time_applies(ctx, a.reps, a.gpu, x, t, apply_exact, &ac, &t_apply);
+  if (!s) s = time_applies(ctx, a.reps, a.c.gpu, x, t, apply_exact, &ac, &t_apply);
   mispc_gs_info info;
   int64_t bytes = 0, all_bytes = 0;
   memset(&info, 0, sizeof info);
   if (!s) s = mispc_dist_gs_get_info(dgs, &info, &bytes);
   MPI_Allreduce(&bytes, &all_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (!s && a.gpu) s = mispc_memcpy(ctx, hx, MISPC_MEM_HOST, x, MISPC_MEM_DEVICE, 8 * (size_t)nl);
+  if (!s && a.c.gpu) s = mispc_memcpy(ctx, hx, MISPC_MEM_HOST, x, MISPC_MEM_DEVICE, 8 * (size_t)nl);
   uint64_t sum = 0, total = 0;
   for (int64_t i = 0; !s && i < nl; ++i) {
     uint64_t bits;
@@ -205,7 +206,7 @@ int cmd_dist_gs(int argc, char **argv) {
     if (!s) s = mispc_gs_numeric(ctx, lgs, &A->diag);
     ac.lgs = lgs;
     s = agree(s, &mine);
-    if (!s) s = time_applies(ctx, a.reps, a.gpu, x, t, apply_local, &ac, &t_local);
+    if (!s) s = time_applies(ctx, a.reps, a.c.gpu, x, t, apply_local, &ac, &t_local);
     mispc_gs_destroy(ctx, lgs);
   }
   if (s) {
@@ -218,7 +219,7 @@ int cmd_dist_gs(int argc, char **argv) {
            : a.sweep == 1 ? "forward"
                           : "backward",
            a.sweeps, a.sweeps > 1 ? "s" : "", a.omega, a.spec, P, P > 1 ? "s" : "",
-           a.gpu ? "GPU" : "host", (long long)H.nglobal, info.ncolors);
+           a.c.gpu ? "GPU" : "host", (long long)H.nglobal, info.ncolors);
     if (a.kind)
       printf(", %lld clusters (max %lld rows)", (long long)info.nclusters,
              (long long)info.max_cluster);
@@ -233,7 +234,7 @@ int cmd_dist_gs(int argc, char **argv) {
              1e3 * t_local);
   }
   mispc_dist_gs_destroy(ctx, dgs);
-  if (a.gpu) {
+  if (a.c.gpu) {
     mispc_free(ctx, MISPC_MEM_DEVICE, b);
     mispc_free(ctx, MISPC_MEM_DEVICE, x);
     mispc_dist_csr_free(ctx, &G);

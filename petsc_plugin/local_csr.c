@@ -93,7 +93,12 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
     if (set) PetscCall(PetscSNPrintf(name, sizeof name, "-%smispc_num_threads", pre));
   }
   if (!set) PetscCall(PetscOptionsGetInt(options, NULL, "-mispc_num_threads", &nt, &set));
-  if (!set && !getenv("OMP_NUM_THREADS") && size > 1) nt = 1;
+  if (!set && size > 1) { /* one thread a rank unless OpenMP is told otherwise */
+    char env[16];
+    PetscBool omp = PETSC_FALSE;
+    PetscCall(PetscOptionsGetenv(PetscObjectComm(obj), "OMP_NUM_THREADS", env, sizeof env, &omp));
+    if (!omp) nt = 1;
+  }
   /* 0 keeps OpenMP's default; the library refuses counts beyond its cap. */
   mispc_status st =
       nt < 0 || nt > INT_MAX ? MISPC_ERR_INVALID_ARG : mispc_context_set_num_threads(*ctx, (int)nt);
