@@ -24,6 +24,39 @@ static int cmp_pair(const void *a, const void *b) {
   return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* The pairs (key, value) ordered by key in O(n + range), keys in
+ * [base, base + range): a stable counting sort where qsort took most of the
+ * call. Both routes deliver each key's values in increasing order (source
+ * rank order, and each source sends in increasing vertex order), so the
+ * result is (key, value) ordered; a scan checks that and sorts fully if
+ * not, so the result never depends on the argument. */
+static mispc_status sort_pairs(mispc_context *ctx, int64_t *pairs, int64_t n, int64_t base,
+                               int64_t range, const char *who) {
+  int64_t *tmp = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * n + 2));
+  int64_t *start = (int64_t *)calloc((size_t)(range + 1), sizeof(int64_t));
+  if (!tmp || !start) {
+    free(tmp);
+    free(start);
+    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  }
+  for (int64_t i = 0; i < n; ++i) start[pairs[2 * i] - base + 1]++;
+  for (int64_t k = 0; k < range; ++k) start[k + 1] += start[k];
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t at = start[pairs[2 * i] - base]++;
+    tmp[2 * at] = pairs[2 * i];
+    tmp[2 * at + 1] = pairs[2 * i + 1];
+  }
+  memcpy(pairs, tmp, sizeof(int64_t) * (size_t)(2 * n));
+  free(tmp);
+  free(start);
+  for (int64_t i = 1; i < n; ++i)
+    if (cmp_pair(pairs + 2 * i - 2, pairs + 2 * i) >= 0) {
+      qsort(pairs, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
+      break;
+    }
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr *g,
                                         const int32_t *agg, int64_t naggs,
                                         mispc_dist_agg_lists *lists) {
@@ -35,9 +68,9 @@ mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr
   mispc_status s = agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, who);
   if (s) return s;
   /* (label, vertex) sorted: each aggregate's first vertex is its head */
-  qsort(got, (size_t)ngot, 2 * sizeof(int64_t), cmp_pair);
-  int *hdest = (int *)malloc(sizeof(int) * (size_t)(ngot + 1));
-  s = hdest ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  s = sort_pairs(ctx, got, ngot, id.c0, id.c1 - id.c0, who);
+  int *hdest = s ? NULL : (int *)malloc(sizeof(int) * (size_t)(ngot + 1));
+  if (!s && !hdest) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   s = mispc_dist_agree(ctx, g->comm, s);
   for (int64_t i = 0, head = -1, label = -1; !s && i < ngot; ++i) {
     if (got[2 * i] != label) label = got[2 * i], head = got[2 * i + 1];
@@ -50,7 +83,12 @@ mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr
   free(hdest);
   if (s) return s;
   /* from several ranks in rank order: sort by (head, member) */
-  qsort(mine, (size_t)nmine, 2 * sizeof(int64_t), cmp_pair);
+  s = mispc_dist_agree(ctx, g->comm,
+                       sort_pairs(ctx, mine, nmine, g->rstart, g->rend - g->rstart, who));
+  if (s) {
+    free(mine);
+    return s;
+  }
   int64_t nl = 0;
   for (int64_t i = 0; i < nmine; ++i) nl += i == 0 || mine[2 * i] != mine[2 * i - 2];
   lists->head = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nl + 1));

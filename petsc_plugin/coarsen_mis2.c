@@ -274,6 +274,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
   PetscCall(MatGetLocalSize(G, &nloc, NULL));
   mispc_status s = MISPC_SUCCESS;
+  PetscCall(PetscLogEventBegin(MISPC_EventCoarsenGraph, cg, G, 0, 0));
   for (int pass = 0; pass < 2; ++pass) {
     Mat A = Gs ? Gs : G;
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
@@ -307,10 +308,14 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
     PetscCall(MatTranspose(G, MAT_INITIAL_MATRIX, &Gs));
     PetscCall(MatAXPY(Gs, 1.0, G, DIFFERENT_NONZERO_PATTERN));
   }
+  PetscCall(PetscLogEventEnd(MISPC_EventCoarsenGraph, cg, G, 0, 0));
   PetscCall(PetscMalloc1(nloc + 1, &agg));
   /* every mispc_dist_* call agrees on its status: the same error on every rank */
+  PetscCall(PetscLogEventBegin(MISPC_EventCoarsenAgg, cg, G, 0, 0));
   if (!s) PetscCall(aggregate_dist(ctx, mc, comm, &D, &ao, nloc, agg, &info, &s));
   if (!s && mc->verify) s = mispc_dist_verify_aggregation(ctx, &D, agg, info.naggs);
+  PetscCall(PetscLogEventEnd(MISPC_EventCoarsenAgg, cg, G, 0, 0));
+  PetscCall(PetscLogEventBegin(MISPC_EventCoarsenLists, cg, G, 0, 0));
   if (!s) s = mispc_dist_aggregates_stats(ctx, &D, agg, info.naggs, &st);
   if (!s) s = mispc_dist_aggregate_lists(ctx, &D, agg, info.naggs, &lists);
   if (have_D) mispc_dist_csr_free(ctx, &D);
@@ -355,6 +360,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   PetscCall(MatAssemblyEnd(ghost, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscCDSetMat(cd, ghost)); /* the lists own it (3.18: GAMG takes it over) */
   PetscCall(PetscFree(onnz));
+  PetscCall(PetscLogEventEnd(MISPC_EventCoarsenLists, cg, G, 0, 0));
   mc->nlists = (PetscInt)lists.nlists;
   mc->naggs = info.naggs;
   mc->singletons = st.singletons;

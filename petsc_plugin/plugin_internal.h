@@ -26,7 +26,7 @@ PetscErrorCode MispcErrorCode(mispc_status s, const char *message);
   } while (0)
 
 extern PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply,
-    MISPC_EventCoarsen;
+    MISPC_EventCoarsen, MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists;
 
 PetscErrorCode MispcRegisterPCs(void);
 PetscErrorCode MispcRegisterCoarseners(void);

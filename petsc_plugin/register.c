@@ -4,7 +4,8 @@
 #include "gamg_mispc.h"
 #include "plugin_internal.h"
 
-PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply, MISPC_EventCoarsen;
+PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply, MISPC_EventCoarsen,
+    MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists;
 
 PetscErrorCode mispc_petsc_register(void) {
   static PetscBool registered = PETSC_FALSE;
@@ -20,6 +21,11 @@ PetscErrorCode mispc_petsc_register(void) {
   PetscCall(PetscLogEventRegister("MispcGSNumeric", PC_CLASSID, &MISPC_EventGSNumeric));
   PetscCall(PetscLogEventRegister("MispcGSApply", PC_CLASSID, &MISPC_EventGSApply));
   PetscCall(PetscLogEventRegister("MispcMIS2Coarsen", MAT_COARSEN_CLASSID, &MISPC_EventCoarsen));
+  /* the phases of MispcMIS2Coarsen on several ranks */
+  PetscCall(PetscLogEventRegister("MispcCrsGraph", MAT_COARSEN_CLASSID, &MISPC_EventCoarsenGraph));
+  PetscCall(
+      PetscLogEventRegister("MispcCrsAggregate", MAT_COARSEN_CLASSID, &MISPC_EventCoarsenAgg));
+  PetscCall(PetscLogEventRegister("MispcCrsLists", MAT_COARSEN_CLASSID, &MISPC_EventCoarsenLists));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
