@@ -258,7 +258,7 @@ MISPC_API void mispc_dist_prolongator_free(mispc_dist_prolongator *P);
  * merged), the one-process storage order. Cluster GS: each cluster is
  * swept whole by the rank of its smallest row; rows of other ranks move
  * there (pattern at the symbolic setup, values at the numeric one, b and x
- * at each apply: docs/DISTRIBUTED.md, "Cluster Gauss-Seidel"); with
+ * at each apply); with
  * block_size > 1 every rank's range must hold whole nodes. The matrix's
  * blocks must have sorted rows and a stored diagonal. b and x: rend -
  * rstart entries. */
