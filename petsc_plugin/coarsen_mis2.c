@@ -259,7 +259,6 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   mispc_dist_csr D;
   mispc_dist_agg_lists lists = {0};
   mispc_dist_agg_info info;
-  mispc_agg_stats st;
   int64_t *gar = NULL;
   int32_t *agg = NULL;
   PetscInt *onnz = NULL;
@@ -316,7 +315,6 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   if (!s && mc->verify) s = mispc_dist_verify_aggregation(ctx, &D, agg, info.naggs);
   PetscCall(PetscLogEventEnd(MISPC_EventCoarsenAgg, cg, G, 0, 0));
   PetscCall(PetscLogEventBegin(MISPC_EventCoarsenLists, cg, G, 0, 0));
-  if (!s) s = mispc_dist_aggregates_stats(ctx, &D, agg, info.naggs, &st);
   if (!s) s = mispc_dist_aggregate_lists(ctx, &D, agg, info.naggs, &lists);
   if (have_D) mispc_dist_csr_free(ctx, &D);
   mispc_csr_free(ctx, &hd);
@@ -363,8 +361,17 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   PetscCall(PetscLogEventEnd(MISPC_EventCoarsenLists, cg, G, 0, 0));
   mc->nlists = (PetscInt)lists.nlists;
   mc->naggs = info.naggs;
-  mc->singletons = st.singletons;
-  mc->max_size = st.max_size;
+  /* one list an aggregate: the view's figures from the lists (no route of their own) */
+  int64_t fig[2] = {0, 0}, all[2]; /* singletons, largest size */
+  for (int64_t i = 0; i < lists.nlists; ++i) {
+    const int64_t size = lists.offset[i + 1] - lists.offset[i];
+    fig[0] += size == 1;
+    fig[1] = size > fig[1] ? size : fig[1];
+  }
+  PetscCallMPI(MPI_Allreduce(&fig[0], &all[0], 1, MPI_INT64_T, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&fig[1], &all[1], 1, MPI_INT64_T, MPI_MAX, comm));
+  mc->singletons = all[0];
+  mc->max_size = all[1];
   mc->rounds[0] = info.mis_rounds[0];
   mc->rounds[1] = info.mis_rounds[1];
   mc->checksum = sum;
