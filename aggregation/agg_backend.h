@@ -43,6 +43,22 @@ mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *ag
 mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
                              int basic);
 
+/* 1 when vertex v of a host graph has no neighbour but itself (self loops
+ * are ignored everywhere). */
+int agg_isolated_vertex(const mispc_csr *g, int32_t v);
+
+/* MISPC_ISOLATED_COLLECT after the phases: the aggregates whose root has no
+ * neighbour but itself (isolated vertices, singletons) become one aggregate,
+ * id = the number of the others, rooted at the smallest of them; the others
+ * keep their order with ids renumbered from 0 (agg and root rewritten; root
+ * may be replaced by a new array of the same memory space). *removed: the
+ * isolated aggregates there were (0: nothing changes; else naggs drops by
+ * *removed - 1). */
+mispc_status agg_collect_isolated_host(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
+                                       int64_t *removed);
+mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
+                                       int64_t *removed);
+
 mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
                                mispc_csr *S);
 mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta, int bs,

@@ -21,6 +21,10 @@ mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *ag
                              int basic) {
   return no_cuda(ctx);
 }
+mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
+                                       int64_t *removed) {
+  return no_cuda(ctx);
+}
 mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
                                mispc_csr *S) {
   return no_cuda(ctx);

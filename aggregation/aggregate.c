@@ -42,6 +42,10 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   if (o.algo != MISPC_AGG_MIS2AGG && o.algo != MISPC_AGG_MIS2BASIC)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_aggregate: unknown algorithm %d",
                         (int)o.algo);
+  if (o.isolated != MISPC_ISOLATED_SINGLETONS && o.isolated != MISPC_ISOLATED_COLLECT)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_aggregate: unknown treatment of isolated vertices %d",
+                        (int)o.isolated);
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   if (!o.mis.skip_validation) {
     MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_aggregate"));
@@ -81,6 +85,16 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   if (!s && left > 0)
     s = MISPC_ON(dev, agg_phase3, ctx, graph, a.agg, a.naggs, o.algo == MISPC_AGG_MIS2BASIC);
   phase_end(&a, 2, n, t);
+  /* Isolated vertices into one aggregate, numbered last (timed with phase 3). */
+  int64_t removed = 0;
+  if (!s && o.isolated == MISPC_ISOLATED_COLLECT)
+    s = MISPC_ON(dev, agg_collect_isolated, ctx, graph, &a, &removed);
+  if (!s && removed) {
+    a.phase_aggs[0] -= removed;
+    a.phase_aggs[1] -= removed;
+    a.phase_aggs[2] = a.naggs;
+    a.phase_seconds[2] = mispc_wtime() - t;
+  }
   mispc_pool_free(ctx, a.mem, set);
   mispc_pool_free(ctx, a.mem, mask);
   if (s) {

@@ -161,6 +161,39 @@ __global__ void phase3_sorted(int64_t h, const int32_t *list, const int64_t *off
   }
 }
 
+/* MISPC_ISOLATED_COLLECT, step 1: keep[c] = 0 where aggregate c's root has
+ * no neighbour but itself (then c is that vertex alone), else 1;
+ * first[0] = the least such c. keep[na] = 0 for the scan's total. */
+__global__ void isolated_aggregates(int64_t na, const int32_t *root, const int64_t *rowptr,
+                                    const int32_t *colidx, int32_t *keep, unsigned *first) {
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c <= na;
+       c += (int64_t)gridDim.x * blockDim.x) {
+    if (c == na) {
+      keep[c] = 0;
+      continue;
+    }
+    const int32_t r = root[c];
+    bool iso = true;
+    for (int64_t p = rowptr[r]; iso && p < rowptr[r + 1]; ++p) iso = colidx[p] == r;
+    keep[c] = !iso;
+    if (iso) atomicMin(first, (unsigned)c);
+  }
+}
+
+/* Step 2: the new labels (newid: exclusive scan of keep; `last` for the
+ * isolated ones) and the roots of the kept aggregates in their new places. */
+__global__ void relabel_isolated(int64_t n, int64_t na, const int32_t *keep, const int32_t *newid,
+                                 int32_t last, int32_t *agg, const int32_t *root,
+                                 int32_t *root_out) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n; v += stride) {
+    const int32_t c = agg[v];
+    agg[v] = keep[c] ? newid[c] : last;
+  }
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < na; c += stride)
+    if (keep[c]) root_out[newid[c]] = root[c];
+}
+
 } // namespace
 
 extern "C" mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g,
@@ -289,5 +322,57 @@ extern "C" mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, 
   }
   mispc_scratch_free(ctx, tent);
   mispc_scratch_free(ctx, size);
+  return st;
+}
+
+extern "C" mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g,
+                                                  mispc_aggregates *a, int64_t *removed) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  *removed = 0;
+  const int64_t na = a->naggs, n = a->n;
+  if (na == 0) return MISPC_SUCCESS;
+  int32_t *keep = NULL, *newid = NULL, *root = NULL;
+  void *temp = NULL;
+  size_t scan_bytes = 0;
+  cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, keep, newid, na + 1, s);
+  mispc_status st =
+      mispc_scratch_alloc(ctx, (size_t)(na + 1) * 8 + 16, (void **)&keep, "isolated aggregates");
+  if (!st) st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
+  unsigned *first = NULL;
+  if (!st) {
+    newid = keep + na + 1;
+    first = (unsigned *)(newid + na + 1);
+    cudaMemsetAsync(first, 0xff, 4, s);
+    isolated_aggregates<<<mispc_device_grid(ctx, na + 1, kBlock), kBlock, 0, s>>>(
+        na, a->root, g->rowptr, g->colidx, keep, first);
+    cub::DeviceScan::ExclusiveSum(temp, scan_bytes, keep, newid, na + 1, s);
+  }
+  int32_t head[2] = {0, 0}; /* kept aggregates, then the least isolated one */
+  if (!st) {
+    cudaMemcpyAsync(&head[0], newid + na, 4, cudaMemcpyDeviceToHost, s);
+    cudaMemcpyAsync(&head[1], first, 4, cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "isolated aggregates");
+  }
+  const int64_t kept = head[0];
+  if (!st && kept < na) { /* some are isolated: relabel, new root array */
+    st = mispc_pool_alloc_n(ctx, a->mem, n + 1, 4, (void **)&root, "aggregate roots");
+    if (!st) {
+      relabel_isolated<<<mispc_device_grid(ctx, n > na ? n : na, kBlock), kBlock, 0, s>>>(
+          n, na, keep, newid, (int32_t)kept, a->agg, a->root, root);
+      cudaMemcpyAsync(root + kept, a->root + head[1], 4, cudaMemcpyDeviceToDevice, s);
+      st = mispc_sync(ctx, s, "isolated aggregates");
+    }
+    if (!st) {
+      mispc_pool_free(ctx, a->mem, a->root);
+      a->root = root;
+      a->naggs = kept + 1;
+      *removed = na - kept;
+    } else {
+      mispc_pool_free(ctx, a->mem, root);
+    }
+  }
+  mispc_scratch_free(ctx, temp);
+  mispc_scratch_free(ctx, keep);
   return st;
 }

@@ -221,6 +221,10 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
   if (o.algo != MISPC_AGG_MIS2AGG && o.algo != MISPC_AGG_MIS2BASIC)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_aggregate: unknown algorithm %d",
                      (int)o.algo);
+  else if (o.isolated != MISPC_ISOLATED_SINGLETONS)
+    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                     "mispc_dist_aggregate: isolated vertices stay singletons on several ranks "
+                     "(MISPC_ISOLATED_COLLECT is one process only)");
   else if (!agg && w.nloc > 0)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_aggregate: output is NULL");
   int P = 0;

@@ -223,3 +223,42 @@ mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *ag
                         (long long)orphan);
   return MISPC_SUCCESS;
 }
+
+int agg_isolated_vertex(const mispc_csr *g, int32_t v) {
+  for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p)
+    if (g->colidx[p] != v) return 0;
+  return 1;
+}
+
+mispc_status agg_collect_isolated_host(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
+                                       int64_t *removed) {
+  const int64_t na = a->naggs, n = a->n;
+  *removed = 0;
+  int32_t *newid = (int32_t *)mispc_host_alloc_n(ctx, na + 1, sizeof(int32_t), "new ids");
+  if (!newid) return MISPC_ERR_ALLOC;
+  /* an isolated vertex is a phase-1 root alone in its aggregate, and only
+   * such aggregates have an isolated root */
+  int64_t kept = 0, first = -1;
+  for (int64_t c = 0; c < na; ++c) {
+    const int iso = agg_isolated_vertex(g, a->root[c]);
+    newid[c] = iso ? -1 : (int32_t)kept;
+    kept += !iso;
+    if (iso && first < 0) first = c;
+  }
+  if (first >= 0) {
+    const int nt = mispc_host_threads(ctx);
+    const int32_t last = (int32_t)kept, iso_root = a->root[first];
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < n; ++v) {
+      const int32_t c = newid[a->agg[v]];
+      a->agg[v] = c >= 0 ? c : last;
+    }
+    for (int64_t c = 0; c < na; ++c) /* newid[c] <= c: in place, ascending */
+      if (newid[c] >= 0) a->root[newid[c]] = a->root[c];
+    a->root[last] = iso_root;
+    *removed = na - kept;
+    a->naggs = kept + 1;
+  }
+  free(newid);
+  return MISPC_SUCCESS;
+}

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "agg_backend.h"
 
 /* Host copies (or borrowed host pointers) of the aggregate arrays. */
 typedef struct host_aggs {
@@ -145,6 +145,12 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
             q[tail++] = u;
           }
         }
+      }
+      if (tail == 1 && tail != off[k + 1] - off[k] && agg_isolated_vertex(&g, root[k])) {
+        /* MISPC_ISOLATED_COLLECT: an aggregate of isolated vertices only */
+        for (int64_t p = off[k]; p < off[k + 1]; ++p)
+          if (agg_isolated_vertex(&g, members[p]))
+            seen[members[p]] = 1, tail += members[p] != root[k];
       }
       if (tail != off[k + 1] - off[k] && k < bad) bad = k;
     }

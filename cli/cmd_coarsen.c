@@ -41,7 +41,8 @@ static int level0_labels(mispc_context *ctx, const char *path, const mispc_aggre
 
 int cmd_coarsen(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
-  int use_gpu = -1, no_verify = 0, verbose = 0, threads = 0, levels = 10, bs = 1, algo = 0;
+  int use_gpu = -1, no_verify = 0, verbose = 0, threads = 0, levels = 10, bs = 1, algo = 0,
+      isolated = 0;
   long long min_size = 100;
   double theta = 0;
   mispc_agg_options opt;
@@ -49,6 +50,11 @@ int cmd_coarsen(int argc, char **argv) {
   const cli_opt opts[] = {
       CLI_OPT_CHOICE("--algo", "mis2agg|mis2basic",
                      "aggregation: mis2agg (Alg. 3, default) or mis2basic (Alg. 2)", &algo),
+      CLI_OPT_CHOICE("--isolated", "singletons|collect",
+                     "isolated vertices: each its own aggregate (default), or all\n"
+                     "in one aggregate a level, so the levels keep shrinking\n"
+                     "on graphs with many of them (power-law, social)",
+                     &isolated),
       CLI_OPT_INT("--levels", "L", "at most L levels (default 10)", &levels, 0, 1000),
       CLI_OPT_LLONG("--min-size", "N", "stop once a graph has <= N vertices (default 100)",
                     &min_size, 0, INT64_MAX),
@@ -84,6 +90,7 @@ int cmd_coarsen(int argc, char **argv) {
   int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &spec, &npos);
   if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
   opt.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+  opt.isolated = isolated ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
   const int verify = !no_verify;
   mispc_context *ctx;
   if (cli_context("coarsen", verbose, threads, &use_gpu, &ctx)) return 1;

@@ -1,6 +1,7 @@
 /* Aggregation on the GPU: strength graph, aggregates (both algorithms, all
  * phases) and coarse graph bit-identical to the host; device aggregates pass
  * verification. Skips without a GPU. */
+#include "mis_test_graphs.h" /* mispc_csr_from_coo (internal) */
 #include "test_util.h"
 
 static mispc_context *ctx;
@@ -39,10 +40,12 @@ static void check_spec(const char *spec, double theta, int bs) {
   CHECK_OK(ctx, mispc_strength_graph(ctx, &A, theta, bs, &S));
   CHECK_OK(ctx, mispc_strength_graph(ctx, &DA, theta, bs, &DS));
   CHECK_MSG(same_pattern(&S, &DS), "%s: device strength graph differs", spec);
-  for (int algo = 0; algo <= 1; ++algo) {
+  for (int variant = 0; variant < 4; ++variant) { /* algorithm, isolated vertices collected */
+    const int algo = variant & 1;
     mispc_agg_options o;
     mispc_agg_options_default(&o);
     o.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+    o.isolated = variant >> 1 ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
     mispc_aggregates ha, da;
     CHECK_OK(ctx, mispc_aggregate(ctx, &S, &o, &ha));
     CHECK_OK(ctx, mispc_aggregate(ctx, &DS, &o, &da));
@@ -54,9 +57,9 @@ static void check_spec(const char *spec, double theta, int bs) {
     mispc_agg_stats st;
     CHECK_OK(ctx, mispc_aggregates_stats(ctx, &da, &st));
     CHECK(st.naggs == ha.naggs);
-    printf("  %-26s %s: %lld nodes -> %lld aggregates (mean %.2f, singletons %lld)\n", spec,
-           algo ? "mis2basic" : "mis2agg", (long long)S.nrows, (long long)st.naggs, st.mean_size,
-           (long long)st.singletons);
+    printf("  %-26s %s%s: %lld nodes -> %lld aggregates (mean %.2f, singletons %lld)\n", spec,
+           algo ? "mis2basic" : "mis2agg", variant >> 1 ? " collect" : "", (long long)S.nrows,
+           (long long)st.naggs, st.mean_size, (long long)st.singletons);
     mispc_aggregates_free(ctx, &ha);
     mispc_aggregates_free(ctx, &da);
     mispc_csr_free(ctx, &C);
@@ -294,6 +297,34 @@ static void test_gpu_aggregation_equals_host(void) {
   check_spec("gen:path:100000", 0, 1);
 }
 
+/* Isolated vertices (one with a self loop) and a graph of nothing else:
+ * MISPC_ISOLATED_COLLECT on the GPU gives the host's labels and roots. */
+static void test_gpu_isolated_collected(void) {
+  const int32_t I[] = {1, 2, 3, 7, 6}, J[] = {2, 3, 4, 7, 8};
+  mispc_csr G[2], D;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 9, 9, 5, I, J, NULL, MISPC_COO_SYMMETRIC, &G[0]));
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 5, 5, 0, NULL, NULL, NULL, 0, &G[1]));
+  for (int g = 0; g < 2; ++g) {
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &G[g], MISPC_MEM_DEVICE, &D));
+    for (int algo = 0; algo <= 1; ++algo) {
+      mispc_agg_options o;
+      mispc_agg_options_default(&o);
+      o.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+      o.isolated = MISPC_ISOLATED_COLLECT;
+      mispc_aggregates ha, da;
+      CHECK_OK(ctx, mispc_aggregate(ctx, &G[g], &o, &ha));
+      CHECK_OK(ctx, mispc_aggregate(ctx, &D, &o, &da));
+      CHECK_MSG(same_aggs(&ha, &da), "graph %d algo %d: device aggregates differ", g, algo);
+      CHECK(ha.root[ha.naggs - 1] == 0 && (g == 1 ? ha.naggs == 1 : ha.agg[5] == ha.agg[7]));
+      CHECK_OK(ctx, mispc_verify_aggregation(ctx, &D, &da));
+      mispc_aggregates_free(ctx, &ha);
+      mispc_aggregates_free(ctx, &da);
+    }
+    mispc_csr_free(ctx, &D);
+    mispc_csr_free(ctx, &G[g]);
+  }
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
@@ -301,6 +332,7 @@ int main(void) {
   RUN_TEST(test_gpu_graphs_unsorted_rows);
   RUN_TEST(test_gpu_strength_uniform_blocks);
   RUN_TEST(test_gpu_strength_filter);
+  RUN_TEST(test_gpu_isolated_collected);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

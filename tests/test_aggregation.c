@@ -949,6 +949,99 @@ static void test_coarse_graph_of_nodes_equals_rows(void) {
   }
 }
 
+/* MISPC_ISOLATED_COLLECT against the default on graphs with and without
+ * isolated vertices: the isolated ones share the last aggregate (rooted at
+ * the smallest), every other vertex keeps its aggregate under an
+ * order-preserving renumbering, and the result verifies. */
+static void check_collect(const mispc_csr *G, mispc_agg_algo algo, const char *what) {
+  mispc_agg_options o = agg_opts(algo);
+  mispc_aggregates s, c;
+  CHECK_OK(ctx, mispc_aggregate(ctx, G, &o, &s));
+  o.isolated = MISPC_ISOLATED_COLLECT;
+  CHECK_OK(ctx, mispc_aggregate(ctx, G, &o, &c));
+  const int64_t n = G->nrows;
+  int64_t niso = 0, first = -1;
+  for (int64_t v = 0; v < n; ++v)
+    if (degree(G, v) == 0) first = first < 0 ? v : first, ++niso;
+  CHECK_MSG(c.naggs == (niso ? s.naggs - niso + 1 : s.naggs), "%s: %lld aggregates, %lld isolated",
+            what, (long long)c.naggs, (long long)niso);
+  CHECK(c.phase_aggs[0] == s.phase_aggs[0] - niso && c.phase_aggs[1] == s.phase_aggs[1] - niso &&
+        c.phase_aggs[2] == c.naggs);
+  /* the map from the default's ids to the collected ones, order-preserving */
+  int32_t *map = (int32_t *)malloc(sizeof(int32_t) * (size_t)(s.naggs + 1));
+  for (int64_t k = 0; k < s.naggs; ++k) map[k] = -1;
+  int ok = 1;
+  for (int64_t v = 0; v < n && ok; ++v) {
+    if (degree(G, v) == 0) {
+      ok = c.agg[v] == c.naggs - 1;
+      continue;
+    }
+    int32_t *m = &map[s.agg[v]];
+    if (*m < 0) *m = c.agg[v];
+    ok = *m == c.agg[v] && c.agg[v] < c.naggs - (niso > 0);
+  }
+  for (int64_t k = 0, last = -1; k < s.naggs && ok; ++k)
+    if (map[k] >= 0) ok = map[k] > last && c.root[map[k]] == s.root[k], last = map[k];
+  CHECK_MSG(ok, "%s: collected labels are not the default's renumbered", what);
+  if (niso) CHECK(c.root[c.naggs - 1] == first);
+  CHECK_OK(ctx, mispc_verify_aggregation(ctx, G, &c));
+  mispc_agg_stats st;
+  CHECK_OK(ctx, mispc_aggregates_stats(ctx, &c, &st));
+  CHECK(niso < 2 || st.singletons == 0 || algo == MISPC_AGG_MIS2BASIC);
+  /* the coarse graph: the collected aggregate is one isolated vertex */
+  mispc_csr C;
+  CHECK_OK(ctx, mispc_coarse_graph(ctx, G, &c, &C));
+  if (niso) CHECK(C.rowptr[C.nrows] == C.rowptr[C.nrows - 1]);
+  mispc_csr_free(ctx, &C);
+  free(map);
+  mispc_aggregates_free(ctx, &s);
+  mispc_aggregates_free(ctx, &c);
+}
+
+static void test_isolated_vertices_collected(void) {
+  /* a path 1-2-3-4, isolated 0, 5 and 7 (7 with a self loop), edge 6-8 */
+  const int32_t I[] = {1, 2, 3, 7, 6}, J[] = {2, 3, 4, 7, 8};
+  mispc_csr G;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 9, 9, 5, I, J, NULL, MISPC_COO_SYMMETRIC, &G));
+  for (int algo = 0; algo < 2; ++algo) {
+    check_collect(&G, (mispc_agg_algo)algo, "path + isolated");
+    mispc_csr K = gen("gen:kron:12"), L = gen("gen:laplace2d:20");
+    check_collect(&K, (mispc_agg_algo)algo, "gen:kron:12");
+    check_collect(&L, (mispc_agg_algo)algo, "gen:laplace2d:20 (none isolated)");
+    mispc_csr_free(ctx, &K);
+    mispc_csr_free(ctx, &L);
+  }
+  mispc_aggregates a;
+  mispc_agg_options o;
+  mispc_agg_options_default(&o);
+  o.isolated = MISPC_ISOLATED_COLLECT;
+  CHECK_OK(ctx, mispc_aggregate(ctx, &G, &o, &a));
+  const int32_t last = (int32_t)a.naggs - 1;
+  CHECK(a.agg[0] == last && a.agg[5] == last && a.agg[7] == last && a.root[last] == 0);
+  mispc_aggregates_free(ctx, &a);
+  /* the verification, by hand: {1, 2, 3, 4} root 2, {6, 8} root 6, the
+   * isolated {0, 5, 7} root 0 pass; 4 among the isolated does not */
+  int32_t hagg[9] = {2, 0, 0, 0, 0, 2, 1, 2, 1}, hroot[3] = {2, 6, 0};
+  mispc_aggregates h;
+  memset(&h, 0, sizeof h);
+  h.n = 9, h.naggs = 3, h.agg = hagg, h.root = hroot, h.mem = MISPC_MEM_HOST;
+  CHECK_OK(ctx, mispc_verify_aggregation(ctx, &G, &h));
+  hagg[4] = 2;
+  expect_rejected(&G, &h, "not connected");
+  CHECK(strstr(mispc_context_error(ctx), "vertex 4") != NULL);
+  /* only isolated vertices: one aggregate */
+  mispc_csr E;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 5, 5, 0, NULL, NULL, NULL, 0, &E));
+  CHECK_OK(ctx, mispc_aggregate(ctx, &E, &o, &a));
+  CHECK(a.naggs == 1 && a.root[0] == 0 && a.phase_aggs[0] == 0);
+  CHECK_OK(ctx, mispc_verify_aggregation(ctx, &E, &a));
+  mispc_aggregates_free(ctx, &a);
+  o.isolated = (mispc_agg_isolated)7;
+  CHECK_STATUS(ctx, mispc_aggregate(ctx, &G, &o, &a), MISPC_ERR_INVALID_ARG);
+  mispc_csr_free(ctx, &E);
+  mispc_csr_free(ctx, &G);
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_aggregation_on_every_generator);
@@ -967,6 +1060,7 @@ int main(void) {
   RUN_TEST(test_prolongator_blocks_and_dependent_columns);
   RUN_TEST(test_prolongator_rigid_body_modes);
   RUN_TEST(test_mis2agg_vs_mis2basic);
+  RUN_TEST(test_isolated_vertices_collected);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

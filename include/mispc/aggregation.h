@@ -35,9 +35,21 @@ typedef enum mispc_agg_algo {
   MISPC_AGG_MIS2BASIC    /* Alg. 2: roots and their neighbours, leftovers join a neighbour */
 } mispc_agg_algo;
 
+/* What becomes of isolated vertices (no neighbour but themselves). */
+typedef enum mispc_agg_isolated {
+  MISPC_ISOLATED_SINGLETONS = 0, /* each its own aggregate, numbered as a phase-1 root (default) */
+  MISPC_ISOLATED_COLLECT         /* all in one aggregate, the last id, rooted at the smallest;
+                                    the others keep their order, renumbered without gaps. For
+                                    multilevel coarsening of graphs with many isolated vertices
+                                    (power-law, social): the coarse graph holds one isolated
+                                    vertex for them, so the levels keep shrinking. One process
+                                    only (the distributed call refuses it). */
+} mispc_agg_isolated;
+
 typedef struct mispc_agg_options {
   mispc_agg_algo algo;
-  mispc_mis_options mis; /* options of the MIS-2 calls (seed, ...) */
+  mispc_mis_options mis;       /* options of the MIS-2 calls (seed, ...) */
+  mispc_agg_isolated isolated; /* MISPC_ISOLATED_SINGLETONS unless set */
 } mispc_agg_options;
 
 MISPC_API void mispc_agg_options_default(mispc_agg_options *opt);
@@ -60,8 +72,11 @@ MISPC_API void mispc_agg_options_default(mispc_agg_options *opt);
  *   that holds most of its neighbours, counted with the labels as they stand
  *   after phase 2 (ties: smaller aggregate size after phase 2, then smaller
  *   aggregate id).
- * Isolated vertices are MIS-2 members and so singleton aggregates; mis2agg
- * makes no other singletons. Self loops are ignored. */
+ * Isolated vertices are MIS-2 members and so singleton aggregates (or, with
+ * MISPC_ISOLATED_COLLECT, one aggregate of them all, numbered last, after
+ * the others are renumbered without their ids; phase_aggs[0] and [1] then
+ * count the others); mis2agg makes no other singletons. Self loops are
+ * ignored. */
 typedef struct mispc_aggregates {
   int64_t n;     /* vertices */
   int64_t naggs; /* aggregates */
@@ -90,7 +105,8 @@ MISPC_API mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_ag
                                               mispc_agg_stats *st);
 
 /* Checks that every vertex is in exactly one aggregate with a valid id, every
- * aggregate is non-empty, connected in the graph and holds its root, and that
+ * aggregate is non-empty, connected in the graph (or, when its root is
+ * isolated, made of isolated vertices only: MISPC_ISOLATED_COLLECT) and holds its root, and that
  * no two roots are adjacent. The phase-1 roots (the first phase_aggs[0]
  * aggregates) must be a distance-2 independent set of the graph, and later
  * roots must be >= 3 apart through vertices outside the phase-1 aggregates
