@@ -93,11 +93,14 @@ static int parse(int argc, char **argv, void *args) {
       CLI_OPT_INT("--recolor", "N", "iterated greedy recoloring passes (default 0)", &a->recolor, 0,
                   MISPC_COLORING_MAX_RECOLOR),
   };
+  int isolated = 0;
   const cli_opt coarsen[] = {
       CLI_OPT_CHOICE("--algo", "mis2agg|mis2basic", "aggregation (default mis2agg)", &algo),
+      CLI_OPT_CHOICE("--isolated", "singletons",
+                     "isolated vertices stay singletons (collect: one process only)", &isolated),
   };
   const cli_opt *own = is_mis ? mis : is_color ? color : coarsen;
-  const int nown = is_mis ? 1 : is_color ? 3 : 1, ncommon = (int)(sizeof common / sizeof common[0]);
+  const int nown = is_mis ? 1 : is_color ? 3 : 2, ncommon = (int)(sizeof common / sizeof common[0]);
   cli_opt opts[16];
   memcpy(opts, own, sizeof(cli_opt) * (size_t)nown);
   memcpy(opts + nown, common, sizeof common);
