@@ -335,6 +335,10 @@ static void aggregate_bad_options(mispc_context *ctx) {
   if (rank_ == 0) o.mis.priority = MISPC_PRIORITY_DEGREE; /* an MIS-1 priority */
   expect_everywhere(ctx, mispc_dist_aggregate(ctx, &grid_, &o, agg, NULL), MISPC_ERR_INVALID_ARG,
                     "degree priorities");
+  mispc_agg_options_default(&o);
+  if (rank_ == last_) o.isolated = MISPC_ISOLATED_COLLECT; /* one process only */
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &grid_, &o, agg, NULL), MISPC_ERR_UNSUPPORTED,
+                    "one process only");
 }
 
 static void aggregate_null_output_one_rank(mispc_context *ctx) {
