@@ -59,6 +59,15 @@ mispc_status agg_collect_isolated_host(mispc_context *ctx, const mispc_csr *g, m
 mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
                                        int64_t *removed);
 
+/* max_size after the phases (semantics in aggregation.h): every aggregate
+ * of more than B vertices split into pieces, new ids from naggs; a->parent
+ * allocated (n + 1 entries, the aggregates' memory space) and filled when
+ * something was split, *added = the new pieces (0: nothing changes). The
+ * piece of rank r among m members split p ways is floor(((r + 1) p - 1) / m),
+ * the first rank of piece j floor(j m / p): both backends use these. */
+mispc_status agg_split_host(mispc_context *ctx, mispc_aggregates *a, int64_t B, int64_t *added);
+mispc_status agg_split_cuda(mispc_context *ctx, mispc_aggregates *a, int64_t B, int64_t *added);
+
 mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
                                mispc_csr *S);
 mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta, int bs,

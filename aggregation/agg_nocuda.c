@@ -25,6 +25,9 @@ mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, m
                                        int64_t *removed) {
   return no_cuda(ctx);
 }
+mispc_status agg_split_cuda(mispc_context *ctx, mispc_aggregates *a, int64_t B, int64_t *added) {
+  return no_cuda(ctx);
+}
 mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
                                mispc_csr *S) {
   return no_cuda(ctx);

@@ -18,6 +18,7 @@ void mispc_aggregates_free(mispc_context *ctx, mispc_aggregates *a) {
   if (!a) return;
   mispc_pool_free(ctx, a->mem, a->agg);
   mispc_pool_free(ctx, a->mem, a->root);
+  mispc_pool_free(ctx, a->mem, a->parent);
   memset(a, 0, sizeof *a);
 }
 
@@ -46,6 +47,10 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "mispc_aggregate: unknown treatment of isolated vertices %d",
                         (int)o.isolated);
+  if (o.max_size < 0 || o.max_size == 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_aggregate: max_size must be 0 (no bound) or >= 2, got %lld",
+                        (long long)o.max_size);
   MISPC_TRY(mispc_csr_check_desc(ctx, graph, "graph"));
   if (!o.mis.skip_validation) {
     MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_aggregate"));
@@ -92,6 +97,13 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   if (!s && removed) {
     a.phase_aggs[0] -= removed;
     a.phase_aggs[1] -= removed;
+    a.phase_aggs[2] = a.naggs;
+    a.phase_seconds[2] = mispc_wtime() - t;
+  }
+  /* Aggregates above max_size split into pieces (timed with phase 3). */
+  int64_t added = 0;
+  if (!s && o.max_size > 0) s = MISPC_ON(dev, agg_split, ctx, &a, o.max_size, &added);
+  if (!s && added) {
     a.phase_aggs[2] = a.naggs;
     a.phase_seconds[2] = mispc_wtime() - t;
   }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "agg_backend.h"
+#include "csr_build.h"
 #include "cuda_util.cuh"
 #include "mis_backend.h"
 
@@ -194,6 +195,54 @@ __global__ void relabel_isolated(int64_t n, int64_t na, const int32_t *keep, con
     if (keep[c]) root_out[newid[c]] = root[c];
 }
 
+/* max_size (agg_backend.h): extra[c] = the pieces beyond the first of
+ * aggregate c (0 when it fits), extra[na] = 0 for the scan's total. */
+__global__ void split_extra(int64_t na, const int64_t *ptr, int64_t B, int64_t *extra) {
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c <= na;
+       c += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t m = c < na ? ptr[c + 1] - ptr[c] : 0;
+    extra[c] = m > B ? (m + B - 1) / B - 1 : 0;
+  }
+}
+
+/* rank[c] = the root's rank among aggregate c's members (order: members by
+ * aggregate, increasing id; ptr: the aggregates' ranges); parent[c] = c. */
+__global__ void split_root_ranks(int64_t n, int64_t na, const int32_t *order, const int64_t *ptr,
+                                 const int32_t *agg, const int32_t *root, int64_t *rank,
+                                 int32_t *parent) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int32_t v = order[i], c = agg[v];
+    if (root[c] == v) rank[c] = i - ptr[c];
+  }
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < na; c += stride)
+    parent[c] = (int32_t)c;
+}
+
+/* Member at position i: its piece j of p (rank r of m); the pieces other
+ * than the root's get ids na + base[c] + (j, skipping the root's piece),
+ * their first member as root. Each thread reads and writes only its own
+ * vertex's label. */
+__global__ void split_pieces(int64_t n, int64_t na, int64_t B, const int32_t *order,
+                             const int64_t *ptr, const int64_t *base, const int64_t *rank,
+                             int32_t *agg, int32_t *root, int32_t *parent) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t v = order[i], c = agg[v];
+    const int64_t m = ptr[c + 1] - ptr[c];
+    if (m <= B) continue;
+    const int64_t p = (m + B - 1) / B, r = i - ptr[c], j = ((r + 1) * p - 1) / m,
+                  jr = ((rank[c] + 1) * p - 1) / m;
+    if (j == jr) continue;
+    const int64_t id = na + base[c] + (j < jr ? j : j - 1);
+    agg[v] = (int32_t)id;
+    if (r == j * m / p) {
+      root[id] = v;
+      parent[id] = c;
+    }
+  }
+}
+
 } // namespace
 
 extern "C" mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g,
@@ -374,5 +423,53 @@ extern "C" mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const misp
   }
   mispc_scratch_free(ctx, temp);
   mispc_scratch_free(ctx, keep);
+  return st;
+}
+
+extern "C" mispc_status agg_split_cuda(mispc_context *ctx, mispc_aggregates *a, int64_t B,
+                                       int64_t *added) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  *added = 0;
+  const int64_t na = a->naggs, n = a->n;
+  if (na == 0) return MISPC_SUCCESS;
+  int64_t *ptr = NULL; /* ptr (na + 1), base (na + 1), rank (na) */
+  int32_t *order = NULL, *parent = NULL;
+  void *temp = NULL;
+  size_t scan_bytes = 0;
+  cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, ptr, ptr, na + 1, s);
+  mispc_status st =
+      mispc_scratch_alloc(ctx, (size_t)(3 * na + 3) * 8, (void **)&ptr, "split offsets");
+  if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&order, "members");
+  if (!st) st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
+  int64_t *base = ptr + na + 1, *rank = base + na + 1;
+  if (!st) st = mispc_order_by_key_cuda(ctx, n, a->agg, (int32_t)na, order, ptr);
+  int64_t total = 0;
+  if (!st) {
+    split_extra<<<mispc_device_grid(ctx, na + 1, kBlock), kBlock, 0, s>>>(na, ptr, B, base);
+    cub::DeviceScan::ExclusiveSum(temp, scan_bytes, base, base, na + 1, s);
+    cudaMemcpyAsync(&total, base + na, 8, cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "aggregate sizes");
+  }
+  if (!st && total > 0) {
+    st = mispc_pool_alloc_n(ctx, a->mem, n + 1, 4, (void **)&parent, "aggregate parents");
+    if (!st) {
+      const unsigned grid = mispc_device_grid(ctx, n, kBlock);
+      split_root_ranks<<<grid, kBlock, 0, s>>>(n, na, order, ptr, a->agg, a->root, rank, parent);
+      split_pieces<<<grid, kBlock, 0, s>>>(n, na, B, order, ptr, base, rank, a->agg, a->root,
+                                           parent);
+      st = mispc_sync(ctx, s, "splitting aggregates");
+    }
+    if (!st) {
+      a->parent = parent;
+      a->naggs = na + total;
+      *added = total;
+    } else {
+      mispc_pool_free(ctx, a->mem, parent);
+    }
+  }
+  mispc_scratch_free(ctx, temp);
+  mispc_scratch_free(ctx, order);
+  mispc_scratch_free(ctx, ptr);
   return st;
 }

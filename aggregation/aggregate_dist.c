@@ -225,6 +225,10 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
     s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
                      "mispc_dist_aggregate: isolated vertices stay singletons on several ranks "
                      "(MISPC_ISOLATED_COLLECT is one process only)");
+  else if (o.max_size != 0)
+    s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                     "mispc_dist_aggregate: aggregate sizes are not bounded on several ranks "
+                     "(max_size is one process only)");
   else if (!agg && w.nloc > 0)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_aggregate: output is NULL");
   int P = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agg_backend.h"
+#include "csr_build.h"
 
 /* Numbers the vertices with flag[v] & bit in increasing id: root[base + k] =
  * k-th such vertex. A chunked scan: counts per chunk, offsets, then fill;
@@ -261,4 +262,46 @@ mispc_status agg_collect_isolated_host(mispc_context *ctx, const mispc_csr *g, m
   }
   free(newid);
   return MISPC_SUCCESS;
+}
+
+mispc_status agg_split_host(mispc_context *ctx, mispc_aggregates *a, int64_t B, int64_t *added) {
+  const int64_t na = a->naggs, n = a->n;
+  *added = 0;
+  /* members per aggregate in increasing id */
+  int64_t *off = (int64_t *)mispc_host_alloc_n(ctx, na + 1, sizeof(int64_t), "aggregate offsets");
+  int32_t *mem = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "members");
+  mispc_status s =
+      off && mem ? mispc_order_by_key_host(ctx, n, a->agg, (int32_t)na, mem, off) : MISPC_ERR_ALLOC;
+  int64_t extra = 0;
+  for (int64_t c = 0; !s && c < na; ++c) {
+    const int64_t m = off[c + 1] - off[c];
+    extra += m > B ? (m + B - 1) / B - 1 : 0;
+  }
+  if (!s && extra > 0)
+    s = mispc_pool_alloc_n(ctx, a->mem, n + 1, sizeof(int32_t), (void **)&a->parent,
+                           "aggregate parents");
+  if (!s && extra > 0) {
+    for (int64_t c = 0; c < na; ++c) a->parent[c] = (int32_t)c;
+    int64_t next = na; /* new ids by aggregate, then piece */
+    for (int64_t c = 0; c < na; ++c) {
+      const int64_t b = off[c], m = off[c + 1] - b;
+      if (m <= B) continue;
+      const int64_t p = (m + B - 1) / B;
+      int64_t rr = 0; /* the root's rank among the members */
+      while (mem[b + rr] != a->root[c]) ++rr;
+      const int64_t jr = ((rr + 1) * p - 1) / m;
+      for (int64_t j = 0; j < p; ++j) {
+        if (j == jr) continue;
+        const int64_t lo = j * m / p, hi = (j + 1) * m / p, id = next++;
+        for (int64_t r = lo; r < hi; ++r) a->agg[mem[b + r]] = (int32_t)id;
+        a->root[id] = mem[b + lo];
+        a->parent[id] = (int32_t)c;
+      }
+    }
+    a->naggs = next;
+    *added = extra;
+  }
+  free(off);
+  free(mem);
+  return s;
 }

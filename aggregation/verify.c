@@ -8,7 +8,7 @@
 
 /* Host copies (or borrowed host pointers) of the aggregate arrays. */
 typedef struct host_aggs {
-  int32_t *agg, *root;
+  int32_t *agg, *root, *parent; /* parent: with_root and a->parent only */
   int owned;
 } host_aggs;
 
@@ -16,6 +16,7 @@ static void host_aggs_free(host_aggs *h) {
   if (h->owned) {
     free(h->agg);
     free(h->root);
+    free(h->parent);
   }
   memset(h, 0, sizeof *h);
 }
@@ -25,9 +26,11 @@ static mispc_status host_aggs_get(mispc_context *ctx, const mispc_aggregates *a,
   memset(h, 0, sizeof *h);
   if ((a->n > 0 && !a->agg) || (with_root && a->naggs > 0 && !a->root))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aggregates have NULL arrays");
+  const int with_parent = with_root && a->parent;
   if (a->mem == MISPC_MEM_HOST) {
     h->agg = a->agg;
     h->root = a->root;
+    h->parent = with_parent ? a->parent : NULL;
     return MISPC_SUCCESS;
   }
   h->owned = 1;
@@ -35,10 +38,18 @@ static mispc_status host_aggs_get(mispc_context *ctx, const mispc_aggregates *a,
   h->root = with_root
                 ? (int32_t *)mispc_host_alloc_n(ctx, a->naggs, sizeof(int32_t), "aggregate roots")
                 : NULL;
-  mispc_status s = (!h->agg || (with_root && !h->root)) ? MISPC_ERR_ALLOC : MISPC_SUCCESS;
+  h->parent = with_parent ? (int32_t *)mispc_host_alloc_n(ctx, a->naggs, sizeof(int32_t),
+                                                          "aggregate parents")
+                          : NULL;
+  mispc_status s = (!h->agg || (with_root && !h->root) || (with_parent && !h->parent))
+                       ? MISPC_ERR_ALLOC
+                       : MISPC_SUCCESS;
   if (!s) s = mispc_mem_copy_n(ctx, h->agg, MISPC_MEM_HOST, a->agg, a->mem, a->n, sizeof(int32_t));
   if (!s && with_root)
     s = mispc_mem_copy_n(ctx, h->root, MISPC_MEM_HOST, a->root, a->mem, a->naggs, sizeof(int32_t));
+  if (!s && with_parent)
+    s = mispc_mem_copy_n(ctx, h->parent, MISPC_MEM_HOST, a->parent, a->mem, a->naggs,
+                         sizeof(int32_t));
   if (s) host_aggs_free(h);
   return s;
 }
@@ -126,12 +137,38 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
                          agg[r]);
     }
   }
-  /* 3. Each aggregate is connected: BFS from the root inside the aggregate.
-   * Aggregate k queues only its own members, in queue[off[k] ..]. */
+  /* 2b. Split aggregates (max_size): parents in range, each family's head
+   * its own parent; the checks below then work on families (lab = the
+   * head's id), whose members are listed anew. */
+  const int32_t *lab = agg;
+  int32_t *fam = NULL;
+  if (!s && h.parent) {
+    for (int64_t k = 0; k < na && !s; ++k) {
+      const int32_t q = h.parent[k];
+      if (q < 0 || q >= na || h.parent[q] != q)
+        s = mispc_seterr(ctx, MISPC_ERR_VERIFY,
+                         "aggregate %lld has parent %d, not the head of a family in [0, %lld)",
+                         (long long)k, q, (long long)na);
+    }
+    fam = s ? NULL : (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "aggregate families");
+    if (!s && !fam) s = MISPC_ERR_ALLOC;
+    if (!s) {
+      for (int64_t v = 0; v < n; ++v) fam[v] = h.parent[agg[v]];
+      memset(off, 0, sizeof(int64_t) * ((size_t)na + 2));
+      for (int64_t v = 0; v < n; ++v) off[fam[v] + 2]++;
+      for (int64_t k = 0; k < na; ++k) off[k + 2] += off[k + 1];
+      for (int64_t v = 0; v < n; ++v) members[off[fam[v] + 1]++] = (int32_t)v;
+      lab = fam;
+    }
+  }
+  /* 3. Each aggregate (family) is connected: BFS from the root inside it.
+   * Aggregate k queues only its own members, in queue[off[k] ..]; the ids
+   * that are not a family's head have none. */
   if (!s) {
     int64_t bad = na;
 #pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) num_threads(nt)
     for (int64_t k = 0; k < na; ++k) {
+      if (off[k + 1] == off[k]) continue; /* a piece of a family, not its head */
       int32_t *q = queue + off[k];
       int64_t head = 0, tail = 0;
       q[tail++] = root[k];
@@ -140,7 +177,7 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
         int32_t v = q[head++];
         for (int64_t p = g.rowptr[v]; p < g.rowptr[v + 1]; ++p) {
           int32_t u = g.colidx[p];
-          if (agg[u] == k && !seen[u]) {
+          if (lab[u] == k && !seen[u]) {
             seen[u] = 1;
             q[tail++] = u;
           }
@@ -177,7 +214,8 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
     int64_t bad = n;
     /* seen[] now marks roots: 1 phase 1, 2 later */
     memset(seen, 0, (size_t)n);
-    for (int64_t k = 0; k < na; ++k) seen[root[k]] = k < p1 ? 1 : 2;
+    for (int64_t k = 0; k < na; ++k) /* families' heads only */
+      if (lab == agg || h.parent[k] == k) seen[root[k]] = k < p1 ? 1 : 2;
 #pragma omp parallel for schedule(dynamic, 2048) reduction(min : bad) num_threads(nt)
     for (int64_t u = 0; u < n; ++u) {
       int c[3] = {0, 0, 0}, adjacent = 0;
@@ -188,7 +226,7 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
         c[seen[w]]++;
         adjacent |= seen[u] && seen[w];
       }
-      if ((adjacent || c[1] >= 2 || (agg[u] >= p1 && c[2] >= 2)) && u < bad) bad = u;
+      if ((adjacent || c[1] >= 2 || (lab[u] >= p1 && c[2] >= 2)) && u < bad) bad = u;
     }
     if (bad < n) {
       /* name the two roots: a root and its root neighbour, or two roots of
@@ -223,6 +261,7 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
   free(members);
   free(queue);
   free(seen);
+  free(fam);
   host_aggs_free(&h);
   mispc_csr_free(ctx, &g);
   return s;

@@ -43,7 +43,7 @@ int cmd_coarsen(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
   int use_gpu = -1, no_verify = 0, verbose = 0, threads = 0, levels = 10, bs = 1, algo = 0,
       isolated = 0;
-  long long min_size = 100;
+  long long min_size = 100, max_size = 0;
   double theta = 0;
   mispc_agg_options opt;
   mispc_agg_options_default(&opt);
@@ -55,6 +55,11 @@ int cmd_coarsen(int argc, char **argv) {
                      "in one aggregate a level, so the levels keep shrinking\n"
                      "on graphs with many of them (power-law, social)",
                      &isolated),
+      CLI_OPT_LLONG("--max-size", "N",
+                    "split aggregates of more than N vertices (N >= 2) into\n"
+                    "pieces of consecutive members (default 0: no bound; for\n"
+                    "the hubs of power-law graphs)",
+                    &max_size, 0, INT64_MAX),
       CLI_OPT_INT("--levels", "L", "at most L levels (default 10)", &levels, 0, 1000),
       CLI_OPT_LLONG("--min-size", "N", "stop once a graph has <= N vertices (default 100)",
                     &min_size, 0, INT64_MAX),
@@ -91,6 +96,7 @@ int cmd_coarsen(int argc, char **argv) {
   if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
   opt.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
   opt.isolated = isolated ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
+  opt.max_size = (int64_t)max_size;
   const int verify = !no_verify;
   mispc_context *ctx;
   if (cli_context("coarsen", verbose, threads, &use_gpu, &ctx)) return 1;

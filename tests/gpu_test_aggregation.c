@@ -28,6 +28,11 @@ static int same_aggs(const mispc_aggregates *h, const mispc_aggregates *d) {
              !memcmp(r, h->root, sizeof(int32_t) * (size_t)h->naggs);
   for (int k = 0; k < 3; ++k)
     same = same && h->phase_aggs[k] == d->phase_aggs[k] && h->phase_done[k] == d->phase_done[k];
+  same = same && !h->parent == !d->parent; /* split families (max_size) */
+  if (same && h->parent)
+    same = !mispc_memcpy(ctx, r, MISPC_MEM_HOST, d->parent, MISPC_MEM_DEVICE,
+                         sizeof(int32_t) * (size_t)h->naggs) &&
+           !memcmp(r, h->parent, sizeof(int32_t) * (size_t)h->naggs);
   free(a);
   free(r);
   return same;
@@ -325,6 +330,34 @@ static void test_gpu_isolated_collected(void) {
   }
 }
 
+/* max_size on the GPU: the host's pieces, roots and parents, bit for bit,
+ * with and without the isolated vertices collected; the result verifies. */
+static void test_gpu_max_size_splits(void) {
+  const char *specs[] = {"gen:kron:14", "gen:laplace3d:20"};
+  const int64_t bounds[] = {2, 16, 64};
+  for (int g = 0; g < 2; ++g) {
+    mispc_csr G, D;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[g], 5, &G));
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &G, MISPC_MEM_DEVICE, &D));
+    for (int v = 0; v < 12; ++v) {
+      mispc_agg_options o;
+      mispc_agg_options_default(&o);
+      o.algo = v & 1 ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+      o.isolated = v & 2 ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
+      o.max_size = bounds[v >> 2];
+      mispc_aggregates ha, da;
+      CHECK_OK(ctx, mispc_aggregate(ctx, &G, &o, &ha));
+      CHECK_OK(ctx, mispc_aggregate(ctx, &D, &o, &da));
+      CHECK_MSG(same_aggs(&ha, &da), "%s variant %d: device pieces differ", specs[g], v);
+      CHECK_OK(ctx, mispc_verify_aggregation(ctx, &D, &da));
+      mispc_aggregates_free(ctx, &ha);
+      mispc_aggregates_free(ctx, &da);
+    }
+    mispc_csr_free(ctx, &G);
+    mispc_csr_free(ctx, &D);
+  }
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
@@ -333,6 +366,7 @@ int main(void) {
   RUN_TEST(test_gpu_strength_uniform_blocks);
   RUN_TEST(test_gpu_strength_filter);
   RUN_TEST(test_gpu_isolated_collected);
+  RUN_TEST(test_gpu_max_size_splits);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

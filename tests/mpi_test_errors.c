@@ -339,6 +339,10 @@ static void aggregate_bad_options(mispc_context *ctx) {
   if (rank_ == last_) o.isolated = MISPC_ISOLATED_COLLECT; /* one process only */
   expect_everywhere(ctx, mispc_dist_aggregate(ctx, &grid_, &o, agg, NULL), MISPC_ERR_UNSUPPORTED,
                     "one process only");
+  mispc_agg_options_default(&o);
+  if (rank_ == 0) o.max_size = 8;
+  expect_everywhere(ctx, mispc_dist_aggregate(ctx, &grid_, &o, agg, NULL), MISPC_ERR_UNSUPPORTED,
+                    "max_size is one process only");
 }
 
 static void aggregate_null_output_one_rank(mispc_context *ctx) {

@@ -1042,6 +1042,88 @@ static void test_isolated_vertices_collected(void) {
   mispc_csr_free(ctx, &G);
 }
 
+/* max_size: the default's aggregates split into families of pieces of at
+ * most B vertices (sizes floor / ceil of m / p, consecutive members), the
+ * family heads keep the default's ids and roots, parent names the family,
+ * verification passes, and the result does not depend on the threads. */
+static void check_split(const mispc_csr *G, mispc_agg_algo algo, int64_t B, const char *what) {
+  mispc_agg_options o = agg_opts(algo);
+  o.isolated = MISPC_ISOLATED_COLLECT;
+  mispc_aggregates s, t, t2;
+  CHECK_OK(ctx, mispc_aggregate(ctx, G, &o, &s));
+  o.max_size = B;
+  CHECK_OK(ctx, mispc_aggregate(ctx, G, &o, &t));
+  const int64_t n = G->nrows;
+  int64_t *size = (int64_t *)calloc((size_t)(s.naggs + t.naggs + 2), sizeof(int64_t)),
+          *tsize = size + s.naggs + 1, extra = 0;
+  for (int64_t v = 0; v < n; ++v) size[s.agg[v]]++, tsize[t.agg[v]]++;
+  for (int64_t c = 0; c < s.naggs; ++c) extra += size[c] > B ? (size[c] + B - 1) / B - 1 : 0;
+  CHECK_MSG(t.naggs == s.naggs + extra && (extra > 0) == (t.parent != NULL),
+            "%s B %lld: %lld aggregates, expected %lld", what, (long long)B, (long long)t.naggs,
+            (long long)(s.naggs + extra));
+  int ok = 1;
+  for (int64_t v = 0; v < n && ok; ++v)
+    ok = (t.parent ? t.parent[t.agg[v]] : t.agg[v]) == s.agg[v] && tsize[t.agg[v]] <= B;
+  for (int64_t k = 0; k < t.naggs && ok; ++k) {
+    const int32_t q = t.parent ? t.parent[k] : (int32_t)k;
+    const int64_t m = size[q], p = m > B ? (m + B - 1) / B : 1;
+    ok = (k < s.naggs ? q == k && t.root[k] == s.root[k] : q < k) &&
+         (tsize[k] == m / p || tsize[k] == (m + p - 1) / p);
+  }
+  CHECK_MSG(ok, "%s B %lld: pieces are not the default's aggregates split", what, (long long)B);
+  CHECK_OK(ctx, mispc_verify_aggregation(ctx, G, &t));
+  mispc_context_set_num_threads(ctx, 2);
+  CHECK_OK(ctx, mispc_aggregate(ctx, G, &o, &t2));
+  mispc_context_set_num_threads(ctx, 0);
+  CHECK(t2.naggs == t.naggs && !memcmp(t2.agg, t.agg, sizeof(int32_t) * (size_t)n) &&
+        !memcmp(t2.root, t.root, sizeof(int32_t) * (size_t)t.naggs) &&
+        (!t.parent || !memcmp(t2.parent, t.parent, sizeof(int32_t) * (size_t)t.naggs)));
+  free(size);
+  mispc_aggregates_free(ctx, &s);
+  mispc_aggregates_free(ctx, &t);
+  mispc_aggregates_free(ctx, &t2);
+}
+
+static void test_max_size_splits(void) {
+  /* a star: hub 0 with 20 leaves, and a path 21-22-23 */
+  int32_t I[22], J[22];
+  for (int k = 0; k < 20; ++k) I[k] = 0, J[k] = k + 1;
+  I[20] = 21, J[20] = 22, I[21] = 22, J[21] = 23;
+  mispc_csr S, K = gen("gen:kron:12"), L = gen("gen:laplace2d:20");
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 24, 24, 22, I, J, NULL, MISPC_COO_SYMMETRIC, &S));
+  for (int algo = 0; algo < 2; ++algo) {
+    check_split(&S, (mispc_agg_algo)algo, 5, "star");
+    check_split(&S, (mispc_agg_algo)algo, 21, "star (fits)");
+    check_split(&K, (mispc_agg_algo)algo, 8, "gen:kron:12");
+    check_split(&K, (mispc_agg_algo)algo, 2, "gen:kron:12");
+    check_split(&L, (mispc_agg_algo)algo, 4, "gen:laplace2d:20");
+  }
+  /* the star by hand: 21 members, 5 pieces of 4 or 5; the hub's keeps id 0 */
+  mispc_agg_options o;
+  mispc_agg_options_default(&o);
+  o.max_size = 5;
+  mispc_aggregates a;
+  CHECK_OK(ctx, mispc_aggregate(ctx, &S, &o, &a));
+  CHECK(a.naggs == 6 && a.parent && a.agg[0] == a.agg[1] && a.parent[a.naggs - 1] == a.agg[0]);
+  /* verification: a piece made its own family head is a disconnected
+   * aggregate; a parent that is not a head is refused */
+  const int32_t piece = (int32_t)a.naggs - 1, head = a.parent[piece];
+  a.parent[piece] = piece;
+  expect_rejected(&S, &a, NULL);
+  a.parent[piece] = head;
+  CHECK_OK(ctx, mispc_verify_aggregation(ctx, &S, &a));
+  a.parent[head] = piece;
+  expect_rejected(&S, &a, "not the head of a family");
+  mispc_aggregates_free(ctx, &a);
+  o.max_size = 1;
+  CHECK_STATUS(ctx, mispc_aggregate(ctx, &S, &o, &a), MISPC_ERR_INVALID_ARG);
+  o.max_size = -2;
+  CHECK_STATUS(ctx, mispc_aggregate(ctx, &S, &o, &a), MISPC_ERR_INVALID_ARG);
+  mispc_csr_free(ctx, &S);
+  mispc_csr_free(ctx, &K);
+  mispc_csr_free(ctx, &L);
+}
+
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_aggregation_on_every_generator);
@@ -1061,6 +1143,7 @@ int main(void) {
   RUN_TEST(test_prolongator_rigid_body_modes);
   RUN_TEST(test_mis2agg_vs_mis2basic);
   RUN_TEST(test_isolated_vertices_collected);
+  RUN_TEST(test_max_size_splits);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -50,6 +50,16 @@ typedef struct mispc_agg_options {
   mispc_agg_algo algo;
   mispc_mis_options mis;       /* options of the MIS-2 calls (seed, ...) */
   mispc_agg_isolated isolated; /* MISPC_ISOLATED_SINGLETONS unless set */
+  /* 0 (default): no bound. N >= 2: after the phases (and the isolated
+   * vertices' collection) every aggregate of more than N vertices is split
+   * into ceil(m / N) pieces of consecutive members in increasing vertex id,
+   * sizes floor(j m / p) .. floor((j+1) m / p); the piece holding the root
+   * keeps the aggregate's id and root, the others get new ids after all
+   * existing ones (by aggregate, then piece) and their smallest member as
+   * root. For hubs of power-law graphs, whose stars grow to thousands of
+   * vertices; a piece of a hub's leaves is not connected (its family is:
+   * mispc_aggregates.parent). One process only. */
+  int64_t max_size;
 } mispc_agg_options;
 
 MISPC_API void mispc_agg_options_default(mispc_agg_options *opt);
@@ -82,6 +92,10 @@ typedef struct mispc_aggregates {
   int64_t naggs; /* aggregates */
   int32_t *agg;  /* n entries: aggregate id of each vertex, 0 .. naggs-1 */
   int32_t *root; /* naggs entries: root vertex of each aggregate */
+  /* NULL unless max_size split some aggregate; then naggs entries: the
+   * aggregate each was split from (its own id for the piece holding the
+   * root and for the aggregates not split). */
+  int32_t *parent;
   mispc_memspace mem;
   /* filled on the host by every call */
   int64_t phase_aggs[3];   /* aggregates after phase 1, 2, 3 (mis2basic: 1, 1, 1) */
@@ -106,7 +120,9 @@ MISPC_API mispc_status mispc_aggregates_stats(mispc_context *ctx, const mispc_ag
 
 /* Checks that every vertex is in exactly one aggregate with a valid id, every
  * aggregate is non-empty, connected in the graph (or, when its root is
- * isolated, made of isolated vertices only: MISPC_ISOLATED_COLLECT) and holds its root, and that
+ * isolated, made of isolated vertices only: MISPC_ISOLATED_COLLECT; with a
+ * parent array, each family of pieces is connected instead, and only the
+ * families' roots take part in the root checks below) and holds its root, and that
  * no two roots are adjacent. The phase-1 roots (the first phase_aggs[0]
  * aggregates) must be a distance-2 independent set of the graph, and later
  * roots must be >= 3 apart through vertices outside the phase-1 aggregates
