@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agg_backend.h"
+#include "csr_build.h"
 
 /* Columns whose norm after orthogonalisation falls to this fraction of
  * their original norm are linearly dependent on the previous ones. */
@@ -73,7 +74,7 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
     }
     agg = own;
   }
-  /* Members per aggregate in increasing node id (counting sort). */
+  /* Members per aggregate in increasing node id. */
   int64_t *off = (int64_t *)calloc((size_t)na + 2, sizeof(int64_t));
   int32_t *mem = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "members");
   mispc_status s = (!off || !mem) ? MISPC_ERR_ALLOC : MISPC_SUCCESS;
@@ -82,15 +83,10 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
       s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                        "tentative prolongator: vertex %lld has aggregate id %d, outside [0, %lld)",
                        (long long)v, agg[v], (long long)na);
+  if (!s) s = mispc_order_by_key_host(ctx, n, agg, (int32_t)na, mem, off);
   int64_t maxsize = 0;
-  if (!s) {
-    for (int64_t v = 0; v < n; ++v) off[agg[v] + 2]++;
-    for (int64_t c = 0; c < na; ++c) {
-      if (off[c + 2] > maxsize) maxsize = off[c + 2];
-      off[c + 2] += off[c + 1];
-    }
-    for (int64_t v = 0; v < n; ++v) mem[off[agg[v] + 1]++] = (int32_t)v;
-  }
+  for (int64_t c = 0; !s && c < na; ++c)
+    if (off[c + 1] - off[c] > maxsize) maxsize = off[c + 1] - off[c];
   if (!s) s = mispc_csr_alloc(ctx, MISPC_MEM_HOST, ndof, nc, ndof * k, 1, P);
   if (s) {
     if (s == MISPC_ERR_ALLOC) mispc_seterr(ctx, s, "out of host memory in tentative prolongator");
