@@ -42,7 +42,7 @@ static int level0_labels(mispc_context *ctx, const char *path, const mispc_aggre
 int cmd_coarsen(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
   int use_gpu = -1, no_verify = 0, verbose = 0, threads = 0, levels = 10, bs = 1, algo = 0,
-      isolated = 0;
+      isolated = 0, hist = 0;
   long long min_size = 100, max_size = 0;
   double theta = 0;
   mispc_agg_options opt;
@@ -73,6 +73,7 @@ int cmd_coarsen(int argc, char **argv) {
       CLI_OPTS_BACKEND(&use_gpu),
       CLI_OPT_THREADS(&threads),
       CLI_OPT_FLAG("--no-verify", "skip checking every level's aggregates", &no_verify, 1),
+      CLI_OPT_FLAG("--hist", "print every level's aggregate sizes (count of each size)", &hist, 1),
       CLI_OPT_TEXT("-o", "FILE",
                    "write the level-0 aggregate id of every strength-graph\n"
                    "vertex (node), one per line; when no level is aggregated\n"
@@ -160,6 +161,12 @@ int cmd_coarsen(int argc, char **argv) {
       printf("%5d %10lld %11lld %10lld %7.2f %5lld %5lld %10lld %10.3f\n", level,
              (long long)G.nrows, (long long)(G.nnz / 2), (long long)a.naggs, st.mean_size,
              (long long)st.min_size, (long long)st.max_size, (long long)st.singletons, 1e3 * t);
+      if (hist) { /* "size:count", sizes 1 .. 30, then 31 and more */
+        printf("      sizes");
+        for (int z = 1; z < 32; ++z)
+          if (st.hist[z]) printf(" %d%s:%lld", z, z == 31 ? "+" : "", (long long)st.hist[z]);
+        printf("\n");
+      }
       if (level == 0) rc = level0_labels(ctx, outfile, &a, &checksum);
     }
     mispc_aggregates_free(ctx, &a);
