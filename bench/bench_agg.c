@@ -19,19 +19,28 @@ static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
       !mispc_memcpy(ctx, a, MISPC_MEM_HOST, d->agg, d->mem, sizeof(int32_t) * (size_t)h->n) &&
       !mispc_memcpy(ctx, r, MISPC_MEM_HOST, d->root, d->mem, sizeof(int32_t) * (size_t)h->naggs) &&
       !memcmp(a, h->agg, sizeof(int32_t) * (size_t)h->n) &&
-      !memcmp(r, h->root, sizeof(int32_t) * (size_t)h->naggs);
+      !memcmp(r, h->root, sizeof(int32_t) * (size_t)h->naggs) && !h->parent == !d->parent;
+  if (same && h->parent) /* split families (--max-size) */
+    same = !mispc_memcpy(ctx, r, MISPC_MEM_HOST, d->parent, d->mem,
+                         sizeof(int32_t) * (size_t)h->naggs) &&
+           !memcmp(r, h->parent, sizeof(int32_t) * (size_t)h->naggs);
   free(a);
   free(r);
   return same;
 }
 
 int cmd_bench_agg(int argc, char **argv) {
-  int reps = 10, bs_opt = 0, algo_index = 0;
+  int reps = 10, bs_opt = 0, algo_index = 0, isolated = 0;
+  long long max_size = 0;
   double theta = 0;
   const char *specs[64];
   int nspecs = 0;
   const cli_opt opts[] = {
       CLI_OPT_CHOICE("--algo", "mis2agg|mis2basic", "aggregation (default mis2agg)", &algo_index),
+      CLI_OPT_CHOICE("--isolated", "singletons|collect",
+                     "isolated vertices: singletons (default) or one aggregate", &isolated),
+      CLI_OPT_LLONG("--max-size", "N", "split aggregates above N vertices (default 0: no bound)",
+                    &max_size, 0, INT64_MAX),
       CLI_OPT_REAL("--theta", "T", "strength threshold (default 0)", &theta, 0, 1e300),
       CLI_OPT_INT("--block-size", "B", "rows per node (default 3 for gen:elasticity3d, else 1)",
                   &bs_opt, 1, 1 << 20),
@@ -67,6 +76,8 @@ int cmd_bench_agg(int argc, char **argv) {
     mispc_agg_options o;
     mispc_agg_options_default(&o);
     o.algo = algo;
+    o.isolated = isolated ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
+    o.max_size = (int64_t)max_size;
     mispc_aggregates ha, da;
     mispc_status s = mispc_strength_graph(ctx, &A, theta, bs, &S);
     if (!s) s = mispc_aggregate(ctx, &S, &o, &ha);
