@@ -90,20 +90,15 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   if (!s && left > 0)
     s = MISPC_ON(dev, agg_phase3, ctx, graph, a.agg, a.naggs, o.algo == MISPC_AGG_MIS2BASIC);
   phase_end(&a, 2, n, t);
-  /* Isolated vertices into one aggregate, numbered last (timed with phase 3). */
-  int64_t removed = 0;
+  /* Isolated vertices into one aggregate, numbered last, then aggregates
+   * above max_size split into pieces (both counted and timed with phase 3). */
+  int64_t removed = 0, added = 0;
   if (!s && o.isolated == MISPC_ISOLATED_COLLECT)
     s = MISPC_ON(dev, agg_collect_isolated, ctx, graph, &a, &removed);
-  if (!s && removed) {
+  if (!s && o.max_size > 0) s = MISPC_ON(dev, agg_split, ctx, &a, o.max_size, &added);
+  if (!s && (removed || added)) {
     a.phase_aggs[0] -= removed;
     a.phase_aggs[1] -= removed;
-    a.phase_aggs[2] = a.naggs;
-    a.phase_seconds[2] = mispc_wtime() - t;
-  }
-  /* Aggregates above max_size split into pieces (timed with phase 3). */
-  int64_t added = 0;
-  if (!s && o.max_size > 0) s = MISPC_ON(dev, agg_split, ctx, &a, o.max_size, &added);
-  if (!s && added) {
     a.phase_aggs[2] = a.naggs;
     a.phase_seconds[2] = mispc_wtime() - t;
   }

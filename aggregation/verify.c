@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agg_backend.h"
+#include "csr_build.h"
 
 /* Host copies (or borrowed host pointers) of the aggregate arrays. */
 typedef struct host_aggs {
@@ -119,11 +120,9 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
   }
   /* 2. Sizes (members listed per aggregate in increasing id), non-empty
    * aggregates, roots inside their own aggregate. */
+  /* off[k] .. off[k+1] are the members of aggregate k */
+  if (!s) s = mispc_order_by_key_host(ctx, n, agg, (int32_t)na, members, off);
   if (!s) {
-    for (int64_t v = 0; v < n; ++v) off[agg[v] + 2]++;
-    for (int64_t k = 0; k < na; ++k) off[k + 2] += off[k + 1];
-    for (int64_t v = 0; v < n; ++v) members[off[agg[v] + 1]++] = (int32_t)v;
-    /* now off[k] .. off[k+1] are the members of aggregate k */
     for (int64_t k = 0; k < na && !s; ++k) {
       int32_t r = root[k];
       if (off[k + 1] == off[k])
@@ -154,10 +153,7 @@ mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_csr *graph
     if (!s && !fam) s = MISPC_ERR_ALLOC;
     if (!s) {
       for (int64_t v = 0; v < n; ++v) fam[v] = h.parent[agg[v]];
-      memset(off, 0, sizeof(int64_t) * ((size_t)na + 2));
-      for (int64_t v = 0; v < n; ++v) off[fam[v] + 2]++;
-      for (int64_t k = 0; k < na; ++k) off[k + 2] += off[k + 1];
-      for (int64_t v = 0; v < n; ++v) members[off[fam[v] + 1]++] = (int32_t)v;
+      s = mispc_order_by_key_host(ctx, n, fam, (int32_t)na, members, off);
       lab = fam;
     }
   }

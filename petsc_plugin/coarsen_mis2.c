@@ -381,6 +381,14 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
 }
 #endif
 
+/* Where the last aggregation ran, for -info and -mat_coarsen_view. */
+static const char *where_run(const MispcCoarsen *mc) {
+  if (!mc->distributed) return mc->gpu ? "GPU" : "host";
+  if (!mc->gpu) return "distributed, host";
+  return mc->device_agg ? "distributed, aggregated on the GPU"
+                        : "distributed, GPU graph copied to the host";
+}
+
 static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
   MispcCoarsen *mc;
   Mat G = cg->graph, Gd;
@@ -415,16 +423,11 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
     mc->checksum = all;
   }
   if (mc->distributed || mc->nranks == 1)
-    PetscCall(PetscInfo(
-        cg,
-        "%s: %" PetscInt_FMT " local vertices -> %lld aggregates (global; %d "
-        "rank%s, %s), %" PetscInt_FMT " lists here, lists checksum %016llx\n",
-        algo_name(mc), mc->nlocal, (long long)mc->naggs, (int)mc->nranks, mc->nranks > 1 ? "s" : "",
-        mc->distributed ? (mc->gpu ? (mc->device_agg ? "distributed, aggregated on the GPU"
-                                                     : "distributed, GPU graph copied to the host")
-                                   : "distributed, host")
-                        : (mc->gpu ? "GPU" : "host"),
-        mc->nlists, mc->checksum));
+    PetscCall(PetscInfo(cg,
+                        "%s: %" PetscInt_FMT " local vertices -> %lld aggregates (global; %d "
+                        "rank%s, %s), %" PetscInt_FMT " lists here, lists checksum %016llx\n",
+                        algo_name(mc), mc->nlocal, (long long)mc->naggs, (int)mc->nranks,
+                        mc->nranks > 1 ? "s" : "", where_run(mc), mc->nlists, mc->checksum));
   else
     PetscCall(PetscInfo(cg,
                         "%s: %" PetscInt_FMT " local vertices -> %lld aggregates (this rank "
@@ -473,11 +476,7 @@ static PetscErrorCode MatCoarsenView_Mispc(MatCoarsen cg, PetscViewer viewer) {
   else
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  %s on %d rank%s: the one-rank aggregates; lists checksum %016llx\n",
-        mc->distributed ? (mc->gpu ? (mc->device_agg ? "distributed, aggregated on the GPU"
-                                                     : "distributed (GPU graph copied to the host)")
-                                   : "distributed")
-                        : (mc->gpu ? "GPU" : "host"),
-        (int)mc->nranks, mc->nranks > 1 ? "s" : "", mc->checksum));
+        where_run(mc), (int)mc->nranks, mc->nranks > 1 ? "s" : "", mc->checksum));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
