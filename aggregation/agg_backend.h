@@ -79,9 +79,17 @@ mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32
 
 /* Q R of one aggregate's block of the near-null space in place: Q is m x k
  * column-major (Q[j * m + r]), R gets k x k column-major (R[j * k + i]);
- * modified Gram-Schmidt twice, columns below 1e-12 of their norm dropped.
+ * modified Gram-Schmidt twice; a column below 1e-12 of its norm (dependent)
+ * gets R_jj = 0 and is replaced by the unit vector that keeps the most norm,
+ * orthonormalised (zero only when the block has no room: j >= m).
  * The one and distributed prolongators both call it: same arithmetic. */
 void agg_block_qr(double *Q, int64_t m, int k, double *R);
+
+/* mispc_smooth_prolongator's row update on the GPU: W = A P0 (sorted rows)
+ * becomes P0 - omega D^-1 W; *bad = the smallest row whose diagonal is
+ * missing, zero or not finite (-1: none). */
+mispc_status agg_smooth_rows_cuda(mispc_context *ctx, const mispc_csr *A, const mispc_csr *P0,
+                                  double omega, mispc_csr *W, int64_t *bad);
 
 #ifdef __cplusplus
 }

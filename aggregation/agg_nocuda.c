@@ -36,3 +36,8 @@ mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32
                              int64_t naggs, mispc_csr *coarse) {
   return no_cuda(ctx);
 }
+mispc_status agg_smooth_rows_cuda(mispc_context *ctx, const mispc_csr *A, const mispc_csr *P0,
+                                  double omega, mispc_csr *W, int64_t *bad) {
+  *bad = -1;
+  return no_cuda(ctx);
+}

@@ -1,5 +1,6 @@
 /* Tentative prolongator (per-aggregate QR of the near-null space by modified
- * Gram-Schmidt, twice) and rigid-body modes, on the host. */
+ * Gram-Schmidt, twice; dependent columns completed by unit vectors) and
+ * rigid-body modes, on the host. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -12,29 +13,58 @@
  * their original norm are linearly dependent on the previous ones. */
 #define DROP_TOL 1e-12
 
+/* Orthogonalises q (m entries) against the first j columns of Q, modified
+ * Gram-Schmidt twice; the coefficients are added to r[0..j) when r is not
+ * NULL. Returns the norm left. */
+static double orthogonalise(const double *Q, int64_t m, int j, double *q, double *r) {
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < j; ++i) {
+      const double *qi = Q + i * m;
+      double dot = 0;
+      for (int64_t t = 0; t < m; ++t) dot += qi[t] * q[t];
+      for (int64_t t = 0; t < m; ++t) q[t] -= dot * qi[t];
+      if (r) r[i] += dot;
+    }
+  double nrm = 0;
+  for (int64_t t = 0; t < m; ++t) nrm += q[t] * q[t];
+  return sqrt(nrm);
+}
+
 void agg_block_qr(double *Q, int64_t m, int k, double *R) {
   memset(R, 0, sizeof(double) * (size_t)(k * k));
   for (int j = 0; j < k; ++j) {
-    double *q = Q + j * m, orig = 0, nrm = 0;
+    double *q = Q + j * m, orig = 0;
     for (int64_t r = 0; r < m; ++r) orig += q[r] * q[r];
-    /* modified Gram-Schmidt, a second pass for orthogonality to rounding */
-    for (int pass = 0; pass < 2; ++pass)
-      for (int i = 0; i < j; ++i) {
-        const double *qi = Q + i * m;
-        double dot = 0;
-        for (int64_t r = 0; r < m; ++r) dot += qi[r] * q[r];
-        for (int64_t r = 0; r < m; ++r) q[r] -= dot * qi[r];
-        R[j * k + i] += dot; /* R[i][j], column-major */
-      }
-    for (int64_t r = 0; r < m; ++r) nrm += q[r] * q[r];
-    nrm = sqrt(nrm);
-    if (!(nrm > DROP_TOL * sqrt(orig))) {
-      for (int64_t r = 0; r < m; ++r) q[r] = 0; /* dependent: dropped */
-      R[j * k + j] = 0;
-    } else {
+    double nrm = orthogonalise(Q, m, j, q, R + j * k); /* R[i][j], column-major */
+    if (nrm > DROP_TOL * sqrt(orig)) {
       for (int64_t r = 0; r < m; ++r) q[r] /= nrm;
       R[j * k + j] = nrm;
+      continue;
     }
+    /* Dependent on the previous columns (B q_j = sum R_ij q_i already):
+     * R_jj = 0, and q_j completes the basis with the unit vector e_t that
+     * keeps the most norm after orthogonalisation (smallest t on ties), so
+     * that P0 has no zero column (which would leave a zero row and column,
+     * and a zero diagonal, in the coarse operator) as long as the aggregate
+     * has more dofs than earlier columns. Else the column stays zero. */
+    R[j * k + j] = 0;
+    int64_t best = -1;
+    double best_nrm = 1e-6; /* some e_t keeps at least sqrt((m - j) / m) */
+    for (int64_t t = 0; t < m && j < m; ++t) {
+      for (int64_t r = 0; r < m; ++r) q[r] = r == t ? 1.0 : 0.0;
+      const double left = orthogonalise(Q, m, j, q, NULL);
+      if (left > best_nrm) {
+        best_nrm = left;
+        best = t;
+      }
+    }
+    if (best < 0) {
+      for (int64_t r = 0; r < m; ++r) q[r] = 0;
+      continue;
+    }
+    for (int64_t r = 0; r < m; ++r) q[r] = r == best ? 1.0 : 0.0;
+    nrm = orthogonalise(Q, m, j, q, NULL);
+    for (int64_t r = 0; r < m; ++r) q[r] /= nrm;
   }
 }
 

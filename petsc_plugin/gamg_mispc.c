@@ -18,7 +18,12 @@
  *                 (mispc_tentative_prolongator / mispc_dist_tentative_prolongator),
  *                 P0 as a Mat of A's type whose columns are laid out in the
  *                 library's even ranges of the aggregate numbering.
- *   optprolongator: P = (I - omega D^-1 A)^nsmooths P0, omega = 4 / (3 lambda). */
+ *   optprolongator: P = (I - omega D^-1 A)^nsmooths P0, omega = 4 / (3 lambda);
+ *                 on one rank by mispc_smooth_prolongator on A's arrays in
+ *                 place (the prolongator step then hands GAMG a placeholder
+ *                 with P's sizes: GAMG only reads its block sizes before this
+ *                 hook replaces it), and the result is marked so that GAMG's
+ *                 MatPtAP runs mispc_galerkin_product (galerkin_ptap.c). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +37,7 @@
 #include "mispc/dist.h"
 #endif
 
-static PetscLogEvent ev_graph, ev_coarsen, ev_prol, ev_eig, ev_smooth;
+static PetscLogEvent ev_graph, ev_coarsen, ev_prol, ev_prol_qr, ev_prol_mat, ev_eig, ev_smooth;
 
 const char *const PCGAMGMISPCAggregations[] = {"mis2agg", "mis2basic", "PCGAMGMISPCAggregation",
                                                "PC_GAMG_MISPC_", NULL};
@@ -49,7 +54,8 @@ typedef struct {
   PetscInt nsmooths;
   PetscInt eig_estimate; /* PCGAMGMISPCEigEstimate */
   PetscInt power_its, aggressive_levels, seed;
-  PetscInt verify; /* PetscBool */
+  PetscInt verify;   /* PetscBool */
+  PetscInt galerkin; /* PetscBool */
 } MispcGAMGSettings;
 
 typedef enum { SETTING_LIST, SETTING_INT, SETTING_BOOL } SettingKind;
@@ -82,6 +88,8 @@ static const SettingInfo settings_info[MISPC_GAMG_NSETTINGS] = {
             "Seed of the hashed MIS-2 priorities"),
     SETTING(MISPC_GAMG_VERIFY, "Verify", verify, SETTING_BOOL, NULL, 0, PETSC_FALSE,
             "Verify every aggregation"),
+    SETTING(MISPC_GAMG_GALERKIN, "Galerkin", galerkin, SETTING_BOOL, NULL, 0, PETSC_TRUE,
+            "One rank: smoothing and coarse operators by mispc (else PETSc's MatMatMult, MatPtAP)"),
 };
 #undef SETTING
 
@@ -123,6 +131,8 @@ typedef struct {
   PetscBool have_D, have_DS;
 #endif
   int64_t naggs;
+  mispc_csr P0;           /* one rank, smoothing by mispc: P0 until optprolongator */
+  PetscContainer prod;    /* one rank: the context of the products (galerkin_ptap.c) */
   int32_t *comp;          /* aggressive levels, one rank: aggregates of aggregates (host) */
   mispc_aggregates caggs; /* comp wrapped for the tentative prolongator */
   /* per level, for -pc_view */
@@ -138,6 +148,7 @@ static PC_GAMG_MISPC *get_ctx(PC pc) {
 static void level_free(PC_GAMG_MISPC *m) {
   if (!m->mctx) return;
   mispc_csr_free(m->mctx, &m->S);
+  mispc_csr_free(m->mctx, &m->P0);
   mispc_aggregates_free(m->mctx, &m->aggs);
 #if MISPC_ENABLE_MPI
   if (m->have_DS) mispc_dist_csr_free(m->mctx, &m->DS);
@@ -440,6 +451,17 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
 }
 
 /* ---------------------------------------------------------- prolongator */
+/* The PC's product context (created at first use; its device memory pool
+ * then serves every level and setup). */
+static PetscErrorCode product_context(PC pc, PetscBool gpu, mispc_context **ctx) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  PetscFunctionBegin;
+  if (!m->prod) PetscCall(MispcProductContextCreate((PetscObject)pc, gpu, &m->prod));
+  PetscCall(PetscContainerGetPointer(m->prod, (void **)ctx));
+  if (gpu) PetscCall(MispcContextUsePetscStream(*ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Rows of P0 (global column ids) into a Mat of A's type with nloc_cols local
  * columns, by PETSc's COO assembly (one pass; for cusparse the pattern and the
  * values are set up on the device, with no per-row insertion on the host). */
@@ -506,25 +528,58 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
     mispc_csr P0 = {0};
     ncoarse_loc = (PetscInt)m->naggs;
     PetscCall(PetscMalloc1(ncoarse_loc * k * k, &Bc));
+    PetscCall(PetscLogEventBegin(ev_prol_qr, pc, A, 0, 0));
     mispc_status s = mispc_tentative_prolongator(m->mctx, m->comp ? &m->caggs : &m->aggs, (int)bs,
                                                  (int)k, (const double *)B, &P0, (double *)Bc);
+    PetscCall(PetscLogEventEnd(ev_prol_qr, pc, A, 0, 0));
     if (s) PetscCall(PetscFree(Bc));
     MispcCall(m->mctx, s);
-    PetscErrorCode ierr = build_prolongator(A, nrows, ncoarse_loc * k, bs, k, P0.rowptr, P0.colidx,
-                                            NULL, P0.values, P);
-    mispc_csr_free(m->mctx, &P0);
-    PetscCall(ierr);
+    PetscCall(PetscLogEventBegin(ev_prol_mat, pc, A, 0, 0));
+    if (m->set->galerkin && m->set->nsmooths >= 1) {
+      /* smoothed in optprolongator from P0 (on A's side); GAMG gets a
+       * placeholder with P's sizes and block sizes */
+      PetscErrorCode ierr = PETSC_SUCCESS;
+      if (m->gpu) {
+        s = mispc_csr_copy(m->mctx, &P0, MISPC_MEM_DEVICE, &m->P0);
+        mispc_csr_free(m->mctx, &P0);
+      } else {
+        m->P0 = P0;
+      }
+      if (!s)
+        ierr = MatCreateShell(PetscObjectComm((PetscObject)A), nrows, ncoarse_loc * k,
+                              PETSC_DETERMINE, PETSC_DETERMINE, NULL, P);
+      if (!s && !ierr) ierr = MatSetBlockSizes(*P, bs, k);
+      PetscCall(PetscLogEventEnd(ev_prol_mat, pc, A, 0, 0));
+      if (s) PetscCall(PetscFree(Bc));
+      MispcCall(m->mctx, s);
+      PetscCall(ierr);
+    } else {
+      PetscErrorCode ierr = build_prolongator(A, nrows, ncoarse_loc * k, bs, k, P0.rowptr,
+                                              P0.colidx, NULL, P0.values, P);
+      PetscCall(PetscLogEventEnd(ev_prol_mat, pc, A, 0, 0));
+      mispc_csr_free(m->mctx, &P0);
+      mispc_context *pctx;
+      if (!ierr && m->set->galerkin) ierr = product_context(pc, m->gpu, &pctx);
+      if (!ierr && m->set->galerkin) ierr = MispcMarkGalerkinPtAP(*P, m->prod);
+      if (!ierr && m->set->galerkin) ierr = MispcRouteGalerkinPtAP(A);
+      PetscCall(ierr);
+    }
   } else {
 #if MISPC_ENABLE_MPI
     mispc_dist_prolongator dp;
+    PetscCall(PetscLogEventBegin(ev_prol_qr, pc, A, 0, 0));
     MispcCall(m->mctx, mispc_dist_tentative_prolongator(m->mctx, &m->DS, m->dagg, m->naggs, (int)bs,
                                                         (int)k, (const double *)B, &dp));
+    PetscCall(PetscLogEventEnd(ev_prol_qr, pc, A, 0, 0));
     ncoarse_loc = (PetscInt)(dp.cend - dp.cstart);
     PetscErrorCode ierr = PetscMalloc1(ncoarse_loc * k * k + 1, &Bc);
     if (!ierr) {
       for (PetscInt i = 0; i < ncoarse_loc * k * k; ++i) Bc[i] = dp.Bc[i];
-      ierr = build_prolongator(A, (PetscInt)dp.nrows, ncoarse_loc * k, bs, k, dp.rowptr, NULL,
-                               dp.gcol, dp.values, P);
+      ierr = PetscLogEventBegin(ev_prol_mat, pc, A, 0, 0);
+      if (!ierr)
+        ierr = build_prolongator(A, (PetscInt)dp.nrows, ncoarse_loc * k, bs, k, dp.rowptr, NULL,
+                                 dp.gcol, dp.values, P);
+      if (!ierr) ierr = PetscLogEventEnd(ev_prol_mat, pc, A, 0, 0);
     }
     if (!ierr) {
       PetscInt c0;
@@ -543,7 +598,7 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
   MispcGAMGData(pc) = Bc;
   MispcGAMGDataRows(pc) = k;
   MispcGAMGDataSize(pc) = ncoarse_loc * k * k;
-  level_free(m);
+  if (!m->P0.rowptr) level_free(m); /* else after the smoothing */
   PetscCall(PetscTime(&t1));
   li->t_prol = t1 - t0;
   PetscCall(PetscLogEventEnd(ev_prol, pc, A, 0, 0));
@@ -669,6 +724,49 @@ static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One rank: P = (I - omega D^-1 A)^nsmooths P0 by mispc_smooth_prolongator
+ * on A's arrays (device ones for cusparse), from the P0 the prolongator step
+ * kept; *P (the placeholder) is replaced by a Mat of A's type, marked for
+ * mispc's PtAP. */
+static PetscErrorCode smooth_by_mispc(PC pc, Mat A, PetscReal omega, Mat *P) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  MispcLocalCSR L = {0};
+  mispc_csr cur = m->P0, next = {0};
+  PetscInt rb, cb;
+  MatType mtype;
+  Mat Pn;
+  mispc_status s = MISPC_SUCCESS;
+  PetscFunctionBegin;
+  mispc_context *pctx;
+  memset(&m->P0, 0, sizeof m->P0);
+  PetscErrorCode ierr = product_context(pc, m->gpu, &pctx);
+  if (!ierr) ierr = MispcLocalCSRBegin(pctx, A, PETSC_TRUE, PETSC_TRUE, &L);
+  if (!ierr) ierr = PetscLogEventBegin(MISPC_EventProduct, A, 0, 0, 0);
+  for (PetscInt it = 0; !ierr && !s && it < m->set->nsmooths; ++it) {
+    s = mispc_smooth_prolongator(pctx, &L.csr, &cur, (double)omega, &next);
+    mispc_csr_free(pctx, &cur);
+    cur = next;
+    memset(&next, 0, sizeof next);
+  }
+  if (!ierr) ierr = PetscLogEventEnd(MISPC_EventProduct, A, 0, 0, 0);
+  if (!ierr) ierr = MispcLocalCSREnd(&L);
+  (void)MispcLocalCSRDestroy(pctx, &L);
+  if (s || ierr) mispc_csr_free(pctx, &cur);
+  MispcCall(pctx, s);
+  PetscCall(ierr);
+  PetscCall(MatGetBlockSizes(*P, &rb, &cb));
+  PetscCall(MatGetType(A, &mtype));
+  ierr = MispcMatCreateFromCSR(pctx, PetscObjectComm((PetscObject)A), &cur, mtype, rb, cb, &Pn);
+  if (!ierr) ierr = MispcMarkGalerkinPtAP(Pn, m->prod);
+  if (!ierr) ierr = MispcRouteGalerkinPtAP(A);
+  mispc_csr_free(pctx, &cur);
+  level_free(m);
+  PetscCall(ierr);
+  PetscCall(MatDestroy(P));
+  *P = Pn;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
   PC_GAMG_MISPC *m = get_ctx(pc);
   MispcGAMGLevelInfo *li = level_info(pc);
@@ -693,6 +791,13 @@ static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
                       MispcGAMGLevel(pc), (double)lambda,
                       PCGAMGMISPCEigEstimates[m->set->eig_estimate], (double)omega));
   PetscCall(PetscLogEventBegin(ev_smooth, pc, A, 0, 0));
+  if (m->P0.rowptr) {
+    PetscCall(smooth_by_mispc(pc, A, omega, P));
+    PetscCall(PetscLogEventEnd(ev_smooth, pc, A, 0, 0));
+    PetscCall(PetscTime(&t1));
+    li->t_opt = t1 - t0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt it = 0; it < m->set->nsmooths; ++it) {
     Mat AP;
     Vec diag;
@@ -844,8 +949,11 @@ static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
         "          threshold %g, near-null vectors %" PetscInt_FMT ", lambda %g, omega %g, %s on "
         "%d rank%s; setup s: graph %.3g coarsen %.3g prolongator %.3g smoothing %.3g\n",
         (double)li->theta, li->k, (double)li->lambda, (double)li->omega,
-        li->gpu ? "graph and aggregates on the GPU, P0 on the host" : "host", li->ranks,
-        li->ranks > 1 ? "s" : "", li->t_graph, li->t_coarsen, li->t_prol, li->t_opt));
+        li->gpu ? (m->set->galerkin && li->ranks == 1
+                       ? "graph, aggregates, smoothing and PtAP on the GPU, P0 on the host"
+                       : "graph and aggregates on the GPU, P0 on the host")
+                : "host",
+        li->ranks, li->ranks > 1 ? "s" : "", li->t_graph, li->t_coarsen, li->t_prol, li->t_opt));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -918,6 +1026,7 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
   PC_GAMG_MISPC *m = get_ctx(pc);
   PetscFunctionBegin;
   if (m) level_free(m);
+  if (m) PetscCall(PetscContainerDestroy(&m->prod));
   PetscCall(compose_settings(pc, PETSC_TRUE));
   PetscCall(PetscFree(MispcGAMGSubctx(pc)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -947,8 +1056,11 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
                                                      see `PCGAMGMISPCSetPowerIts()`
 .  -pc_gamg_mispc_seed <0>                         - seed of the hashed MIS-2 priorities,
                                                      see `PCGAMGMISPCSetSeed()`
--  -pc_gamg_mispc_verify <false>                   - check every aggregation,
+.  -pc_gamg_mispc_verify <false>                   - check every aggregation,
                                                      see `PCGAMGMISPCSetVerify()`
+-  -pc_gamg_mispc_galerkin <true>                  - one rank: smoothing and coarse operators by
+                                                     mispc's sparse products,
+                                                     see `PCGAMGMISPCSetGalerkin()`
 
    Level: intermediate
 
@@ -962,15 +1074,17 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
    (a hash of the global row), on the matrix's own device: it differs across rank counts
    only by the rounding of its products and reductions. The Gershgorin bound
    max_i sum_j |a_ij| / |a_ii|, summed per row in global column order, is the same bits
-   on any number of ranks but loose on coarse levels (more iterations). The smoothing
-   product (`MatMatMult()`) and
-   GAMG's Galerkin products are PETSc's, so coarse values may differ in the last bits
+   on any number of ranks but loose on coarse levels (more iterations). On one rank
+   the smoothing and GAMG's Galerkin products are mispc's (`mispc_smooth_prolongator()`,
+   `mispc_galerkin_product()`: deterministic, the same bits on the host and the GPU,
+   memory for P^T, A P and the coarse operator only); on several ranks they are
+   PETSc's (`MatMatMult()`, `MatPtAP()`), so coarse values may differ in the last bits
    across rank counts; with t <= 0 the aggregates depend only on the pattern and are
    the same on every level.
 
-   On one rank with `MATAIJCUSPARSE` the strength graph and the aggregation run on
-   the GPU; the tentative prolongator runs on the host. Several ranks run the host
-   path. Not supported: -pc_gamg_use_aggs_in_asm.
+   On one rank with `MATAIJCUSPARSE` the strength graph, the aggregation, the smoothing
+   and the Galerkin products run on the GPU; the tentative prolongator runs on the
+   host. Several ranks run the host path. Not supported: -pc_gamg_use_aggs_in_asm.
 
    The setters (and their getters `PCGAMGMISPCGetNSmooths()` ...) are called after
    `PCSetType()` with `PCGAMG` and `PCGAMGSetType()` with `PCGAMGMISPC`, before `PCSetUp()`:
@@ -1014,6 +1128,8 @@ PetscErrorCode MispcRegisterGAMG(void) {
   PetscCall(PetscLogEventRegister("MispcGAMGGraph", PC_CLASSID, &ev_graph));
   PetscCall(PetscLogEventRegister("MispcGAMGCoarsen", PC_CLASSID, &ev_coarsen));
   PetscCall(PetscLogEventRegister("MispcGAMGProl", PC_CLASSID, &ev_prol));
+  PetscCall(PetscLogEventRegister("MispcGAMGProlQR", PC_CLASSID, &ev_prol_qr));
+  PetscCall(PetscLogEventRegister("MispcGAMGProlMat", PC_CLASSID, &ev_prol_mat));
   PetscCall(PetscLogEventRegister("MispcGAMGEigEst", PC_CLASSID, &ev_eig));
   PetscCall(PetscLogEventRegister("MispcGAMGSmoothP", PC_CLASSID, &ev_smooth));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,7 +1,7 @@
 /* The public setters and getters of the PCGAMG type "mispc" (PCGAMGMISPC,
  * mispc_petsc.h): PetscTryMethod / PetscUseMethod on the functions the type
  * composes when GAMG creates it (gamg_mispc.c), as PETSc's own PCs do. Each
- * pair is written by MISPC_GAMG_ACCESSORS below its manual pages: the seven
+ * pair is written by MISPC_GAMG_ACCESSORS below its manual pages: the eight
  * pairs differ only in name, type and setting number, and gamg_mispc.c's
  * table of settings holds their ranges and options. */
 #include <petsc/private/pcimpl.h>
@@ -303,3 +303,44 @@ MISPC_GAMG_ACCESSORS(Seed, PetscInt, Int, MISPC_GAMG_SEED)
 .seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetVerify()`
 @*/
 MISPC_GAMG_ACCESSORS(Verify, PetscBool, Bool, MISPC_GAMG_VERIFY)
+
+/*@
+  PCGAMGMISPCSetGalerkin - Sets whether a `PCGAMGMISPC` on one rank smooths its prolongators and
+  forms its coarse operators with mispc's sparse products.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- galerkin - `PETSC_TRUE` (the default) for mispc's products, `PETSC_FALSE` for PETSc's
+             `MatMatMult()` and `MatPtAP()`
+
+  Options Database Key:
+. -pc_gamg_mispc_galerkin <true> - the same from the options database
+
+  Level: intermediate
+
+  Note:
+  mispc's products (`mispc_smooth_prolongator()`, `mispc_galerkin_product()`) run on the
+  matrices' own arrays, on the GPU for `MATSEQAIJCUSPARSE`; they are deterministic, give the
+  same bits on the host and the GPU, and need memory for P^T, A P and the coarse operator only.
+  On several ranks PETSc's products are used either way.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetGalerkin()`, `PCGAMGMISPCSetNSmooths()`
+@*/
+/*@
+  PCGAMGMISPCGetGalerkin - Gets whether a `PCGAMGMISPC` on one rank uses mispc's sparse products.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. galerkin - whether mispc's products are used
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetGalerkin()`
+@*/
+MISPC_GAMG_ACCESSORS(Galerkin, PetscBool, Bool, MISPC_GAMG_GALERKIN)

@@ -75,7 +75,10 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
   if (mispc_context_create(ctx) != MISPC_SUCCESS)
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "mispc: cannot create a context");
   MispcCall(*ctx, mispc_context_set_logger(*ctx, log_to_petsc_info, obj));
-  MispcCall(*ctx, mispc_context_set_verbosity(*ctx, 1));
+  /* -mispc_verbosity 2: the library's phase times in -info (synchronising) */
+  PetscInt verbosity = 1;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mispc_verbosity", &verbosity, NULL));
+  MispcCall(*ctx, mispc_context_set_verbosity(*ctx, (int)verbosity));
   /* Host threads: -mispc_num_threads N, else OMP_NUM_THREADS, else 1 per rank
    * when several ranks share the machine (PETSc runs one process per core),
    * else all cores. */

@@ -95,6 +95,7 @@ PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetPowerIts(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetAggressiveLevels(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetSeed(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetVerify(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetGalerkin(PC, PetscBool);
 /* the getters (each is an error unless pc is a PCGAMG of type mispc) */
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetAggregation(PC, PCGAMGMISPCAggregation *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetNSmooths(PC, PetscInt *);
@@ -103,5 +104,6 @@ PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetPowerIts(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetAggressiveLevels(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetSeed(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetVerify(PC, PetscBool *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetGalerkin(PC, PetscBool *);
 
 #endif

@@ -26,7 +26,8 @@ PetscErrorCode MispcErrorCode(mispc_status s, const char *message);
   } while (0)
 
 extern PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply,
-    MISPC_EventCoarsen, MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists;
+    MISPC_EventCoarsen, MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists,
+    MISPC_EventProduct, MISPC_EventMatFromCSR;
 
 PetscErrorCode MispcRegisterPCs(void);
 PetscErrorCode MispcRegisterCoarseners(void);
@@ -67,5 +68,21 @@ PetscErrorCode MispcBlockCSRBegin(mispc_context *ctx, Mat B, PetscBool gpu, Pets
                                   PetscBool widen, MispcLocalCSR *L);
 PetscErrorCode MispcLocalCSREnd(MispcLocalCSR *L);
 PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L);
+
+/* galerkin_ptap.c: a new sequential Mat of `type` (MATSEQAIJ or
+ * MATSEQAIJCUSPARSE) and block sizes rbs x cbs holding X (host or device):
+ * X is copied into one host buffer that the Mat reads in place and frees
+ * (MatCreateSeqAIJWithArrays; PETSc copies it to the GPU when first used). */
+PetscErrorCode MispcMatCreateFromCSR(mispc_context *ctx, MPI_Comm comm, const mispc_csr *X,
+                                     MatType type, PetscInt rbs, PetscInt cbs, Mat *M);
+/* With both (ctxc may be NULL: a context of the product's own): MatPtAP(A, P), A and P of one
+ * sequential AIJ type, runs mispc_galerkin_product (once; then A's own hook is back); every other
+ * product of A or P stays the type's (galerkin_ptap.c says how). */
+PetscErrorCode MispcMarkGalerkinPtAP(Mat P, PetscContainer ctxc);
+/* A container holding a mispc context (destroyed with the container's last
+ * reference), that MispcMarkGalerkinPtAP composes on P for its PtAP: one
+ * context, and one device memory pool, for all products of a PC. */
+PetscErrorCode MispcProductContextCreate(PetscObject obj, PetscBool gpu, PetscContainer *c);
+PetscErrorCode MispcRouteGalerkinPtAP(Mat A);
 
 #endif

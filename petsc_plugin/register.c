@@ -5,7 +5,8 @@
 #include "plugin_internal.h"
 
 PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply, MISPC_EventCoarsen,
-    MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists;
+    MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists, MISPC_EventProduct,
+    MISPC_EventMatFromCSR;
 
 PetscErrorCode mispc_petsc_register(void) {
   static PetscBool registered = PETSC_FALSE;
@@ -26,6 +27,9 @@ PetscErrorCode mispc_petsc_register(void) {
   PetscCall(
       PetscLogEventRegister("MispcCrsAggregate", MAT_COARSEN_CLASSID, &MISPC_EventCoarsenAgg));
   PetscCall(PetscLogEventRegister("MispcCrsLists", MAT_COARSEN_CLASSID, &MISPC_EventCoarsenLists));
+  /* the GAMG type's sparse products (galerkin_ptap.c) and their Mats */
+  PetscCall(PetscLogEventRegister("MispcSpProduct", MAT_CLASSID, &MISPC_EventProduct));
+  PetscCall(PetscLogEventRegister("MispcMatFromCSR", MAT_CLASSID, &MISPC_EventMatFromCSR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -39,6 +39,12 @@ mispc_status mispc_order_by_key_host(mispc_context *ctx, int64_t n, const int32_
 mispc_status mispc_order_by_key_cuda(mispc_context *ctx, int64_t n, const int32_t *key,
                                      int32_t nkeys, int32_t *order, int64_t *ptr);
 
+/* Device parts of mispc_csr_transpose / mispc_csr_multiply (inputs checked
+ * by the entry points; MISPC_ERR_NO_CUDA without CUDA). */
+mispc_status mispc_csr_transpose_cuda(mispc_context *ctx, const mispc_csr *A, mispc_csr *T);
+mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
+                                     mispc_csr *C);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,3 +23,14 @@ mispc_status mispc_order_by_key_cuda(mispc_context *ctx, int64_t n, const int32_
   (void)n, (void)key, (void)nkeys, (void)order, (void)ptr;
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device array given to a build without CUDA");
 }
+
+mispc_status mispc_csr_transpose_cuda(mispc_context *ctx, const mispc_csr *A, mispc_csr *T) {
+  (void)A, (void)T;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device matrix given to a build without CUDA");
+}
+
+mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
+                                     mispc_csr *C) {
+  (void)A, (void)B, (void)C;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device matrix given to a build without CUDA");
+}

@@ -144,12 +144,33 @@ MISPC_API mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *g
  * (dofs of node v are v*bs .. v*bs+bs-1, in increasing node id) is factored
  * as Q R by modified Gram-Schmidt, twice: P holds Q (n*bs x naggs*k, column
  * agg*k + j) and Bc, if not NULL, receives R stacked per aggregate
- * (naggs*k x k, column-major), the coarse near-null space. Columns whose norm
- * falls below 1e-12 of the original are dropped to zero (rank-deficient small
- * aggregates). */
+ * (naggs*k x k, column-major), the coarse near-null space. A column whose
+ * norm falls below 1e-12 of the original (rank-deficient small aggregates)
+ * gets R_jj = 0 and Q completes the basis with the unit vector that keeps the
+ * most norm, orthonormalised, so that P has no zero column (a zero diagonal
+ * in the Galerkin operator) while the aggregate has more dofs than earlier
+ * columns; beyond that (fewer dofs than vectors) the column is zero. */
 MISPC_API mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
                                                    int block_size, int k, const double *B,
                                                    mispc_csr *P, double *Bc);
+
+/* Smoothed prolongator P = P0 - omega D^-1 A P0 (one damped Jacobi step on
+ * P0's columns; D = diag(A)), host or device (A and P0 in one memory space,
+ * P owned there). P's pattern is that of A P0 (mispc_csr_multiply, whose
+ * summation order it inherits); each entry is p0_ij + (-(s_i * w_ij)) with
+ * s_i = omega / a_ii and w = A P0, every operation rounded: the same bits on
+ * the host and the GPU. A's diagonal must be present, nonzero and finite; a
+ * row of P0 must not repeat a column. */
+MISPC_API mispc_status mispc_smooth_prolongator(mispc_context *ctx, const mispc_csr *A,
+                                                const mispc_csr *P0, double omega, mispc_csr *P);
+
+/* Galerkin coarse operator Ac = P^T (A P), host or device (A and P in one
+ * memory space, Ac owned there): P^T by mispc_csr_transpose, then two
+ * mispc_csr_multiply (A P first), so the result is deterministic and the
+ * same bits on the host and the GPU; its memory is that of P^T, A P and Ac
+ * (no intermediate product lists). */
+MISPC_API mispc_status mispc_galerkin_product(mispc_context *ctx, const mispc_csr *A,
+                                              const mispc_csr *P, mispc_csr *Ac);
 
 /* The 6 rigid-body modes (3 translations, 3 rotations) of nodes with 3D
  * coordinates xyz[3*i..3*i+2], as B for block_size 3: ndof = 3 * nnodes,

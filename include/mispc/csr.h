@@ -79,6 +79,19 @@ MISPC_API mispc_status mispc_csr_get_stats(mispc_context *ctx, const mispc_csr *
  * removes diagonal entries. Output is owned host memory. */
 MISPC_API mispc_status mispc_csr_symmetrize(mispc_context *ctx, const mispc_csr *A,
                                             int drop_self_loops, mispc_csr *out);
+/* T = A^T, in A's memory space (owned): row j of T lists the rows of A that
+ * have column j, increasing, with their values (duplicates kept). A needs
+ * values; at most 2^31 - 1 rows and entries. */
+MISPC_API mispc_status mispc_csr_transpose(mispc_context *ctx, const mispc_csr *A, mispc_csr *T);
+/* C = A B, in the inputs' memory space (both host or both device; owned).
+ * Row i of C has the distinct columns reached through row i of A, sorted
+ * (products that are zero are kept as entries). Deterministic, and the same
+ * bits on the host and the GPU: c_ij = ((0 + a_ik1 b_k1j) + a_ik2 b_k2j) + ...
+ * in the order of row i's entries in A, every product rounded before it is
+ * added (no fused multiply-add). A row of B must not repeat a column
+ * (MISPC_ERR_DUPLICATE); rows need not be sorted. */
+MISPC_API mispc_status mispc_csr_multiply(mispc_context *ctx, const mispc_csr *A,
+                                          const mispc_csr *B, mispc_csr *C);
 /* Host only: sorts each row's columns and merges duplicates (values summed). */
 MISPC_API mispc_status mispc_csr_sort_rows(mispc_context *ctx, mispc_csr *A);
 

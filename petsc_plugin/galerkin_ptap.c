@@ -1,0 +1,434 @@
+/* PETSc Mats from mispc CSR matrices, and mispc's Galerkin product as the
+ * PtAP of the prolongators that the GAMG type "mispc" builds (one rank).
+ *
+ * GAMG forms each coarse operator with MatPtAP(A, P) in its own level
+ * creation, which a GAMG type cannot replace. MatProduct picks the
+ * implementation (matproduct.c, MatProductSetFromOptions_Private): when the
+ * setfromoptions ops of A and P are the same it calls that op; else it asks A,
+ * then P, for the composed "MatProductSetFromOptions_<typeA>_<typeP>_C", which
+ * every seqaij / seqaijcusparse matrix composes on itself. So the marked P
+ * gets its own op (the two then differ) and A, just before GAMG's PtAP, gets
+ * our function under that composed name (MispcRouteGalerkinPtAP), the
+ * original kept beside it: PtAP of A and a marked P of one sequential AIJ
+ * type (host or cusparse) runs mispc_galerkin_product on PETSc's arrays in
+ * place (deterministic; memory of P^T, AP and Ac, where cuSPARSE's SpGEMM ran
+ * out of an H100's 80 GB on Elasticity3D_60) and gives A its original back;
+ * every other product goes to the saved original. */
+#include <petsc/private/matimpl.h>
+
+#include "plugin_internal.h"
+
+/* ------------------------------------------------- shared product context */
+#if PETSC_VERSION_GE(3, 23, 0)
+static PetscErrorCode context_destroy(void *p) {
+  mispc_context_destroy(*(mispc_context **)p);
+  *(void **)p = NULL;
+  return PETSC_SUCCESS;
+}
+#define MispcContainerSetDestroy(c) PetscContainerSetCtxDestroy((c), context_destroy)
+#else
+static PetscErrorCode context_destroy(void *p) {
+  mispc_context_destroy((mispc_context *)p);
+  return PETSC_SUCCESS;
+}
+#define MispcContainerSetDestroy(c) PetscContainerSetUserDestroy((c), context_destroy)
+#endif
+
+PetscErrorCode MispcProductContextCreate(PetscObject obj, PetscBool gpu, PetscContainer *c) {
+  mispc_context *ctx;
+  PetscFunctionBegin;
+  PetscCall(MispcContextCreate(obj, gpu, &ctx));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, c));
+  PetscCall(PetscContainerSetPointer(*c, ctx));
+  PetscCall(MispcContainerSetDestroy(*c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const char product_ctx_name[] = "MispcProductContext";
+
+/* ------------------------------------------------------------ Mat from CSR */
+#if defined(PETSC_HAVE_CUDA)
+/* Pinned host memory for device-to-host copies of patterns, kept for the
+ * process (freed at PetscFinalize) and grown as needed: a copy into pageable
+ * memory ran at about 0.5 GB/s on the H100 machine (0.165 s for the 80 MB
+ * pattern of Laplace3D_150's prolongator). */
+static void *staging;
+static size_t staging_bytes;
+
+static PetscErrorCode staging_free(void) {
+  PetscFunctionBegin;
+  if (staging) PetscCallCUDA(cudaFreeHost(staging));
+  staging = NULL;
+  staging_bytes = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode staging_get(size_t bytes, void **p) {
+  PetscFunctionBegin;
+  if (bytes > staging_bytes) {
+    if (!staging) PetscCall(PetscRegisterFinalize(staging_free));
+    if (staging) PetscCallCUDA(cudaFreeHost(staging));
+    staging = NULL;
+    staging_bytes = 0;
+    PetscCallCUDA(cudaMallocHost(&staging, bytes + bytes / 4));
+    staging_bytes = bytes + bytes / 4;
+  }
+  *p = staging;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const mispc_csr *X,
+                                   MatType type, PetscInt rbs, PetscInt cbs, Mat *M) {
+  const int64_t m = X->nrows, nnz = X->nnz;
+  char *buf;
+  int64_t *rp = NULL;
+  PetscContainer c;
+  PetscBool dev_values = PETSC_FALSE;
+  PetscLogDouble t0, t1, t2, t3;
+  PetscFunctionBegin;
+  *M = NULL;
+  PetscCheck(nnz <= INT32_MAX && m < INT32_MAX && X->ncols <= INT32_MAX, PETSC_COMM_SELF,
+             PETSC_ERR_SUP, "mispc: a %lld x %lld matrix of %lld entries does not fit PetscInt",
+             (long long)m, (long long)X->ncols, (long long)nnz);
+  PetscCheck(X->values || nnz == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+             "mispc: a Mat needs values");
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscStrcmp(type, MATSEQAIJCUSPARSE, &dev_values));
+  dev_values = (PetscBool)(dev_values && X->mem == MISPC_MEM_DEVICE);
+#endif
+  PetscCall(PetscTime(&t0));
+  /* one buffer, values first (alignment): a | i | j; a cusparse Mat gets its
+   * values on the device below, the host's stay zero (calloc: untouched pages) */
+  const size_t bytes = sizeof(double) * (size_t)nnz + sizeof(PetscInt) * (size_t)(m + 1 + nnz) + 16;
+  if (dev_values)
+    PetscCall(PetscCalloc(bytes, &buf));
+  else
+    PetscCall(PetscMalloc(bytes, &buf));
+  double *a = (double *)buf;
+  PetscInt *ii = (PetscInt *)(a + nnz), *jj = ii + m + 1;
+  mispc_status s = MISPC_SUCCESS;
+  const int32_t *cols = X->colidx;
+  const double *vals = X->values;
+  if (X->mem == MISPC_MEM_DEVICE) {
+#if defined(PETSC_HAVE_CUDA)
+    /* row offsets, columns and (host Mats) values through pinned memory */
+    const size_t need = sizeof(int64_t) * (size_t)(m + 1) + sizeof(int32_t) * (size_t)nnz +
+                        (dev_values ? 0 : sizeof(double) * (size_t)nnz) + 16;
+    char *stage;
+    PetscErrorCode ierr = staging_get(need, (void **)&stage);
+    if (ierr) PetscCall(PetscFree(buf));
+    PetscCall(ierr);
+    double *sv = (double *)stage;
+    rp = (int64_t *)(sv + (dev_values ? 0 : nnz));
+    int32_t *sc = (int32_t *)(rp + m + 1);
+    s = mispc_memcpy(ctx, rp, MISPC_MEM_HOST, X->rowptr, X->mem, sizeof(int64_t) * (size_t)(m + 1));
+    if (!s && nnz)
+      s = mispc_memcpy(ctx, sc, MISPC_MEM_HOST, X->colidx, X->mem, sizeof(int32_t) * (size_t)nnz);
+    if (!s && nnz && !dev_values)
+      s = mispc_memcpy(ctx, sv, MISPC_MEM_HOST, X->values, X->mem, sizeof(double) * (size_t)nnz);
+    cols = sc;
+    vals = sv;
+#else
+    PetscCall(PetscFree(buf));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP,
+            "mispc: device matrix, but PETSc was built without CUDA");
+#endif
+  }
+  if (!s) {
+    for (int64_t r = 0; r <= m; ++r) ii[r] = (PetscInt)(rp ? rp[r] : X->rowptr[r]);
+    if (nnz) PetscCall(PetscArraycpy(jj, (const PetscInt *)cols, nnz));
+    if (nnz && !dev_values) PetscCall(PetscArraycpy(a, vals, nnz));
+  }
+  if (s) PetscCall(PetscFree(buf));
+  MispcCall(ctx, s);
+  PetscCall(PetscTime(&t1));
+  /* the Mat reads the buffer in place; a container composed on it frees it */
+  PetscCall(MatCreateSeqAIJWithArrays(comm, (PetscInt)m, (PetscInt)X->ncols, ii, jj, a, M));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, buf));
+  PetscCall(MispcContainerFreeOnDestroy(c));
+  PetscCall(PetscObjectCompose((PetscObject)*M, "MispcCSRArrays", (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscCall(MatSetBlockSizes(*M, rbs, cbs));
+  PetscBool same;
+  PetscCall(PetscObjectTypeCompare((PetscObject)*M, type, &same));
+  if (!same) PetscCall(MatConvert(*M, type, MAT_INPLACE_MATRIX, M));
+  PetscCall(PetscTime(&t2));
+#if defined(PETSC_HAVE_CUDA)
+  if (dev_values) { /* the pattern goes up (GetIJ), the values are copied on the device */
+    const int *di, *dj;
+    PetscScalar *dv;
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(*M, PETSC_FALSE, &di, &dj));
+    PetscCall(MatSeqAIJCUSPARSERestoreIJ(*M, PETSC_FALSE, &di, &dj));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(*M, &dv));
+    s = mispc_memcpy(ctx, dv, MISPC_MEM_DEVICE, X->values, X->mem, sizeof(double) * (size_t)nnz);
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(*M, &dv));
+    MispcCall(ctx, s);
+  }
+#endif
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(*M,
+                      "mispc: %lld x %lld Mat of %lld entries from %s CSR: copy %.4f s, create "
+                      "%.4f s, device values %.4f s\n",
+                      (long long)m, (long long)X->ncols, (long long)nnz,
+                      X->mem == MISPC_MEM_DEVICE ? "device" : "host", t1 - t0, t2 - t1, t3 - t2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcMatCreateFromCSR(mispc_context *ctx, MPI_Comm comm, const mispc_csr *X,
+                                     MatType type, PetscInt rbs, PetscInt cbs, Mat *M) {
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MISPC_EventMatFromCSR, 0, 0, 0, 0));
+  PetscCall(mat_from_csr(ctx, comm, X, type, rbs, cbs, M));
+  PetscCall(PetscLogEventEnd(MISPC_EventMatFromCSR, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* New values (same pattern) from X into M, on the side where they live. */
+static PetscErrorCode set_values(mispc_context *ctx, Mat M, const mispc_csr *X) {
+  PetscScalar *v;
+  mispc_status s;
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscBool dev_mat = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)M, MATSEQAIJCUSPARSE, &dev_mat));
+  if (dev_mat) {
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(M, &v));
+    s = mispc_memcpy(ctx, v, MISPC_MEM_DEVICE, X->values, X->mem, sizeof(double) * (size_t)X->nnz);
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(M, &v));
+    MispcCall(ctx, s);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(MatSeqAIJGetArrayWrite(M, &v));
+  s = mispc_memcpy(ctx, v, MISPC_MEM_HOST, X->values, X->mem, sizeof(double) * (size_t)X->nnz);
+  PetscCall(MatSeqAIJRestoreArrayWrite(M, &v));
+  MispcCall(ctx, s);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ----------------------------------------------------------------- PtAP */
+typedef struct {
+  mispc_context *ctx;  /* the shared one of ctxc, or (own) one of its own */
+  PetscContainer ctxc; /* a reference to the marked P's product context */
+  PetscBool gpu;
+  mispc_csr Ac;    /* from the symbolic phase, until the first numeric phase */
+  PetscBool fresh; /* Ac holds the current values */
+  int64_t nnz;
+} PtAPData;
+
+/* Mat_Product's destroy gets the data (3.18) or its address (PetscCtxDestroyFn, 3.23 on) */
+static PetscErrorCode ptap_data_destroy(void *p) {
+#if PETSC_VERSION_GE(3, 23, 0)
+  PtAPData *d = *(PtAPData **)p;
+  *(void **)p = NULL;
+#else
+  PtAPData *d = (PtAPData *)p;
+#endif
+  PetscFunctionBegin;
+  if (d) {
+    mispc_csr_free(d->ctx, &d->Ac);
+    if (d->ctxc)
+      PetscCall(PetscContainerDestroy(&d->ctxc));
+    else
+      mispc_context_destroy(d->ctx);
+  }
+  PetscCall(PetscFree(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Ac = P^T A P from the product's A and P, read in place. */
+static PetscErrorCode galerkin(Mat C, PtAPData *d) {
+  Mat A = C->product->A, P = C->product->B;
+  MispcLocalCSR LA = {0}, LP = {0};
+  PetscFunctionBegin;
+  if (d->gpu) PetscCall(MispcContextUsePetscStream(d->ctx));
+  PetscCall(MispcBlockCSRBegin(d->ctx, A, d->gpu, PETSC_TRUE, PETSC_TRUE, &LA));
+  PetscCall(MispcBlockCSRBegin(d->ctx, P, d->gpu, PETSC_TRUE, PETSC_TRUE, &LP));
+  PetscCall(PetscLogEventBegin(MISPC_EventProduct, A, P, 0, 0));
+  mispc_status s = mispc_galerkin_product(d->ctx, &LA.csr, &LP.csr, &d->Ac);
+  PetscCall(PetscLogEventEnd(MISPC_EventProduct, A, P, 0, 0));
+  PetscCall(MispcLocalCSREnd(&LA));
+  PetscCall(MispcLocalCSREnd(&LP));
+  PetscCall(MispcLocalCSRDestroy(d->ctx, &LA));
+  PetscCall(MispcLocalCSRDestroy(d->ctx, &LP));
+  MispcCall(d->ctx, s);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ptap_numeric(Mat C) {
+  PtAPData *d = (PtAPData *)C->product->data;
+  PetscFunctionBegin;
+  PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc PtAP: no symbolic phase");
+  if (!d->fresh) { /* MAT_REUSE_MATRIX: the same pattern, new values */
+    PetscCall(galerkin(C, d));
+    PetscCheck(d->Ac.nnz == d->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+               "mispc PtAP: the product's pattern changed (%lld entries, was %lld); "
+               "use MAT_INITIAL_MATRIX",
+               (long long)d->Ac.nnz, (long long)d->nnz);
+  }
+  if (!d->fresh) PetscCall(set_values(d->ctx, C, &d->Ac));
+  mispc_csr_free(d->ctx, &d->Ac); /* C holds the values; keep no copy */
+  d->fresh = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ptap_symbolic(Mat C) {
+  Mat_Product *pr = C->product;
+  Mat A = pr->A, P = pr->B;
+  PtAPData *d;
+  PetscInt nc;
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&d));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &d->gpu));
+#endif
+  /* the context (and device memory pool) that the marked P shares, so that
+   * scratch memory stays with one pool across levels and setups */
+  PetscContainer c = NULL;
+  PetscErrorCode ierr = PetscObjectQuery((PetscObject)P, product_ctx_name, (PetscObject *)&c);
+  if (!ierr && c) {
+    ierr = PetscContainerGetPointer(c, (void **)&d->ctx);
+    if (!ierr) ierr = PetscObjectReference((PetscObject)c);
+    if (!ierr) d->ctxc = c;
+  } else if (!ierr) {
+    ierr = MispcContextCreate((PetscObject)A, d->gpu, &d->ctx);
+  }
+  if (!ierr) ierr = galerkin(C, d);
+  if (ierr) {
+    void *p = d;
+#if PETSC_VERSION_GE(3, 23, 0)
+    (void)ptap_data_destroy(&p);
+#else
+    (void)ptap_data_destroy(p);
+#endif
+    PetscCall(ierr);
+  }
+  d->nnz = d->Ac.nnz;
+  d->fresh = PETSC_TRUE;
+  PetscCall(MatGetSize(P, NULL, &nc));
+  PetscCheck(d->Ac.nrows == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc PtAP: wrong size");
+  /* C becomes the Mat made from Ac; its product (this one) is kept */
+  Mat M;
+  PetscCall(MispcMatCreateFromCSR(d->ctx, PetscObjectComm((PetscObject)C), &d->Ac,
+                                  ((PetscObject)A)->type_name, P->cmap->bs, P->cmap->bs, &M));
+  pr->data = d;
+  pr->destroy = ptap_data_destroy;
+  C->product = NULL;
+  PetscErrorCode ierr2 = MatHeaderReplace(C, &M);
+  C->product = pr;
+  PetscCall(ierr2);
+  C->ops->productnumeric = ptap_numeric;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The hook a marked P or a routed A had before (a container on the Mat). */
+typedef struct {
+  PetscErrorCode (*orig)(Mat);
+} SavedHook;
+
+static const char mark_name[] = "MispcGalerkinMarkedP", route_name[] = "MispcGalerkinRoutedA";
+
+static PetscErrorCode saved_hook(Mat M, const char *name, PetscBool *has,
+                                 PetscErrorCode (**orig)(Mat)) {
+  PetscContainer c = NULL;
+  PetscFunctionBegin;
+  *orig = NULL;
+  PetscCall(PetscObjectQuery((PetscObject)M, name, (PetscObject *)&c));
+  *has = c ? PETSC_TRUE : PETSC_FALSE;
+  if (c) {
+    SavedHook *h;
+    PetscCall(PetscContainerGetPointer(c, (void **)&h));
+    *orig = h->orig;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode save_hook(Mat M, const char *name, PetscErrorCode (*orig)(Mat)) {
+  PetscContainer c;
+  SavedHook *h;
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&h));
+  h->orig = orig;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, h));
+  PetscCall(MispcContainerFreeOnDestroy(c));
+  PetscCall(PetscObjectCompose((PetscObject)M, name, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode self_name(Mat M, char *name, size_t len) {
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, len, "MatProductSetFromOptions_%s_%s_C",
+                          ((PetscObject)M)->type_name, ((PetscObject)M)->type_name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A's own composed hook back (nothing when A was not routed). */
+static PetscErrorCode unroute(Mat A) {
+  PetscBool has;
+  PetscErrorCode (*orig)(Mat);
+  char name[256];
+  PetscFunctionBegin;
+  PetscCall(saved_hook(A, route_name, &has, &orig));
+  if (!has) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(self_name(A, name, sizeof name));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, orig));
+  PetscCall(PetscObjectCompose((PetscObject)A, route_name, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode product_setfromoptions(Mat C) {
+  Mat_Product *pr = C->product;
+  Mat A = pr->A, B = pr->B;
+  PetscErrorCode (*orig_a)(Mat), (*orig_b)(Mat), (*orig_p)(Mat);
+  PetscBool routed, marked, a_marked, same = PETSC_FALSE, seq = PETSC_FALSE;
+  PetscFunctionBegin;
+  PetscCall(saved_hook(A, route_name, &routed, &orig_a));
+  PetscCall(saved_hook(B, mark_name, &marked, &orig_b));
+  PetscCall(saved_hook(A, mark_name, &a_marked, &orig_p));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, ((PetscObject)B)->type_name, &same));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  if (pr->type == MATPRODUCT_PtAP && marked && same && seq) {
+    /* (matproduct.c may call a composed hook twice) */
+    if (C->ops->productsymbolic != ptap_symbolic)
+      PetscCall(PetscInfo(C, "mispc: PtAP by mispc_galerkin_product (%s)\n",
+                          ((PetscObject)A)->type_name));
+    PetscCall(unroute(A));
+    C->ops->productsymbolic = ptap_symbolic;
+  } else {
+    PetscErrorCode (*orig)(Mat) = routed ? orig_a : marked ? orig_b : orig_p;
+    if (orig) PetscCall((*orig)(C));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcMarkGalerkinPtAP(Mat P, PetscContainer ctxc) {
+  PetscBool seq, has;
+  PetscErrorCode (*orig)(Mat);
+  PetscFunctionBegin;
+  if (ctxc) PetscCall(PetscObjectCompose((PetscObject)P, product_ctx_name, (PetscObject)ctxc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  PetscCall(saved_hook(P, mark_name, &has, &orig));
+  if (!seq || has || !P->ops->productsetfromoptions) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(save_hook(P, mark_name, P->ops->productsetfromoptions));
+  P->ops->productsetfromoptions = product_setfromoptions;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcRouteGalerkinPtAP(Mat A) {
+  PetscBool seq, has;
+  PetscErrorCode (*orig)(Mat);
+  char name[256];
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  PetscCall(saved_hook(A, route_name, &has, &orig));
+  if (!seq || has) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(self_name(A, name, sizeof name));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &orig));
+  PetscCall(save_hook(A, route_name, orig));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, product_setfromoptions));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,139 @@
+/* Sparse transpose and product, prolongator smoothing and the Galerkin
+ * operator on the GPU: bit-identical to the host on random matrices (rows
+ * sorted or not), on products whose rows overflow the shared hash table
+ * (all rows, or one hub row among short ones), and on the prolongators of
+ * smoothed aggregation; device error paths. Skips without a GPU. */
+#include "galerkin_inputs.h"
+
+static mispc_context *ctx;
+
+static int same_as_host(const mispc_csr *h, const mispc_csr *d) {
+  mispc_csr b;
+  if (d->mem != MISPC_MEM_DEVICE || mispc_csr_copy(ctx, d, MISPC_MEM_HOST, &b)) return 0;
+  int same = h->nrows == b.nrows && h->ncols == b.ncols && h->nnz == b.nnz &&
+             !memcmp(h->rowptr, b.rowptr, sizeof(int64_t) * (size_t)(h->nrows + 1)) &&
+             (!h->nnz || (!memcmp(h->colidx, b.colidx, sizeof(int32_t) * (size_t)h->nnz) &&
+                          !memcmp(h->values, b.values, sizeof(double) * (size_t)h->nnz)));
+  mispc_csr_free(ctx, &b);
+  return same;
+}
+
+static void to_device(const mispc_csr *h, mispc_csr *d) {
+  CHECK_OK(ctx, mispc_csr_copy(ctx, h, MISPC_MEM_DEVICE, d));
+}
+
+/* C = A B and A^T on both sides */
+static void compare_product(const mispc_csr *A, const mispc_csr *B, const char *name) {
+  mispc_csr dA, dB, C, dC, T, dT;
+  to_device(A, &dA);
+  to_device(B, &dB);
+  CHECK_OK(ctx, mispc_csr_multiply(ctx, A, B, &C));
+  CHECK_OK(ctx, mispc_csr_multiply(ctx, &dA, &dB, &dC));
+  CHECK_MSG(same_as_host(&C, &dC), "%s: device product differs", name);
+  CHECK_OK(ctx, mispc_csr_transpose(ctx, A, &T));
+  CHECK_OK(ctx, mispc_csr_transpose(ctx, &dA, &dT));
+  CHECK_MSG(same_as_host(&T, &dT), "%s: device transpose differs", name);
+  mispc_csr *all[] = {&dA, &dB, &C, &dC, &T, &dT};
+  for (size_t i = 0; i < 6; ++i) mispc_csr_free(ctx, all[i]);
+}
+
+static void test_random(void) {
+  for (int c = 0; c < 6; ++c) {
+    mispc_csr A, B;
+    const int64_t m = 100 + 331 * c, k = 50 + 97 * c, n = 20 + 400 * c;
+    gi_random(ctx, m, k, 3 + 4 * c, 0, c & 1, 10 + (uint64_t)c, &A);
+    gi_random(ctx, k, n, 2 + 3 * c, 0, c & 1, 20 + (uint64_t)c, &B);
+    char name[32];
+    snprintf(name, sizeof name, "random %d", c);
+    compare_product(&A, &B, name);
+    mispc_csr_free(ctx, &A);
+    mispc_csr_free(ctx, &B);
+  }
+}
+
+static void test_long_rows(void) {
+  /* 700: every row has 700 columns (over the shared limit, fits its table);
+   * 1500: every row fills the shared table */
+  const int64_t sizes[] = {700, 1500};
+  for (int s = 0; s < 2; ++s) {
+    mispc_csr A;
+    gi_arrow(ctx, sizes[s], &A);
+    compare_product(&A, &A, sizes[s] == 700 ? "arrow 700" : "arrow 1500");
+    mispc_csr_free(ctx, &A);
+  }
+  /* one hub row among short ones: its columns (about B's column count) pick
+   * the tier: block (2000), block counting and global values (6000), global
+   * (12000) */
+  const int64_t hub_cols[] = {2000, 6000, 12000};
+  for (int h = 0; h < 3; ++h) {
+    mispc_csr A, B;
+    const int64_t n = h == 0 ? 3000 : 20000;
+    gi_arrow(ctx, n, &A);
+    gi_random(ctx, n, hub_cols[h], 3, 0, 1, 77 + (uint64_t)h, &B);
+    char name[48];
+    snprintf(name, sizeof name, "hub row of ~%lld columns", (long long)hub_cols[h]);
+    compare_product(&A, &B, name);
+    mispc_csr_free(ctx, &A);
+    mispc_csr_free(ctx, &B);
+  }
+}
+
+static void check_spec(const char *spec, int bs) {
+  mispc_csr A, P0, P, Ac, dA, dP0, dP, dAc;
+  gi_prolongators(ctx, spec, bs, &A, &P0, &P);
+  to_device(&A, &dA);
+  to_device(&P0, &dP0);
+  CHECK_OK(ctx, mispc_smooth_prolongator(ctx, &dA, &dP0, 4.0 / 3.0 / 2.5, &dP));
+  CHECK_MSG(same_as_host(&P, &dP), "%s: device smoothed P differs", spec);
+  CHECK_OK(ctx, mispc_galerkin_product(ctx, &A, &P, &Ac));
+  CHECK_OK(ctx, mispc_galerkin_product(ctx, &dA, &dP, &dAc));
+  CHECK_MSG(same_as_host(&Ac, &dAc), "%s: device Galerkin product differs", spec);
+  mispc_csr *all[] = {&A, &P0, &P, &Ac, &dA, &dP0, &dP, &dAc};
+  for (size_t i = 0; i < 8; ++i) mispc_csr_free(ctx, all[i]);
+}
+
+static void test_galerkin(void) {
+  check_spec("gen:laplace3d:20", 1);
+  check_spec("gen:elasticity3d:8", 3);
+}
+
+static void test_device_errors(void) {
+  mispc_csr A, B, dA, dB, C;
+  gi_random(ctx, 50, 50, 5, 1, 0, 3, &A);
+  gi_random(ctx, 50, 30, 4, 0, 0, 4, &B);
+  int64_t r = 0;
+  while (B.rowptr[r + 1] - B.rowptr[r] < 2) ++r;
+  B.colidx[B.rowptr[r] + 1] = B.colidx[B.rowptr[r]];
+  A.colidx[A.rowptr[0] + 1 < A.rowptr[1] ? A.rowptr[0] + 1 : A.rowptr[0]] = (int32_t)r;
+  to_device(&A, &dA);
+  to_device(&B, &dB);
+  CHECK_STATUS(ctx, mispc_csr_multiply(ctx, &dA, &dB, &C), MISPC_ERR_DUPLICATE);
+  CHECK_STATUS(ctx, mispc_csr_multiply(ctx, &A, &dB, &C), MISPC_ERR_INVALID_ARG); /* spaces */
+  mispc_csr_free(ctx, &dA);
+  mispc_csr_free(ctx, &dB);
+  mispc_csr_free(ctx, &A);
+  /* zero diagonal at row 17 */
+  mispc_csr P0, dP0;
+  gi_random(ctx, 50, 50, 5, 1, 0, 5, &A);
+  gi_random(ctx, 50, 30, 4, 0, 0, 9, &P0);
+  for (int64_t e = A.rowptr[17]; e < A.rowptr[18]; ++e)
+    if (A.colidx[e] == 17) A.values[e] = 0.0;
+  to_device(&A, &dA);
+  to_device(&P0, &dP0);
+  CHECK_STATUS(ctx, mispc_smooth_prolongator(ctx, &dA, &dP0, 0.5, &C), MISPC_ERR_INVALID_ARG);
+  CHECK_MSG(strstr(mispc_context_error(ctx), "row 17") != NULL, "message: %s",
+            mispc_context_error(ctx));
+  mispc_csr *all[] = {&A, &B, &dA, &P0, &dP0};
+  for (size_t i = 0; i < 5; ++i) mispc_csr_free(ctx, all[i]);
+}
+
+int main(void) {
+  test_require_gpu_or_skip();
+  if (mispc_context_create(&ctx)) return 1;
+  RUN_TEST(test_random);
+  RUN_TEST(test_long_rows);
+  RUN_TEST(test_galerkin);
+  RUN_TEST(test_device_errors);
+  mispc_context_destroy(ctx);
+  return TEST_FINISH();
+}
