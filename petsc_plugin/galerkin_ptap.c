@@ -57,7 +57,7 @@ static size_t staging_bytes;
 
 static PetscErrorCode staging_free(void) {
   PetscFunctionBegin;
-  if (staging) PetscCallCUDA(cudaFreeHost(staging));
+  if (staging) (void)cudaFreeHost(staging);
   staging = NULL;
   staging_bytes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -67,10 +67,11 @@ static PetscErrorCode staging_get(size_t bytes, void **p) {
   PetscFunctionBegin;
   if (bytes > staging_bytes) {
     if (!staging) PetscCall(PetscRegisterFinalize(staging_free));
-    if (staging) PetscCallCUDA(cudaFreeHost(staging));
+    if (staging) (void)cudaFreeHost(staging);
     staging = NULL;
     staging_bytes = 0;
-    PetscCallCUDA(cudaMallocHost(&staging, bytes + bytes / 4));
+    PetscCheck(cudaMallocHost(&staging, bytes + bytes / 4) == cudaSuccess, PETSC_COMM_SELF,
+               PETSC_ERR_MEM, "mispc: cannot pin %zu bytes of host memory for copies", bytes);
     staging_bytes = bytes + bytes / 4;
   }
   *p = staging;
@@ -115,7 +116,7 @@ static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const misp
     /* row offsets, columns and (host Mats) values through pinned memory */
     const size_t need = sizeof(int64_t) * (size_t)(m + 1) + sizeof(int32_t) * (size_t)nnz +
                         (dev_values ? 0 : sizeof(double) * (size_t)nnz) + 16;
-    char *stage;
+    char *stage = NULL;
     PetscErrorCode ierr = staging_get(need, (void **)&stage);
     if (ierr) PetscCall(PetscFree(buf));
     PetscCall(ierr);
