@@ -8,7 +8,7 @@
  * then P, for the composed "MatProductSetFromOptions_<typeA>_<typeP>_C", which
  * every seqaij / seqaijcusparse matrix composes on itself. So the marked P
  * gets its own op (the two then differ) and A, just before GAMG's PtAP, gets
- * our function under that composed name (MispcRouteGalerkinPtAP), the
+ * our function under that composed name (MispcUseGalerkinPtAP), the
  * original kept beside it: PtAP of A and a marked P of one sequential AIJ
  * type (host or cusparse) runs mispc_galerkin_product on PETSc's arrays in
  * place (deterministic; memory of P^T, AP and Ac, where cuSPARSE's SpGEMM ran
@@ -406,8 +406,8 @@ static PetscErrorCode product_setfromoptions(Mat C) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MispcMarkGalerkinPtAP(Mat P, PetscContainer ctxc) {
-  PetscBool seq, has;
+static PetscErrorCode mark(Mat P, PetscContainer ctxc) {
+  PetscBool seq = PETSC_FALSE, has = PETSC_FALSE;
   PetscErrorCode (*orig)(Mat);
   PetscFunctionBegin;
   if (ctxc) PetscCall(PetscObjectCompose((PetscObject)P, product_ctx_name, (PetscObject)ctxc));
@@ -419,8 +419,8 @@ PetscErrorCode MispcMarkGalerkinPtAP(Mat P, PetscContainer ctxc) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MispcRouteGalerkinPtAP(Mat A) {
-  PetscBool seq, has;
+static PetscErrorCode route(Mat A) {
+  PetscBool seq = PETSC_FALSE, has = PETSC_FALSE;
   PetscErrorCode (*orig)(Mat);
   char name[256];
   PetscFunctionBegin;
@@ -431,5 +431,12 @@ PetscErrorCode MispcRouteGalerkinPtAP(Mat A) {
   PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &orig));
   PetscCall(save_hook(A, route_name, orig));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, product_setfromoptions));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcUseGalerkinPtAP(Mat A, Mat P, PetscContainer ctxc) {
+  PetscFunctionBegin;
+  PetscCall(mark(P, ctxc));
+  PetscCall(route(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -558,11 +558,12 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
                                               P0.colidx, NULL, P0.values, P);
       PetscCall(PetscLogEventEnd(ev_prol_mat, pc, A, 0, 0));
       mispc_csr_free(m->mctx, &P0);
-      mispc_context *pctx;
-      if (!ierr && m->set->galerkin) ierr = product_context(pc, m->gpu, &pctx);
-      if (!ierr && m->set->galerkin) ierr = MispcMarkGalerkinPtAP(*P, m->prod);
-      if (!ierr && m->set->galerkin) ierr = MispcRouteGalerkinPtAP(A);
       PetscCall(ierr);
+      if (m->set->galerkin) {
+        mispc_context *pctx;
+        PetscCall(product_context(pc, m->gpu, &pctx));
+        PetscCall(MispcUseGalerkinPtAP(A, *P, m->prod));
+      }
     }
   } else {
 #if MISPC_ENABLE_MPI
@@ -757,8 +758,7 @@ static PetscErrorCode smooth_by_mispc(PC pc, Mat A, PetscReal omega, Mat *P) {
   PetscCall(MatGetBlockSizes(*P, &rb, &cb));
   PetscCall(MatGetType(A, &mtype));
   ierr = MispcMatCreateFromCSR(pctx, PetscObjectComm((PetscObject)A), &cur, mtype, rb, cb, &Pn);
-  if (!ierr) ierr = MispcMarkGalerkinPtAP(Pn, m->prod);
-  if (!ierr) ierr = MispcRouteGalerkinPtAP(A);
+  if (!ierr) ierr = MispcUseGalerkinPtAP(A, Pn, m->prod);
   mispc_csr_free(pctx, &cur);
   level_free(m);
   PetscCall(ierr);

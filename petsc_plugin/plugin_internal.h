@@ -75,14 +75,14 @@ PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L);
  * (MatCreateSeqAIJWithArrays; PETSc copies it to the GPU when first used). */
 PetscErrorCode MispcMatCreateFromCSR(mispc_context *ctx, MPI_Comm comm, const mispc_csr *X,
                                      MatType type, PetscInt rbs, PetscInt cbs, Mat *M);
-/* With both (ctxc may be NULL: a context of the product's own): MatPtAP(A, P), A and P of one
- * sequential AIJ type, runs mispc_galerkin_product (once; then A's own hook is back); every other
+/* Marks P and routes A so that MatPtAP(A, P), A and P of one sequential AIJ
+ * type, runs mispc_galerkin_product (once; then A's own hook is back), with
+ * the context in ctxc (NULL: a context of the product's own); every other
  * product of A or P stays the type's (galerkin_ptap.c says how). */
-PetscErrorCode MispcMarkGalerkinPtAP(Mat P, PetscContainer ctxc);
+PetscErrorCode MispcUseGalerkinPtAP(Mat A, Mat P, PetscContainer ctxc);
 /* A container holding a mispc context (destroyed with the container's last
- * reference), that MispcMarkGalerkinPtAP composes on P for its PtAP: one
- * context, and one device memory pool, for all products of a PC. */
+ * reference), for MispcUseGalerkinPtAP: one context, and one device memory
+ * pool, for all products of a PC. */
 PetscErrorCode MispcProductContextCreate(PetscObject obj, PetscBool gpu, PetscContainer *c);
-PetscErrorCode MispcRouteGalerkinPtAP(Mat A);
 
 #endif
