@@ -48,44 +48,148 @@ static const char product_ctx_name[] = "MispcProductContext";
 
 /* ------------------------------------------------------------ Mat from CSR */
 #if defined(PETSC_HAVE_CUDA)
-/* Pinned host memory for device-to-host copies of patterns, kept for the
- * process (freed at PetscFinalize) and grown as needed: a copy into pageable
- * memory ran at about 0.5 GB/s on the H100 machine (0.165 s for the 80 MB
- * pattern of Laplace3D_150's prolongator). */
-static void *staging;
-static size_t staging_bytes;
+/* Pinned host blocks for the arrays (values | i | j) of Mats made from device
+ * CSR: the pattern comes down straight into the Mat's arrays and GetIJ's
+ * upload reads pinned memory. On the H100 machine, fresh pageable memory is
+ * the cost (a copy into it ran at about 0.5 GB/s: 0.165 s for the 80 MB
+ * pattern of Laplace3D_150's prolongator; zeroing it took most of the rest),
+ * so a block goes back to this cache when its Mat is destroyed and the next
+ * setup reuses it. Idle blocks beyond -mispc_pinned_cache_mb (default 2048)
+ * are freed; all at PetscFinalize. A negative value, a failed allocation or
+ * more than MAX_PINNED live blocks give a Mat pageable memory. */
+#define MAX_PINNED 128
+typedef struct {
+  void *p;
+  size_t bytes;
+  PetscBool busy;
+} PinnedBlock;
+static PinnedBlock pinned[MAX_PINNED];
+static int npinned;
+static size_t pinned_idle_cap;
+static PetscBool pinned_ready, pinned_off;
 
-static PetscErrorCode staging_free(void) {
+static PetscErrorCode pinned_finalize(void) {
   PetscFunctionBegin;
-  if (staging) (void)cudaFreeHost(staging);
-  staging = NULL;
-  staging_bytes = 0;
+  for (int k = 0; k < npinned; ++k) (void)cudaFreeHost(pinned[k].p);
+  npinned = 0;
+  pinned_ready = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode staging_get(size_t bytes, void **p) {
-  PetscFunctionBegin;
-  if (bytes > staging_bytes) {
-    if (!staging) PetscCall(PetscRegisterFinalize(staging_free));
-    if (staging) (void)cudaFreeHost(staging);
-    staging = NULL;
-    staging_bytes = 0;
-    PetscCheck(cudaMallocHost(&staging, bytes + bytes / 4) == cudaSuccess, PETSC_COMM_SELF,
-               PETSC_ERR_MEM, "mispc: cannot pin %zu bytes of host memory for copies", bytes);
-    staging_bytes = bytes + bytes / 4;
+static void pinned_remove(int k) {
+  (void)cudaFreeHost(pinned[k].p);
+  pinned[k] = pinned[--npinned];
+}
+
+/* frees idle blocks, largest first, until the idle ones fit under the cap */
+static void pinned_trim(size_t cap) {
+  for (;;) {
+    size_t idle = 0;
+    int big = -1;
+    for (int k = 0; k < npinned; ++k)
+      if (!pinned[k].busy) {
+        idle += pinned[k].bytes;
+        if (big < 0 || pinned[k].bytes > pinned[big].bytes) big = k;
+      }
+    if (idle <= cap || big < 0) return;
+    pinned_remove(big);
   }
-  *p = staging;
+}
+
+/* a pinned block of at least `bytes` (an idle one of at most twice that, or a
+ * new one), or NULL where none can be had */
+static PetscErrorCode pinned_get(size_t bytes, void **p) {
+  PetscFunctionBegin;
+  *p = NULL;
+  if (!pinned_ready) {
+    PetscInt mb = 2048;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mispc_pinned_cache_mb", &mb, NULL));
+    pinned_idle_cap = (size_t)PetscMax(mb, 0) << 20;
+    pinned_off = (PetscBool)(mb < 0);
+    PetscCall(PetscRegisterFinalize(pinned_finalize));
+    pinned_ready = PETSC_TRUE;
+  }
+  if (pinned_off) PetscFunctionReturn(PETSC_SUCCESS);
+  int best = -1;
+  for (int k = 0; k < npinned; ++k)
+    if (!pinned[k].busy && pinned[k].bytes >= bytes && pinned[k].bytes / 2 <= bytes &&
+        (best < 0 || pinned[k].bytes < pinned[best].bytes))
+      best = k;
+  if (best < 0) {
+    if (npinned == MAX_PINNED) pinned_trim(0);
+    if (npinned == MAX_PINNED) PetscFunctionReturn(PETSC_SUCCESS);
+    void *q = NULL;
+    if (cudaMallocHost(&q, bytes) != cudaSuccess) {
+      (void)cudaGetLastError(); /* not sticky: pageable memory instead */
+      PetscCall(PetscInfo(NULL, "mispc: cannot pin %zu bytes; pageable memory instead\n", bytes));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    best = npinned++;
+    pinned[best].p = q;
+    pinned[best].bytes = bytes;
+  }
+  pinned[best].busy = PETSC_TRUE;
+  *p = pinned[best].p;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void pinned_put(void *p) {
+  for (int k = 0; k < npinned; ++k)
+    if (pinned[k].p == p) {
+      pinned[k].busy = PETSC_FALSE;
+      pinned_trim(pinned_idle_cap);
+      return;
+    }
+}
+
+#if PETSC_VERSION_GE(3, 23, 0)
+static PetscErrorCode pinned_container_destroy(void *p) {
+  pinned_put(*(void **)p);
+  *(void **)p = NULL;
+  return PETSC_SUCCESS;
+}
+#define MispcContainerPinnedOnDestroy(c) PetscContainerSetCtxDestroy((c), pinned_container_destroy)
+#else
+static PetscErrorCode pinned_container_destroy(void *p) {
+  pinned_put(p);
+  return PETSC_SUCCESS;
+}
+#define MispcContainerPinnedOnDestroy(c) PetscContainerSetUserDestroy((c), pinned_container_destroy)
+#endif
+
+/* ii (PetscInt) and jj from the device CSR X; `scratch` (8 nnz bytes, the
+ * Mat's value array, written later) holds the 64-bit offsets on the way */
+static mispc_status pattern_to_host(mispc_context *ctx, const mispc_csr *X, PetscInt *ii,
+                                    PetscInt *jj, void *scratch) {
+  const int64_t m = X->nrows, nnz = X->nnz;
+  int64_t *rp = (int64_t *)scratch, *own = NULL;
+  if (nnz < m + 1) { /* more rows than entries: the value array is too short */
+    own = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m + 1));
+    if (!own) return MISPC_ERR_ALLOC;
+    rp = own;
+  }
+  mispc_status s =
+      mispc_memcpy(ctx, rp, MISPC_MEM_HOST, X->rowptr, X->mem, sizeof(int64_t) * (size_t)(m + 1));
+  if (!s)
+    for (int64_t r = 0; r <= m; ++r) ii[r] = (PetscInt)rp[r];
+  free(own);
+  if (s || !nnz) return s;
+  if (sizeof(PetscInt) == sizeof(int32_t)) /* straight into the Mat's array */
+    return mispc_memcpy(ctx, jj, MISPC_MEM_HOST, X->colidx, X->mem, sizeof(int32_t) * (size_t)nnz);
+  int32_t *c32 = (int32_t *)scratch;
+  s = mispc_memcpy(ctx, c32, MISPC_MEM_HOST, X->colidx, X->mem, sizeof(int32_t) * (size_t)nnz);
+  if (!s)
+    for (int64_t k = nnz - 1; k >= 0; --k) jj[k] = (PetscInt)c32[k];
+  return s;
 }
 #endif
 
 static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const mispc_csr *X,
                                    MatType type, PetscInt rbs, PetscInt cbs, Mat *M) {
   const int64_t m = X->nrows, nnz = X->nnz;
-  char *buf;
-  int64_t *rp = NULL;
+  char *buf = NULL;
+  PetscBool pinned_buf = PETSC_FALSE;
   PetscContainer c;
-  PetscBool dev_values = PETSC_FALSE;
   PetscLogDouble t0, t1, t2, t3;
   PetscFunctionBegin;
   *M = NULL;
@@ -94,61 +198,60 @@ static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const misp
              (long long)m, (long long)X->ncols, (long long)nnz);
   PetscCheck(X->values || nnz == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
              "mispc: a Mat needs values");
-#if defined(PETSC_HAVE_CUDA)
+#if !defined(PETSC_HAVE_CUDA)
+  PetscCheck(X->mem != MISPC_MEM_DEVICE, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "mispc: device matrix, but PETSc was built without CUDA");
+#else
+  PetscBool dev_values;
   PetscCall(PetscStrcmp(type, MATSEQAIJCUSPARSE, &dev_values));
   dev_values = (PetscBool)(dev_values && X->mem == MISPC_MEM_DEVICE);
 #endif
   PetscCall(PetscTime(&t0));
-  /* one buffer, values first (alignment): a | i | j; a cusparse Mat gets its
-   * values on the device below, the host's stay zero (calloc: untouched pages) */
+  /* one buffer, values first (alignment): a | i | j. A cusparse Mat gets its
+   * values on the device below; the host's are left as they are (GetIJ
+   * uploads them, the device copy overwrites them) */
   const size_t bytes = sizeof(double) * (size_t)nnz + sizeof(PetscInt) * (size_t)(m + 1 + nnz) + 16;
-  if (dev_values)
-    PetscCall(PetscCalloc(bytes, &buf));
-  else
-    PetscCall(PetscMalloc(bytes, &buf));
+#if defined(PETSC_HAVE_CUDA)
+  if (X->mem == MISPC_MEM_DEVICE) {
+    PetscCall(pinned_get(bytes, (void **)&buf));
+    pinned_buf = (PetscBool)(buf != NULL);
+  }
+#endif
+  if (!buf) PetscCall(PetscMalloc(bytes, &buf));
   double *a = (double *)buf;
   PetscInt *ii = (PetscInt *)(a + nnz), *jj = ii + m + 1;
   mispc_status s = MISPC_SUCCESS;
-  const int32_t *cols = X->colidx;
-  const double *vals = X->values;
-  if (X->mem == MISPC_MEM_DEVICE) {
 #if defined(PETSC_HAVE_CUDA)
-    /* row offsets, columns and (host Mats) values through pinned memory */
-    const size_t need = sizeof(int64_t) * (size_t)(m + 1) + sizeof(int32_t) * (size_t)nnz +
-                        (dev_values ? 0 : sizeof(double) * (size_t)nnz) + 16;
-    char *stage = NULL;
-    PetscErrorCode ierr = staging_get(need, (void **)&stage);
-    if (ierr) PetscCall(PetscFree(buf));
-    PetscCall(ierr);
-    double *sv = (double *)stage;
-    rp = (int64_t *)(sv + (dev_values ? 0 : nnz));
-    int32_t *sc = (int32_t *)(rp + m + 1);
-    s = mispc_memcpy(ctx, rp, MISPC_MEM_HOST, X->rowptr, X->mem, sizeof(int64_t) * (size_t)(m + 1));
-    if (!s && nnz)
-      s = mispc_memcpy(ctx, sc, MISPC_MEM_HOST, X->colidx, X->mem, sizeof(int32_t) * (size_t)nnz);
+  if (X->mem == MISPC_MEM_DEVICE) {
+    s = pattern_to_host(ctx, X, ii, jj, a);
     if (!s && nnz && !dev_values)
-      s = mispc_memcpy(ctx, sv, MISPC_MEM_HOST, X->values, X->mem, sizeof(double) * (size_t)nnz);
-    cols = sc;
-    vals = sv;
-#else
-    PetscCall(PetscFree(buf));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP,
-            "mispc: device matrix, but PETSc was built without CUDA");
+      s = mispc_memcpy(ctx, a, MISPC_MEM_HOST, X->values, X->mem, sizeof(double) * (size_t)nnz);
+  } else
 #endif
+  {
+    for (int64_t r = 0; r <= m; ++r) ii[r] = (PetscInt)X->rowptr[r];
+    for (int64_t k = 0; k < nnz; ++k) jj[k] = (PetscInt)X->colidx[k];
+    if (nnz) PetscCall(PetscArraycpy(a, X->values, nnz));
   }
-  if (!s) {
-    for (int64_t r = 0; r <= m; ++r) ii[r] = (PetscInt)(rp ? rp[r] : X->rowptr[r]);
-    if (nnz) PetscCall(PetscArraycpy(jj, (const PetscInt *)cols, nnz));
-    if (nnz && !dev_values) PetscCall(PetscArraycpy(a, vals, nnz));
+  if (s) {
+#if defined(PETSC_HAVE_CUDA)
+    if (pinned_buf) pinned_put(buf);
+#endif
+    if (!pinned_buf) PetscCall(PetscFree(buf));
   }
-  if (s) PetscCall(PetscFree(buf));
   MispcCall(ctx, s);
   PetscCall(PetscTime(&t1));
-  /* the Mat reads the buffer in place; a container composed on it frees it */
+  /* the Mat reads the buffer in place; a container composed on it frees it
+   * (or gives the pinned block back) */
   PetscCall(MatCreateSeqAIJWithArrays(comm, (PetscInt)m, (PetscInt)X->ncols, ii, jj, a, M));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, buf));
-  PetscCall(MispcContainerFreeOnDestroy(c));
+#if defined(PETSC_HAVE_CUDA)
+  if (pinned_buf)
+    PetscCall(MispcContainerPinnedOnDestroy(c));
+  else
+#endif
+    PetscCall(MispcContainerFreeOnDestroy(c));
   PetscCall(PetscObjectCompose((PetscObject)*M, "MispcCSRArrays", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
   PetscCall(MatSetBlockSizes(*M, rbs, cbs));
@@ -170,10 +273,11 @@ static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const misp
 #endif
   PetscCall(PetscTime(&t3));
   PetscCall(PetscInfo(*M,
-                      "mispc: %lld x %lld Mat of %lld entries from %s CSR: copy %.4f s, create "
-                      "%.4f s, device values %.4f s\n",
+                      "mispc: %lld x %lld Mat of %lld entries from %s CSR (%s host arrays): copy "
+                      "%.4f s, create %.4f s, device values %.4f s\n",
                       (long long)m, (long long)X->ncols, (long long)nnz,
-                      X->mem == MISPC_MEM_DEVICE ? "device" : "host", t1 - t0, t2 - t1, t3 - t2));
+                      X->mem == MISPC_MEM_DEVICE ? "device" : "host",
+                      pinned_buf ? "pinned" : "pageable", t1 - t0, t2 - t1, t3 - t2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

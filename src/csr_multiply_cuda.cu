@@ -206,42 +206,48 @@ __device__ __forceinline__ void compact(const int32_t *keys, const double *vals,
   }
 }
 
+/* row i by one warp in a table of t slots (keys, vals), its pairs to cj/cv at
+ * cp[i] in slot order (the segmented sort orders the row) */
+__device__ __forceinline__ void numeric_row_warp(Csr A, Csr B, int64_t i, int32_t *keys,
+                                                 double *vals, int64_t t, const int64_t *cp,
+                                                 int32_t *cj, double *cv, int *dup) {
+  const int lane = threadIdx.x & 31;
+  for (int64_t s = lane; s < t; s += 32) {
+    keys[s] = EMPTY;
+    vals[s] = 0.0;
+  }
+  __syncwarp();
+  for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
+    const int32_t k = A.j[e];
+    const double a = A.v[e];
+    for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += 32) {
+      add_row(B, k, a, lane, 32, keys, vals, (uint32_t)(t - 1), dup, q0);
+      __syncwarp();
+    }
+  }
+  int64_t base = 0;
+  for (int64_t s0 = 0; s0 < t; s0 += 32) {
+    const int64_t s = s0 + lane;
+    const int occ = s < t && keys[s] != EMPTY;
+    const unsigned bal = __ballot_sync(0xffffffffu, occ);
+    if (occ) {
+      const int64_t at = cp[i] + base + __popc(bal & ((1u << lane) - 1u));
+      cj[at] = keys[s];
+      cv[at] = vals[s];
+    }
+    base += __popc(bal);
+  }
+  __syncwarp();
+}
+
 __global__ void __launch_bounds__(WARPS * 32)
     numeric_warp(int64_t m, Csr A, Csr B, const int64_t *cp, int32_t *cj, double *cv, int *dup) {
   __shared__ int32_t tkeys[WARPS][SLOTS];
   __shared__ double tvals[WARPS][SLOTS];
-  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  int32_t *keys = tkeys[w];
-  double *vals = tvals[w];
+  const int w = threadIdx.x >> 5;
   for (int64_t i = (int64_t)blockIdx.x * WARPS + w; i < m; i += (int64_t)gridDim.x * WARPS) {
     if (cp[i + 1] - cp[i] > SHARED_MAX) continue; /* another tier's row */
-    for (int s = lane; s < SLOTS; s += 32) {
-      keys[s] = EMPTY;
-      vals[s] = 0.0;
-    }
-    __syncwarp();
-    for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
-      const int32_t k = A.j[e];
-      const double a = A.v[e];
-      for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += 32) {
-        add_row(B, k, a, lane, 32, keys, vals, SLOTS - 1, dup, q0);
-        __syncwarp();
-      }
-    }
-    /* compaction in slot order (the segmented sort orders the row) */
-    int base = 0;
-    for (int s0 = 0; s0 < SLOTS; s0 += 32) {
-      const int s = s0 + lane;
-      const int occ = keys[s] != EMPTY;
-      const unsigned bal = __ballot_sync(0xffffffffu, occ);
-      if (occ) {
-        const int64_t at = cp[i] + base + __popc(bal & ((1u << lane) - 1u));
-        cj[at] = keys[s];
-        cv[at] = vals[s];
-      }
-      base += __popc(bal);
-    }
-    __syncwarp();
+    numeric_row_warp(A, B, i, tkeys[w], tvals[w], SLOTS, cp, cj, cv, dup);
   }
 }
 
@@ -276,40 +282,11 @@ __global__ void __launch_bounds__(BLOCK)
 __global__ void numeric_global(int64_t nrows, const int64_t *rows, Csr A, Csr B, const int64_t *cp,
                                const int64_t *toff, int32_t *gkeys, double *gvals, int32_t *cj,
                                double *cv, int *dup) {
-  const int lane = threadIdx.x & 31;
   const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-  for (int64_t r = warp; r < nrows; r += nwarps) {
-    const int64_t i = rows[r], t = toff[r + 1] - toff[r];
-    int32_t *keys = gkeys + toff[r];
-    double *vals = gvals + toff[r];
-    for (int64_t s = lane; s < t; s += 32) {
-      keys[s] = EMPTY;
-      vals[s] = 0.0;
-    }
-    __syncwarp();
-    for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
-      const int32_t k = A.j[e];
-      const double a = A.v[e];
-      for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += 32) {
-        add_row(B, k, a, lane, 32, keys, vals, (uint32_t)(t - 1), dup, q0);
-        __syncwarp();
-      }
-    }
-    int base = 0;
-    for (int64_t s0 = 0; s0 < t; s0 += 32) {
-      const int64_t s = s0 + lane;
-      const int occ = keys[s] != EMPTY;
-      const unsigned bal = __ballot_sync(0xffffffffu, occ);
-      if (occ) {
-        const int64_t at = cp[i] + base + __popc(bal & ((1u << lane) - 1u));
-        cj[at] = keys[s];
-        cv[at] = vals[s];
-      }
-      base += __popc(bal);
-    }
-    __syncwarp();
-  }
+  for (int64_t r = warp; r < nrows; r += nwarps)
+    numeric_row_warp(A, B, rows[r], gkeys + toff[r], gvals + toff[r], toff[r + 1] - toff[r], cp, cj,
+                     cv, dup);
 }
 
 /* flag[i] = 1 for the rows of a tier */
