@@ -5,13 +5,19 @@
  * (Nagasaka et al., "High-performance and memory-saving sparse general
  * matrix-matrix multiplication for NVIDIA Pascal GPU", ICPP 2017, hash
  * SpGEMM): a symbolic pass counts each row's distinct columns, a scan gives
- * C's row offsets, a numeric pass sums the values, CUB's segmented sort
- * orders each row (unique keys: deterministic). Three tiers by row size: a
- * warp with a shared table (SLOTS a warp), a block with a larger shared table
+ * C's row offsets, a numeric pass sums the values. Tiers by row size: a warp
+ * with a shared table (SLOTS a warp), a block with a larger shared table
  * (rows that overflow the first), a warp with a table in global scratch
  * (the rest; sized from the row's count, or for counting from its product
- * count bounded by B's columns). The numeric pass walks row i of A in order
- * and the threads take the entries of one row of B at a time (distinct
+ * count bounded by B's columns). Counting sends rows of more than
+ * COUNT_WARP_WORK products to a block at once; summing sends rows of the
+ * warp's size whose rows of B average more than 64 entries to WIDE threads
+ * (numeric_tier). Warp and wide rows leave sorted: the table is compacted in
+ * place and each key goes to its rank among the row's keys (nsparse's way);
+ * this replaced a CUB segmented sort of every row that took 12 ms of a 23 ms
+ * product on Elasticity3D_40 (H100). Block and global rows go through CUB's
+ * segmented sort (unique keys: deterministic). The numeric pass walks row i
+ * of A in order and the threads take the entries of one row of B at a time (distinct
  * columns, so no two threads add to the same slot in a step; a barrier
  * between steps), so each c_ij is summed in the order of A's entries: the
  * host's order, and --fmad=false with __dmul_rn / __dadd_rn keeps every
@@ -33,6 +39,9 @@ constexpr int BLOCK = 256;          /* threads a row, block tier */
 constexpr int BSLOTS_COUNT = 16384; /* block tier, counting: keys only (64 KB, dynamic) */
 constexpr int BSLOTS = 8192;        /* block tier, values: keys and values (96 KB, dynamic) */
 constexpr int BLOCK_MAX = 4096;     /* block tier: rows of at most this many columns */
+constexpr int WIDE = 128;           /* threads a row, wide tier (a warp tier row whose rows of
+                                       B hold more than 64 entries on average) */
+constexpr int64_t COUNT_WARP_WORK = 32768; /* counting: rows of more products go to a block */
 constexpr size_t BCOUNT_SMEM = sizeof(int32_t) * BSLOTS_COUNT;
 constexpr size_t BVALS_SMEM = (sizeof(int32_t) + sizeof(double)) * BSLOTS;
 constexpr int32_t EMPTY = -1;
@@ -92,12 +101,17 @@ struct Csr {
 /* a warp a row, SLOTS shared keys, at most SHARED_MAX columns (the count is
  * shared, so the warp gives up as soon as the row has more: the table stays
  * at most about half full and its probe sequences short) */
-__global__ void __launch_bounds__(WARPS * 32) symbolic_warp(int64_t m, Csr A, Csr B, int64_t *cnt) {
+__global__ void __launch_bounds__(WARPS * 32)
+    symbolic_warp(int64_t m, Csr A, Csr B, const int64_t *ub, int64_t *cnt) {
   __shared__ int32_t table[WARPS][SLOTS];
   __shared__ int wcount[WARPS];
   const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
   int32_t *keys = table[w];
   for (int64_t i = (int64_t)blockIdx.x * WARPS + w; i < m; i += (int64_t)gridDim.x * WARPS) {
+    if (ub[i] > COUNT_WARP_WORK) { /* a block counts it faster (few such rows: idle SMs) */
+      if (lane == 0) cnt[i] = -1;
+      continue;
+    }
     for (int s = lane; s < SLOTS; s += 32) keys[s] = EMPTY;
     if (lane == 0) wcount[w] = 0;
     __syncwarp();
@@ -206,8 +220,32 @@ __device__ __forceinline__ void compact(const int32_t *keys, const double *vals,
   }
 }
 
-/* row i by one warp in a table of t slots (keys, vals), its pairs to cj/cv at
- * cp[i] in slot order (the segmented sort orders the row) */
+/* Numeric tiers of a row of cnt columns whose ub products come from alen
+ * entries of A: 0 warp, 1 wide, 2 block, 3 global table. Warp and wide rows
+ * are written sorted; block and global rows unsorted (CUB sorts them). */
+__device__ __host__ __forceinline__ int numeric_tier(int64_t cnt, int64_t ub, int64_t alen) {
+  if (cnt > BLOCK_MAX) return 3;
+  if (cnt > SHARED_MAX) return 2;
+  return ub > 64 * alen ? 1 : 0;
+}
+
+/* the n distinct keys[0..n) with their values, sorted by key, to cj/cv: each
+ * key's place is the number of smaller keys (n <= SHARED_MAX; t of nt threads) */
+__device__ __forceinline__ void rank_sorted(const int32_t *keys, const double *vals, int64_t n,
+                                            int t, int nt, int32_t *cj, double *cv) {
+  for (int64_t e = t; e < n; e += nt) {
+    const int32_t key = keys[e];
+    int64_t rank = 0;
+    for (int64_t f = 0; f < n; ++f) rank += keys[f] < key;
+    cj[rank] = key;
+    cv[rank] = vals[e];
+  }
+}
+
+/* row i by one warp in a table of t slots (keys, vals). SORTED: the pairs
+ * sorted to cj/cv at cp[i] (the table compacted in place, then ranked);
+ * else in slot order (CUB's segmented sort orders the row later). */
+template <bool SORTED>
 __device__ __forceinline__ void numeric_row_warp(Csr A, Csr B, int64_t i, int32_t *keys,
                                                  double *vals, int64_t t, const int64_t *cp,
                                                  int32_t *cj, double *cv, int *dup) {
@@ -228,26 +266,82 @@ __device__ __forceinline__ void numeric_row_warp(Csr A, Csr B, int64_t i, int32_
   int64_t base = 0;
   for (int64_t s0 = 0; s0 < t; s0 += 32) {
     const int64_t s = s0 + lane;
-    const int occ = s < t && keys[s] != EMPTY;
-    const unsigned bal = __ballot_sync(0xffffffffu, occ);
-    if (occ) {
-      const int64_t at = cp[i] + base + __popc(bal & ((1u << lane) - 1u));
-      cj[at] = keys[s];
-      cv[at] = vals[s];
+    const int32_t key = s < t ? keys[s] : EMPTY;
+    const double val = s < t ? vals[s] : 0.0;
+    const unsigned bal = __ballot_sync(0xffffffffu, key != EMPTY);
+    const int64_t at = base + __popc(bal & ((1u << lane) - 1u));
+    if (SORTED) { /* in place: at <= s, and every slot up to s0 + 31 is read */
+      __syncwarp();
+      if (key != EMPTY) {
+        keys[at] = key;
+        vals[at] = val;
+      }
+    } else if (key != EMPTY) {
+      cj[cp[i] + at] = key;
+      cv[cp[i] + at] = val;
     }
     base += __popc(bal);
   }
   __syncwarp();
+  if (SORTED) {
+    rank_sorted(keys, vals, base, lane, 32, cj + cp[i], cv + cp[i]);
+    __syncwarp();
+  }
 }
 
 __global__ void __launch_bounds__(WARPS * 32)
-    numeric_warp(int64_t m, Csr A, Csr B, const int64_t *cp, int32_t *cj, double *cv, int *dup) {
+    numeric_warp(int64_t m, Csr A, Csr B, const int64_t *ub, const int64_t *cp, int32_t *cj,
+                 double *cv, int *dup) {
   __shared__ int32_t tkeys[WARPS][SLOTS];
   __shared__ double tvals[WARPS][SLOTS];
   const int w = threadIdx.x >> 5;
   for (int64_t i = (int64_t)blockIdx.x * WARPS + w; i < m; i += (int64_t)gridDim.x * WARPS) {
-    if (cp[i + 1] - cp[i] > SHARED_MAX) continue; /* another tier's row */
-    numeric_row_warp(A, B, i, tkeys[w], tvals[w], SLOTS, cp, cj, cv, dup);
+    if (numeric_tier(cp[i + 1] - cp[i], ub[i], A.p[i + 1] - A.p[i]) != 0) continue;
+    numeric_row_warp<true>(A, B, i, tkeys[w], tvals[w], SLOTS, cp, cj, cv, dup);
+  }
+}
+
+/* a block of WIDE threads a listed row, SLOTS shared slots, sorted output */
+__global__ void __launch_bounds__(WIDE)
+    numeric_wide(int64_t nrows, const int64_t *rows, Csr A, Csr B, const int64_t *cp, int32_t *cj,
+                 double *cv, int *dup) {
+  __shared__ int32_t keys[SLOTS];
+  __shared__ double vals[SLOTS];
+  __shared__ int count;
+  constexpr int PER = SLOTS / WIDE;
+  for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
+    const int64_t i = rows[r];
+    for (int s = threadIdx.x; s < SLOTS; s += WIDE) {
+      keys[s] = EMPTY;
+      vals[s] = 0.0;
+    }
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
+      const int32_t k = A.j[e];
+      const double a = A.v[e];
+      for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += WIDE) {
+        add_row(B, k, a, threadIdx.x, WIDE, keys, vals, SLOTS - 1, dup, q0);
+        __syncthreads();
+      }
+    }
+    /* compaction in any order (the ranks order the row) */
+    int32_t kk[PER];
+    double vv[PER];
+    for (int r2 = 0; r2 < PER; ++r2) {
+      kk[r2] = keys[threadIdx.x + r2 * WIDE];
+      vv[r2] = vals[threadIdx.x + r2 * WIDE];
+    }
+    __syncthreads();
+    for (int r2 = 0; r2 < PER; ++r2)
+      if (kk[r2] != EMPTY) {
+        const int at = atomicAdd(&count, 1);
+        keys[at] = kk[r2];
+        vals[at] = vv[r2];
+      }
+    __syncthreads();
+    rank_sorted(keys, vals, count, threadIdx.x, WIDE, cj + cp[i], cv + cp[i]);
+    __syncthreads();
   }
 }
 
@@ -285,8 +379,8 @@ __global__ void numeric_global(int64_t nrows, const int64_t *rows, Csr A, Csr B,
   const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   for (int64_t r = warp; r < nrows; r += nwarps)
-    numeric_row_warp(A, B, rows[r], gkeys + toff[r], gvals + toff[r], toff[r + 1] - toff[r], cp, cj,
-                     cv, dup);
+    numeric_row_warp<false>(A, B, rows[r], gkeys + toff[r], gvals + toff[r], toff[r + 1] - toff[r],
+                            cp, cj, cv, dup);
 }
 
 /* flag[i] = 1 for the rows of a tier */
@@ -295,11 +389,23 @@ __global__ void flag_uncounted(int64_t m, const int64_t *cnt, int32_t *flag) {
        i += (int64_t)gridDim.x * blockDim.x)
     flag[i] = cnt[i] < 0;
 }
-__global__ void flag_sizes(int64_t m, const int64_t *cp, int64_t lo, int64_t hi, int32_t *flag) {
+
+/* flag[i] = 1 for the rows of numeric tier lo .. hi */
+__global__ void flag_tiers(int64_t m, const int64_t *cp, const int64_t *ub, const int64_t *ap,
+                           int lo, int hi, int32_t *flag) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m;
        i += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t n = cp[i + 1] - cp[i];
-    flag[i] = n > lo && n <= hi;
+    const int t = numeric_tier(cp[i + 1] - cp[i], ub[i], ap[i + 1] - ap[i]);
+    flag[i] = t >= lo && t <= hi;
+  }
+}
+/* the listed rows' segments of C, for the sort */
+__global__ void segment_bounds(int64_t n, const int64_t *rows, const int64_t *cp, int64_t *beg,
+                               int64_t *end) {
+  for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < n;
+       r += (int64_t)gridDim.x * blockDim.x) {
+    beg[r] = cp[rows[r]];
+    end[r] = cp[rows[r] + 1];
   }
 }
 
@@ -321,14 +427,15 @@ __global__ void gather_transpose(int64_t nnz, const int32_t *order, const int32_
 /* Scratch of the product, freed together. */
 struct Work {
   int64_t *ub = nullptr, *cnt = nullptr, *rows = nullptr, *toff = nullptr, *tsz = nullptr,
-          *nrows = nullptr;
+          *nrows = nullptr, *sbeg = nullptr, *send = nullptr;
   int32_t *flag = nullptr, *gkeys = nullptr, *dup = nullptr;
   double *gvals = nullptr;
   int32_t *cj = nullptr;
   double *cv = nullptr;
   char *temp = nullptr;
   void release(mispc_context *ctx) {
-    void *all[] = {ub, cnt, rows, toff, tsz, nrows, flag, gkeys, dup, gvals, cj, cv, temp};
+    void *all[] = {ub,   cnt,   rows, toff,  tsz, nrows, sbeg, send,
+                   flag, gkeys, dup,  gvals, cj,  cv,    temp};
     for (void *p : all) mispc_scratch_free(ctx, p);
   }
 };
@@ -463,7 +570,7 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
    * then what is left with global tables */
   if (!st) {
     product_counts<<<grid, 256, 0, s>>>(m, A.p, A.j, B.p, w.ub);
-    symbolic_warp<<<warp_grid, WARPS * 32, 0, s>>>(m, A, B, w.cnt);
+    symbolic_warp<<<warp_grid, WARPS * 32, 0, s>>>(m, A, B, w.ub, w.cnt);
     flag_uncounted<<<grid, 256, 0, s>>>(m, w.cnt, w.flag);
     LAUNCHED("sparse product (counting)");
   }
@@ -535,16 +642,32 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
   ALLOC(w.cj, nnz, "unsorted columns");
   ALLOC(w.cv, nnz, "unsorted values");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: offsets and allocation");
-  /* numeric: each row in the tier its column count picks */
+  /* numeric: each row in the tier its column and product counts pick
+   * (numeric_tier); warp and wide rows go sorted into C, the others into
+   * cj/cv and then through CUB's segmented sort */
   if (!st) {
     if (cudaSuccess != cudaMemsetAsync(w.dup, 0, sizeof(int32_t), s))
       st = mispc_cuda_failed(ctx, "sparse product (values)");
-    numeric_warp<<<warp_grid, WARPS * 32, 0, s>>>(m, A, B, out.rowptr, w.cj, w.cv, w.dup);
-    flag_sizes<<<grid, 256, 0, s>>>(m, out.rowptr, SHARED_MAX, BLOCK_MAX, w.flag);
+    numeric_warp<<<warp_grid, WARPS * 32, 0, s>>>(m, A, B, w.ub, out.rowptr, out.colidx, out.values,
+                                                  w.dup);
+    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 1, 1, w.flag);
     LAUNCHED("sparse product (values)");
   }
   STEP(list_rows(ctx, s, m, w, &n));
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: values, warp tier");
+  if (!st && n > 0) {
+    mispc_logf(ctx, 2, "  sparse product: %lld of %lld rows summed by %d threads", (long long)n,
+               (long long)m, WIDE);
+    numeric_wide<<<rows_grid(ctx, n, WIDE, WIDE), WIDE, 0, s>>>(n, w.rows, A, B, out.rowptr,
+                                                                out.colidx, out.values, w.dup);
+    LAUNCHED("sparse product (values, wide tier)");
+  }
+  if (!st) {
+    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 2, 2, w.flag);
+    LAUNCHED("sparse product (values of long rows)");
+  }
+  STEP(list_rows(ctx, s, m, w, &n));
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: values, wide tier");
   if (!st && n > 0) {
     mispc_logf(ctx, 2, "  sparse product: %lld of %lld rows summed by blocks", (long long)n,
                (long long)m);
@@ -558,7 +681,7 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
     LAUNCHED("sparse product (values of long rows)");
   }
   if (!st) {
-    flag_sizes<<<grid, 256, 0, s>>>(m, out.rowptr, BLOCK_MAX, INT64_MAX, w.flag);
+    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 3, 3, w.flag);
     LAUNCHED("sparse product (values of long rows)");
   }
   STEP(list_rows(ctx, s, m, w, &n));
@@ -571,25 +694,35 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
           n, w.rows, A, B, out.rowptr, w.toff, w.gkeys, w.gvals, w.cj, w.cv, w.dup);
     LAUNCHED("sparse product (values of long rows)");
   }
+  if (!st) {
+    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 2, 3, w.flag);
+    LAUNCHED("sparse product (values of long rows)");
+  }
+  STEP(list_rows(ctx, s, m, w, &n));
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: values, long rows");
-  if (!st) { /* each row by column */
+  if (!st && n > 0) { /* the long rows by column, from cj/cv into C */
     size_t bytes = 0;
     const int nn = (int)nnz;
-    if (cudaSuccess != cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, w.cj, out.colidx, w.cv,
-                                                           out.values, nn, m, out.rowptr,
-                                                           out.rowptr + 1, s))
+    ALLOC(w.sbeg, n, "row segments");
+    ALLOC(w.send, n, "row segments");
+    if (!st)
+      segment_bounds<<<mispc_device_grid(ctx, n, 256), 256, 0, s>>>(n, w.rows, out.rowptr, w.sbeg,
+                                                                    w.send);
+    if (!st &&
+        cudaSuccess != cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, w.cj, out.colidx, w.cv,
+                                                           out.values, nn, n, w.sbeg, w.send, s))
       st = mispc_cuda_failed(ctx, "sorting rows");
     ALLOC(w.temp, bytes, "sort scratch");
-    if (!st && cudaSuccess != cub::DeviceSegmentedSort::SortPairs(w.temp, bytes, w.cj, out.colidx,
-                                                                  w.cv, out.values, nn, m,
-                                                                  out.rowptr, out.rowptr + 1, s))
+    if (!st &&
+        cudaSuccess != cub::DeviceSegmentedSort::SortPairs(w.temp, bytes, w.cj, out.colidx, w.cv,
+                                                           out.values, nn, n, w.sbeg, w.send, s))
       st = mispc_cuda_failed(ctx, "sorting rows");
   }
   int dup = 0;
   if (!st && cudaSuccess != cudaMemcpyAsync(&dup, w.dup, sizeof dup, cudaMemcpyDeviceToHost, s))
     st = mispc_cuda_failed(ctx, "sparse product");
   STEP(mispc_sync(ctx, s, "sparse product"));
-  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: sorting rows");
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: sorting long rows");
   mispc_logf(ctx, 2, "  sparse product: %lld x %lld times %lld x %lld: %lld entries", (long long)m,
              (long long)Am->ncols, (long long)Bm->nrows, (long long)Bm->ncols, (long long)nnz);
   if (!st && dup)

@@ -51,6 +51,27 @@ static void test_random(void) {
   }
 }
 
+/* rows whose rows of B average more than 64 entries take the wide tier
+ * (128 threads, sorted in place); with a hub row beside them the block tier
+ * and the sort of the long rows only; a row of many products but few
+ * columns is counted by a block and summed by a warp */
+static void test_wide_rows(void) {
+  const char *names[] = {"wide rows", "wide rows and a hub row", "many products, few columns"};
+  for (int c = 0; c < 3; ++c) {
+    mispc_csr A, B;
+    if (c == 0)
+      gi_random(ctx, 2000, 600, 4, 0, 0, 31, &A);
+    else
+      gi_arrow(ctx, c == 1 ? 3000 : 20000, &A);
+    const int64_t ncols[] = {400, 2000, 300};
+    const int per_row[] = {160, 160, 8};
+    gi_random(ctx, A.ncols, ncols[c], per_row[c], 0, 1, 41 + (uint64_t)c, &B);
+    compare_product(&A, &B, names[c]);
+    mispc_csr_free(ctx, &A);
+    mispc_csr_free(ctx, &B);
+  }
+}
+
 static void test_long_rows(void) {
   /* 700: every row has 700 columns (over the shared limit, fits its table);
    * 1500: every row fills the shared table */
@@ -131,6 +152,7 @@ int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_random);
+  RUN_TEST(test_wide_rows);
   RUN_TEST(test_long_rows);
   RUN_TEST(test_galerkin);
   RUN_TEST(test_device_errors);
