@@ -242,6 +242,34 @@ __device__ __forceinline__ void rank_sorted(const int32_t *keys, const double *v
   }
 }
 
+/* row i summed into a table of t slots (keys, vals) by NT threads: a warp
+ * (NT = 32, lane t of it) or the whole block (the caller sets its shared
+ * counters before: the first barrier covers them) */
+template <int NT>
+__device__ __forceinline__ void sum_row(Csr A, Csr B, int64_t i, int32_t *keys, double *vals,
+                                        int64_t t, int *dup) {
+  const int me = NT == 32 ? (int)(threadIdx.x & 31) : (int)threadIdx.x;
+  auto barrier = [] {
+    if (NT == 32)
+      __syncwarp();
+    else
+      __syncthreads();
+  };
+  for (int64_t s = me; s < t; s += NT) {
+    keys[s] = EMPTY;
+    vals[s] = 0.0;
+  }
+  barrier();
+  for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
+    const int32_t k = A.j[e];
+    const double a = A.v[e];
+    for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += NT) {
+      add_row(B, k, a, me, NT, keys, vals, (uint32_t)(t - 1), dup, q0);
+      barrier();
+    }
+  }
+}
+
 /* row i by one warp in a table of t slots (keys, vals). SORTED: the pairs
  * sorted to cj/cv at cp[i] (the table compacted in place, then ranked);
  * else in slot order (CUB's segmented sort orders the row later). */
@@ -250,19 +278,7 @@ __device__ __forceinline__ void numeric_row_warp(Csr A, Csr B, int64_t i, int32_
                                                  double *vals, int64_t t, const int64_t *cp,
                                                  int32_t *cj, double *cv, int *dup) {
   const int lane = threadIdx.x & 31;
-  for (int64_t s = lane; s < t; s += 32) {
-    keys[s] = EMPTY;
-    vals[s] = 0.0;
-  }
-  __syncwarp();
-  for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
-    const int32_t k = A.j[e];
-    const double a = A.v[e];
-    for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += 32) {
-      add_row(B, k, a, lane, 32, keys, vals, (uint32_t)(t - 1), dup, q0);
-      __syncwarp();
-    }
-  }
+  sum_row<32>(A, B, i, keys, vals, t, dup);
   int64_t base = 0;
   for (int64_t s0 = 0; s0 < t; s0 += 32) {
     const int64_t s = s0 + lane;
@@ -311,20 +327,8 @@ __global__ void __launch_bounds__(WIDE)
   constexpr int PER = SLOTS / WIDE;
   for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int64_t i = rows[r];
-    for (int s = threadIdx.x; s < SLOTS; s += WIDE) {
-      keys[s] = EMPTY;
-      vals[s] = 0.0;
-    }
     if (threadIdx.x == 0) count = 0;
-    __syncthreads();
-    for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
-      const int32_t k = A.j[e];
-      const double a = A.v[e];
-      for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += WIDE) {
-        add_row(B, k, a, threadIdx.x, WIDE, keys, vals, SLOTS - 1, dup, q0);
-        __syncthreads();
-      }
-    }
+    sum_row<WIDE>(A, B, i, keys, vals, SLOTS, dup);
     /* compaction in any order (the ranks order the row) */
     int32_t kk[PER];
     double vv[PER];
@@ -354,20 +358,8 @@ __global__ void __launch_bounds__(BLOCK)
   __shared__ int base;
   for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int64_t i = rows[r];
-    for (int s = threadIdx.x; s < BSLOTS; s += BLOCK) {
-      keys[s] = EMPTY;
-      vals[s] = 0.0;
-    }
     if (threadIdx.x == 0) base = 0;
-    __syncthreads();
-    for (int64_t e = A.p[i]; e < A.p[i + 1]; ++e) {
-      const int32_t k = A.j[e];
-      const double a = A.v[e];
-      for (int64_t q0 = B.p[k]; q0 < B.p[k + 1]; q0 += BLOCK) {
-        add_row(B, k, a, threadIdx.x, BLOCK, keys, vals, BSLOTS - 1, dup, q0);
-        __syncthreads();
-      }
-    }
+    sum_row<BLOCK>(A, B, i, keys, vals, BSLOTS, dup);
     compact<BLOCK>(keys, vals, BSLOTS, cj + cp[i], cv + cp[i], &base);
     __syncthreads();
   }
