@@ -26,14 +26,19 @@ mispc_status agg_unaggregated_host(mispc_context *ctx, int64_t n, const int32_t 
 mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, const int32_t *agg, uint8_t *mask,
                                    int64_t *count);
 
+/* mispc_agg_options.phase2_min_free as used: at least 2. */
+static inline int agg_phase2_min_free(const mispc_agg_options *o) {
+  return o->phase2_min_free < 2 ? 2 : o->phase2_min_free;
+}
+
 /* Phase 2. in_set: MIS-2 membership of the unaggregated subgraph. Members
- * with >= 2 unaggregated neighbours (labels as on entry) become roots
+ * with >= min_free unaggregated neighbours (labels as on entry) become roots
  * numbered *naggs, *naggs + 1, ... in increasing id; each labels itself and
  * its unaggregated neighbours. root must have room for n entries. */
 mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int32_t *agg, int32_t *root, int64_t *naggs);
+                             int min_free, int32_t *agg, int32_t *root, int64_t *naggs);
 mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int32_t *agg, int32_t *root, int64_t *naggs);
+                             int min_free, int32_t *agg, int32_t *root, int64_t *naggs);
 
 /* Phase 3 of mis2agg (basic = 0) or the leftover rule of mis2basic (basic =
  * 1), as documented in aggregation.h; labels as on entry are the tentative

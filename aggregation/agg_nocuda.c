@@ -14,7 +14,7 @@ mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, const int32_t 
   return no_cuda(ctx);
 }
 mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int32_t *agg, int32_t *root, int64_t *naggs) {
+                             int min_free, int32_t *agg, int32_t *root, int64_t *naggs) {
   return no_cuda(ctx);
 }
 mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,

@@ -10,6 +10,7 @@ void mispc_agg_options_default(mispc_agg_options *opt) {
   if (!opt) return;
   memset(opt, 0, sizeof *opt);
   opt->algo = MISPC_AGG_MIS2AGG;
+  opt->phase2_min_free = 2;
   mispc_mis_options_default(&opt->mis);
 }
 
@@ -80,7 +81,9 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   t = mispc_wtime();
   if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
     s = mispc_mis2_subset(ctx, graph, &o.mis, mask, set, &r);
-    if (!s) s = MISPC_ON(dev, agg_phase2, ctx, graph, set, a.agg, a.root, &a.naggs);
+    if (!s)
+      s = MISPC_ON(dev, agg_phase2, ctx, graph, set, agg_phase2_min_free(&o), a.agg, a.root,
+                   &a.naggs);
     if (!s) s = MISPC_ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
     a.mis_rounds[1] = r.rounds;
   }

@@ -35,16 +35,18 @@ __global__ void label_stars(const int64_t *rowptr, const int32_t *colidx, const 
   }
 }
 
-/* flag[v] = member of the phase-2 MIS-2 with >= 2 unaggregated neighbours. */
+/* flag[v] = member of the phase-2 MIS-2 with >= min_free unaggregated
+ * neighbours. */
 __global__ void phase2_candidates(int64_t n, const int64_t *rowptr, const int32_t *colidx,
-                                  const uint8_t *in_set, const int32_t *agg, uint8_t *flag) {
+                                  const uint8_t *in_set, const int32_t *agg, int min_free,
+                                  uint8_t *flag) {
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
        v += (int64_t)gridDim.x * blockDim.x) {
     int free_nbrs = 0;
     if (in_set[v])
-      for (int64_t p = rowptr[v]; p < rowptr[v + 1] && free_nbrs < 2; ++p)
+      for (int64_t p = rowptr[v]; p < rowptr[v + 1] && free_nbrs < min_free; ++p)
         free_nbrs += colidx[p] != v && agg[colidx[p]] < 0;
-    flag[v] = free_nbrs >= 2;
+    flag[v] = free_nbrs >= min_free;
   }
 }
 
@@ -274,15 +276,15 @@ extern "C" mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, con
 }
 
 extern "C" mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g,
-                                        const uint8_t *in_set, int32_t *agg, int32_t *root,
-                                        int64_t *naggs) {
+                                        const uint8_t *in_set, int min_free, int32_t *agg,
+                                        int32_t *root, int64_t *naggs) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   const int64_t n = g->nrows;
   uint8_t *flag = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, (size_t)n + 1, (void **)&flag, "phase-2 candidates"));
-  phase2_candidates<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, g->colidx,
-                                                                         in_set, agg, flag);
+  phase2_candidates<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
+      n, g->rowptr, g->colidx, in_set, agg, min_free, flag);
   int64_t added = 0;
   mispc_status st = mispc_mis_to_list_cuda(ctx, n, flag, root + *naggs, &added);
   if (!st && added > 0)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg_backend.h"
 #include "dist_internal.h"
 
 typedef struct agg_work {
@@ -63,18 +64,19 @@ static mispc_status label_roots(mispc_context *ctx, agg_work *w, const uint8_t *
   return MISPC_SUCCESS;
 }
 
-/* Phase-2 roots: members free on entry with >= 2 free neighbours (self loops not counted). */
-static void phase2_roots(agg_work *w, const uint8_t *set, uint8_t *is_root) {
+/* Phase-2 roots: members free on entry with >= min_free free neighbours
+ * (self loops not counted). */
+static void phase2_roots(agg_work *w, const uint8_t *set, int min_free, uint8_t *is_root) {
   const mispc_dist_csr *g = w->g;
   for (int64_t v = 0; v < w->nloc; ++v) {
     is_root[v] = 0;
     if (!set[v] || !w->flag[v]) continue;
     int cnt = 0;
-    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1] && cnt < 2; ++p)
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1] && cnt < min_free; ++p)
       cnt += g->diag.colidx[p] != v && w->flag[g->diag.colidx[p]];
-    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1] && cnt < 2; ++p)
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1] && cnt < min_free; ++p)
       cnt += w->gflag[g->offd.colidx[p]];
-    is_root[v] = cnt >= 2;
+    is_root[v] = cnt >= min_free;
   }
 }
 
@@ -265,7 +267,7 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
     int64_t *rid1 = w.rootid;
     s = mispc_dist_mis2(ctx, g, &o.mis, w.flag, set, &r);
     if (!s) s = mispc_halo_exchange(ctx, g->halo, w.flag, w.gflag, 1);
-    if (!s) phase2_roots(&w, set, is_root);
+    if (!s) phase2_roots(&w, set, agg_phase2_min_free(&o), is_root);
     /* Keep phase-1 root ids for phase 3's size count: merge them after. */
     int64_t *keep = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.nloc + 1));
     if (!s && !keep) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 2");

@@ -17,6 +17,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "dist_cuda.cuh"
+#include "agg_backend.h"
 #include "agg_dist.h"
 
 namespace {
@@ -119,23 +120,24 @@ __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *flag,
   }
 }
 
-/* Phase-2 roots: members free on entry with >= 2 free neighbours (self loops not counted). */
+/* Phase-2 roots: members free on entry with >= min_free free neighbours
+ * (self loops not counted). */
 __global__ void phase2_roots(dev_graph g, const uint8_t *set, const uint8_t *flag,
-                             const uint8_t *gflag, uint8_t *is_root) {
+                             const uint8_t *gflag, int min_free, uint8_t *is_root) {
   for_rows(
       g, [](int64_t) { return true; },
       [&](int64_t v, int lane, bool warp) {
         int cnt = 0;
         if (set[v] && flag[v]) {
-          cnt = count_hits(warp, lane, g.arp[v], g.arp[v + 1], 2, [&](int64_t q) {
+          cnt = count_hits(warp, lane, g.arp[v], g.arp[v + 1], min_free, [&](int64_t q) {
             const int32_t c = g.acol[q];
             return c != v && flag[c];
           });
-          if (cnt < 2)
-            cnt += count_hits(warp, lane, g.brp[v], g.brp[v + 1], 2 - cnt,
+          if (cnt < min_free)
+            cnt += count_hits(warp, lane, g.brp[v], g.brp[v + 1], min_free - cnt,
                               [&](int64_t q) { return gflag[g.bcol[q]] != 0; });
         }
-        if (lane == 0) is_root[v] = cnt >= 2;
+        if (lane == 0) is_root[v] = cnt >= min_free;
       });
 }
 
@@ -416,7 +418,8 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   if (o->algo == MISPC_AGG_MIS2AGG && left > 0) {
     MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, w->flag, w->set, &r));
     MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->flag, w->gflag, 1));
-    phase2_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->set, w->flag, w->gflag, w->is_root);
+    phase2_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->set, w->flag, w->gflag,
+                                                 agg_phase2_min_free(o), w->is_root);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     if (w->nloc > 0)
       MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->keep, w->rootid, (size_t)w->nloc * 8,

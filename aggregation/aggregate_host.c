@@ -81,7 +81,7 @@ mispc_status agg_unaggregated_host(mispc_context *ctx, int64_t n, const int32_t 
 enum { FREE_ON_ENTRY = 1, NEW_ROOT = 2 };
 
 mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int32_t *agg, int32_t *root, int64_t *naggs) {
+                             int min_free, int32_t *agg, int32_t *root, int64_t *naggs) {
   int64_t n = g->nrows, base = *naggs;
   int nt = mispc_host_threads(ctx), nchunks = scan_chunks(nt, n);
   uint8_t *flag = (uint8_t *)mispc_host_alloc_n(ctx, n, 1, "phase-2 flags");
@@ -93,17 +93,17 @@ mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8
   }
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) flag[v] = agg[v] < 0 ? FREE_ON_ENTRY : 0;
-    /* Roots: members (unaggregated by construction) with >= 2 unaggregated
-     * neighbours, self loops not counted. */
+    /* Roots: members (unaggregated by construction) with >= min_free
+     * unaggregated neighbours, self loops not counted. */
 #pragma omp parallel for schedule(dynamic, 2048) num_threads(nt)
   for (int64_t v = 0; v < n; ++v) {
     if (!in_set[v] || !(flag[v] & FREE_ON_ENTRY)) continue;
     int cnt = 0;
-    for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1] && cnt < 2; ++p) {
+    for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1] && cnt < min_free; ++p) {
       int32_t u = g->colidx[p];
       cnt += u != v && (flag[u] & FREE_ON_ENTRY);
     }
-    if (cnt >= 2) flag[v] |= NEW_ROOT;
+    if (cnt >= min_free) flag[v] |= NEW_ROOT;
   }
   int64_t m = number_flagged(nt, n, flag, NEW_ROOT, base, root, cc, nchunks);
   free(cc);

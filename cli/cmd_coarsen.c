@@ -60,6 +60,11 @@ int cmd_coarsen(int argc, char **argv) {
                     "pieces of consecutive members (default 0: no bound; for\n"
                     "the hubs of power-law graphs)",
                     &max_size, 0, INT64_MAX),
+      CLI_OPT_INT("--phase2-min-free", "K",
+                  "mis2agg: a secondary root needs K unaggregated\n"
+                  "neighbours (default 2, Alg. 3; larger: fewer, larger\n"
+                  "aggregates)",
+                  &opt.phase2_min_free, 0, INT32_MAX),
       CLI_OPT_INT("--levels", "L", "at most L levels (default 10)", &levels, 0, 1000),
       CLI_OPT_LLONG("--min-size", "N", "stop once a graph has <= N vertices (default 100)",
                     &min_size, 0, INT64_MAX),

@@ -56,6 +56,7 @@ typedef struct {
   PetscInt power_its, aggressive_levels, seed;
   PetscInt verify;   /* PetscBool */
   PetscInt galerkin; /* PetscBool */
+  PetscInt phase2_min_free;
 } MispcGAMGSettings;
 
 typedef enum { SETTING_LIST, SETTING_INT, SETTING_BOOL } SettingKind;
@@ -90,8 +91,24 @@ static const SettingInfo settings_info[MISPC_GAMG_NSETTINGS] = {
             "Verify every aggregation"),
     SETTING(MISPC_GAMG_GALERKIN, "Galerkin", galerkin, SETTING_BOOL, NULL, 0, PETSC_TRUE,
             "One rank: smoothing and coarse operators by mispc (else PETSc's MatMatMult, MatPtAP)"),
+    SETTING(MISPC_GAMG_PHASE2_MIN_FREE, "Phase2MinFree", phase2_min_free, SETTING_INT, NULL, -1, -1,
+            "mis2agg phase 2: unaggregated neighbours a secondary root needs (-1: 8, or no "
+            "secondary roots on a level whose near-null space has more vectors than dofs a node)"),
 };
 #undef SETTING
+
+/* mispc_agg_options.phase2_min_free of the current level: the setting, or
+ * (-1) 8 where the near-null space has at most one vector a dof (a scalar
+ * problem: aggregates of about Alg. 3's size with fewer small secondary
+ * ones), else more than any degree: each aggregate carries more coarse
+ * unknowns than a node has dofs, so the aggregates must be larger to keep
+ * the coarse operators small (Elasticity3D_40 with rigid-body modes: operator
+ * complexity 1.37 with Alg. 3's 2, 1.14 without secondary roots, agg 1.15;
+ * docs/BENCHMARKS.md) */
+static PetscInt phase2_min_free(PC pc, const MispcGAMGSettings *s) {
+  if (s->phase2_min_free >= 0) return s->phase2_min_free;
+  return MispcGAMGDataCols(pc) > MispcGAMGDataRows(pc) ? INT32_MAX : 8;
+}
 
 /* the choices of a SETTING_LIST: its names before the type name, the prefix
  * and NULL (PETSc's enum-name form) */
@@ -396,6 +413,7 @@ static PetscErrorCode PCGAMGCoarsen_MISPC(PC pc, Mat *G, PetscCoarsenData **list
   ao.algo =
       m->set->aggregation == PC_GAMG_MISPC_MIS2BASIC ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
   ao.mis.seed = (uint64_t)m->set->seed;
+  ao.phase2_min_free = (int)phase2_min_free(pc, m->set);
   li->aggressive = (PetscBool)(MispcGAMGLevel(pc) < m->set->aggressive_levels);
   if (!m->dist) {
     MispcCall(m->mctx, mispc_aggregate(m->mctx, &m->S, &ao, &m->aggs));
@@ -935,6 +953,13 @@ static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
       ", prolongator smoothing steps %" PetscInt_FMT ", eigen-estimate %s%s\n",
       PCGAMGMISPCAggregations[s->aggregation], s->seed, s->aggressive_levels, s->nsmooths,
       PCGAMGMISPCEigEstimates[s->eig_estimate], its));
+  if (s->phase2_min_free >= 0)
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, "        secondary roots need %" PetscInt_FMT " unaggregated neighbours\n",
+        s->phase2_min_free));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "        secondary roots need 8 unaggregated "
+                                             "neighbours (none where k > block size)\n"));
   for (PetscInt l = 0; l < m->nlev; ++l) {
     const MispcGAMGLevelInfo *li = &m->lev[l];
     PetscCall(PetscViewerASCIIPrintf(
@@ -1045,6 +1070,9 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
                                                      t <= 0 keeps every stored entry
 .  -pc_gamg_mispc_aggregation <mis2agg,mis2basic> - Kokkos Kernels Alg. 3 or Alg. 2,
                                                      see `PCGAMGMISPCSetAggregation()`
+.  -pc_gamg_mispc_phase2_min_free <-1>             - unaggregated neighbours a secondary root of
+                                                     mis2agg needs, see
+                                                     `PCGAMGMISPCSetPhase2MinFree()`
 .  -pc_gamg_mispc_aggressive_levels <0>            - levels (from the finest) whose aggregates
                                                      are aggregated once more,
                                                      see `PCGAMGMISPCSetAggressiveLevels()`

@@ -1,7 +1,7 @@
 /* The public setters and getters of the PCGAMG type "mispc" (PCGAMGMISPC,
  * mispc_petsc.h): PetscTryMethod / PetscUseMethod on the functions the type
  * composes when GAMG creates it (gamg_mispc.c), as PETSc's own PCs do. Each
- * pair is written by MISPC_GAMG_ACCESSORS below its manual pages: the eight
+ * pair is written by MISPC_GAMG_ACCESSORS below its manual pages: the nine
  * pairs differ only in name, type and setting number, and gamg_mispc.c's
  * table of settings holds their ranges and options. */
 #include <petsc/private/pcimpl.h>
@@ -344,3 +344,47 @@ MISPC_GAMG_ACCESSORS(Verify, PetscBool, Bool, MISPC_GAMG_VERIFY)
 .seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetGalerkin()`
 @*/
 MISPC_GAMG_ACCESSORS(Galerkin, PetscBool, Bool, MISPC_GAMG_GALERKIN)
+
+/*@
+  PCGAMGMISPCSetPhase2MinFree - Sets how many unaggregated neighbours a secondary root of
+  mis2agg's phase 2 needs in a `PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- n - -1 (the default: 8, or no secondary roots on a level whose near-null space has more
+      vectors than the matrix has dofs a node, as elasticity with rigid-body modes), or a
+      count; 2 or less is Kokkos Kernels Alg. 3 as published
+
+  Options Database Key:
+. -pc_gamg_mispc_phase2_min_free <-1> - the same from the options database
+
+  Level: advanced
+
+  Note:
+  Larger counts root fewer secondary aggregates and leave more vertices to phase 3, which
+  adds them to neighbouring aggregates: fewer, larger aggregates and a smaller operator
+  complexity, usually a few more iterations (`mispc_agg_options.phase2_min_free`; the same
+  aggregates on the host, the GPU and any number of ranks). Only `mis2agg` has a phase 2.
+  A value below -1 is the error `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetPhase2MinFree()`,
+`PCGAMGMISPCSetAggregation()`
+@*/
+/*@
+  PCGAMGMISPCGetPhase2MinFree - Gets the phase-2 setting of a `PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. n - the setting (-1: chosen per level)
+
+  Level: advanced
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetPhase2MinFree()`
+@*/
+MISPC_GAMG_ACCESSORS(Phase2MinFree, PetscInt, Int, MISPC_GAMG_PHASE2_MIN_FREE)

@@ -96,6 +96,7 @@ PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetAggressiveLevels(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetSeed(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetVerify(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetGalerkin(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetPhase2MinFree(PC, PetscInt);
 /* the getters (each is an error unless pc is a PCGAMG of type mispc) */
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetAggregation(PC, PCGAMGMISPCAggregation *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetNSmooths(PC, PetscInt *);
@@ -105,5 +106,6 @@ PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetAggressiveLevels(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetSeed(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetVerify(PC, PetscBool *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetGalerkin(PC, PetscBool *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetPhase2MinFree(PC, PetscInt *);
 
 #endif

@@ -45,12 +45,14 @@ static void check_spec(const char *spec, double theta, int bs) {
   CHECK_OK(ctx, mispc_strength_graph(ctx, &A, theta, bs, &S));
   CHECK_OK(ctx, mispc_strength_graph(ctx, &DA, theta, bs, &DS));
   CHECK_MSG(same_pattern(&S, &DS), "%s: device strength graph differs", spec);
-  for (int variant = 0; variant < 4; ++variant) { /* algorithm, isolated vertices collected */
-    const int algo = variant & 1;
+  /* algorithm, isolated vertices collected; 4, 5: mis2agg with phase2_min_free 8, 27 */
+  for (int variant = 0; variant < 6; ++variant) {
+    const int algo = variant < 4 ? variant & 1 : 0;
     mispc_agg_options o;
     mispc_agg_options_default(&o);
     o.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
-    o.isolated = variant >> 1 ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
+    o.isolated = variant >> 1 == 1 ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
+    if (variant >= 4) o.phase2_min_free = variant == 4 ? 8 : 27;
     mispc_aggregates ha, da;
     CHECK_OK(ctx, mispc_aggregate(ctx, &S, &o, &ha));
     CHECK_OK(ctx, mispc_aggregate(ctx, &DS, &o, &da));
@@ -62,9 +64,11 @@ static void check_spec(const char *spec, double theta, int bs) {
     mispc_agg_stats st;
     CHECK_OK(ctx, mispc_aggregates_stats(ctx, &da, &st));
     CHECK(st.naggs == ha.naggs);
-    printf("  %-26s %s%s: %lld nodes -> %lld aggregates (mean %.2f, singletons %lld)\n", spec,
-           algo ? "mis2basic" : "mis2agg", variant >> 1 ? " collect" : "", (long long)S.nrows,
-           (long long)st.naggs, st.mean_size, (long long)st.singletons);
+    printf("  %-26s %s%s (phase2_min_free %d): %lld nodes -> %lld aggregates (mean %.2f, "
+           "singletons %lld)\n",
+           spec, algo ? "mis2basic" : "mis2agg", variant >> 1 == 1 ? " collect" : "",
+           o.phase2_min_free, (long long)S.nrows, (long long)st.naggs, st.mean_size,
+           (long long)st.singletons);
     mispc_aggregates_free(ctx, &ha);
     mispc_aggregates_free(ctx, &da);
     mispc_csr_free(ctx, &C);

@@ -91,6 +91,7 @@ static void agg_variant(int av, mispc_agg_options *ao) {
   mispc_agg_options_default(ao);
   if (av == 1) ao->algo = MISPC_AGG_MIS2BASIC;
   if (av == 2) ao->mis.seed = 17, ao->mis.priority = MISPC_PRIORITY_HASH;
+  if (av == 3) ao->phase2_min_free = 8;
 }
 
 static int same_info(const mispc_dist_agg_info *info, const mispc_aggregates *aref) {
@@ -174,12 +175,13 @@ static void compare_colorings(mispc_context *ctx, const compared *c, int32_t *la
   }
 }
 
-/* Every aggregation variant (av: 0..2; both algorithms, two seeds): labels
+/* Every aggregation variant (av: 0..3; both algorithms, two seeds, fewer
+ * secondary roots): labels
  * (lab, in the run graph's memory; hlab, their host copy) and phase counts
  * against mispc_aggregate of G. */
 static void compare_aggregations(mispc_context *ctx, const compared *c, int32_t *lab,
                                  int32_t *hlab) {
-  for (int av = 0; av < 3; ++av) {
+  for (int av = 0; av < 4; ++av) {
     mispc_agg_options ao;
     agg_variant(av, &ao);
     mispc_aggregates aref;

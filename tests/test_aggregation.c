@@ -522,10 +522,10 @@ static void test_backend_steps_by_hand(void) {
   int32_t agg[6] = {0, 0, -1, -1, -1, -1}, root[6] = {0, -1, -1, -1, -1, -1};
   uint8_t set[6] = {0, 0, 1, 0, 0, 1}, mask[6];
   int64_t na = 1, left = -1;
-  CHECK_OK(ctx, agg_phase2_host(ctx, &P, set, agg, root, &na));
+  CHECK_OK(ctx, agg_phase2_host(ctx, &P, set, 2, agg, root, &na));
   CHECK(na == 1 && agg[2] == -1 && agg[5] == -1);
   uint8_t set3[6] = {0, 0, 0, 1, 0, 0};
-  CHECK_OK(ctx, agg_phase2_host(ctx, &P, set3, agg, root, &na));
+  CHECK_OK(ctx, agg_phase2_host(ctx, &P, set3, 2, agg, root, &na));
   CHECK(na == 2 && root[1] == 3 && agg[2] == 1 && agg[3] == 1 && agg[4] == 1 && agg[5] == -1);
   CHECK_OK(ctx, agg_unaggregated_host(ctx, 6, agg, mask, &left));
   CHECK(left == 1 && mask[5] == 1 && mask[4] == 0);
@@ -923,6 +923,40 @@ static void test_mis2agg_vs_mis2basic(void) {
   mispc_csr_free(ctx, &G);
 }
 
+/* phase2_min_free: values below 2 are Alg. 3; a larger one roots fewer
+ * secondary aggregates (none above every degree), every aggregation still
+ * verifies, and phase 3 places the rest. */
+static void test_phase2_min_free(void) {
+  mispc_csr G = gen("gen:laplace3d:20"), S = strength(&G, 0, 1);
+  const int ks[] = {0, 2, 4, 8, 27};
+  int64_t secondary[5], naggs[5];
+  mispc_aggregates a0 = {0};
+  for (int t = 0; t < 5; ++t) {
+    mispc_aggregates a;
+    mispc_agg_options o = agg_opts(MISPC_AGG_MIS2AGG);
+    o.phase2_min_free = ks[t];
+    CHECK_OK(ctx, mispc_aggregate(ctx, &S, &o, &a));
+    CHECK_OK(ctx, mispc_verify_aggregation(ctx, &S, &a));
+    secondary[t] = a.phase_aggs[1] - a.phase_aggs[0];
+    naggs[t] = a.naggs;
+    printf("  laplace3d:20 phase2_min_free %2d: %lld aggregates (%lld secondary)\n", ks[t],
+           (long long)naggs[t], (long long)secondary[t]);
+    if (t == 0)
+      a0 = a;
+    else if (t == 1) {
+      CHECK(a.naggs == a0.naggs && !memcmp(a.agg, a0.agg, sizeof(int32_t) * (size_t)a.n));
+      mispc_aggregates_free(ctx, &a);
+    } else {
+      CHECK(secondary[t] <= secondary[t - 1] && naggs[t] <= naggs[t - 1]);
+      mispc_aggregates_free(ctx, &a);
+    }
+  }
+  CHECK(secondary[1] > 0 && secondary[3] < secondary[1] && secondary[4] == 0);
+  mispc_aggregates_free(ctx, &a0);
+  mispc_csr_free(ctx, &S);
+  mispc_csr_free(ctx, &G);
+}
+
 /* With threshold 0 the strength graph on nodes of bs rows is the matrix's
  * node pattern without self loops, so the coarse graph of node aggregates
  * over it equals the coarse graph of the matrix over the same aggregates
@@ -1153,6 +1187,7 @@ int main(void) {
   RUN_TEST(test_prolongator_blocks_and_dependent_columns);
   RUN_TEST(test_prolongator_rigid_body_modes);
   RUN_TEST(test_mis2agg_vs_mis2basic);
+  RUN_TEST(test_phase2_min_free);
   RUN_TEST(test_isolated_vertices_collected);
   RUN_TEST(test_max_size_splits);
   mispc_context_destroy(ctx);

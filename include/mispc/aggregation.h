@@ -60,6 +60,14 @@ typedef struct mispc_agg_options {
    * vertices; a piece of a hub's leaves is not connected (its family is:
    * mispc_aggregates.parent). One process only. */
   int64_t max_size;
+  /* mis2agg phase 2: a member of the leftovers' MIS-2 roots a new aggregate
+   * when at least this many of its neighbours are unaggregated. 2 (default,
+   * and any smaller value) is the published Alg. 3; larger values leave more
+   * vertices to phase 3, which adds them to neighbouring aggregates: fewer,
+   * larger aggregates (a value above every degree: no secondary roots, with
+   * mis2agg's phase 3). For AMG coarsening with operator complexity in
+   * mind; the same aggregates on the host, the GPU and any number of ranks. */
+  int phase2_min_free;
 } mispc_agg_options;
 
 MISPC_API void mispc_agg_options_default(mispc_agg_options *opt);

@@ -313,6 +313,22 @@ static PetscErrorCode errors(Mat A, PetscBool *ok) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: error %d: %s\n", bad[i][0], (int)ierr, msg));
     if (ierr != PETSC_ERR_ARG_OUTOFRANGE || !strstr(msg, bad[i][1])) *ok = PETSC_FALSE;
   }
+  /* the phase-2 count: -1 (per level) and up */
+  PetscInt p2 = 0, p2_after = 0;
+  PetscCall(PCGAMGMISPCSetPhase2MinFree(pc, 5));
+  PetscCall(PCGAMGMISPCGetPhase2MinFree(pc, &p2));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = PCGAMGMISPCSetPhase2MinFree(pc, -2);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(caught(ierr, &msg));
+  PetscCall(PCGAMGMISPCGetPhase2MinFree(pc, &p2_after));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "PCGAMGMISPCSetPhase2MinFree: 5 reads %" PetscInt_FMT
+                        "; -2: error %d: %s; then %" PetscInt_FMT "\n",
+                        p2, (int)ierr, msg, p2_after));
+  if (p2 != 5 || p2_after != 5 || ierr != PETSC_ERR_ARG_OUTOFRANGE ||
+      !strstr(msg, "must be >= -1, got -2"))
+    *ok = PETSC_FALSE;
   PetscCall(PCGAMGMISPCGetNSmooths(pc, &n));
   PCGAMGMISPCAggregation agg;
   PetscCall(PCGAMGMISPCGetAggregation(pc, &agg));
