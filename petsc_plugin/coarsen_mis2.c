@@ -32,6 +32,7 @@
 typedef struct {
   mispc_agg_algo algo;
   PetscInt seed;
+  PetscInt phase2_min_free; /* mis2agg: mispc_agg_options.phase2_min_free */
   PetscBool verify;
   /* last result, for MatCoarsenView */
   PetscInt nlocal, nlists;
@@ -104,6 +105,10 @@ static PetscErrorCode check_options(MatCoarsen cg, const MispcCoarsen *mc) {
     PetscCall(PetscSNPrintf(msg, sizeof msg,
                             "-%smat_coarsen_mispc_seed must be >= 0, got %" PetscInt_FMT,
                             pre ? pre : "", mc->seed));
+  else if (mc->phase2_min_free < 0 || mc->phase2_min_free > INT32_MAX)
+    PetscCall(PetscSNPrintf(msg, sizeof msg,
+                            "-%smat_coarsen_mispc_phase2_min_free must be >= 0, got %" PetscInt_FMT,
+                            pre ? pre : "", mc->phase2_min_free));
   PetscCall(
       agree_error(PetscObjectComm((PetscObject)cg), msg[0] ? PETSC_ERR_ARG_OUTOFRANGE : 0, msg));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -137,6 +142,7 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
   mispc_agg_options_default(&ao);
   ao.algo = mc->algo;
   ao.mis.seed = (uint64_t)mc->seed;
+  ao.phase2_min_free = (int)mc->phase2_min_free;
   const mispc_csr *graph = &L.csr;
   /* GAMG's graph is symmetric unless the matrix is not; symmetrize then (host) */
   mispc_status s = mispc_csr_check(ctx, graph, MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
@@ -269,6 +275,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   mispc_agg_options_default(&ao);
   ao.algo = mc->algo;
   ao.mis.seed = (uint64_t)mc->seed;
+  ao.phase2_min_free = (int)mc->phase2_min_free;
   PetscCall(MatGetSize(G, &N, NULL));
   PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
   PetscCall(MatGetLocalSize(G, &nloc, NULL));
@@ -445,6 +452,9 @@ static PetscErrorCode MatCoarsenSetFromOptions_Mispc(MatCoarsen cg,
   PetscOptionsHeadBegin(PetscOptionsObject, "mispc MIS-2 aggregation");
   PetscCall(PetscOptionsInt("-mat_coarsen_mispc_seed", "Seed of the MIS-2 priorities",
                             "MATCOARSENMIS2AGG", mc->seed, &mc->seed, NULL));
+  PetscCall(PetscOptionsInt("-mat_coarsen_mispc_phase2_min_free",
+                            "mis2agg: unaggregated neighbours a secondary root needs (2: Alg. 3)",
+                            "MATCOARSENMIS2AGG", mc->phase2_min_free, &mc->phase2_min_free, NULL));
   PetscCall(PetscOptionsBool("-mat_coarsen_mispc_verify", "Verify every aggregation",
                              "MATCOARSENMIS2AGG", mc->verify, &mc->verify, NULL));
   PetscCall(PetscOptionsBool("-mat_coarsen_mispc_device_aggregation",
@@ -464,9 +474,9 @@ static PetscErrorCode MatCoarsenView_Mispc(MatCoarsen cg, PetscViewer viewer) {
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(
       viewer,
-      "  mispc %s (seed %" PetscInt_FMT "): %lld vertices, %lld aggregates, %lld singletons, "
-      "largest %lld, MIS-2 rounds %d + %d\n",
-      algo_name(mc), mc->seed, (long long)mc->nglobal, (long long)mc->naggs,
+      "  mispc %s (seed %" PetscInt_FMT ", phase-2 roots need %" PetscInt_FMT
+      "): %lld vertices, %lld aggregates, %lld singletons, largest %lld, MIS-2 rounds %d + %d\n",
+      algo_name(mc), mc->seed, mc->phase2_min_free, (long long)mc->nglobal, (long long)mc->naggs,
       (long long)mc->singletons, (long long)mc->max_size, mc->rounds[0], mc->rounds[1]));
   if (mc->nranks > 1 && !mc->distributed)
     PetscCall(PetscViewerASCIIPrintf(viewer,
@@ -493,6 +503,7 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
   PetscCall(PetscNew(&mc));
   mc->algo = algo;
   mc->device_agg = PETSC_TRUE;
+  mc->phase2_min_free = 2;
   PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)cg), &c));
   PetscCall(PetscContainerSetPointer(c, mc));
   PetscCall(MispcContainerFreeOnDestroy(c));
@@ -517,6 +528,9 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
 +  -pc_gamg_mat_coarsen_type mis2agg - selects it in `PCGAMG` (PETSc >= 3.22;
                                        -mat_coarsen_type mis2agg up to 3.21)
 .  -mat_coarsen_mispc_seed <0>       - seed of the hashed MIS-2 priorities (>= 0)
+.  -mat_coarsen_mispc_phase2_min_free <2> - unaggregated neighbours a secondary root needs
+                                       (`mispc_agg_options.phase2_min_free`; larger: fewer,
+                                       larger aggregates)
 .  -mat_coarsen_mispc_verify <false> - check every aggregation (mispc_verify_aggregation)
 -  -mat_coarsen_mispc_device_aggregation <true> - several ranks, GPU matrices: aggregate
                                        a device copy of the graph (else its host copy)
