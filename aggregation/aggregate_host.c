@@ -123,23 +123,6 @@ mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8
   return MISPC_SUCCESS;
 }
 
-static void sort_ints(int32_t *a, int64_t m) {
-  for (int64_t i = 1; i < m; ++i) {
-    int32_t x = a[i];
-    int64_t j = i;
-    while (j > 0 && a[j - 1] > x) {
-      a[j] = a[j - 1];
-      --j;
-    }
-    a[j] = x;
-  }
-}
-
-static int int32_cmp(const void *x, const void *y) {
-  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-  return (a > b) - (a < b);
-}
-
 mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
                              int basic) {
   int64_t n = g->nrows;
@@ -188,10 +171,7 @@ mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *ag
           int32_t u = g->colidx[p];
           if (u != v && tent[u] >= 0) buf[m++] = tent[u];
         }
-        if (m <= 32)
-          sort_ints(buf, m);
-        else
-          qsort(buf, (size_t)m, sizeof(int32_t), int32_cmp);
+        mispc_sort_i32(buf, m);
         int64_t best_cnt = 0, best_size = 0;
         for (int64_t i = 0; i < m;) {
           int64_t j = i;

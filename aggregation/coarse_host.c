@@ -67,7 +67,7 @@ mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32
           }
         }
         if (row)
-          sort_row(row, cnt);
+          mispc_sort_i32(row, cnt);
         else
           C.rowptr[c + 1] = cnt;
       }

@@ -157,7 +157,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
         w.dcol[m++] = u;
       }
     }
-    sort_row(w.dcol + start, m - start);
+    mispc_sort_i32(w.dcol + start, m - start);
     w.drp[l + 1] = m;
   }
 

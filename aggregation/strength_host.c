@@ -85,7 +85,7 @@ mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double th
             ++cnt;
           }
         if (row)
-          sort_row(row, cnt);
+          mispc_sort_i32(row, cnt);
         else
           drp[I + 1] = cnt;
       }

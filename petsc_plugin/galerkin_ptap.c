@@ -372,8 +372,8 @@ static PetscErrorCode ptap_numeric(Mat C) {
                "mispc PtAP: the product's pattern changed (%lld entries, was %lld); "
                "use MAT_INITIAL_MATRIX",
                (long long)d->Ac.nnz, (long long)d->nnz);
+    PetscCall(set_values(d->ctx, C, &d->Ac));
   }
-  if (!d->fresh) PetscCall(set_values(d->ctx, C, &d->Ac));
   mispc_csr_free(d->ctx, &d->Ac); /* C holds the values; keep no copy */
   d->fresh = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);

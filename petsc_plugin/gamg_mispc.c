@@ -105,9 +105,10 @@ static const SettingInfo settings_info[MISPC_GAMG_NSETTINGS] = {
  * the coarse operators small (Elasticity3D_40 with rigid-body modes: operator
  * complexity 1.37 with Alg. 3's 2, 1.14 without secondary roots, agg 1.15;
  * docs/BENCHMARKS.md) */
+#define PHASE2_MIN_FREE_SCALAR 8
 static PetscInt phase2_min_free(PC pc, const MispcGAMGSettings *s) {
   if (s->phase2_min_free >= 0) return s->phase2_min_free;
-  return MispcGAMGDataCols(pc) > MispcGAMGDataRows(pc) ? INT32_MAX : 8;
+  return MispcGAMGDataCols(pc) > MispcGAMGDataRows(pc) ? INT32_MAX : PHASE2_MIN_FREE_SCALAR;
 }
 
 /* the choices of a SETTING_LIST: its names before the type name, the prefix
@@ -953,13 +954,10 @@ static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
       ", prolongator smoothing steps %" PetscInt_FMT ", eigen-estimate %s%s\n",
       PCGAMGMISPCAggregations[s->aggregation], s->seed, s->aggressive_levels, s->nsmooths,
       PCGAMGMISPCEigEstimates[s->eig_estimate], its));
-  if (s->phase2_min_free >= 0)
-    PetscCall(PetscViewerASCIIPrintf(
-        viewer, "        secondary roots need %" PetscInt_FMT " unaggregated neighbours\n",
-        s->phase2_min_free));
-  else
-    PetscCall(PetscViewerASCIIPrintf(viewer, "        secondary roots need 8 unaggregated "
-                                             "neighbours (none where k > block size)\n"));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "        secondary roots need %" PetscInt_FMT " unaggregated neighbours%s\n",
+      s->phase2_min_free >= 0 ? s->phase2_min_free : (PetscInt)PHASE2_MIN_FREE_SCALAR,
+      s->phase2_min_free >= 0 ? "" : " (none where k > block size)"));
   for (PetscInt l = 0; l < m->nlev; ++l) {
     const MispcGAMGLevelInfo *li = &m->lev[l];
     PetscCall(PetscViewerASCIIPrintf(

@@ -83,11 +83,6 @@ typedef struct {
   int32_t *cols;
 } row_work;
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 static int64_t row_pattern(const mispc_csr *A, const mispc_csr *B, int64_t i, row_work *w) {
   int64_t n = 0;
   for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e) {
@@ -150,7 +145,7 @@ static mispc_status multiply_host(mispc_context *ctx, const mispc_csr *A, const 
       if (failed) continue;
       w.cols = C->colidx + C->rowptr[i];
       const int64_t n = row_pattern(A, B, i, &w);
-      qsort(w.cols, (size_t)n, sizeof(int32_t), cmp_i32);
+      mispc_sort_i32(w.cols, n);
       for (int64_t p = 0; p < n; ++p) w.acc[w.cols[p]] = 0.0;
       for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e) {
         const int32_t k = A->colidx[e];

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "mispc/mispc.h"
 #include "tuning.h"
 
@@ -147,6 +148,26 @@ mispc_status mispc_csr_host_view(mispc_context *ctx, const mispc_csr *A, mispc_c
 MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i32, int32_t)
 MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i64, int64_t)
 #undef MISPC_DEFINE_LOWER_BOUND
+
+static inline int mispc_cmp_i32(const void *x, const void *y) {
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* Sorts m int32 values (a CSR row's columns): insertion sort for short rows,
+ * qsort beyond 32 entries. */
+static inline void mispc_sort_i32(int32_t *a, int64_t m) {
+  if (m > 32) {
+    qsort(a, (size_t)m, sizeof(int32_t), mispc_cmp_i32);
+    return;
+  }
+  for (int64_t i = 1; i < m; ++i) {
+    int32_t x = a[i];
+    int64_t j = i;
+    for (; j > 0 && a[j - 1] > x; --j) a[j] = a[j - 1];
+    a[j] = x;
+  }
+}
 
 #define MISPC_TRY(expr)                                                                            \
   do {                                                                                             \
