@@ -90,6 +90,14 @@ mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32
  * The one and distributed prolongators both call it: same arithmetic. */
 void agg_block_qr(double *Q, int64_t m, int k, double *R);
 
+/* mispc_tentative_prolongator on device aggregates (checked by the entry
+ * point but for the labels): P (device) and, if not NULL, Bc (device) as the
+ * host makes them, from B (device; NULL: the constant, k = 1). *bad = the
+ * smallest vertex whose label is outside [0, naggs) (-1: none; then P is not
+ * made). */
+mispc_status agg_tentative_cuda(mispc_context *ctx, const mispc_aggregates *a, int bs, int k,
+                                const double *B, mispc_csr *P, double *Bc, int64_t *bad);
+
 /* mispc_smooth_prolongator's row update on the GPU: W = A P0 (sorted rows)
  * becomes P0 - omega D^-1 W; *bad = the smallest row whose diagonal is
  * missing, zero or not finite (-1: none). */

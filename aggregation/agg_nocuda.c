@@ -41,3 +41,8 @@ mispc_status agg_smooth_rows_cuda(mispc_context *ctx, const mispc_csr *A, const 
   *bad = -1;
   return no_cuda(ctx);
 }
+mispc_status agg_tentative_cuda(mispc_context *ctx, const mispc_aggregates *a, int bs, int k,
+                                const double *B, mispc_csr *P, double *Bc, int64_t *bad) {
+  *bad = -1;
+  return no_cuda(ctx);
+}

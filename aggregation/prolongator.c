@@ -7,65 +7,11 @@
 #include <string.h>
 
 #include "agg_backend.h"
+#include "block_qr.h"
 #include "csr_build.h"
 
-/* Columns whose norm after orthogonalisation falls to this fraction of
- * their original norm are linearly dependent on the previous ones. */
-#define DROP_TOL 1e-12
-
-/* Orthogonalises q (m entries) against the first j columns of Q, modified
- * Gram-Schmidt twice; the coefficients are added to r[0..j) when r is not
- * NULL. Returns the norm left. */
-static double orthogonalise(const double *Q, int64_t m, int j, double *q, double *r) {
-  for (int pass = 0; pass < 2; ++pass)
-    for (int i = 0; i < j; ++i) {
-      const double *qi = Q + i * m;
-      double dot = 0;
-      for (int64_t t = 0; t < m; ++t) dot += qi[t] * q[t];
-      for (int64_t t = 0; t < m; ++t) q[t] -= dot * qi[t];
-      if (r) r[i] += dot;
-    }
-  double nrm = 0;
-  for (int64_t t = 0; t < m; ++t) nrm += q[t] * q[t];
-  return sqrt(nrm);
-}
-
 void agg_block_qr(double *Q, int64_t m, int k, double *R) {
-  memset(R, 0, sizeof(double) * (size_t)(k * k));
-  for (int j = 0; j < k; ++j) {
-    double *q = Q + j * m, orig = 0;
-    for (int64_t r = 0; r < m; ++r) orig += q[r] * q[r];
-    double nrm = orthogonalise(Q, m, j, q, R + j * k); /* R[i][j], column-major */
-    if (nrm > DROP_TOL * sqrt(orig)) {
-      for (int64_t r = 0; r < m; ++r) q[r] /= nrm;
-      R[j * k + j] = nrm;
-      continue;
-    }
-    /* Dependent on the previous columns (B q_j = sum R_ij q_i already):
-     * R_jj = 0, and q_j completes the basis with the unit vector e_t that
-     * keeps the most norm after orthogonalisation (smallest t on ties), so
-     * that P0 has no zero column (which would leave a zero row and column,
-     * and a zero diagonal, in the coarse operator) as long as the aggregate
-     * has more dofs than earlier columns. Else the column stays zero. */
-    R[j * k + j] = 0;
-    int64_t best = -1;
-    double best_nrm = 1e-6; /* some e_t keeps at least sqrt((m - j) / m) */
-    for (int64_t t = 0; t < m && j < m; ++t) {
-      for (int64_t r = 0; r < m; ++r) q[r] = r == t ? 1.0 : 0.0;
-      const double left = orthogonalise(Q, m, j, q, NULL);
-      if (left > best_nrm) {
-        best_nrm = left;
-        best = t;
-      }
-    }
-    if (best < 0) {
-      for (int64_t r = 0; r < m; ++r) q[r] = 0;
-      continue;
-    }
-    for (int64_t r = 0; r < m; ++r) q[r] = r == best ? 1.0 : 0.0;
-    nrm = orthogonalise(Q, m, j, q, NULL);
-    for (int64_t r = 0; r < m; ++r) q[r] /= nrm;
-  }
+  block_qr(Q, m, k, R);
 }
 
 mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
@@ -92,18 +38,18 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW,
                         "tentative prolongator: %lld coarse columns do not fit 32-bit indices",
                         (long long)nc);
-  /* Labels on the host. */
-  int32_t *agg = a->agg, *own = NULL;
   if (a->mem == MISPC_MEM_DEVICE) {
-    own = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "aggregate ids");
-    if (!own) return MISPC_ERR_ALLOC;
-    mispc_status s = mispc_mem_copy_n(ctx, own, MISPC_MEM_HOST, a->agg, a->mem, n, sizeof(int32_t));
-    if (s) {
-      free(own);
-      return s;
-    }
-    agg = own;
+    int64_t bad = -1;
+    mispc_status s = agg_tentative_cuda(ctx, a, block_size, k, B, P, Bc, &bad);
+    if (s || bad < 0) return s;
+    int32_t label = 0;
+    s = mispc_memcpy(ctx, &label, MISPC_MEM_HOST, a->agg + bad, MISPC_MEM_DEVICE, sizeof label);
+    if (s) return s;
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "tentative prolongator: vertex %lld has aggregate id %d, outside [0, %lld)",
+                        (long long)bad, label, (long long)na);
   }
+  const int32_t *agg = a->agg;
   /* Members per aggregate in increasing node id. */
   int64_t *off = (int64_t *)calloc((size_t)na + 2, sizeof(int64_t));
   int32_t *mem = (int32_t *)mispc_host_alloc_n(ctx, n, sizeof(int32_t), "members");
@@ -122,7 +68,6 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
     if (s == MISPC_ERR_ALLOC) mispc_seterr(ctx, s, "out of host memory in tentative prolongator");
     free(off);
     free(mem);
-    free(own);
     return s;
   }
   for (int64_t i = 0; i <= ndof; ++i) P->rowptr[i] = i * k;
@@ -161,7 +106,6 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
   }
   free(off);
   free(mem);
-  free(own);
   if (failed) {
     mispc_csr_free(ctx, P);
     return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in tentative prolongator");

@@ -223,9 +223,14 @@ static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const misp
   mispc_status s = MISPC_SUCCESS;
 #if defined(PETSC_HAVE_CUDA)
   if (X->mem == MISPC_MEM_DEVICE) {
+    /* PETSc's AIJ keeps the pattern on the host (and uploads it again for
+     * its device copy): logged like PETSc's own copies */
     s = pattern_to_host(ctx, X, ii, jj, a);
-    if (!s && nnz && !dev_values)
+    if (!s) PetscCall(PetscLogGpuToCpu((PetscLogDouble)(8 * (m + 1) + 4 * nnz)));
+    if (!s && nnz && !dev_values) {
       s = mispc_memcpy(ctx, a, MISPC_MEM_HOST, X->values, X->mem, sizeof(double) * (size_t)nnz);
+      if (!s) PetscCall(PetscLogGpuToCpu((PetscLogDouble)(8 * nnz)));
+    }
   } else
 #endif
   {

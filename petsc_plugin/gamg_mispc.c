@@ -153,6 +153,13 @@ typedef struct {
   PetscContainer prod;    /* one rank: the context of the products (galerkin_ptap.c) */
   int32_t *comp;          /* aggressive levels, one rank: aggregates of aggregates (host) */
   mispc_aggregates caggs; /* comp wrapped for the tentative prolongator */
+  /* device tentative prolongator: GAMG keeps the near-null space on the host;
+   * the last level's coarse one (dBc, GAMG's copy hBc) stays on the device
+   * for the next level, so that only level 0's goes up, unless it is the
+   * constant that createdefaultdata made (const_data) */
+  double *dBc, *hBc;
+  PetscInt dBc_level;
+  PetscReal *const_data;
   /* per level, for -pc_view */
   MispcGAMGLevelInfo lev[PETSC_MG_MAXLEVELS];
   PetscInt nlev;
@@ -481,6 +488,78 @@ static PetscErrorCode product_context(PC pc, PetscBool gpu, mispc_context **ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Frees the coarse near-null space kept on the device. */
+static PetscErrorCode kept_near_null_free(PC pc) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  PetscFunctionBegin;
+  if (m->dBc) {
+    mispc_context *pctx;
+    PetscCall(PetscContainerGetPointer(m->prod, (void **)&pctx));
+    mispc_free(pctx, MISPC_MEM_DEVICE, m->dBc);
+  }
+  m->dBc = NULL;
+  m->hBc = NULL;
+  m->dBc_level = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One rank: P0 and the coarse near-null space Bc (host, GAMG's; nbc
+ * entries) of the aggregates a from GAMG's near-null space B (host). Device
+ * aggregates give a device P0 (mispc's QR kernel): B goes up unless it is
+ * the constant (then NULL) or the previous level's Bc kept on the device;
+ * this level's Bc comes down for GAMG and stays up for the next level. The
+ * copies are logged (-log_view's CpuToGpu / GpuToCpu columns). */
+static PetscErrorCode tentative_prolongator(PC pc, const mispc_aggregates *a, PetscInt bs,
+                                            PetscInt k, const PetscReal *B, PetscReal *Bc,
+                                            PetscInt nbc, mispc_csr *P0) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  const PetscInt level = MispcGAMGLevel(pc);
+  const PetscBool ones = (PetscBool)(level == 0 && B == m->const_data && k == 1);
+  PetscFunctionBegin;
+  if (level == 0) m->const_data = NULL; /* GAMG frees the data after the setup */
+  if (a->mem != MISPC_MEM_DEVICE) {
+    MispcCall(m->mctx,
+              mispc_tentative_prolongator(m->mctx, a, (int)bs, (int)k,
+                                          ones ? NULL : (const double *)B, P0, (double *)Bc));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  mispc_context *pctx;
+  double *dB = NULL, *dBc = NULL;
+  const size_t bbytes = sizeof(double) * (size_t)(a->n * bs * k);
+  const size_t cbytes = sizeof(double) * (size_t)nbc;
+  PetscCall(product_context(pc, PETSC_TRUE, &pctx));
+  const PetscBool kept = (PetscBool)(m->dBc && B == m->hBc && level == m->dBc_level + 1);
+  mispc_status s = mispc_malloc(pctx, MISPC_MEM_DEVICE, cbytes + 8, (void **)&dBc);
+  if (!s && !ones && !kept) {
+    s = mispc_malloc(pctx, MISPC_MEM_DEVICE, bbytes + 8, (void **)&dB);
+    if (!s) s = mispc_memcpy(pctx, dB, MISPC_MEM_DEVICE, B, MISPC_MEM_HOST, bbytes);
+#if defined(PETSC_HAVE_CUDA)
+    if (!s) PetscCall(PetscLogCpuToGpu((PetscLogDouble)bbytes));
+#endif
+  }
+  mispc_context *ectx = pctx; /* the one whose message to report */
+  if (!s) {
+    s = mispc_tentative_prolongator(m->mctx, a, (int)bs, (int)k, ones ? NULL : (kept ? m->dBc : dB),
+                                    P0, dBc);
+    if (s) ectx = m->mctx;
+  }
+  if (!s) s = mispc_memcpy(pctx, Bc, MISPC_MEM_HOST, dBc, MISPC_MEM_DEVICE, cbytes);
+#if defined(PETSC_HAVE_CUDA)
+  if (!s) PetscCall(PetscLogGpuToCpu((PetscLogDouble)cbytes));
+#endif
+  if (dB) mispc_free(pctx, MISPC_MEM_DEVICE, dB);
+  PetscCall(kept_near_null_free(pc));
+  if (s) {
+    if (dBc) mispc_free(pctx, MISPC_MEM_DEVICE, dBc);
+    mispc_csr_free(m->mctx, P0);
+    MispcCall(ectx, s);
+  }
+  m->dBc = dBc;
+  m->hBc = Bc;
+  m->dBc_level = level;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Rows of P0 (global column ids) into a Mat of A's type with nloc_cols local
  * columns, by PETSc's COO assembly (one pass; for cusparse the pattern and the
  * values are set up on the device, with no per-row insertion on the host). */
@@ -548,17 +627,17 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
     ncoarse_loc = (PetscInt)m->naggs;
     PetscCall(PetscMalloc1(ncoarse_loc * k * k, &Bc));
     PetscCall(PetscLogEventBegin(ev_prol_qr, pc, A, 0, 0));
-    mispc_status s = mispc_tentative_prolongator(m->mctx, m->comp ? &m->caggs : &m->aggs, (int)bs,
-                                                 (int)k, (const double *)B, &P0, (double *)Bc);
+    PetscErrorCode ierr = tentative_prolongator(pc, m->comp ? &m->caggs : &m->aggs, bs, k, B, Bc,
+                                                ncoarse_loc * k * k, &P0);
     PetscCall(PetscLogEventEnd(ev_prol_qr, pc, A, 0, 0));
-    if (s) PetscCall(PetscFree(Bc));
-    MispcCall(m->mctx, s);
+    if (ierr) PetscCall(PetscFree(Bc));
+    PetscCall(ierr);
+    mispc_status s = MISPC_SUCCESS;
     PetscCall(PetscLogEventBegin(ev_prol_mat, pc, A, 0, 0));
     if (m->set->galerkin && m->set->nsmooths >= 1) {
       /* smoothed in optprolongator from P0 (on A's side); GAMG gets a
        * placeholder with P's sizes and block sizes */
-      PetscErrorCode ierr = PETSC_SUCCESS;
-      if (m->gpu) {
+      if (m->gpu && P0.mem != MISPC_MEM_DEVICE) {
         s = mispc_csr_copy(m->mctx, &P0, MISPC_MEM_DEVICE, &m->P0);
         mispc_csr_free(m->mctx, &P0);
       } else {
@@ -573,8 +652,16 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
       MispcCall(m->mctx, s);
       PetscCall(ierr);
     } else {
-      PetscErrorCode ierr = build_prolongator(A, nrows, ncoarse_loc * k, bs, k, P0.rowptr,
-                                              P0.colidx, NULL, P0.values, P);
+      if (P0.mem == MISPC_MEM_DEVICE) { /* COO assembly reads host arrays */
+        mispc_csr H;
+        s = mispc_csr_copy(m->mctx, &P0, MISPC_MEM_HOST, &H);
+        mispc_csr_free(m->mctx, &P0);
+        if (s) PetscCall(PetscFree(Bc));
+        MispcCall(m->mctx, s);
+        P0 = H;
+      }
+      ierr = build_prolongator(A, nrows, ncoarse_loc * k, bs, k, P0.rowptr, P0.colidx, NULL,
+                               P0.values, P);
       PetscCall(PetscLogEventEnd(ev_prol_mat, pc, A, 0, 0));
       mispc_csr_free(m->mctx, &P0);
       PetscCall(ierr);
@@ -697,13 +784,41 @@ static PetscErrorCode gershgorin(Mat A, PetscReal *lambda) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* its power iterations y = D^-1 A x / ||.||_2 from x_i in [-1, 1) (a hash of
- * the global row: no bias towards the constant, the near-null space where
- * the iteration would stall): lambda = ||D^-1 A x|| of the last normalised x. */
-static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
-  Vec x, y, dinv;
+/* this rank's first global row whose diagonal entry is zero, not finite or
+ * subnormal (-1: none) when the global check of |diag| (its minimum and its
+ * 1-norm, on the Vec's side) finds one, without copying the diagonal to the
+ * host otherwise; check_diagonal turns it into an error on every rank. */
+static PetscErrorCode first_bad_diagonal(Vec diag, Vec work, PetscInt *bad) {
+  PetscReal dmin, sum;
   PetscInt rstart, n;
+  PetscFunctionBegin;
+  *bad = -1;
+  PetscCall(VecCopy(diag, work));
+  PetscCall(VecAbs(work));
+  PetscCall(VecMin(work, NULL, &dmin));
+  PetscCall(VecNorm(work, NORM_1, &sum));
+  if (dmin > 0 && PetscIsNormalReal(dmin) && !PetscIsInfOrNanReal(sum))
+    PetscFunctionReturn(PETSC_SUCCESS);
+  /* some rank has one (or the sum overflowed): find the row on the host */
+  const PetscScalar *d;
+  PetscCall(VecGetOwnershipRange(diag, &rstart, NULL));
+  PetscCall(VecGetLocalSize(diag, &n));
+  PetscCall(VecGetArrayRead(diag, &d));
+  for (PetscInt i = 0; i < n && *bad < 0; ++i)
+    if (!(PetscAbsScalar(d[i]) > 0) || !PetscIsNormalReal(PetscAbsScalar(d[i]))) *bad = rstart + i;
+  PetscCall(VecRestoreArrayRead(diag, &d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* its power iterations y = D^-1 A x / ||.||_2 from mispc_random_vector by
+ * global row (no bias towards the constant, the near-null space where the
+ * iteration would stall; written where x lives, so a device Vec is not
+ * copied): lambda = ||D^-1 A x|| of the last normalised x. */
+static PetscErrorCode power_estimate(mispc_context *ctx, Mat A, PetscInt its, PetscReal *lambda) {
+  Vec x, y, dinv;
+  PetscInt rstart, n, bad;
   PetscScalar *xa;
+  PetscMemType mtype;
   PetscReal nrm = 0;
   PetscFunctionBegin;
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -711,23 +826,15 @@ static PetscErrorCode power_estimate(Mat A, PetscInt its, PetscReal *lambda) {
   PetscCall(MatGetDiagonal(A, dinv));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
   PetscCall(MatGetLocalSize(A, &n, NULL));
-  {
-    const PetscScalar *d;
-    PetscInt bad = -1;
-    PetscCall(VecGetArrayRead(dinv, &d));
-    for (PetscInt i = 0; i < n && bad < 0; ++i)
-      if (!(PetscAbsScalar(d[i]) > 0) || !PetscIsNormalReal(PetscAbsScalar(d[i]))) bad = rstart + i;
-    PetscCall(VecRestoreArrayRead(dinv, &d));
-    PetscCall(check_diagonal(A, bad));
-  }
+  PetscCall(first_bad_diagonal(dinv, y, &bad));
+  PetscCall(check_diagonal(A, bad));
   PetscCall(VecReciprocal(dinv));
-  PetscCall(VecGetArrayWrite(x, &xa));
-  for (PetscInt i = 0; i < n; ++i) {
-    uint64_t h = (uint64_t)(rstart + i) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    xa[i] = 2.0 * (double)(h & 0xffffffffu) / 4294967296.0 - 1.0;
-  }
-  PetscCall(VecRestoreArrayWrite(x, &xa));
+  PetscCall(VecGetArrayWriteAndMemType(x, &xa, &mtype));
+  mispc_status s =
+      mispc_random_vector(ctx, PetscMemTypeDevice(mtype) ? MISPC_MEM_DEVICE : MISPC_MEM_HOST, n,
+                          rstart, 0, (double *)xa);
+  PetscCall(VecRestoreArrayWriteAndMemType(x, &xa));
+  MispcCall(ctx, s);
   PetscCall(VecNormalize(x, NULL));
   for (PetscInt it = 0; it < its; ++it) {
     PetscCall(MatMult(A, x, y));
@@ -797,8 +904,11 @@ static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
   PetscCall(PetscLogEventBegin(ev_eig, pc, A, 0, 0));
   if (m->set->eig_estimate == PC_GAMG_MISPC_EIG_GERSHGORIN)
     PetscCall(gershgorin(A, &lambda));
-  else
-    PetscCall(power_estimate(A, m->set->power_its, &lambda));
+  else {
+    mispc_context *pctx;
+    PetscCall(product_context(pc, m->gpu, &pctx));
+    PetscCall(power_estimate(pctx, A, m->set->power_its, &lambda));
+  }
   PetscCall(PetscLogEventEnd(ev_eig, pc, A, 0, 0));
   PetscCheck(lambda > 0 && PetscIsNormalReal(lambda), PetscObjectComm((PetscObject)pc),
              PETSC_ERR_FP, "-pc_gamg_type mispc: eigen-estimate %g of D^-1 A is not positive",
@@ -845,11 +955,13 @@ static PetscErrorCode PCSetData_MISPC(PC pc, Mat A) {
   MatNullSpace mnull;
   PetscInt bs, mloc, k;
   PetscReal *data;
+  PetscBool ones; /* one vector, all ones */
   PetscFunctionBegin;
   PetscCall(local_rows(A, &bs, &mloc));
   PetscCall(MatGetNearNullSpace(A, &mnull));
   if (!mnull) {
     k = bs;
+    ones = (PetscBool)(bs == 1);
     PetscCall(PetscMalloc1(mloc * k + 1, &data));
     for (PetscInt j = 0; j < k; ++j)
       for (PetscInt i = 0; i < mloc; ++i) data[j * mloc + i] = (i % bs == j) ? 1.0 : 0.0;
@@ -859,6 +971,7 @@ static PetscErrorCode PCSetData_MISPC(PC pc, Mat A) {
     const Vec *vecs;
     PetscCall(MatNullSpaceGetVecs(mnull, &has_const, &nvec, &vecs));
     k = nvec + (has_const ? 1 : 0);
+    ones = (PetscBool)(has_const && nvec == 0);
     PetscCheck(k >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG,
                "-pc_gamg_type mispc: the near-null space is empty");
     PetscCall(PetscMalloc1(mloc * k + 1, &data));
@@ -874,6 +987,7 @@ static PetscErrorCode PCSetData_MISPC(PC pc, Mat A) {
   }
   PetscCall(PetscFree(MispcGAMGData(pc)));
   MispcGAMGData(pc) = data;
+  get_ctx(pc)->const_data = ones ? data : NULL;
   MispcGAMGDataSize(pc) = mloc * k;
   MispcGAMGDataRows(pc) = bs;
   MispcGAMGDataCols(pc) = k;
@@ -1049,6 +1163,7 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
   PC_GAMG_MISPC *m = get_ctx(pc);
   PetscFunctionBegin;
   if (m) level_free(m);
+  if (m) PetscCall(kept_near_null_free(pc));
   if (m) PetscCall(PetscContainerDestroy(&m->prod));
   PetscCall(compose_settings(pc, PETSC_TRUE));
   PetscCall(PetscFree(MispcGAMGSubctx(pc)));

@@ -65,3 +65,9 @@ mispc_status mispc_pool_alloc(mispc_context *ctx, mispc_memspace mem, size_t byt
 void mispc_pool_free(mispc_context *ctx, mispc_memspace mem, void *p) {
   mispc_mem_free(ctx, mem, p);
 }
+
+mispc_status mispc_random_vector_cuda(mispc_context *ctx, int64_t n, int64_t first, uint64_t seed,
+                                      double *x) {
+  (void)n, (void)first, (void)seed, (void)x;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device vector given to a build without CUDA");
+}

@@ -39,6 +39,10 @@ struct mispc_context {
  * (mispc_context_set_num_threads), else OpenMP's default. */
 int mispc_host_threads(const mispc_context *ctx);
 
+/* mispc_random_vector's device fill (MISPC_ERR_NO_CUDA without CUDA). */
+mispc_status mispc_random_vector_cuda(mispc_context *ctx, int64_t n, int64_t first, uint64_t seed,
+                                      double *x);
+
 /* fn_cuda(...) when dev, else fn_host(...): a layer's entry picks the
  * backend of its data. */
 #define MISPC_ON(dev, fn, ...) ((dev) ? fn##_cuda(__VA_ARGS__) : fn##_host(__VA_ARGS__))

@@ -128,6 +128,20 @@ static void test_device_widen_int32(void) {
   free(w);
 }
 
+/* mispc_random_vector on the device: the host's bits. */
+static void test_device_random_vector(void) {
+  enum { N = 100003 };
+  double *h = malloc(sizeof(double) * N), *b = malloc(sizeof(double) * N), *d = NULL;
+  CHECK_OK(ctx, mispc_random_vector(ctx, MISPC_MEM_HOST, N, 12345, 3, h));
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * N, (void **)&d));
+  CHECK_OK(ctx, mispc_random_vector(ctx, MISPC_MEM_DEVICE, N, 12345, 3, d));
+  CHECK_OK(ctx, mispc_memcpy(ctx, b, MISPC_MEM_HOST, d, MISPC_MEM_DEVICE, sizeof(double) * N));
+  CHECK(!memcmp(h, b, sizeof(double) * N));
+  mispc_free(ctx, MISPC_MEM_DEVICE, d);
+  free(h);
+  free(b);
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
@@ -135,6 +149,7 @@ int main(void) {
   RUN_TEST(test_device_validation);
   RUN_TEST(test_device_memory_helpers);
   RUN_TEST(test_device_widen_int32);
+  RUN_TEST(test_device_random_vector);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

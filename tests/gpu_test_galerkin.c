@@ -2,7 +2,9 @@
  * operator on the GPU: bit-identical to the host on random matrices (rows
  * sorted or not), on products whose rows overflow the shared hash table
  * (all rows, or one hub row among short ones), and on the prolongators of
- * smoothed aggregation; device error paths. Skips without a GPU. */
+ * smoothed aggregation; tentative prolongators (P0 and the coarse
+ * near-null space) from device aggregates; device error paths. Skips
+ * without a GPU. */
 #include "galerkin_inputs.h"
 
 static mispc_context *ctx;
@@ -118,6 +120,103 @@ static void test_galerkin(void) {
   check_spec("gen:elasticity3d:8", 3);
 }
 
+/* A host array of `bytes` on the device (NULL stays NULL). */
+static void *device_copy(const void *h, size_t bytes) {
+  void *d = NULL;
+  if (!h) return NULL;
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, bytes, &d));
+  CHECK_OK(ctx, mispc_memcpy(ctx, d, MISPC_MEM_DEVICE, h, MISPC_MEM_HOST, bytes));
+  return d;
+}
+
+/* P0 and the coarse near-null space from device aggregates and a device B:
+ * the host's bits. */
+static void compare_tentative(const mispc_aggregates *ha, int bs, int k, const double *B,
+                              const char *name) {
+  const int64_t ndof = ha->n * bs, nc = ha->naggs * k;
+  mispc_aggregates da = *ha;
+  da.mem = MISPC_MEM_DEVICE;
+  da.root = da.parent = NULL;
+  da.agg = device_copy(ha->agg, sizeof(int32_t) * (size_t)ha->n + 4);
+  double *dB = device_copy(B, sizeof(double) * (size_t)(ndof * k));
+  double *Bc = malloc(sizeof(double) * (size_t)(nc * k + 1)), *dBc = NULL;
+  double *Bc2 = malloc(sizeof(double) * (size_t)(nc * k + 1));
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * (size_t)(nc * k + 1),
+                             (void **)&dBc));
+  mispc_csr P, dP;
+  CHECK_OK(ctx, mispc_tentative_prolongator(ctx, ha, bs, k, B, &P, Bc));
+  CHECK_OK(ctx, mispc_tentative_prolongator(ctx, &da, bs, k, dB, &dP, dBc));
+  CHECK_OK(ctx, mispc_memcpy(ctx, Bc2, MISPC_MEM_HOST, dBc, MISPC_MEM_DEVICE,
+                             sizeof(double) * (size_t)(nc * k)));
+  CHECK_MSG(same_as_host(&P, &dP), "%s: device P0 differs", name);
+  CHECK_MSG(!memcmp(Bc, Bc2, sizeof(double) * (size_t)(nc * k)),
+            "%s: device coarse near-null space differs", name);
+  mispc_csr_free(ctx, &P);
+  mispc_csr_free(ctx, &dP);
+  mispc_free(ctx, MISPC_MEM_DEVICE, da.agg);
+  mispc_free(ctx, MISPC_MEM_DEVICE, dB);
+  mispc_free(ctx, MISPC_MEM_DEVICE, dBc);
+  free(Bc);
+  free(Bc2);
+}
+
+/* Aggregates of a generated problem (default options, or every vertex in
+ * aggregate v % stride: a few huge ones) and B: rigid-body modes (bs 3,
+ * k 6), the constant (NULL), or k hashed columns with column 1 a multiple
+ * of column 0 (dependent: completed by unit vectors). */
+static void test_tentative(void) {
+  struct {
+    const char *spec;
+    int bs, k, stride, dependent;
+  } cases[] = {{"gen:laplace3d:20", 1, 1, 0, 0},    {"gen:laplace3d:20", 1, 3, 0, 1},
+               {"gen:laplace3d:20", 1, 2, 7, 0},    {"gen:elasticity3d:8", 3, 6, 0, 0},
+               {"gen:elasticity3d:8", 3, 6, 50, 0}, {"gen:elasticity3d:8", 3, 6, 400, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    mispc_csr A, S;
+    mispc_aggregates ag;
+    mispc_agg_options o;
+    mispc_agg_options_default(&o);
+    const int bs = cases[c].bs, k = cases[c].k;
+    CHECK_OK(ctx, mispc_generate(ctx, cases[c].spec, 3, &A));
+    CHECK_OK(ctx, mispc_strength_graph(ctx, &A, 0.0, bs, &S));
+    CHECK_OK(ctx, mispc_aggregate(ctx, &S, &o, &ag));
+    const int64_t nodes = A.nrows / bs, ndof = A.nrows;
+    if (cases[c].stride) { /* stride 400 > 512 nodes / 2: aggregates of one node, 3 dofs < 6 */
+      for (int64_t v = 0; v < nodes; ++v) ag.agg[v] = (int32_t)(v % cases[c].stride);
+      ag.naggs = cases[c].stride < nodes ? cases[c].stride : nodes;
+    }
+    double *B = NULL;
+    if (bs == 3) {
+      int64_t side = 1;
+      while (side * side * side < nodes) ++side;
+      double *xyz = malloc(sizeof(double) * (size_t)(3 * nodes));
+      B = malloc(sizeof(double) * (size_t)(6 * ndof));
+      for (int64_t v = 0; v < nodes; ++v) {
+        xyz[3 * v] = (double)(v % side) * 0.1;
+        xyz[3 * v + 1] = (double)((v / side) % side) * 0.3;
+        xyz[3 * v + 2] = (double)(v / (side * side)) * 0.7;
+      }
+      CHECK_OK(ctx, mispc_rigid_body_modes(ctx, nodes, xyz, B));
+      free(xyz);
+    } else if (k > 1) {
+      B = malloc(sizeof(double) * (size_t)(k * ndof));
+      for (int j = 0; j < k; ++j)
+        for (int64_t i = 0; i < ndof; ++i)
+          B[j * ndof + i] = (double)((uint64_t)(i + 1) * 2654435761u % 1000u + (uint64_t)j) / 999.0;
+      if (cases[c].dependent)
+        for (int64_t i = 0; i < ndof; ++i) B[ndof + i] = 3.0 * B[i];
+    }
+    char name[80];
+    snprintf(name, sizeof name, "%s k=%d stride %d%s", cases[c].spec, k, cases[c].stride,
+             cases[c].dependent ? " dependent" : "");
+    compare_tentative(&ag, bs, k, B, name);
+    free(B);
+    mispc_aggregates_free(ctx, &ag);
+    mispc_csr_free(ctx, &S);
+    mispc_csr_free(ctx, &A);
+  }
+}
+
 static void test_device_errors(void) {
   mispc_csr A, B, dA, dB, C;
   gi_random(ctx, 50, 50, 5, 1, 0, 3, &A);
@@ -146,6 +245,18 @@ static void test_device_errors(void) {
             mispc_context_error(ctx));
   mispc_csr *all[] = {&A, &B, &dA, &P0, &dP0};
   for (size_t i = 0; i < 5; ++i) mispc_csr_free(ctx, all[i]);
+  /* an aggregate id outside [0, naggs) at vertex 5 */
+  int32_t labels[8] = {0, 0, 1, 1, 2, 9, 2, 0};
+  mispc_aggregates da = {0};
+  da.n = 8;
+  da.naggs = 3;
+  da.mem = MISPC_MEM_DEVICE;
+  da.agg = device_copy(labels, sizeof labels);
+  CHECK_STATUS(ctx, mispc_tentative_prolongator(ctx, &da, 1, 1, NULL, &C, NULL),
+               MISPC_ERR_INVALID_ARG);
+  CHECK_MSG(strstr(mispc_context_error(ctx), "vertex 5 has aggregate id 9") != NULL, "message: %s",
+            mispc_context_error(ctx));
+  mispc_free(ctx, MISPC_MEM_DEVICE, da.agg);
 }
 
 int main(void) {
@@ -155,6 +266,7 @@ int main(void) {
   RUN_TEST(test_wide_rows);
   RUN_TEST(test_long_rows);
   RUN_TEST(test_galerkin);
+  RUN_TEST(test_tentative);
   RUN_TEST(test_device_errors);
   mispc_context_destroy(ctx);
   return TEST_FINISH();

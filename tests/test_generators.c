@@ -1,5 +1,6 @@
 /* Generators: exact sizes, sorted symmetric output, SPD checked by dense
- * Cholesky, determinism across seeds and thread counts, spec parsing. */
+ * Cholesky, determinism across seeds and thread counts, spec parsing;
+ * mispc_random_vector. */
 #include <math.h>
 #include <stdint.h>
 
@@ -437,6 +438,35 @@ static void test_laplacian_from_graph(void) {
   CHECK_STATUS(ctx, mispc_laplacian_from_graph(ctx, &G, 0.5, &L), MISPC_ERR_UNSYMMETRIC);
 }
 
+/* mispc_random_vector: entries in [-1, 1), the same for any split of the
+ * index range, mean near 0, seeds differ; errors. */
+static void test_random_vector(void) {
+  enum { N = 10000 };
+  double *x = malloc(sizeof(double) * N), *y = malloc(sizeof(double) * N);
+  CHECK_OK(ctx, mispc_random_vector(ctx, MISPC_MEM_HOST, N, 0, 7, x));
+  CHECK_OK(ctx, mispc_random_vector(ctx, MISPC_MEM_HOST, 3001, 0, 7, y));
+  CHECK_OK(ctx, mispc_random_vector(ctx, MISPC_MEM_HOST, N - 3001, 3001, 7, y + 3001));
+  CHECK(!memcmp(x, y, sizeof(double) * N));
+  double sum = 0, lo = 1, hi = -1;
+  for (int i = 0; i < N; ++i) {
+    CHECK_MSG(x[i] >= -1.0 && x[i] < 1.0, "x[%d] = %g", i, x[i]);
+    sum += x[i];
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  CHECK_MSG(fabs(sum / N) < 0.05 && lo < -0.99 && hi > 0.99, "mean %g, range %g .. %g", sum / N, lo,
+            hi);
+  CHECK_OK(ctx, mispc_random_vector(ctx, MISPC_MEM_HOST, N, 0, 8, y));
+  int same = 0;
+  for (int i = 0; i < N; ++i) same += x[i] == y[i];
+  CHECK_MSG(same < 10, "%d equal entries for two seeds", same);
+  CHECK_STATUS(ctx, mispc_random_vector(ctx, MISPC_MEM_HOST, -1, 0, 0, x), MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_random_vector(ctx, MISPC_MEM_HOST, 5, 0, 0, NULL), MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_random_vector(ctx, (mispc_memspace)7, 5, 0, 0, x), MISPC_ERR_INVALID_ARG);
+  free(x);
+  free(y);
+}
+
 static void test_spec_parsing(void) {
   mispc_csr A, B;
   CHECK_OK(ctx, mispc_generate(ctx, "gen:laplace2d:5", 0, &A));
@@ -553,6 +583,7 @@ int main(void) {
   RUN_TEST(test_random);
   RUN_TEST(test_thread_determinism);
   RUN_TEST(test_laplacian_from_graph);
+  RUN_TEST(test_random_vector);
   RUN_TEST(test_spec_parsing);
   RUN_TEST(test_bad_arguments);
   mispc_context_destroy(ctx);

@@ -146,7 +146,7 @@ MISPC_API mispc_status mispc_verify_aggregation(mispc_context *ctx, const mispc_
 MISPC_API mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *graph,
                                           const mispc_aggregates *a, mispc_csr *coarse);
 
-/* Tentative prolongator for a near-null space (host). B holds k vectors of
+/* Tentative prolongator for a near-null space (host or device). B holds k vectors of
  * n*block_size entries, column-major (B[j * ndof + i]); B = NULL means the
  * constant vector (k = 1). For every aggregate the block of B on its dofs
  * (dofs of node v are v*bs .. v*bs+bs-1, in increasing node id) is factored
@@ -157,7 +157,10 @@ MISPC_API mispc_status mispc_coarse_graph(mispc_context *ctx, const mispc_csr *g
  * gets R_jj = 0 and Q completes the basis with the unit vector that keeps the
  * most norm, orthonormalised, so that P has no zero column (a zero diagonal
  * in the Galerkin operator) while the aggregate has more dofs than earlier
- * columns; beyond that (fewer dofs than vectors) the column is zero. */
+ * columns; beyond that (fewer dofs than vectors) the column is zero.
+ * P, B and Bc lie in the aggregates' memory space: device aggregates give a
+ * device P (one GPU thread an aggregate, the same QR source compiled without
+ * fused multiply-adds), the same bits as the host's. */
 MISPC_API mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggregates *a,
                                                    int block_size, int k, const double *B,
                                                    mispc_csr *P, double *Bc);

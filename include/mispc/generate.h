@@ -28,6 +28,14 @@
 extern "C" {
 #endif
 
+/* x[i] = a deterministic pseudo-random number in [-1, 1) drawn from the
+ * global index first + i and the seed (53 bits of mispc_hash3(seed, 0,
+ * first + i), exact), i < n; x in mem (host or device), the same bits on
+ * both and for any split of the indices across calls or ranks: a start
+ * vector for power iterations with no bias towards smooth vectors. */
+MISPC_API mispc_status mispc_random_vector(mispc_context *ctx, mispc_memspace mem, int64_t n,
+                                           int64_t first, uint64_t seed, double *x);
+
 MISPC_API mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out);
 MISPC_API mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out);
 /* Young's modulus 1, Poisson ratio 0.3, unit cube, all boundary nodes fixed. */
