@@ -19,20 +19,7 @@
 #include "plugin_internal.h"
 
 /* ------------------------------------------------- shared product context */
-#if PETSC_VERSION_GE(3, 23, 0)
-static PetscErrorCode context_destroy(void *p) {
-  mispc_context_destroy(*(mispc_context **)p);
-  *(void **)p = NULL;
-  return PETSC_SUCCESS;
-}
-#define MispcContainerSetDestroy(c) PetscContainerSetCtxDestroy((c), context_destroy)
-#else
-static PetscErrorCode context_destroy(void *p) {
-  mispc_context_destroy((mispc_context *)p);
-  return PETSC_SUCCESS;
-}
-#define MispcContainerSetDestroy(c) PetscContainerSetUserDestroy((c), context_destroy)
-#endif
+MISPC_CONTAINER_DESTROY(context_destroy, mispc_context_destroy)
 
 PetscErrorCode MispcProductContextCreate(PetscObject obj, PetscBool gpu, PetscContainer *c) {
   mispc_context *ctx;
@@ -40,7 +27,7 @@ PetscErrorCode MispcProductContextCreate(PetscObject obj, PetscBool gpu, PetscCo
   PetscCall(MispcContextCreate(obj, gpu, &ctx));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, c));
   PetscCall(PetscContainerSetPointer(*c, ctx));
-  PetscCall(MispcContainerSetDestroy(*c));
+  PetscCall(MispcContainerOnDestroy(*c, context_destroy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -142,20 +129,7 @@ static void pinned_put(void *p) {
     }
 }
 
-#if PETSC_VERSION_GE(3, 23, 0)
-static PetscErrorCode pinned_container_destroy(void *p) {
-  pinned_put(*(void **)p);
-  *(void **)p = NULL;
-  return PETSC_SUCCESS;
-}
-#define MispcContainerPinnedOnDestroy(c) PetscContainerSetCtxDestroy((c), pinned_container_destroy)
-#else
-static PetscErrorCode pinned_container_destroy(void *p) {
-  pinned_put(p);
-  return PETSC_SUCCESS;
-}
-#define MispcContainerPinnedOnDestroy(c) PetscContainerSetUserDestroy((c), pinned_container_destroy)
-#endif
+MISPC_CONTAINER_DESTROY(pinned_container_destroy, pinned_put)
 
 /* ii (PetscInt) and jj from the device CSR X; `scratch` (8 nnz bytes, the
  * Mat's value array, written later) holds the 64-bit offsets on the way */
@@ -183,6 +157,29 @@ static mispc_status pattern_to_host(mispc_context *ctx, const mispc_csr *X, Pets
   return s;
 }
 #endif
+
+/* New values (same pattern) from X into M, on the side where they live. */
+static PetscErrorCode set_values(mispc_context *ctx, Mat M, const mispc_csr *X) {
+  PetscScalar *v;
+  mispc_status s;
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscBool dev_mat = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)M, MATSEQAIJCUSPARSE, &dev_mat));
+  if (dev_mat) {
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(M, &v));
+    s = mispc_memcpy(ctx, v, MISPC_MEM_DEVICE, X->values, X->mem, sizeof(double) * (size_t)X->nnz);
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(M, &v));
+    MispcCall(ctx, s);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(MatSeqAIJGetArrayWrite(M, &v));
+  s = mispc_memcpy(ctx, v, MISPC_MEM_HOST, X->values, X->mem, sizeof(double) * (size_t)X->nnz);
+  PetscCall(MatSeqAIJRestoreArrayWrite(M, &v));
+  MispcCall(ctx, s);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const mispc_csr *X,
                                    MatType type, PetscInt rbs, PetscInt cbs, Mat *M) {
@@ -253,7 +250,7 @@ static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const misp
   PetscCall(PetscContainerSetPointer(c, buf));
 #if defined(PETSC_HAVE_CUDA)
   if (pinned_buf)
-    PetscCall(MispcContainerPinnedOnDestroy(c));
+    PetscCall(MispcContainerOnDestroy(c, pinned_container_destroy));
   else
 #endif
     PetscCall(MispcContainerFreeOnDestroy(c));
@@ -267,13 +264,9 @@ static PetscErrorCode mat_from_csr(mispc_context *ctx, MPI_Comm comm, const misp
 #if defined(PETSC_HAVE_CUDA)
   if (dev_values) { /* the pattern goes up (GetIJ), the values are copied on the device */
     const int *di, *dj;
-    PetscScalar *dv;
     PetscCall(MatSeqAIJCUSPARSEGetIJ(*M, PETSC_FALSE, &di, &dj));
     PetscCall(MatSeqAIJCUSPARSERestoreIJ(*M, PETSC_FALSE, &di, &dj));
-    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(*M, &dv));
-    s = mispc_memcpy(ctx, dv, MISPC_MEM_DEVICE, X->values, X->mem, sizeof(double) * (size_t)nnz);
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(*M, &dv));
-    MispcCall(ctx, s);
+    PetscCall(set_values(ctx, *M, X));
   }
 #endif
   PetscCall(PetscTime(&t3));
@@ -292,29 +285,6 @@ PetscErrorCode MispcMatCreateFromCSR(mispc_context *ctx, MPI_Comm comm, const mi
   PetscCall(PetscLogEventBegin(MISPC_EventMatFromCSR, 0, 0, 0, 0));
   PetscCall(mat_from_csr(ctx, comm, X, type, rbs, cbs, M));
   PetscCall(PetscLogEventEnd(MISPC_EventMatFromCSR, 0, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* New values (same pattern) from X into M, on the side where they live. */
-static PetscErrorCode set_values(mispc_context *ctx, Mat M, const mispc_csr *X) {
-  PetscScalar *v;
-  mispc_status s;
-  PetscFunctionBegin;
-#if defined(PETSC_HAVE_CUDA)
-  PetscBool dev_mat = PETSC_FALSE;
-  PetscCall(PetscObjectTypeCompare((PetscObject)M, MATSEQAIJCUSPARSE, &dev_mat));
-  if (dev_mat) {
-    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(M, &v));
-    s = mispc_memcpy(ctx, v, MISPC_MEM_DEVICE, X->values, X->mem, sizeof(double) * (size_t)X->nnz);
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(M, &v));
-    MispcCall(ctx, s);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#endif
-  PetscCall(MatSeqAIJGetArrayWrite(M, &v));
-  s = mispc_memcpy(ctx, v, MISPC_MEM_HOST, X->values, X->mem, sizeof(double) * (size_t)X->nnz);
-  PetscCall(MatSeqAIJRestoreArrayWrite(M, &v));
-  MispcCall(ctx, s);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -37,6 +37,27 @@ typedef PetscOptionItems *MispcOptionItems;
   PetscContainerSetUserDestroy((c), PetscContainerUserDestroyDefault)
 #endif
 
+/* MISPC_CONTAINER_DESTROY(name, fn): a container destroy callback `name` that
+ * calls fn(pointer held by the container), for either of PETSc's callback
+ * conventions (the context's address from 3.23, the context before);
+ * MispcContainerOnDestroy(c, name) installs it. */
+#if PETSC_VERSION_GE(3, 23, 0)
+#define MISPC_CONTAINER_DESTROY(name, fn)                                                          \
+  static PetscErrorCode name(void *p_) {                                                           \
+    fn(*(void **)p_);                                                                              \
+    *(void **)p_ = NULL;                                                                           \
+    return PETSC_SUCCESS;                                                                          \
+  }
+#define MispcContainerOnDestroy(c, name) PetscContainerSetCtxDestroy((c), name)
+#else
+#define MISPC_CONTAINER_DESTROY(name, fn)                                                          \
+  static PetscErrorCode name(void *p_) {                                                           \
+    fn(p_);                                                                                        \
+    return PETSC_SUCCESS;                                                                          \
+  }
+#define MispcContainerOnDestroy(c, name) PetscContainerSetUserDestroy((c), name)
+#endif
+
 /* PetscDeviceContext (and its stream handle) exists from 3.17; used on CUDA builds only */
 #if defined(PETSC_HAVE_CUDA)
 #include <cuda_runtime_api.h> /* cudaStreamLegacy */

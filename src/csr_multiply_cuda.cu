@@ -495,6 +495,18 @@ unsigned rows_grid(mispc_context *ctx, int64_t n, int threads, unsigned block) {
   return mispc_device_grid(ctx, n * threads, block);
 }
 
+/* The block tier's kernel (BLOCK threads a row of the n listed, smem bytes
+ * of dynamic shared memory, above the 48 KB default) on stream s. */
+template <typename... Params, typename... Args>
+mispc_status launch_block_tier(mispc_context *ctx, cudaStream_t s, int64_t n,
+                               void (*kernel)(Params...), size_t smem, Args... args) {
+  if (cudaSuccess !=
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem))
+    return mispc_cuda_failed(ctx, "shared memory of the block tier");
+  kernel<<<rows_grid(ctx, n, BLOCK, BLOCK), BLOCK, smem, s>>>(args...);
+  return MISPC_SUCCESS;
+}
+
 } // namespace
 
 extern "C" mispc_status mispc_csr_transpose_cuda(mispc_context *ctx, const mispc_csr *A,
@@ -571,13 +583,7 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
   if (!st && n > 0) {
     mispc_logf(ctx, 2, "  sparse product: %lld of %lld rows counted by blocks", (long long)n,
                (long long)m);
-    if (cudaSuccess != cudaFuncSetAttribute(symbolic_block,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)BCOUNT_SMEM))
-      st = mispc_cuda_failed(ctx, "shared memory of the block tier");
-    if (!st)
-      symbolic_block<<<rows_grid(ctx, n, BLOCK, BLOCK), BLOCK, BCOUNT_SMEM, s>>>(n, w.rows, A, B,
-                                                                                 w.cnt);
+    st = launch_block_tier(ctx, s, n, symbolic_block, BCOUNT_SMEM, n, w.rows, A, B, w.cnt);
     flag_uncounted<<<grid, 256, 0, s>>>(m, w.cnt, w.flag);
     LAUNCHED("sparse product (counting long rows)");
     STEP(list_rows(ctx, s, m, w, &n));
@@ -663,13 +669,8 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
   if (!st && n > 0) {
     mispc_logf(ctx, 2, "  sparse product: %lld of %lld rows summed by blocks", (long long)n,
                (long long)m);
-    if (cudaSuccess != cudaFuncSetAttribute(numeric_block,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)BVALS_SMEM))
-      st = mispc_cuda_failed(ctx, "shared memory of the block tier");
-    if (!st)
-      numeric_block<<<rows_grid(ctx, n, BLOCK, BLOCK), BLOCK, BVALS_SMEM, s>>>(
-          n, w.rows, A, B, out.rowptr, w.cj, w.cv, w.dup);
+    st = launch_block_tier(ctx, s, n, numeric_block, BVALS_SMEM, n, w.rows, A, B, out.rowptr, w.cj,
+                           w.cv, w.dup);
     LAUNCHED("sparse product (values of long rows)");
   }
   if (!st) {
