@@ -155,7 +155,7 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   if (!o.mis.skip_validation) MISPC_TRY(mispc_check_graph_for(ctx, graph, "mispc_color"));
   mispc_coloring c = {graph->nrows, 0, NULL, graph->mem};
   mispc_status s = mispc_pool_alloc_n(ctx, c.mem, c.n + 1, 4, (void **)&c.color, "colors");
-  const int mode = mis1_key_mode(o.mis.priority);
+  const int mode = mis1_coloring_key_mode(o.mis.priority);
   if (!s && c.n > 0) {
     if (o.algo == MISPC_COLORING_GREEDY && c.mem == MISPC_MEM_DEVICE) {
       /* one key for all: the one pass colors in vertex order, i.e. greedy */

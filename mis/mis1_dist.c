@@ -22,6 +22,20 @@
 
 enum { UNDECIDED = 0, IN = 1, OUT = 2 };
 
+/* Own vertex v's line class (mis_common.h) when the key has one. */
+static uint32_t line_class(const mispc_dist_csr *g, int mode, int64_t v) {
+  if (mode != MIS1_KEY_LINES) return 1u;
+  const mispc_csr *A = &g->diag, *B = &g->offd;
+  return mis1_line_class(A->colidx + A->rowptr[v], A->rowptr[v + 1] - A->rowptr[v], g->rstart,
+                         B->colidx + B->rowptr[v], B->rowptr[v + 1] - B->rowptr[v], g->garray,
+                         g->rstart + v);
+}
+
+/* The class bits of a key (0 for modes without them). */
+static uint32_t key_class(uint32_t key, int mode) {
+  return mode == MIS1_KEY_LINES ? ((key - MIS1_DECIDED_LIMIT) >> 18) & 3u : 0u;
+}
+
 mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
                                   const mispc_mis_options *opt, int mode, const uint8_t *subset,
                                   uint8_t *in_set, mispc_mis_result *res) {
@@ -49,19 +63,21 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
       int64_t deg = (A->rowptr[v + 1] - A->rowptr[v]) + (B->rowptr[v + 1] - B->rowptr[v]);
       int inside = !subset || subset[v];
       st[v] = inside ? UNDECIDED : OUT;
-      key[v] = inside ? mis1_key(mode, opt->seed, g->rstart + v, deg) : MIS1_KEY_NONE;
+      key[v] = inside ? mis1_key_of(mode, opt->seed, g->rstart + v, deg, line_class(g, mode, v))
+                      : MIS1_KEY_NONE;
     }
     for (int64_t v = 0; v < nloc; ++v)
       if (st[v] == UNDECIDED) work[nwork++] = v;
     /* Ghost keys once: the key is a function of (global id, degree capped at
-     * MIS1_DEGREE_CAP), so 2 bytes a boundary vertex carry degree and
-     * subset (0xFFFF: outside); hash keys without a subset need nothing. */
+     * MIS1_DEGREE_CAP, line class), so 2 bytes a boundary vertex carry degree
+     * (12 bits), class (2 bits) and subset (0xFFFF: outside); hash keys
+     * without a subset need nothing. */
     if (mode != MIS1_KEY_HASH || subset) {
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t v = 0; v < nloc; ++v) {
         int64_t deg = (A->rowptr[v + 1] - A->rowptr[v]) + (B->rowptr[v + 1] - B->rowptr[v]);
-        code[v] = st[v] == OUT ? 0xFFFF
-                               : (uint16_t)(deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : deg);
+        const int64_t dq = deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : deg;
+        code[v] = st[v] == OUT ? 0xFFFF : (uint16_t)(dq | (int64_t)(key_class(key[v], mode) << 12));
       }
       s = mispc_halo_exchange(ctx, h, code, gcode, sizeof *code);
     } else
@@ -69,8 +85,9 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t j = 0; j < ng; ++j) {
       gst[j] = gcode[j] == 0xFFFF ? OUT : UNDECIDED;
-      gkey[j] =
-          gcode[j] == 0xFFFF ? MIS1_KEY_NONE : mis1_key(mode, opt->seed, g->garray[j], gcode[j]);
+      gkey[j] = gcode[j] == 0xFFFF ? MIS1_KEY_NONE
+                                   : mis1_key_of(mode, opt->seed, g->garray[j], gcode[j] & 0xFFF,
+                                                 (uint32_t)gcode[j] >> 12);
     }
     for (int64_t k = 0; k < h->nsend; ++k) act[k] = st[h->sidx[k]] == UNDECIDED;
   }

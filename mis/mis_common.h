@@ -31,7 +31,13 @@
 /* Key modes: hash only, lower degree first (default), higher degree first;
  * and one key for all, so the order is the vertex order (the one-pass
  * coloring then computes greedy coloring in vertex order). */
-enum { MIS1_KEY_HASH = 0, MIS1_KEY_LOW_DEGREE = 1, MIS1_KEY_HIGH_DEGREE = 2, MIS1_KEY_INDEX = 3 };
+enum {
+  MIS1_KEY_HASH = 0,
+  MIS1_KEY_LOW_DEGREE = 1,
+  MIS1_KEY_HIGH_DEGREE = 2,
+  MIS1_KEY_INDEX = 3,
+  MIS1_KEY_LINES = 4 /* the default: lower degree first, then the line class, then hash */
+};
 /* Degree above which a vertex is a hub: 8x the mean + 32. Without hubs the
  * sync-free passes (MIS-1, one-pass coloring) beat rounds; with them, rounds
  * (docs/results/benchmarks-log.md). */
@@ -43,7 +49,12 @@ MISPC_HD int64_t mis1_hub_degree(int64_t nnz, int64_t n) {
 MISPC_HD int mis1_key_mode(mispc_priority pr) {
   return pr == MISPC_PRIORITY_HASH             ? MIS1_KEY_HASH
          : pr == MISPC_PRIORITY_LARGEST_DEGREE ? MIS1_KEY_HIGH_DEGREE
+         : pr == MISPC_PRIORITY_DEFAULT        ? MIS1_KEY_LINES
                                                : MIS1_KEY_LOW_DEGREE;
+}
+/* The colorings keep ECL-MIS's order for their default (no line class). */
+MISPC_HD int mis1_coloring_key_mode(mispc_priority pr) {
+  return pr == MISPC_PRIORITY_DEFAULT ? MIS1_KEY_LOW_DEGREE : mis1_key_mode(pr);
 }
 /* Key of a vertex outside the subset: never before anybody. */
 #define MIS1_KEY_NONE 0xFFFFFFFFu
@@ -55,6 +66,84 @@ MISPC_HD uint32_t mis1_key(int mode, uint64_t seed, int64_t v, int64_t deg) {
   uint32_t dq = deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : (uint32_t)deg;
   if (mode == MIS1_KEY_HIGH_DEGREE) dq = MIS1_DEGREE_CAP - dq;
   return MIS1_DECIDED_LIMIT + ((dq << 20) | (uint32_t)(h >> 44)); /* 12 + 20 bits */
+}
+
+/* ---- The line class of MIS-1's default key (docs/BENCHMARKS.md, "Set size on
+ * meshes"). On a mesh numbered lexicographically (x fastest), greedy in id
+ * order takes every other vertex of each x line and aligns the lines, the
+ * densest set (12.5 % of a 27-point grid), but its dependency chains are
+ * long; a hash is short but takes 8.7 %. Between degree and hash the key
+ * puts class 0 for even ids on an "id line", 2 for odd ones, 1 for the rest:
+ * v is on a line when v - 1 or v + 1 is a neighbour, v - 2 and v + 2 are
+ * not, and its other neighbours form runs of consecutive ids of odd length,
+ * each of 3 or more centred an even distance from v (what 5/7/9/27-point
+ * stencils give). Graphs without id locality have no line vertices and keep
+ * the degree-then-hash order. A function of the set of neighbour ids only
+ * (any storage order, any partition), so every backend and rank count sees
+ * the same class. Rows longer than MIS1_LINE_MAX_DEG are class 1. */
+#define MIS1_LINE_MAX_DEG 64
+
+/* The class from the sorted distinct neighbour ids ids[0..m) (v excluded). */
+MISPC_HD uint32_t mis1_line_class_sorted(const int64_t *ids, int m, int64_t v) {
+  int near1 = 0;
+  int64_t run = 0, last = -3;
+  for (int p = 0; p <= m; ++p) {
+    const int end = p == m;
+    const int64_t u = end ? -3 : ids[p];
+    if (!end && u == last + 1) { /* the run goes on */
+      ++run;
+      last = u;
+    } else {
+      if (run && (!(run & 1) || (run >= 3 && ((last - (run - 1) / 2 - v) & 1)))) return 1u;
+      if (end) break;
+      run = 1;
+      last = u;
+    }
+    if (u == v - 2 || u == v + 2) return 1u;
+    near1 |= u == v - 1 || u == v + 1;
+  }
+  return near1 ? 2u * (uint32_t)(v & 1) : 1u;
+}
+
+/* Appends the ids of cols[0..m) (+ base, or garray[c] when garray is not
+ * NULL), v excluded, to ids (room for MIS1_LINE_MAX_DEG) keeping it sorted;
+ * returns the new count, or -1 when it would not fit. */
+MISPC_HD int mis1_line_gather(int64_t *ids, int have, const int32_t *cols, int64_t m, int64_t base,
+                              const int64_t *garray, int64_t v) {
+  for (int64_t p = 0; p < m; ++p) {
+    const int64_t u = garray ? garray[cols[p]] : base + cols[p];
+    if (u == v) continue;
+    if (have == MIS1_LINE_MAX_DEG) return -1;
+    int q = have++;
+    for (; q > 0 && ids[q - 1] > u; --q) ids[q] = ids[q - 1];
+    ids[q] = u;
+  }
+  return have;
+}
+
+/* The class of vertex v whose neighbours are cols[0..m) (local ids of one
+ * process, + base) and, for a distributed row, ghosts gcols[0..gm) given by
+ * garray. */
+MISPC_HD uint32_t mis1_line_class(const int32_t *cols, int64_t m, int64_t base,
+                                  const int32_t *gcols, int64_t gm, const int64_t *garray,
+                                  int64_t v) {
+  if (m + gm > MIS1_LINE_MAX_DEG + 1) return 1u;
+  int64_t ids[MIS1_LINE_MAX_DEG];
+  int n = mis1_line_gather(ids, 0, cols, m, base, (const int64_t *)0, v);
+  if (n >= 0 && gm) n = mis1_line_gather(ids, n, gcols, gm, 0, garray, v);
+  return n < 0 ? 1u : mis1_line_class_sorted(ids, n, v);
+}
+
+/* MIS1_KEY_LINES: 12 degree bits, 2 class bits, 18 hash bits. */
+MISPC_HD uint32_t mis1_key_lines(uint64_t seed, int64_t v, int64_t deg, uint32_t cls) {
+  uint32_t dq = deg > (int64_t)MIS1_DEGREE_CAP ? MIS1_DEGREE_CAP : (uint32_t)deg;
+  uint64_t h = mispc_hash3(seed, 0, (uint64_t)v);
+  return MIS1_DECIDED_LIMIT + ((dq << 20) | (cls << 18) | (uint32_t)(h >> 46));
+}
+
+/* The key of any mode; cls is read only by MIS1_KEY_LINES. */
+MISPC_HD uint32_t mis1_key_of(int mode, uint64_t seed, int64_t v, int64_t deg, uint32_t cls) {
+  return mode == MIS1_KEY_LINES ? mis1_key_lines(seed, v, deg, cls) : mis1_key(mode, seed, v, deg);
 }
 
 MISPC_HD int mis1_is_decided(uint32_t s) {

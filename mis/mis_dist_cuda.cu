@@ -15,7 +15,12 @@ __global__ void init1(dev_graph g, int mode, uint64_t seed, const uint8_t *subse
     const int64_t deg = (g.arp[v + 1] - g.arp[v]) + (g.brp[v + 1] - g.brp[v]);
     const int inside = !subset || subset[v];
     st[v] = inside ? UNDECIDED : OUT;
-    key[v] = inside ? mis1_key(mode, seed, g.rstart + v, deg) : MIS1_KEY_NONE;
+    const uint32_t cls =
+        inside && mode == MIS1_KEY_LINES
+            ? mis1_line_class(g.acol + g.arp[v], g.arp[v + 1] - g.arp[v], g.rstart,
+                              g.bcol + g.brp[v], g.brp[v + 1] - g.brp[v], g.garray, g.rstart + v)
+            : 1u;
+    key[v] = inside ? mis1_key_of(mode, seed, g.rstart + v, deg, cls) : MIS1_KEY_NONE;
     if (inside) atomicAdd(undecided, 1ull);
   }
 }

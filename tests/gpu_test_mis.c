@@ -209,7 +209,7 @@ static void test_gpu_mis1_equals_greedy(void) {
     mispc_mis_result r;
     CHECK_OK(ctx, mispc_mis1(ctx, &D, NULL, ds, &r));
     CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
-    uint64_t *key = mis1_keys(&H, 1, 0);
+    uint64_t *key = mis1_keys(&H, MIS1_KEY_LINES, 0); /* the default */
     greedy_mis(&H, 1, key, ref);
     CHECK_MSG(!memcmp(ref, gs, n), "%s: GPU MIS-1 differs from sequential greedy", g[i]);
     free(key);

@@ -26,7 +26,7 @@
 
 /* ---- the library's key, copied from mis/mis_common.h --------------------- */
 #define MIS1_DECIDED_LIMIT 0x10000u
-#define MIS1_DEGREE_CAP 4093u
+#define MIS1_DEGREE_CAP    4093u
 static uint32_t lib_key(int mode, uint64_t seed, int64_t v, int64_t deg) {
   uint64_t h = mispc_hash3(seed, 0, (uint64_t)v);
   if (mode == 0) return MIS1_DECIDED_LIMIT + (uint32_t)(h >> 33);
@@ -42,10 +42,18 @@ static uint32_t brev32(uint32_t x) {
   x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
   return (x >> 16) | (x << 16);
 }
-static uint32_t brevb(uint32_t x, int b) { return b ? brev32(x) >> (32 - b) : 0; } /* b low bits */
-static int tz32(uint32_t x) { return x ? __builtin_ctz(x) : 32; }
-static uint32_t H(uint64_t seed, uint64_t x) { return (uint32_t)(mispc_hash3(seed, 0, x) >> 32); }
-static uint32_t degq(int64_t d) { return d > 4093 ? 4093u : (uint32_t)d; }
+static uint32_t brevb(uint32_t x, int b) {
+  return b ? brev32(x) >> (32 - b) : 0;
+} /* b low bits */
+static int tz32(uint32_t x) {
+  return x ? __builtin_ctz(x) : 32;
+}
+static uint32_t H(uint64_t seed, uint64_t x) {
+  return (uint32_t)(mispc_hash3(seed, 0, x) >> 32);
+}
+static uint32_t degq(int64_t d) {
+  return d > 4093 ? 4093u : (uint32_t)d;
+}
 
 /* ---- graph ---------------------------------------------------------------- */
 typedef struct {
@@ -60,8 +68,10 @@ static int has_nbr(int64_t v, int64_t u) {
   int64_t lo = g_graph->rp[v], hi = g_graph->rp[v + 1];
   while (lo < hi) {
     int64_t mid = (lo + hi) / 2;
-    if (g_graph->ci[mid] < u) lo = mid + 1;
-    else hi = mid;
+    if (g_graph->ci[mid] < u)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < g_graph->rp[v + 1] && g_graph->ci[lo] == u;
 }
@@ -97,10 +107,30 @@ static uint32_t line_class(int64_t v, int mode) {
  * Unless noted the word is (dq << 32) | low, dq = min(deg, 4093) as today;
  * "low" is 32 bits and can be cut to the 20 bits the library has (see report). */
 enum {
-  K_DEF, K_HASH, K_ID, K_DEG_ID, K_BREV, K_DEG_BREV, K_DEG_ROT, K_DEG_LOW_HASH, K_DEG_RLOW_HASH,
-  K_DEG_HBLK, K_DEG_TZ_HASH, K_DEG_HBLK_BREV, K_DEG_LOW_BREVHI, K_DEG_TZ_ROT, K_DEG_LOW_HBLK,
-  K_DEG_LOW_TZ_HASH, K_DEG_LOW1_BIT_HASH, K_DEG_LOW_HASHXOR, K_DEG_LOW20, K_DEG_ODD_HASH,
-  K_DEG_LOW_BLKBREV, K_NB_LOW1, K_NB_LOW1_LIB32, K_MOD
+  K_DEF,
+  K_HASH,
+  K_ID,
+  K_DEG_ID,
+  K_BREV,
+  K_DEG_BREV,
+  K_DEG_ROT,
+  K_DEG_LOW_HASH,
+  K_DEG_RLOW_HASH,
+  K_DEG_HBLK,
+  K_DEG_TZ_HASH,
+  K_DEG_HBLK_BREV,
+  K_DEG_LOW_BREVHI,
+  K_DEG_TZ_ROT,
+  K_DEG_LOW_HBLK,
+  K_DEG_LOW_TZ_HASH,
+  K_DEG_LOW1_BIT_HASH,
+  K_DEG_LOW_HASHXOR,
+  K_DEG_LOW20,
+  K_DEG_ODD_HASH,
+  K_DEG_LOW_BLKBREV,
+  K_NB_LOW1,
+  K_NB_LOW1_LIB32,
+  K_MOD
 };
 typedef struct {
   int kind, b, c;
@@ -112,12 +142,18 @@ static uint64_t key_of(const cand *c, int64_t v64, int64_t deg, int64_t n, uint6
   uint32_t v = (uint32_t)v64, dq = degq(deg), b = (uint32_t)c->b, m = (1u << b) - 1u;
   uint64_t D = (uint64_t)dq << 32;
   switch (c->kind) {
-  case K_DEF: return lib_key(1, seed, v64, deg);
-  case K_HASH: return lib_key(0, seed, v64, deg);
-  case K_ID: return 0;
-  case K_DEG_ID: return D;
-  case K_BREV: return brev32(v);
-  case K_DEG_BREV: return D | brev32(v);
+  case K_DEF:
+    return lib_key(1, seed, v64, deg);
+  case K_HASH:
+    return lib_key(0, seed, v64, deg);
+  case K_ID:
+    return 0;
+  case K_DEG_ID:
+    return D;
+  case K_BREV:
+    return brev32(v);
+  case K_DEG_BREV:
+    return D | brev32(v);
   case K_DEG_ROT: /* low b bits first (as they are), then v >> b in order */
     return D | ((uint64_t)(v & m) << (32 - b)) | (v >> b);
   case K_DEG_LOW_HASH: /* low b bits first (as they are), then hash */
@@ -154,15 +190,18 @@ static uint64_t key_of(const cand *c, int64_t v64, int64_t deg, int64_t n, uint6
            (H(seed, v) >> (5 + b));
   }
   case K_DEG_LOW1_BIT_HASH: /* v & 1 first, then bit c of v, then hash */
-    return D | ((uint64_t)(v & 1u) << 31) | ((uint64_t)((v >> c->c) & 1u) << 30) | (H(seed, v) >> 2);
+    return D | ((uint64_t)(v & 1u) << 31) | ((uint64_t)((v >> c->c) & 1u) << 30) |
+           (H(seed, v) >> 2);
   case K_DEG_LOW_HASHXOR: /* low b bits (bit-reversed) first, then hash of v ^ (v>>c) */
     return D | ((uint64_t)brevb(v & m, b) << (32 - b)) | (H(seed, v >> c->c) >> b);
-  case K_DEG_LOW20: /* library-sized: 12 degree bits + b low bits (bit-reversed) + (20-b) hash bits */
-    return (uint64_t)MIS1_DECIDED_LIMIT +
-           ((dq << 20) | (brevb(v & m, b) << (20 - b)) | (uint32_t)(mispc_hash3(seed, 0, v64) >> (44 + b)));
+  case K_DEG_LOW20: /* library-sized: 12 degree bits + b low bits (bit-reversed) + (20-b) hash bits
+                     */
+    return (uint64_t)MIS1_DECIDED_LIMIT + ((dq << 20) | (brevb(v & m, b) << (20 - b)) |
+                                           (uint32_t)(mispc_hash3(seed, 0, v64) >> (44 + b)));
   case K_DEG_ODD_HASH: /* v & 1 LAST: odd ids first, then hash */
     return D | ((uint64_t)((~v) & 1u) << 31) | (H(seed, v) >> 1);
-  case K_DEG_LOW_BLKBREV: /* brev low b bits, then hash of block v>>c, then brev position in block */
+  case K_DEG_LOW_BLKBREV: /* brev low b bits, then hash of block v>>c, then brev position in block
+                           */
   {
     uint32_t w = (uint32_t)(c->c - b), pos = (v >> b) & ((1u << w) - 1u);
     return D | ((uint64_t)brevb(v & m, b) << (32 - b)) |
@@ -174,8 +213,10 @@ static uint64_t key_of(const cand *c, int64_t v64, int64_t deg, int64_t n, uint6
     if (c->c & 2) cl = brevb(cl, 2);
     int on = 1, lo = has_nbr(v64, v64 - 1), hi = has_nbr(v64, v64 + 1);
     if (c->c & 1) on = (c->c & 32) ? (lo || hi) : (lo && hi); /* c & 32: one of v +- 1 is enough */
-    if ((c->c & 4) && (has_nbr(v64, v64 - 2) || has_nbr(v64, v64 + 2))) on = 0; /* c & 4: and not v +- 2 */
-    if ((c->c & 8) && !odd_runs_ex(v64, (c->c & 16) != 0)) on = 0; /* c & 8: and runs of consecutive neighbour ids odd */
+    if ((c->c & 4) && (has_nbr(v64, v64 - 2) || has_nbr(v64, v64 + 2)))
+      on = 0; /* c & 4: and not v +- 2 */
+    if ((c->c & 8) && !odd_runs_ex(v64, (c->c & 16) != 0))
+      on = 0; /* c & 8: and runs of consecutive neighbour ids odd */
     if (!on) cl = 0;
     if (c->c & 64) cl = on ? 2 * cl : 1; /* c & 64: vertices off the lines between the classes */
     if (c->c & 256) /* the library's 32-bit word: 12 degree bits, 2 class bits, top 18 hash bits */
@@ -185,11 +226,12 @@ static uint64_t key_of(const cand *c, int64_t v64, int64_t deg, int64_t n, uint6
   }
   case K_NB_LOW1: /* (deg, line class, hash) */
     return D | ((uint64_t)line_class(v64, c->c) << 30) | (H(seed, v) >> 2);
-  case K_NB_LOW1_LIB32: /* 32-bit library word: 11 degree bits (cap 2045), line bit, top 20 hash bits */
+  case K_NB_LOW1_LIB32: /* 32-bit library word: 11 degree bits (cap 2045), line bit, top 20 hash
+                           bits */
   {
     uint32_t d11 = deg > 2045 ? 2045u : (uint32_t)deg;
-    return (uint64_t)MIS1_DECIDED_LIMIT + ((d11 << 21) | (line_class(v64, 0) << 20) |
-                                           (uint32_t)(mispc_hash3(seed, 0, v64) >> 44));
+    return (uint64_t)MIS1_DECIDED_LIMIT +
+           ((d11 << 21) | (line_class(v64, 0) << 20) | (uint32_t)(mispc_hash3(seed, 0, v64) >> 44));
   }
   }
   return 0;
@@ -360,17 +402,26 @@ int main(int argc, char **argv) {
   const char *graphs[64];
   int ng = 0;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--sim")) sim = 1;
-    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
-    else graphs[ng++] = argv[i];
+    if (!strcmp(argv[i], "--sim"))
+      sim = 1;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = strtoull(argv[++i], NULL, 0);
+    else
+      graphs[ng++] = argv[i];
   }
   if (!ng) {
-    static const char *def[] = {"gen:grid3d27:60",     "gen:laplace3d:60",
-                                "gen:grid2d:300",      "gen:elasticity3d:20",
-                                "gen:aniso2d:300",     "gen:kron:16",
-                                "gen:random:100000",   "gen:roadgrid:300",
-                                "gen:path:10000",      "../shared/data/bcsstk13.mtx",
+    static const char *def[] = {"gen:grid3d27:60",
+                                "gen:laplace3d:60",
+                                "gen:grid2d:300",
+                                "gen:elasticity3d:20",
+                                "gen:aniso2d:300",
+                                "gen:kron:16",
+                                "gen:random:100000",
+                                "gen:roadgrid:300",
+                                "gen:path:10000",
+                                "../shared/data/bcsstk13.mtx",
                                 "../shared/data/delaunay_n14.mtx",
                                 "../shared/data/fe_4elt2.metis.graph",
                                 "../shared/data/PGPgiantcompo.metis.graph"};
@@ -442,7 +493,8 @@ int main(int argc, char **argv) {
     const char *gname = strrchr(graphs[gi], '/') ? strrchr(graphs[gi], '/') + 1 : graphs[gi];
     if (!strncmp(gname, "gen:", 4)) gname += 4;
     uint64_t *key = malloc(n * sizeof *key);
-    int32_t *order = malloc(n * sizeof *order), *dec = malloc(n * sizeof *dec), *dec2 = malloc(n * 4);
+    int32_t *order = malloc(n * sizeof *order), *dec = malloc(n * sizeof *dec),
+            *dec2 = malloc(n * 4);
     uint8_t *in = calloc(n + 1, 1), *in2 = calloc(n + 1, 1), *lib = calloc(n + 1, 1);
     for (int ci = 0; ci < ncand; ++ci) {
       const cand *c = &cands[ci];
@@ -459,7 +511,8 @@ int main(int argc, char **argv) {
       int64_t size = 0;
       for (int64_t v = 0; v < n; ++v) size += in[v];
       int bad = check_mis(&g, in);
-      if (bad) printf("!! %s on %s: %s\n", c->name, gname, bad == 1 ? "NOT INDEPENDENT" : "NOT MAXIMAL");
+      if (bad)
+        printf("!! %s on %s: %s\n", c->name, gname, bad == 1 ? "NOT INDEPENDENT" : "NOT MAXIMAL");
       if (sim) {
         int r2 = simulate(&g, key, in2, dec2);
         if (r2 != rounds || memcmp(in, in2, n) || memcmp(dec, dec2, n * 4))
