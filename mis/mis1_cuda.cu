@@ -230,10 +230,9 @@ __device__ __forceinline__ void init_body(const Plan &p, Smem &sm) {
       const int64_t deg = p.rowptr[v + 1] - p.rowptr[v];
       const bool inside = !p.subset || p.subset[v];
       /* outside the subset: decided before round 0 and never blocks */
-      const uint32_t cls =
-          inside && p.key_mode == MIS1_KEY_LINES
-              ? mis1_line_class(p.colidx + p.rowptr[v], deg, 0, nullptr, 0, nullptr, v)
-              : 1u;
+      const uint32_t cls = inside && p.key_mode == MIS1_KEY_LINES
+                               ? mis1_line_class_row(p.colidx + p.rowptr[v], deg, v)
+                               : 1u;
       const uint32_t k = inside ? mis1_key_of(p.key_mode, p.seed, v, deg, cls) : MIS1_KEY_NONE;
       p.status[v] = inside ? k : MIS1_STAMP_EXCLUDED;
       p.key[v] = k;

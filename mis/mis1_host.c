@@ -66,8 +66,7 @@ mispc_status mispc_mis1_host(mispc_context *ctx, const mispc_csr *g, const mispc
       key[v] = MIS1_KEY_NONE;
     } else {
       const int64_t b = g->rowptr[v], m = g->rowptr[v + 1] - b;
-      const uint32_t cls =
-          mode == MIS1_KEY_LINES ? mis1_line_class(g->colidx + b, m, 0, NULL, 0, NULL, v) : 1u;
+      const uint32_t cls = mode == MIS1_KEY_LINES ? mis1_line_class_row(g->colidx + b, m, v) : 1u;
       status[v] = key[v] = mis1_key_of(mode, opt->seed, v, m, cls);
     }
   int r = 0;

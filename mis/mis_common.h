@@ -105,6 +105,45 @@ MISPC_HD uint32_t mis1_line_class_sorted(const int64_t *ids, int m, int64_t v) {
   return near1 ? 2u * (uint32_t)(v & 1) : 1u;
 }
 
+/* The class of v from its row cols[0..m) sorted by id (one process: the
+ * graph's own row, self loop allowed), in one pass and without copies: rows
+ * without v - 1 or v + 1, or with v - 2 or v + 2 (most rows of graphs
+ * without id locality), are settled by a binary search and a look at the
+ * few entries in [v - 2, v + 2]; the others are scanned once. */
+MISPC_HD uint32_t mis1_line_class_row(const int32_t *cols, int64_t m, int64_t v) {
+  if (m > MIS1_LINE_MAX_DEG + 1) return 1u;
+  int64_t lo = 0, hi = m;
+  while (lo < hi) { /* first entry >= v - 2 */
+    const int64_t mid = (lo + hi) >> 1;
+    if (cols[mid] < v - 2)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int near1 = 0;
+  for (int64_t p = lo; p < m && cols[p] <= v + 2; ++p) {
+    if (cols[p] == v - 2 || cols[p] == v + 2) return 1u;
+    near1 |= cols[p] == v - 1 || cols[p] == v + 1;
+  }
+  if (!near1) return 1u;
+  int64_t run = 0, last = -3;
+  for (int64_t p = 0; p <= m; ++p) {
+    const int end = p == m;
+    const int64_t u = end ? -3 : cols[p];
+    if (!end && u == v) continue; /* the self loop */
+    if (!end && u == last + 1) {
+      ++run;
+      last = u;
+    } else {
+      if (run && (!(run & 1) || (run >= 3 && ((last - (run - 1) / 2 - v) & 1)))) return 1u;
+      if (end) break;
+      run = 1;
+      last = u;
+    }
+  }
+  return 2u * (uint32_t)(v & 1);
+}
+
 /* Appends the ids of cols[0..m) (+ base, or garray[c] when garray is not
  * NULL), v excluded, to ids (room for MIS1_LINE_MAX_DEG) keeping it sorted;
  * returns the new count, or -1 when it would not fit. */

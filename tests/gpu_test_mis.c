@@ -247,6 +247,7 @@ static void test_gpu_edge_cases_and_errors(void) {
   CHECK_OK(ctx, mispc_csr_copy(ctx, &P, MISPC_MEM_DEVICE, &D));
   mispc_mis_options o;
   mispc_mis_options_default(&o);
+  o.priority = MISPC_PRIORITY_DEGREE; /* the default's line class takes a path in one round */
   o.max_rounds = 1;
   CHECK_STATUS(ctx, mispc_mis1(ctx, &D, &o, dp, &r), MISPC_ERR_NOT_CONVERGED);
   CHECK_STATUS(ctx, mispc_mis2(ctx, &D, &o, dp, &r), MISPC_ERR_NOT_CONVERGED);

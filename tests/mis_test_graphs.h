@@ -106,8 +106,7 @@ static inline uint64_t *mis1_keys(const mispc_csr *G, int mode, uint64_t seed) {
   uint64_t *k = malloc(sizeof(uint64_t) * (size_t)(G->nrows + 1));
   for (int64_t v = 0; v < G->nrows; ++v) {
     const int64_t b = G->rowptr[v], m = G->rowptr[v + 1] - b;
-    const uint32_t cls =
-        mode == MIS1_KEY_LINES ? mis1_line_class(G->colidx + b, m, 0, NULL, 0, NULL, v) : 1u;
+    const uint32_t cls = mode == MIS1_KEY_LINES ? mis1_line_class_row(G->colidx + b, m, v) : 1u;
     k[v] = mis1_key_of(mode, seed, v, m, cls);
   }
   return k;
