@@ -250,6 +250,7 @@ static void test_gpu_edge_cases_and_errors(void) {
   o.priority = MISPC_PRIORITY_DEGREE; /* the default's line class takes a path in one round */
   o.max_rounds = 1;
   CHECK_STATUS(ctx, mispc_mis1(ctx, &D, &o, dp, &r), MISPC_ERR_NOT_CONVERGED);
+  o.priority = MISPC_PRIORITY_DEFAULT;
   CHECK_STATUS(ctx, mispc_mis2(ctx, &D, &o, dp, &r), MISPC_ERR_NOT_CONVERGED);
   mispc_free(ctx, MISPC_MEM_DEVICE, dp);
   mispc_csr_free(ctx, &D);
