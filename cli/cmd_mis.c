@@ -16,8 +16,10 @@ int cmd_mis(int argc, char **argv) {
       CLI_OPT_TEXT("-o", "FILE", "write member ids (0-based, one per line)", &outfile),
       CLI_OPTS_BACKEND(&use_gpu),
       CLI_OPT_SEED("--seed", "S", "hash seed (default 0)", &opt.seed),
-      CLI_OPT_CHOICE("--priority", CLI_PRIORITY_WORDS,
-                     "priority order: default is degree for MIS-1,\nper-round for MIS-2", &prio),
+      CLI_OPT_CHOICE(
+          "--priority", CLI_PRIORITY_WORDS,
+          "priority order: default is degree, line class, hash\nfor MIS-1, per-round for MIS-2",
+          &prio),
       CLI_OPT_THREADS(&threads),
       CLI_OPT_SYMMETRIZE(&symmetrize),
       CLI_OPT_FLAG("--no-verify", "skip the independence/maximality check", &no_verify, 1),

@@ -16,7 +16,8 @@ extern "C" {
 #endif
 
 typedef enum mispc_priority {
-  MISPC_PRIORITY_DEFAULT = 0,    /* MIS-1: DEGREE; MIS-2: HASH_PER_ROUND */
+  MISPC_PRIORITY_DEFAULT = 0,    /* MIS-1: degree, then line class, then hash (docs/MIS.md); MIS-2:
+                                   HASH_PER_ROUND */
   MISPC_PRIORITY_DEGREE,         /* lower degree first, hash breaks ties, then id (ECL-MIS f) */
   MISPC_PRIORITY_HASH,           /* hash only, then id (fixed for the whole run) */
   MISPC_PRIORITY_HASH_PER_ROUND, /* MIS-2 only: new xorshift* hash each round (Kokkos) */
