@@ -408,6 +408,7 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
                                 Strong strong, int bs, mispc_csr *S, int *built) {
   *built = 0;
   const int64_t nn = A->nrows / bs;
+  double t = mispc_wtime();
   int32_t *buf = NULL, *okey = NULL, *orow = NULL, *order = NULL;
   int64_t *cnt = NULL, *eptr = NULL;
   void *temp = NULL;
@@ -441,6 +442,7 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
       });
     cub::DeviceScan::ExclusiveSum(temp, bytes, cnt, cnt, nn + 1, s); /* cnt: D's row offsets */
   }
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: scratch, filtered rows, offsets");
   const DRows d = {buf, A->rowptr, cnt, bs};
   /* lanes for D's rows: about an A row's entries over bs */
   const int lanes = mispc_lanes_for_mean((double)A->nnz / (double)A->nrows / bs);
@@ -455,6 +457,7 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
     cudaMemcpyAsync(head + 2, cnt + nn, sizeof(int64_t), cudaMemcpyDeviceToHost, s);
     st = mispc_sync(ctx, s, "strength graph (node rows)");
   }
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: orphans counted");
   const unsigned long long norph = head[1];
   const bool use = !st && !head[0] && norph <= (unsigned long long)INT32_MAX;
   if (use && norph) { /* E: the orphans ordered by (J, I) */
@@ -475,8 +478,10 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
       st = mispc_order_by_key_cuda(ctx, (int64_t)norph, okey, (int32_t)nn, order, eptr);
     }
   }
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: orphans ordered");
   mispc_csr G;
   if (use && !st) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[2] + norph, 0, &G);
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: graph allocated");
   if (use && !st) {
     mispc_with_lanes(lanes, [&](auto w) {
       constexpr int W = decltype(w)::value;
@@ -485,6 +490,7 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
       return 0;
     });
     st = mispc_sync(ctx, s, "strength graph (node rows)");
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: rows merged");
     if (!st) {
       *S = G;
       *built = 1;

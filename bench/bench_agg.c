@@ -30,7 +30,7 @@ static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
 }
 
 int cmd_bench_agg(int argc, char **argv) {
-  int reps = 10, bs_opt = 0, algo_index = 0, isolated = 0;
+  int reps = 10, bs_opt = 0, algo_index = 0, isolated = 0, verbose = 0;
   long long max_size = 0;
   double theta = 0;
   const char *specs[64];
@@ -46,6 +46,10 @@ int cmd_bench_agg(int argc, char **argv) {
                   &bs_opt, 1, 1 << 20),
       CLI_OPT_INT("--reps", "N", "timed repetitions (default 10; the median is reported)", &reps, 1,
                   1000000),
+      CLI_OPT_FLAG("-vv",
+                   "the time of each phase of the strength graph and the aggregation\n"
+                   "(stderr; synchronizes between phases, so use it with --reps 1)",
+                   &verbose, 2),
   };
   const cli_command cmd = {
       .name = "bench agg",
@@ -68,6 +72,8 @@ int cmd_bench_agg(int argc, char **argv) {
          "xSpMV", "agg/mis2", "check");
   mispc_context *ctx;
   if (mispc_context_create(&ctx)) return 1;
+  mispc_context_set_verbosity(ctx, verbose);
+  mispc_context_set_logger(ctx, cli_log, NULL);
   int gpu = mispc_have_gpu();
   for (int si = 0; si < nspecs && !rc; ++si) {
     int bs = bs_opt ? bs_opt : !strncmp(specs[si], "gen:elasticity3d", 16) ? 3 : 1;
