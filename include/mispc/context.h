@@ -52,9 +52,13 @@ MISPC_API int mispc_have_gpu(void);
 /* 1 when mispc was built with CUDA support. */
 MISPC_API int mispc_built_with_cuda(void);
 
-/* Memory in either space (device memory through cudaMalloc), and copies
- * between spaces, synchronous with respect to the host. For buffers such as
- * the membership array of a device graph. */
+/* Memory in either space, and copies between spaces, synchronous with
+ * respect to the host. Device memory (this and every device array mispc
+ * returns) comes from the context's stream-ordered memory pool and is ready
+ * on every stream when the call returns; mispc_free (cudaFree) gives it back
+ * to the pool, which keeps it for reuse; it stays valid after the context is
+ * destroyed until freed. For buffers such as the membership array of a
+ * device graph. */
 MISPC_API mispc_status mispc_malloc(mispc_context *ctx, mispc_memspace mem, size_t bytes, void **p);
 MISPC_API void mispc_free(mispc_context *ctx, mispc_memspace mem, void *p);
 MISPC_API mispc_status mispc_memcpy(mispc_context *ctx, void *dst, mispc_memspace dst_mem,
