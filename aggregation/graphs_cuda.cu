@@ -120,8 +120,9 @@ __global__ void same_nodes_as_first(int64_t n, int bs, MispcFastDiv div, const i
 
 /* The strength graph without a sort, where it is the nodes of the first rows:
  * without values (or theta = 0) and with every other row of each node naming
- * the same nodes (same_nodes_as_first), node I is joined to the nodes J != I
- * of row I * bs, which a sorted row gives in order with repeats adjacent.
+ * the same nodes (as same_nodes_as_first asks, checked here in the counting
+ * pass), node I is joined to the nodes J != I of row I * bs, which a sorted
+ * row gives in order with repeats adjacent.
  * Counts (Write = false; *uneven set where a node's other row differs), then
  * the columns at ptr[I] (Write = true), a group of W lanes a node, a ballot
  * placing each kept entry. Whether the result is the symmetric graph the
@@ -129,15 +130,21 @@ __global__ void same_nodes_as_first(int64_t n, int bs, MispcFastDiv div, const i
  * afterwards; where not, the keys and the sort build it. */
 template <int W, bool Write>
 __global__ void node_rows(int64_t nnodes, int bs, MispcFastDiv div, const int64_t *rowptr,
-                          const int32_t *colidx, const uint8_t *skip, int64_t *count_or_ptr,
-                          int32_t *out, unsigned *uneven) {
+                          const int32_t *colidx, int64_t *count_or_ptr, int32_t *out,
+                          unsigned *uneven) {
   const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
   mispc_for_each_row<W>(nnodes, [&](int64_t I, int sl, unsigned gm) {
     const int64_t f = I * bs, b = rowptr[f], e = rowptr[f + 1];
-    if (!Write) {
+    if (!Write) { /* rows f + 1 .. f + bs - 1 name the nodes of row f, entry for entry */
       bool same = true;
-      for (int r = 1 + sl; r < bs; r += W) same = same && skip[f + r];
-      if ((__ballot_sync(gm, !same) & gm) && sl == 0) atomicOr(uneven, 1u);
+      for (int r = 1; r < bs && same; ++r) {
+        const int64_t rb = rowptr[f + r], rl = rowptr[f + r + 1] - rb;
+        same = rl == e - b;
+        for (int64_t k = sl; same && k < rl; k += W)
+          same = div(colidx[rb + k]) == div(colidx[b + k]);
+        same = (__ballot_sync(gm, !same) & gm) == 0; /* the same in every lane */
+      }
+      if (!same && sl == 0) atomicOr(uneven, 1u);
     }
     int64_t at = Write ? count_or_ptr[I] : 0;
     for (int64_t p0 = b; p0 < e; p0 += W) {
@@ -158,9 +165,10 @@ __global__ void node_rows(int64_t nnodes, int bs, MispcFastDiv div, const int64_
 
 /* The fast path above; *built = 0 where it does not apply (S untouched). */
 mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mispc_csr *A, int bs,
-                                    const uint8_t *skip, mispc_csr *S, int *built) {
+                                    mispc_csr *S, int *built) {
   *built = 0;
   const int64_t nn = A->nrows / bs;
+  double t = mispc_wtime();
   int64_t *count = NULL;
   void *temp = NULL;
   size_t bytes = 0;
@@ -174,13 +182,14 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
   const unsigned grid = mispc_device_grid(ctx, (long long)nn * lanes, kBlock);
   mispc_with_lanes(lanes, [&](auto w) {
     node_rows<decltype(w)::value, false><<<grid, kBlock, 0, s>>>(
-        nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, skip, count, NULL, uneven);
+        nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, count, NULL, uneven);
     return 0;
   });
   cub::DeviceScan::ExclusiveSum(temp, bytes, count, count, nn + 1, s);
   int64_t head[2] = {0, 0}; /* nnz, then the flag word */
   cudaMemcpyAsync(head, count + nn, 16, cudaMemcpyDeviceToHost, s);
   mispc_status st = mispc_sync(ctx, s, "strength graph (node rows)");
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: node rows counted");
   mispc_csr G;
   const bool use = !st && !(head[1] & 1);
   if (use) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[0], 0, &G);
@@ -189,12 +198,16 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
                     s);
     mispc_with_lanes(lanes, [&](auto w) {
       node_rows<decltype(w)::value, true><<<grid, kBlock, 0, s>>>(
-          nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, skip, count, G.colidx, uneven);
+          nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, count, G.colidx, uneven);
       return 0;
     });
     st = mispc_sync(ctx, s, "strength graph (node rows)");
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: node rows written");
     /* sorted, no repeats, symmetric, no self loops: the graph the keys give */
-    if (!st && mispc_csr_check(ctx, &G, MISPC_CHECK_GRAPH | MISPC_CHECK_NO_SELF_LOOPS) == 0) {
+    const mispc_status chk =
+        st ? st : mispc_csr_check(ctx, &G, MISPC_CHECK_GRAPH | MISPC_CHECK_NO_SELF_LOOPS);
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: graph checked");
+    if (!st && chk == 0) {
       *S = G;
       *built = 1;
     } else if (!st) {
@@ -614,12 +627,20 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
   mispc_status st = MISPC_SUCCESS;
   const bool use_values = A->values && theta > 0;
   uint8_t *skip = NULL;
+  double t0 = mispc_wtime();
   if (!st && use_values)
     st = mispc_scratch_alloc(ctx, (size_t)A->nrows * 8 + 8, (void **)&diag, "diagonal");
   if (!st && use_values)
     diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
         A->nrows, A->rowptr, A->colidx, A->values, diag);
-  if (!st && !use_values && bs > 1 && A->nrows > 0) {
+  int built = 0;
+  const bool nodes = !use_values && bs > 1 && A->nrows > 0;
+  if (!st && nodes) st = strength_by_first_rows(ctx, s, A, bs, S, &built);
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "strength: from the nodes' first rows");
+  const Strong strong = {use_values ? A->values : NULL, diag, theta};
+  if (!st && !built && A->nrows > 0 && bs <= 32)
+    st = strength_by_filter(ctx, s, A, strong, bs, S, &built);
+  if (!st && nodes && !built) { /* the key path below skips the rows like their node's first */
     st = mispc_scratch_alloc(ctx, (size_t)A->nrows + 8, (void **)&skip, "rows like their node's");
     if (!st)
       mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto lanes) {
@@ -630,11 +651,6 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
         return 0;
       });
   }
-  int built = 0;
-  if (!st && skip) st = strength_by_first_rows(ctx, s, A, bs, skip, S, &built);
-  const Strong strong = {use_values ? A->values : NULL, diag, theta};
-  if (!st && !built && A->nrows > 0 && bs <= 32)
-    st = strength_by_filter(ctx, s, A, strong, bs, S, &built);
   const StrengthRow row = {A->rowptr, A->colidx, use_values ? A->values : NULL, diag,
                            theta,     bs,        bits_for(A->nrows / bs),       skip};
   if (!st && !built)
