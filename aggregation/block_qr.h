@@ -82,4 +82,31 @@ BLOCK_QR_FN void block_qr(double *Q, int64_t m, int k, double *R) {
   }
 }
 
+/* Aggregate c of the tentative prolongator, members mem[0..nm) (node ids,
+ * increasing): Q (scratch of nm * bs * k) gets their rows of B (k columns of
+ * ndof entries, column-major; NULL: the constant), is factored, and becomes
+ * P0's rows (k entries each, columns c*k .. c*k+k-1); R (k x k) receives R,
+ * and Bc (nc x k column-major), if not NULL, its rows c*k .. c*k+k-1. */
+BLOCK_QR_FN void block_qr_aggregate(int64_t c, const int32_t *mem, int64_t nm, int bs, int k,
+                                    const double *B, int64_t ndof, double *Q, double *R,
+                                    int32_t *colidx, double *values, double *Bc, int64_t nc) {
+  const int64_t m = nm * bs;
+  for (int j = 0; j < k; ++j)
+    for (int64_t p = 0, r = 0; p < nm; ++p)
+      for (int d = 0; d < bs; ++d, ++r)
+        Q[j * m + r] = B ? B[(int64_t)j * ndof + (int64_t)mem[p] * bs + d] : 1.0;
+  block_qr(Q, m, k, R);
+  for (int64_t p = 0, r = 0; p < nm; ++p)
+    for (int d = 0; d < bs; ++d, ++r) {
+      const int64_t row = (int64_t)mem[p] * bs + d;
+      for (int j = 0; j < k; ++j) {
+        colidx[row * k + j] = (int32_t)(c * k + j);
+        values[row * k + j] = Q[j * m + r];
+      }
+    }
+  if (Bc)
+    for (int j = 0; j < k; ++j)
+      for (int i = 0; i < k; ++i) Bc[(int64_t)j * nc + c * k + i] = R[j * k + i];
+}
+
 #endif

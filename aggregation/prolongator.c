@@ -83,23 +83,8 @@ mispc_status mispc_tentative_prolongator(mispc_context *ctx, const mispc_aggrega
 #pragma omp for schedule(dynamic, 64)
     for (int64_t c = 0; c < na; ++c) {
       if (!Q || !R) continue;
-      const int64_t m = (off[c + 1] - off[c]) * bs;
-      for (int j = 0; j < k; ++j)
-        for (int64_t p = off[c], r = 0; p < off[c + 1]; ++p)
-          for (int d = 0; d < bs; ++d, ++r)
-            Q[j * m + r] = B ? B[(int64_t)j * ndof + (int64_t)mem[p] * bs + d] : 1.0;
-      agg_block_qr(Q, m, k, R);
-      for (int64_t p = off[c], r = 0; p < off[c + 1]; ++p)
-        for (int d = 0; d < bs; ++d, ++r) {
-          int64_t row = (int64_t)mem[p] * bs + d;
-          for (int j = 0; j < k; ++j) {
-            P->colidx[row * k + j] = (int32_t)(c * k + j);
-            P->values[row * k + j] = Q[j * m + r];
-          }
-        }
-      if (Bc)
-        for (int j = 0; j < k; ++j)
-          for (int i = 0; i < k; ++i) Bc[(int64_t)j * nc + c * k + i] = R[j * k + i];
+      block_qr_aggregate(c, mem + off[c], off[c + 1] - off[c], bs, k, B, ndof, Q, R, P->colidx,
+                         P->values, Bc, nc);
     }
     free(Q);
     free(R);

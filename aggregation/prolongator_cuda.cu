@@ -34,24 +34,8 @@ __global__ void aggregate_qr(int64_t na, const int64_t *off, const int32_t *orde
   const int64_t nc = na * k;
   for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < na;
        c += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t m = (off[c + 1] - off[c]) * bs;
-    double *Q = scratch + off[c] * bs * k, *R = Rs + c * k * k;
-    for (int j = 0; j < k; ++j)
-      for (int64_t p = off[c], r = 0; p < off[c + 1]; ++p)
-        for (int d = 0; d < bs; ++d, ++r)
-          Q[j * m + r] = B ? B[(int64_t)j * ndof + (int64_t)order[p] * bs + d] : 1.0;
-    block_qr(Q, m, k, R);
-    for (int64_t p = off[c], r = 0; p < off[c + 1]; ++p)
-      for (int d = 0; d < bs; ++d, ++r) {
-        const int64_t row = (int64_t)order[p] * bs + d;
-        for (int j = 0; j < k; ++j) {
-          colidx[row * k + j] = (int32_t)(c * k + j);
-          values[row * k + j] = Q[j * m + r];
-        }
-      }
-    if (Bc)
-      for (int j = 0; j < k; ++j)
-        for (int i = 0; i < k; ++i) Bc[(int64_t)j * nc + c * k + i] = R[j * k + i];
+    block_qr_aggregate(c, order + off[c], off[c + 1] - off[c], bs, k, B, ndof,
+                       scratch + off[c] * bs * k, Rs + c * k * k, colidx, values, Bc, nc);
   }
 }
 

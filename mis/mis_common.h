@@ -83,26 +83,37 @@ MISPC_HD uint32_t mis1_key(int mode, uint64_t seed, int64_t v, int64_t deg) {
  * the same class. Rows longer than MIS1_LINE_MAX_DEG are class 1. */
 #define MIS1_LINE_MAX_DEG 64
 
+/* The run scan of the class: sorted ids u != v one at a time
+ * (mis1_runs_step), then mis1_runs_end; either returns 1 when a run breaks
+ * the rule (even length, or 3 or more centred an odd distance from v). */
+typedef struct {
+  int64_t run, last;
+} mis1_runs;
+MISPC_HD int mis1_runs_end(const mis1_runs *r, int64_t v) {
+  return r->run && (!(r->run & 1) || (r->run >= 3 && ((r->last - (r->run - 1) / 2 - v) & 1)));
+}
+MISPC_HD int mis1_runs_step(mis1_runs *r, int64_t u, int64_t v) {
+  if (u == r->last + 1) { /* the run goes on */
+    ++r->run;
+    r->last = u;
+    return 0;
+  }
+  if (mis1_runs_end(r, v)) return 1;
+  r->run = 1;
+  r->last = u;
+  return 0;
+}
+
 /* The class from the sorted distinct neighbour ids ids[0..m) (v excluded). */
 MISPC_HD uint32_t mis1_line_class_sorted(const int64_t *ids, int m, int64_t v) {
   int near1 = 0;
-  int64_t run = 0, last = -3;
-  for (int p = 0; p <= m; ++p) {
-    const int end = p == m;
-    const int64_t u = end ? -3 : ids[p];
-    if (!end && u == last + 1) { /* the run goes on */
-      ++run;
-      last = u;
-    } else {
-      if (run && (!(run & 1) || (run >= 3 && ((last - (run - 1) / 2 - v) & 1)))) return 1u;
-      if (end) break;
-      run = 1;
-      last = u;
-    }
-    if (u == v - 2 || u == v + 2) return 1u;
+  mis1_runs r = {0, -3};
+  for (int p = 0; p < m; ++p) {
+    const int64_t u = ids[p];
+    if (mis1_runs_step(&r, u, v) || u == v - 2 || u == v + 2) return 1u;
     near1 |= u == v - 1 || u == v + 1;
   }
-  return near1 ? 2u * (uint32_t)(v & 1) : 1u;
+  return !near1 || mis1_runs_end(&r, v) ? 1u : 2u * (uint32_t)(v & 1);
 }
 
 /* The class of v from its row cols[0..m) sorted by id (one process: the
@@ -126,22 +137,10 @@ MISPC_HD uint32_t mis1_line_class_row(const int32_t *cols, int64_t m, int64_t v)
     near1 |= cols[p] == v - 1 || cols[p] == v + 1;
   }
   if (!near1) return 1u;
-  int64_t run = 0, last = -3;
-  for (int64_t p = 0; p <= m; ++p) {
-    const int end = p == m;
-    const int64_t u = end ? -3 : cols[p];
-    if (!end && u == v) continue; /* the self loop */
-    if (!end && u == last + 1) {
-      ++run;
-      last = u;
-    } else {
-      if (run && (!(run & 1) || (run >= 3 && ((last - (run - 1) / 2 - v) & 1)))) return 1u;
-      if (end) break;
-      run = 1;
-      last = u;
-    }
-  }
-  return 2u * (uint32_t)(v & 1);
+  mis1_runs r = {0, -3};
+  for (int64_t p = 0; p < m; ++p)
+    if (cols[p] != v && mis1_runs_step(&r, cols[p], v)) return 1u; /* the self loop skipped */
+  return mis1_runs_end(&r, v) ? 1u : 2u * (uint32_t)(v & 1);
 }
 
 /* Appends the ids of cols[0..m) (+ base, or garray[c] when garray is not
