@@ -642,16 +642,23 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: offsets and allocation");
   /* numeric: each row in the tier its column and product counts pick
    * (numeric_tier); warp and wide rows go sorted into C, the others into
-   * cj/cv and then through CUB's segmented sort */
+   * cj/cv and then through CUB's segmented sort. list_tiers(lo, hi): the
+   * rows whose tier lies in [lo, hi] into w.rows, n of them. */
+  auto list_tiers = [&](int lo, int hi, const char *what) {
+    if (!st) {
+      flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, lo, hi, w.flag);
+      LAUNCHED(what);
+    }
+    STEP(list_rows(ctx, s, m, w, &n));
+  };
   if (!st) {
     if (cudaSuccess != cudaMemsetAsync(w.dup, 0, sizeof(int32_t), s))
       st = mispc_cuda_failed(ctx, "sparse product (values)");
     numeric_warp<<<warp_grid, WARPS * 32, 0, s>>>(m, A, B, w.ub, out.rowptr, out.colidx, out.values,
                                                   w.dup);
-    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 1, 1, w.flag);
     LAUNCHED("sparse product (values)");
   }
-  STEP(list_rows(ctx, s, m, w, &n));
+  list_tiers(1, 1, "sparse product (values)");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: values, warp tier");
   if (!st && n > 0) {
     mispc_logf(ctx, 2, "  sparse product: %lld of %lld rows summed by %d threads", (long long)n,
@@ -660,11 +667,7 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
                                                                 out.colidx, out.values, w.dup);
     LAUNCHED("sparse product (values, wide tier)");
   }
-  if (!st) {
-    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 2, 2, w.flag);
-    LAUNCHED("sparse product (values of long rows)");
-  }
-  STEP(list_rows(ctx, s, m, w, &n));
+  list_tiers(2, 2, "sparse product (values of long rows)");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: values, wide tier");
   if (!st && n > 0) {
     mispc_logf(ctx, 2, "  sparse product: %lld of %lld rows summed by blocks", (long long)n,
@@ -673,11 +676,7 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
                            w.cv, w.dup);
     LAUNCHED("sparse product (values of long rows)");
   }
-  if (!st) {
-    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 3, 3, w.flag);
-    LAUNCHED("sparse product (values of long rows)");
-  }
-  STEP(list_rows(ctx, s, m, w, &n));
+  list_tiers(3, 3, "sparse product (values of long rows)");
   if (!st && n > 0) {
     STEP(table_offsets(ctx, s, n, w, nullptr, 0, out.rowptr, &slots));
     ALLOC(w.gkeys, slots, "hash tables of long rows");
@@ -687,11 +686,7 @@ extern "C" mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_
           n, w.rows, A, B, out.rowptr, w.toff, w.gkeys, w.gvals, w.cj, w.cv, w.dup);
     LAUNCHED("sparse product (values of long rows)");
   }
-  if (!st) {
-    flag_tiers<<<grid, 256, 0, s>>>(m, out.rowptr, w.ub, A.p, 2, 3, w.flag);
-    LAUNCHED("sparse product (values of long rows)");
-  }
-  STEP(list_rows(ctx, s, m, w, &n));
+  list_tiers(2, 3, "sparse product (values of long rows)");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "sparse product: values, long rows");
   if (!st && n > 0) { /* the long rows by column, from cj/cv into C */
     size_t bytes = 0;
