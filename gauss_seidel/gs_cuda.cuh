@@ -18,7 +18,9 @@ constexpr int kBlock = 256;
 /* How cluster GS runs a color (gs->cluster_mode). */
 enum {
   GS_CHAIN_STAGED = 0, /* each block's clusters staged in shared memory */
-  GS_CHAIN_GLOBAL = 1, /* read from global memory (a cluster too large to stage) */
+  GS_CHAIN_GLOBAL = 1, /* read from global memory (a cluster too large to stream) */
+  GS_CHAIN_STREAM = 2, /* a block a cluster: its rows in shared memory, its chains
+                          streamed through two tiles (a cluster's chains too large to stage) */
 };
 
 /* Shared bytes of a block of sweep_clusters staging `rows` rows and
@@ -29,6 +31,13 @@ enum {
  * largest block from 41.3 to 34.8 KB, so 6 blocks fit an SM instead of 5. */
 __host__ __device__ inline size_t cluster_block_bytes(int64_t rows, int64_t entries) {
   return ((size_t)rows * 26 + 2 + (size_t)entries * 10 + 7) / 8 * 8;
+}
+
+/* Shared bytes of a block of sweep_clusters_streamed: per row the sum, old
+ * x, omega / a_ii and a 32-bit chain offset (one more offset), and two
+ * tiles of `tile` chain entries, each a value and a 16-bit row. */
+__host__ __device__ inline size_t cluster_stream_bytes(int64_t rows, int64_t tile) {
+  return ((size_t)rows * 28 + 4 + (size_t)tile * 20 + 7) / 8 * 8;
 }
 
 /* Blocks an SM that copy_rows and copy_values are compiled for: 5 (48

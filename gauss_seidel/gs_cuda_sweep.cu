@@ -304,6 +304,166 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/* The end of the tile of a streamed cluster pass that starts at position ta
+ * (positions in pass order: row k = ta forward, nr - 1 - ta backward): the
+ * most rows whose chains, contiguous in either direction, hold at most
+ * `tile` entries (at least one row: the setup makes a tile hold the longest
+ * chain). p: the rows' chain offsets, nondecreasing. */
+__device__ __forceinline__ int tile_end(const int32_t *p, int nr, int ta, int tile, bool backward) {
+  int lo = ta + 1, hi = nr; /* the largest tb in [lo, hi] that fits */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    const int32_t ent = backward ? p[nr - ta] - p[nr - mid] : p[mid] - p[ta];
+    if (ent <= tile)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* The chain entries of positions [ta, tb) (tile_end), first and last + 1 */
+__device__ __forceinline__ int2 tile_entries(const int32_t *p, int nr, int ta, int tb,
+                                             bool backward) {
+  return backward ? make_int2(p[nr - tb], p[nr - ta]) : make_int2(p[ta], p[tb]);
+}
+
+/* The fixed part of each row's sum (sweep_clusters' step 1) for rows
+ * r0 .. r1-1 of a color into tp, SW lanes a row over the whole grid: the
+ * streamed pass's first launch, since one block a cluster of hundreds of
+ * rows of hundreds of entries would form them a few rows at a time. */
+template <int SW>
+__global__ void __launch_bounds__(kBlock)
+    cluster_fixed_sums(int64_t r0, int64_t r1, bool backward, ClusterArrays a, PassIO pio) {
+  const int lane = threadIdx.x & (SW - 1);
+  const unsigned mask = mispc_group_mask<SW>();
+  const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / SW;
+  for (int64_t i = r0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / SW; i < r1;
+       i += ngroups) {
+    const int64_t b = backward ? a.prow[i] : a.pout[i], e = backward ? a.pup[i] : a.prow[i + 1];
+    const double sum =
+        row_chain<SW>(a.bp[i], b, e, a.pcol, a.pval, a.xp, lane, mask, pio.klo, pio.khi);
+    if (lane == 0) a.tp[i] = sum;
+  }
+}
+
+/* One row's chain as warp 0 of sweep_clusters_streamed holds it: up to
+ * E entries a lane (lane + 32 e), their rows (-1 past the end) and
+ * values, loaded from a tile before the row's turn. kStreamE: H100,
+ * Elasticity3D_40's third level (chains of 57 entries a row on average),
+ * SGS ms with E = 2 / 4 / 8: 1.54 / 1.55 / 1.65 (2026-11-26), so 4, for
+ * longer chains than that level's. */
+constexpr int kStreamE = 4;
+template <int E> struct StreamRow {
+  int k, b, len; /* the row, its chain's first entry in the tile, its length */
+  int kk[E];
+  double av[E];
+};
+
+template <int E>
+__device__ __forceinline__ void stream_row_load(StreamRow<E> &w, int k, const int32_t *p, int e0,
+                                                const uint16_t *c, const double *v, int lane) {
+  w.k = k, w.b = p[k] - e0, w.len = p[k + 1] - p[k];
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    const int t = lane + 32 * e;
+    w.kk[e] = t < w.len ? c[w.b + t] : -1;
+    w.av[e] = t < w.len ? v[w.b + t] : 0.0;
+  }
+}
+
+/* Cluster GS for one color whose clusters' chains do not fit in shared
+ * memory (dense coarse levels of an AMG hierarchy: Elasticity3D_40's
+ * third level has clusters of up to 450 rows of 232 entries, chains of
+ * tens of thousands of entries), after cluster_fixed_sums. In
+ * GS_CHAIN_GLOBAL every step of a chain waits on global memory (about
+ * 1 us a row there); here a block takes one cluster and keeps its rows'
+ * sums, x and omega / a_ii in shared memory, as sweep_clusters' staged
+ * blocks do, while its chains stream through two tiles of `tile` entries:
+ * warp 0 runs the chains of one tile (a row after another, the same pushes
+ * in the same order as sweep_clusters, so x is the host's bit for bit)
+ * while the other warps load the next tile, a barrier between tiles. Warp
+ * 0 holds a row's chain in registers (StreamRow), loaded while the row
+ * before it runs, so a row waits on shared memory only for the sums. */
+template <int E>
+__global__ void __launch_bounds__(kBlock)
+    sweep_clusters_streamed(int64_t lo, int tile, bool backward, ClusterArrays a, PassIO pio) {
+  const int64_t q = lo + blockIdx.x;
+  const int64_t r0 = a.pcl[q], r1 = a.pcl[q + 1], c0 = a.cptr[r0];
+  const int nr = (int)(r1 - r0);
+  extern __shared__ double smem[];
+  double *s = smem, *x = s + nr, *d = x + nr, *tv = d + nr;
+  int32_t *p = (int32_t *)(tv + 2 * (int64_t)tile);
+  uint16_t *tc = (uint16_t *)(p + nr + 1);
+  for (int k = threadIdx.x; k < nr; k += kBlock) { /* the rows, staged */
+    s[k] = a.tp[r0 + k];
+    x[k] = a.xp[r0 + k];
+    d[k] = a.pwdiag[r0 + k];
+    p[k] = (int32_t)(a.cptr[r0 + k] - c0);
+  }
+  if (threadIdx.x == 0) p[nr] = (int32_t)(a.cptr[r1] - c0);
+  __syncthreads();
+  /* loads the entries of positions [ta, tb) into tile buffer `buf`, threads
+   * t0, t0 + 1, ... of the block, 4 loads of each array in flight a thread */
+  const auto load_tile = [&](int ta, int tb, int buf, int t0) {
+    const int2 ent = tile_entries(p, nr, ta, tb, backward);
+    uint16_t *c = tc + (int64_t)buf * tile;
+    double *v = tv + (int64_t)buf * tile;
+    const int step = kBlock - t0;
+#pragma unroll 4
+    for (int t = ent.x + (int)threadIdx.x - t0; t < ent.y; t += step) {
+      c[t - ent.x] = (uint16_t)(a.ccol[c0 + t] - (int32_t)r0);
+      v[t - ent.x] = a.cval[c0 + t];
+    }
+  };
+  int ta = 0, tb = nr > 0 ? tile_end(p, nr, 0, tile, backward) : 0;
+  if (nr > 0) load_tile(0, tb, 0, 0);
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  for (int buf = 0; ta < nr; buf ^= 1) {
+    const int nb = tb < nr ? tile_end(p, nr, tb, tile, backward) : nr;
+    if (threadIdx.x < 32) { /* the chains of this tile */
+      const int e0 = tile_entries(p, nr, ta, tb, backward).x;
+      const uint16_t *c = tc + (int64_t)buf * tile;
+      const double *v = tv + (int64_t)buf * tile;
+      /* row r from cur, while row r + 1 loads into nxt; two rows an
+       * iteration, the two sets swapping roles (no copies, which would wait
+       * for the loads) */
+      const auto step = [&](const StreamRow<E> &cur, StreamRow<E> &nxt, int r) {
+        if (r + 1 < tb) stream_row_load(nxt, backward ? nr - 2 - r : r + 1, p, e0, c, v, lane);
+        double sk[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) sk[e] = cur.kk[e] >= 0 ? s[cur.kk[e]] : 0.0;
+        const double xj = __dadd_rn(x[cur.k], __dmul_rn(s[cur.k], d[cur.k]));
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+          if (cur.kk[e] >= 0) s[cur.kk[e]] = __dsub_rn(sk[e], __dmul_rn(cur.av[e], xj));
+        for (int t = E * 32 + lane; t < cur.len; t += 32) { /* rows with more */
+          const int k2 = c[cur.b + t];
+          s[k2] = __dsub_rn(s[k2], __dmul_rn(v[cur.b + t], xj));
+        }
+        if (lane == 0) x[cur.k] = xj;
+        __syncwarp();
+      };
+      StreamRow<E> w0, w1;
+      stream_row_load(w0, backward ? nr - 1 - ta : ta, p, e0, c, v, lane);
+      for (int r = ta; r < tb; r += 2) {
+        step(w0, w1, r);
+        if (r + 1 < tb) step(w1, w0, r + 1);
+      }
+    } else if (tb < nr) {
+      load_tile(tb, nb, buf ^ 1, 32);
+    }
+    __syncthreads();
+    ta = tb, tb = nb;
+  }
+  double *x_out = pio.x_out ? pio.io.get_x() : NULL;
+  for (int k = threadIdx.x; k < nr; k += kBlock) { /* x out */
+    a.xp[r0 + k] = x[k];
+    if (x_out) x_out[pio.perm[r0 + k]] = x[k];
+  }
+}
+
 /* bp = b and xp = x (or 0) in sweep order */
 __global__ void gather_vectors(int64_t n, const int32_t *perm, ApplyIO io, int zero_guess,
                                double *bp, double *xp) {
@@ -326,16 +486,19 @@ template <typename F> static auto with_sum_lanes(int w, F &&f) {
                   : f(std::integral_constant<int, 8>{});
 }
 
-/* Lets the staged sweep_clusters of this handle have its shared memory
+/* Lets the staged sweep_clusters (or sweep_clusters_streamed) of this handle have its shared memory
  * (above the default 48 KiB only for single clusters that need it). */
 template <int W> static mispc_status cluster_allow_smem(mispc_context *ctx, const mispc_gs *gs) {
   if (gs->smem_block <= (int)kDefaultSmem) return MISPC_SUCCESS;
-  return with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
-    constexpr int SW = decltype(lanes)::value;
-    MISPC_CUDA_TRY(ctx, cudaFuncSetAttribute(sweep_clusters<W, SW, true>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+  const auto allow = [&](const void *kernel) {
+    MISPC_CUDA_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              gs->smem_block));
     return MISPC_SUCCESS;
+  };
+  if (gs->cluster_mode == GS_CHAIN_STREAM)
+    return allow((const void *)sweep_clusters_streamed<kStreamE>);
+  return with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
+    return allow((const void *)sweep_clusters<W, decltype(lanes)::value, true>);
   });
 }
 
@@ -371,6 +534,18 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   const int cb = gs->block_clusters;
   const unsigned grid = (unsigned)((hi - lo + cb - 1) / cb);
   const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
+  if (gs->cluster_mode == GS_CHAIN_STREAM) { /* the sums, then a block a cluster */
+    /* streamed levels have long rows (hundreds of entries): a warp a row
+     * keeps a row's loads in flight at once (8 lanes took 16 dependent
+     * steps a row of 232 entries: 20 us a color, ncu, H100) */
+    constexpr int LW = 32;
+    cluster_fixed_sums<LW>
+        <<<mispc_device_grid(ctx, (long long)LW * (rhi - rlo), kBlock), kBlock, 0, s>>>(
+            rlo, rhi, backward, a, pio);
+    sweep_clusters_streamed<kStreamE>
+        <<<(unsigned)(hi - lo), kBlock, gs->smem_block, s>>>(lo, gs->chain_tile, backward, a, pio);
+    return;
+  }
   with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
     constexpr int SW = decltype(lanes)::value;
     const auto kernel = staged ? sweep_clusters<W, SW, true> : sweep_clusters<W, SW, false>;

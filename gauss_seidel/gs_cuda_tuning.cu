@@ -38,6 +38,10 @@ namespace {
  * (8 warps of 32 one-lane groups). */
 constexpr int kMaxBlockClustersLog = 8;
 
+/* Chain entries a tile of a streamed cluster pass holds at most (two tiles
+ * of 160 KiB in all): fewer tiles, fewer barriers */
+constexpr int64_t kStreamTile = 8192;
+
 /* r[k] = the most shared bytes (cluster_block_bytes) of a block of 2^k
  * clusters, over the blocks as the apply forms them: each color's clusters
  * from its first (color_ptr, device), 2^k a block. */
@@ -75,7 +79,10 @@ __global__ void block_bytes(int64_t nc, int32_t ncolors, const int64_t *color_pt
  * warps have groups (4 * 32 / lanes), halved until every block's staging fits in
  * the default 48 KiB of shared memory (several blocks an SM); a single
  * cluster may opt in to more. Staged in shared memory unless one cluster
- * does not fit, or the context's tuning.gs_chain_global is set (tests and
+ * does not fit; then streamed (a block a cluster, its chains through two
+ * tiles: sweep_clusters_streamed) where its rows and two tiles of its
+ * longest possible chain fit, else from global memory. The context's
+ * tuning.gs_chain_global and gs_chain_stream force a mode (tests and
  * measurements; the arithmetic is the same). tuning.gs_block_clusters = 2^k
  * sets the clusters a block (at most 8 * 32 / lanes, the groups of
  * a block, and still halved to fit). chain: the
@@ -116,21 +123,45 @@ mispc_status gs_choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream
   if (eb > 0)
     for (k = 0; (2 << k) <= eb && (2 << k) <= (kBlock / 32) * (32 / gs->lanes);) ++k;
   while (k > 0 && hm[k] > kDefaultSmem) --k;
-  gs->cluster_mode = tu->gs_chain_global ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
-  if (hm[k] > (unsigned long long)optin) gs->cluster_mode = GS_CHAIN_GLOBAL;
-  const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
-  if (!staged) { /* no shared memory to fit; the sums go through tp */
+  /* streamed (a cluster too large to stage): tiles of at most kStreamTile
+   * entries, as many as shared memory holds, and at least the longest
+   * chain a row can have (the cluster's other rows); tuning.gs_chain_stream
+   * = N streams with tiles of N entries (raised to that) */
+  const int64_t rows = gs->max_cluster;
+  const int64_t fit = ((int64_t)optin - rows * 28 - 64) / 20;
+  const int64_t want = tu->gs_chain_stream > 0 ? tu->gs_chain_stream : kStreamTile;
+  const int64_t tile = std::max(rows, std::min(want, fit));
+  const bool streams = tile <= fit;
+  if (tu->gs_chain_global)
+    gs->cluster_mode = GS_CHAIN_GLOBAL;
+  else if (streams && (tu->gs_chain_stream > 0 || hm[k] > (unsigned long long)optin))
+    gs->cluster_mode = GS_CHAIN_STREAM;
+  else
+    gs->cluster_mode = hm[k] > (unsigned long long)optin ? GS_CHAIN_GLOBAL : GS_CHAIN_STAGED;
+  gs->chain_tile = 0;
+  gs->smem_block = 0;
+  if (gs->cluster_mode == GS_CHAIN_STAGED) {
+    gs->smem_block = (int)hm[k];
+  } else if (gs->cluster_mode == GS_CHAIN_STREAM) { /* a cluster a block */
+    k = 0;
+    gs->chain_tile = (int)tile;
+    gs->smem_block = (int)cluster_stream_bytes(rows, tile);
+  } else { /* no shared memory to fit */
     k = k_default;
+  }
+  if (gs->cluster_mode != GS_CHAIN_STAGED) /* the fixed sums go through tp */
     MISPC_TRY(
         mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 8 + 8, (void **)&gs->tp, "fixed sums"));
-  }
   gs->block_clusters = 1 << k;
-  gs->smem_block = staged ? (int)hm[k] : 0;
   mispc_logf(ctx, 2,
              "gs cluster sweeps: %d lanes a cluster's chain, %d a row's sum, %d clusters a "
-             "block, mode %d, %d shared bytes a block, clusters of up to %lld rows, %.2f chain "
+             "block, mode %s, %d shared bytes a block%s, clusters of up to %lld rows, %.2f chain "
              "entries a row",
-             gs->lanes, gs->sum_lanes, gs->block_clusters, gs->cluster_mode, gs->smem_block,
+             gs->lanes, gs->sum_lanes, gs->block_clusters,
+             gs->cluster_mode == GS_CHAIN_STAGED   ? "staged"
+             : gs->cluster_mode == GS_CHAIN_STREAM ? "streamed"
+                                                   : "global",
+             gs->smem_block, gs->cluster_mode == GS_CHAIN_STREAM ? " (tiles of chain entries)" : "",
              (long long)gs->max_cluster, (double)chain / (double)n);
   return MISPC_SUCCESS;
 }

@@ -65,10 +65,11 @@ struct mispc_gs {
    * sum_lanes, lanes per row of the fixed sums; block_clusters, clusters a
    * block of sweep_clusters takes (a power of two); cluster_mode, whether
    * a block stages its rows in shared memory (GS_CHAIN_* in gs_cuda.cuh);
-   * smem_block, the shared bytes a staged block needs */
+   * smem_block, the shared bytes a staged or streamed block needs;
+   * chain_tile, the chain entries a tile of a streamed block holds */
   int lanes, sum_lanes;
   int cluster_mode;
-  int block_clusters, smem_block;
+  int block_clusters, smem_block, chain_tile;
   /* Device only: an apply's launches as a CUDA graph (cudaGraphExec_t, its
    * cudaGraph_t and first node; [1]: from x = 0), built at the first apply
    * of each kind. The first launch takes b and x as parameters (updated

@@ -28,6 +28,7 @@ static const knob knobs[] = {
     KNOB(gs_sum_lanes, "0|2|4|8", "cluster GS (GPU): lanes a row's fixed sum"),
     KNOB(gs_block_clusters, NULL, "cluster GS (GPU): clusters a block, 0 auto"),
     KNOB(gs_chain_global, "0|1", "cluster GS (GPU): chains read from global memory"),
+    KNOB(gs_chain_stream, NULL, "cluster GS (GPU): chains streamed in tiles of N entries"),
     KNOB(gs_no_graph, "0|1", "GS (GPU): a launch a color, no CUDA graph"),
     KNOB(gs_chain_rows, "0|1", "cluster GS (GPU): chain values through row offsets"),
     KNOB(gs_cluster_order, "auto|id|size", "cluster GS (GPU): each color's cluster order"),

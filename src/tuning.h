@@ -47,6 +47,8 @@ typedef struct mispc_tuning {
                             the block's groups, and still halved to fit shared memory (0: auto) */
   int gs_chain_global;   /* cluster: 1 reads the chains from global memory instead of staging
                             them in shared memory */
+  int gs_chain_stream;   /* cluster: N > 0 streams the chains through tiles of N entries (raised
+                            to a cluster's size; where its rows fit in shared memory) */
   int gs_no_graph;       /* 1: the apply launches per color instead of replaying a CUDA graph */
   int gs_chain_rows;     /* cluster: 1 gathers chain values through row offsets instead of
                             their entries of A */

@@ -3,6 +3,7 @@
  * Skips without a GPU. */
 #include <stdlib.h>
 
+#include "../gauss_seidel/gs_internal.h" /* chain_tile: whether the chains streamed */
 #include "mispc/gauss_seidel.h"
 #include "mis_test_graphs.h"
 #include "tuning.h"
@@ -157,7 +158,9 @@ static void test_gpu_gs_equals_host(void) {
 }
 
 /* Every way the GPU runs a color of clusters (sweep_clusters: staged in
- * shared memory or read from global memory, tuning.gs_chain_global),
+ * shared memory or read from global memory, tuning.gs_chain_global;
+ * sweep_clusters_streamed, tuning.gs_chain_stream, with tiles of a
+ * cluster's size: many tiles a cluster),
  * several chain lane counts (gs_lanes: 1 to 32 clusters a warp, so chains
  * longer than a group's lanes hold), clusters a block (gs_block_clusters:
  * one, the default, and 256, which the setup lowers to the block's groups,
@@ -170,14 +173,14 @@ static void test_gpu_gs_equals_host(void) {
  * host's x bit for bit (the knobs: src/tuning.h). */
 static void test_gpu_gs_cluster_modes(void) {
   const char *specs[] = {"gen:laplace3d:20", "gen:elasticity3d:8"};
-  const char *modes[] = {"staged", "global"};
+  const char *modes[] = {"staged", "global", "streamed"};
   const int lanes[] = {1, 4, 32};
   const int blocks[] = {0, 1, 256}; /* 0: the default */
   const int sums[] = {0, 8};
   for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
     problem P = problem_make(specs[s], 5, 3, 4);
     mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, MISPC_GS_SYMMETRIC, 1.0, specs[s]);
-    for (size_t m = 0; m < 2; ++m)
+    for (size_t m = 0; m < 3; ++m)
       for (size_t l = 0; l < 3; ++l)
         for (size_t k = 0; k < 3; ++k)
           for (size_t w = 0; w < 2; ++w) {
@@ -186,7 +189,9 @@ static void test_gpu_gs_cluster_modes(void) {
                      "%s chains %s gs_lanes=%d gs_block_clusters=%d gs_sum_lanes=%d", specs[s],
                      modes[m], lanes[l], blocks[k], sums[w]);
             mispc_tuning t = {0};
-            t.gs_chain_global = (int)m;
+            t.gs_chain_global = m == 1;
+            t.gs_chain_stream = m == 2;       /* tiles of the largest cluster's rows */
+            if (m == 2 && (l || k)) continue; /* one chain warp, a cluster a block */
             t.gs_lanes = lanes[l];
             t.gs_block_clusters = blocks[k];
             t.gs_sum_lanes = sums[w];
@@ -210,6 +215,85 @@ static void test_gpu_gs_cluster_modes(void) {
     mispc_gs_destroy(ctx, hg);
     problem_free(&P);
   }
+}
+
+/* L (x) dense blocks of b x b: row (I, p) couples with every (J, q) where
+ * L couples I and J; a_(I,p),(J,q) = L_IJ for p == q, 0.1 |L_IJ| (1 + h)
+ * otherwise (h a hash in [0, 1)), so nodes of b rows are densely coupled
+ * and clusters of whole nodes are too, as on AMG coarse levels of
+ * elasticity (nodes of 6 rows of hundreds of entries). */
+static problem dense_nodes(const char *spec, int32_t b) {
+  mispc_csr L;
+  problem P;
+  CHECK_OK(ctx, mispc_generate(ctx, spec, 1, &L));
+  const int64_t n = L.nrows * b;
+  CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, L.nnz * b * b, 1, &P.H));
+  int64_t z = 0;
+  for (int64_t I = 0; I < L.nrows; ++I)
+    for (int32_t p = 0; p < b; ++p) {
+      for (int64_t e = L.rowptr[I]; e < L.rowptr[I + 1]; ++e)
+        for (int32_t q = 0; q < b; ++q) {
+          const double l = L.values[e];
+          const int64_t J = L.colidx[e];
+          const uint64_t lo = (uint64_t)(I < J ? I : J), hi = (uint64_t)(I < J ? J : I);
+          const double h = (double)(mispc_hash3(lo * (uint64_t)b + (uint64_t)(p < q ? p : q), hi,
+                                                (uint64_t)(p < q ? q : p)) >>
+                                    11) *
+                           0x1.0p-53;
+          P.H.colidx[z] = (int32_t)(J * b + q);
+          P.H.values[z++] = p == q ? l : 0.1 * (l < 0 ? -l : l) * (1.0 + h);
+        }
+      P.H.rowptr[I * b + p + 1] = z;
+    }
+  mispc_csr_free(ctx, &L);
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &P.H, MISPC_MEM_DEVICE, &P.D));
+  P.b = malloc(sizeof(double) * (size_t)(n + 1));
+  P.x0 = malloc(sizeof(double) * (size_t)(n + 1));
+  for (int64_t i = 0; i < n; ++i) P.b[i] = rnd(5, i), P.x0[i] = rnd(6, i);
+  return P;
+}
+
+/* Clusters whose chains do not fit in shared memory (dense_nodes: clusters
+ * of whole nodes, hundreds of rows each coupled to most of its cluster)
+ * stream their chains through tiles (sweep_clusters_streamed, chosen by
+ * the setup; rows of more than 8 entries a lane of its chain warp; tiles
+ * of a cluster's size with tuning.gs_chain_stream = 1, so many a cluster)
+ * or read them from global memory (tuning.gs_chain_global): each gives the
+ * host's x bit for bit, forward, backward and symmetric. */
+static void test_gpu_gs_dense_clusters(void) {
+  const char *spec = "gen:laplace3d:5";
+  const int32_t b = 48;
+  problem P = dense_nodes(spec, b);
+  node_block_size = b;
+  const char *modes[] = {"auto", "global", "tiles of a cluster"};
+  for (int sw = 0; sw < 3; ++sw) {
+    mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, spec);
+    for (int m = 0; m < 3; ++m) {
+      char what[160];
+      snprintf(what, sizeof what, "%s (x) dense %d x %d %s chains %s", spec, b, b, sweep_name(sw),
+               modes[m]);
+      mispc_tuning t = {0};
+      t.gs_chain_global = m == 1;
+      t.gs_chain_stream = m == 2;
+      mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, &t, what);
+      if (hg && dg) {
+        mispc_gs_info di;
+        CHECK_OK(ctx, mispc_gs_get_info(dg, &di));
+        CHECK_MSG(di.max_cluster >= 4 * b, "%s: clusters of up to %lld rows, want >= %d", what,
+                  (long long)di.max_cluster, 4 * b);
+        CHECK_MSG((dg->chain_tile > 0) == (m != 1), "%s: chains %sstreamed", what,
+                  dg->chain_tile > 0 ? "" : "not ");
+        if (sw == 2 && m == 0)
+          printf("  %s: %d colors, clusters of %lld .. %lld rows\n", what, di.ncolors,
+                 (long long)di.min_cluster, (long long)di.max_cluster);
+        compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+      }
+      mispc_gs_destroy(ctx, dg);
+    }
+    mispc_gs_destroy(ctx, hg);
+  }
+  node_block_size = 1;
+  problem_free(&P);
 }
 
 /* Point GS with every lane count a row (tuning.gs_lanes, 1 to 32): rows of
@@ -356,6 +440,7 @@ int main(void) {
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_gs_equals_host);
   RUN_TEST(test_gpu_gs_cluster_modes);
+  RUN_TEST(test_gpu_gs_dense_clusters);
   RUN_TEST(test_gpu_gs_point_lanes);
   RUN_TEST(test_gpu_gs_graph_vectors);
   RUN_TEST(test_gpu_gs_setup_split);
