@@ -143,10 +143,13 @@ static PetscErrorCode print_outcome(const char *what, const Outcome *o) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y1 and y2 equal: bit for bit on one rank; on several to 1e-12 relative, as
+/* y1 and y2 equal: bit for bit on one rank; on several to 1e-9 relative, as
  * PETSc's parallel products (PtAP, MatMatMult) add the contributions of other
  * ranks in the order their messages arrive, which may change from run to run
- * in the last bits. */
+ * in the last bits, and the coarse solve magnifies those (1e-12 failed on a
+ * 16-core GPU machine with the tests running 8 at once, 2026-11-26, PETSc
+ * 3.26; another setting moves y by far more: a different omega, another
+ * hierarchy). The difference is printed when it is too large. */
 static PetscErrorCode same_output(Vec y1, Vec y2, PetscBool *same) {
   PetscMPIInt size;
   Vec d;
@@ -161,7 +164,10 @@ static PetscErrorCode same_output(Vec y1, Vec y2, PetscBool *same) {
   PetscCall(VecWAXPY(d, -1.0, y1, y2));
   PetscCall(VecNorm(d, NORM_2, &nd));
   PetscCall(VecNorm(y1, NORM_2, &n1));
-  *same = (PetscBool)(nd <= 1e-12 * n1);
+  *same = (PetscBool)(nd <= 1e-9 * n1);
+  if (!*same)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  PCApply outputs differ by %g relative\n",
+                          (double)(nd / n1)));
   PetscCall(VecDestroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
