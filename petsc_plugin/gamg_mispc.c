@@ -16,8 +16,9 @@
  *                 PetscCoarsenData lists (its driver reads and destroys them).
  *   prolongator:  P0 and the coarse near-null space from the labels
  *                 (mispc_tentative_prolongator / mispc_dist_tentative_prolongator),
- *                 P0 as a Mat of A's type whose columns are laid out in the
- *                 library's even ranges of the aggregate numbering.
+ *                 P0 as a Mat of A's type whose columns are laid out in
+ *                 even ranges of the aggregate numbering over the ranks
+ *                 that hold rows of the level (coarse_layout.c).
  *   optprolongator: P = (I - omega D^-1 A)^nsmooths P0, omega = 4 / (3 lambda);
  *                 on one rank by mispc_smooth_prolongator on A's arrays in
  *                 place (the prolongator step then hands GAMG a placeholder
@@ -678,10 +679,12 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
     MispcCall(m->mctx, mispc_dist_tentative_prolongator(m->mctx, &m->DS, m->dagg, m->naggs, (int)bs,
                                                         (int)k, (const double *)B, &dp));
     PetscCall(PetscLogEventEnd(ev_prol_qr, pc, A, 0, 0));
-    ncoarse_loc = (PetscInt)(dp.cend - dp.cstart);
-    PetscErrorCode ierr = PetscMalloc1(ncoarse_loc * k * k + 1, &Bc);
+    /* the coarse unknowns on the ranks with rows (coarse_layout.c says why) */
+    int64_t nc0 = 0, nc1 = 0;
+    PetscErrorCode ierr = MispcCoarseToActiveRanks(PetscObjectComm((PetscObject)A), nrows, m->naggs,
+                                                   dp.cstart, dp.cend, k, dp.Bc, &nc0, &nc1, &Bc);
+    ncoarse_loc = (PetscInt)(nc1 - nc0);
     if (!ierr) {
-      for (PetscInt i = 0; i < ncoarse_loc * k * k; ++i) Bc[i] = dp.Bc[i];
       ierr = PetscLogEventBegin(ev_prol_mat, pc, A, 0, 0);
       if (!ierr)
         ierr = build_prolongator(A, (PetscInt)dp.nrows, ncoarse_loc * k, bs, k, dp.rowptr, NULL,
@@ -691,11 +694,12 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
     if (!ierr) {
       PetscInt c0;
       ierr = MatGetOwnershipRangeColumn(*P, &c0, NULL);
-      if (!ierr && c0 != (PetscInt)dp.cstart * k) ierr = PETSC_ERR_PLIB;
+      if (!ierr && c0 != (PetscInt)nc0 * k) ierr = PETSC_ERR_PLIB;
     }
     mispc_dist_prolongator_free(&dp);
     PetscCheck(ierr != PETSC_ERR_PLIB, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "mispc: the prolongator's column layout is not the aggregates' even ranges");
+               "mispc: the prolongator's column layout is not the aggregates' even ranges "
+               "over the ranks with rows");
     PetscCall(ierr);
 #endif
   }

@@ -4,6 +4,16 @@
 
 #include <petscpc.h>
 
+/* Several ranks (coarse_layout.c): the coarse unknowns [c0, c1) this rank
+ * holds in the library's even ranges over all ranks, and their near-null
+ * space Bc (k rows an aggregate, k columns, column-major), moved to even
+ * ranges over the ranks with rows of the level (nrows > 0 here), the layout
+ * GAMG's process reduction expects: [*nc0, *nc1) and *Bc_out (PetscMalloc,
+ * the same layout). Collective; nothing moves where every rank has rows. */
+PetscErrorCode MispcCoarseToActiveRanks(MPI_Comm comm, PetscInt nrows, int64_t naggs, int64_t c0,
+                                        int64_t c1, PetscInt k, const double *Bc, int64_t *nc0,
+                                        int64_t *nc1, PetscReal **Bc_out);
+
 /* Registers -pc_gamg_type mispc and its -log_view events (register.c calls it). */
 PetscErrorCode MispcRegisterGAMG(void);
 
