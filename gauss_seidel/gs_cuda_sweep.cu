@@ -360,10 +360,12 @@ template <int E> struct StreamRow {
   double av[E];
 };
 
+/* Row k's chain entries into w, its first entry b and length len known
+ * (read a row earlier: the entries' loads then wait on nothing). */
 template <int E>
-__device__ __forceinline__ void stream_row_load(StreamRow<E> &w, int k, const int32_t *p, int e0,
+__device__ __forceinline__ void stream_row_load(StreamRow<E> &w, int k, int b, int len,
                                                 const uint16_t *c, const double *v, int lane) {
-  w.k = k, w.b = p[k] - e0, w.len = p[k + 1] - p[k];
+  w.k = k, w.b = b, w.len = len;
 #pragma unroll
   for (int e = 0; e < E; ++e) {
     const int t = lane + 32 * e;
@@ -426,11 +428,19 @@ __global__ void __launch_bounds__(kBlock)
       const int e0 = tile_entries(p, nr, ta, tb, backward).x;
       const uint16_t *c = tc + (int64_t)buf * tile;
       const double *v = tv + (int64_t)buf * tile;
-      /* row r from cur, while row r + 1 loads into nxt; two rows an
-       * iteration, the two sets swapping roles (no copies, which would wait
-       * for the loads) */
+      /* row r from cur, while row r + 1's entries load into nxt and row
+       * r + 2's offsets into (kn, bn, ln); two rows an iteration, the two
+       * sets swapping roles (no copies, which would wait for the loads) */
+      const auto row_at = [&](int r) { return backward ? nr - 1 - r : r; };
+      int kn = 0, bn = 0, ln = 0; /* the offsets of the row after the next */
+      const auto offsets = [&](int r) {
+        if (r < tb) kn = row_at(r), bn = p[kn] - e0, ln = p[kn + 1] - p[kn];
+      };
       const auto step = [&](const StreamRow<E> &cur, StreamRow<E> &nxt, int r) {
-        if (r + 1 < tb) stream_row_load(nxt, backward ? nr - 2 - r : r + 1, p, e0, c, v, lane);
+        if (r + 1 < tb) {
+          stream_row_load(nxt, kn, bn, ln, c, v, lane);
+          offsets(r + 2);
+        }
         double sk[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) sk[e] = cur.kk[e] >= 0 ? s[cur.kk[e]] : 0.0;
@@ -446,7 +456,9 @@ __global__ void __launch_bounds__(kBlock)
         __syncwarp();
       };
       StreamRow<E> w0, w1;
-      stream_row_load(w0, backward ? nr - 1 - ta : ta, p, e0, c, v, lane);
+      offsets(ta);
+      stream_row_load(w0, kn, bn, ln, c, v, lane);
+      offsets(ta + 1);
       for (int r = ta; r < tb; r += 2) {
         step(w0, w1, r);
         if (r + 1 < tb) step(w1, w0, r + 1);
