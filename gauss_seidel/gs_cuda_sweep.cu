@@ -264,34 +264,100 @@ __global__ void __launch_bounds__(kBlock)
     const int k0 = q < q1 ? (int)(a.pcl[q] - base) : 0;
     const int nr = q < q1 ? (int)(a.pcl[q + 1] - a.pcl[q]) : 0;
     const int nr_max = warp_max(nr);
-    for (int r = 0; r < nr_max; ++r) {
-      const bool on = r < nr;
-      const int k = k0 + (backward ? nr - 1 - r : r);
-      typename ChainView<Staged>::Off b = 0;
-      int len = 0;
-      if (on) b = v.p[k], len = (int)(v.p[k + 1] - b);
-      /* the lane's entries and their sums, ahead of x_j */
-      int kk[E];
-      double av[E], sk[E];
+    /* Groups of 8 lanes and more (chains of more than 2 entries a row on
+     * average: gs_lanes_per_row) load each row's chain a row early
+     * (pipelined below); narrower ones one row at a time. H100, SGS ms, one
+     * row at a time / every width pipelined, same run (2026-11-26 15:45
+     * UTC): Elasticity3D_60 (32 lanes) 1.388 / 1.214 (on nodes 1.330 /
+     * 1.154), Elasticity3D_40's finest AMG level 1.584 / 1.501, Laplace3D_100
+     * (4 lanes) 0.288 / 0.276, but laplace2d:1000 (4 lanes) 0.219 / 0.237;
+     * with this rule (15:50 UTC) the first three as pipelined, the 4-lane
+     * ones as before (0.287, 0.217). */
+    if constexpr (W < 8) {
+      for (int r = 0; r < nr_max; ++r) {
+        const bool on = r < nr;
+        const int k = k0 + (backward ? nr - 1 - r : r);
+        typename ChainView<Staged>::Off b = 0;
+        int len = 0;
+        if (on) b = v.p[k], len = (int)(v.p[k + 1] - b);
+        /* the lane's entries and their sums, ahead of x_j */
+        int kk[E];
+        double av[E], sk[E];
 #pragma unroll
-      for (int e = 0; e < E; ++e) {
-        const int t = lane + W * e;
-        kk[e] = t < len ? v.c[b + t] : -1;
-        av[e] = t < len ? v.v[b + t] : 0.0;
-        sk[e] = kk[e] >= 0 ? v.s[kk[e]] : 0.0;
-      }
-      if (on) {
-        const double xj = __dadd_rn(v.x[k], __dmul_rn(v.s[k], v.d[k]));
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-          if (kk[e] >= 0) v.s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(av[e], xj));
-        for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
-          const int k2 = v.c[b + t];
-          v.s[k2] = __dsub_rn(v.s[k2], __dmul_rn(v.v[b + t], xj));
+        for (int e = 0; e < E; ++e) {
+          const int t = lane + W * e;
+          kk[e] = t < len ? v.c[b + t] : -1;
+          av[e] = t < len ? v.v[b + t] : 0.0;
+          sk[e] = kk[e] >= 0 ? v.s[kk[e]] : 0.0;
         }
-        if (lane == 0) v.x[k] = xj;
+        if (on) {
+          const double xj = __dadd_rn(v.x[k], __dmul_rn(v.s[k], v.d[k]));
+#pragma unroll
+          for (int e = 0; e < E; ++e)
+            if (kk[e] >= 0) v.s[kk[e]] = __dsub_rn(sk[e], __dmul_rn(av[e], xj));
+          for (int t = E * W + lane; t < len; t += W) { /* rows with more entries */
+            const int k2 = v.c[b + t];
+            v.s[k2] = __dsub_rn(v.s[k2], __dmul_rn(v.v[b + t], xj));
+          }
+          if (lane == 0) v.x[k] = xj;
+        }
+        __syncwarp();
       }
-      __syncwarp();
+    } else {
+      /* Row r runs from cur while row r + 1's entries load into nxt and row
+       * r + 2's offsets into (kn, bn, ln): the loads that do not depend on the
+       * sums issue a row early, so a row waits only on its sums (a warp
+       * issues in order; as sweep_clusters_streamed). Rows past a group's
+       * cluster have no entries. */
+      using Off = typename ChainView<Staged>::Off;
+      struct Row {
+        int k, len;
+        Off b;
+        int kk[E];
+        double av[E];
+      };
+      int kn = 0, ln = 0;
+      Off bn = 0;
+      const auto offsets = [&](int r) {
+        kn = k0 + (backward ? nr - 1 - r : r), bn = 0, ln = 0;
+        if (r < nr) bn = v.p[kn], ln = (int)(v.p[kn + 1] - bn);
+      };
+      const auto load = [&](Row &w) {
+        w.k = kn, w.b = bn, w.len = ln;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int t = lane + W * e;
+          w.kk[e] = t < ln ? v.c[bn + t] : -1;
+          w.av[e] = t < ln ? v.v[bn + t] : 0.0;
+        }
+      };
+      const auto step = [&](const Row &cur, Row &nxt, int r) {
+        if (r + 1 < nr_max) load(nxt), offsets(r + 2);
+        double sk[E]; /* the lane's sums, ahead of x_j */
+#pragma unroll
+        for (int e = 0; e < E; ++e) sk[e] = cur.kk[e] >= 0 ? v.s[cur.kk[e]] : 0.0;
+        if (r < nr) {
+          const int k = cur.k;
+          const double xj = __dadd_rn(v.x[k], __dmul_rn(v.s[k], v.d[k]));
+#pragma unroll
+          for (int e = 0; e < E; ++e)
+            if (cur.kk[e] >= 0) v.s[cur.kk[e]] = __dsub_rn(sk[e], __dmul_rn(cur.av[e], xj));
+          for (int t = E * W + lane; t < cur.len; t += W) { /* rows with more entries */
+            const int k2 = v.c[cur.b + t];
+            v.s[k2] = __dsub_rn(v.s[k2], __dmul_rn(v.v[cur.b + t], xj));
+          }
+          if (lane == 0) v.x[k] = xj;
+        }
+        __syncwarp();
+      };
+      Row w0, w1;
+      offsets(0);
+      load(w0);
+      offsets(1);
+      for (int r = 0; r < nr_max; r += 2) {
+        step(w0, w1, r);
+        if (r + 1 < nr_max) step(w1, w0, r + 1);
+      }
     }
   }
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
