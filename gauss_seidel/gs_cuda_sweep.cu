@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(kBlock)
      * UTC): Elasticity3D_60 (32 lanes) 1.388 / 1.214 (on nodes 1.330 /
      * 1.154), Elasticity3D_40's finest AMG level 1.584 / 1.501, Laplace3D_100
      * (4 lanes) 0.288 / 0.276, but laplace2d:1000 (4 lanes) 0.219 / 0.237;
-     * with this rule (15:50 UTC) the first three as pipelined, the 4-lane
+     * with this rule (15:47 UTC) the first three as pipelined, the 4-lane
      * ones as before (0.287, 0.217). */
     if constexpr (W < 8) {
       for (int r = 0; r < nr_max; ++r) {
