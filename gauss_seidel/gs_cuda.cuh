@@ -36,8 +36,16 @@ __host__ __device__ inline size_t cluster_block_bytes(int64_t rows, int64_t entr
 /* Shared bytes of a block of sweep_clusters_streamed: per row the sum, old
  * x, omega / a_ii and a 32-bit chain offset (one more offset), and two
  * tiles of `tile` chain entries, each a value and a 16-bit row. */
+constexpr int64_t kStreamRowBytes = 3 * 8 + 4, kStreamEntryBytes = 2 * (8 + 2);
 __host__ __device__ inline size_t cluster_stream_bytes(int64_t rows, int64_t tile) {
-  return ((size_t)rows * 28 + 4 + (size_t)tile * 20 + 7) / 8 * 8;
+  return ((size_t)(rows * kStreamRowBytes) + 4 + (size_t)(tile * kStreamEntryBytes) + 7) / 8 * 8;
+}
+
+/* The most chain entries a tile of a streamed block of `rows` rows may hold
+ * within `bytes` of shared memory (cluster_stream_bytes <= bytes; 64 bytes
+ * spare for its offset slot and rounding). */
+inline int64_t cluster_stream_tile_fit(int64_t rows, int64_t bytes) {
+  return (bytes - rows * kStreamRowBytes - 64) / kStreamEntryBytes;
 }
 
 /* Blocks an SM that copy_rows and copy_values are compiled for: 5 (48

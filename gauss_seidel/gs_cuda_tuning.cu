@@ -128,7 +128,7 @@ mispc_status gs_choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream
    * chain a row can have (the cluster's other rows); tuning.gs_chain_stream
    * = N streams with tiles of N entries (raised to that) */
   const int64_t rows = gs->max_cluster;
-  const int64_t fit = ((int64_t)optin - rows * 28 - 64) / 20;
+  const int64_t fit = cluster_stream_tile_fit(rows, optin);
   const int64_t want = tu->gs_chain_stream > 0 ? tu->gs_chain_stream : kStreamTile;
   const int64_t tile = std::max(rows, std::min(want, fit));
   const bool streams = tile <= fit;
