@@ -62,19 +62,14 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
   return MISPC_SUCCESS;
 }
 
-static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
+void gs_device_copy_free(mispc_context *ctx, mispc_gs *g) {
   if (g->mem == MISPC_MEM_DEVICE) gs_release_cuda(g);
-  gs_host_copy_free(ctx, g);
   mispc_pool_free(ctx, g->mem, g->io_slot);
   g->io_slot = NULL;
-  free(g->color_ptr);
   free(g->color_rows);
   g->color_rows = NULL;
-  mispc_pool_free(ctx, g->mem, g->order);
-  mispc_pool_free(ctx, g->mem, g->cl_ptr);
-  mispc_pool_free(ctx, g->mem, g->cl_rows);
-  int32_t **i32[] = {&g->row_cluster, &g->perm, &g->iperm, &g->pcol, &g->fcol,
-                     &g->bcol,        &g->fsrc, &g->bsrc,  &g->psrc, &g->pdiag_at};
+  int32_t **i32[] = {&g->perm, &g->iperm, &g->pcol, &g->fcol,    &g->bcol,
+                     &g->fsrc, &g->bsrc,  &g->psrc, &g->pdiag_at};
   for (int k = 0; k < (int)(sizeof i32 / sizeof *i32); ++k)
     mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
   int64_t **i64[] = {&g->prow, &g->pout, &g->pup, &g->pcl, &g->fptr, &g->bptr, &g->dcolor_ptr};
@@ -82,8 +77,18 @@ static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
     mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
   double **f64[] = {&g->pval, &g->pwdiag, &g->bp, &g->xp, &g->tp, &g->fval, &g->bval};
   for (int k = 0; k < 7; ++k) mispc_pool_free(ctx, g->mem, *f64[k]), *f64[k] = NULL;
+}
+
+static void release_symbolic(mispc_context *ctx, mispc_gs *g) {
+  gs_device_copy_free(ctx, g);
+  gs_host_copy_free(ctx, g);
+  free(g->color_ptr);
+  mispc_pool_free(ctx, g->mem, g->order);
+  mispc_pool_free(ctx, g->mem, g->cl_ptr);
+  mispc_pool_free(ctx, g->mem, g->cl_rows);
+  mispc_pool_free(ctx, g->mem, g->row_cluster);
   g->color_ptr = NULL;
-  g->order = g->cl_rows = NULL;
+  g->order = g->cl_rows = g->row_cluster = NULL;
   g->cl_ptr = NULL;
   g->have_symbolic = g->have_numeric = 0;
 }

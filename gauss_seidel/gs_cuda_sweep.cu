@@ -658,7 +658,7 @@ static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaSt
   const int passes = gs->opt.sweeps * per_sweep;
   for (int k = 0; k < passes; ++k) {
     const bool backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && k % 2 == 1);
-    PassIO pio = {gs->perm, rest, false, passes > 1, k == passes - 1, 0, (int32_t)gs->n};
+    PassIO pio = {gs->perm, rest, false, passes > 1, k == passes - 1, 0, (int32_t)gs->ncols};
     pio.first_b = k == 0 && !gathers(gs, zero_guess);
     for (int32_t j = 0; j < gs->ncolors; ++j) {
       const int32_t c = backward ? gs->ncolors - 1 - j : j;
@@ -675,6 +675,37 @@ mispc_status gs_enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaStream
   return mispc_with_lanes(gs->lanes, [&](auto w) {
     return enqueue_apply<decltype(w)::value>(ctx, gs, s, b, x, zero_guess, part);
   });
+}
+
+mispc_status gs_gather_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b,
+                            const double *x) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  if (gs->n == 0) return MISPC_SUCCESS;
+  if (gs->opt.kind == MISPC_GS_CLUSTER)
+    MISPC_TRY(mispc_with_lanes(
+        gs->lanes, [&](auto w) { return cluster_allow_smem<decltype(w)::value>(ctx, gs); }));
+  const ApplyIO io = {b, (double *)x, NULL, NULL};
+  gather_vectors<<<mispc_device_grid(ctx, gs->n, kBlock), kBlock, 0, s>>>(
+      gs->n, gs->perm, io, x == NULL, gs->bp, gs->xp);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return MISPC_SUCCESS;
+}
+
+mispc_status gs_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c, int backward,
+                                 double *x_rows) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  if (gs->color_ptr[c + 1] <= gs->color_ptr[c]) return MISPC_SUCCESS;
+  /* every column readable (the ghosts' too), x written in row order */
+  const PassIO pio = {gs->perm, {NULL, x_rows, NULL, NULL}, false, false, true,
+                      0,        (int32_t)gs->ncols};
+  mispc_with_lanes(gs->lanes, [&](auto w) {
+    launch_color<decltype(w)::value>(ctx, gs, s, c, backward != 0, false, pio);
+    return 0;
+  });
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return MISPC_SUCCESS;
 }
 
 /* The number of parameters of a kernel (the graph node's argument array) */

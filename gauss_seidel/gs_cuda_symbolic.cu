@@ -136,7 +136,8 @@ struct CopyOut {
 };
 
 /* A group per row q: row perm[q] of A into row q of the copy, renumbered
- * columns, in parts (row_part) each in storage order: a stable partition by
+ * columns (those past the n rows, the distributed sweep's ghosts, keep
+ * their numbers), in parts (row_part) each in storage order: a stable partition by
  * ballots. Cluster GS also puts row q's lower entries into its backward
  * push chain and the upper ones into its forward one, both in storage
  * order, naming the transposed values a_jq (binary searches in rows j;
@@ -173,7 +174,8 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
       for (int t = 0; t < kCopySteps<W>; ++t)
         parts[t] = js[t] >= 0 ? row_part(row_cluster, c, i, js[t]) : -1;
 #pragma unroll
-      for (int t = 0; t < kCopySteps<W>; ++t) ijs[t] = js[t] >= 0 ? iperm[js[t]] : 0;
+      for (int t = 0; t < kCopySteps<W>; ++t)
+        ijs[t] = js[t] < 0 ? 0 : js[t] < n ? iperm[js[t]] : js[t];
 #pragma unroll
       for (int t = 0; t < kCopySteps<W>; ++t) {
         if (k00 + t * W >= len) break; /* group-uniform */
@@ -351,7 +353,8 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
                              "omega over the sorted diagonal"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 4 + 4, (void **)&gs->pdiag_at, "diagonal places"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->bp, "sorted b"));
-  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->xp, "sorted x"));
+  gs->ncols = A->ncols; /* xp: the rows', then the ghosts' x (distributed sweep) */
+  MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)gs->ncols * 8 + 8, (void **)&gs->xp, "sorted x"));
   MISPC_TRY(mispc_pool_alloc(ctx, d, 2 * sizeof(double *), (void **)&gs->io_slot, "apply vectors"));
   const mispc_tuning *tu = &ctx->tuning; /* tuning.h */
   gs->no_graph = tu->gs_no_graph != 0;   /* launch per color (measurements) */

@@ -40,7 +40,7 @@ static void release(mispc_context *ctx, mispc_dist_gs *g) {
   gs_host_copy_free(ctx, &g->host);
   memset(&g->host, 0, sizeof g->host);
   gs_dist_cluster_free(ctx, g->cl);
-  gs_dist_device_free(g->dev);
+  gs_dist_device_free(ctx, g->dev);
   g->cl = NULL;
   g->dev = NULL;
   g->src = g->color_ptr = NULL;

@@ -1,34 +1,39 @@
 /* The distributed Gauss-Seidel apply on the GPU (docs/DISTRIBUTED.md,
  * "Gauss-Seidel on device matrices"). The symbolic and numeric setups run
- * on host copies (gs_dist.c, gs_dist_cluster.c) and their sweep layout is
- * uploaded here: point GS sweeps the owned rows merged in global column
- * order, cluster GS the swept rows of the second numbering. Each color is
- * one kernel (a thread a row, or a thread a cluster that updates its rows
- * in order) followed by the exchange of that color's boundary values
+ * on host copies (gs_dist.c, gs_dist_cluster.c); their sweep matrix (point:
+ * the owned rows merged in global column order; cluster: the swept rows of
+ * the second numbering), orderings and values are uploaded here, and the
+ * one-process GPU copy and kernels are built over them (gs_cuda_*.cu, a
+ * mispc_gs whose orderings are borrowed; the ghosts' x lie after the rows'
+ * in its xp). Each color is the one-process launch for that color (a group
+ * a row, or the staged / streamed push chains of a cluster), which also
+ * writes x in row order, followed by the exchange of that color's boundary
+ * values from there into the ghosts' part of xp
  * (mispc_halo_exchange_where_device: NCCL where every rank has a GPU of its
- * own, else staged through the host). The row updates are gs_row_update.h's,
- * built with --fmad=false: x equals the host and the one-process result bit
- * for bit. */
+ * own, else staged through the host). The one-process kernels reproduce
+ * gs_row_update.h's arithmetic, so x equals the host and the one-process
+ * result bit for bit. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_util.cuh"
 #include "gs_dist_internal.h"
-#include "gs_row_update.h"
 
 struct gs_dist_device {
   int cluster;
   int64_t n, ncols; /* rows swept here, columns (rows + ghosts) */
-  int64_t *rowptr;  /* the sweep matrix (point: M, cluster: W) */
+  mispc_csr S;      /* the sweep matrix (point: M, cluster: W), device, borrowed view */
+  int64_t *rowptr;  /* its arrays */
   int32_t *colidx;
-  double *values, *wdiag;                  /* numeric */
-  int32_t *items;                          /* point: rows by color; cluster: clusters by color */
-  int64_t *cl_ptr;                         /* cluster: rows of each local cluster */
-  int32_t *cl_rows, *row_cluster;          /* cluster */
-  double *xe, *be;                         /* ncols; cluster: n (b of the swept rows) */
-  mispc_halo_keyed *keyed;                 /* per-color lists of the sweep's halo */
-  int64_t nkept;                           /* cluster: own rows swept here */
-  int32_t *kown, *kpos;                    /* their own and swept ids */
+  double *values;                 /* numeric */
+  int32_t *items;                 /* point: rows by color; cluster: clusters by color */
+  int64_t *cl_ptr;                /* cluster: rows of each local cluster */
+  int32_t *cl_rows, *row_cluster; /* cluster */
+  mispc_gs sweep;                 /* the one-process copy over S (orderings: the arrays above) */
+  double *xe, *be;                /* n each: x in row order; cluster: b of the swept rows */
+  mispc_halo_keyed *keyed;        /* per-color lists of the sweep's halo */
+  int64_t nkept;                  /* cluster: own rows swept here */
+  int32_t *kown, *kpos;           /* their own and swept ids */
   int32_t *move_row, *recv_row, *back_row; /* cluster: the moved rows' lists (device) */
   double *tmp, *htmp;                      /* cluster: staging, device and pinned host */
 };
@@ -40,16 +45,47 @@ template <typename T> static mispc_status upload(mispc_context *ctx, T **d, cons
   return mispc_mem_copy(ctx, *d, MISPC_MEM_DEVICE, h, MISPC_MEM_HOST, sizeof(T) * (size_t)n);
 }
 
-extern "C" void gs_dist_device_free(gs_dist_device *d) {
+extern "C" void gs_dist_device_free(mispc_context *ctx, gs_dist_device *d) {
   if (!d) return;
-  void *p[] = {d->rowptr,   d->colidx,      d->values,   d->wdiag, d->items, d->cl_ptr,
-               d->cl_rows,  d->row_cluster, d->xe,       d->be,    d->kown,  d->kpos,
-               d->move_row, d->recv_row,    d->back_row, d->tmp};
+  gs_device_copy_free(ctx, &d->sweep);
+  void *p[] = {d->rowptr,  d->colidx,      d->values,   d->items,    d->cl_ptr,
+               d->cl_rows, d->row_cluster, d->xe,       d->be,       d->kown,
+               d->kpos,    d->move_row,    d->recv_row, d->back_row, d->tmp};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k)
     if (p[k]) cudaFree(p[k]);
   if (d->htmp) cudaFreeHost(d->htmp);
   mispc_halo_keyed_destroy(d->keyed);
   free(d);
+}
+
+/* The one-process copy over the uploaded sweep matrix, its orderings
+ * borrowed (gs_dist.c's host_copy_pattern does the same for the host). */
+static mispc_status sweep_copy_pattern(mispc_context *ctx, const mispc_dist_gs *gs,
+                                       gs_dist_device *d) {
+  const gs_dist_cluster *cl = gs->cl;
+  mispc_gs *h = &d->sweep;
+  memset(h, 0, sizeof *h);
+  h->opt = gs->opt;
+  h->mem = MISPC_MEM_DEVICE;
+  h->n = d->n;
+  h->nnz = d->S.nnz;
+  h->ncolors = gs->ncolors;
+  h->color_ptr = cl ? cl->color_ptr : gs->color_ptr;
+  h->order = d->items;
+  if (cl) {
+    h->nclusters = cl->color_ptr[gs->ncolors];
+    h->cl_ptr = d->cl_ptr;
+    h->cl_rows = d->cl_rows;
+    h->row_cluster = d->row_cluster;
+    for (int64_t k = 0; k < h->nclusters; ++k) { /* the local clusters' largest */
+      const int64_t m = cl->cl_ptr[k + 1] - cl->cl_ptr[k];
+      if (m > h->max_cluster) h->max_cluster = m;
+    }
+  } else {
+    h->nclusters = d->n;
+    h->max_cluster = 1;
+  }
+  return gs_permute_pattern_cuda(ctx, h, &d->S);
 }
 
 extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *gs,
@@ -65,10 +101,13 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   mispc_status s = upload(ctx, &d->rowptr, S->rowptr, d->n + 1);
   if (!s) s = upload(ctx, &d->colidx, S->colidx, S->nnz);
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->values, 8 * (size_t)(S->nnz + 1)));
-  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->wdiag, 8 * (size_t)(d->n + 1)));
-  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->xe, 8 * (size_t)(d->ncols + 1)));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->xe, 8 * (size_t)(d->n + 1)));
+  if (!s)
+    s = mispc_csr_wrap(MISPC_MEM_DEVICE, d->n, d->ncols, S->nnz, d->rowptr, d->colidx, d->values,
+                       &d->S);
   if (!cl) {
     if (!s) s = upload(ctx, &d->items, gs->order, d->n);
+    if (!s) s = sweep_copy_pattern(ctx, gs, d);
     if (!s)
       s = mispc_halo_keyed_create(ctx, A->halo, gs->scolor, gs->gcolor, gs->ncolors, &d->keyed);
     return s;
@@ -78,6 +117,7 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   if (!s) s = upload(ctx, &d->cl_ptr, cl->cl_ptr, nlc + 1);
   if (!s) s = upload(ctx, &d->cl_rows, cl->cl_rows, d->n);
   if (!s) s = upload(ctx, &d->row_cluster, cl->row_cluster, d->ncols);
+  if (!s) s = sweep_copy_pattern(ctx, gs, d);
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->be, 8 * (size_t)(d->n + 1)));
   if (!s) {
     int32_t *kown = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
@@ -106,38 +146,21 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
 extern "C" mispc_status gs_dist_device_values(mispc_context *ctx, mispc_dist_gs *gs) {
   gs_dist_device *d = gs->dev;
   const mispc_csr *S = gs->cl ? &gs->cl->W : &gs->M;
-  const double *w = gs->cl ? gs->cl->wdiag : gs->wdiag;
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   MISPC_TRY(mispc_sync(ctx, st, "before the Gauss-Seidel values")); /* no apply in flight */
   MISPC_TRY(mispc_mem_copy(ctx, d->values, MISPC_MEM_DEVICE, S->values, MISPC_MEM_HOST,
                            8 * (size_t)S->nnz));
-  return mispc_mem_copy(ctx, d->wdiag, MISPC_MEM_DEVICE, w, MISPC_MEM_HOST, 8 * (size_t)d->n);
-}
-
-__global__ void
-point_rows_kernel(int64_t n, const int32_t *__restrict__ items, const int64_t *__restrict__ rowptr,
-                  const int32_t *__restrict__ colidx, const double *__restrict__ values,
-                  const double *__restrict__ wdiag, const double *__restrict__ b, double *x) {
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
-       k += (int64_t)gridDim.x * blockDim.x)
-    gs_update_row(rowptr, colidx, values, wdiag, b, x, items[k]);
-}
-
-__global__ void
-cluster_rows_kernel(int64_t n, const int32_t *__restrict__ items,
-                    const int64_t *__restrict__ cl_ptr, const int32_t *__restrict__ cl_rows,
-                    const int64_t *__restrict__ rowptr, const int32_t *__restrict__ colidx,
-                    const double *__restrict__ values, const int32_t *__restrict__ row_cluster,
-                    const double *__restrict__ wdiag, const double *__restrict__ b, double *x,
-                    int backward) {
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
-       k += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t rb = cl_ptr[items[k]], re = cl_ptr[items[k] + 1];
-    for (int64_t r = 0; r < re - rb; ++r)
-      gs_update_cluster_row(rowptr, colidx, values, row_cluster, wdiag, b, x,
-                            cl_rows[backward ? re - 1 - r : rb + r], backward);
-  }
+  /* the copy's values and omega / a_ii (the host setup checked the diagonal) */
+  int64_t bad = -1;
+  int kind = 0;
+  MISPC_TRY(gs_permute_values_cuda(ctx, &d->sweep, &d->S, &bad, &kind));
+  if (bad >= 0)
+    return mispc_seterr(ctx, MISPC_ERR_VERIFY,
+                        "distributed Gauss-Seidel: the device copy's diagonal of swept row %lld "
+                        "is unusable (kind %d) where the host's was not",
+                        (long long)bad, kind);
+  return MISPC_SUCCESS;
 }
 
 /* out[oi[k]] = in[ii[k]] (ii or oi NULL: k) */
@@ -192,7 +215,6 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
   gs_dist_device *d = gs->dev;
   const gs_dist_cluster *cl = gs->cl;
   mispc_halo *h = cl ? cl->halo : A->halo;
-  const int64_t *color_ptr = cl ? cl->color_ptr : gs->color_ptr;
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   const int64_t before = h->stats.bytes_sent;
@@ -206,8 +228,11 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
     if (!s) s = m;
     be = d->be;
   }
+  double *ghosts = d->sweep.xp + d->n; /* the ghosts' x, after the rows' in sweep order */
   if (!s && zero_guess) {
-    s = MISPC_CUDA_CALL(ctx, cudaMemsetAsync(d->xe, 0, 8 * (size_t)d->ncols, st));
+    if (d->ncols > d->n)
+      s = MISPC_CUDA_CALL(ctx, cudaMemsetAsync(ghosts, 0, 8 * (size_t)(d->ncols - d->n), st));
+    if (!s) s = gs_gather_cuda(ctx, &d->sweep, be, NULL);
   } else if (!s) {
     if (cl) {
       s = copy_by_index(ctx, st, d->nkept, d->kown, x, d->kpos, d->xe);
@@ -218,7 +243,8 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
       s = MISPC_CUDA_CALL(
           ctx, cudaMemcpyAsync(d->xe, x, 8 * (size_t)d->n, cudaMemcpyDeviceToDevice, st));
     }
-    if (!s) s = mispc_halo_exchange_device(ctx, h, d->xe, d->xe + d->n, sizeof(double));
+    if (!s) s = mispc_halo_exchange_device(ctx, h, d->xe, ghosts, sizeof(double));
+    if (!s) s = gs_gather_cuda(ctx, &d->sweep, be, d->xe);
   }
   s = mispc_dist_agree(ctx, A->comm, s);
   for (int k = 0; !s && k < gs->opt.sweeps; ++k)
@@ -228,19 +254,8 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
         continue;
       for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
-        const int64_t lo = color_ptr[c], m = color_ptr[c + 1] - lo;
-        if (m > 0) {
-          const unsigned grid = mispc_device_grid(ctx, m, 128);
-          if (cl)
-            cluster_rows_kernel<<<grid, 128, 0, st>>>(
-                m, d->items + lo, d->cl_ptr, d->cl_rows, d->rowptr, d->colidx, d->values,
-                d->row_cluster, d->wdiag, be, d->xe, backward);
-          else
-            point_rows_kernel<<<grid, 128, 0, st>>>(m, d->items + lo, d->rowptr, d->colidx,
-                                                    d->values, d->wdiag, be, d->xe);
-          s = MISPC_CUDA_CALL(ctx, cudaGetLastError());
-        }
-        if (!s) s = mispc_halo_exchange_where_device(ctx, h, d->keyed, d->xe, d->xe + d->n, c);
+        s = gs_sweep_color_cuda(ctx, &d->sweep, c, backward, d->xe);
+        if (!s) s = mispc_halo_exchange_where_device(ctx, h, d->keyed, d->xe, ghosts, c);
       }
     }
   s = mispc_dist_agree(ctx, A->comm, s);

@@ -95,7 +95,7 @@ mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *gs, const m
 mispc_status gs_dist_device_values(mispc_context *ctx, mispc_dist_gs *gs);
 mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
                                   const double *b, double *x, int zero_guess);
-void gs_dist_device_free(gs_dist_device *d);
+void gs_dist_device_free(mispc_context *ctx, gs_dist_device *d);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,8 @@
  * without CUDA (device matrices cannot exist there). */
 #include "gs_dist_internal.h"
 
-void gs_dist_device_free(gs_dist_device *d) {
-  (void)d;
+void gs_dist_device_free(mispc_context *ctx, gs_dist_device *d) {
+  (void)ctx, (void)d;
 }
 
 mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {

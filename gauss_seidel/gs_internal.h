@@ -16,6 +16,8 @@ struct mispc_gs {
   mispc_gs_options opt;
   mispc_memspace mem;
   int64_t n, nnz;
+  int64_t
+      ncols; /* device copy: columns of its matrix (n, or n + ghosts on the distributed sweep) */
   int have_symbolic, have_numeric;
   int32_t ncolors;
   int64_t *color_ptr;   /* host, ncolors + 1: range of `order` for each color */
@@ -169,6 +171,23 @@ mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const double *b, do
                            int zero_guess);
 /* Device: destroys the apply graphs (before the arrays they use go). */
 void gs_release_cuda(mispc_gs *gs);
+/* Frees the sweep-ordered device copy (perm .. tp, the graphs), not the
+ * orderings it was built from (order, cl_ptr, cl_rows, row_cluster,
+ * color_ptr): the distributed sweep's handle borrows those. */
+void gs_device_copy_free(mispc_context *ctx, mispc_gs *gs);
+
+/* Device, the distributed sweep (gs_dist_cuda.cu) on the copy of a matrix
+ * with more columns than rows (gs->ncols: the ghosts' x after the rows'
+ * in xp, filled by the caller's exchanges). gs_gather_cuda: bp = b and xp
+ * = x (x NULL: 0) in sweep order, the ghosts' part left as it is.
+ * gs_sweep_color_cuda: color c of a forward or backward pass (the
+ * one-process kernels, without the from-zero shortcuts), writing each new
+ * x_i also to x_rows[i] (row order, for the exchanges). Both queue on the
+ * context's stream. */
+mispc_status gs_gather_cuda(mispc_context *ctx, const mispc_gs *gs, const double *b,
+                            const double *x);
+mispc_status gs_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c, int backward,
+                                 double *x_rows);
 
 /* Host: builds the sweep-ordered copy's pattern (gs->h) after order /
  * color_ptr / cl_ptr / cl_rows / row_cluster are set; gs_host_values fills

@@ -570,6 +570,53 @@ static void test_coarse_levels(void) {
   mispc_context_destroy(ctx);
 }
 
+/* check_gs on the GPU (device matrix and vectors): x equal to the
+ * one-process host result xref bit for bit. Cluster GS: mode 0 as chosen by
+ * the setup (small clusters stage), 1 chains from global memory, 2 streamed
+ * through tiles of 16 entries (the one-process GPU kernels' modes, which
+ * the distributed sweep runs color by color). */
+static void check_gs_gpu(mispc_context *ctx, const mispc_gs_options *o, const mispc_dist_csr *D,
+                         const double *b, const double *xref, int64_t r0, int64_t r1,
+                         int zero_guess, int mode, const char *spec, int bs) {
+  const int64_t nl = r1 - r0;
+  mispc_tuning t;
+  memset(&t, 0, sizeof t);
+  t.gs_chain_global = mode == 1;
+  t.gs_chain_stream = mode == 2 ? 16 : 0;
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+  mispc_dist_csr DD;
+  mispc_dist_gs *gg = NULL;
+  double *db = NULL, *dx = NULL, *back = malloc(sizeof(double) * (size_t)(nl + 1));
+  for (int64_t i = r0; i < r1; ++i) /* the initial guess again */
+    back[i - r0] = (double)(mispc_hash3(2, 0, (uint64_t)i) >> 11) / 9e15;
+  CHECK_OK(ctx, mispc_dist_csr_copy(ctx, D, MISPC_MEM_DEVICE, &DD));
+  CHECK_OK(ctx,
+           mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * (size_t)(nl + 1), (void **)&db));
+  CHECK_OK(ctx,
+           mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * (size_t)(nl + 1), (void **)&dx));
+  CHECK_OK(ctx,
+           mispc_memcpy(ctx, db, MISPC_MEM_DEVICE, b, MISPC_MEM_HOST, sizeof(double) * (size_t)nl));
+  CHECK_OK(ctx, mispc_memcpy(ctx, dx, MISPC_MEM_DEVICE, back, MISPC_MEM_HOST,
+                             sizeof(double) * (size_t)nl));
+  CHECK_OK(ctx, mispc_dist_gs_create(ctx, o, &gg));
+  CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gg, &DD));
+  CHECK_OK(ctx, mispc_dist_gs_numeric(ctx, gg, &DD));
+  CHECK_OK(ctx, mispc_dist_gs_apply(ctx, gg, &DD, db, dx, zero_guess));
+  CHECK_OK(ctx, mispc_memcpy(ctx, back, MISPC_MEM_HOST, dx, MISPC_MEM_DEVICE,
+                             sizeof(double) * (size_t)nl));
+  int64_t ddiff = 0;
+  for (int64_t i = 0; i < nl; ++i) ddiff += memcmp(&xref[i], &back[i], sizeof(double)) != 0;
+  CHECK_MSG(ddiff == 0,
+            "%s GS kind %d bs %d mode %d on the GPU: %lld entries differ on rank %d of %d", spec,
+            (int)o->kind, bs, mode, (long long)ddiff, rank_, nranks_);
+  mispc_dist_gs_destroy(ctx, gg);
+  mispc_free(ctx, MISPC_MEM_DEVICE, db);
+  mispc_free(ctx, MISPC_MEM_DEVICE, dx);
+  free(back);
+  mispc_dist_csr_free(ctx, &DD);
+  mispc_context_set_tuning_(ctx, NULL);
+}
+
 /* Point and cluster multicolor GS / SOR / SGS: x bit-identical to the
  * one-process apply, the same colors and clusters. Cluster GS: bs and theta
  * as mispc_gs_options (block_size, strength_threshold, line_clusters). */
@@ -604,38 +651,9 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
   CHECK_OK(ctx, mispc_dist_gs_apply(ctx, gd, &D, b + r0, xl, zero_guess));
   int64_t diff = 0;
   for (int64_t i = r0; i < r1; ++i) diff += memcmp(&x[i], &xl[i - r0], sizeof(double)) != 0;
-  if (mispc_have_gpu()) { /* the same on the GPU: device matrix and vectors */
-    const int64_t nl = r1 - r0;
-    mispc_dist_csr DD;
-    mispc_dist_gs *gg = NULL;
-    double *db = NULL, *dx = NULL, *back = malloc(sizeof(double) * (size_t)(nl + 1));
-    for (int64_t i = r0; i < r1; ++i) /* the initial guess again */
-      back[i - r0] = (double)(mispc_hash3(2, 0, (uint64_t)i) >> 11) / 9e15;
-    CHECK_OK(ctx, mispc_dist_csr_copy(ctx, &D, MISPC_MEM_DEVICE, &DD));
-    CHECK_OK(ctx,
-             mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * (size_t)(nl + 1), (void **)&db));
-    CHECK_OK(ctx,
-             mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(double) * (size_t)(nl + 1), (void **)&dx));
-    CHECK_OK(ctx, mispc_memcpy(ctx, db, MISPC_MEM_DEVICE, b + r0, MISPC_MEM_HOST,
-                               sizeof(double) * (size_t)nl));
-    CHECK_OK(ctx, mispc_memcpy(ctx, dx, MISPC_MEM_DEVICE, back, MISPC_MEM_HOST,
-                               sizeof(double) * (size_t)nl));
-    CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gg));
-    CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gg, &DD));
-    CHECK_OK(ctx, mispc_dist_gs_numeric(ctx, gg, &DD));
-    CHECK_OK(ctx, mispc_dist_gs_apply(ctx, gg, &DD, db, dx, zero_guess));
-    CHECK_OK(ctx, mispc_memcpy(ctx, back, MISPC_MEM_HOST, dx, MISPC_MEM_DEVICE,
-                               sizeof(double) * (size_t)nl));
-    int64_t ddiff = 0;
-    for (int64_t i = r0; i < r1; ++i) ddiff += memcmp(&x[i], &back[i - r0], sizeof(double)) != 0;
-    CHECK_MSG(ddiff == 0, "%s GS kind %d bs %d on the GPU: %lld entries differ on rank %d of %d",
-              spec, (int)kind, bs, (long long)ddiff, rank_, nranks_);
-    mispc_dist_gs_destroy(ctx, gg);
-    mispc_free(ctx, MISPC_MEM_DEVICE, db);
-    mispc_free(ctx, MISPC_MEM_DEVICE, dx);
-    free(back);
-    mispc_dist_csr_free(ctx, &DD);
-  }
+  if (mispc_have_gpu()) /* the same on the GPU: device matrix and vectors */
+    for (int mode = 0; mode < (kind == MISPC_GS_CLUSTER ? 3 : 1); ++mode)
+      check_gs_gpu(ctx, &o, &D, b + r0, x + r0, r0, r1, zero_guess, mode, spec, bs);
   mispc_gs_info i1, i2;
   mispc_gs_get_info(g1, &i1);
   mispc_dist_gs_get_info(gd, &i2, NULL);
