@@ -1,8 +1,8 @@
 /* Internal: the Gauss-Seidel row updates, the definition of the arithmetic
  * every backend reproduces bit for bit: the host sweeps (gs_host.c, over a
- * sweep-ordered copy), the one-process GPU kernels (gs_cuda_sweep.cu, by
- * lanes and push chains) and the distributed GPU sweep (gs_dist_cuda.cu,
- * which calls these). Files that use them are built without contraction
+ * sweep-ordered copy) and the GPU kernels (gs_cuda_sweep.cu, by lanes and
+ * push chains; the distributed GPU sweep runs them color by color). Files
+ * that use them are built without contraction
  * (-ffp-contract=off, nvcc --fmad=false): every product is rounded before it
  * is subtracted, as the GPU kernels' __dmul_rn / __dsub_rn do. */
 #ifndef MISPC_GS_ROW_UPDATE_H
