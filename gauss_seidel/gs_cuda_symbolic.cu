@@ -93,19 +93,26 @@ __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr
   }
 }
 
-/* Where a_ij lies in row i of A, from the row's start (sorted rows; the
- * pattern is symmetric, so it exists): a binary search in 32-bit offsets */
+/* Where a_ij lies in row i of A, from the row's start (the pattern is
+ * symmetric, so it exists): a binary search in 32-bit offsets where the
+ * rows are sorted; else a scan. The distributed sweep's matrix keeps its
+ * rows in global column order, which puts ghosts (numbered after the rows)
+ * before and after a row's own columns. */
 __device__ __forceinline__ int32_t entry_at(const int64_t *rowptr, const int32_t *colidx, int32_t i,
-                                            int32_t j) {
+                                            int32_t j, bool sorted) {
   const int64_t b = rowptr[i];
-  return mispc_lower_bound32(colidx + b, (int)(rowptr[i + 1] - b), j);
+  const int len = (int)(rowptr[i + 1] - b);
+  if (sorted) return mispc_lower_bound32(colidx + b, len, j);
+  int at = 0;
+  while (at < len && colidx[b + at] != j) ++at;
+  return at;
 }
 
 /* Where a chain value a_ji lies in A: its entry (abs: nnz below 2^31), so
  * the numeric setup loads it with no lookups, or its offset in row j. */
 __device__ __forceinline__ int32_t chain_source(const int64_t *rowptr, const int32_t *colidx,
-                                                int32_t j, int32_t i, bool abs) {
-  const int32_t at = entry_at(rowptr, colidx, j, i);
+                                                int32_t j, int32_t i, bool abs, bool sorted) {
+  const int32_t at = entry_at(rowptr, colidx, j, i, sorted);
   return abs ? (int32_t)(rowptr[j] + at) : at;
 }
 
@@ -133,6 +140,7 @@ struct CopyOut {
                          * else its offset in the row the chain entry names,
                          * whose a_jq it holds */
   bool abs;
+  bool sorted; /* rows sorted by column (not so where ghosts follow the rows) */
 };
 
 /* A group per row q: row perm[q] of A into row q of the copy, renumbered
@@ -197,7 +205,7 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
             (part == 0 ? o.bsrc : o.fsrc)[dc] =
-                kSearchAfter<W> ? j : chain_source(rowptr, colidx, j, i, o.abs);
+                kSearchAfter<W> ? j : chain_source(rowptr, colidx, j, i, o.abs, o.sorted);
           }
         }
         at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
@@ -210,7 +218,7 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
       const int64_t nb = cb - cb0, nt = nb + (cf - cf0);
       for (int64_t t = g; t < nt; t += W) {
         int32_t *at = t < nb ? o.bsrc + cb0 + t : o.fsrc + cf0 + (t - nb);
-        *at = chain_source(rowptr, colidx, *at, i, o.abs);
+        *at = chain_source(rowptr, colidx, *at, i, o.abs, o.sorted);
       }
     }
   });
@@ -292,6 +300,7 @@ static CopyOut copy_out(const mispc_gs *gs) {
   o.pcol = gs->pcol, o.fcol = gs->fcol, o.bcol = gs->bcol;
   o.psrc = gs->psrc, o.pdiag_at = gs->pdiag_at, o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
   o.abs = gs->chain_abs;
+  o.sorted = gs->ncols == gs->n;
   return o;
 }
 
