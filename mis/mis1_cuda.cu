@@ -403,22 +403,198 @@ __device__ __forceinline__ bool try_decide(const Plan &p, int32_t v, int64_t b, 
   return false;
 }
 
+/* ---- Sync-free pass on small graphs: rows kept across passes ---------------
+ * When every vertex has a lane group of its own (n <= the launched groups),
+ * a pass of try_decide costs four dependent L2 round trips (v's status, its
+ * row offsets, its columns, the neighbours' status words), and the number of
+ * passes is the longest chain of dependencies in key order. Instead the group
+ * reads v's row once and keeps it in shared memory (lane gl: entries gl,
+ * gl + L, ...; at most row_slots<L>() each), sorted by one read of the
+ * neighbours' status words into those before v (slots from the front, bits
+ * `before`) and those after (from the back, bits `after`). v's fate depends
+ * only on the neighbours before it: IN once all are OUT, OUT once one is IN
+ * (one after v cannot be IN while v is undecided). So a later pass reloads
+ * only the status words of the earlier neighbours still undecided:
+ * independent loads, one round trip. Same rules, same set. Rows that fit are
+ * kept whatever their degree (a group of 8 lanes keeps up to 64 entries,
+ * where the rounds give a warp to rows past 32); longer ones go through
+ * try_decide as before. */
+
+/* Slots a lane: one thread holds rows of up to 16 (a random graph of mean
+ * degree 8 has rows past 8), a group of L lanes rows of up to 8 L. */
+template <int L> __host__ __device__ constexpr int row_slots() {
+  return L == 1 ? 16 : 8;
+}
+
+/* The kept rows of a block, [slot][thread] so that a warp reads consecutive
+ * words, and each thread's state: the slot bits `before` with kOpen and
+ * kKept, and the slot bits `after`. In shared memory, not registers: the
+ * persistent kernel is at its 32-register cap and would spill them. */
+constexpr unsigned kOpen = 1u << 31; /* v kept here and undecided */
+constexpr unsigned kKept = 1u << 30; /* v handled here (row kept, or v outside the subset) */
+template <int L> struct OwnRows {
+  int32_t slot[row_slots<L>()][kBlock];
+  unsigned state[kBlock];
+  unsigned after[kBlock];
+};
+
+/* Shared memory of the persistent kernel: the rounds' list buffers or the
+ * sync-free pass's rows (a run uses one of the two). */
+template <int L> union PersistentSmem {
+  Smem rounds;
+  OwnRows<L> own;
+};
+
+/* Status words of this thread's slots k0 .. k0 + 7 that are in *before (one
+ * round trip: every load is issued before any is used): an IN one sets the
+ * result, a decided OUT one leaves *before. */
+template <int L>
+__device__ __forceinline__ bool reload_slots(const uint32_t *status, const OwnRows<L> &own, int k0,
+                                             unsigned *before) {
+  int32_t c[8];
+  uint32_t su[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    c[j] = (*before >> (k0 + j)) & 1u ? own.slot[k0 + j][threadIdx.x] : -1;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) su[j] = c[j] >= 0 ? mispc_load_relaxed(status + c[j]) : 0u;
+  bool hit = false;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    if (c[j] >= 0) {
+      if (mis1_in_set(su[j]))
+        hit = true;
+      else if (mis1_is_decided(su[j]))
+        *before &= ~(1u << (k0 + j));
+    }
+  return hit;
+}
+
+/* Reads the row of vertex i (this thread's entries of it) into its slots and
+ * sorts the undecided neighbours into before (slots from the front) and
+ * after (from the back); returns whether one is IN already. i past n, or
+ * outside the subset: kept, not open; rows that do not fit: neither
+ * (try_decide takes them). Entries eight at a time, so that at most eight
+ * loads of each kind are in flight. */
+template <int L>
+__device__ __noinline__ bool own_row_start(uint32_t *status, const int64_t *rowptr,
+                                           const int32_t *colidx, const uint32_t *key, int64_t n,
+                                           OwnRows<L> &own, int64_t i, int gl) {
+  constexpr int K = row_slots<L>();
+  unsigned before = kKept, after = 0;
+  bool hit = false;
+  if (i < n) {
+    const int32_t v = (int32_t)i;
+    const int64_t b = rowptr[v];
+    const int64_t len = rowptr[v + 1] - b;
+    const uint32_t kv = key[v];
+    if (kv == MIS1_KEY_NONE) /* outside the subset: decided before the pass */
+      before = kKept;
+    else if (len > (int64_t)K * L)
+      before = 0; /* try_decide takes it (a warp above warp_degree) */
+    else {
+      before = kKept | kOpen;
+      const int32_t *row = colidx + b;
+      const int deg = (int)len;
+      int nb = 0, na = 0; /* slots taken from the front / the back */
+#pragma unroll
+      for (int k0 = 0; k0 < K; k0 += 8) {
+        if (gl + k0 * L >= deg) break;
+        int32_t c[8];
+        uint32_t su[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) c[j] = gl + (k0 + j) * L < deg ? row[gl + (k0 + j) * L] : v;
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          su[j] = c[j] != v ? mispc_load_relaxed(status + c[j]) : MIS1_STAMP_EXCLUDED;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          if (mis1_in_set(su[j])) hit = true;
+          if (mis1_is_decided(su[j])) continue; /* OUT (or no entry, or v itself) */
+          /* undecided: its status word is its start key */
+          if (mis1_before(su[j], c[j], kv, v)) {
+            own.slot[nb][threadIdx.x] = c[j];
+            before |= 1u << nb++;
+          } else {
+            ++na;
+            own.slot[K - na][threadIdx.x] = c[j];
+            after |= 1u << (K - na);
+          }
+        }
+      }
+    }
+  }
+  own.state[threadIdx.x] = before;
+  own.after[threadIdx.x] = after;
+  return hit;
+}
+
+/* A later pass: the status words of the earlier neighbours still undecided
+ * (slots 0 .. 7, and 8 .. 15 only for the few threads with more); returns
+ * whether one is IN. */
+template <int L>
+__device__ __noinline__ bool own_row_reload(const uint32_t *status, OwnRows<L> &own) {
+  unsigned w = own.state[threadIdx.x];
+  if (!(w & kOpen) || !(w & ~(kOpen | kKept))) return false;
+  bool hit = reload_slots<L>(status, own, 0, &w);
+  if constexpr (row_slots<L>() > 8)
+    if (!hit && ((w & ~(kOpen | kKept)) >> 8)) hit = reload_slots<L>(status, own, 8, &w);
+  own.state[threadIdx.x] = w;
+  return hit;
+}
+
+/* Decides the group's own vertex i where it can, from `hit` (a neighbour IN)
+ * and the before bits; all 32 lanes call it. Returns whether i waits. */
+template <int L>
+__device__ __forceinline__ bool own_row_decide(const Plan &p, OwnRows<L> &own, int64_t i, bool hit,
+                                               int gl, unsigned gmask, Tally &t) {
+  const unsigned w = own.state[threadIdx.x];
+  const bool any_hit = (__ballot_sync(0xffffffffu, hit) & gmask) != 0;
+  const bool any_before = (__ballot_sync(0xffffffffu, (w & ~(kOpen | kKept)) != 0) & gmask) != 0;
+  if (!(w & kOpen)) return false;
+  if (!any_hit && any_before) return true;
+  own.state[threadIdx.x] = kKept; /* decided */
+  if (any_hit) {                  /* OUT */
+    if (gl == 0) mispc_store_relaxed(p.status + i, mis1_stamp(0, 1));
+    return false;
+  }
+  if (gl == 0) { /* IN: every earlier neighbour is OUT */
+    mispc_store_relaxed(p.status + i, mis1_stamp(0, 0));
+    p.in_set[i] = 1;
+    ++t.in;
+  }
+  for (unsigned m = own.after[threadIdx.x]; m; m &= m - 1)
+    mispc_store_relaxed(p.status + own.slot[__ffs(m) - 1][threadIdx.x], mis1_stamp(0, 1));
+  return false;
+}
+
 /* The warps' vertices as in round 0 (groups of L lanes; a warp for each
  * vertex above warp_degree), visited until all are decided. */
-template <int L> __device__ __forceinline__ void sync_free_body(const Plan &p, Tally &t) {
+template <int L>
+__device__ __forceinline__ void sync_free_body(const Plan &p, Tally &t, OwnRows<L> *rows) {
   constexpr int G = 32 / L;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane / L, gl = lane % L;
   const unsigned gmask = mispc_group_mask<L>();
   const int64_t gwarp = (int64_t)blockIdx.x * kWarps + warp;
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
-  for (;;) {
+  /* every vertex a group of its own (the same in every thread): rows kept */
+  const bool own = p.early_exit && nwarps * G >= p.n;
+  for (int pass = 0;; ++pass) {
     bool waiting = false;
+    if (own) {
+      const int64_t i = gwarp * G + g;
+      const bool hit =
+          pass ? own_row_reload<L>(p.status, *rows)
+               : own_row_start<L>(p.status, p.rowptr, p.colidx, p.key, p.n, *rows, i, gl);
+      waiting = own_row_decide<L>(p, *rows, i, hit, gl, gmask, t);
+    }
     for (int64_t base = gwarp * G; base < p.n; base += nwarps * G) {
       const int64_t i = base + g;
       uint32_t kv = MIS1_STAMP_EXCLUDED;
       /* one lane reads the status so the group agrees on it */
-      if (i < p.n && gl == 0) kv = mispc_load_relaxed(p.status + i);
+      if (i < p.n && gl == 0 && !(own && (rows->state[threadIdx.x] & kKept)))
+        kv = mispc_load_relaxed(p.status + i);
       if (L > 1) kv = __shfl_sync(0xffffffffu, kv, g * L);
       const bool open = i < p.n && !mis1_is_decided(kv);
       int64_t b = 0, e = 0;
@@ -447,13 +623,14 @@ template <int L> __device__ __forceinline__ void sync_free_body(const Plan &p, T
 /* All rounds in one cooperative launch. */
 template <int L>
 __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan p) {
-  __shared__ Smem sm;
+  __shared__ PersistentSmem<L> shared;
+  Smem &sm = shared.rounds;
   cg::grid_group grid = cg::this_grid();
   Tally t = {0, 0};
   init_body<false>(p, sm);
   grid.sync();
   if (p.sync_free_max_degree && !hub_seen(p)) { /* same in every thread */
-    sync_free_body<L>(p, t);
+    sync_free_body<L>(p, t, &shared.own);
     add_tally(p, t, 0);
     mis_cuda::publish_result<3>(p.result, p.result_host, p.done);
     return;
