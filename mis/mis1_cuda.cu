@@ -674,8 +674,17 @@ template <int L>
 mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, unsigned grid,
                  int *launched) {
   Plan q = p;
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)mis1_persistent<L>, &q, p.n,
-                                        persistent, launched));
+  const void *kernel = (const void *)mis1_persistent<L>;
+  long long work = p.n;
+  /* Groups of L lanes: a group a vertex where all fit at once, so that the
+   * sync-free pass keeps rows (sync_free_body); else a group takes n / (the
+   * groups) vertices in turn. */
+  if (L > 1 && persistent && p.sync_free_max_degree && p.early_exit) {
+    long long fit = 0;
+    MISPC_TRY(mis_cuda::persistent_threads(ctx, kernel, &fit));
+    if (p.n * L <= fit) work = p.n * L;
+  }
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, kernel, &q, work, persistent, launched));
   if (*launched) return MISPC_SUCCESS;
   q.result_host = NULL; /* these kernels leave the result on the device */
   cudaMemsetAsync(q.cnt, 0, (size_t)((char *)(q.done + 1) - (char *)q.cnt), s);

@@ -188,6 +188,19 @@ __device__ __forceinline__ void publish_result(unsigned long long *words, unsign
   __threadfence_system();
 }
 
+/* *threads: the most threads launch_persistent gives kernel (0 where the
+ * device has no cooperative launch). */
+inline mispc_status persistent_threads(mispc_context *ctx, const void *kernel, long long *threads) {
+  *threads = 0;
+  int sms = 0, coop = 0, per_sm = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  if (!coop) return MISPC_SUCCESS;
+  MISPC_TRY(mispc_kernel_occupancy(ctx, kernel, kBlock, &per_sm));
+  if (per_sm > kPersistentPerSm) per_sm = kPersistentPerSm;
+  *threads = (long long)sms * (per_sm > 0 ? per_sm : 0) * kBlock;
+  return MISPC_SUCCESS;
+}
+
 /* Launches kernel(plan) cooperatively with enough blocks for `work` threads,
  * capped at kPersistentPerSm resident blocks per SM. *launched = 0 (and
  * nothing is queued) when the device cannot, or `allowed` is 0. */
@@ -195,16 +208,13 @@ template <typename Plan>
 mispc_status launch_persistent(mispc_context *ctx, cudaStream_t s, const void *kernel, Plan *plan,
                                long long work, int allowed, int *launched) {
   *launched = 0;
-  int sms = 0, coop = 0, per_sm = 0;
-  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-  if (!allowed || !coop) return MISPC_SUCCESS;
-  MISPC_TRY(mispc_kernel_occupancy(ctx, kernel, kBlock, &per_sm));
-  if (per_sm <= 0) return MISPC_SUCCESS;
-  if (per_sm > kPersistentPerSm) per_sm = kPersistentPerSm;
+  long long threads = 0;
+  if (allowed) MISPC_TRY(persistent_threads(ctx, kernel, &threads));
+  if (threads <= 0) return MISPC_SUCCESS;
   void *args[] = {plan};
-  MISPC_CUDA_TRY(
-      ctx, cudaLaunchCooperativeKernel(
-               kernel, mispc_grid_for(work, kBlock, (unsigned)(sms * per_sm)), kBlock, args, 0, s));
+  MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(
+                          kernel, mispc_grid_for(work, kBlock, (unsigned)(threads / kBlock)),
+                          kBlock, args, 0, s));
   *launched = 1;
   return MISPC_SUCCESS;
 }
