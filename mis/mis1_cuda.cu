@@ -10,11 +10,11 @@
  * at its first blocking neighbour, so in round 0 most vertices read only a few
  * neighbours (ECL-MIS §3).
  *
- * An init pass stores each vertex's key (mis_common.h), clears in_set and
- * lists the high-degree vertices. Members are written to in_set as they are
- * decided and the counts are summed as the rounds go, so there is no closing
- * pass. Worklists are appended through warp-private buffers
- * (mispc_warp_append): no block barrier inside a round.
+ * An init pass stores each vertex's key (mis_common.h) and clears in_set;
+ * the rounds start from a list of the high-degree vertices. Members are
+ * written to in_set as they are decided and the counts are summed as the
+ * rounds go, so there is no closing pass. Worklists are appended through
+ * warp-private buffers (mispc_warp_append): no block barrier inside a round.
  *
  * By default all rounds run inside one cooperative (persistent) kernel with a
  * grid-wide barrier between rounds, so a round costs its memory traffic plus
@@ -25,7 +25,13 @@
  *
  * Graphs without hubs skip the rounds: after init, the persistent kernel runs
  * a sync-free pass instead (ECL-MIS §3; see sync_free_body), which gives the
- * same set without a barrier per round. */
+ * same set without a barrier per round.
+ *
+ * On small graphs a call is latency (docs/results/benchmarks-log.md, "Small
+ * graphs"), so the persistent path keeps host work to one pool allocation,
+ * the launch and a stream sync: the kernel zeroes its own counters and
+ * writes the result words into mapped pinned memory, and the occupancy is
+ * looked up once per context. */
 #include <cooperative_groups.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,8 +52,10 @@ constexpr int kListSlots = 128; /* per warp and worklist */
 typedef mispc_warp_append<kListSlots> List;
 
 /* Everything a run needs; counters hold, per round r, [3r+1] / [3r+2] the low /
- * high worklist lengths ([3r] unused). The run ends when both lists for the
- * next round are empty. */
+ * high worklist lengths ([0], [3r] unused). The run ends when both lists for
+ * the next round are empty. The persistent kernel zeroes the counters itself
+ * (init_body, then each round those of the round after next), with no memset
+ * before it; the one-launch-a-round path has them zeroed by the host. */
 struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
@@ -59,7 +67,10 @@ struct Plan {
   uint64_t seed;
   int32_t *low[2], *high[2];
   unsigned *cnt;
-  unsigned long long *result; /* [0] members, [1] undecided, [2] rounds (last IN round + 1) */
+  unsigned long long *result;      /* [0] members, [1] undecided, [2] rounds (last IN round + 1) */
+  unsigned *done;                  /* blocks past their tally (publish_result) */
+  unsigned long long *result_host; /* mapped host copy of result, or NULL */
+  unsigned *hub;                   /* per block of the persistent kernel: a hub seen in init */
   uint8_t *in_set;
   /* Sync-free pass instead of rounds when every degree is at most this (0: never). */
   int64_t sync_free_max_degree;
@@ -218,8 +229,17 @@ template <int L> __device__ __forceinline__ void round_body(const Round &a, Smem
   high.finish<kWarps>(sm.counts);
 }
 
-/* Keys and status words, in_set cleared, the high-degree vertices listed. */
-__device__ __forceinline__ void init_body(const Plan &p, Smem &sm) {
+/* The high-degree vertices (of the subset) into the list of round 0. */
+__device__ __forceinline__ bool listed_high(const Plan &p, int64_t v, int64_t deg) {
+  return (!p.subset || p.subset[v]) && deg > p.warp_degree;
+}
+
+/* Keys and status words, in_set cleared. ListHigh (one launch a round): the
+ * high-degree vertices listed too, in counters the host zeroed. Otherwise
+ * (the persistent kernel): each block's hub flag into p.hub, and block 0
+ * zeroes the words used before the rounds zero their own; the list waits
+ * for list_high_body, after the barrier, as only the rounds read it. */
+template <bool ListHigh> __device__ __forceinline__ void init_body(const Plan &p, Smem &sm) {
   List high(sm.slots[threadIdx.x >> 5], p.high[0], p.cnt + 2);
   int hub = 0;
   for (int64_t base = blockIdx.x * (int64_t)kBlock; base < p.n;
@@ -237,19 +257,50 @@ __device__ __forceinline__ void init_body(const Plan &p, Smem &sm) {
       p.status[v] = inside ? k : MIS1_STAMP_EXCLUDED;
       p.key[v] = k;
       p.in_set[v] = 0;
-      is_high = inside && deg > p.warp_degree;
+      is_high = ListHigh && listed_high(p, v, deg);
       hub |= deg > p.sync_free_max_degree;
     }
-    high.push(is_high, (int32_t)v);
+    if (ListHigh) high.push(is_high, (int32_t)v);
+  }
+  if (ListHigh) {
+    high.finish<kWarps>(sm.counts);
+    return;
+  }
+  hub = __syncthreads_or(hub);
+  if (threadIdx.x == 0) p.hub[blockIdx.x] = (unsigned)hub;
+  /* Zeroed before the grid barrier that ends init, so race-free: the high
+   * list's length (list_high_body), round 1's lengths (written in round 0),
+   * the result and the arrivals of publish_result. */
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    p.cnt[2] = p.cnt[4] = p.cnt[5] = 0;
+    p.result[0] = p.result[1] = p.result[2] = 0;
+    *p.done = 0;
+  }
+}
+
+/* Persistent kernel, rounds only, after init's barrier: the high list of
+ * round 0 (counted in cnt[2]). */
+__device__ __forceinline__ void list_high_body(const Plan &p, Smem &sm) {
+  List high(sm.slots[threadIdx.x >> 5], p.high[0], p.cnt + 2);
+  for (int64_t base = blockIdx.x * (int64_t)kBlock; base < p.n;
+       base += (int64_t)gridDim.x * kBlock) {
+    const int64_t v = base + threadIdx.x;
+    high.push(v < p.n && listed_high(p, v, p.rowptr[v + 1] - p.rowptr[v]), (int32_t)v);
   }
   high.finish<kWarps>(sm.counts);
-  /* cnt[0] (unused by the rounds) says whether a hub was seen */
-  if (__syncthreads_or(hub) && threadIdx.x == 0) atomicOr(p.cnt, 1u);
+}
+
+/* Whether any block of the persistent kernel saw a hub in init (every thread
+ * of a block, after init's barrier; the same in every block). */
+__device__ __forceinline__ bool hub_seen(const Plan &p) {
+  unsigned h = 0;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) h |= p.hub[b];
+  return __syncthreads_or(h != 0);
 }
 
 __global__ void __launch_bounds__(kBlock) mis1_init(Plan p) {
   __shared__ Smem sm;
-  init_body(p, sm);
+  init_body<true>(p, sm);
 }
 
 /* Vertices still undecided (only when the round limit ran out). */
@@ -352,22 +403,198 @@ __device__ __forceinline__ bool try_decide(const Plan &p, int32_t v, int64_t b, 
   return false;
 }
 
+/* ---- Sync-free pass on small graphs: rows kept across passes ---------------
+ * When every vertex has a lane group of its own (n <= the launched groups),
+ * a pass of try_decide costs four dependent L2 round trips (v's status, its
+ * row offsets, its columns, the neighbours' status words), and the number of
+ * passes is the longest chain of dependencies in key order. Instead the group
+ * reads v's row once and keeps it in shared memory (lane gl: entries gl,
+ * gl + L, ...; at most row_slots<L>() each), sorted by one read of the
+ * neighbours' status words into those before v (slots from the front, bits
+ * `before`) and those after (from the back, bits `after`). v's fate depends
+ * only on the neighbours before it: IN once all are OUT, OUT once one is IN
+ * (one after v cannot be IN while v is undecided). So a later pass reloads
+ * only the status words of the earlier neighbours still undecided:
+ * independent loads, one round trip. Same rules, same set. Rows that fit are
+ * kept whatever their degree (a group of 8 lanes keeps up to 64 entries,
+ * where the rounds give a warp to rows past 32); longer ones go through
+ * try_decide as before. */
+
+/* Slots a lane: one thread holds rows of up to 16 (a random graph of mean
+ * degree 8 has rows past 8), a group of L lanes rows of up to 8 L. */
+template <int L> __host__ __device__ constexpr int row_slots() {
+  return L == 1 ? 16 : 8;
+}
+
+/* The kept rows of a block, [slot][thread] so that a warp reads consecutive
+ * words, and each thread's state: the slot bits `before` with kOpen and
+ * kKept, and the slot bits `after`. In shared memory, not registers: the
+ * persistent kernel is at its 32-register cap and would spill them. */
+constexpr unsigned kOpen = 1u << 31; /* v kept here and undecided */
+constexpr unsigned kKept = 1u << 30; /* v handled here (row kept, or v outside the subset) */
+template <int L> struct OwnRows {
+  int32_t slot[row_slots<L>()][kBlock];
+  unsigned state[kBlock];
+  unsigned after[kBlock];
+};
+
+/* Shared memory of the persistent kernel: the rounds' list buffers or the
+ * sync-free pass's rows (a run uses one of the two). */
+template <int L> union PersistentSmem {
+  Smem rounds;
+  OwnRows<L> own;
+};
+
+/* Status words of this thread's slots k0 .. k0 + 7 that are in *before (one
+ * round trip: every load is issued before any is used): an IN one sets the
+ * result, a decided OUT one leaves *before. */
+template <int L>
+__device__ __forceinline__ bool reload_slots(const uint32_t *status, const OwnRows<L> &own, int k0,
+                                             unsigned *before) {
+  int32_t c[8];
+  uint32_t su[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    c[j] = (*before >> (k0 + j)) & 1u ? own.slot[k0 + j][threadIdx.x] : -1;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) su[j] = c[j] >= 0 ? mispc_load_relaxed(status + c[j]) : 0u;
+  bool hit = false;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    if (c[j] >= 0) {
+      if (mis1_in_set(su[j]))
+        hit = true;
+      else if (mis1_is_decided(su[j]))
+        *before &= ~(1u << (k0 + j));
+    }
+  return hit;
+}
+
+/* Reads the row of vertex i (this thread's entries of it) into its slots and
+ * sorts the undecided neighbours into before (slots from the front) and
+ * after (from the back); returns whether one is IN already. i past n, or
+ * outside the subset: kept, not open; rows that do not fit: neither
+ * (try_decide takes them). Entries eight at a time, so that at most eight
+ * loads of each kind are in flight. */
+template <int L>
+__device__ __noinline__ bool own_row_start(uint32_t *status, const int64_t *rowptr,
+                                           const int32_t *colidx, const uint32_t *key, int64_t n,
+                                           OwnRows<L> &own, int64_t i, int gl) {
+  constexpr int K = row_slots<L>();
+  unsigned before = kKept, after = 0;
+  bool hit = false;
+  if (i < n) {
+    const int32_t v = (int32_t)i;
+    const int64_t b = rowptr[v];
+    const int64_t len = rowptr[v + 1] - b;
+    const uint32_t kv = key[v];
+    if (kv == MIS1_KEY_NONE) /* outside the subset: decided before the pass */
+      before = kKept;
+    else if (len > (int64_t)K * L)
+      before = 0; /* try_decide takes it (a warp above warp_degree) */
+    else {
+      before = kKept | kOpen;
+      const int32_t *row = colidx + b;
+      const int deg = (int)len;
+      int nb = 0, na = 0; /* slots taken from the front / the back */
+#pragma unroll
+      for (int k0 = 0; k0 < K; k0 += 8) {
+        if (gl + k0 * L >= deg) break;
+        int32_t c[8];
+        uint32_t su[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) c[j] = gl + (k0 + j) * L < deg ? row[gl + (k0 + j) * L] : v;
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          su[j] = c[j] != v ? mispc_load_relaxed(status + c[j]) : MIS1_STAMP_EXCLUDED;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          if (mis1_in_set(su[j])) hit = true;
+          if (mis1_is_decided(su[j])) continue; /* OUT (or no entry, or v itself) */
+          /* undecided: its status word is its start key */
+          if (mis1_before(su[j], c[j], kv, v)) {
+            own.slot[nb][threadIdx.x] = c[j];
+            before |= 1u << nb++;
+          } else {
+            ++na;
+            own.slot[K - na][threadIdx.x] = c[j];
+            after |= 1u << (K - na);
+          }
+        }
+      }
+    }
+  }
+  own.state[threadIdx.x] = before;
+  own.after[threadIdx.x] = after;
+  return hit;
+}
+
+/* A later pass: the status words of the earlier neighbours still undecided
+ * (slots 0 .. 7, and 8 .. 15 only for the few threads with more); returns
+ * whether one is IN. */
+template <int L>
+__device__ __noinline__ bool own_row_reload(const uint32_t *status, OwnRows<L> &own) {
+  unsigned w = own.state[threadIdx.x];
+  if (!(w & kOpen) || !(w & ~(kOpen | kKept))) return false;
+  bool hit = reload_slots<L>(status, own, 0, &w);
+  if constexpr (row_slots<L>() > 8)
+    if (!hit && ((w & ~(kOpen | kKept)) >> 8)) hit = reload_slots<L>(status, own, 8, &w);
+  own.state[threadIdx.x] = w;
+  return hit;
+}
+
+/* Decides the group's own vertex i where it can, from `hit` (a neighbour IN)
+ * and the before bits; all 32 lanes call it. Returns whether i waits. */
+template <int L>
+__device__ __forceinline__ bool own_row_decide(const Plan &p, OwnRows<L> &own, int64_t i, bool hit,
+                                               int gl, unsigned gmask, Tally &t) {
+  const unsigned w = own.state[threadIdx.x];
+  const bool any_hit = (__ballot_sync(0xffffffffu, hit) & gmask) != 0;
+  const bool any_before = (__ballot_sync(0xffffffffu, (w & ~(kOpen | kKept)) != 0) & gmask) != 0;
+  if (!(w & kOpen)) return false;
+  if (!any_hit && any_before) return true;
+  own.state[threadIdx.x] = kKept; /* decided */
+  if (any_hit) {                  /* OUT */
+    if (gl == 0) mispc_store_relaxed(p.status + i, mis1_stamp(0, 1));
+    return false;
+  }
+  if (gl == 0) { /* IN: every earlier neighbour is OUT */
+    mispc_store_relaxed(p.status + i, mis1_stamp(0, 0));
+    p.in_set[i] = 1;
+    ++t.in;
+  }
+  for (unsigned m = own.after[threadIdx.x]; m; m &= m - 1)
+    mispc_store_relaxed(p.status + own.slot[__ffs(m) - 1][threadIdx.x], mis1_stamp(0, 1));
+  return false;
+}
+
 /* The warps' vertices as in round 0 (groups of L lanes; a warp for each
  * vertex above warp_degree), visited until all are decided. */
-template <int L> __device__ __forceinline__ void sync_free_body(const Plan &p, Tally &t) {
+template <int L>
+__device__ __forceinline__ void sync_free_body(const Plan &p, Tally &t, OwnRows<L> *rows) {
   constexpr int G = 32 / L;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane / L, gl = lane % L;
   const unsigned gmask = mispc_group_mask<L>();
   const int64_t gwarp = (int64_t)blockIdx.x * kWarps + warp;
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
-  for (;;) {
+  /* every vertex a group of its own (the same in every thread): rows kept */
+  const bool own = p.early_exit && nwarps * G >= p.n;
+  for (int pass = 0;; ++pass) {
     bool waiting = false;
+    if (own) {
+      const int64_t i = gwarp * G + g;
+      const bool hit =
+          pass ? own_row_reload<L>(p.status, *rows)
+               : own_row_start<L>(p.status, p.rowptr, p.colidx, p.key, p.n, *rows, i, gl);
+      waiting = own_row_decide<L>(p, *rows, i, hit, gl, gmask, t);
+    }
     for (int64_t base = gwarp * G; base < p.n; base += nwarps * G) {
       const int64_t i = base + g;
       uint32_t kv = MIS1_STAMP_EXCLUDED;
       /* one lane reads the status so the group agrees on it */
-      if (i < p.n && gl == 0) kv = mispc_load_relaxed(p.status + i);
+      if (i < p.n && gl == 0 && !(own && (rows->state[threadIdx.x] & kKept)))
+        kv = mispc_load_relaxed(p.status + i);
       if (L > 1) kv = __shfl_sync(0xffffffffu, kv, g * L);
       const bool open = i < p.n && !mis1_is_decided(kv);
       int64_t b = 0, e = 0;
@@ -396,23 +623,30 @@ template <int L> __device__ __forceinline__ void sync_free_body(const Plan &p, T
 /* All rounds in one cooperative launch. */
 template <int L>
 __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan p) {
-  __shared__ Smem sm;
+  __shared__ PersistentSmem<L> shared;
+  Smem &sm = shared.rounds;
   cg::grid_group grid = cg::this_grid();
   Tally t = {0, 0};
-  init_body(p, sm);
+  init_body<false>(p, sm);
   grid.sync();
-  if (p.sync_free_max_degree && !p.cnt[0]) { /* same in every thread */
-    sync_free_body<L>(p, t);
+  if (p.sync_free_max_degree && !hub_seen(p)) { /* same in every thread */
+    sync_free_body<L>(p, t, &shared.own);
     add_tally(p, t, 0);
+    mis_cuda::publish_result<3>(p.result, p.result_host, p.done);
     return;
   }
+  list_high_body(p, sm);
+  grid.sync();
   unsigned left = 1;
   for (int r = 0; r < p.max_rounds && left; ++r) {
+    /* round r+1 appends to these, after the barrier below */
+    if (blockIdx.x == 0 && threadIdx.x < 2) p.cnt[3 * (r + 2) + 1 + threadIdx.x] = 0;
     round_body<L>(Round(p, r), sm, t);
     grid.sync();
     left = p.cnt[3 * (r + 1) + 1] + p.cnt[3 * (r + 1) + 2]; /* same in every thread */
   }
   add_tally(p, t, left ? count_open(p) : 0);
+  mis_cuda::publish_result<3>(p.result, p.result_host, p.done);
 }
 
 /* Lanes per low-degree vertex: one thread while rows are short; for longer
@@ -437,22 +671,33 @@ int64_t sync_free_max_degree(const mispc_csr *g) {
 }
 
 template <int L>
-mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, unsigned grid) {
+mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, unsigned grid,
+                 int *launched) {
   Plan q = p;
-  int launched = 0;
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)mis1_persistent<L>, &q, p.n,
-                                        persistent, &launched));
-  if (launched) return MISPC_SUCCESS;
-  mis1_init<<<grid, kBlock, 0, s>>>(p);
+  const void *kernel = (const void *)mis1_persistent<L>;
+  long long work = p.n;
+  /* Groups of L lanes: a group a vertex where all fit at once, so that the
+   * sync-free pass keeps rows (sync_free_body); else a group takes n / (the
+   * groups) vertices in turn. */
+  if (L > 1 && persistent && p.sync_free_max_degree && p.early_exit) {
+    long long fit = 0;
+    MISPC_TRY(mis_cuda::persistent_threads(ctx, kernel, &fit));
+    if (p.n * L <= fit) work = p.n * L;
+  }
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, kernel, &q, work, persistent, launched));
+  if (*launched) return MISPC_SUCCESS;
+  q.result_host = NULL; /* these kernels leave the result on the device */
+  cudaMemsetAsync(q.cnt, 0, (size_t)((char *)(q.done + 1) - (char *)q.cnt), s);
+  mis1_init<<<grid, kBlock, 0, s>>>(q);
   int stop = -1; /* one launch per round */
   MISPC_TRY(mis_cuda::run_rounds_lagged(
-      ctx, s, p.max_rounds,
+      ctx, s, q.max_rounds,
       [&](int r, unsigned *left) {
-        mis1_round<L><<<grid, kBlock, 0, s>>>(p, r);
-        cudaMemcpyAsync(left, p.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
+        mis1_round<L><<<grid, kBlock, 0, s>>>(q, r);
+        cudaMemcpyAsync(left, q.cnt + 3 * (r + 1) + 1, 8, cudaMemcpyDeviceToHost, s);
       },
       &stop));
-  if (stop < 0) mis1_count_open<<<grid, kBlock, 0, s>>>(p);
+  if (stop < 0) mis1_count_open<<<grid, kBlock, 0, s>>>(q);
   return MISPC_SUCCESS;
 }
 
@@ -467,21 +712,36 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
   int sms = 0, max_rounds = 0;
   MISPC_TRY(mis_cuda::start(ctx, n, opt, res, &s, &sms, &max_rounds));
   if (n == 0) return MISPC_SUCCESS;
+  const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
+  const int persistent = !tu->mis_no_persistent;
   const size_t ncnt = (3 * (size_t)(max_rounds + 2) + 1) & ~(size_t)1; /* keep result 8-aligned */
-  Plan p;
-  memset(&p, 0, sizeof p);
-  int32_t *lists = NULL;
-  mispc_status st =
-      mispc_scratch_alloc(ctx, (size_t)n * 8, (void **)&p.status, "MIS-1 status/keys");
-  if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&lists, "MIS-1 worklists");
-  if (!st) st = mispc_scratch_alloc(ctx, ncnt * 4 + 24, (void **)&p.cnt, "MIS-1 counters");
+  /* One allocation: counters, then the result words and the arrivals of
+   * publish_result; a hub flag a block (kPersistentPerSm blocks an SM at
+   * most); status and keys; worklists. */
+  mis_cuda::Parts parts;
+  const size_t at_cnt = parts.take(ncnt * 4 + 3 * 8 + 4);
+  const size_t at_hub = parts.take((size_t)sms * kPersistentPerSm * 4);
+  const size_t at_status = parts.take((size_t)n * 8);
+  const size_t at_lists = parts.take((size_t)n * 16);
+  char *scratch = NULL;
+  MISPC_TRY(mispc_scratch_alloc(ctx, parts.bytes, (void **)&scratch,
+                                "MIS-1 status, keys, worklists and counters"));
+  /* the persistent kernel writes its result words into mapped pinned memory
+   * where the device can (d_mapped NULL otherwise) */
+  unsigned long long *h_mapped = NULL, *d_mapped = NULL;
+  mispc_status st = persistent ? mispc_pinned_mapped(ctx, 3 * sizeof(unsigned long long),
+                                                     (void **)&h_mapped, (void **)&d_mapped)
+                               : MISPC_SUCCESS;
   unsigned long long h_result[3] = {0, 0, 0};
   if (!st) {
+    Plan p;
+    memset(&p, 0, sizeof p);
+    int32_t *lists = (int32_t *)(scratch + at_lists);
     p.rowptr = g->rowptr;
     p.colidx = g->colidx;
+    p.status = (uint32_t *)(scratch + at_status);
     p.key = p.status + n;
     p.n = n;
-    const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
     p.early_exit = !tu->mis_no_early_exit;
     p.no_worklist = tu->mis_no_worklist;
     p.warp_degree = tu->mis_no_warp_mapping ? INT32_MAX : kWarpDegree;
@@ -493,20 +753,24 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
     p.low[1] = lists + n;
     p.high[0] = lists + 2 * n;
     p.high[1] = lists + 3 * n;
+    p.cnt = (unsigned *)(scratch + at_cnt);
     p.result = (unsigned long long *)(p.cnt + ncnt);
+    p.done = (unsigned *)(p.result + 3);
+    p.result_host = d_mapped;
+    p.hub = (unsigned *)(scratch + at_hub);
     p.in_set = in_set;
     /* the rounds' own switches and a round limit ask for the rounds */
     p.sync_free_max_degree = tu->mis_no_sync_free || tu->mis_no_worklist || opt->max_rounds
                                  ? 0
                                  : sync_free_max_degree(g);
     const unsigned grid = mispc_grid_for(n, kBlock, (unsigned)sms * 8u);
-    cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 24, s);
-    const int persistent = !tu->mis_no_persistent;
+    int launched = 0;
     st = mispc_with_lanes(tu->mis_no_warp_mapping ? 1 : lanes_for(ctx, g), [&](auto lanes) {
-      return run<decltype(lanes)::value>(ctx, s, p, persistent, grid);
+      return run<decltype(lanes)::value>(ctx, s, p, persistent, grid, &launched);
     });
     if (!st) {
-      st = mis_cuda::fetch_result(ctx, s, h_result, p.result, sizeof h_result, "MIS-1");
+      st = mis_cuda::fetch_result(ctx, s, h_result, p.result,
+                                  launched && d_mapped ? h_mapped : NULL, sizeof h_result, "MIS-1");
       if (!st && h_result[1] != 0)
         st = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                           "mispc_mis1: %llu vertices undecided after %d rounds", h_result[1],
@@ -515,8 +779,6 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
       res->rounds = (int)h_result[2];
     }
   }
-  mispc_scratch_free(ctx, p.status);
-  mispc_scratch_free(ctx, lists);
-  mispc_scratch_free(ctx, p.cnt);
+  mispc_scratch_free(ctx, scratch);
   return st;
 }

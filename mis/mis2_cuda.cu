@@ -30,7 +30,10 @@ using mis_cuda::w_out;
 typedef mis_cuda::ListSmem Smem;
 constexpr int kThreadMappingPerSm = kPersistentPerSm < 6 ? kPersistentPerSm : 6;
 
-/* Everything a run needs; cnt[2r] / cnt[2r+1]: worklist 1 / 2 lengths for round r. */
+/* Everything a run needs; cnt[2r] / cnt[2r+1]: worklist 1 / 2 lengths for round r.
+ * The persistent kernel zeroes the counters itself (before its first grid
+ * barrier, then each round those of the round after next), with no memset
+ * before it; the two-launches-a-round path has them zeroed by the host. */
 template <typename W> struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
@@ -40,7 +43,9 @@ template <typename W> struct Plan {
   uint64_t seed;
   int32_t *wl1[2], *wl2[2];
   unsigned *cnt;
-  unsigned long long *result; /* [0] members, [1] rounds */
+  unsigned long long *result;      /* [0] members, [1] rounds */
+  unsigned *done;                  /* blocks past their result (publish_result) */
+  unsigned long long *result_host; /* mapped host copy of result, or NULL */
   uint8_t *in_set;
   const uint8_t *subset;
 };
@@ -189,9 +194,18 @@ __global__ void __launch_bounds__(kBlock, MinBlocks) mis2_persistent(Plan<W> p) 
   __shared__ Smem sm;
   cg::grid_group grid = cg::this_grid();
   init_body(p);
+  /* before the barrier, so race-free: round 1's lengths (written in round
+   * 0), the member count and the arrivals of publish_result */
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    p.cnt[2] = p.cnt[3] = 0;
+    p.result[0] = 0;
+    *p.done = 0;
+  }
   grid.sync();
   int rounds = -1;
   for (int r = 0; r < p.max_rounds; ++r) {
+    /* round r+1 appends to these, after the barriers below */
+    if (blockIdx.x == 0 && threadIdx.x < 2) p.cnt[2 * (r + 2) + threadIdx.x] = 0;
     column_body<W, Warp>(Phase<W>(p, r, true), sm);
     grid.sync();
     decide_body<W, Warp>(Phase<W>(p, r, false), sm);
@@ -203,6 +217,7 @@ __global__ void __launch_bounds__(kBlock, MinBlocks) mis2_persistent(Plan<W> p) 
   }
   finish_body(p);
   if (blockIdx.x == 0 && threadIdx.x == 0) p.result[1] = (unsigned long long)(long long)rounds;
+  mis_cuda::publish_result<2>(p.result, p.result_host, p.done);
 }
 
 } // namespace
@@ -220,17 +235,30 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
   const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
   const bool warp = tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && g->nnz >= 16 * n);
   const size_t ncnt = 2 * (size_t)(max_rounds + 2); /* even: keeps result 8-aligned */
-  Plan<W> p;
-  memset(&p, 0, sizeof p);
-  int32_t *lists = NULL;
-  mispc_status st =
-      mispc_scratch_alloc(ctx, (size_t)n * 2 * sizeof(W), (void **)&p.T, "MIS-2 tuples");
-  if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 16, (void **)&lists, "MIS-2 worklists");
-  if (!st) st = mispc_scratch_alloc(ctx, ncnt * 4 + 16, (void **)&p.cnt, "MIS-2 counters");
+  const int persistent = !tu->mis_no_persistent;
+  /* One allocation: counters, then the result words and the arrivals of
+   * publish_result; tuples T and M; worklists. */
+  mis_cuda::Parts parts;
+  const size_t at_cnt = parts.take(ncnt * 4 + 2 * 8 + 4);
+  const size_t at_tuples = parts.take((size_t)n * 2 * sizeof(W));
+  const size_t at_lists = parts.take((size_t)n * 16);
+  char *scratch = NULL;
+  MISPC_TRY(mispc_scratch_alloc(ctx, parts.bytes, (void **)&scratch,
+                                "MIS-2 tuples, worklists and counters"));
+  /* the persistent kernel writes its result words into mapped pinned memory
+   * where the device can (d_mapped NULL otherwise) */
+  unsigned long long *h_mapped = NULL, *d_mapped = NULL;
+  mispc_status st = persistent ? mispc_pinned_mapped(ctx, 2 * sizeof(unsigned long long),
+                                                     (void **)&h_mapped, (void **)&d_mapped)
+                               : MISPC_SUCCESS;
   unsigned long long h_result[2] = {0, 0};
   if (!st) {
+    Plan<W> p;
+    memset(&p, 0, sizeof p);
+    int32_t *lists = (int32_t *)(scratch + at_lists);
     p.rowptr = g->rowptr;
     p.colidx = g->colidx;
+    p.T = (W *)(scratch + at_tuples);
     p.M = p.T + n;
     p.n = n;
     p.no_worklist = tu->mis_no_worklist;
@@ -242,19 +270,22 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     p.wl1[1] = lists + n;
     p.wl2[0] = lists + 2 * n;
     p.wl2[1] = lists + 3 * n;
+    p.cnt = (unsigned *)(scratch + at_cnt);
     p.result = (unsigned long long *)(p.cnt + ncnt);
+    p.done = (unsigned *)(p.result + 2);
+    p.result_host = d_mapped;
     p.in_set = in_set;
     p.subset = subset;
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
-    cudaMemsetAsync(p.cnt, 0, ncnt * 4 + 16, s);
     /* Blocks per SM, measured on an H100 (docs/results/benchmarks-log.md): 8 for the warp
      * mapping; the thread mapping spills at 8 and runs faster at 6. */
     const void *pk = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm>
                           : (const void *)mis2_persistent<W, false, kThreadMappingPerSm>;
     int launched = 0;
-    st = mis_cuda::launch_persistent(ctx, s, pk, &p, warp ? 32 * n : n, !tu->mis_no_persistent,
-                                     &launched);
+    st = mis_cuda::launch_persistent(ctx, s, pk, &p, warp ? 32 * n : n, persistent, &launched);
     if (!st && !launched) { /* two launches per round */
+      p.result_host = NULL; /* these kernels leave the result on the device */
+      cudaMemsetAsync(p.cnt, 0, (size_t)((char *)(p.done + 1) - (char *)p.cnt), s);
       mis2_init<W><<<mispc_grid_for(n, kBlock, (unsigned)sms * 8u), kBlock, 0, s>>>(p);
       int stop = -1;
       st = mis_cuda::run_rounds_lagged(
@@ -278,7 +309,8 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
       }
     }
     if (!st) {
-      st = mis_cuda::fetch_result(ctx, s, h_result, p.result, sizeof h_result, "MIS-2");
+      st = mis_cuda::fetch_result(ctx, s, h_result, p.result,
+                                  launched && d_mapped ? h_mapped : NULL, sizeof h_result, "MIS-2");
       if (!st && (long long)h_result[1] < 0)
         st = mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                           "mispc_mis2: vertices still undecided after %d rounds", max_rounds);
@@ -286,9 +318,7 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
       res->rounds = (int)(long long)h_result[1];
     }
   }
-  mispc_scratch_free(ctx, p.T);
-  mispc_scratch_free(ctx, lists);
-  mispc_scratch_free(ctx, p.cnt);
+  mispc_scratch_free(ctx, scratch);
   return st;
 }
 

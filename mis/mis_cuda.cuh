@@ -1,8 +1,10 @@
 /* Pieces shared by the MIS CUDA backends (not installed): block shape, the
- * cooperative launch of a persistent kernel, and the host loop of the
- * one-launch-per-round fallback. */
+ * cooperative launch of a persistent kernel and its result words, and the
+ * host loop of the one-launch-per-round fallback. */
 #ifndef MISPC_MIS_CUDA_CUH
 #define MISPC_MIS_CUDA_CUH
+
+#include <string.h>
 
 #include "cuda_util.cuh"
 #include "mis_common.h"
@@ -141,15 +143,61 @@ inline mispc_status start(mispc_context *ctx, int64_t n, const mispc_mis_options
   return MISPC_SUCCESS;
 }
 
-/* Copies the kernels' result words (bytes from d to h) and waits for the
- * stream: MISPC_ERR_CUDA naming `what` when a kernel failed. */
+/* One scratch allocation cut into parts, each 256-byte aligned as
+ * cudaMalloc's: one pool allocation and one free a call instead of one a
+ * buffer (host time that counts on small graphs). */
+struct Parts {
+  size_t bytes = 0;
+  /* The offset of a new part of `size` bytes. */
+  size_t take(size_t size) {
+    const size_t at = bytes;
+    bytes += (size + 255) & ~(size_t)255;
+    return at;
+  }
+};
+
+/* Waits for the stream and reads the kernels' result words into h: from
+ * `mapped` (pinned host words of mispc_pinned_mapped that the kernel wrote,
+ * publish_result) when not NULL, else by a copy of `bytes` from d.
+ * MISPC_ERR_CUDA naming `what` when a kernel failed. */
 inline mispc_status fetch_result(mispc_context *ctx, cudaStream_t s, void *h, const void *d,
-                                 size_t bytes, const char *what) {
-  cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s);
+                                 const void *mapped, size_t bytes, const char *what) {
+  if (!mapped) cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s);
   cudaError_t e = cudaStreamSynchronize(s);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess)
     return mispc_seterr(ctx, MISPC_ERR_CUDA, "%s kernels failed: %s", what, cudaGetErrorString(e));
+  if (mapped) memcpy(h, mapped, bytes);
+  return MISPC_SUCCESS;
+}
+
+/* The last step of a persistent kernel, by thread 0 of every block after its
+ * last update of words[0..K): the last block to arrive (counted in *done,
+ * zeroed before the kernel's first grid barrier) copies the totals to host
+ * (mapped pinned memory; nothing when NULL). A fence and one atomic a block
+ * instead of a closing grid barrier. */
+template <int K>
+__device__ __forceinline__ void publish_result(unsigned long long *words, unsigned long long *host,
+                                               unsigned *done) {
+  if (!host || threadIdx.x != 0) return;
+  __threadfence(); /* this block's updates before its arrival */
+  if (atomicAdd(done, 1u) != gridDim.x - 1) return;
+  __threadfence(); /* every block's updates before the reads */
+#pragma unroll
+  for (int k = 0; k < K; ++k) host[k] = atomicAdd(words + k, 0ull);
+  __threadfence_system();
+}
+
+/* *threads: the most threads launch_persistent gives kernel (0 where the
+ * device has no cooperative launch). */
+inline mispc_status persistent_threads(mispc_context *ctx, const void *kernel, long long *threads) {
+  *threads = 0;
+  int sms = 0, coop = 0, per_sm = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  if (!coop) return MISPC_SUCCESS;
+  MISPC_TRY(mispc_kernel_occupancy(ctx, kernel, kBlock, &per_sm));
+  if (per_sm > kPersistentPerSm) per_sm = kPersistentPerSm;
+  *threads = (long long)sms * (per_sm > 0 ? per_sm : 0) * kBlock;
   return MISPC_SUCCESS;
 }
 
@@ -160,16 +208,13 @@ template <typename Plan>
 mispc_status launch_persistent(mispc_context *ctx, cudaStream_t s, const void *kernel, Plan *plan,
                                long long work, int allowed, int *launched) {
   *launched = 0;
-  int sms = 0, coop = 0, per_sm = 0;
-  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-  if (!allowed || !coop) return MISPC_SUCCESS;
-  MISPC_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
-  if (per_sm <= 0) return MISPC_SUCCESS;
-  if (per_sm > kPersistentPerSm) per_sm = kPersistentPerSm;
+  long long threads = 0;
+  if (allowed) MISPC_TRY(persistent_threads(ctx, kernel, &threads));
+  if (threads <= 0) return MISPC_SUCCESS;
   void *args[] = {plan};
-  MISPC_CUDA_TRY(
-      ctx, cudaLaunchCooperativeKernel(
-               kernel, mispc_grid_for(work, kBlock, (unsigned)(sms * per_sm)), kBlock, args, 0, s));
+  MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(
+                          kernel, mispc_grid_for(work, kBlock, (unsigned)(threads / kBlock)),
+                          kBlock, args, 0, s));
   *launched = 1;
   return MISPC_SUCCESS;
 }

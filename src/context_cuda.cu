@@ -14,6 +14,7 @@ extern "C" void mispc_cuda_context_release(mispc_context *ctx) {
   if (ctx->pinned) cudaFreeHost(ctx->pinned);
   ctx->mempool = NULL;
   ctx->pinned = NULL;
+  ctx->pinned_dev = NULL;
   ctx->pinned_bytes = 0;
   if (ctx->own_stream && ctx->stream) cudaStreamDestroy((cudaStream_t)ctx->stream);
   ctx->cusparse = NULL;
@@ -150,11 +151,28 @@ extern "C" mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, v
   if (ctx->pinned_bytes < bytes) {
     if (ctx->pinned) cudaFreeHost(ctx->pinned);
     ctx->pinned = NULL;
+    ctx->pinned_dev = NULL;
     ctx->pinned_bytes = 0;
     MISPC_CUDA_TRY(ctx, cudaMallocHost(&ctx->pinned, bytes));
     ctx->pinned_bytes = bytes;
   }
   *p = ctx->pinned;
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_pinned_mapped(mispc_context *ctx, size_t bytes, void **host,
+                                            void **dev) {
+  *dev = NULL;
+  MISPC_TRY(mispc_pinned_scratch(ctx, bytes, host));
+  int sms = 0, coop = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  if (!ctx->dev_map) return MISPC_SUCCESS;
+  if (!ctx->pinned_dev &&
+      cudaHostGetDevicePointer(&ctx->pinned_dev, ctx->pinned, 0) != cudaSuccess) {
+    ctx->pinned_dev = NULL;
+    (void)cudaGetLastError(); /* not mapped after all: callers copy instead */
+  }
+  *dev = ctx->pinned_dev;
   return MISPC_SUCCESS;
 }
 
@@ -164,9 +182,27 @@ extern "C" mispc_status mispc_device_caps(mispc_context *ctx, int *sms, int *coo
     MISPC_CUDA_TRY(ctx, cudaGetDevice(&dev));
     MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&ctx->dev_sms, cudaDevAttrMultiProcessorCount, dev));
     MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&ctx->dev_coop, cudaDevAttrCooperativeLaunch, dev));
+    MISPC_CUDA_TRY(ctx, cudaDeviceGetAttribute(&ctx->dev_map, cudaDevAttrCanMapHostMemory, dev));
   }
   *sms = ctx->dev_sms;
   *coop = ctx->dev_coop;
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status mispc_kernel_occupancy(mispc_context *ctx, const void *kernel, int block,
+                                               int *per_sm) {
+  const int n = ctx->noccupancy, slots = MISPC_OCCUPANCY_SLOTS;
+  for (int i = 0; i < n && i < slots; ++i)
+    if (ctx->occupancy[i].kernel == kernel && ctx->occupancy[i].block == block) {
+      *per_sm = ctx->occupancy[i].per_sm;
+      return MISPC_SUCCESS;
+    }
+  MISPC_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, block, 0));
+  auto *e = &ctx->occupancy[n % slots]; /* all slots full: the oldest goes */
+  e->kernel = kernel;
+  e->block = block;
+  e->per_sm = *per_sm;
+  ctx->noccupancy = n + 1 < 2 * slots ? n + 1 : slots;
   return MISPC_SUCCESS;
 }
 

@@ -70,9 +70,18 @@ static inline void mispc_scratch_list_free(mispc_context *ctx, mispc_scratch_lis
 }
 /* Pinned host scratch of at least `bytes`, owned by the context. */
 mispc_status mispc_pinned_scratch(mispc_context *ctx, size_t bytes, void **p);
+/* mispc_pinned_scratch, and in *dev its address in kernels, or NULL where the
+ * device cannot map host memory: kernels write a few result words there, so
+ * the host reads them after its stream sync without a copy. */
+mispc_status mispc_pinned_mapped(mispc_context *ctx, size_t bytes, void **host, void **dev);
 /* Streaming multiprocessors and cooperative-launch support of the current
  * device (looked up once per context). */
 mispc_status mispc_device_caps(mispc_context *ctx, int *sms, int *coop);
+/* cudaOccupancyMaxActiveBlocksPerMultiprocessor(kernel, block threads, no
+ * dynamic shared memory), looked up once per context and kernel: a query at
+ * every launch is part of the host time that dominates calls on small graphs
+ * (docs/results/benchmarks-log.md, "Small graphs"). */
+mispc_status mispc_kernel_occupancy(mispc_context *ctx, const void *kernel, int block, int *per_sm);
 #ifdef __cplusplus
 }
 #endif

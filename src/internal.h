@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+#define MISPC_OCCUPANCY_SLOTS 24 /* kernels of one context: 16 today */
+
 struct mispc_context {
   char err[1024];
   int verbosity;
@@ -24,8 +26,16 @@ struct mispc_context {
   void *mempool;  /* cudaMemPool_t for scratch, created on demand */
   void *pinned;   /* pinned host scratch for counters read back each round */
   size_t pinned_bytes;
-  int dev_sms, dev_coop;  /* cached device attributes (dev_sms 0: not looked up) */
-  mispc_tuning tuning;    /* benchmark and test knobs (tuning.h); zero: defaults */
+  void *pinned_dev; /* pinned's address in kernels (mispc_pinned_mapped; NULL: not looked up) */
+  int dev_sms, dev_coop, dev_map; /* cached device attributes (dev_sms 0: not looked up) */
+  /* Blocks per SM of cooperative kernels (mispc_kernel_occupancy): looked up
+   * once per kernel instead of at every launch. */
+  struct mispc_occupancy {
+    const void *kernel;
+    int block, per_sm;
+  } occupancy[MISPC_OCCUPANCY_SLOTS];
+  int noccupancy;      /* lookups stored so far; slot noccupancy % SLOTS is the next one replaced */
+  mispc_tuning tuning; /* benchmark and test knobs (tuning.h); zero: defaults */
   int64_t read_allowance; /* rows + columns a file may declare beyond the rule (io_lines.h) */
 };
 

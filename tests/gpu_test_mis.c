@@ -6,11 +6,12 @@
 
 static mispc_context *ctx;
 
-/* t: the context's tuning for this comparison (the GPU ablations, lanes). */
+/* t: the context's tuning for this comparison (the GPU ablations, lanes).
+ * spec: a generator (seed 3) or a file. */
 static void compare_backends(const char *spec, const mispc_mis_options *o, const mispc_tuning *t,
                              int k) {
   mispc_csr H, D;
-  if (mispc_generate(ctx, spec, 3, &H)) {
+  if (strncmp(spec, "gen:", 4) ? mispc_load(ctx, spec, &H) : mispc_generate(ctx, spec, 3, &H)) {
     CHECK_MSG(0, "%s: %s", spec, mispc_context_error(ctx));
     return;
   }
@@ -171,6 +172,51 @@ static void test_gpu_mis1_sync_free_rule_and_subset(void) {
   }
 }
 
+/* Small graphs (1k to 64k vertices), where every vertex gets a lane group of
+ * its own and the sync-free pass keeps rows in shared memory (mis1_cuda.cu),
+ * and small graphs with hubs (the rounds): the host's sets and rounds for
+ * every group width, the rounds on graphs without hubs, and a subset. */
+static void test_gpu_small_graphs_equal_host(void) {
+  const char *g[] = {"gen:laplace2d:32",
+                     "gen:laplace3d:20",
+                     "gen:kron:12",
+                     "gen:random:16000:8",
+                     "gen:grid3d27:12",
+                     "gen:laplace2d:250",
+                     "gen:kron:16",
+                     "gen:random:2000:24",
+                     MISPC_TEST_DATA "/bcsstk13.mtx",
+                     MISPC_TEST_DATA "/fe_4elt2.metis.graph"};
+  const int lanes[] = {0, 1, 2, 4, 8, 16, 32};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l)
+      for (int v = 0; v < 3; ++v) {
+        mispc_mis_options o;
+        mispc_mis_options_default(&o);
+        mispc_tuning t = {0};
+        t.mis1_lanes = lanes[l];
+        o.seed = (uint64_t)(l + v);
+        if (v == 1) o.priority = MISPC_PRIORITY_HASH;
+        if (v == 2) t.mis_no_sync_free = 1; /* rounds: counts must match */
+        compare_backends(g[i], &o, &t, 1);
+      }
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    mispc_tuning t = {0};
+    compare_backends(g[i], &o, &t, 2);
+  }
+  for (size_t i = 0; i < 4; ++i) { /* subsets, as the coloring calls MIS-1 */
+    subset_case c;
+    subset_case_open(&c, g[i], 11, 70);
+    mispc_mis_result hr, gr;
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
+    CHECK_OK(ctx, mispc_mis1_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
+    CHECK_MSG(subset_case_same(&c) && hr.set_size == gr.set_size, "%s: subset MIS-1 GPU != host",
+              g[i]);
+    subset_case_close(&c);
+  }
+}
+
 static void test_gpu_star_and_clique(void) {
   mispc_csr S = star_graph(ctx, 5000), C = clique_graph(ctx, 300), D;
   uint8_t *ds = NULL, hs[6000];
@@ -198,7 +244,8 @@ static void test_gpu_star_and_clique(void) {
 /* The exact oracle: GPU MIS-1 is sequential greedy in key order, through the
  * rounds (Kronecker: hubs) and through the sync-free pass (meshes, random). */
 static void test_gpu_mis1_equals_greedy(void) {
-  const char *g[] = {"gen:kron:15", "gen:laplace3d:30", "gen:random:100000:8"};
+  const char *g[] = {"gen:kron:15",      "gen:laplace3d:30", "gen:random:100000:8",
+                     "gen:laplace2d:32", "gen:kron:12",      "gen:random:16000:8"};
   for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
     mispc_csr H, D;
     CHECK_OK(ctx, mispc_generate(ctx, g[i], 5, &H));
@@ -285,6 +332,7 @@ int main(void) {
   RUN_TEST(test_gpu_equals_host_all_variants);
   RUN_TEST(test_gpu_mis1_lanes_equal_host);
   RUN_TEST(test_gpu_mis1_sync_free_rule_and_subset);
+  RUN_TEST(test_gpu_small_graphs_equal_host);
   RUN_TEST(test_gpu_star_and_clique);
   RUN_TEST(test_gpu_mis1_equals_greedy);
   RUN_TEST(test_gpu_edge_cases_and_errors);
