@@ -438,9 +438,14 @@ template <int L> struct OwnRows {
   unsigned after[kBlock];
 };
 
-/* Shared memory of the persistent kernel: the rounds' list buffers or the
- * sync-free pass's rows (a run uses one of the two). */
-template <int L> union PersistentSmem {
+/* Shared memory of the persistent kernel: the rounds' list buffers, and
+ * where rows are kept (Own) the sync-free pass's rows in the same bytes (a
+ * run uses one of the two). Own is a kernel of its own, so that larger
+ * graphs keep the kernel they had: the kept rows' code and shared memory
+ * cost Elasticity-like grids of 8-lane groups 6 % (grid3d27:100 MIS-1,
+ * H100, 2026-11-26). */
+template <int L, bool Own> union PersistentSmem { Smem rounds; };
+template <int L> union PersistentSmem<L, true> {
   Smem rounds;
   OwnRows<L> own;
 };
@@ -570,7 +575,7 @@ __device__ __forceinline__ bool own_row_decide(const Plan &p, OwnRows<L> &own, i
 
 /* The warps' vertices as in round 0 (groups of L lanes; a warp for each
  * vertex above warp_degree), visited until all are decided. */
-template <int L>
+template <int L, bool Own>
 __device__ __forceinline__ void sync_free_body(const Plan &p, Tally &t, OwnRows<L> *rows) {
   constexpr int G = 32 / L;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -579,7 +584,7 @@ __device__ __forceinline__ void sync_free_body(const Plan &p, Tally &t, OwnRows<
   const int64_t gwarp = (int64_t)blockIdx.x * kWarps + warp;
   const int64_t nwarps = (int64_t)gridDim.x * kWarps;
   /* every vertex a group of its own (the same in every thread): rows kept */
-  const bool own = p.early_exit && nwarps * G >= p.n;
+  const bool own = Own && p.early_exit && nwarps * G >= p.n;
   for (int pass = 0;; ++pass) {
     bool waiting = false;
     if (own) {
@@ -621,16 +626,18 @@ __device__ __forceinline__ void sync_free_body(const Plan &p, Tally &t, OwnRows<
 }
 
 /* All rounds in one cooperative launch. */
-template <int L>
+template <int L, bool Own>
 __global__ void __launch_bounds__(kBlock, kPersistentPerSm) mis1_persistent(Plan p) {
-  __shared__ PersistentSmem<L> shared;
+  __shared__ PersistentSmem<L, Own> shared;
   Smem &sm = shared.rounds;
   cg::grid_group grid = cg::this_grid();
   Tally t = {0, 0};
   init_body<false>(p, sm);
   grid.sync();
   if (p.sync_free_max_degree && !hub_seen(p)) { /* same in every thread */
-    sync_free_body<L>(p, t, &shared.own);
+    OwnRows<L> *rows = nullptr;
+    if constexpr (Own) rows = &shared.own;
+    sync_free_body<L, Own>(p, t, rows);
     add_tally(p, t, 0);
     mis_cuda::publish_result<3>(p.result, p.result_host, p.done);
     return;
@@ -674,17 +681,17 @@ template <int L>
 mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, unsigned grid,
                  int *launched) {
   Plan q = p;
-  const void *kernel = (const void *)mis1_persistent<L>;
-  long long work = p.n;
-  /* Groups of L lanes: a group a vertex where all fit at once, so that the
-   * sync-free pass keeps rows (sync_free_body); else a group takes n / (the
-   * groups) vertices in turn. */
-  if (L > 1 && persistent && p.sync_free_max_degree && p.early_exit) {
-    long long fit = 0;
-    MISPC_TRY(mis_cuda::persistent_threads(ctx, kernel, &fit));
-    if (p.n * L <= fit) work = p.n * L;
-  }
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, kernel, &q, work, persistent, launched));
+  /* A group of L lanes a vertex where all fit at once and the sync-free
+   * pass may run: the kernel that keeps rows (sync_free_body); else a group
+   * takes n / (the groups) vertices in turn. */
+  long long fit = 0;
+  const void *own_kernel = (const void *)mis1_persistent<L, true>;
+  if (persistent && p.sync_free_max_degree && p.early_exit)
+    MISPC_TRY(mis_cuda::persistent_threads(ctx, own_kernel, &fit));
+  const bool own = p.n * L <= fit;
+  const void *kernel = own ? own_kernel : (const void *)mis1_persistent<L, false>;
+  MISPC_TRY(
+      mis_cuda::launch_persistent(ctx, s, kernel, &q, own ? p.n * L : p.n, persistent, launched));
   if (*launched) return MISPC_SUCCESS;
   q.result_host = NULL; /* these kernels leave the result on the device */
   cudaMemsetAsync(q.cnt, 0, (size_t)((char *)(q.done + 1) - (char *)q.cnt), s);
