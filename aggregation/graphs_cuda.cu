@@ -27,16 +27,47 @@ __device__ __forceinline__ uint64_t key(int64_t r, int64_t c, int cb) {
   return ((uint64_t)r << cb) | (uint64_t)c;
 }
 
-__global__ void diagonal(int64_t n, const int64_t *rowptr, const int32_t *colidx, const double *val,
-                         double *diag) {
+/* Whether a row's offsets are usable (the fused index check, below). */
+__device__ __forceinline__ bool row_ok(int64_t b, int64_t e, int64_t nnz) {
+  return b >= 0 && b <= e && e <= nnz;
+}
+
+__global__ void diagonal(int64_t n, int64_t nnz, const int64_t *rowptr, const int32_t *colidx,
+                         const double *val, double *diag) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double d = 0;
-    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
-      if (colidx[p] == i) d += val[p]; /* duplicates summed, as the host does */
+    const int64_t b = rowptr[i], e = rowptr[i + 1];
+    if (row_ok(b, e, nnz)) /* else the first pass below reports the matrix */
+      for (int64_t p = b; p < e; ++p)
+        if (colidx[p] == i) d += val[p]; /* duplicates summed, as the host does */
     diag[i] = d;
   }
 }
+
+/* mispc_csr_check's index check (MISPC_CHECK_INDICES on a square A: row
+ * offsets monotone inside [0, nnz] from 0 to nnz, columns in [0, n)) done by
+ * the first pass over A of the strength graph's fast paths instead of a
+ * pass of its own (that pass re-read every column: about 0.1 ms of
+ * Elasticity3D_60's 0.55, H100). Rows and entries that fail are not used;
+ * *flags gets `bit`, and the caller asks mispc_csr_check for the message. */
+struct IndexCheck {
+  int64_t n, nnz;
+  unsigned long long *flags, bit;
+  __device__ __forceinline__ bool row(int64_t b, int64_t e) const {
+    return row_ok(b, e, nnz);
+  }
+  __device__ __forceinline__ bool col(int32_t j) const {
+    return j >= 0 && j < n;
+  }
+  /* the ends of the offsets (one thread of the grid), then any failure seen */
+  __device__ __forceinline__ void ends(const int64_t *rowptr) const {
+    if (blockIdx.x == 0 && threadIdx.x == 0 && (rowptr[0] != 0 || rowptr[n] != nnz)) fail();
+  }
+  __device__ __forceinline__ void fail() const {
+    atomicOr(flags, bit);
+  }
+};
 
 int bits_for(int64_t x) {
   int b = 1;
@@ -131,41 +162,57 @@ __global__ void same_nodes_as_first(int64_t n, int bs, MispcFastDiv div, const i
 template <int W, bool Write>
 __global__ void node_rows(int64_t nnodes, int bs, MispcFastDiv div, const int64_t *rowptr,
                           const int32_t *colidx, int64_t *count_or_ptr, int32_t *out,
-                          unsigned *uneven) {
+                          IndexCheck chk) {
   const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+  if (!Write) chk.ends(rowptr);
   mispc_for_each_row<W>(nnodes, [&](int64_t I, int sl, unsigned gm) {
-    const int64_t f = I * bs, b = rowptr[f], e = rowptr[f + 1];
+    const int64_t f = I * bs;
+    int64_t b = rowptr[f], e = rowptr[f + 1];
     if (!Write) { /* rows f + 1 .. f + bs - 1 name the nodes of row f, entry for entry */
-      bool same = true;
-      for (int r = 1; r < bs && same; ++r) {
+      bool ok = chk.row(b, e), same = true;
+      for (int r = 1; r < bs && same && ok; ++r) {
         const int64_t rb = rowptr[f + r], rl = rowptr[f + r + 1] - rb;
-        same = rl == e - b;
-        for (int64_t k = sl; same && k < rl; k += W)
-          same = div(colidx[rb + k]) == div(colidx[b + k]);
+        ok = chk.row(rb, rb + rl);
+        same = ok && rl == e - b;
+        for (int64_t k = sl; same && k < rl; k += W) {
+          const int32_t j = colidx[rb + k];
+          ok = ok && chk.col(j);
+          same = ok && div(j) == div(colidx[b + k]);
+        }
+        ok = (__ballot_sync(gm, !ok) & gm) == 0;
         same = (__ballot_sync(gm, !same) & gm) == 0; /* the same in every lane */
       }
-      if (!same && sl == 0) atomicOr(uneven, 1u);
+      if (!ok) {
+        if (sl == 0) chk.fail();
+        b = e = 0; /* nothing read (the caller stops) */
+      } else if (!same && sl == 0) {
+        atomicOr(chk.flags, 1ull); /* uneven */
+      }
     }
     int64_t at = Write ? count_or_ptr[I] : 0;
+    bool bad = false;
     for (int64_t p0 = b; p0 < e; p0 += W) {
       const int64_t p = p0 + sl;
       int32_t J = -1;
       bool keep = false;
       if (p < e) {
-        J = div(colidx[p]);
+        const int32_t j = colidx[p];
+        bad = bad || (!Write && !chk.col(j));
+        J = div(j);
         keep = J != I && (p == b || div(colidx[p - 1]) != J);
       }
       const unsigned m = __ballot_sync(gm, keep) & gm;
       if (Write && keep) out[at + __popc(m & below)] = J;
       at += __popc(m);
     }
+    if (!Write && (__ballot_sync(gm, bad) & gm) && sl == 0) chk.fail();
     if (!Write && sl == 0) count_or_ptr[I] = at;
   });
 }
 
 /* The fast path above; *built = 0 where it does not apply (S untouched). */
 mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mispc_csr *A, int bs,
-                                    mispc_csr *S, int *built) {
+                                    mispc_csr *S, int *built, int *invalid) {
   *built = 0;
   const int64_t nn = A->nrows / bs;
   double t = mispc_wtime();
@@ -175,14 +222,15 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
   cub::DeviceScan::ExclusiveSum(NULL, bytes, count, count, nn + 1, s);
   MISPC_TRY(mispc_scratch_alloc(ctx, sizeof(int64_t) * ((size_t)nn + 2) + bytes + 16,
                                 (void **)&count, "node row counts"));
-  unsigned *uneven = (unsigned *)(count + nn + 1);
+  /* flags: 1 a node's rows differ, 2 the index check failed */
+  const IndexCheck chk = {A->nrows, A->nnz, (unsigned long long *)(count + nn + 1), 2};
   temp = (void *)(count + nn + 2);
-  cudaMemsetAsync(count + nn, 0, 16, s); /* the last count and the flag */
+  cudaMemsetAsync(count + nn, 0, 16, s); /* the last count and the flags */
   const int lanes = mispc_lanes_for_rows(A);
   const unsigned grid = mispc_device_grid(ctx, (long long)nn * lanes, kBlock);
   mispc_with_lanes(lanes, [&](auto w) {
-    node_rows<decltype(w)::value, false><<<grid, kBlock, 0, s>>>(
-        nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, count, NULL, uneven);
+    node_rows<decltype(w)::value, false>
+        <<<grid, kBlock, 0, s>>>(nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, count, NULL, chk);
     return 0;
   });
   cub::DeviceScan::ExclusiveSum(temp, bytes, count, count, nn + 1, s);
@@ -191,14 +239,15 @@ mispc_status strength_by_first_rows(mispc_context *ctx, cudaStream_t s, const mi
   mispc_status st = mispc_sync(ctx, s, "strength graph (node rows)");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: node rows counted");
   mispc_csr G;
-  const bool use = !st && !(head[1] & 1);
+  *invalid = !st && (head[1] & 2);
+  const bool use = !st && !head[1];
   if (use) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[0], 0, &G);
   if (use && !st) {
     cudaMemcpyAsync(G.rowptr, count, sizeof(int64_t) * ((size_t)nn + 1), cudaMemcpyDeviceToDevice,
                     s);
     mispc_with_lanes(lanes, [&](auto w) {
       node_rows<decltype(w)::value, true><<<grid, kBlock, 0, s>>>(
-          nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, count, G.colidx, uneven);
+          nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, count, G.colidx, chk);
       return 0;
     });
     st = mispc_sync(ctx, s, "strength graph (node rows)");
@@ -244,11 +293,15 @@ struct Strong {
  * entry (in this chunk of W, else `last` carried over). */
 template <int W>
 __global__ void point_rows(int64_t n, const int64_t *rowptr, const int32_t *colidx, Strong strong,
-                           int32_t *buf, int64_t *cnt, unsigned long long *unsorted) {
+                           int32_t *buf, int64_t *cnt, unsigned long long *unsorted,
+                           IndexCheck chk) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1u;
+  chk.ends(rowptr);
   mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
-    const int64_t b = rowptr[i], e = rowptr[i + 1];
+    int64_t b = rowptr[i], e = rowptr[i + 1];
+    bool invalid = !chk.row(b, e);
+    if (invalid) b = e = 0;
     int32_t last = -1, k = 0;
     bool bad = false;
     for (int64_t p0 = b; p0 < e; p0 += W) {
@@ -258,7 +311,9 @@ __global__ void point_rows(int64_t n, const int64_t *rowptr, const int32_t *coli
       if (p < e) {
         j = colidx[p];
         bad = bad || (p > b && colidx[p - 1] > j);
-        s = j != i && strong(i, p, j);
+        const bool in = chk.col(j);
+        invalid = invalid || !in;
+        s = in && j != i && strong(i, p, j);
       }
       const unsigned m = __ballot_sync(gm, s) & gm, lower = m & below;
       const int32_t pj = __shfl_sync(gm, j, lower ? 31 - __clz(lower) : lane);
@@ -269,9 +324,11 @@ __global__ void point_rows(int64_t n, const int64_t *rowptr, const int32_t *coli
       if (m) last = __shfl_sync(gm, j, 31 - __clz(m));
     }
     bad = (__ballot_sync(gm, bad) & gm) != 0;
+    invalid = (__ballot_sync(gm, invalid) & gm) != 0;
     if (sl == 0) {
       cnt[i] = k;
       if (bad) atomicOr(unsorted, 1ull);
+      if (invalid) chk.fail();
     }
   });
 }
@@ -283,16 +340,26 @@ __global__ void point_rows(int64_t n, const int64_t *rowptr, const int32_t *coli
 template <int G>
 __global__ void node_merge(int64_t nn, int bs, MispcFastDiv div, const int64_t *rowptr,
                            const int32_t *colidx, Strong strong, int32_t *buf, int64_t *cnt,
-                           unsigned long long *unsorted) {
+                           unsigned long long *unsorted, IndexCheck chk) {
+  chk.ends(rowptr);
   mispc_for_each_row<G>(nn, [&](int64_t I, int sl, unsigned gm) {
     const bool mine = sl < bs;
-    const int64_t i = I * bs + (mine ? sl : 0), e = mine ? rowptr[i + 1] : 0;
-    int64_t p = mine ? rowptr[i] : 0;
+    const int64_t i = I * bs + (mine ? sl : 0);
+    int64_t e = mine ? rowptr[i + 1] : 0, p = mine ? rowptr[i] : 0;
+    /* a node with a row that fails is not read at all (its D row lies in
+     * the node's rows' span of A) */
+    bool invalid = (__ballot_sync(gm, mine && !chk.row(p, e)) & gm) != 0;
+    if (invalid) p = e = 0;
     int32_t prev = -1;
     bool bad = false;
     auto next = [&](int32_t after) {
       for (; p < e; ++p) {
-        const int32_t j = colidx[p], J = div(j);
+        const int32_t j = colidx[p];
+        if (!chk.col(j)) {
+          invalid = true;
+          continue;
+        }
+        const int32_t J = div(j);
         bad = bad || j < prev;
         prev = j;
         if (J > after && J != I && strong(i, p, j)) return J;
@@ -311,9 +378,11 @@ __global__ void node_merge(int64_t nn, int bs, MispcFastDiv div, const int64_t *
       if (head == m) head = next(m);
     }
     bad = (__ballot_sync(gm, bad) & gm) != 0;
+    invalid = (__ballot_sync(gm, invalid) & gm) != 0;
     if (sl == 0) {
       cnt[I] = k;
       if (bad) atomicOr(unsorted, 1ull);
+      if (invalid) chk.fail();
     }
   });
 }
@@ -416,10 +485,13 @@ __global__ void merge_rows(int64_t nn, DRows d, const int64_t *eptr, const int32
 }
 
 /* Steps 1-3 above; *built = 0 (S untouched) where A has an unsorted row.
- * Needs nrows > 0 and bs <= 32. */
+ * Step 1 reads every entry and checks A's indices (IndexCheck): *invalid
+ * where they fail (S untouched), else *checked. Needs nrows > 0 and
+ * bs <= 32. */
 mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_csr *A,
-                                Strong strong, int bs, mispc_csr *S, int *built) {
-  *built = 0;
+                                Strong strong, int bs, mispc_csr *S, int *built, int *invalid,
+                                int *checked) {
+  *built = *invalid = *checked = 0;
   const int64_t nn = A->nrows / bs;
   double t = mispc_wtime();
   int32_t *buf = NULL, *okey = NULL, *orow = NULL, *order = NULL;
@@ -427,30 +499,32 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
   void *temp = NULL;
   size_t bytes = 0;
   cub::DeviceScan::ExclusiveSum(NULL, bytes, cnt, cnt, nn + 1, s);
-  /* cnt, ocnt: nn + 1 each, then two counters (unsorted, orphans) */
-  mispc_status st = mispc_scratch_alloc(ctx, sizeof(int64_t) * (2 * (size_t)nn + 4), (void **)&cnt,
+  /* cnt, ocnt: nn + 1 each, then three counters (unsorted, orphans, the
+   * index check) */
+  mispc_status st = mispc_scratch_alloc(ctx, sizeof(int64_t) * (2 * (size_t)nn + 5), (void **)&cnt,
                                         "strength row counts");
   if (!st) st = mispc_scratch_alloc(ctx, bytes + 16, &temp, "strength scan");
   if (!st)
     st = mispc_scratch_alloc(ctx, sizeof(int32_t) * (size_t)A->nnz + 8, (void **)&buf,
                              "strength rows");
   int64_t *ocnt = cnt + nn + 1;
-  unsigned long long *flags = (unsigned long long *)(ocnt + nn + 1), head[3] = {0, 0, 0};
+  unsigned long long *flags = (unsigned long long *)(ocnt + nn + 1), head[4] = {0, 0, 0, 0};
+  const IndexCheck chk = {A->nrows, A->nnz, flags + 2, 1};
   if (!st) {
     cudaMemsetAsync(cnt + nn, 0, sizeof(int64_t), s);
-    cudaMemsetAsync(ocnt + nn, 0, 3 * sizeof(int64_t), s); /* and the counters */
+    cudaMemsetAsync(ocnt + nn, 0, 4 * sizeof(int64_t), s); /* and the counters */
     if (bs == 1)
       mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto w) {
         constexpr int W = decltype(w)::value;
         point_rows<W><<<mispc_device_grid(ctx, (long long)W * nn, kBlock), kBlock, 0, s>>>(
-            nn, A->rowptr, A->colidx, strong, buf, cnt, flags);
+            nn, A->rowptr, A->colidx, strong, buf, cnt, flags, chk);
         return 0;
       });
     else
       mispc_with_lanes(mispc_lanes_for_mean(bs), [&](auto w) {
         constexpr int G = decltype(w)::value;
         node_merge<G><<<mispc_device_grid(ctx, (long long)G * nn, kBlock), kBlock, 0, s>>>(
-            nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, strong, buf, cnt, flags);
+            nn, bs, MispcFastDiv(bs), A->rowptr, A->colidx, strong, buf, cnt, flags, chk);
         return 0;
       });
     cub::DeviceScan::ExclusiveSum(temp, bytes, cnt, cnt, nn + 1, s); /* cnt: D's row offsets */
@@ -466,13 +540,15 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
       count_orphans<W><<<grid(W), kBlock, 0, s>>>(nn, d, ocnt, flags + 1);
       return 0;
     });
-    cudaMemcpyAsync(head, flags, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s);
-    cudaMemcpyAsync(head + 2, cnt + nn, sizeof(int64_t), cudaMemcpyDeviceToHost, s);
+    cudaMemcpyAsync(head, flags, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s);
+    cudaMemcpyAsync(head + 3, cnt + nn, sizeof(int64_t), cudaMemcpyDeviceToHost, s);
     st = mispc_sync(ctx, s, "strength graph (node rows)");
   }
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: orphans counted");
   const unsigned long long norph = head[1];
-  const bool use = !st && !head[0] && norph <= (unsigned long long)INT32_MAX;
+  *invalid = !st && head[2];
+  *checked = !st && !head[2];
+  const bool use = !st && !head[0] && !head[2] && norph <= (unsigned long long)INT32_MAX;
   if (use && norph) { /* E: the orphans ordered by (J, I) */
     st = mispc_scratch_alloc(ctx, sizeof(int32_t) * 3 * (size_t)norph, (void **)&okey,
                              "strength orphans");
@@ -493,7 +569,7 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
   }
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: orphans ordered");
   mispc_csr G;
-  if (use && !st) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[2] + norph, 0, &G);
+  if (use && !st) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[3] + norph, 0, &G);
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: graph allocated");
   if (use && !st) {
     mispc_with_lanes(lanes, [&](auto w) {
@@ -632,14 +708,23 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
     st = mispc_scratch_alloc(ctx, (size_t)A->nrows * 8 + 8, (void **)&diag, "diagonal");
   if (!st && use_values)
     diagonal<<<mispc_device_grid(ctx, A->nrows, kBlock), kBlock, 0, s>>>(
-        A->nrows, A->rowptr, A->colidx, A->values, diag);
-  int built = 0;
+        A->nrows, A->nnz, A->rowptr, A->colidx, A->values, diag);
+  /* A's indices are checked by the first pass of a fast path (IndexCheck),
+   * else by mispc_csr_check before the keys; a failure is reported with
+   * mispc_csr_check's message */
+  int built = 0, invalid = 0, checked = 0;
   const bool nodes = !use_values && bs > 1 && A->nrows > 0;
-  if (!st && nodes) st = strength_by_first_rows(ctx, s, A, bs, S, &built);
+  if (!st && nodes) st = strength_by_first_rows(ctx, s, A, bs, S, &built, &invalid);
+  checked = built;
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "strength: from the nodes' first rows");
   const Strong strong = {use_values ? A->values : NULL, diag, theta};
-  if (!st && !built && A->nrows > 0 && bs <= 32)
-    st = strength_by_filter(ctx, s, A, strong, bs, S, &built);
+  if (!st && !built && !invalid && A->nrows > 0 && bs <= 32)
+    st = strength_by_filter(ctx, s, A, strong, bs, S, &built, &invalid, &checked);
+  if (!st && !built && (invalid || !checked)) {
+    st = mispc_csr_check(ctx, A, MISPC_CHECK_SQUARE | MISPC_CHECK_INDICES);
+    if (!st && invalid) /* the two checks disagree: not expected */
+      st = mispc_seterr(ctx, MISPC_ERR_VERIFY, "strength graph: the matrix's indices are invalid");
+  }
   if (!st && nodes && !built) { /* the key path below skips the rows like their node's first */
     st = mispc_scratch_alloc(ctx, (size_t)A->nrows + 8, (void **)&skip, "rows like their node's");
     if (!st)

@@ -296,6 +296,42 @@ static void test_gpu_strength_filter(void) {
     }
 }
 
+/* Invalid indices: the device strength graph checks them in its first pass
+ * over A (no pass of its own); it must fail as the host does, with the
+ * host's status and message, on every path (nodes' first rows: bs 3 without
+ * values; the filter by rows: bs 1; by nodes: bs 3 with values). */
+static void test_gpu_strength_bad_indices(void) {
+  const struct {
+    int bs;
+    double theta;
+  } paths[] = {{3, 0.0}, {1, 0.0}, {1, 0.1}, {3, 0.1}};
+  for (int k = 0; k < 4; ++k)
+    for (int bad = 0; bad < 5; ++bad) {
+      mispc_csr A, DA, S, DS;
+      CHECK_OK(ctx, mispc_generate(ctx, "gen:elasticity3d:4", 5, &A));
+      const int64_t n = A.nrows, r = n / 2 + 1; /* the second row of a node */
+      const int64_t p = A.rowptr[r] + 2;
+      if (bad == 0) A.colidx[p] = (int32_t)(n + 5); /* column out of range */
+      if (bad == 1) A.colidx[p] = -3;
+      if (bad == 2) A.rowptr[r] = A.rowptr[r + 1] + 1;                /* offsets not monotone */
+      if (bad == 3) A.rowptr[n] = A.nnz - 1;                          /* not ending at nnz */
+      if (bad == 4) A.colidx[A.rowptr[r - 1] + 1] = (int32_t)(n + 1); /* a node's first row */
+      CHECK_OK(ctx, mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &DA));
+      const mispc_status hs = mispc_strength_graph(ctx, &A, paths[k].theta, paths[k].bs, &S);
+      char hmsg[512];
+      snprintf(hmsg, sizeof hmsg, "%s", mispc_context_error(ctx));
+      const mispc_status ds = mispc_strength_graph(ctx, &DA, paths[k].theta, paths[k].bs, &DS);
+      CHECK_MSG(hs != MISPC_SUCCESS && ds == hs && !strcmp(hmsg, mispc_context_error(ctx)),
+                "bs %d theta %g corruption %d: host %s (%s), device %s (%s)", paths[k].bs,
+                paths[k].theta, bad, mispc_strerror(hs), hmsg, mispc_strerror(ds),
+                mispc_context_error(ctx));
+      if (!hs) mispc_csr_free(ctx, &S);
+      if (!ds) mispc_csr_free(ctx, &DS);
+      mispc_csr_free(ctx, &DA);
+      mispc_csr_free(ctx, &A);
+    }
+}
+
 static void test_gpu_aggregation_equals_host(void) {
   check_spec("gen:laplace3d:40", 0, 1);
   check_spec("gen:elasticity3d:12", 0, 3);
@@ -369,6 +405,7 @@ int main(void) {
   RUN_TEST(test_gpu_graphs_unsorted_rows);
   RUN_TEST(test_gpu_strength_uniform_blocks);
   RUN_TEST(test_gpu_strength_filter);
+  RUN_TEST(test_gpu_strength_bad_indices);
   RUN_TEST(test_gpu_isolated_collected);
   RUN_TEST(test_gpu_max_size_splits);
   mispc_context_destroy(ctx);
