@@ -217,11 +217,12 @@ static void test_gpu_small_graphs_equal_host(void) {
   }
 }
 
-/* MIS-2 on small graphs, where every vertex gets a thread (or a warp) of its
- * own and the persistent kernel keeps its words and row (mis2_cuda.cu,
- * kept_body): the host's set and rounds for both mappings, both priorities,
- * several seeds, a subset, and the worklist rounds (no persistent kernel) on
- * the same graphs. */
+/* MIS-2 on small graphs, where every vertex gets a thread (a group of 8
+ * lanes on the warp mapping) of its own and the persistent kernel keeps its
+ * words and row (mis2_cuda.cu, kept_body): the host's set and rounds for
+ * both mappings, both priorities, several seeds, a subset, the round limit,
+ * and the worklist rounds (no persistent kernel, no worklist) on the same
+ * graphs. */
 static void test_gpu_mis2_small_graphs_equal_host(void) {
   const char *g[] = {"gen:laplace2d:32",
                      "gen:laplace3d:20",
