@@ -8,7 +8,10 @@
  * phase). Refresh-row is folded into decide. By default all
  * rounds run in one cooperative kernel with grid-wide barriers between the
  * phases (see mis1_cuda.cu); otherwise two launches per round are queued and
- * the host reads the worklist length one round late. */
+ * the host reads the worklist length one round late. On small graphs, where
+ * every vertex gets a thread (a group of 8 lanes) of its own, the persistent kernel
+ * keeps each vertex's words and row with its owner instead of worklists
+ * (kept_body). */
 #include <cooperative_groups.h>
 #include <stdint.h>
 
@@ -188,36 +191,286 @@ template <typename W> __global__ void mis2_finish(Plan<W> p) {
   finish_body(p);
 }
 
-/* All rounds and the finish in one cooperative launch. */
-template <typename W, bool Warp, int MinBlocks>
-__global__ void __launch_bounds__(kBlock, MinBlocks) mis2_persistent(Plan<W> p) {
-  __shared__ Smem sm;
-  cg::grid_group grid = cg::this_grid();
-  init_body(p);
-  /* before the barrier, so race-free: round 1's lengths (written in round
-   * 0), the member count and the arrivals of publish_result */
+/* ---- Small graphs: one vertex a thread (or a lane group) for all rounds --
+ * Where every vertex has a thread (thread mapping) or a group of 8 lanes
+ * (warp mapping) of its own (n, or 8 n, at most the launched threads), a
+ * round of the worklist kernel is a chain of dependent L2 round trips: the
+ * list length, the list entry, the row offsets (and T[v], M[v]), the
+ * columns, the neighbours' words, then the compaction's atomic; twice a
+ * round, with a grid barrier after each phase, and the length of worklist 1
+ * read after the second. Here the owner keeps what only it writes: T[v] and
+ * M[v] in registers (so the lists are not needed: v is in worklist 2 while
+ * its M is not OUT, in worklist 1 while its T is undecided), and its row in
+ * shared memory, read once before round 0 (entries of v itself and outside
+ * the subset dropped: neither changes a minimum that starts at T[v], and
+ * decide passes over the latter). A phase is then one round trip (the
+ * neighbours' words, all kept slots' loads issued at once) and a barrier.
+ * Round 0's column reads no T at all: the start tuples are the hash of the
+ * id, so the barrier after init goes too. "Undecided after round r" is a
+ * flag in the counter of worklist 1, read at the start of the next round
+ * while that round's column loads are in flight (a column past the last
+ * round changes only M, which nothing reads after the rounds). Same rules
+ * over the same words: the same set and round count. Not yet measured. */
+
+/* Lanes a vertex: one (thread mapping), or 8 where the rounds give it a warp:
+ * a quarter of the blocks, and a grid barrier costs an atomic on one word a
+ * block (kron:12 would launch 512 blocks of warps, 128 of 8-lane groups). */
+template <bool Warp> __host__ __device__ constexpr int kept_lanes() {
+  return Warp ? 8 : 1;
+}
+/* Kept slots a lane: one thread holds the first 16 entries of its row
+ * (compacted); lane l of a group of 8 entries l, l + 8, ..., l + 56. */
+template <bool Warp> __host__ __device__ constexpr int kept_slots() {
+  return Warp ? 8 : 16;
+}
+/* Slots loaded together (one round trip a group of them). */
+template <bool Warp> __host__ __device__ constexpr int kept_group() {
+  return Warp ? 4 : 8;
+}
+
+/* [slot][thread] so that a warp reads consecutive words; -1: no entry. */
+template <bool Warp> struct KeptRows { int32_t slot[kept_slots<Warp>()][kBlock]; };
+
+/* What the owner of v keeps: its words, its row's used slots and where the
+ * rest of the row (read from global memory each phase) starts. */
+template <typename W> struct Own {
+  int32_t v; /* -1: no vertex here */
+  W t, m;    /* T[v], M[v] */
+  int kn;    /* slots used */
+  int64_t tail, e;
+};
+
+/* Setup before round 0: v's start words (stored for the later phases, as
+ * init_body) and its row into the slots. Thread: entries eight at a time,
+ * so that their loads (and the subset's) are in flight together. */
+template <typename W, bool Warp>
+__device__ __forceinline__ Own<W> kept_setup(const Plan<W> &p, KeptRows<Warp> &kr, int gl) {
+  constexpr int K = kept_slots<Warp>(), L = kept_lanes<Warp>();
+  Own<W> o;
+  const int64_t i = ((int64_t)blockIdx.x * kBlock + threadIdx.x) / L;
+  o.v = i < p.n ? (int32_t)i : -1;
+  o.t = o.m = w_out<W>();
+  o.kn = 0;
+  o.tail = o.e = 0;
+  if (o.v < 0) return o;
+  const int32_t v = o.v;
+  const bool inside = !p.subset || p.subset[v];
+  if (inside) {
+    o.t = (W)mis2_tuple(p.per_round, p.seed, 0, v, p.idbits, 8 * (int)sizeof(W));
+    o.m = w_in<W>(); /* anything but OUT */
+  }
+  if (gl == 0) {
+    p.T[v] = o.t;
+    p.M[v] = o.m;
+  }
+  if (!inside) return o; /* never a column, never undecided */
+  const int64_t b = p.rowptr[v];
+  o.e = p.rowptr[v + 1];
+  if constexpr (L > 1) {
+    int32_t c[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) c[k] = b + gl + L * k < o.e ? p.colidx[b + gl + L * k] : v;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (c[k] != v && p.subset && !p.subset[c[k]]) c[k] = v;
+      kr.slot[k][threadIdx.x] = c[k] != v ? c[k] : -1;
+    }
+    o.kn = K;
+    o.tail = b + L * K;
+  } else {
+    o.tail = o.e;
+    for (int64_t q0 = b; q0 < o.e && o.tail == o.e; q0 += 8) {
+      int32_t c[8];
+      bool ok[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) c[j] = q0 + j < o.e ? p.colidx[q0 + j] : v;
+#pragma unroll
+      for (int j = 0; j < 8; ++j) ok[j] = c[j] != v && (!p.subset || p.subset[c[j]]);
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (ok[j] && o.tail == o.e) {
+          if (o.kn < K)
+            kr.slot[o.kn++][threadIdx.x] = c[j];
+          else
+            o.tail = q0 + j; /* the first entry that did not fit */
+        }
+    }
+  }
+  return o;
+}
+
+/* The tuple of u in round 0 (init_body's T[u]). */
+template <typename W> __device__ __forceinline__ W start_tuple(const Plan<W> &p, int32_t u) {
+  return !p.subset || p.subset[u]
+             ? (W)mis2_tuple(p.per_round, p.seed, 0, u, p.idbits, 8 * (int)sizeof(W))
+             : w_out<W>();
+}
+
+/* Column of the owner: o.m = min T over N[v] (IN -> OUT). Round 0 hashes
+ * the neighbours' start tuples instead of loading them. */
+template <typename W, bool Warp>
+__device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<Warp> &kr, Own<W> &o,
+                                            int gl, unsigned gmask, bool first) {
+  constexpr int K = kept_slots<Warp>(), G = kept_group<Warp>(), L = kept_lanes<Warp>();
+  W m = gl ? w_out<W>() : o.t;
+#pragma unroll
+  for (int k0 = 0; k0 < K; k0 += G) {
+    if (k0 >= o.kn) break;
+    int32_t c[G];
+    W x[G];
+#pragma unroll
+    for (int j = 0; j < G; ++j) c[j] = k0 + j < o.kn ? kr.slot[k0 + j][threadIdx.x] : -1;
+#pragma unroll
+    for (int j = 0; j < G; ++j)
+      x[j] = c[j] < 0 ? w_out<W>()
+             : first  ? (W)mis2_tuple(p.per_round, p.seed, 0, c[j], p.idbits, 8 * (int)sizeof(W))
+                      : p.T[c[j]];
+#pragma unroll
+    for (int j = 0; j < G; ++j) m = x[j] < m ? x[j] : m;
+  }
+  if (first || L > 1) {
+    for (int64_t q = o.tail + gl; q < o.e; q += L) {
+      const int32_t u = p.colidx[q];
+      const W x = first ? start_tuple(p, u) : p.T[u];
+      m = x < m ? x : m;
+    }
+  } else {
+    m = mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
+  }
+#pragma unroll
+  for (int off = L / 2; off; off >>= 1) {
+    const W y = __shfl_xor_sync(gmask, m, off);
+    m = y < m ? y : m;
+  }
+  o.m = m == w_in<W>() ? w_out<W>() : m;
+  if (gl == 0) p.M[o.v] = o.m;
+}
+
+/* Decide of the owner (decide_body's rules); returns whether v stays
+ * undecided. */
+template <typename W, bool Warp>
+__device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<Warp> &kr, Own<W> &o,
+                                            int gl, unsigned gmask, int r) {
+  constexpr int K = kept_slots<Warp>(), G = kept_group<Warp>(), L = kept_lanes<Warp>();
+  const W t = o.t;
+  bool out_ = o.m == w_out<W>(), all_min = o.m == t;
+  const bool first = r == 0; /* no OUT column yet: the first mismatch settles it */
+#pragma unroll
+  for (int k0 = 0; k0 < K; k0 += G) {
+    if (k0 >= o.kn || out_ || (first && !all_min)) break;
+    int32_t c[G];
+    W x[G];
+#pragma unroll
+    for (int j = 0; j < G; ++j) c[j] = k0 + j < o.kn ? kr.slot[k0 + j][threadIdx.x] : -1;
+#pragma unroll
+    for (int j = 0; j < G; ++j) x[j] = c[j] < 0 ? t : p.M[c[j]];
+#pragma unroll
+    for (int j = 0; j < G; ++j) {
+      out_ = out_ || x[j] == w_out<W>();
+      all_min = all_min && x[j] == t;
+    }
+  }
+  if constexpr (L > 1) {
+    for (int64_t q = o.tail + gl; q < o.e && !out_ && (all_min || !first); q += L) {
+      const int32_t u = p.colidx[q];
+      if (p.subset && !p.subset[u]) continue; /* not part of the subgraph */
+      const W x = p.M[u];
+      out_ = x == w_out<W>();
+      all_min = all_min && x == t;
+    }
+    out_ = (__ballot_sync(gmask, out_) & gmask) != 0;
+    all_min = (__ballot_sync(gmask, !all_min) & gmask) == 0;
+  } else {
+    mis_cuda::row_decide<W, false>(p.colidx, o.tail, o.e, p.M, p.subset, t, first, 0, &out_,
+                                   &all_min);
+  }
+  o.t = out_      ? w_out<W>()
+        : all_min ? w_in<W>()
+                  : (W)mis2_tuple(p.per_round, p.seed, r + 1, o.v, p.idbits, 8 * (int)sizeof(W));
+  if (gl == 0) p.T[o.v] = o.t;
+  return !out_ && !all_min;
+}
+
+/* The rounds and the finish of the kept path; cnt[2 (r + 1)] is a flag:
+ * some vertex undecided after round r. */
+template <typename W, bool Warp>
+__device__ __forceinline__ void kept_body(const Plan<W> &p, KeptRows<Warp> &kr,
+                                          cg::grid_group &grid) {
+  constexpr int L = kept_lanes<Warp>();
+  const int gl = (int)(threadIdx.x % L);
+  const unsigned gmask = mispc_group_mask<L>();
+  Own<W> o = kept_setup<W, Warp>(p, kr, gl);
+  /* before the first barrier, so race-free: round 0's flag, the member
+   * count and the arrivals of publish_result */
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    p.cnt[2] = p.cnt[3] = 0;
+    p.cnt[2] = 0;
     p.result[0] = 0;
     *p.done = 0;
   }
-  grid.sync();
   int rounds = -1;
-  for (int r = 0; r < p.max_rounds; ++r) {
-    /* round r+1 appends to these, after the barriers below */
-    if (blockIdx.x == 0 && threadIdx.x < 2) p.cnt[2 * (r + 2) + threadIdx.x] = 0;
-    column_body<W, Warp>(Phase<W>(p, r, true), sm);
-    grid.sync();
-    decide_body<W, Warp>(Phase<W>(p, r, false), sm);
-    grid.sync();
-    if (p.cnt[2 * (r + 1)] == 0) { /* no vertex left undecided */
-      rounds = r + 1;
+  for (int r = 0;; ++r) {
+    /* read here, used after the column: the load overlaps the column's */
+    const unsigned left = r ? *(volatile const unsigned *)(p.cnt + 2 * r) : 1u;
+    if (r < p.max_rounds && o.m != w_out<W>()) kept_column<W, Warp>(p, kr, o, gl, gmask, r == 0);
+    if (!left) { /* no vertex undecided after round r - 1 */
+      rounds = r;
       break;
     }
+    if (r == p.max_rounds) break;
+    /* round r+1's flag, set after the barriers below */
+    if (blockIdx.x == 0 && threadIdx.x == 0) p.cnt[2 * (r + 2)] = 0;
+    grid.sync();
+    const bool open = o.v >= 0 && o.t != w_in<W>() && o.t != w_out<W>() &&
+                      kept_decide<W, Warp>(p, kr, o, gl, gmask, r);
+    if (__any_sync(0xffffffffu, open) && (threadIdx.x & 31) == 0) p.cnt[2 * (r + 1)] = 1u;
+    grid.sync();
   }
-  finish_body(p);
+  const bool in = o.v >= 0 && o.t == w_in<W>();
+  if (o.v >= 0 && gl == 0) p.in_set[o.v] = in;
+  const unsigned long long mine = mispc_block_sum<kBlock>((unsigned long long)(in && gl == 0));
+  if (threadIdx.x == 0 && mine) atomicAdd(&p.result[0], mine);
   if (blockIdx.x == 0 && threadIdx.x == 0) p.result[1] = (unsigned long long)(long long)rounds;
   mis_cuda::publish_result<2>(p.result, p.result_host, p.done);
+}
+
+/* All rounds and the finish in one cooperative launch. Kept: every vertex
+ * has a thread (a group of 8 lanes) of its own, and the rounds run
+ * kept_body. */
+template <typename W, bool Warp, int MinBlocks, bool Kept>
+__global__ void __launch_bounds__(kBlock, MinBlocks) mis2_persistent(Plan<W> p) {
+  cg::grid_group grid = cg::this_grid();
+  if constexpr (Kept) {
+    __shared__ KeptRows<Warp> kr;
+    kept_body<W, Warp>(p, kr, grid);
+    return;
+  } else {
+    __shared__ Smem sm;
+    init_body(p);
+    /* before the barrier, so race-free: round 1's lengths (written in round
+     * 0), the member count and the arrivals of publish_result */
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      p.cnt[2] = p.cnt[3] = 0;
+      p.result[0] = 0;
+      *p.done = 0;
+    }
+    grid.sync();
+    int rounds = -1;
+    for (int r = 0; r < p.max_rounds; ++r) {
+      /* round r+1 appends to these, after the barriers below */
+      if (blockIdx.x == 0 && threadIdx.x < 2) p.cnt[2 * (r + 2) + threadIdx.x] = 0;
+      column_body<W, Warp>(Phase<W>(p, r, true), sm);
+      grid.sync();
+      decide_body<W, Warp>(Phase<W>(p, r, false), sm);
+      grid.sync();
+      if (p.cnt[2 * (r + 1)] == 0) { /* no vertex left undecided */
+        rounds = r + 1;
+        break;
+      }
+    }
+    finish_body(p);
+    if (blockIdx.x == 0 && threadIdx.x == 0) p.result[1] = (unsigned long long)(long long)rounds;
+    mis_cuda::publish_result<2>(p.result, p.result_host, p.done);
+  }
 }
 
 } // namespace
@@ -279,10 +532,24 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
     const unsigned grid = mispc_grid_for(warp ? 32 * n : n, kBlock, (unsigned)sms * 8u);
     /* Blocks per SM, measured on an H100 (docs/results/benchmarks-log.md): 8 for the warp
      * mapping; the thread mapping spills at 8 and runs faster at 6. */
-    const void *pk = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm>
-                          : (const void *)mis2_persistent<W, false, kThreadMappingPerSm>;
+    const void *pk = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm, false>
+                          : (const void *)mis2_persistent<W, false, kThreadMappingPerSm, false>;
+    /* Small graphs: the kept kernel where every vertex gets a thread (a group
+     * of 8 lanes) of its own; the no-worklist ablation keeps the rounds it
+     * measures. */
+    long long work = warp ? 32 * n : n;
+    if (persistent && !tu->mis_no_worklist) {
+      const void *kept = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm, true>
+                              : (const void *)mis2_persistent<W, false, kThreadMappingPerSm, true>;
+      long long fit = 0;
+      st = mis_cuda::persistent_threads(ctx, kept, &fit);
+      if (!st && (warp ? kept_lanes<true>() * n : n) <= fit) {
+        pk = kept;
+        work = warp ? kept_lanes<true>() * n : n;
+      }
+    }
     int launched = 0;
-    st = mis_cuda::launch_persistent(ctx, s, pk, &p, warp ? 32 * n : n, persistent, &launched);
+    if (!st) st = mis_cuda::launch_persistent(ctx, s, pk, &p, work, persistent, &launched);
     if (!st && !launched) { /* two launches per round */
       p.result_host = NULL; /* these kernels leave the result on the device */
       cudaMemsetAsync(p.cnt, 0, (size_t)((char *)(p.done + 1) - (char *)p.cnt), s);

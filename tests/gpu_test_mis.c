@@ -217,6 +217,65 @@ static void test_gpu_small_graphs_equal_host(void) {
   }
 }
 
+/* MIS-2 on small graphs, where every vertex gets a thread (a group of 8
+ * lanes on the warp mapping) of its own and the persistent kernel keeps its
+ * words and row (mis2_cuda.cu, kept_body): the host's set and rounds for
+ * both mappings, both priorities, several seeds, a subset, the round limit,
+ * and the worklist rounds (no persistent kernel, no worklist) on the same
+ * graphs. */
+static void test_gpu_mis2_small_graphs_equal_host(void) {
+  const char *g[] = {"gen:laplace2d:32",
+                     "gen:laplace3d:20",
+                     "gen:kron:12",
+                     "gen:random:16000:8",
+                     "gen:laplace2d:250",
+                     "gen:random:2000:24",
+                     "gen:grid3d27:12",
+                     "gen:path:3000",
+                     MISPC_TEST_DATA "/bcsstk13.mtx",
+                     MISPC_TEST_DATA "/fe_4elt2.metis.graph"};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i)
+    for (int v = 0; v < 6; ++v) {
+      mispc_mis_options o;
+      mispc_mis_options_default(&o);
+      mispc_tuning t = {0};
+      o.seed = (uint64_t)(7 * i + v);
+      if (v & 1) o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+      if (v == 2) t.mis_force_warp_mapping = 1;
+      if (v == 3) t.mis_no_warp_mapping = 1;
+      if (v == 4) t.mis_no_persistent = 1;
+      if (v == 5) t.mis_force_warp_mapping = t.mis_no_worklist = 1;
+      compare_backends(g[i], &o, &t, 2);
+    }
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    if (strncmp(g[i], "gen:", 4)) continue; /* subset_case generates */
+    subset_case c;
+    subset_case_open(&c, g[i], 5, 60);
+    /* the round limit: exactly the host's rounds pass, one fewer does not */
+    mispc_mis_result hr, gr;
+    CHECK_OK(ctx, mispc_mis2(ctx, &c.H, NULL, c.hs, &hr));
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    o.max_rounds = hr.rounds;
+    CHECK_OK(ctx, mispc_mis2(ctx, &c.D, &o, c.ds, &gr));
+    CHECK_MSG(subset_case_same(&c) && gr.rounds == hr.rounds, "%s: MIS-2 at its round limit", g[i]);
+    o.max_rounds = hr.rounds - 1;
+    if (o.max_rounds > 0)
+      CHECK_STATUS(ctx, mispc_mis2(ctx, &c.D, &o, c.ds, &gr), MISPC_ERR_NOT_CONVERGED);
+    for (int warp = 0; warp <= 1; ++warp) {
+      mispc_tuning t = {0};
+      t.mis_force_warp_mapping = warp;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
+      mispc_context_set_tuning_(ctx, NULL);
+      CHECK_MSG(subset_case_same(&c) && hr.rounds == gr.rounds && hr.set_size == gr.set_size,
+                "%s: small subset MIS-2 GPU != host (warp %d)", g[i], warp);
+    }
+    subset_case_close(&c);
+  }
+}
+
 static void test_gpu_star_and_clique(void) {
   mispc_csr S = star_graph(ctx, 5000), C = clique_graph(ctx, 300), D;
   uint8_t *ds = NULL, hs[6000];
@@ -333,6 +392,7 @@ int main(void) {
   RUN_TEST(test_gpu_mis1_lanes_equal_host);
   RUN_TEST(test_gpu_mis1_sync_free_rule_and_subset);
   RUN_TEST(test_gpu_small_graphs_equal_host);
+  RUN_TEST(test_gpu_mis2_small_graphs_equal_host);
   RUN_TEST(test_gpu_star_and_clique);
   RUN_TEST(test_gpu_mis1_equals_greedy);
   RUN_TEST(test_gpu_edge_cases_and_errors);
