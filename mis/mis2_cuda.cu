@@ -323,16 +323,32 @@ __device__ __forceinline__ void strided_row(const int32_t *colidx, int64_t b, in
   }
 }
 
+/* The rows of a warp's groups past their kept slots (Warp: groups of
+ * kept_lanes lanes), one such row after another with all 32 lanes, four
+ * entries a lane a step: a hub's tail in 8 lanes had made kron:12's MIS-2
+ * slower than the rounds, which give each hub a warp (H100: 0.108 -> 0.154
+ * ms). tail(src, b, e) runs on every lane for the row of the group led by
+ * lane src, whose flag is set in `rows`. */
+template <typename F> __device__ __forceinline__ void warp_tails(unsigned rows, F tail) {
+  while (rows) {
+    const int src = __ffs(rows) - 1;
+    rows &= rows - 1;
+    tail(src);
+  }
+}
+
 /* Column of the owner: o.m = min T over N[v] (IN -> OUT). Round 0 hashes
- * the neighbours' start tuples instead of loading them. */
+ * the neighbours' start tuples instead of loading them. Only where
+ * `active`; every lane of a warp calls it when Warp (the tails). */
 template <typename W, bool Warp>
 __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<Warp> &kr, Own<W> &o,
-                                            int gl, unsigned gmask, bool first) {
+                                            int gl, unsigned gmask, bool first, bool active) {
   constexpr int K = kept_slots<Warp>(), G = kept_group<Warp>(), L = kept_lanes<Warp>();
-  W m = gl ? w_out<W>() : o.t;
+  if (!Warp && !active) return;
+  W m = gl || !active ? w_out<W>() : o.t;
 #pragma unroll
   for (int k0 = 0; k0 < K; k0 += G) {
-    if (k0 >= o.kn) break;
+    if (!active || k0 >= o.kn) break;
     int32_t c[G];
     W x[G];
 #pragma unroll
@@ -345,16 +361,37 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
 #pragma unroll
     for (int j = 0; j < G; ++j) m = x[j] < m ? x[j] : m;
   }
-  if (first || L > 1) {
-    strided_row<L>(p.colidx, o.tail, o.e, gl, [&](const int32_t *c) {
+  /* the min of T over the entries from b, lanes `lane` apart */
+  const auto tail_min = [&](int64_t b, int64_t e, int lane, int step, W acc) {
+    const auto f = [&](const int32_t *c) {
       W x[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k)
         x[k] = c[k] < 0 ? w_out<W>() : first ? start_tuple(p, c[k]) : p.T[c[k]];
 #pragma unroll
-      for (int k = 0; k < 4; ++k) m = x[k] < m ? x[k] : m;
+      for (int k = 0; k < 4; ++k) acc = x[k] < acc ? x[k] : acc;
       return true;
+    };
+    if (step == 32)
+      strided_row<32>(p.colidx, b, e, lane, f);
+    else
+      strided_row<1>(p.colidx, b, e, lane, f);
+    return acc;
+  };
+  if constexpr (Warp) {
+    const int lane = (int)(threadIdx.x & 31);
+    warp_tails(__ballot_sync(~0u, active && gl == 0 && o.tail < o.e), [&](int src) {
+      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
+      W mm = tail_min(tb, te, lane, 32, w_out<W>());
+#pragma unroll
+      for (int off = 16; off; off >>= 1) {
+        const W y = __shfl_xor_sync(~0u, mm, off);
+        mm = y < mm ? y : mm;
+      }
+      if (lane / L == src / L) m = mm < m ? mm : m;
     });
+  } else if (first) {
+    m = tail_min(o.tail, o.e, 0, 1, m);
   } else {
     m = mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
   }
@@ -363,22 +400,24 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
     const W y = __shfl_xor_sync(gmask, m, off);
     m = y < m ? y : m;
   }
+  if (!active) return;
   o.m = m == w_in<W>() ? w_out<W>() : m;
   if (gl == 0) p.M[o.v] = o.m;
 }
 
-/* Decide of the owner (decide_body's rules); returns whether v stays
- * undecided. */
+/* Decide of the owner (decide_body's rules) where `active`; returns whether
+ * v stays undecided. Every lane of a warp calls it when Warp (the tails). */
 template <typename W, bool Warp>
 __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<Warp> &kr, Own<W> &o,
-                                            int gl, unsigned gmask, int r) {
+                                            int gl, unsigned gmask, int r, bool active) {
   constexpr int K = kept_slots<Warp>(), G = kept_group<Warp>(), L = kept_lanes<Warp>();
+  if (!Warp && !active) return false;
   const W t = o.t;
-  bool out_ = o.m == w_out<W>(), all_min = o.m == t;
+  bool out_ = active && o.m == w_out<W>(), all_min = !active || o.m == t;
   const bool first = r == 0; /* no OUT column yet: the first mismatch settles it */
 #pragma unroll
   for (int k0 = 0; k0 < K; k0 += G) {
-    if (k0 >= o.kn || out_ || (first && !all_min)) break;
+    if (!active || k0 >= o.kn || out_ || (first && !all_min)) break;
     int32_t c[G];
     W x[G];
 #pragma unroll
@@ -391,28 +430,38 @@ __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<War
       all_min = all_min && x[j] == t;
     }
   }
-  if constexpr (L > 1) {
+  if constexpr (Warp) {
+    out_ = (__ballot_sync(gmask, out_) & gmask) != 0;
+    all_min = (__ballot_sync(gmask, !all_min) & gmask) == 0;
     /* an OUT found in a step settles v whatever else the step saw; in round
      * 0 (no OUT column yet) a mismatch does */
-    if (!out_ && (all_min || !first))
-      strided_row<L>(p.colidx, o.tail, o.e, gl, [&](const int32_t *c) {
+    const int lane = (int)(threadIdx.x & 31);
+    const bool more = active && gl == 0 && o.tail < o.e && !out_ && (all_min || !first);
+    warp_tails(__ballot_sync(~0u, more), [&](int src) {
+      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
+      const W ts = __shfl_sync(~0u, t, src);
+      bool o2 = false, a2 = true;
+      strided_row<32>(p.colidx, tb, te, lane, [&](const int32_t *c) {
         W x[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k)
-          x[k] = c[k] < 0 || (p.subset && !p.subset[c[k]]) ? t : p.M[c[k]];
+          x[k] = c[k] < 0 || (p.subset && !p.subset[c[k]]) ? ts : p.M[c[k]];
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-          out_ = out_ || x[k] == w_out<W>();
-          all_min = all_min && x[k] == t;
+          o2 = o2 || x[k] == w_out<W>();
+          a2 = a2 && x[k] == ts;
         }
-        return !out_ && (all_min || !first);
+        return !o2 && (a2 || !first);
       });
-    out_ = (__ballot_sync(gmask, out_) & gmask) != 0;
-    all_min = (__ballot_sync(gmask, !all_min) & gmask) == 0;
+      o2 = __any_sync(~0u, o2);
+      a2 = __all_sync(~0u, a2);
+      if (lane / L == src / L) out_ = out_ || o2, all_min = all_min && a2;
+    });
   } else {
     mis_cuda::row_decide<W, false>(p.colidx, o.tail, o.e, p.M, p.subset, t, first, 0, &out_,
                                    &all_min);
   }
+  if (!active) return false;
   o.t = out_      ? w_out<W>()
         : all_min ? w_in<W>()
                   : (W)mis2_tuple(p.per_round, p.seed, r + 1, o.v, p.idbits, 8 * (int)sizeof(W));
@@ -440,7 +489,7 @@ __device__ __forceinline__ void kept_body(const Plan<W> &p, KeptRows<Warp> &kr,
   for (int r = 0;; ++r) {
     /* read here, used after the column: the load overlaps the column's */
     const unsigned left = r ? *(volatile const unsigned *)(p.cnt + 2 * r) : 1u;
-    if (r < p.max_rounds && o.m != w_out<W>()) kept_column<W, Warp>(p, kr, o, gl, gmask, r == 0);
+    kept_column<W, Warp>(p, kr, o, gl, gmask, r == 0, r < p.max_rounds && o.m != w_out<W>());
     if (!left) { /* no vertex undecided after round r - 1 */
       rounds = r;
       break;
@@ -449,8 +498,8 @@ __device__ __forceinline__ void kept_body(const Plan<W> &p, KeptRows<Warp> &kr,
     /* round r+1's flag, set after the barriers below */
     if (blockIdx.x == 0 && threadIdx.x == 0) p.cnt[2 * (r + 2)] = 0;
     grid.sync();
-    const bool open = o.v >= 0 && o.t != w_in<W>() && o.t != w_out<W>() &&
-                      kept_decide<W, Warp>(p, kr, o, gl, gmask, r);
+    const bool open = kept_decide<W, Warp>(p, kr, o, gl, gmask, r,
+                                           o.v >= 0 && o.t != w_in<W>() && o.t != w_out<W>());
     if (__any_sync(0xffffffffu, open) && (threadIdx.x & 31) == 0) p.cnt[2 * (r + 1)] = 1u;
     grid.sync();
   }
