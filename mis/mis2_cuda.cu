@@ -329,6 +329,11 @@ __device__ __forceinline__ void strided_row(const int32_t *colidx, int64_t b, in
  * slower than the rounds, which give each hub a warp (H100: 0.108 -> 0.154
  * ms). tail(src, b, e) runs on every lane for the row of the group led by
  * lane src, whose flag is set in `rows`. */
+/* Tails up to this long stay with their group: where most rows have a short
+ * tail (bcsstk13, rows of 42 entries on average), groups one after another
+ * had cost 0.054 -> 0.069 ms. */
+constexpr int64_t kLongTail = 128;
+
 template <typename F> __device__ __forceinline__ void warp_tails(unsigned rows, F tail) {
   while (rows) {
     const int src = __ffs(rows) - 1;
@@ -361,9 +366,9 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
 #pragma unroll
     for (int j = 0; j < G; ++j) m = x[j] < m ? x[j] : m;
   }
-  /* the min of T over the entries from b, lanes `lane` apart */
-  const auto tail_min = [&](int64_t b, int64_t e, int lane, int step, W acc) {
-    const auto f = [&](const int32_t *c) {
+  /* the min of T over entries b + lane, b + lane + S, ... < e */
+  const auto tail_min = [&](auto S, int64_t b, int64_t e, int lane, W acc) {
+    strided_row<decltype(S)::value>(p.colidx, b, e, lane, [&](const int32_t *c) {
       W x[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k)
@@ -371,18 +376,16 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
 #pragma unroll
       for (int k = 0; k < 4; ++k) acc = x[k] < acc ? x[k] : acc;
       return true;
-    };
-    if (step == 32)
-      strided_row<32>(p.colidx, b, e, lane, f);
-    else
-      strided_row<1>(p.colidx, b, e, lane, f);
+    });
     return acc;
   };
   if constexpr (Warp) {
     const int lane = (int)(threadIdx.x & 31);
-    warp_tails(__ballot_sync(~0u, active && gl == 0 && o.tail < o.e), [&](int src) {
+    const bool long_tail = active && o.e - o.tail > kLongTail;
+    if (active && !long_tail) m = tail_min(std::integral_constant<int, L>{}, o.tail, o.e, gl, m);
+    warp_tails(__ballot_sync(~0u, long_tail && gl == 0), [&](int src) {
       const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
-      W mm = tail_min(tb, te, lane, 32, w_out<W>());
+      W mm = tail_min(std::integral_constant<int, 32>{}, tb, te, lane, w_out<W>());
 #pragma unroll
       for (int off = 16; off; off >>= 1) {
         const W y = __shfl_xor_sync(~0u, mm, off);
@@ -391,7 +394,7 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
       if (lane / L == src / L) m = mm < m ? mm : m;
     });
   } else if (first) {
-    m = tail_min(o.tail, o.e, 0, 1, m);
+    m = tail_min(std::integral_constant<int, 1>{}, o.tail, o.e, 0, m);
   } else {
     m = mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
   }
@@ -431,28 +434,34 @@ __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<War
     }
   }
   if constexpr (Warp) {
-    out_ = (__ballot_sync(gmask, out_) & gmask) != 0;
-    all_min = (__ballot_sync(gmask, !all_min) & gmask) == 0;
     /* an OUT found in a step settles v whatever else the step saw; in round
-     * 0 (no OUT column yet) a mismatch does */
-    const int lane = (int)(threadIdx.x & 31);
-    const bool more = active && gl == 0 && o.tail < o.e && !out_ && (all_min || !first);
-    warp_tails(__ballot_sync(~0u, more), [&](int src) {
-      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
-      const W ts = __shfl_sync(~0u, t, src);
-      bool o2 = false, a2 = true;
-      strided_row<32>(p.colidx, tb, te, lane, [&](const int32_t *c) {
+     * 0 (no OUT column yet) a mismatch does. ts: the group's t */
+    const auto tail_scan = [&](auto S, int64_t b, int64_t e, int lane, W ts, bool *o2, bool *a2) {
+      strided_row<decltype(S)::value>(p.colidx, b, e, lane, [&](const int32_t *c) {
         W x[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k)
           x[k] = c[k] < 0 || (p.subset && !p.subset[c[k]]) ? ts : p.M[c[k]];
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-          o2 = o2 || x[k] == w_out<W>();
-          a2 = a2 && x[k] == ts;
+          *o2 = *o2 || x[k] == w_out<W>();
+          *a2 = *a2 && x[k] == ts;
         }
-        return !o2 && (a2 || !first);
+        return !*o2 && (*a2 || !first);
       });
+    };
+    const bool long_tail = active && o.e - o.tail > kLongTail;
+    if (active && !long_tail && !out_ && (all_min || !first))
+      tail_scan(std::integral_constant<int, L>{}, o.tail, o.e, gl, t, &out_, &all_min);
+    out_ = (__ballot_sync(gmask, out_) & gmask) != 0;
+    all_min = (__ballot_sync(gmask, !all_min) & gmask) == 0;
+    const int lane = (int)(threadIdx.x & 31);
+    const bool more = long_tail && gl == 0 && !out_ && (all_min || !first);
+    warp_tails(__ballot_sync(~0u, more), [&](int src) {
+      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
+      const W ts = __shfl_sync(~0u, t, src);
+      bool o2 = false, a2 = true;
+      tail_scan(std::integral_constant<int, 32>{}, tb, te, lane, ts, &o2, &a2);
       o2 = __any_sync(~0u, o2);
       a2 = __all_sync(~0u, a2);
       if (lane / L == src / L) out_ = out_ || o2, all_min = all_min && a2;
