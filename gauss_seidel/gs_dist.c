@@ -36,7 +36,7 @@ mispc_status mispc_dist_gs_create(mispc_context *ctx, const mispc_gs_options *op
 static void release(mispc_context *ctx, mispc_dist_gs *g) {
   mispc_csr_free(ctx, &g->M);
   free(g->src), free(g->color_ptr), free(g->order), free(g->scolor), free(g->gcolor);
-  free(g->wdiag), free(g->xe);
+  free(g->xe);
   gs_host_copy_free(ctx, &g->host);
   memset(&g->host, 0, sizeof g->host);
   gs_dist_cluster_free(ctx, g->cl);
@@ -45,7 +45,7 @@ static void release(mispc_context *ctx, mispc_dist_gs *g) {
   g->dev = NULL;
   g->src = g->color_ptr = NULL;
   g->order = g->scolor = g->gcolor = NULL;
-  g->wdiag = g->xe = NULL;
+  g->xe = NULL;
   g->have_symbolic = g->have_numeric = 0;
 }
 
@@ -103,10 +103,6 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
   mispc_coloring_options co = gs->opt.coloring;
   co.recolor = mispc_gs_recolor_passes(&gs->opt);
   co.mis.skip_validation = 1;
-  gs->wdiag = (double *)malloc(sizeof(double) * (size_t)(gs->nloc + 1)); /* both kinds */
-  if (!s && !gs->wdiag)
-    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
-  s = mispc_dist_agree(ctx, A->comm, s);
   if (!s && gs->opt.kind == MISPC_GS_CLUSTER) { /* its own layout (gs_dist_cluster.c) */
     s = gs_dist_cluster_symbolic(ctx, gs, A);
     if (s) {
@@ -163,11 +159,10 @@ static mispc_status numeric_host(mispc_context *ctx, mispc_dist_gs *gs, const mi
   int kind = 0;
   for (int64_t i = 0; i < gs->nloc; ++i) { /* the first stored a_ii, as gs_diag_host */
     int found = 0;
-    double d = 0;
+    double d = 0, w;
     for (int64_t p = A->diag.rowptr[i]; p < A->diag.rowptr[i + 1] && !found; ++p)
       if (A->diag.colidx[p] == i) d = A->diag.values[p], found = 1;
-    const int k =
-        gs_diag_kind(found, d, gs->opt.require_positive_diagonal, gs->opt.omega, &gs->wdiag[i]);
+    const int k = gs_diag_kind(found, d, gs->opt.require_positive_diagonal, gs->opt.omega, &w);
     if (k && bad < 0) bad = A->rstart + i, kind = k;
   }
   if (bad >= 0) {

@@ -47,7 +47,7 @@ void gs_dist_cluster_free(mispc_context *ctx, gs_dist_cluster *cl) {
   mispc_halo_destroy(cl->halo);
   free(cl->wsrc), free(cl->row_cluster), free(cl->cl_ptr), free(cl->cl_rows);
   free(cl->cl_order), free(cl->color_ptr), free(cl->scolor), free(cl->gcolor);
-  free(cl->wdiag), free(cl->bs), free(cl->xs), free(cl->kept), free(cl->move_row);
+  free(cl->bs), free(cl->xs), free(cl->kept), free(cl->move_row);
   free(cl->move_dest), free(cl->recv_row), free(cl->recv_src), free(cl->back_row);
   mispc_route_plan_destroy(cl->fwd);
   mispc_route_plan_destroy(cl->bwd);
@@ -421,7 +421,6 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
     ALLOC(cl->color_ptr, gs->ncolors + 1, "color offsets");
     ALLOC(cl->scolor, cl->halo->nsend, "send colors");
     ALLOC(cl->gcolor, cl->ng, "ghost colors");
-    ALLOC(cl->wdiag, ns, "omega over the diagonal");
     ALLOC(cl->bs, ns, "swept right-hand side");
     ALLOC(cl->xs, ns + cl->ng, "swept solution");
     s = mispc_dist_agree(ctx, comm, s);
@@ -507,13 +506,15 @@ static mispc_status move_values_host(mispc_context *ctx, mispc_route_plan *p, in
 mispc_status gs_dist_cluster_numeric(mispc_context *ctx, mispc_dist_gs *gs, MPI_Comm comm) {
   gs_dist_cluster *cl = gs->cl;
   mispc_status s = MISPC_SUCCESS;
-  /* moved rows: omega / a_ii, then the row's values, row after row */
+  /* moved rows: their values, row after row (the sweeps' omega / a_ii come
+   * from W's own diagonal: the host copy, gs_host_values, and the device
+   * copy, gs_permute_values_cuda) */
   int64_t n = 0;
   for (int64_t k = 0; k < cl->nmove; ++k)
-    n += 1 + gs->M.rowptr[cl->move_row[k] + 1] - gs->M.rowptr[cl->move_row[k]];
+    n += gs->M.rowptr[cl->move_row[k] + 1] - gs->M.rowptr[cl->move_row[k]];
   double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
   int *dest = (int *)malloc(sizeof(int) * (size_t)(n + 1));
-  const int64_t nexp = cl->nrecv + cl->nrecv_vals;
+  const int64_t nexp = cl->nrecv_vals;
   double *got = (double *)malloc(sizeof(double) * (size_t)(nexp + 1));
   int32_t *at = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nexp + 1));
   if (!v || !dest || !got || !at)
@@ -523,7 +524,6 @@ mispc_status gs_dist_cluster_numeric(mispc_context *ctx, mispc_dist_gs *gs, MPI_
     int64_t q = 0;
     for (int64_t k = 0; k < cl->nmove; ++k) {
       const int32_t i = cl->move_row[k];
-      v[q] = gs->wdiag[i], dest[q++] = cl->move_dest[k];
       for (int64_t p = gs->M.rowptr[i]; p < gs->M.rowptr[i + 1]; ++p)
         v[q] = gs->M.values[p], dest[q++] = cl->move_dest[k];
     }
@@ -531,22 +531,9 @@ mispc_status gs_dist_cluster_numeric(mispc_context *ctx, mispc_dist_gs *gs, MPI_
     int64_t sent = 0;
     s = send_values(ctx, comm, n, v, dest, nexp, at, got, &sent);
   }
-  if (!s) {
-    /* received: per row its omega / a_ii, then its entries (received order) */
-    double *rvals = (double *)malloc(sizeof(double) * (size_t)(cl->nrecv_vals + 1));
-    if (!rvals) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for moved rows' values");
-    for (int64_t k = 0, j = 0, e = 0; !s && k < cl->nrecv; ++k) {
-      const int32_t r = cl->recv_row[k];
-      cl->wdiag[r] = got[j++];
-      const int64_t len = cl->W.rowptr[r + 1] - cl->W.rowptr[r];
-      for (int64_t t = 0; t < len; ++t) rvals[e++] = got[j++];
-    }
-    for (int64_t i = 0; !s && i < gs->nloc; ++i)
-      if (cl->kept[i] >= 0) cl->wdiag[cl->kept[i]] = gs->wdiag[i];
-    for (int64_t w = 0; !s && w < cl->W.nnz; ++w)
-      cl->W.values[w] = cl->wsrc[w] >= 0 ? gs->M.values[cl->wsrc[w]] : rvals[-1 - cl->wsrc[w]];
-    free(rvals);
-  }
+  /* received: the rows' entries, in receiving order (wsrc < 0 names them) */
+  for (int64_t w = 0; !s && w < cl->W.nnz; ++w)
+    cl->W.values[w] = cl->wsrc[w] >= 0 ? gs->M.values[cl->wsrc[w]] : got[-1 - cl->wsrc[w]];
   free(v), free(dest), free(got), free(at);
   return mispc_dist_agree(ctx, comm, s);
 }

@@ -18,31 +18,31 @@ extern "C" {
  * rank, increasing row id inside a rank), which has contiguous ranges, so
  * the ordinary halo plan serves the sweep. */
 typedef struct gs_dist_cluster {
-  int64_t ns, ng;          /* rows swept here, ghosts of the sweep numbering */
-  mispc_csr W;             /* ns x (ns + ng): swept rows, entries in global column order */
-  mispc_halo *halo;        /* plan over the sweep numbering */
-  int64_t *garray;         /* ng sorted ghost ids of the sweep numbering */
-  int64_t *wsrc;           /* W.nnz: >= 0 entry of the owner's merged M, < 0: -1 - k received */
-  int32_t *row_cluster;    /* ns + ng: cluster label of each column (-1 for ghosts) */
-  int64_t *cl_ptr;         /* local clusters + 1 */
-  int32_t *cl_rows;        /* swept rows of each cluster, increasing */
-  int32_t *cl_order;       /* local clusters by color */
-  int64_t *color_ptr;      /* ncolors + 1 offsets into cl_order */
-  int32_t *scolor;         /* color of each send entry of halo */
-  int32_t *gcolor;         /* color of each ghost */
-  double *wdiag, *bs, *xs; /* ns each: omega / a_ii, b and [x | ghosts] (ns + ng) */
-  int32_t *kept;           /* own rows swept here: own row -> swept row, -1 if moved */
-  int64_t nmove;           /* own rows swept elsewhere */
-  int32_t *move_row;       /* their own row ids, in sending order */
-  int *move_dest;          /* the rank sweeping each */
-  int64_t nrecv;           /* rows received to sweep */
-  int32_t *recv_row;       /* swept row of each received row, in receiving order */
-  int *recv_src;           /* the rank owning each */
-  int64_t nrecv_vals;      /* entries of the received rows */
-  int32_t *back_row;       /* own row of each x value coming back, in receiving order */
-  mispc_route_plan *fwd;   /* moved rows' values to their sweepers (move_dest) */
-  mispc_route_plan *bwd;   /* and back to their owners (recv_src) */
-  double *mbuf;            /* nmove + nrecv: the values a move sends and receives */
+  int64_t ns, ng;        /* rows swept here, ghosts of the sweep numbering */
+  mispc_csr W;           /* ns x (ns + ng): swept rows, entries in global column order */
+  mispc_halo *halo;      /* plan over the sweep numbering */
+  int64_t *garray;       /* ng sorted ghost ids of the sweep numbering */
+  int64_t *wsrc;         /* W.nnz: >= 0 entry of the owner's merged M, < 0: -1 - k received */
+  int32_t *row_cluster;  /* ns + ng: cluster label of each column (-1 for ghosts) */
+  int64_t *cl_ptr;       /* local clusters + 1 */
+  int32_t *cl_rows;      /* swept rows of each cluster, increasing */
+  int32_t *cl_order;     /* local clusters by color */
+  int64_t *color_ptr;    /* ncolors + 1 offsets into cl_order */
+  int32_t *scolor;       /* color of each send entry of halo */
+  int32_t *gcolor;       /* color of each ghost */
+  double *bs, *xs;       /* ns each: b and [x | ghosts] (ns + ng) */
+  int32_t *kept;         /* own rows swept here: own row -> swept row, -1 if moved */
+  int64_t nmove;         /* own rows swept elsewhere */
+  int32_t *move_row;     /* their own row ids, in sending order */
+  int *move_dest;        /* the rank sweeping each */
+  int64_t nrecv;         /* rows received to sweep */
+  int32_t *recv_row;     /* swept row of each received row, in receiving order */
+  int *recv_src;         /* the rank owning each */
+  int64_t nrecv_vals;    /* entries of the received rows */
+  int32_t *back_row;     /* own row of each x value coming back, in receiving order */
+  mispc_route_plan *fwd; /* moved rows' values to their sweepers (move_dest) */
+  mispc_route_plan *bwd; /* and back to their owners (recv_src) */
+  double *mbuf;          /* nmove + nrecv: the values a move sends and receives */
   int64_t nclusters, singletons, min_cluster, max_cluster; /* global */
 } gs_dist_cluster;
 
@@ -60,7 +60,6 @@ struct mispc_dist_gs {
   int32_t *order;      /* point: owned rows by (color, id) */
   int32_t *scolor;     /* point: color of each send entry */
   int32_t *gcolor;     /* point: color of each ghost */
-  double *wdiag;       /* omega / a_ii of the owned rows */
   double *xe;          /* point: [x | ghosts] work vector */
   int64_t apply_bytes; /* sent by the last apply */
   gs_dist_cluster *cl; /* cluster kind only */
@@ -74,8 +73,8 @@ struct mispc_dist_gs {
 
 /* Cluster kind: the symbolic setup after M is merged (clusters, their
  * colors, heads, the moved rows and the sweep numbering); the values of W
- * and the swept rows' omega / a_ii after the owner's M and wdiag are set;
- * an apply; the state's release. All collective. */
+ * after the owner's M is set (the moved rows' from their owners); an apply; the state's release.
+ * All collective. */
 mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
                                       const mispc_dist_csr *A);
 mispc_status gs_dist_cluster_numeric(mispc_context *ctx, mispc_dist_gs *gs, MPI_Comm comm);
