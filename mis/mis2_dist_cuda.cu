@@ -20,121 +20,25 @@
  * the rounds equal the host's (and one process's) bit for bit. */
 #include <string.h>
 
-#include "dist_cuda.cuh"
-#include "mis_common.h"
-#include "mis_cuda.cuh"
+#include "mis2_dist_kernels.cuh"
 #include "mis_dist_backend.h"
 
 namespace {
 
-using namespace mis_cuda; /* kWarps, List, ListSmem, Steps, w_in, w_out, row_min */
-typedef ListSmem Smem;
-static_assert(DIST_BLOCK == mis_cuda::kBlock, "the warp steps assume the MIS block size");
+using namespace mis2_dist;
 
-enum { kBoundary = 0, kInterior = 1 };
-
-/* A run's arrays (kernel parameter: constant memory). Worklists by class c
- * (kBoundary, kInterior) and round parity: col[c][r & 1], dec[c][r & 1];
- * len[4 r + c] / len[4 r + 2 + c] their lengths in round r. Round 0's
- * lists are the class's vertices of the subset, in col[c][0] for both
- * kernels. */
-template <typename W> struct Plan {
-  dev_graph g;
-  W *T, *M, *gT, *gM;
-  const uint8_t *subset, *gsub;
-  int per_round, idbits;
-  uint64_t seed;
-  int32_t *col[2][2], *dec[2][2];
-  unsigned *len;
-  const int *round; /* the round in device memory (a replayed graph), else NULL */
-};
-
-/* min over the owned row (T) and the ghost row (gT) of v, from lane's share. */
-template <typename W, bool Warp>
-__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m) {
-  m = row_min<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.T, lane, m);
-  for (int64_t q = p.g.brp[v] + (Warp ? lane : 0); q < p.g.brp[v + 1]; q += Warp ? 32 : 1) {
-    const W t = p.gT[p.g.bcol[q]];
-    m = t < m ? t : m;
-  }
-  return m;
-}
-
-/* Column over class c's list: M[v] = min T over N[v] (ghosts included); an
- * IN minimum makes it OUT for good. */
+/* Column and decide of class c, round r (from device memory when the round
+ * is a replayed graph). */
 template <typename W, bool Warp>
 __global__ void __launch_bounds__(DIST_BLOCK) column(Plan<W> p, int r_arg, int c) {
   __shared__ Smem sm;
-  const int r = p.round ? *p.round : r_arg;
-  const int32_t *in = p.col[c][r & 1];
-  List out(sm.slots[threadIdx.x >> 5], p.col[c][(r + 1) & 1], p.len + 4 * (r + 1) + c);
-  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
-  const int64_t n = (int64_t)p.len[4 * r + c];
-  for (int64_t step = Steps<Warp>::first(); step < n; step += Steps<Warp>::stride()) {
-    const int64_t i = step + Steps<Warp>::slot();
-    bool keep = false;
-    const int32_t v = i < n ? in[i] : -1;
-    if (v >= 0 && p.M[v] != w_out<W>()) {
-      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v]);
-      if (Warp)
-        for (int off = 16; off; off >>= 1) {
-          const W o = __shfl_xor_sync(0xffffffffu, m, off);
-          m = o < m ? o : m;
-        }
-      m = m == w_in<W>() ? w_out<W>() : m;
-      keep = m != w_out<W>();
-      if (lane == 0) p.M[v] = m;
-    }
-    out.push(lane == 0 && keep, v);
-  }
-  out.finish<kWarps>(sm.counts);
+  column_pass<W, Warp>(p, p.round ? *p.round : r_arg, c, sm);
 }
 
-/* Decide over class c's list: OUT when an M over N[v] (in the subset) is
- * OUT, IN when all are T[v], else v's tuple of round r + 1
- * (mis2_dist_decide). Round 0 has no IN vertex yet, so the first mismatch
- * settles "undecided". */
 template <typename W, bool Warp>
 __global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r_arg, int c) {
   __shared__ Smem sm;
-  const int r = p.round ? *p.round : r_arg;
-  const bool first_round = r == 0;
-  const int32_t *in = first_round ? p.col[c][0] : p.dec[c][r & 1];
-  List out(sm.slots[threadIdx.x >> 5], p.dec[c][(r + 1) & 1], p.len + 4 * (r + 1) + 2 + c);
-  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
-  const int64_t n = (int64_t)p.len[first_round ? c : 4 * r + 2 + c];
-  for (int64_t step = Steps<Warp>::first(); step < n; step += Steps<Warp>::stride()) {
-    const int64_t i = step + Steps<Warp>::slot();
-    bool undecided = false;
-    const int32_t v = i < n ? in[i] : -1;
-    const W t = v >= 0 ? p.T[v] : w_in<W>();
-    if (v >= 0 && t != w_in<W>() && t != w_out<W>()) {
-      const W mv = p.M[v];
-      bool out_ = mv == w_out<W>(), all_min = mv == t;
-      row_decide<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.M, p.subset, t, first_round, lane,
-                          &out_, &all_min);
-      for (int64_t q = p.g.brp[v] + (Warp ? lane : 0);
-           q < p.g.brp[v + 1] && !out_ && (all_min || !first_round); q += Warp ? 32 : 1) {
-        const int32_t j = p.g.bcol[q];
-        if (!p.gsub[j]) continue;
-        const W m = p.gM[j];
-        out_ = m == w_out<W>();
-        all_min = all_min && m == t;
-      }
-      if (Warp) {
-        out_ = __any_sync(0xffffffffu, out_);
-        all_min = __all_sync(0xffffffffu, all_min);
-      }
-      undecided = !out_ && !all_min;
-      if (lane == 0)
-        p.T[v] = out_      ? w_out<W>()
-                 : all_min ? w_in<W>()
-                           : (W)mis2_tuple(p.per_round, p.seed, r + 1, p.g.rstart + v, p.idbits,
-                                           8 * (int)sizeof(W));
-    }
-    out.push(lane == 0 && undecided, v);
-  }
-  out.finish<kWarps>(sm.counts);
+  decide_pass<W, Warp>(p, p.round ? *p.round : r_arg, c, sm);
 }
 
 /* cls[v] = kBoundary for the vertices the ranks send (set before), and
@@ -301,6 +205,35 @@ template <typename W> mispc_status capture(const Round &x, const Plan<W> &p, int
   return s;
 }
 
+/* After the rounds in one kernel: the members, their count and the rounds
+ * (d_rounds NULL: none were needed) in one wait. */
+template <typename W>
+mispc_status lsa_finish(mispc_context *ctx, const mispc_dist_csr *g, const Plan<W> &p,
+                        uint8_t *in_set, mispc_mis_result *res, Sync *y, unsigned grid,
+                        unsigned *aux, const int *d_rounds, int max_rounds, cudaStream_t st) {
+  mispc_halo *h = g->halo;
+  int *h_rounds = (int *)(y->h + max_rounds + 2);
+  *h_rounds = 0;
+  if (d_rounds)
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_rounds, d_rounds, 4, cudaMemcpyDeviceToHost, st));
+  members<W><<<grid, DIST_BLOCK, 0, st>>>(p, in_set, aux + 2);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  int64_t size = 0;
+  MISPC_TRY(mispc_halo_count_start(ctx, h, aux + 2, 1, y->d, y->h, st));
+  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 members"));
+  MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h, &size));
+  const int rounds = *h_rounds; /* the same on every rank: all sum the same counts */
+  if (rounds < 0)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                        "mispc_dist_mis2: vertices undecided after %d rounds", max_rounds);
+  h->stats.exchanges += 2 * rounds;
+  h->stats.bytes_sent += 2 * rounds * h->nsend * (int64_t)sizeof(W);
+  mispc_logf(ctx, 2, "dist mis2 (device, one kernel) %d rounds", rounds);
+  res->set_size = size;
+  res->rounds = rounds;
+  return MISPC_SUCCESS;
+}
+
 template <typename W>
 mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis_options *opt,
                     int per_round, const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res,
@@ -318,12 +251,20 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   p.seed = opt->seed;
   p.idbits = mis2_id_bits(g->nglobal);
   const size_t nl = (size_t)nloc + 1, gn = (size_t)ng + 1, nlen = 4 * (size_t)(max_rounds + 2);
+  const mispc_tuning *tu = &ctx->tuning;
+  /* All rounds in one kernel a rank where the GPUs reach each other's
+   * memory (tuning dist_lsa_rounds; collective) */
+  mispc_halo_lsa *lsa = NULL;
+  if (tu->dist_lsa_rounds && h->nccl) MISPC_TRY(mispc_halo_lsa_get(ctx, h, g->comm, &lsa));
   uint8_t *own = NULL, *gsub = NULL, *cls = NULL;
   int32_t *lists = NULL;
   unsigned *aux = NULL;
   const char *what = "distributed MIS-2 scratch";
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * 2 * sizeof(W), what, (void **)&p.T));
-  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn * 2 * sizeof(W), what, (void **)&p.gT));
+  if (lsa)
+    p.gT = (W *)lsa->base; /* the window's ghost arrays: the other ranks store into them */
+  else
+    MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn * 2 * sizeof(W), what, (void **)&p.gT));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * 16, what, (void **)&lists));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&own));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&cls));
@@ -332,14 +273,16 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, (size_t)(max_rounds + 3) * 8, what, (void **)&y->d));
   MISPC_TRY(mispc_pinned_scratch(ctx, (size_t)(max_rounds + 4) * 8, (void **)&y->h));
   aux = p.len + nlen; /* [0] subset size, [1] boundary size, [2] members, [3..4] the counts
-                        of captured rounds, [5] their round number */
+                        of captured rounds, [5] their round number, [6] the rounds of the
+                        one kernel */
   p.M = p.T + nl;
-  p.gM = p.gT + gn;
+  p.gM = lsa ? (W *)(lsa->base + lsa->ghost_bytes) : p.gT + gn;
   p.gsub = gsub;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(p.len, 0, nlen * 4 + 32, st));
-  if (nloc > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cls, kInterior, (size_t)nloc, st));
+  /* one kernel has no interior to overlap: every vertex in the boundary class */
+  if (nloc > 0)
+    MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cls, lsa ? kBoundary : kInterior, (size_t)nloc, st));
   /* warp a vertex for long rows (§V-D), as the one-process kernels */
-  const mispc_tuning *tu = &ctx->tuning;
   const int64_t nnz = g->diag.nnz + g->offd.nnz;
   const bool warp =
       tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && nloc > 0 && nnz >= 16 * nloc);
@@ -379,6 +322,16 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
       mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  if (lsa) {
+    int launched = 0;
+    int *d_rounds = (int *)(aux + 6);
+    if (undecided > 0) {
+      MISPC_TRY(lsa_rounds<W>(ctx, g->comm, p, h, lsa, warp, max_rounds, d_rounds, st, &launched));
+    }
+    if (launched || undecided == 0)
+      return lsa_finish(ctx, g, p, in_set, res, y, grid, aux, undecided == 0 ? NULL : d_rounds,
+                        max_rounds, st);
+  }
   Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
   /* Rounds as CUDA graphs (tuning dist_graph_rounds, NCCL only): one launch
    * a round instead of about twenty host calls. */

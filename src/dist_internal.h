@@ -40,6 +40,8 @@ struct mispc_halo {
   void *h_sbuf, *h_rbuf; /* pinned, 8 bytes a send / a ghost */
   int transport;         /* mispc_dist_transport of device exchanges, resolved (not AUTO) */
   void *nccl;            /* ncclComm_t when transport is NCCL */
+  void *lsa;             /* mispc_halo_lsa (made on first use; NULL: none) */
+  int lsa_tried;         /* 1 once mispc_halo_lsa_get found none for this plan */
 };
 
 /* The packing buffer of h grown to at least `bytes` (host). */
@@ -179,6 +181,31 @@ mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm
  * the packing buffer d_sbuf in send-list order, on `stream`. */
 mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
                                      void *stream);
+/* Ghost arrays that the ranks' kernels write into directly, over NVLink
+ * (the NCCL device API's load/store accessible (LSA) team and a symmetric
+ * memory window): rounds of a distributed device pass run in one kernel a
+ * rank, with the exchanges and the termination count inside it
+ * (mis2_dist_lsa.cu). The window holds two ghost arrays of up to 8 bytes a
+ * ghost (at 0 and ghost_bytes) and 2 P round counts (at count_off). */
+typedef struct mispc_halo_lsa {
+  void *win;          /* ncclWindow_t */
+  char *base;         /* this rank's window memory */
+  size_t ghost_bytes; /* bytes of each ghost array (the same on every rank) */
+  size_t count_off;
+  const void *devcomm; /* the communicator's ncclDevComm (host copy, passed to kernels) */
+  int max_blocks;      /* LSA barriers: the most blocks a kernel may have (one barrier each) */
+  int nranks, rank;
+  int32_t *d_speer; /* device, nsend: LSA rank of each send entry's destination */
+  int64_t *d_sslot; /* device, nsend: the entry's ghost position there */
+} mispc_halo_lsa;
+/* The plan's LSA ghost windows, made on first use (collective over comm,
+ * the plan's communicator); *out = NULL on every rank where they cannot be
+ * had: no NCCL transport, a rank outside the LSA team (several nodes), an
+ * NCCL runtime other than the one compiled against (the device API is
+ * inlined), or a failure of NCCL's setup (logged at verbosity 1). */
+mispc_status mispc_halo_lsa_get(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
+                                mispc_halo_lsa **out);
+
 /* NCCL all-reduce (sum) of one device word in place, on `stream`. */
 mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h, unsigned long long *d_word,
                                  void *stream);

@@ -15,6 +15,10 @@
 
 #if MISPC_HAVE_NCCL
 #include <nccl.h>
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#include <nccl_device.h>
+#define MISPC_HAVE_NCCL_LSA 1
+#endif
 
 #define MISPC_NCCL_TRY(ctx, call)                                                                  \
   do {                                                                                             \
@@ -37,12 +41,20 @@ typedef struct nccl_shared {
   cudaEvent_t last;
   cudaStream_t last_stream;
   int refs;
+#if MISPC_HAVE_NCCL_LSA
+  ncclDevComm dev; /* the device communicator of the LSA windows (dev_state 1) */
+  int dev_blocks;  /* its LSA barriers */
+#endif
+  int dev_state; /* 0: not tried, 1: made, -1: unavailable */
 } nccl_shared;
 
 static int nccl_keyval = MPI_KEYVAL_INVALID;
 
 static void shared_release(nccl_shared *sh) {
   if (!sh || --sh->refs > 0) return;
+#if MISPC_HAVE_NCCL_LSA
+  if (sh->dev_state == 1) ncclDevCommDestroy(sh->comm, &sh->dev);
+#endif
   if (sh->last) cudaEventDestroy(sh->last);
   ncclCommDestroy(sh->comm);
   free(sh);
@@ -281,9 +293,160 @@ extern "C" mispc_status mispc_halo_nccl_mark(mispc_context *ctx, mispc_halo *h, 
 #endif
 }
 
+#if MISPC_HAVE_NCCL
+/* ---- LSA ghost windows (mispc_halo_lsa_get) ---- */
+
+static void lsa_free(mispc_halo *h) {
+  mispc_halo_lsa *l = (mispc_halo_lsa *)h->lsa;
+  h->lsa = NULL;
+  if (!l) return;
+#if MISPC_HAVE_NCCL_LSA
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  if (l->win && sh) ncclCommWindowDeregister(sh->comm, (ncclWindow_t)l->win);
+  if (l->base) ncclMemFree(l->base);
+#endif
+  cudaFree(l->d_speer);
+  cudaFree(l->d_sslot);
+  free(l);
+}
+#endif
+
+#if MISPC_HAVE_NCCL_LSA
+/* The communicator's device communicator with one LSA barrier a block of
+ * the largest persistent grid any rank can run (collective; dev_state -1
+ * on every rank when NCCL cannot: no symmetric memory, a rank outside the
+ * LSA team). */
+static mispc_status dev_comm(mispc_context *ctx, nccl_shared *sh, MPI_Comm comm) {
+  if (sh->dev_state) return MISPC_SUCCESS;
+  int sms = 0, coop = 0, blocks = 0, ok = 1, v = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  blocks = sms * 8; /* the most 256-thread blocks an SM holds (2048 threads) */
+  /* the device API is inlined from the headers: the runtime must be theirs */
+  if (!coop || ncclGetVersion(&v) != ncclSuccess || v != NCCL_VERSION_CODE) ok = 0;
+  MPI_Allreduce(MPI_IN_PLACE, &blocks, 1, MPI_INT, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok) {
+    mispc_logf(ctx, 1, "LSA rounds: NCCL runtime %d, headers %d, cooperative launch %d: not used",
+               v, NCCL_VERSION_CODE, coop);
+    sh->dev_state = -1;
+    return MISPC_SUCCESS;
+  }
+  ncclDevCommRequirements reqs;
+  memset(&reqs, 0, sizeof reqs);
+  reqs.lsaBarrierCount = blocks;
+  ncclResult_t r = ncclDevCommCreate(sh->comm, &reqs, &sh->dev);
+  ok = r == ncclSuccess && sh->dev.lsaSize == sh->dev.nRanks;
+  if (r != ncclSuccess)
+    mispc_logf(ctx, 1, "LSA rounds: ncclDevCommCreate: %s", ncclGetErrorString(r));
+  else if (!ok)
+    mispc_logf(ctx, 1, "LSA rounds: %d of %d ranks load/store accessible", sh->dev.lsaSize,
+               sh->dev.nRanks);
+  int all = ok;
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (r == ncclSuccess && !all) ncclDevCommDestroy(sh->comm, &sh->dev);
+  sh->dev_state = all ? 1 : -1;
+  sh->dev_blocks = blocks;
+  return MISPC_SUCCESS;
+}
+
+/* Window, slots and device lists of h (collective; *made = 0 on every rank
+ * when a rank failed, after its failure is logged). */
+static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, nccl_shared *sh,
+                             mispc_halo_lsa *l) {
+  int P = 0, rank = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &rank);
+  l->nranks = P, l->rank = rank;
+  l->devcomm = &sh->dev;
+  l->max_blocks = sh->dev_blocks;
+  /* symmetric memory: the same size on every rank */
+  long long maxg = h->nghost;
+  MPI_Allreduce(MPI_IN_PLACE, &maxg, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  const size_t align = NCCL_WIN_REQUIRED_ALIGNMENT;
+  l->ghost_bytes = ((size_t)(maxg + 1) * 8 + align - 1) / align * align;
+  l->count_off = 2 * l->ghost_bytes;
+  const size_t bytes = l->count_off + ((size_t)2 * P * 8 + align - 1) / align * align;
+  ncclResult_t r = ncclMemAlloc((void **)&l->base, bytes);
+  if (r == ncclSuccess && cudaMemset(l->base, 0, bytes) != cudaSuccess) r = ncclUnhandledCudaError;
+  int ok = r == ncclSuccess, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (!all) {
+    mispc_logf(ctx, 1, "LSA rounds: ncclMemAlloc of %zu bytes: %s", bytes, ncclGetErrorString(r));
+    return MISPC_ERR_CUDA;
+  }
+  ncclWindow_t win = NULL;
+  r = ncclCommWindowRegister(sh->comm, l->base, bytes, &win, NCCL_WIN_COLL_SYMMETRIC);
+  l->win = win;
+  ok = r == ncclSuccess;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (!all) {
+    mispc_logf(ctx, 1, "LSA rounds: ncclCommWindowRegister: %s", ncclGetErrorString(r));
+    return MISPC_ERR_CUDA;
+  }
+  /* where each destination keeps this rank's ghosts: its first ghost from us */
+  int64_t *first = (int64_t *)malloc(2 * (size_t)P * sizeof *first);
+  int32_t *speer = (int32_t *)malloc((size_t)(h->nsend + 1) * sizeof *speer);
+  int64_t *sslot = (int64_t *)malloc((size_t)(h->nsend + 1) * sizeof *sslot);
+  mispc_status s = first && speer && sslot ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  if (!s) {
+    for (int q = 0; q < P; ++q) first[q] = -1;
+    for (int k = 0; k < h->nsrc; ++k) first[h->src[k]] = h->rdispl[k];
+    MPI_Alltoall(first, 1, MPI_INT64_T, first + P, 1, MPI_INT64_T, comm);
+    for (int k = 0; k < h->ndst; ++k)
+      for (int64_t e = h->sdispl[k]; e < h->sdispl[k + 1]; ++e) {
+        speer[e] = h->dst[k]; /* the LSA team is the communicator (dev_comm) */
+        sslot[e] = first[P + h->dst[k]] + (e - h->sdispl[k]);
+      }
+    const size_t n = (size_t)h->nsend;
+    if (cudaMalloc((void **)&l->d_speer, (n + 1) * sizeof *speer) != cudaSuccess ||
+        cudaMalloc((void **)&l->d_sslot, (n + 1) * sizeof *sslot) != cudaSuccess ||
+        cudaMemcpy(l->d_speer, speer, n * sizeof *speer, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(l->d_sslot, sslot, n * sizeof *sslot, cudaMemcpyHostToDevice) != cudaSuccess)
+      s = MISPC_ERR_CUDA;
+  }
+  free(first);
+  free(speer);
+  free(sslot);
+  ok = !s;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (!all) mispc_logf(ctx, 1, "LSA rounds: the send slots could not be made");
+  return all ? MISPC_SUCCESS : MISPC_ERR_CUDA;
+}
+#endif
+
+extern "C" mispc_status mispc_halo_lsa_get(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
+                                           mispc_halo_lsa **out) {
+  *out = (mispc_halo_lsa *)h->lsa;
+  if (h->lsa || h->lsa_tried || !h->nccl) return MISPC_SUCCESS; /* the same on every rank */
+  h->lsa_tried = 1;
+#if MISPC_HAVE_NCCL_LSA
+  nccl_shared *sh = (nccl_shared *)h->nccl;
+  MISPC_TRY(dev_comm(ctx, sh, comm));
+  if (sh->dev_state != 1) return MISPC_SUCCESS;
+  mispc_halo_lsa *l = (mispc_halo_lsa *)calloc(1, sizeof *l);
+  int ok = l != NULL, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (!all) {
+    free(l);
+    return MISPC_SUCCESS;
+  }
+  h->lsa = l;
+  if (lsa_make(ctx, h, comm, sh, l) != MISPC_SUCCESS) {
+    lsa_free(h);
+    return MISPC_SUCCESS;
+  }
+  *out = l;
+#else
+  (void)ctx, (void)comm;
+#endif
+  return MISPC_SUCCESS;
+}
+
 extern "C" void mispc_halo_nccl_free(mispc_halo *h) {
 #if MISPC_HAVE_NCCL
+  lsa_free(h);
   shared_release((nccl_shared *)h->nccl);
 #endif
   h->nccl = NULL;
+  h->lsa_tried = 0;
 }

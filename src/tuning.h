@@ -58,6 +58,9 @@ typedef struct mispc_tuning {
                                   instead of the one-process kernels (tests of a transport) */
   int dist_graph_rounds;       /* 1: GPU MIS-2 over NCCL replays each round as a captured CUDA
                                   graph (two captures a call; experimental, not yet run) */
+  int dist_lsa_rounds;         /* 1: GPU MIS-2 over NCCL runs all rounds in one kernel a rank,
+                                  storing ghosts into the other GPUs' memory (NCCL device API,
+                                  LSA; falls back where a rank cannot) */
 } mispc_tuning;
 
 /* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the

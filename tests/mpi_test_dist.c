@@ -237,6 +237,14 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       compared graph = {spec, "GPU graph rounds ", &G, &D, &DD, 1, r0, r1};
       compare_mis(ctx, &graph, sub, dsub, ref, dset, mine);
       compare_aggregations(ctx, &graph, dlab, hlab);
+      /* all rounds in one kernel a rank, ghosts stored over NVLink (where
+       * NCCL's LSA team holds every rank; else the same rounds as above) */
+      t = t0;
+      t.dist_lsa_rounds = 1;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      compared one = {spec, "GPU one-kernel rounds ", &G, &D, &DD, 1, r0, r1};
+      compare_mis(ctx, &one, sub, dsub, ref, dset, mine);
+      compare_aggregations(ctx, &one, dlab, hlab);
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
     mispc_free(ctx, MISPC_MEM_DEVICE, dlab);

@@ -1,0 +1,138 @@
+/* The two passes of a distributed MIS-2 round on the GPU (not installed),
+ * shared by the host-driven rounds (mis2_dist_cuda.cu) and the rounds in
+ * one kernel a rank (mis2_dist_lsa.cu): column (M from the T words of the
+ * closed neighbourhood, ghosts included) and decide (OUT, IN or the next
+ * tuple from the M words), over worklists they compact while they run.
+ * Every pass reads only words written before it starts, so the set and the
+ * rounds equal the host's (and one process's) bit for bit. */
+#ifndef MISPC_MIS2_DIST_KERNELS_CUH
+#define MISPC_MIS2_DIST_KERNELS_CUH
+
+#include "dist_cuda.cuh"
+#include "mis_common.h"
+#include "mis_cuda.cuh"
+
+namespace mis2_dist {
+
+using namespace mis_cuda; /* kWarps, List, ListSmem, Steps, w_in, w_out, row_min */
+typedef ListSmem Smem;
+static_assert(DIST_BLOCK == mis_cuda::kBlock, "the warp steps assume the MIS block size");
+
+enum { kBoundary = 0, kInterior = 1 };
+
+/* A run's arrays (kernel parameter: constant memory). Worklists by class c
+ * (kBoundary, kInterior) and round parity: col[c][r & 1], dec[c][r & 1];
+ * len[4 r + c] / len[4 r + 2 + c] their lengths in round r. Round 0's
+ * lists are the class's vertices of the subset, in col[c][0] for both
+ * kernels. */
+template <typename W> struct Plan {
+  dev_graph g;
+  W *T, *M, *gT, *gM;
+  const uint8_t *subset, *gsub;
+  int per_round, idbits;
+  uint64_t seed;
+  int32_t *col[2][2], *dec[2][2];
+  unsigned *len;
+  const int *round; /* the round in device memory (a replayed graph), else NULL */
+};
+
+/* min over the owned row (T) and the ghost row (gT) of v, from lane's share. */
+template <typename W, bool Warp>
+__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m) {
+  m = row_min<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.T, lane, m);
+  for (int64_t q = p.g.brp[v] + (Warp ? lane : 0); q < p.g.brp[v + 1]; q += Warp ? 32 : 1) {
+    const W t = p.gT[p.g.bcol[q]];
+    m = t < m ? t : m;
+  }
+  return m;
+}
+
+/* Column over class c's list: M[v] = min T over N[v] (ghosts included); an
+ * IN minimum makes it OUT for good. */
+template <typename W, bool Warp>
+__device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem &sm) {
+  const int32_t *in = p.col[c][r & 1];
+  List out(sm.slots[threadIdx.x >> 5], p.col[c][(r + 1) & 1], p.len + 4 * (r + 1) + c);
+  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
+  const int64_t n = (int64_t)p.len[4 * r + c];
+  for (int64_t step = Steps<Warp>::first(); step < n; step += Steps<Warp>::stride()) {
+    const int64_t i = step + Steps<Warp>::slot();
+    bool keep = false;
+    const int32_t v = i < n ? in[i] : -1;
+    if (v >= 0 && p.M[v] != w_out<W>()) {
+      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v]);
+      if (Warp)
+        for (int off = 16; off; off >>= 1) {
+          const W o = __shfl_xor_sync(0xffffffffu, m, off);
+          m = o < m ? o : m;
+        }
+      m = m == w_in<W>() ? w_out<W>() : m;
+      keep = m != w_out<W>();
+      if (lane == 0) p.M[v] = m;
+    }
+    out.push(lane == 0 && keep, v);
+  }
+  out.finish<kWarps>(sm.counts);
+}
+
+/* Decide over class c's list: OUT when an M over N[v] (in the subset) is
+ * OUT, IN when all are T[v], else v's tuple of round r + 1
+ * (mis2_dist_decide). Round 0 has no IN vertex yet, so the first mismatch
+ * settles "undecided". */
+template <typename W, bool Warp>
+__device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem &sm) {
+  const bool first_round = r == 0;
+  const int32_t *in = first_round ? p.col[c][0] : p.dec[c][r & 1];
+  List out(sm.slots[threadIdx.x >> 5], p.dec[c][(r + 1) & 1], p.len + 4 * (r + 1) + 2 + c);
+  const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
+  const int64_t n = (int64_t)p.len[first_round ? c : 4 * r + 2 + c];
+  for (int64_t step = Steps<Warp>::first(); step < n; step += Steps<Warp>::stride()) {
+    const int64_t i = step + Steps<Warp>::slot();
+    bool undecided = false;
+    const int32_t v = i < n ? in[i] : -1;
+    const W t = v >= 0 ? p.T[v] : w_in<W>();
+    if (v >= 0 && t != w_in<W>() && t != w_out<W>()) {
+      const W mv = p.M[v];
+      bool out_ = mv == w_out<W>(), all_min = mv == t;
+      row_decide<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.M, p.subset, t, first_round, lane,
+                          &out_, &all_min);
+      for (int64_t q = p.g.brp[v] + (Warp ? lane : 0);
+           q < p.g.brp[v + 1] && !out_ && (all_min || !first_round); q += Warp ? 32 : 1) {
+        const int32_t j = p.g.bcol[q];
+        if (!p.gsub[j]) continue;
+        const W m = p.gM[j];
+        out_ = m == w_out<W>();
+        all_min = all_min && m == t;
+      }
+      if (Warp) {
+        out_ = __any_sync(0xffffffffu, out_);
+        all_min = __all_sync(0xffffffffu, all_min);
+      }
+      undecided = !out_ && !all_min;
+      if (lane == 0)
+        p.T[v] = out_      ? w_out<W>()
+                 : all_min ? w_in<W>()
+                           : (W)mis2_tuple(p.per_round, p.seed, r + 1, p.g.rstart + v, p.idbits,
+                                           8 * (int)sizeof(W));
+    }
+    out.push(lane == 0 && undecided, v);
+  }
+  out.finish<kWarps>(sm.counts);
+}
+
+/* All rounds from round 0 in one cooperative kernel a rank (mis2_dist_lsa.cu):
+ * the M and T words of the boundary written into the other ranks' LSA
+ * windows (l) and the round's count beside them, one LSA barrier an
+ * exchange. p.gT and p.gM are this rank's window arrays; every vertex of the
+ * subset is in class kBoundary's round-0 list. *d_rounds (device) gets the
+ * rounds, or -1 when max_rounds ran out. Collective over comm: *launched = 0
+ * on every rank (nothing queued) when some rank cannot run the grid that
+ * all agree on. */
+template <typename W>
+mispc_status lsa_rounds(mispc_context *ctx, MPI_Comm comm, const Plan<W> &p, mispc_halo *h,
+                        const mispc_halo_lsa *l, bool warp, int max_rounds, int *d_rounds,
+                        cudaStream_t st, int *launched);
+
+} // namespace mis2_dist
+
+#endif
