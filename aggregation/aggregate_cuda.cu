@@ -58,13 +58,22 @@ __global__ void phase2_candidates(int64_t n, const int64_t *rowptr, const int32_
   }
 }
 
+/* mask[v] = agg[v] < 0 (mask NULL: not written), their number added to
+ * *count; after the last phase that labels roots, also phase 3's inputs:
+ * tent[v] = agg[v] and size[v] = 0 (tent NULL: not written). One pass
+ * instead of a copy and a memset more. */
 __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *mask,
-                             unsigned long long *count) {
+                             unsigned long long *count, int32_t *tent, int32_t *size) {
   unsigned long long mine = 0;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    uint8_t m = agg[v] < 0;
-    mask[v] = m;
+    const int32_t a = agg[v];
+    const uint8_t m = a < 0;
+    if (mask) mask[v] = m;
+    if (tent) {
+      tent[v] = a;
+      size[v] = 0;
+    }
     mine += m;
   }
   mine = mispc_block_sum<kBlock>(mine);
@@ -361,18 +370,17 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
   mispc_mis_result r1 = {0, 0}, r2 = {0, 0};
   mispc_status st = mispc_mis2(ctx, g, &o->mis, set, &r1);
   /* One scratch block: counts, CUB select scratch, a list, the tentative
-   * labels, flags; then the aggregate sizes, bounded once the MIS-2 sets are
-   * known (no aggregate count read back). */
+   * labels, the aggregate sizes (at most n: no count read back), flags. */
   auto up = [](size_t b) { return (b + 255) / 256 * 256; }; /* CUB's alignment */
   const size_t sel = select_bytes(n, s), at_sel = 256, at_list = at_sel + up(sel),
-               at_tent = at_list + up((size_t)n * 4 + 4), at_flag = at_tent + up((size_t)n * 4 + 4),
-               bytes = at_flag + (size_t)n + 16;
+               at_tent = at_list + up((size_t)n * 4 + 4), at_size = at_tent + up((size_t)n * 4 + 4),
+               at_flag = at_size + up((size_t)n * 4 + 4), bytes = at_flag + (size_t)n + 16;
   char *scratch = NULL;
-  int32_t *size = NULL;
   if (!st) st = mispc_scratch_alloc(ctx, bytes, (void **)&scratch, "aggregation scratch");
   AggCounts *c = (AggCounts *)scratch, got = {0, 0, 0, 0, 0, 0};
   void *sel_temp = scratch + at_sel;
-  int32_t *list = (int32_t *)(scratch + at_list), *tent = (int32_t *)(scratch + at_tent);
+  int32_t *list = (int32_t *)(scratch + at_list), *tent = (int32_t *)(scratch + at_tent),
+          *size = (int32_t *)(scratch + at_size);
   uint8_t *flag = (uint8_t *)(scratch + at_flag);
   const unsigned grid = mispc_device_grid(ctx, n, kBlock);
   /* Phase 1: the members in increasing id are the roots; each takes its
@@ -386,7 +394,8 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
       label_stars<<<mispc_device_grid(ctx, 32 * (r1.set_size > 0 ? r1.set_size : 1), kBlock),
                     kBlock, 0, s>>>(g->rowptr, g->colidx, a->root, &c->roots1, NULL, false, a->agg,
                                     NULL);
-      unaggregated<<<grid, kBlock, 0, s>>>(n, a->agg, mask, &c->left1);
+      /* mis2basic: the last labels before phase 3 */
+      unaggregated<<<grid, kBlock, 0, s>>>(n, a->agg, mask, &c->left1, basic ? tent : NULL, size);
     }
   }
   if (ev[1]) cudaEventRecord(ev[1], s);
@@ -405,20 +414,14 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
       label_stars<<<mispc_device_grid(ctx, 32 * (r2.set_size > 0 ? r2.set_size : 1), kBlock),
                     kBlock, 0, s>>>(g->rowptr, g->colidx, list, &c->added2, &c->roots1, true,
                                     a->agg, a->root);
-      unaggregated<<<grid, kBlock, 0, s>>>(n, a->agg, mask, &c->left2);
+      unaggregated<<<grid, kBlock, 0, s>>>(n, a->agg, NULL, &c->left2, tent, size);
     }
   }
   if (ev[2]) cudaEventRecord(ev[2], s);
   /* Phase 3: leftovers join a neighbouring aggregate (a pass that changes
-   * nothing where none are left). The aggregates are at most the two sets'
-   * members. */
-  int64_t bound = r1.set_size + r2.set_size;
-  if (bound > n) bound = n;
-  if (!st && n > 0)
-    st = mispc_scratch_alloc(ctx, (size_t)bound * 4 + 16, (void **)&size, "aggregate sizes");
+   * nothing where none are left); tent and size were filled by the last
+   * unaggregated pass. */
   if (!st && n > 0) {
-    cudaMemcpyAsync(tent, a->agg, (size_t)n * 4, cudaMemcpyDeviceToDevice, s);
-    cudaMemsetAsync(size, 0, (size_t)bound * 4 + 16, s);
     aggregate_sizes<<<grid, kBlock, 0, s>>>(n, tent, size);
     phase3<<<grid, kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic, a->agg, &c->defer3);
   }
@@ -453,7 +456,6 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
     for (int k = 0; k < 3; ++k) a->phase_seconds[k] = event_seconds(ev[k], ev[k + 1]);
     a->phase_seconds[2] += extra;
   }
-  mispc_scratch_free(ctx, size);
   mispc_scratch_free(ctx, scratch);
   for (int k = 0; k < 4; ++k)
     if (ev[k]) cudaEventDestroy(ev[k]);
