@@ -291,13 +291,19 @@ struct AggCounts {
 
 /* Phase 3 for the h leftovers of degree > kPairwiseDegree: CUB segmented
  * sort of their neighbours' labels, then one pass per segment (O(deg log
- * deg)). Graphs with such leftovers pay one more round trip (the labels'
- * total sizes their buffer) and a sync at the end. */
+ * deg)). Graphs with such leftovers pay a sync at the end, and those of
+ * more than kBoundedLabels entries one more round trip before (the labels'
+ * total sizes their buffer; below, nnz does, 8 bytes an entry). */
+constexpr int64_t kBoundedLabels = 1 << 22;
+
 static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const mispc_csr *g,
                                        const int32_t *tent, const int32_t *size, int32_t *agg,
                                        int64_t h, uint8_t *flag, int32_t *list, void *sel_temp,
                                        size_t sel_bytes, int64_t *d_h) {
   const int64_t n = g->nrows;
+  /* graphs of at most kBoundedLabels entries size the labels by nnz, not by
+   * their total read back: one host round trip less */
+  const bool bounded = g->nnz <= kBoundedLabels;
   int32_t *labels = NULL, *sorted = NULL;
   int64_t *off = NULL, total = 0;
   void *temp = NULL;
@@ -313,8 +319,12 @@ static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const
     st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
     if (!st) {
       cub::DeviceScan::ExclusiveSum(temp, scan_bytes, off, off, h + 1, s);
-      cudaMemcpyAsync(&total, off + h, 8, cudaMemcpyDeviceToHost, s);
-      st = mispc_sync(ctx, s, "phase-3 segments");
+      if (bounded) {
+        total = g->nnz; /* the segments cover only a part: CUB leaves the rest alone */
+      } else {
+        cudaMemcpyAsync(&total, off + h, 8, cudaMemcpyDeviceToHost, s);
+        st = mispc_sync(ctx, s, "phase-3 segments");
+      }
     }
     mispc_scratch_free(ctx, temp);
     temp = NULL;
