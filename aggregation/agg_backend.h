@@ -43,11 +43,13 @@ mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *ag
 /* Phases 1 to 3 of mispc_aggregate on a device graph, both MIS-2 runs
  * included (o checked, o->mis.skip_validation set), with the results of the
  * host's phases above: a->agg, a->root (n + 1 entries each), a->naggs,
- * phase_aggs, phase_done, mis_rounds and phase_seconds. set, mask: n + 1
- * bytes of device scratch. The counts stay on the device until one read at
+ * phase_aggs, phase_done, mis_rounds and phase_seconds; with
+ * MISPC_ISOLATED_COLLECT, then agg_collect_isolated_host's step too
+ * (*removed as there, phase_aggs as before it). set, mask: n + 1 bytes of
+ * device scratch. The counts stay on the device until one read at
  * the end (docs/AGGREGATION.md, "Host round trips"). */
 mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_agg_options *o,
-                             mispc_aggregates *a, uint8_t *set, uint8_t *mask);
+                             mispc_aggregates *a, uint8_t *set, uint8_t *mask, int64_t *removed);
 
 /* 1 when vertex v of a host graph has no neighbour but itself (self loops
  * are ignored everywhere). */
@@ -61,8 +63,6 @@ int agg_isolated_vertex(const mispc_csr *g, int32_t v);
  * isolated aggregates there were (0: nothing changes; else naggs drops by
  * *removed - 1). */
 mispc_status agg_collect_isolated_host(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
-                                       int64_t *removed);
-mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
                                        int64_t *removed);
 
 /* max_size after the phases (semantics in aggregation.h): every aggregate

@@ -6,11 +6,7 @@ static mispc_status no_cuda(mispc_context *ctx) {
 }
 
 mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_agg_options *o,
-                             mispc_aggregates *a, uint8_t *set, uint8_t *mask) {
-  return no_cuda(ctx);
-}
-mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
-                                       int64_t *removed) {
+                             mispc_aggregates *a, uint8_t *set, uint8_t *mask, int64_t *removed) {
   return no_cuda(ctx);
 }
 mispc_status agg_split_cuda(mispc_context *ctx, mispc_aggregates *a, int64_t B, int64_t *added) {

@@ -100,15 +100,15 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 4, (void **)&a.root, "aggregate roots");
   if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 1, (void **)&set, "MIS-2 membership");
   if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 1, (void **)&mask, "unaggregated mask");
-  if (!s)
-    s = dev ? agg_phases_cuda(ctx, graph, &o, &a, set, mask)
-            : phases_host(ctx, graph, &o, &a, set, mask);
-  const double t = mispc_wtime();
-  /* Isolated vertices into one aggregate, numbered last, then aggregates
-   * above max_size split into pieces (both counted and timed with phase 3). */
+  /* Isolated vertices into one aggregate, numbered last (on the device with
+   * the phases, whose counts it reads with theirs), then aggregates above
+   * max_size split into pieces (both counted and timed with phase 3). */
   int64_t removed = 0, added = 0;
-  if (!s && o.isolated == MISPC_ISOLATED_COLLECT)
-    s = MISPC_ON(dev, agg_collect_isolated, ctx, graph, &a, &removed);
+  if (!s && dev) s = agg_phases_cuda(ctx, graph, &o, &a, set, mask, &removed);
+  if (!s && !dev) s = phases_host(ctx, graph, &o, &a, set, mask);
+  const double t = mispc_wtime();
+  if (!s && !dev && o.isolated == MISPC_ISOLATED_COLLECT)
+    s = agg_collect_isolated_host(ctx, graph, &a, &removed);
   if (!s && o.max_size > 0) s = MISPC_ON(dev, agg_split, ctx, &a, o.max_size, &added);
   if (!s && (removed || added)) {
     a.phase_aggs[0] -= removed;

@@ -181,14 +181,18 @@ __global__ void phase3_sorted(int64_t h, const int32_t *list, const int64_t *off
   }
 }
 
-/* MISPC_ISOLATED_COLLECT, step 1: keep[c] = 0 where aggregate c's root has
- * no neighbour but itself (then c is that vertex alone), else 1;
- * first[0] = the least such c. keep[na] = 0 for the scan's total. */
-__global__ void isolated_aggregates(int64_t na, const int32_t *root, const int64_t *rowptr,
+/* MISPC_ISOLATED_COLLECT, step 1, over c <= bound (>= na, the aggregates,
+ * *na1 + *na2 on the device): keep[c] = 0 where aggregate c's root has no
+ * neighbour but itself (then c is that vertex alone) and for c >= na, else
+ * 1 (so keep's exclusive scan ends with the kept ones at bound); *first =
+ * the least isolated c. */
+__global__ void isolated_aggregates(int64_t bound, const int64_t *na1, const int64_t *na2,
+                                    const int32_t *root, const int64_t *rowptr,
                                     const int32_t *colidx, int32_t *keep, unsigned *first) {
-  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c <= na;
+  const int64_t na = *na1 + *na2;
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c <= bound;
        c += (int64_t)gridDim.x * blockDim.x) {
-    if (c == na) {
+    if (c >= na) {
       keep[c] = 0;
       continue;
     }
@@ -287,6 +291,8 @@ struct AggCounts {
   unsigned long long left2;  /* unaggregated after phase 2 */
   unsigned long long defer3; /* phase-3 leftovers of degree > kPairwiseDegree */
   int64_t high;              /* the same, as selected */
+  unsigned first;            /* MISPC_ISOLATED_COLLECT: the least isolated aggregate */
+  int32_t kept;              /* and the others */
 };
 
 /* Phase 3 for the h leftovers of degree > kPairwiseDegree: CUB segmented
@@ -361,13 +367,41 @@ static double event_seconds(cudaEvent_t a, cudaEvent_t b) {
   return 1e-3 * ms;
 }
 
+/* MISPC_ISOLATED_COLLECT after the phases, its counts read with theirs:
+ * the new labels and roots (agg_backend.h), then a wait. */
+static mispc_status collect_isolated(mispc_context *ctx, cudaStream_t s, mispc_aggregates *a,
+                                     const int32_t *keep, const int32_t *newid, int64_t kept,
+                                     int64_t first, int64_t *removed) {
+  const int64_t na = a->naggs, n = a->n;
+  int32_t *root = NULL;
+  if (kept == na) return MISPC_SUCCESS; /* none isolated */
+  mispc_status st = mispc_pool_alloc_n(ctx, a->mem, n + 1, 4, (void **)&root, "aggregate roots");
+  if (!st) {
+    relabel_isolated<<<mispc_device_grid(ctx, n > na ? n : na, kBlock), kBlock, 0, s>>>(
+        n, na, keep, newid, (int32_t)kept, a->agg, a->root, root);
+    cudaMemcpyAsync(root + kept, a->root + first, 4, cudaMemcpyDeviceToDevice, s);
+    st = mispc_sync(ctx, s, "isolated aggregates");
+  }
+  if (st) {
+    mispc_pool_free(ctx, a->mem, root);
+    return st;
+  }
+  mispc_pool_free(ctx, a->mem, a->root);
+  a->root = root;
+  a->naggs = kept + 1;
+  *removed = na - kept;
+  return MISPC_SUCCESS;
+}
+
 extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
                                         const mispc_agg_options *o, mispc_aggregates *a,
-                                        uint8_t *set, uint8_t *mask) {
+                                        uint8_t *set, uint8_t *mask, int64_t *removed) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   const int64_t n = g->nrows;
-  const bool basic = o->algo == MISPC_AGG_MIS2BASIC;
+  const bool basic = o->algo == MISPC_AGG_MIS2BASIC,
+             collect = o->isolated == MISPC_ISOLATED_COLLECT;
+  *removed = 0;
   /* The phases' times from events on the stream: the host does not wait at
    * their ends (a failed event only loses the times). */
   cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
@@ -379,24 +413,32 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
   if (ev[0]) cudaEventRecord(ev[0], s);
   mispc_mis_result r1 = {0, 0}, r2 = {0, 0};
   mispc_status st = mispc_mis2(ctx, g, &o->mis, set, &r1);
-  /* One scratch block: counts, CUB select scratch, a list, the tentative
-   * labels, the aggregate sizes (at most n: no count read back), flags. */
+  /* One scratch block: counts, CUB select (or scan) scratch, a list, the
+   * tentative labels, the aggregate sizes (at most n: no count read back),
+   * flags; to collect isolated vertices, keep and newid (n + 1 each). */
   auto up = [](size_t b) { return (b + 255) / 256 * 256; }; /* CUB's alignment */
-  const size_t sel = select_bytes(n, s), at_sel = 256, at_list = at_sel + up(sel),
-               at_tent = at_list + up((size_t)n * 4 + 4), at_size = at_tent + up((size_t)n * 4 + 4),
-               at_flag = at_size + up((size_t)n * 4 + 4), bytes = at_flag + (size_t)n + 16;
+  size_t sel = select_bytes(n, s), scan = 0;
+  if (collect)
+    cub::DeviceScan::ExclusiveSum(NULL, scan, (int32_t *)NULL, (int32_t *)NULL, n + 1, s);
+  if (scan > sel) sel = scan;
+  const size_t at_sel = 256, at_list = at_sel + up(sel), at_tent = at_list + up((size_t)n * 4 + 4),
+               at_size = at_tent + up((size_t)n * 4 + 4), at_keep = at_size + up((size_t)n * 4 + 4),
+               at_flag = at_keep + (collect ? 2 * up((size_t)n * 4 + 4) : 0),
+               bytes = at_flag + (size_t)n + 16;
   char *scratch = NULL;
   if (!st) st = mispc_scratch_alloc(ctx, bytes, (void **)&scratch, "aggregation scratch");
-  AggCounts *c = (AggCounts *)scratch, got = {0, 0, 0, 0, 0, 0};
+  AggCounts *c = (AggCounts *)scratch, got = {0, 0, 0, 0, 0, 0, 0, 0};
   void *sel_temp = scratch + at_sel;
   int32_t *list = (int32_t *)(scratch + at_list), *tent = (int32_t *)(scratch + at_tent),
           *size = (int32_t *)(scratch + at_size);
+  int32_t *keep = (int32_t *)(scratch + at_keep), *newid = keep + up((size_t)n * 4 + 4) / 4;
   uint8_t *flag = (uint8_t *)(scratch + at_flag);
   const unsigned grid = mispc_device_grid(ctx, n, kBlock);
   /* Phase 1: the members in increasing id are the roots; each takes its
    * neighbours. */
   if (!st && n > 0) {
     cudaMemsetAsync(c, 0, sizeof *c, s);
+    cudaMemsetAsync(&c->first, 0xff, 4, s);
     cudaMemsetAsync(a->agg, 0xff, (size_t)n * 4, s); /* all -1 */
     st = MISPC_CUDA_CALL(ctx, select_flagged(sel_temp, sel, n, set, a->root, &c->roots1, s));
     if (!st) {
@@ -435,6 +477,14 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
     aggregate_sizes<<<grid, kBlock, 0, s>>>(n, tent, size);
     phase3<<<grid, kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic, a->agg, &c->defer3);
   }
+  /* Isolated aggregates to collect: found from the roots, before phase 3's
+   * labels are final; relabelled after the read. */
+  if (!st && n > 0 && collect) {
+    isolated_aggregates<<<mispc_device_grid(ctx, n + 1, kBlock), kBlock, 0, s>>>(
+        n, &c->roots1, &c->added2, a->root, g->rowptr, g->colidx, keep, &c->first);
+    st = MISPC_CUDA_CALL(ctx, cub::DeviceScan::ExclusiveSum(sel_temp, sel, keep, newid, n + 1, s));
+    cudaMemcpyAsync(&c->kept, newid + n, 4, cudaMemcpyDeviceToDevice, s);
+  }
   if (ev[3]) cudaEventRecord(ev[3], s);
   /* The one wait of the phases (beside the two inside MIS-2): the counts. */
   if (!st && n > 0) {
@@ -464,63 +514,16 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
     a->mis_rounds[0] = r1.rounds;
     a->mis_rounds[1] = !basic && got.left1 > 0 ? r2.rounds : 0;
     for (int k = 0; k < 3; ++k) a->phase_seconds[k] = event_seconds(ev[k], ev[k + 1]);
-    a->phase_seconds[2] += extra;
   }
+  if (!st && collect && n > 0) {
+    const double t = mispc_wtime();
+    st = collect_isolated(ctx, s, a, keep, newid, got.kept, got.first, removed);
+    extra += mispc_wtime() - t;
+  }
+  if (!st) a->phase_seconds[2] += extra;
   mispc_scratch_free(ctx, scratch);
   for (int k = 0; k < 4; ++k)
     if (ev[k]) cudaEventDestroy(ev[k]);
-  return st;
-}
-
-extern "C" mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g,
-                                                  mispc_aggregates *a, int64_t *removed) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  *removed = 0;
-  const int64_t na = a->naggs, n = a->n;
-  if (na == 0) return MISPC_SUCCESS;
-  int32_t *keep = NULL, *newid = NULL, *root = NULL;
-  void *temp = NULL;
-  size_t scan_bytes = 0;
-  cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, keep, newid, na + 1, s);
-  mispc_status st =
-      mispc_scratch_alloc(ctx, (size_t)(na + 1) * 8 + 16, (void **)&keep, "isolated aggregates");
-  if (!st) st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
-  unsigned *first = NULL;
-  if (!st) {
-    newid = keep + na + 1;
-    first = (unsigned *)(newid + na + 1);
-    cudaMemsetAsync(first, 0xff, 4, s);
-    isolated_aggregates<<<mispc_device_grid(ctx, na + 1, kBlock), kBlock, 0, s>>>(
-        na, a->root, g->rowptr, g->colidx, keep, first);
-    cub::DeviceScan::ExclusiveSum(temp, scan_bytes, keep, newid, na + 1, s);
-  }
-  int32_t head[2] = {0, 0}; /* kept aggregates, then the least isolated one */
-  if (!st) {
-    cudaMemcpyAsync(&head[0], newid + na, 4, cudaMemcpyDeviceToHost, s);
-    cudaMemcpyAsync(&head[1], first, 4, cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "isolated aggregates");
-  }
-  const int64_t kept = head[0];
-  if (!st && kept < na) { /* some are isolated: relabel, new root array */
-    st = mispc_pool_alloc_n(ctx, a->mem, n + 1, 4, (void **)&root, "aggregate roots");
-    if (!st) {
-      relabel_isolated<<<mispc_device_grid(ctx, n > na ? n : na, kBlock), kBlock, 0, s>>>(
-          n, na, keep, newid, (int32_t)kept, a->agg, a->root, root);
-      cudaMemcpyAsync(root + kept, a->root + head[1], 4, cudaMemcpyDeviceToDevice, s);
-      st = mispc_sync(ctx, s, "isolated aggregates");
-    }
-    if (!st) {
-      mispc_pool_free(ctx, a->mem, a->root);
-      a->root = root;
-      a->naggs = kept + 1;
-      *removed = na - kept;
-    } else {
-      mispc_pool_free(ctx, a->mem, root);
-    }
-  }
-  mispc_scratch_free(ctx, temp);
-  mispc_scratch_free(ctx, keep);
   return st;
 }
 
