@@ -401,9 +401,9 @@ static void test_gpu_max_size_splits(void) {
 /* Small graphs (1k-64k vertices), where the GPU aggregation keeps its counts
  * on the device and reads them once (docs/AGGREGATION.md, "Host round
  * trips"): both algorithms, isolated vertices kept or collected, with and
- * without max_size, equal the host's, MIS-2 rounds included; a graph with
- * nothing left after phase 1 (isolated vertices, a star) reports no phase-2
- * rounds, as the host that skips phase 2. */
+ * without max_size, equal the host's, MIS-2 rounds included; graphs with
+ * nothing left after phase 1 (isolated vertices, disjoint edges) report no
+ * phase-2 rounds, as the host that skips phase 2. */
 static void check_small(const mispc_csr *S, const char *what) {
   mispc_csr DS;
   CHECK_OK(ctx, mispc_csr_copy(ctx, S, MISPC_MEM_DEVICE, &DS));
@@ -443,14 +443,18 @@ static void test_gpu_small_graphs(void) {
     mispc_csr_free(ctx, &S);
     mispc_csr_free(ctx, &A);
   }
-  /* 5 isolated vertices; a star of 40 (its centre takes everything in phase 1) */
+  /* 5 isolated vertices and 20 disjoint edges (phase 1 covers them whole);
+   * a star of 40 */
   int32_t I[39], J[39];
-  for (int k = 0; k < 39; ++k) I[k] = 0, J[k] = k + 1;
-  mispc_csr G[2];
+  mispc_csr G[3];
   CHECK_OK(ctx, mispc_csr_from_coo(ctx, 5, 5, 0, NULL, NULL, NULL, 0, &G[0]));
-  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 40, 40, 39, I, J, NULL, MISPC_COO_SYMMETRIC, &G[1]));
-  for (int g = 0; g < 2; ++g) {
-    check_small(&G[g], g ? "star" : "isolated vertices");
+  for (int k = 0; k < 20; ++k) I[k] = 2 * k, J[k] = 2 * k + 1;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 40, 40, 20, I, J, NULL, MISPC_COO_SYMMETRIC, &G[1]));
+  for (int k = 0; k < 39; ++k) I[k] = 0, J[k] = k + 1;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 40, 40, 39, I, J, NULL, MISPC_COO_SYMMETRIC, &G[2]));
+  const char *names[] = {"isolated vertices", "disjoint edges", "star"};
+  for (int g = 0; g < 3; ++g) {
+    check_small(&G[g], names[g]);
     mispc_csr_free(ctx, &G[g]);
   }
 }
