@@ -270,7 +270,7 @@ __global__ void split_pieces(int64_t n, int64_t na, int64_t B, const int32_t *or
 
 /* Flagged ids 0 .. n-1 in increasing order into list, their number into
  * *d_count on the device (CUB's stable select; temp from select_bytes). */
-static cudaError_t select_flagged(void *temp, size_t bytes, int64_t n, const uint8_t *flag,
+static cudaError_t select_flagged(void *temp, size_t &bytes, int64_t n, const uint8_t *flag,
                                   int32_t *list, int64_t *d_count, cudaStream_t s) {
   thrust::counting_iterator<int32_t> ids(0);
   return cub::DeviceSelect::Flagged(temp, bytes, ids, flag, list, d_count, n, s);
