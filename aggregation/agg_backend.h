@@ -17,13 +17,9 @@ extern "C" {
  * *naggs receives the number of members. */
 mispc_status agg_phase1_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
                              int32_t *agg, int32_t *root, int64_t *naggs);
-mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int32_t *agg, int32_t *root, int64_t *naggs);
 
 /* mask[v] = (agg[v] < 0); *count = number of such vertices. */
 mispc_status agg_unaggregated_host(mispc_context *ctx, int64_t n, const int32_t *agg, uint8_t *mask,
-                                   int64_t *count);
-mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, const int32_t *agg, uint8_t *mask,
                                    int64_t *count);
 
 /* mispc_agg_options.phase2_min_free as used: at least 2. */
@@ -37,16 +33,23 @@ static inline int agg_phase2_min_free(const mispc_agg_options *o) {
  * its unaggregated neighbours. root must have room for n entries. */
 mispc_status agg_phase2_host(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
                              int min_free, int32_t *agg, int32_t *root, int64_t *naggs);
-mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int min_free, int32_t *agg, int32_t *root, int64_t *naggs);
 
 /* Phase 3 of mis2agg (basic = 0) or the leftover rule of mis2basic (basic =
  * 1), as documented in aggregation.h; labels as on entry are the tentative
  * ones. Every vertex has a label afterwards. */
 mispc_status agg_phase3_host(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
                              int basic);
-mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
-                             int basic);
+
+/* Phases 1 to 3 of mispc_aggregate on a device graph, both MIS-2 runs
+ * included (o checked, o->mis.skip_validation set), with the results of the
+ * host's phases above: a->agg, a->root (n + 1 entries each), a->naggs,
+ * phase_aggs, phase_done, mis_rounds and phase_seconds; with
+ * MISPC_ISOLATED_COLLECT, then agg_collect_isolated_host's step too
+ * (*removed as there, phase_aggs as before it). set, mask: n + 1 bytes of
+ * device scratch. The counts stay on the device until one read at
+ * the end (docs/AGGREGATION.md, "Host round trips"). */
+mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_agg_options *o,
+                             mispc_aggregates *a, uint8_t *set, uint8_t *mask, int64_t *removed);
 
 /* 1 when vertex v of a host graph has no neighbour but itself (self loops
  * are ignored everywhere). */
@@ -60,8 +63,6 @@ int agg_isolated_vertex(const mispc_csr *g, int32_t v);
  * isolated aggregates there were (0: nothing changes; else naggs drops by
  * *removed - 1). */
 mispc_status agg_collect_isolated_host(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
-                                       int64_t *removed);
-mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
                                        int64_t *removed);
 
 /* max_size after the phases (semantics in aggregation.h): every aggregate

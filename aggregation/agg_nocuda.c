@@ -5,24 +5,8 @@ static mispc_status no_cuda(mispc_context *ctx) {
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device graph given to a build without CUDA");
 }
 
-mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int32_t *agg, int32_t *root, int64_t *naggs) {
-  return no_cuda(ctx);
-}
-mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, const int32_t *agg, uint8_t *mask,
-                                   int64_t *count) {
-  return no_cuda(ctx);
-}
-mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g, const uint8_t *in_set,
-                             int min_free, int32_t *agg, int32_t *root, int64_t *naggs) {
-  return no_cuda(ctx);
-}
-mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *agg, int64_t naggs,
-                             int basic) {
-  return no_cuda(ctx);
-}
-mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g, mispc_aggregates *a,
-                                       int64_t *removed) {
+mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g, const mispc_agg_options *o,
+                             mispc_aggregates *a, uint8_t *set, uint8_t *mask, int64_t *removed) {
   return no_cuda(ctx);
 }
 mispc_status agg_split_cuda(mispc_context *ctx, mispc_aggregates *a, int64_t B, int64_t *added) {

@@ -31,6 +31,38 @@ static void phase_end(mispc_aggregates *a, int k, int64_t done, double t) {
   a->phase_seconds[k] = mispc_wtime() - t;
 }
 
+/* Phases 1 to 3 on the host (agg_phases_cuda does the same on the device). */
+static mispc_status phases_host(mispc_context *ctx, const mispc_csr *graph,
+                                const mispc_agg_options *o, mispc_aggregates *a, uint8_t *set,
+                                uint8_t *mask) {
+  const int64_t n = graph->nrows;
+  mispc_mis_result r = {0, 0};
+  /* Phase 1: roots = MIS-2(G); each takes its neighbours. */
+  double t = mispc_wtime();
+  mispc_status s = mispc_mis2(ctx, graph, &o->mis, set, &r);
+  if (!s) s = agg_phase1_host(ctx, graph, set, a->agg, a->root, &a->naggs);
+  int64_t left = 0;
+  if (!s) s = agg_unaggregated_host(ctx, n, a->agg, mask, &left);
+  a->mis_rounds[0] = r.rounds;
+  phase_end(a, 0, n - left, t);
+  /* Phase 2 (mis2agg): secondary roots from MIS-2 of the unaggregated subgraph. */
+  t = mispc_wtime();
+  if (!s && o->algo == MISPC_AGG_MIS2AGG && left > 0) {
+    s = mispc_mis2_subset(ctx, graph, &o->mis, mask, set, &r);
+    if (!s)
+      s = agg_phase2_host(ctx, graph, set, agg_phase2_min_free(o), a->agg, a->root, &a->naggs);
+    if (!s) s = agg_unaggregated_host(ctx, n, a->agg, mask, &left);
+    a->mis_rounds[1] = r.rounds;
+  }
+  phase_end(a, 1, n - left, t);
+  /* Phase 3: leftovers join a neighbouring aggregate. */
+  t = mispc_wtime();
+  if (!s && left > 0)
+    s = agg_phase3_host(ctx, graph, a->agg, a->naggs, o->algo == MISPC_AGG_MIS2BASIC);
+  phase_end(a, 2, n, t);
+  return s;
+}
+
 mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
                              const mispc_agg_options *opt, mispc_aggregates *out) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
@@ -68,42 +100,21 @@ mispc_status mispc_aggregate(mispc_context *ctx, const mispc_csr *graph,
   if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 4, (void **)&a.root, "aggregate roots");
   if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 1, (void **)&set, "MIS-2 membership");
   if (!s) s = mispc_pool_alloc_n(ctx, a.mem, n + 1, 1, (void **)&mask, "unaggregated mask");
-  mispc_mis_result r = {0, 0};
-  /* Phase 1: roots = MIS-2(G); each takes its neighbours. */
-  double t = mispc_wtime();
-  if (!s) s = mispc_mis2(ctx, graph, &o.mis, set, &r);
-  if (!s) s = MISPC_ON(dev, agg_phase1, ctx, graph, set, a.agg, a.root, &a.naggs);
-  int64_t left = 0;
-  if (!s) s = MISPC_ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
-  a.mis_rounds[0] = r.rounds;
-  phase_end(&a, 0, n - left, t);
-  /* Phase 2 (mis2agg): secondary roots from MIS-2 of the unaggregated subgraph. */
-  t = mispc_wtime();
-  if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
-    s = mispc_mis2_subset(ctx, graph, &o.mis, mask, set, &r);
-    if (!s)
-      s = MISPC_ON(dev, agg_phase2, ctx, graph, set, agg_phase2_min_free(&o), a.agg, a.root,
-                   &a.naggs);
-    if (!s) s = MISPC_ON(dev, agg_unaggregated, ctx, n, a.agg, mask, &left);
-    a.mis_rounds[1] = r.rounds;
-  }
-  phase_end(&a, 1, n - left, t);
-  /* Phase 3: leftovers join a neighbouring aggregate. */
-  t = mispc_wtime();
-  if (!s && left > 0)
-    s = MISPC_ON(dev, agg_phase3, ctx, graph, a.agg, a.naggs, o.algo == MISPC_AGG_MIS2BASIC);
-  phase_end(&a, 2, n, t);
-  /* Isolated vertices into one aggregate, numbered last, then aggregates
-   * above max_size split into pieces (both counted and timed with phase 3). */
+  /* Isolated vertices into one aggregate, numbered last (on the device with
+   * the phases, whose counts it reads with theirs), then aggregates above
+   * max_size split into pieces (both counted and timed with phase 3). */
   int64_t removed = 0, added = 0;
-  if (!s && o.isolated == MISPC_ISOLATED_COLLECT)
-    s = MISPC_ON(dev, agg_collect_isolated, ctx, graph, &a, &removed);
+  if (!s && dev) s = agg_phases_cuda(ctx, graph, &o, &a, set, mask, &removed);
+  if (!s && !dev) s = phases_host(ctx, graph, &o, &a, set, mask);
+  const double t = mispc_wtime();
+  if (!s && !dev && o.isolated == MISPC_ISOLATED_COLLECT)
+    s = agg_collect_isolated_host(ctx, graph, &a, &removed);
   if (!s && o.max_size > 0) s = MISPC_ON(dev, agg_split, ctx, &a, o.max_size, &added);
   if (!s && (removed || added)) {
     a.phase_aggs[0] -= removed;
     a.phase_aggs[1] -= removed;
     a.phase_aggs[2] = a.naggs;
-    a.phase_seconds[2] = mispc_wtime() - t;
+    a.phase_seconds[2] += mispc_wtime() - t;
   }
   mispc_pool_free(ctx, a.mem, set);
   mispc_pool_free(ctx, a.mem, mask);

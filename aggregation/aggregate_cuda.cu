@@ -7,31 +7,39 @@
  * numbering in increasing id comes from CUB's stable select. */
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <stdint.h>
 
 #include "agg_backend.h"
 #include "csr_build.h"
 #include "cuda_util.cuh"
-#include "mis_backend.h"
 
 namespace {
 
 constexpr int kBlock = 256;
 
-/* Labels root k and its neighbours with `first + k`; with only_free, only
- * neighbours that were unaggregated (agg < 0) are taken. */
-__global__ void label_stars(const int64_t *rowptr, const int32_t *colidx, const int32_t *root,
-                            int64_t nroots, int64_t first, bool only_free, int32_t *agg) {
+/* Labels root k (k < *count, list[k]) and its neighbours with
+ * `*first + k` (first NULL: k); with only_free, only neighbours that were
+ * unaggregated (agg < 0) are taken; root_out (if not NULL) gets the root at
+ * its id. The counts are read on the device: no host round trip before. */
+__global__ void label_stars(const int64_t *rowptr, const int32_t *colidx, const int32_t *list,
+                            const int64_t *count, const int64_t *first, bool only_free,
+                            int32_t *agg, int32_t *root_out) {
   const int lane = threadIdx.x & 31;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  const int64_t nroots = *count, base = first ? *first : 0;
   for (int64_t k = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; k < nroots; k += nwarps) {
-    int32_t r = root[first + k];
-    int32_t id = (int32_t)(first + k);
+    int32_t r = list[k];
+    int32_t id = (int32_t)(base + k);
     for (int64_t p = rowptr[r] + lane; p < rowptr[r + 1]; p += 32) {
       int32_t u = colidx[p];
       if (u != r && (!only_free || agg[u] < 0)) agg[u] = id;
     }
-    if (lane == 0) agg[r] = id;
+    if (lane == 0) {
+      agg[r] = id;
+      if (root_out) root_out[id] = r;
+    }
   }
 }
 
@@ -50,13 +58,22 @@ __global__ void phase2_candidates(int64_t n, const int64_t *rowptr, const int32_
   }
 }
 
+/* mask[v] = agg[v] < 0 (mask NULL: not written), their number added to
+ * *count; after the last phase that labels roots, also phase 3's inputs:
+ * tent[v] = agg[v] and size[v] = 0 (tent NULL: not written). One pass
+ * instead of a copy and a memset more. */
 __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *mask,
-                             unsigned long long *count) {
+                             unsigned long long *count, int32_t *tent, int32_t *size) {
   unsigned long long mine = 0;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
        v += (int64_t)gridDim.x * blockDim.x) {
-    uint8_t m = agg[v] < 0;
-    mask[v] = m;
+    const int32_t a = agg[v];
+    const uint8_t m = a < 0;
+    if (mask) mask[v] = m;
+    if (tent) {
+      tent[v] = a;
+      size[v] = 0;
+    }
     mine += m;
   }
   mine = mispc_block_sum<kBlock>(mine);
@@ -164,14 +181,18 @@ __global__ void phase3_sorted(int64_t h, const int32_t *list, const int64_t *off
   }
 }
 
-/* MISPC_ISOLATED_COLLECT, step 1: keep[c] = 0 where aggregate c's root has
- * no neighbour but itself (then c is that vertex alone), else 1;
- * first[0] = the least such c. keep[na] = 0 for the scan's total. */
-__global__ void isolated_aggregates(int64_t na, const int32_t *root, const int64_t *rowptr,
+/* MISPC_ISOLATED_COLLECT, step 1, over c <= bound (>= na, the aggregates,
+ * *na1 + *na2 on the device): keep[c] = 0 where aggregate c's root has no
+ * neighbour but itself (then c is that vertex alone) and for c >= na, else
+ * 1 (so keep's exclusive scan ends with the kept ones at bound); *first =
+ * the least isolated c. */
+__global__ void isolated_aggregates(int64_t bound, const int64_t *na1, const int64_t *na2,
+                                    const int32_t *root, const int64_t *rowptr,
                                     const int32_t *colidx, int32_t *keep, unsigned *first) {
-  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c <= na;
+  const int64_t na = *na1 + *na2;
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c <= bound;
        c += (int64_t)gridDim.x * blockDim.x) {
-    if (c == na) {
+    if (c >= na) {
       keep[c] = 0;
       continue;
     }
@@ -247,72 +268,56 @@ __global__ void split_pieces(int64_t n, int64_t na, int64_t B, const int32_t *or
 
 } // namespace
 
-extern "C" mispc_status agg_phase1_cuda(mispc_context *ctx, const mispc_csr *g,
-                                        const uint8_t *in_set, int32_t *agg, int32_t *root,
-                                        int64_t *naggs) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(agg, 0xff, (size_t)g->nrows * 4, s)); /* all -1 */
-  MISPC_TRY(mispc_mis_to_list_cuda(ctx, g->nrows, in_set, root, naggs));    /* increasing id */
-  if (*naggs > 0)
-    label_stars<<<mispc_device_grid(ctx, 32 * *naggs, kBlock), kBlock, 0, s>>>(
-        g->rowptr, g->colidx, root, *naggs, 0, false, agg);
-  return mispc_sync(ctx, s, "aggregation phase 1");
+/* Flagged ids 0 .. n-1 in increasing order into list, their number into
+ * *d_count on the device (CUB's stable select; temp from select_bytes). */
+static cudaError_t select_flagged(void *temp, size_t &bytes, int64_t n, const uint8_t *flag,
+                                  int32_t *list, int64_t *d_count, cudaStream_t s) {
+  thrust::counting_iterator<int32_t> ids(0);
+  return cub::DeviceSelect::Flagged(temp, bytes, ids, flag, list, d_count, n, s);
 }
 
-extern "C" mispc_status agg_unaggregated_cuda(mispc_context *ctx, int64_t n, const int32_t *agg,
-                                              uint8_t *mask, int64_t *count) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  unsigned long long *d = NULL, h = 0;
-  MISPC_TRY(mispc_scratch_alloc(ctx, 8, (void **)&d, "counter"));
-  cudaMemsetAsync(d, 0, 8, s);
-  if (n > 0) unaggregated<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, agg, mask, d);
-  cudaMemcpyAsync(&h, d, 8, cudaMemcpyDeviceToHost, s);
-  mispc_status st = mispc_sync(ctx, s, "unaggregated count");
-  mispc_scratch_free(ctx, d);
-  *count = (int64_t)h;
-  return st;
+static size_t select_bytes(int64_t n, cudaStream_t s) {
+  size_t bytes = 0;
+  select_flagged(NULL, bytes, n, NULL, NULL, NULL, s);
+  return bytes;
 }
 
-extern "C" mispc_status agg_phase2_cuda(mispc_context *ctx, const mispc_csr *g,
-                                        const uint8_t *in_set, int min_free, int32_t *agg,
-                                        int32_t *root, int64_t *naggs) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
-  const int64_t n = g->nrows;
-  uint8_t *flag = NULL;
-  MISPC_TRY(mispc_scratch_alloc(ctx, (size_t)n + 1, (void **)&flag, "phase-2 candidates"));
-  phase2_candidates<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
-      n, g->rowptr, g->colidx, in_set, agg, min_free, flag);
-  int64_t added = 0;
-  mispc_status st = mispc_mis_to_list_cuda(ctx, n, flag, root + *naggs, &added);
-  if (!st && added > 0)
-    label_stars<<<mispc_device_grid(ctx, 32 * added, kBlock), kBlock, 0, s>>>(
-        g->rowptr, g->colidx, root, added, *naggs, true, agg);
-  if (!st) st = mispc_sync(ctx, s, "aggregation phase 2");
-  mispc_scratch_free(ctx, flag);
-  if (!st) *naggs += added;
-  return st;
-}
+/* The counts of one device aggregation: written by the kernels, read by
+ * later kernels through pointers and by the host once, at the end. */
+struct AggCounts {
+  int64_t roots1;            /* phase-1 roots */
+  int64_t added2;            /* phase-2 roots */
+  unsigned long long left1;  /* unaggregated after phase 1 */
+  unsigned long long left2;  /* unaggregated after phase 2 */
+  unsigned long long defer3; /* phase-3 leftovers of degree > kPairwiseDegree */
+  int64_t high;              /* the same, as selected */
+  unsigned first;            /* MISPC_ISOLATED_COLLECT: the least isolated aggregate */
+  int32_t kept;              /* and the others */
+};
 
-/* Phase 3 for leftovers of degree > kPairwiseDegree: CUB segmented sort of
- * their neighbours' labels, then one pass per segment (O(deg log deg)). */
+/* Phase 3 for the h leftovers of degree > kPairwiseDegree: CUB segmented
+ * sort of their neighbours' labels, then one pass per segment (O(deg log
+ * deg)). Graphs with such leftovers pay a sync at the end, and those of
+ * more than kBoundedLabels entries one more round trip before (the labels'
+ * total sizes their buffer; below, nnz does, 8 bytes an entry). */
+constexpr int64_t kBoundedLabels = 1 << 22;
+
 static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const mispc_csr *g,
-                                       const int32_t *tent, const int32_t *size, int32_t *agg) {
+                                       const int32_t *tent, const int32_t *size, int32_t *agg,
+                                       int64_t h, uint8_t *flag, int32_t *list, void *sel_temp,
+                                       size_t sel_bytes, int64_t *d_h) {
   const int64_t n = g->nrows;
-  uint8_t *flag = NULL;
-  int32_t *list = NULL, *labels = NULL, *sorted = NULL;
-  int64_t h = 0, *off = NULL, total = 0;
+  /* graphs of at most kBoundedLabels entries size the labels by nnz, not by
+   * their total read back: one host round trip less */
+  const bool bounded = g->nnz <= kBoundedLabels;
+  int32_t *labels = NULL, *sorted = NULL;
+  int64_t *off = NULL, total = 0;
   void *temp = NULL;
-  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n + 1, (void **)&flag, "phase-3 flags");
-  if (!st) st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&list, "phase-3 list");
+  high_leftovers<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, tent, flag);
+  mispc_status st =
+      MISPC_CUDA_CALL(ctx, select_flagged(sel_temp, sel_bytes, n, flag, list, d_h, s));
+  if (!st) st = mispc_scratch_alloc(ctx, (size_t)(h + 1) * 8, (void **)&off, "segments");
   if (!st) {
-    high_leftovers<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, tent, flag);
-    st = mispc_mis_to_list_cuda(ctx, n, flag, list, &h);
-  }
-  if (!st && h > 0) st = mispc_scratch_alloc(ctx, (size_t)(h + 1) * 8, (void **)&off, "segments");
-  if (!st && h > 0) {
     size_t scan_bytes = 0;
     segment_sizes<<<mispc_device_grid(ctx, h, kBlock), kBlock, 0, s>>>(h, list, g->rowptr, off);
     cudaMemsetAsync(off + h, 0, 8, s); /* the exclusive scan then ends with the total */
@@ -320,15 +325,18 @@ static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const
     st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
     if (!st) {
       cub::DeviceScan::ExclusiveSum(temp, scan_bytes, off, off, h + 1, s);
-      cudaMemcpyAsync(&total, off + h, 8, cudaMemcpyDeviceToHost, s);
-      st = mispc_sync(ctx, s, "phase-3 segments");
+      if (bounded) {
+        total = g->nnz; /* the segments cover only a part: CUB leaves the rest alone */
+      } else {
+        cudaMemcpyAsync(&total, off + h, 8, cudaMemcpyDeviceToHost, s);
+        st = mispc_sync(ctx, s, "phase-3 segments");
+      }
     }
     mispc_scratch_free(ctx, temp);
     temp = NULL;
   }
-  if (!st && h > 0)
-    st = mispc_scratch_alloc(ctx, (size_t)total * 8 + 8, (void **)&labels, "phase-3 labels");
-  if (!st && h > 0) {
+  if (!st) st = mispc_scratch_alloc(ctx, (size_t)total * 8 + 8, (void **)&labels, "phase-3 labels");
+  if (!st) {
     sorted = labels + total;
     gather_labels<<<mispc_device_grid(ctx, 32 * h, kBlock), kBlock, 0, s>>>(
         h, list, g->rowptr, g->colidx, tent, off, labels);
@@ -346,85 +354,176 @@ static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const
   mispc_scratch_free(ctx, temp);
   mispc_scratch_free(ctx, labels);
   mispc_scratch_free(ctx, off);
-  mispc_scratch_free(ctx, list);
-  mispc_scratch_free(ctx, flag);
   return st;
 }
 
-extern "C" mispc_status agg_phase3_cuda(mispc_context *ctx, const mispc_csr *g, int32_t *agg,
-                                        int64_t naggs, int basic) {
+/* Seconds from event a to event b (0 where they were not recorded). */
+static double event_seconds(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  if (!a || !b || cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return 1e-3 * ms;
+}
+
+/* MISPC_ISOLATED_COLLECT after the phases, its counts read with theirs:
+ * the new labels and roots (agg_backend.h), then a wait. */
+static mispc_status collect_isolated(mispc_context *ctx, cudaStream_t s, mispc_aggregates *a,
+                                     const int32_t *keep, const int32_t *newid, int64_t kept,
+                                     int64_t first, int64_t *removed) {
+  const int64_t na = a->naggs, n = a->n;
+  int32_t *root = NULL;
+  if (kept == na) return MISPC_SUCCESS; /* none isolated */
+  mispc_status st = mispc_pool_alloc_n(ctx, a->mem, n + 1, 4, (void **)&root, "aggregate roots");
+  if (!st) {
+    relabel_isolated<<<mispc_device_grid(ctx, n > na ? n : na, kBlock), kBlock, 0, s>>>(
+        n, na, keep, newid, (int32_t)kept, a->agg, a->root, root);
+    cudaMemcpyAsync(root + kept, a->root + first, 4, cudaMemcpyDeviceToDevice, s);
+    st = mispc_sync(ctx, s, "isolated aggregates");
+  }
+  if (st) {
+    mispc_pool_free(ctx, a->mem, root);
+    return st;
+  }
+  mispc_pool_free(ctx, a->mem, a->root);
+  a->root = root;
+  a->naggs = kept + 1;
+  *removed = na - kept;
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
+                                        const mispc_agg_options *o, mispc_aggregates *a,
+                                        uint8_t *set, uint8_t *mask, int64_t *removed) {
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   const int64_t n = g->nrows;
-  int32_t *tent = NULL, *size = NULL;
-  unsigned long long *d_deferred = NULL, deferred = 0;
-  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 4 + 4, (void **)&tent, "tentative labels");
-  if (!st) st = mispc_scratch_alloc(ctx, (size_t)naggs * 4 + 16, (void **)&size, "aggregate sizes");
-  if (!st) {
-    d_deferred = (unsigned long long *)(size + ((naggs + 1) & ~1ll)); /* 8-aligned tail */
-    cudaMemcpyAsync(tent, agg, (size_t)n * 4, cudaMemcpyDeviceToDevice, s);
-    cudaMemsetAsync(size, 0, (size_t)naggs * 4 + 16, s);
-    aggregate_sizes<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, tent, size);
-    phase3<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size,
-                                                                basic != 0, agg, d_deferred);
-    cudaMemcpyAsync(&deferred, d_deferred, 8, cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "aggregation phase 3");
-    if (!st && deferred) st = phase3_high_degree(ctx, s, g, tent, size, agg);
-  }
-  mispc_scratch_free(ctx, tent);
-  mispc_scratch_free(ctx, size);
-  return st;
-}
-
-extern "C" mispc_status agg_collect_isolated_cuda(mispc_context *ctx, const mispc_csr *g,
-                                                  mispc_aggregates *a, int64_t *removed) {
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
+  const bool basic = o->algo == MISPC_AGG_MIS2BASIC,
+             collect = o->isolated == MISPC_ISOLATED_COLLECT;
   *removed = 0;
-  const int64_t na = a->naggs, n = a->n;
-  if (na == 0) return MISPC_SUCCESS;
-  int32_t *keep = NULL, *newid = NULL, *root = NULL;
-  void *temp = NULL;
-  size_t scan_bytes = 0;
-  cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, keep, newid, na + 1, s);
-  mispc_status st =
-      mispc_scratch_alloc(ctx, (size_t)(na + 1) * 8 + 16, (void **)&keep, "isolated aggregates");
-  if (!st) st = mispc_scratch_alloc(ctx, scan_bytes + 16, &temp, "scan scratch");
-  unsigned *first = NULL;
-  if (!st) {
-    newid = keep + na + 1;
-    first = (unsigned *)(newid + na + 1);
-    cudaMemsetAsync(first, 0xff, 4, s);
-    isolated_aggregates<<<mispc_device_grid(ctx, na + 1, kBlock), kBlock, 0, s>>>(
-        na, a->root, g->rowptr, g->colidx, keep, first);
-    cub::DeviceScan::ExclusiveSum(temp, scan_bytes, keep, newid, na + 1, s);
-  }
-  int32_t head[2] = {0, 0}; /* kept aggregates, then the least isolated one */
-  if (!st) {
-    cudaMemcpyAsync(&head[0], newid + na, 4, cudaMemcpyDeviceToHost, s);
-    cudaMemcpyAsync(&head[1], first, 4, cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "isolated aggregates");
-  }
-  const int64_t kept = head[0];
-  if (!st && kept < na) { /* some are isolated: relabel, new root array */
-    st = mispc_pool_alloc_n(ctx, a->mem, n + 1, 4, (void **)&root, "aggregate roots");
+  /* The phases' times from events on the stream: the host does not wait at
+   * their ends (a failed event only loses the times). */
+  cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
+  for (int k = 0; k < 4; ++k)
+    if (cudaEventCreate(&ev[k]) != cudaSuccess) {
+      (void)cudaGetLastError();
+      ev[k] = NULL;
+    }
+  if (ev[0]) cudaEventRecord(ev[0], s);
+  mispc_mis_result r1 = {0, 0}, r2 = {0, 0};
+  mispc_status st = mispc_mis2(ctx, g, &o->mis, set, &r1);
+  /* One scratch block: counts, CUB select (or scan) scratch, a list, the
+   * tentative labels, the aggregate sizes (at most n: no count read back),
+   * flags; to collect isolated vertices, keep and newid (n + 1 each). */
+  auto up = [](size_t b) { return (b + 255) / 256 * 256; }; /* CUB's alignment */
+  size_t sel = select_bytes(n, s), scan = 0;
+  if (collect)
+    cub::DeviceScan::ExclusiveSum(NULL, scan, (int32_t *)NULL, (int32_t *)NULL, n + 1, s);
+  if (scan > sel) sel = scan;
+  const size_t at_sel = 256, at_list = at_sel + up(sel), at_tent = at_list + up((size_t)n * 4 + 4),
+               at_size = at_tent + up((size_t)n * 4 + 4), at_keep = at_size + up((size_t)n * 4 + 4),
+               at_flag = at_keep + (collect ? 2 * up((size_t)n * 4 + 4) : 0),
+               bytes = at_flag + (size_t)n + 16;
+  char *scratch = NULL;
+  if (!st) st = mispc_scratch_alloc(ctx, bytes, (void **)&scratch, "aggregation scratch");
+  AggCounts *c = (AggCounts *)scratch, got = {0, 0, 0, 0, 0, 0, 0, 0};
+  void *sel_temp = scratch + at_sel;
+  int32_t *list = (int32_t *)(scratch + at_list), *tent = (int32_t *)(scratch + at_tent),
+          *size = (int32_t *)(scratch + at_size);
+  int32_t *keep = (int32_t *)(scratch + at_keep), *newid = keep + up((size_t)n * 4 + 4) / 4;
+  uint8_t *flag = (uint8_t *)(scratch + at_flag);
+  const unsigned grid = mispc_device_grid(ctx, n, kBlock);
+  /* Phase 1: the members in increasing id are the roots; each takes its
+   * neighbours. */
+  if (!st && n > 0) {
+    cudaMemsetAsync(c, 0, sizeof *c, s);
+    cudaMemsetAsync(&c->first, 0xff, 4, s);
+    cudaMemsetAsync(a->agg, 0xff, (size_t)n * 4, s); /* all -1 */
+    st = MISPC_CUDA_CALL(ctx, select_flagged(sel_temp, sel, n, set, a->root, &c->roots1, s));
     if (!st) {
-      relabel_isolated<<<mispc_device_grid(ctx, n > na ? n : na, kBlock), kBlock, 0, s>>>(
-          n, na, keep, newid, (int32_t)kept, a->agg, a->root, root);
-      cudaMemcpyAsync(root + kept, a->root + head[1], 4, cudaMemcpyDeviceToDevice, s);
-      st = mispc_sync(ctx, s, "isolated aggregates");
+      /* r1.set_size (the members) bounds the grid only; the kernel reads the count */
+      label_stars<<<mispc_device_grid(ctx, 32 * (r1.set_size > 0 ? r1.set_size : 1), kBlock),
+                    kBlock, 0, s>>>(g->rowptr, g->colidx, a->root, &c->roots1, NULL, false, a->agg,
+                                    NULL);
+      /* mis2basic: the last labels before phase 3 */
+      unaggregated<<<grid, kBlock, 0, s>>>(n, a->agg, mask, &c->left1, basic ? tent : NULL, size);
+    }
+  }
+  if (ev[1]) cudaEventRecord(ev[1], s);
+  /* Phase 2 (mis2agg): secondary roots from MIS-2 of the unaggregated
+   * subgraph. It runs without knowing whether phase 1 left anything (that
+   * count is read at the end): an empty subset gives an empty set, and its
+   * rounds are reported as 0, as the host's skipped phase. */
+  if (!st && n > 0 && !basic) {
+    st = mispc_mis2_subset(ctx, g, &o->mis, mask, set, &r2);
+    if (!st) {
+      phase2_candidates<<<grid, kBlock, 0, s>>>(n, g->rowptr, g->colidx, set, a->agg,
+                                                agg_phase2_min_free(o), flag);
+      st = MISPC_CUDA_CALL(ctx, select_flagged(sel_temp, sel, n, flag, list, &c->added2, s));
     }
     if (!st) {
-      mispc_pool_free(ctx, a->mem, a->root);
-      a->root = root;
-      a->naggs = kept + 1;
-      *removed = na - kept;
-    } else {
-      mispc_pool_free(ctx, a->mem, root);
+      label_stars<<<mispc_device_grid(ctx, 32 * (r2.set_size > 0 ? r2.set_size : 1), kBlock),
+                    kBlock, 0, s>>>(g->rowptr, g->colidx, list, &c->added2, &c->roots1, true,
+                                    a->agg, a->root);
+      unaggregated<<<grid, kBlock, 0, s>>>(n, a->agg, NULL, &c->left2, tent, size);
     }
   }
-  mispc_scratch_free(ctx, temp);
-  mispc_scratch_free(ctx, keep);
+  if (ev[2]) cudaEventRecord(ev[2], s);
+  /* Phase 3: leftovers join a neighbouring aggregate (a pass that changes
+   * nothing where none are left); tent and size were filled by the last
+   * unaggregated pass. */
+  if (!st && n > 0) {
+    aggregate_sizes<<<grid, kBlock, 0, s>>>(n, tent, size);
+    phase3<<<grid, kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic, a->agg, &c->defer3);
+  }
+  /* Isolated aggregates to collect: found from the roots, before phase 3's
+   * labels are final; relabelled after the read. */
+  if (!st && n > 0 && collect) {
+    isolated_aggregates<<<mispc_device_grid(ctx, n + 1, kBlock), kBlock, 0, s>>>(
+        n, &c->roots1, &c->added2, a->root, g->rowptr, g->colidx, keep, &c->first);
+    st = MISPC_CUDA_CALL(ctx, cub::DeviceScan::ExclusiveSum(sel_temp, sel, keep, newid, n + 1, s));
+    cudaMemcpyAsync(&c->kept, newid + n, 4, cudaMemcpyDeviceToDevice, s);
+  }
+  if (ev[3]) cudaEventRecord(ev[3], s);
+  /* The one wait of the phases (beside the two inside MIS-2): the counts. */
+  if (!st && n > 0) {
+    AggCounts *pinned = NULL;
+    st = mispc_pinned_scratch(ctx, sizeof got, (void **)&pinned);
+    if (!st) {
+      cudaMemcpyAsync(pinned, c, sizeof got, cudaMemcpyDeviceToHost, s);
+      st = mispc_sync(ctx, s, "aggregation phases");
+    }
+    if (!st) got = *pinned;
+  }
+  if (basic) got.left2 = got.left1;
+  double extra = 0;
+  if (!st && got.defer3 > 0) {
+    const double t = mispc_wtime();
+    st = phase3_high_degree(ctx, s, g, tent, size, a->agg, (int64_t)got.defer3, flag, list,
+                            sel_temp, sel, &c->high);
+    extra = mispc_wtime() - t;
+  }
+  if (!st) {
+    a->naggs = got.roots1 + got.added2;
+    a->phase_aggs[0] = got.roots1;
+    a->phase_aggs[1] = a->phase_aggs[2] = a->naggs;
+    a->phase_done[0] = n - (int64_t)got.left1;
+    a->phase_done[1] = n - (int64_t)got.left2;
+    a->phase_done[2] = n;
+    a->mis_rounds[0] = r1.rounds;
+    a->mis_rounds[1] = !basic && got.left1 > 0 ? r2.rounds : 0;
+    for (int k = 0; k < 3; ++k) a->phase_seconds[k] = event_seconds(ev[k], ev[k + 1]);
+  }
+  if (!st && collect && n > 0) {
+    const double t = mispc_wtime();
+    st = collect_isolated(ctx, s, a, keep, newid, got.kept, got.first, removed);
+    extra += mispc_wtime() - t;
+  }
+  if (!st) a->phase_seconds[2] += extra;
+  mispc_scratch_free(ctx, scratch);
+  for (int k = 0; k < 4; ++k)
+    if (ev[k]) cudaEventDestroy(ev[k]);
   return st;
 }
 

@@ -21,16 +21,15 @@
 
 struct gs_dist_device {
   int cluster;
-  int64_t n, ncols; /* rows swept here, columns (rows + ghosts) */
-  mispc_csr S;      /* the sweep matrix (point: M, cluster: W), device, borrowed view */
-  int64_t *rowptr;  /* its arrays */
-  int32_t *colidx;
-  double *values;                 /* numeric */
+  /* the sweep matrix (point: M, cluster: W) on the device: S.nrows rows swept
+   * here, S.ncols columns (rows + ghosts), values numeric; a view (owned 0)
+   * whose arrays gs_dist_device_free frees */
+  mispc_csr S;
   int32_t *items;                 /* point: rows by color; cluster: clusters by color */
   int64_t *cl_ptr;                /* cluster: rows of each local cluster */
   int32_t *cl_rows, *row_cluster; /* cluster */
   mispc_gs sweep;                 /* the one-process copy over S (orderings: the arrays above) */
-  double *xe, *be;                /* n each: x in row order; cluster: b of the swept rows */
+  double *xe, *be;                /* S.nrows each: x in row order; cluster: b of the swept rows */
   mispc_halo_keyed *keyed;        /* per-color lists of the sweep's halo */
   int64_t nkept;                  /* cluster: own rows swept here */
   int32_t *kown, *kpos;           /* their own and swept ids */
@@ -48,9 +47,9 @@ template <typename T> static mispc_status upload(mispc_context *ctx, T **d, cons
 extern "C" void gs_dist_device_free(mispc_context *ctx, gs_dist_device *d) {
   if (!d) return;
   gs_device_copy_free(ctx, &d->sweep);
-  void *p[] = {d->rowptr,  d->colidx,      d->values,   d->items,    d->cl_ptr,
-               d->cl_rows, d->row_cluster, d->xe,       d->be,       d->kown,
-               d->kpos,    d->move_row,    d->recv_row, d->back_row, d->tmp};
+  void *p[] = {d->S.rowptr, d->S.colidx,    d->S.values, d->items,    d->cl_ptr,
+               d->cl_rows,  d->row_cluster, d->xe,       d->be,       d->kown,
+               d->kpos,     d->move_row,    d->recv_row, d->back_row, d->tmp};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k)
     if (p[k]) cudaFree(p[k]);
   if (d->htmp) cudaFreeHost(d->htmp);
@@ -67,7 +66,7 @@ static mispc_status sweep_copy_pattern(mispc_context *ctx, const mispc_dist_gs *
   memset(h, 0, sizeof *h);
   h->opt = gs->opt;
   h->mem = MISPC_MEM_DEVICE;
-  h->n = d->n;
+  h->n = d->S.nrows;
   h->nnz = d->S.nnz;
   h->ncolors = gs->ncolors;
   h->color_ptr = cl ? cl->color_ptr : gs->color_ptr;
@@ -82,7 +81,7 @@ static mispc_status sweep_copy_pattern(mispc_context *ctx, const mispc_dist_gs *
       if (m > h->max_cluster) h->max_cluster = m;
     }
   } else {
-    h->nclusters = d->n;
+    h->nclusters = d->S.nrows;
     h->max_cluster = 1;
   }
   return gs_permute_pattern_cuda(ctx, h, &d->S);
@@ -96,17 +95,17 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   const gs_dist_cluster *cl = gs->cl;
   d->cluster = cl != NULL;
   const mispc_csr *S = cl ? &cl->W : &gs->M;
-  d->n = S->nrows;
-  d->ncols = S->ncols;
-  mispc_status s = upload(ctx, &d->rowptr, S->rowptr, d->n + 1);
-  if (!s) s = upload(ctx, &d->colidx, S->colidx, S->nnz);
-  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->values, 8 * (size_t)(S->nnz + 1)));
-  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->xe, 8 * (size_t)(d->n + 1)));
+  const int64_t n = S->nrows, ncols = S->ncols; /* d->S's once wrapped */
+  /* the arrays go to d->S at once (freed from there should a later step fail) */
+  mispc_status s = upload(ctx, &d->S.rowptr, S->rowptr, n + 1);
+  if (!s) s = upload(ctx, &d->S.colidx, S->colidx, S->nnz);
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->S.values, 8 * (size_t)(S->nnz + 1)));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->xe, 8 * (size_t)(n + 1)));
   if (!s)
-    s = mispc_csr_wrap(MISPC_MEM_DEVICE, d->n, d->ncols, S->nnz, d->rowptr, d->colidx, d->values,
+    s = mispc_csr_wrap(MISPC_MEM_DEVICE, n, ncols, S->nnz, d->S.rowptr, d->S.colidx, d->S.values,
                        &d->S);
   if (!cl) {
-    if (!s) s = upload(ctx, &d->items, gs->order, d->n);
+    if (!s) s = upload(ctx, &d->items, gs->order, n);
     if (!s) s = sweep_copy_pattern(ctx, gs, d);
     if (!s)
       s = mispc_halo_keyed_create(ctx, A->halo, gs->scolor, gs->gcolor, gs->ncolors, &d->keyed);
@@ -115,10 +114,10 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   const int64_t nlc = cl->color_ptr[gs->ncolors]; /* local clusters */
   if (!s) s = upload(ctx, &d->items, cl->cl_order, nlc);
   if (!s) s = upload(ctx, &d->cl_ptr, cl->cl_ptr, nlc + 1);
-  if (!s) s = upload(ctx, &d->cl_rows, cl->cl_rows, d->n);
-  if (!s) s = upload(ctx, &d->row_cluster, cl->row_cluster, d->ncols);
+  if (!s) s = upload(ctx, &d->cl_rows, cl->cl_rows, n);
+  if (!s) s = upload(ctx, &d->row_cluster, cl->row_cluster, ncols);
   if (!s) s = sweep_copy_pattern(ctx, gs, d);
-  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->be, 8 * (size_t)(d->n + 1)));
+  if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->be, 8 * (size_t)(n + 1)));
   if (!s) {
     int32_t *kown = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
     int32_t *kpos = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));
@@ -149,7 +148,7 @@ extern "C" mispc_status gs_dist_device_values(mispc_context *ctx, mispc_dist_gs 
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   MISPC_TRY(mispc_sync(ctx, st, "before the Gauss-Seidel values")); /* no apply in flight */
-  MISPC_TRY(mispc_mem_copy(ctx, d->values, MISPC_MEM_DEVICE, S->values, MISPC_MEM_HOST,
+  MISPC_TRY(mispc_mem_copy(ctx, d->S.values, MISPC_MEM_DEVICE, S->values, MISPC_MEM_HOST,
                            8 * (size_t)S->nnz));
   /* the copy's values and omega / a_ii (the host setup checked the diagonal) */
   int64_t bad = -1;
@@ -228,10 +227,11 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
     if (!s) s = m;
     be = d->be;
   }
-  double *ghosts = d->sweep.xp + d->n; /* the ghosts' x, after the rows' in sweep order */
+  const int64_t n = d->S.nrows, ncols = d->S.ncols; /* rows swept here, rows + ghosts */
+  double *ghosts = d->sweep.xp + n; /* the ghosts' x, after the rows' in sweep order */
   if (!s && zero_guess) {
-    if (d->ncols > d->n)
-      s = MISPC_CUDA_CALL(ctx, cudaMemsetAsync(ghosts, 0, 8 * (size_t)(d->ncols - d->n), st));
+    if (ncols > n)
+      s = MISPC_CUDA_CALL(ctx, cudaMemsetAsync(ghosts, 0, 8 * (size_t)(ncols - n), st));
     if (!s) s = gs_gather_cuda(ctx, &d->sweep, be, NULL);
   } else if (!s) {
     if (cl) {
@@ -240,8 +240,8 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
                                          d->recv_row, d->xe, &bytes);
       if (!s) s = m;
     } else {
-      s = MISPC_CUDA_CALL(
-          ctx, cudaMemcpyAsync(d->xe, x, 8 * (size_t)d->n, cudaMemcpyDeviceToDevice, st));
+      s = MISPC_CUDA_CALL(ctx,
+                          cudaMemcpyAsync(d->xe, x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, st));
     }
     if (!s) s = mispc_halo_exchange_device(ctx, h, d->xe, ghosts, sizeof(double));
     if (!s) s = gs_gather_cuda(ctx, &d->sweep, be, d->xe);
@@ -266,7 +266,7 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
     if (!s) s = m;
   } else if (!s) {
     s = MISPC_CUDA_CALL(ctx,
-                        cudaMemcpyAsync(x, d->xe, 8 * (size_t)d->n, cudaMemcpyDeviceToDevice, st));
+                        cudaMemcpyAsync(x, d->xe, 8 * (size_t)n, cudaMemcpyDeviceToDevice, st));
   }
   gs->apply_bytes = bytes + h->stats.bytes_sent - before;
   return mispc_dist_agree(ctx, A->comm, s);

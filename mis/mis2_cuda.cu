@@ -585,12 +585,8 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
   char *scratch = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, parts.bytes, (void **)&scratch,
                                 "MIS-2 tuples, worklists and counters"));
-  /* the persistent kernel writes its result words into mapped pinned memory
-   * where the device can (d_mapped NULL otherwise) */
-  unsigned long long *h_mapped = NULL, *d_mapped = NULL;
-  mispc_status st = persistent ? mispc_pinned_mapped(ctx, 2 * sizeof(unsigned long long),
-                                                     (void **)&h_mapped, (void **)&d_mapped)
-                               : MISPC_SUCCESS;
+  unsigned long long *h_mapped, *d_mapped; /* the persistent kernel's result words */
+  mispc_status st = mis_cuda::mapped_result<2>(ctx, persistent, &h_mapped, &d_mapped);
   unsigned long long h_result[2] = {0, 0};
   if (!st) {
     Plan<W> p;

@@ -171,6 +171,19 @@ inline mispc_status fetch_result(mispc_context *ctx, cudaStream_t s, void *h, co
   return MISPC_SUCCESS;
 }
 
+/* The K result words of a persistent kernel in mapped pinned memory
+ * (mispc_pinned_mapped; publish_result writes them): *h_mapped and *d_mapped
+ * where the device can, *d_mapped NULL otherwise; both NULL and nothing
+ * allocated when `persistent` is 0. */
+template <int K>
+inline mispc_status mapped_result(mispc_context *ctx, int persistent, unsigned long long **h_mapped,
+                                  unsigned long long **d_mapped) {
+  *h_mapped = NULL, *d_mapped = NULL;
+  return persistent ? mispc_pinned_mapped(ctx, K * sizeof(unsigned long long), (void **)h_mapped,
+                                          (void **)d_mapped)
+                    : MISPC_SUCCESS;
+}
+
 /* The last step of a persistent kernel, by thread 0 of every block after its
  * last update of words[0..K): the last block to arrive (counted in *done,
  * zeroed before the kernel's first grid barrier) copies the totals to host

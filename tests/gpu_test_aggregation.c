@@ -398,6 +398,67 @@ static void test_gpu_max_size_splits(void) {
   }
 }
 
+/* Small graphs (1k-64k vertices), where the GPU aggregation keeps its counts
+ * on the device and reads them once (docs/AGGREGATION.md, "Host round
+ * trips"): both algorithms, isolated vertices kept or collected, with and
+ * without max_size, equal the host's, MIS-2 rounds included; graphs with
+ * nothing left after phase 1 (isolated vertices, disjoint edges) report no
+ * phase-2 rounds, as the host that skips phase 2. */
+static void check_small(const mispc_csr *S, const char *what) {
+  mispc_csr DS;
+  CHECK_OK(ctx, mispc_csr_copy(ctx, S, MISPC_MEM_DEVICE, &DS));
+  for (int v = 0; v < 8; ++v) {
+    mispc_agg_options o;
+    mispc_agg_options_default(&o);
+    o.algo = v & 1 ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+    o.isolated = v & 2 ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
+    o.max_size = v & 4 ? 16 : 0;
+    mispc_aggregates ha, da;
+    CHECK_OK(ctx, mispc_aggregate(ctx, S, &o, &ha));
+    CHECK_OK(ctx, mispc_aggregate(ctx, &DS, &o, &da));
+    CHECK_MSG(same_aggs(&ha, &da), "%s variant %d: device aggregates differ", what, v);
+    CHECK_MSG(!memcmp(ha.mis_rounds, da.mis_rounds, sizeof ha.mis_rounds),
+              "%s variant %d: MIS-2 rounds host %d + %d, device %d + %d", what, v, ha.mis_rounds[0],
+              ha.mis_rounds[1], da.mis_rounds[0], da.mis_rounds[1]);
+    CHECK_OK(ctx, mispc_verify_aggregation(ctx, &DS, &da));
+    mispc_aggregates_free(ctx, &ha);
+    mispc_aggregates_free(ctx, &da);
+  }
+  mispc_csr_free(ctx, &DS);
+}
+
+static void test_gpu_small_graphs(void) {
+  const char *specs[] = {"gen:laplace2d:32",
+                         "gen:kron:12",
+                         "gen:random:16000:8",
+                         "gen:laplace3d:20",
+                         MISPC_TEST_DATA "/bcsstk13.mtx",
+                         MISPC_TEST_DATA "/fe_4elt2.metis.graph"};
+  for (int g = 0; g < 6; ++g) {
+    mispc_csr A, S;
+    CHECK_OK(ctx, strncmp(specs[g], "gen:", 4) ? mispc_load(ctx, specs[g], &A)
+                                               : mispc_generate(ctx, specs[g], 5, &A));
+    CHECK_OK(ctx, mispc_strength_graph(ctx, &A, 0, 1, &S));
+    check_small(&S, specs[g]);
+    mispc_csr_free(ctx, &S);
+    mispc_csr_free(ctx, &A);
+  }
+  /* 5 isolated vertices and 20 disjoint edges (phase 1 covers them whole);
+   * a star of 40 */
+  int32_t I[39], J[39];
+  mispc_csr G[3];
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 5, 5, 0, NULL, NULL, NULL, 0, &G[0]));
+  for (int k = 0; k < 20; ++k) I[k] = 2 * k, J[k] = 2 * k + 1;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 40, 40, 20, I, J, NULL, MISPC_COO_SYMMETRIC, &G[1]));
+  for (int k = 0; k < 39; ++k) I[k] = 0, J[k] = k + 1;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 40, 40, 39, I, J, NULL, MISPC_COO_SYMMETRIC, &G[2]));
+  const char *names[] = {"isolated vertices", "disjoint edges", "star"};
+  for (int g = 0; g < 3; ++g) {
+    check_small(&G[g], names[g]);
+    mispc_csr_free(ctx, &G[g]);
+  }
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
@@ -408,6 +469,7 @@ int main(void) {
   RUN_TEST(test_gpu_strength_bad_indices);
   RUN_TEST(test_gpu_isolated_collected);
   RUN_TEST(test_gpu_max_size_splits);
+  RUN_TEST(test_gpu_small_graphs);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

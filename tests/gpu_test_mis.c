@@ -87,6 +87,29 @@ static void test_gpu_equals_host_all_variants(void) {
       }
 }
 
+/* MIS-1 of spec with group width `lanes` (tuning.mis1_lanes) against the
+ * host, three runs with seeds seed, seed + 1, seed + 2: the defaults, then
+ * (ablations) without the worklist and without the persistent kernel, or
+ * (else) the hash priority and without the sync-free pass (rounds: counts
+ * must match). */
+static void compare_mis1_lanes(const char *spec, int lanes, uint64_t seed, int ablations) {
+  for (int v = 0; v < 3; ++v) {
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    mispc_tuning t = {0};
+    t.mis1_lanes = lanes;
+    o.seed = seed + (uint64_t)v;
+    if (ablations) {
+      t.mis_no_worklist = v == 1;
+      t.mis_no_persistent = v == 2;
+    } else {
+      if (v == 1) o.priority = MISPC_PRIORITY_HASH;
+      if (v == 2) t.mis_no_sync_free = 1;
+    }
+    compare_backends(spec, &o, &t, 1);
+  }
+}
+
 /* Every MIS-1 group width (the context's tuning.mis1_lanes, read at each
  * call) gives the host's result; the default uses only 1 and 8. */
 static void test_gpu_mis1_lanes_equal_host(void) {
@@ -94,16 +117,7 @@ static void test_gpu_mis1_lanes_equal_host(void) {
   const int lanes[] = {1, 2, 4, 8, 16, 32};
   for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l)
     for (size_t i = 0; i < sizeof g / sizeof *g; ++i)
-      for (int v = 0; v < 3; ++v) {
-        mispc_mis_options o;
-        mispc_mis_options_default(&o);
-        mispc_tuning t = {0};
-        t.mis1_lanes = lanes[l];
-        o.seed = (uint64_t)(l + v);
-        t.mis_no_worklist = v == 1;
-        t.mis_no_persistent = v == 2;
-        compare_backends(g[i], &o, &t, 1);
-      }
+      compare_mis1_lanes(g[i], lanes[l], (uint64_t)l, 1);
 }
 
 /* A generated graph on host and device, a random vertex subset of it (both
@@ -190,16 +204,7 @@ static void test_gpu_small_graphs_equal_host(void) {
   const int lanes[] = {0, 1, 2, 4, 8, 16, 32};
   for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
     for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l)
-      for (int v = 0; v < 3; ++v) {
-        mispc_mis_options o;
-        mispc_mis_options_default(&o);
-        mispc_tuning t = {0};
-        t.mis1_lanes = lanes[l];
-        o.seed = (uint64_t)(l + v);
-        if (v == 1) o.priority = MISPC_PRIORITY_HASH;
-        if (v == 2) t.mis_no_sync_free = 1; /* rounds: counts must match */
-        compare_backends(g[i], &o, &t, 1);
-      }
+      compare_mis1_lanes(g[i], lanes[l], (uint64_t)l, 0);
     mispc_mis_options o;
     mispc_mis_options_default(&o);
     mispc_tuning t = {0};
