@@ -205,31 +205,36 @@ template <typename W> mispc_status capture(const Round &x, const Plan<W> &p, int
   return s;
 }
 
-/* After the rounds in one kernel: the members, their count and the rounds
- * (d_rounds NULL: none were needed) in one wait. */
+/* The rounds in one kernel (lsa_rounds, after init): round-0 lists, the
+ * kernel, then its two words (set size, rounds) in the call's one wait. */
 template <typename W>
-mispc_status lsa_finish(mispc_context *ctx, const mispc_dist_csr *g, const Plan<W> &p,
-                        uint8_t *in_set, mispc_mis_result *res, Sync *y, unsigned grid,
-                        unsigned *aux, const int *d_rounds, int max_rounds, cudaStream_t st) {
+mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
+                      const mispc_halo_lsa *lsa, int blocks, bool warp, int32_t *lists, size_t nl,
+                      const uint8_t *cls, const uint8_t *own, unsigned *aux, uint8_t *in_set,
+                      int max_rounds, mispc_mis_result *res, Sync *y, unsigned grid,
+                      cudaStream_t st) {
   mispc_halo *h = g->halo;
-  int *h_rounds = (int *)(y->h + max_rounds + 2);
-  *h_rounds = 0;
-  if (d_rounds)
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_rounds, d_rounds, 4, cudaMemcpyDeviceToHost, st));
-  members<W><<<grid, DIST_BLOCK, 0, st>>>(p, in_set, aux + 2);
+  for (int k = 0; k < 2; ++k) { /* every vertex in the boundary class; no interior */
+    p.col[kBoundary][k] = p.col[kInterior][k] = lists + k * nl;
+    p.dec[kBoundary][k] = p.dec[kInterior][k] = lists + (2 + k) * nl;
+  }
+  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  int64_t size = 0;
-  MISPC_TRY(mispc_halo_count_start(ctx, h, aux + 2, 1, y->d, y->h, st));
-  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 members"));
-  MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h, &size));
-  const int rounds = *h_rounds; /* the same on every rank: all sum the same counts */
+  /* aux[6..7]: the member count (zeroed with the lengths) */
+  MISPC_TRY(lsa_rounds<W>(ctx, p, h, lsa, blocks, warp, own, aux, in_set, max_rounds,
+                          (unsigned long long *)(aux + 6), y->d, st));
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(y->h, y->d, 16, cudaMemcpyDeviceToHost, st));
+  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 (one kernel)"));
+  const int rounds = (int)(long long)y->h[1]; /* the same on every rank: all sum the same counts */
   if (rounds < 0)
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                         "mispc_dist_mis2: vertices undecided after %d rounds", max_rounds);
-  h->stats.exchanges += 2 * rounds;
-  h->stats.bytes_sent += 2 * rounds * h->nsend * (int64_t)sizeof(W);
-  mispc_logf(ctx, 2, "dist mis2 (device, one kernel) %d rounds", rounds);
-  res->set_size = size;
+  /* a round's two exchanges store the words the passes wrote, not every
+   * boundary vertex: counted as the host-driven rounds count theirs */
+  h->stats.exchanges += 2 * rounds + 1;
+  h->stats.bytes_sent += (2 * rounds + 1) * h->nsend * (int64_t)sizeof(W);
+  mispc_logf(ctx, 2, "dist mis2 (device, one kernel of %d blocks): %d rounds", blocks, rounds);
+  res->set_size = (int64_t)y->h[0];
   res->rounds = rounds;
   return MISPC_SUCCESS;
 }
@@ -255,7 +260,12 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   /* All rounds in one kernel a rank where the GPUs reach each other's
    * memory (tuning dist_lsa_rounds; collective) */
   mispc_halo_lsa *lsa = NULL;
-  if (tu->dist_lsa_rounds && h->nccl) MISPC_TRY(mispc_halo_lsa_get(ctx, h, g->comm, &lsa));
+  int lsa_blocks = 0;
+  if (tu->dist_lsa_rounds && h->nccl) {
+    MISPC_TRY(mispc_halo_lsa_get(ctx, h, g->comm, nloc, &lsa));
+    if (lsa) MISPC_TRY(lsa_grid<W>(ctx, g->comm, lsa, &lsa_blocks));
+    if (lsa_blocks <= 0) lsa = NULL;
+  }
   uint8_t *own = NULL, *gsub = NULL, *cls = NULL;
   int32_t *lists = NULL;
   unsigned *aux = NULL;
@@ -268,13 +278,16 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * 16, what, (void **)&lists));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&own));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&cls));
-  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn, what, (void **)&gsub));
+  if (lsa)
+    gsub = (uint8_t *)lsa->base + lsa->sub_off;
+  else
+    MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn, what, (void **)&gsub));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nlen * 4 + 32, what, (void **)&p.len));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, (size_t)(max_rounds + 3) * 8, what, (void **)&y->d));
   MISPC_TRY(mispc_pinned_scratch(ctx, (size_t)(max_rounds + 4) * 8, (void **)&y->h));
   aux = p.len + nlen; /* [0] subset size, [1] boundary size, [2] members, [3..4] the counts
-                        of captured rounds, [5] their round number, [6] the rounds of the
-                        one kernel */
+                        of captured rounds, [5] their round number, [6..7] the member
+                        count of the one kernel */
   p.M = p.T + nl;
   p.gM = lsa ? (W *)(lsa->base + lsa->ghost_bytes) : p.gT + gn;
   p.gsub = gsub;
@@ -297,6 +310,9 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   }
   init<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, own, aux);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  if (lsa)
+    return lsa_call<W>(ctx, g, p, lsa, lsa_blocks, warp, lists, nl, cls, own, aux, in_set,
+                       max_rounds, res, y, grid, st);
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, own, gsub, 1, st));
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
   unsigned long long *h_nb = y->h + max_rounds + 3; /* this rank's boundary size */
@@ -322,16 +338,6 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
       mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  if (lsa) {
-    int launched = 0;
-    int *d_rounds = (int *)(aux + 6);
-    if (undecided > 0) {
-      MISPC_TRY(lsa_rounds<W>(ctx, g->comm, p, h, lsa, warp, max_rounds, d_rounds, st, &launched));
-    }
-    if (launched || undecided == 0)
-      return lsa_finish(ctx, g, p, in_set, res, y, grid, aux, undecided == 0 ? NULL : d_rounds,
-                        max_rounds, st);
-  }
   Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
   /* Rounds as CUDA graphs (tuning dist_graph_rounds, NCCL only): one launch
    * a round instead of about twenty host calls. */

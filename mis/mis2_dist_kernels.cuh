@@ -36,6 +36,12 @@ template <typename W> struct Plan {
   const int *round; /* the round in device memory (a replayed graph), else NULL */
 };
 
+/* Called by the lane that writes a vertex's new M (column) or T (decide)
+ * word; the host-driven rounds need nothing there. */
+struct NoHook {
+  template <typename W> __device__ void operator()(int32_t, W) const {}
+};
+
 /* min over the owned row (T) and the ghost row (gT) of v, from lane's share. */
 template <typename W, bool Warp>
 __device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m) {
@@ -49,8 +55,9 @@ __device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W
 
 /* Column over class c's list: M[v] = min T over N[v] (ghosts included); an
  * IN minimum makes it OUT for good. */
-template <typename W, bool Warp>
-__device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem &sm) {
+template <typename W, bool Warp, typename Hook = NoHook>
+__device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem &sm,
+                                            Hook hook = Hook()) {
   const int32_t *in = p.col[c][r & 1];
   List out(sm.slots[threadIdx.x >> 5], p.col[c][(r + 1) & 1], p.len + 4 * (r + 1) + c);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
@@ -68,7 +75,10 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
         }
       m = m == w_in<W>() ? w_out<W>() : m;
       keep = m != w_out<W>();
-      if (lane == 0) p.M[v] = m;
+      if (lane == 0) {
+        p.M[v] = m;
+        hook(v, m);
+      }
     }
     out.push(lane == 0 && keep, v);
   }
@@ -79,8 +89,9 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
  * OUT, IN when all are T[v], else v's tuple of round r + 1
  * (mis2_dist_decide). Round 0 has no IN vertex yet, so the first mismatch
  * settles "undecided". */
-template <typename W, bool Warp>
-__device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem &sm) {
+template <typename W, bool Warp, typename Hook = NoHook>
+__device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem &sm,
+                                            Hook hook = Hook()) {
   const bool first_round = r == 0;
   const int32_t *in = first_round ? p.col[c][0] : p.dec[c][r & 1];
   List out(sm.slots[threadIdx.x >> 5], p.dec[c][(r + 1) & 1], p.len + 4 * (r + 1) + 2 + c);
@@ -109,29 +120,36 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
         all_min = __all_sync(0xffffffffu, all_min);
       }
       undecided = !out_ && !all_min;
-      if (lane == 0)
-        p.T[v] = out_      ? w_out<W>()
-                 : all_min ? w_in<W>()
-                           : (W)mis2_tuple(p.per_round, p.seed, r + 1, p.g.rstart + v, p.idbits,
-                                           8 * (int)sizeof(W));
+      if (lane == 0) {
+        const W nt = out_      ? w_out<W>()
+                     : all_min ? w_in<W>()
+                               : (W)mis2_tuple(p.per_round, p.seed, r + 1, p.g.rstart + v, p.idbits,
+                                               8 * (int)sizeof(W));
+        p.T[v] = nt;
+        hook(v, nt);
+      }
     }
     out.push(lane == 0 && undecided, v);
   }
   out.finish<kWarps>(sm.counts);
 }
 
-/* All rounds from round 0 in one cooperative kernel a rank (mis2_dist_lsa.cu):
- * the M and T words of the boundary written into the other ranks' LSA
- * windows (l) and the round's count beside them, one LSA barrier an
- * exchange. p.gT and p.gM are this rank's window arrays; every vertex of the
- * subset is in class kBoundary's round-0 list. *d_rounds (device) gets the
- * rounds, or -1 when max_rounds ran out. Collective over comm: *launched = 0
- * on every rank (nothing queued) when some rank cannot run the grid that
- * all agree on. */
+/* All rounds in one cooperative kernel a rank (mis2_dist_lsa.cu), after
+ * init and first_lists (every vertex of the subset in class kBoundary's
+ * round-0 list): the ghosts' subset flags and T words, then each round's M
+ * and T words, are stored by the lanes that write them straight into the
+ * other ranks' LSA windows (l), with the counts beside them; the members
+ * go to in_set. lsa_grid first (collective, cached in l): the grid every
+ * rank runs (0: none, use the host-driven rounds). Then lsa_rounds queues
+ * the kernel on st; d_out[0] gets the global set size, d_out[1] the rounds
+ * (-1: max_rounds ran out); scratch: 2 zeroed device words. */
 template <typename W>
-mispc_status lsa_rounds(mispc_context *ctx, MPI_Comm comm, const Plan<W> &p, mispc_halo *h,
-                        const mispc_halo_lsa *l, bool warp, int max_rounds, int *d_rounds,
-                        cudaStream_t st, int *launched);
+mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks);
+template <typename W>
+mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, mispc_halo *h,
+                        const mispc_halo_lsa *l, int blocks, bool warp, const uint8_t *own,
+                        const unsigned *subset_count, uint8_t *in_set, int max_rounds,
+                        unsigned long long *scratch, unsigned long long *d_out, cudaStream_t st);
 
 } // namespace mis2_dist
 

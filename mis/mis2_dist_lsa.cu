@@ -2,21 +2,28 @@
  * where every rank's GPU can load and store the others' memory (NVLink,
  * the NCCL device API's LSA team), the ghosts' M and T words are stored
  * straight into the other ranks' ghost arrays (symmetric memory windows of
- * the halo plan, mispc_halo_lsa_get) and an LSA barrier a block plus a grid
- * barrier end each exchange, so a round is two passes and two exchanges
- * with no host work at all (the host-driven rounds queue about twenty
- * calls a round: docs/DISTRIBUTED.md, "third pass"). The termination
- * count travels with the T words: each rank stores its count into every
- * rank's window, and after the barrier every thread sums the same P words,
- * so all ranks stop after the same round. The passes are the host-driven
- * rounds' own (mis2_dist_kernels.cuh) in the same order, so the set and the
- * rounds equal one process's bit for bit.
+ * the halo plan, mispc_halo_lsa_get) by the lane that writes them, and an
+ * LSA barrier a block plus a grid barrier end each exchange: a round is two
+ * passes and two barriers, as one process's persistent kernel, with no host
+ * work (the host-driven rounds queue about twenty calls a round and wait
+ * for the host three times a call: docs/DISTRIBUTED.md, "third pass"). The
+ * ghosts' subset flags and round-0 words go first, the members are counted
+ * at the end, all in the kernel. Termination: in round r + 1's column pass
+ * each rank stores its count after round r into every rank's window, and
+ * after the M barrier every thread sums the same P words (one round late,
+ * as the one-process kernel reads its flag), so all ranks stop after the
+ * same round; the column pass of the round after the last one changes only
+ * M words. The passes are the host-driven rounds' own
+ * (mis2_dist_kernels.cuh) in the same order, so the set and the rounds
+ * equal one process's bit for bit.
  *
  * Why the buffers can be reused without more barriers: a rank stores into
  * another's gM only after passing the T barrier of the round before, which
  * that rank reaches after its decide pass, the last reader of gM; the same
  * holds for gT (stored after the M barrier, read by the column pass before
- * it) and the two count slots (used by alternate rounds). */
+ * it) and the count rows (round parities: stored a round after they are
+ * summed). Only the words a pass writes travel: a vertex leaves the lists
+ * in the pass that writes its last word. */
 #include "mis2_dist_kernels.cuh"
 
 #if MISPC_HAVE_NCCL
@@ -41,116 +48,172 @@ namespace {
 struct Lsa {
   ncclDevComm dc;
   ncclWindow_t win;
-  size_t off_t, off_m, off_c; /* gT, gM and the counts in the window */
-  const int32_t *sidx, *speer;
+  size_t off_t, off_m, off_s, off_c; /* gT, gM, gsub and the count rows in the window */
+  const int32_t *vptr, *speer;
   const int64_t *sslot;
-  int64_t nsend;
+  const uint8_t *own;
+  const unsigned *subset_count;
+  uint8_t *in_set;
+  unsigned long long *members, *out;
   int nranks, rank, max_rounds;
-  int *rounds;
 };
 
-/* ghost copy of every send entry's word on its destination rank. */
-template <typename W>
-__device__ __forceinline__ void store_ghosts(const Lsa &a, size_t off, const W *src, int64_t tid,
-                                             int64_t nth) {
-  for (int64_t e = tid; e < a.nsend; e += nth) {
-    W *dst = (W *)ncclGetLsaPointer(a.win, off, a.speer[e]);
-    dst[a.sslot[e]] = src[a.sidx[e]];
+/* Stores the ghost copies of vertex v's new word (array at `off`). */
+template <typename W> struct StoreGhosts {
+  const Lsa *a;
+  size_t off;
+  __device__ void operator()(int32_t v, W w) const {
+    for (int32_t e = a->vptr[v]; e < a->vptr[v + 1]; ++e)
+      ((W *)ncclGetLsaPointer(a->win, off, a->speer[e]))[a->sslot[e]] = w;
   }
+};
+
+/* Count row k: this rank's word into every rank's row (threads 0 .. P - 1
+ * of block 0), summed after the next barrier by sum_row. */
+__device__ __forceinline__ void store_count(const Lsa &a, int k, unsigned long long c) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < a.nranks)
+    *(unsigned long long *)ncclGetLsaPointer(a.win, a.off_c + 8 * ((size_t)k * a.nranks + a.rank),
+                                             (int)t) = c;
+}
+
+__device__ __forceinline__ unsigned long long sum_row(const Lsa &a, int k) {
+  const volatile unsigned long long *row =
+      (const volatile unsigned long long *)ncclGetLocalPointer(a.win, a.off_c) +
+      (size_t)k * a.nranks;
+  unsigned long long s = 0;
+  for (int q = 0; q < a.nranks; ++q) s += row[q];
+  return s;
+}
+
+/* The end of an exchange: block b of every rank meets block b of the
+ * others (LSA barrier b), and the grid barrier makes that every block. */
+__device__ __forceinline__ void exchanged(ncclLsaBarrierSession<ncclCoopCta> &bar,
+                                          cg::grid_group &grid) {
+  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
+  grid.sync();
 }
 
 template <typename W, bool Warp>
 __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Plan<W> p, Lsa a) {
   __shared__ Smem sm;
   cg::grid_group grid = cg::this_grid();
-  /* a barrier a block: block b of every rank meets block b of the others,
-   * and the grid barrier after it makes that every block of every rank */
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.dc, ncclTeamTagLsa(), blockIdx.x);
-  const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const int64_t nth = (int64_t)gridDim.x * blockDim.x;
-  const volatile unsigned long long *counts =
-      (const volatile unsigned long long *)ncclGetLocalPointer(a.win, a.off_c);
-  for (int r = 0;; ++r) {
-    if (r == a.max_rounds) {
-      if (tid == 0) *a.rounds = -1;
-      break;
-    }
-    column_pass<W, Warp>(p, r, kBoundary, sm);
-    grid.sync();
-    store_ghosts<W>(a, a.off_m, p.M, tid, nth);
-    bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
-    grid.sync();
-    decide_pass<W, Warp>(p, r, kBoundary, sm);
-    grid.sync();
-    store_ghosts<W>(a, a.off_t, p.T, tid, nth);
-    if (tid < a.nranks) { /* this rank's undecided count into rank tid's slot */
-      unsigned long long *slot = (unsigned long long *)ncclGetLsaPointer(
-          a.win, a.off_c + 8 * ((size_t)(r & 1) * a.nranks + a.rank), (int)tid);
-      *slot = (unsigned long long)p.len[4 * (r + 1) + 2] + p.len[4 * (r + 1) + 3];
-    }
-    bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
-    grid.sync();
-    unsigned long long left = 0;
-    for (int q = 0; q < a.nranks; ++q) left += counts[(r & 1) * a.nranks + q];
-    if (left == 0) {
-      if (tid == 0) *a.rounds = r + 1;
-      break;
-    }
+  const StoreGhosts<W> put_t = {&a, a.off_t}, put_m = {&a, a.off_m};
+  /* the ghosts' subset flags and round-0 T words; the subset's size (row 2) */
+  FOR_VERTEX(v, p.g.nloc) {
+    for (int32_t e = a.vptr[v]; e < a.vptr[v + 1]; ++e)
+      ((uint8_t *)ncclGetLsaPointer(a.win, a.off_s, a.speer[e]))[a.sslot[e]] = a.own[v];
+    put_t((int32_t)v, p.T[v]);
   }
+  store_count(a, 2, *a.subset_count);
+  exchanged(bar, grid);
+  int rounds = sum_row(a, 2) == 0 ? 0 : -1;
+  for (int r = 0; rounds < 0; ++r) {
+    column_pass<W, Warp>(p, r, kBoundary, sm, put_m);
+    if (r > 0) /* undecided after round r - 1: its decide lists are complete */
+      store_count(a, (r - 1) & 1, (unsigned long long)p.len[4 * r + 2] + p.len[4 * r + 3]);
+    exchanged(bar, grid);
+    if (r > 0 && sum_row(a, (r - 1) & 1) == 0) {
+      rounds = r;
+      break;
+    }
+    if (r == a.max_rounds) break;
+    decide_pass<W, Warp>(p, r, kBoundary, sm, put_t);
+    exchanged(bar, grid);
+  }
+  /* the members and their number over the ranks (row 3) */
+  unsigned long long mine = 0;
+  FOR_VERTEX(v, p.g.nloc) {
+    const bool in = p.T[v] == w_in<W>();
+    a.in_set[v] = (uint8_t)in;
+    mine += in;
+  }
+  mine = mispc_block_sum<DIST_BLOCK>(mine);
+  if (threadIdx.x == 0 && mine) atomicAdd(a.members, mine);
+  grid.sync();
+  store_count(a, 3, *(volatile unsigned long long *)a.members);
+  exchanged(bar, grid);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    a.out[0] = sum_row(a, 3);
+    a.out[1] = (unsigned long long)(long long)(rounds < 0 ? -1 : rounds);
+  }
+}
+
+template <typename W, bool Warp> const void *kernel_of() {
+  return (const void *)rounds_kernel<W, Warp>;
 }
 
 } // namespace
 
 template <typename W>
-mispc_status lsa_rounds(mispc_context *ctx, MPI_Comm comm, const Plan<W> &p, mispc_halo *h,
-                        const mispc_halo_lsa *l, bool warp, int max_rounds, int *d_rounds,
-                        cudaStream_t st, int *launched) {
-  *launched = 0;
-  const void *kernel =
-      warp ? (const void *)rounds_kernel<W, true> : (const void *)rounds_kernel<W, false>;
-  int sms = 0, coop = 0, per_sm = 0;
-  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-  if (coop) MISPC_TRY(mispc_kernel_occupancy(ctx, kernel, DIST_BLOCK, &per_sm));
-  if (per_sm > mis_cuda::kPersistentPerSm) per_sm = mis_cuda::kPersistentPerSm;
-  /* every rank the same grid (block b meets block b), within the barriers */
-  int blocks = coop ? sms * per_sm : 0;
-  if (blocks > l->max_blocks) blocks = l->max_blocks;
-  MPI_Allreduce(MPI_IN_PLACE, &blocks, 1, MPI_INT, MPI_MIN, comm);
-  if (blocks <= 0) return MISPC_SUCCESS;
-  const int32_t *sidx = NULL;
-  if (h->nsend > 0) MISPC_TRY(mispc_halo_device_send_list(ctx, h, &sidx));
+mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks) {
+  const int k = sizeof(W) == 8;
+  if (!l->grid[k]) { /* both lane mappings: ranks may choose differently */
+    int sms = 0, coop = 0, a = 0, b = 0;
+    MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+    if (coop) {
+      MISPC_TRY(mispc_kernel_occupancy(ctx, kernel_of<W, false>(), DIST_BLOCK, &a));
+      MISPC_TRY(mispc_kernel_occupancy(ctx, kernel_of<W, true>(), DIST_BLOCK, &b));
+    }
+    int per_sm = a < b ? a : b;
+    if (per_sm > mis_cuda::kPersistentPerSm) per_sm = mis_cuda::kPersistentPerSm;
+    int g = coop ? sms * per_sm : 0;
+    if (g > l->max_blocks) g = l->max_blocks;
+    MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
+    l->grid[k] = g > 0 ? g : -1;
+  }
+  *blocks = l->grid[k] > 0 ? l->grid[k] : 0;
+  return MISPC_SUCCESS;
+}
+
+template <typename W>
+mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, mispc_halo *h,
+                        const mispc_halo_lsa *l, int blocks, bool warp, const uint8_t *own,
+                        const unsigned *subset_count, uint8_t *in_set, int max_rounds,
+                        unsigned long long *scratch, unsigned long long *d_out, cudaStream_t st) {
+  (void)h;
   Lsa a;
   memset(&a, 0, sizeof a);
   a.dc = *(const ncclDevComm *)l->devcomm;
   a.win = (ncclWindow_t)l->win;
-  a.off_t = 0, a.off_m = l->ghost_bytes, a.off_c = l->count_off;
-  a.sidx = sidx, a.speer = l->d_speer, a.sslot = l->d_sslot, a.nsend = h->nsend;
+  a.off_t = 0, a.off_m = l->ghost_bytes, a.off_s = l->sub_off, a.off_c = l->count_off;
+  a.vptr = l->d_vptr, a.speer = l->d_speer, a.sslot = l->d_sslot;
+  a.own = own, a.subset_count = subset_count, a.in_set = in_set;
+  a.members = scratch, a.out = d_out;
   a.nranks = l->nranks, a.rank = l->rank, a.max_rounds = max_rounds;
-  a.rounds = d_rounds;
   Plan<W> pk = p;
   void *args[] = {&pk, &a};
+  const void *kernel = warp ? kernel_of<W, true>() : kernel_of<W, false>();
   MISPC_CUDA_TRY(ctx,
                  cudaLaunchCooperativeKernel(kernel, (unsigned)blocks, DIST_BLOCK, args, 0, st));
-  *launched = 1;
   return MISPC_SUCCESS;
 }
 
 #else
 
-template <typename W>
-mispc_status lsa_rounds(mispc_context *, MPI_Comm, const Plan<W> &, mispc_halo *,
-                        const mispc_halo_lsa *, bool, int, int *, cudaStream_t, int *launched) {
-  *launched = 0;
+template <typename W> mispc_status lsa_grid(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *b) {
+  *b = 0;
   return MISPC_SUCCESS;
+}
+
+template <typename W>
+mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &, mispc_halo *, const mispc_halo_lsa *,
+                        int, bool, const uint8_t *, const unsigned *, uint8_t *, int,
+                        unsigned long long *, unsigned long long *, cudaStream_t) {
+  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "LSA rounds: mispc was built without them");
 }
 
 #endif
 
-template mispc_status lsa_rounds<uint32_t>(mispc_context *, MPI_Comm, const Plan<uint32_t> &,
-                                           mispc_halo *, const mispc_halo_lsa *, bool, int, int *,
-                                           cudaStream_t, int *);
-template mispc_status lsa_rounds<uint64_t>(mispc_context *, MPI_Comm, const Plan<uint64_t> &,
-                                           mispc_halo *, const mispc_halo_lsa *, bool, int, int *,
-                                           cudaStream_t, int *);
+#define MISPC_LSA_INSTANCES(W)                                                                     \
+  template mispc_status lsa_grid<W>(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *);           \
+  template mispc_status lsa_rounds<W>(mispc_context *, const Plan<W> &, mispc_halo *,              \
+                                      const mispc_halo_lsa *, int, bool, const uint8_t *,          \
+                                      const unsigned *, uint8_t *, int, unsigned long long *,      \
+                                      unsigned long long *, cudaStream_t);
+MISPC_LSA_INSTANCES(uint32_t)
+MISPC_LSA_INSTANCES(uint64_t)
+#undef MISPC_LSA_INSTANCES
 
 } // namespace mis2_dist

@@ -186,24 +186,30 @@ mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *h, const in
  * memory window): rounds of a distributed device pass run in one kernel a
  * rank, with the exchanges and the termination count inside it
  * (mis2_dist_lsa.cu). The window holds two ghost arrays of up to 8 bytes a
- * ghost (at 0 and ghost_bytes) and 2 P round counts (at count_off). */
+ * ghost (at 0 and ghost_bytes), a ghost byte array (at sub_off) and four
+ * rows of P 8-byte counts (at count_off). The send entries are kept by
+ * owned vertex (vptr: nloc + 1 offsets), so the lane that writes a word
+ * stores its ghost copies. */
 typedef struct mispc_halo_lsa {
   void *win;          /* ncclWindow_t */
   char *base;         /* this rank's window memory */
-  size_t ghost_bytes; /* bytes of each ghost array (the same on every rank) */
-  size_t count_off;
+  size_t ghost_bytes; /* bytes of each word ghost array (the same on every rank) */
+  size_t sub_off, count_off;
   const void *devcomm; /* the communicator's ncclDevComm (host copy, passed to kernels) */
   int max_blocks;      /* LSA barriers: the most blocks a kernel may have (one barrier each) */
   int nranks, rank;
-  int32_t *d_speer; /* device, nsend: LSA rank of each send entry's destination */
-  int64_t *d_sslot; /* device, nsend: the entry's ghost position there */
+  int grid[2];      /* agreed grid of the 32- and 64-bit round kernels (0: not yet) */
+  int32_t *d_vptr;  /* device, nloc + 1: send entries of each owned vertex */
+  int32_t *d_speer; /* device, by vertex: LSA rank of the entry's destination */
+  int64_t *d_sslot; /* device, by vertex: the entry's ghost position there */
 } mispc_halo_lsa;
 /* The plan's LSA ghost windows, made on first use (collective over comm,
- * the plan's communicator); *out = NULL on every rank where they cannot be
- * had: no NCCL transport, a rank outside the LSA team (several nodes), an
- * NCCL runtime other than the one compiled against (the device API is
- * inlined), or a failure of NCCL's setup (logged at verbosity 1). */
-mispc_status mispc_halo_lsa_get(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
+ * the plan's communicator; nloc: the owned vertices); *out = NULL on every
+ * rank where they cannot be had: no NCCL transport, a rank outside the LSA
+ * team (several nodes), an NCCL runtime other than the one compiled against
+ * (the device API is inlined), or a failure of NCCL's setup (logged at
+ * verbosity 1). */
+mispc_status mispc_halo_lsa_get(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t nloc,
                                 mispc_halo_lsa **out);
 
 /* NCCL all-reduce (sum) of one device word in place, on `stream`. */

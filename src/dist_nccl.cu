@@ -305,6 +305,7 @@ static void lsa_free(mispc_halo *h) {
   if (l->win && sh) ncclCommWindowDeregister(sh->comm, (ncclWindow_t)l->win);
   if (l->base) ncclMemFree(l->base);
 #endif
+  cudaFree(l->d_vptr);
   cudaFree(l->d_speer);
   cudaFree(l->d_sslot);
   free(l);
@@ -349,10 +350,10 @@ static mispc_status dev_comm(mispc_context *ctx, nccl_shared *sh, MPI_Comm comm)
   return MISPC_SUCCESS;
 }
 
-/* Window, slots and device lists of h (collective; *made = 0 on every rank
+/* Window, slots and device lists of h (collective; fails on every rank
  * when a rank failed, after its failure is logged). */
-static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, nccl_shared *sh,
-                             mispc_halo_lsa *l) {
+static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t nloc,
+                             nccl_shared *sh, mispc_halo_lsa *l) {
   int P = 0, rank = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &rank);
@@ -363,9 +364,12 @@ static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, n
   long long maxg = h->nghost;
   MPI_Allreduce(MPI_IN_PLACE, &maxg, 1, MPI_LONG_LONG, MPI_MAX, comm);
   const size_t align = NCCL_WIN_REQUIRED_ALIGNMENT;
-  l->ghost_bytes = ((size_t)(maxg + 1) * 8 + align - 1) / align * align;
-  l->count_off = 2 * l->ghost_bytes;
-  const size_t bytes = l->count_off + ((size_t)2 * P * 8 + align - 1) / align * align;
+#define MISPC_ALIGN_UP(x) (((size_t)(x) + align - 1) / align * align)
+  l->ghost_bytes = MISPC_ALIGN_UP((maxg + 1) * 8);
+  l->sub_off = 2 * l->ghost_bytes;
+  l->count_off = l->sub_off + MISPC_ALIGN_UP(maxg + 1);
+  const size_t bytes = l->count_off + MISPC_ALIGN_UP(4 * (size_t)P * 8);
+#undef MISPC_ALIGN_UP
   ncclResult_t r = ncclMemAlloc((void **)&l->base, bytes);
   if (r == ncclSuccess && cudaMemset(l->base, 0, bytes) != cudaSuccess) r = ncclUnhandledCudaError;
   int ok = r == ncclSuccess, all = 0;
@@ -384,38 +388,49 @@ static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, n
     return MISPC_ERR_CUDA;
   }
   /* where each destination keeps this rank's ghosts: its first ghost from us */
+  const size_t ns = (size_t)h->nsend;
   int64_t *first = (int64_t *)malloc(2 * (size_t)P * sizeof *first);
-  int32_t *speer = (int32_t *)malloc((size_t)(h->nsend + 1) * sizeof *speer);
-  int64_t *sslot = (int64_t *)malloc((size_t)(h->nsend + 1) * sizeof *sslot);
-  mispc_status s = first && speer && sslot ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  int32_t *vptr = (int32_t *)calloc((size_t)nloc + 2, sizeof *vptr);
+  int32_t *speer = (int32_t *)malloc((ns + 1) * sizeof *speer);
+  int64_t *sslot = (int64_t *)malloc((ns + 1) * sizeof *sslot);
+  mispc_status s = first && vptr && speer && sslot ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   if (!s) {
     for (int q = 0; q < P; ++q) first[q] = -1;
     for (int k = 0; k < h->nsrc; ++k) first[h->src[k]] = h->rdispl[k];
     MPI_Alltoall(first, 1, MPI_INT64_T, first + P, 1, MPI_INT64_T, comm);
+    /* entries by owned vertex (counting sort, destinations in order) */
+    for (size_t e = 0; e < ns; ++e) vptr[h->sidx[e] + 1]++;
+    for (int64_t v = 0; v < nloc; ++v) vptr[v + 1] += vptr[v];
     for (int k = 0; k < h->ndst; ++k)
       for (int64_t e = h->sdispl[k]; e < h->sdispl[k + 1]; ++e) {
-        speer[e] = h->dst[k]; /* the LSA team is the communicator (dev_comm) */
-        sslot[e] = first[P + h->dst[k]] + (e - h->sdispl[k]);
+        const int32_t at = vptr[h->sidx[e]]++;
+        speer[at] = h->dst[k]; /* the LSA team is the communicator (dev_comm) */
+        sslot[at] = first[P + h->dst[k]] + (e - h->sdispl[k]);
       }
-    const size_t n = (size_t)h->nsend;
-    if (cudaMalloc((void **)&l->d_speer, (n + 1) * sizeof *speer) != cudaSuccess ||
-        cudaMalloc((void **)&l->d_sslot, (n + 1) * sizeof *sslot) != cudaSuccess ||
-        cudaMemcpy(l->d_speer, speer, n * sizeof *speer, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(l->d_sslot, sslot, n * sizeof *sslot, cudaMemcpyHostToDevice) != cudaSuccess)
+    for (int64_t v = nloc; v > 0; --v) vptr[v] = vptr[v - 1];
+    vptr[0] = 0;
+    const size_t nv = (size_t)nloc + 1;
+    if (cudaMalloc((void **)&l->d_vptr, nv * sizeof *vptr) != cudaSuccess ||
+        cudaMalloc((void **)&l->d_speer, (ns + 1) * sizeof *speer) != cudaSuccess ||
+        cudaMalloc((void **)&l->d_sslot, (ns + 1) * sizeof *sslot) != cudaSuccess ||
+        cudaMemcpy(l->d_vptr, vptr, nv * sizeof *vptr, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(l->d_speer, speer, ns * sizeof *speer, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(l->d_sslot, sslot, ns * sizeof *sslot, cudaMemcpyHostToDevice) != cudaSuccess)
       s = MISPC_ERR_CUDA;
   }
   free(first);
+  free(vptr);
   free(speer);
   free(sslot);
   ok = !s;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  if (!all) mispc_logf(ctx, 1, "LSA rounds: the send slots could not be made");
+  if (!all) mispc_logf(ctx, 1, "LSA rounds: the send lists could not be made");
   return all ? MISPC_SUCCESS : MISPC_ERR_CUDA;
 }
 #endif
 
 extern "C" mispc_status mispc_halo_lsa_get(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
-                                           mispc_halo_lsa **out) {
+                                           int64_t nloc, mispc_halo_lsa **out) {
   *out = (mispc_halo_lsa *)h->lsa;
   if (h->lsa || h->lsa_tried || !h->nccl) return MISPC_SUCCESS; /* the same on every rank */
   h->lsa_tried = 1;
@@ -431,13 +446,13 @@ extern "C" mispc_status mispc_halo_lsa_get(mispc_context *ctx, mispc_halo *h, MP
     return MISPC_SUCCESS;
   }
   h->lsa = l;
-  if (lsa_make(ctx, h, comm, sh, l) != MISPC_SUCCESS) {
+  if (lsa_make(ctx, h, comm, nloc, sh, l) != MISPC_SUCCESS) {
     lsa_free(h);
     return MISPC_SUCCESS;
   }
   *out = l;
 #else
-  (void)ctx, (void)comm;
+  (void)ctx, (void)comm, (void)nloc;
 #endif
   return MISPC_SUCCESS;
 }
