@@ -28,9 +28,9 @@ typedef struct {
   PCMCGSSweepType type;
   PetscBool exact; /* several ranks: the distributed sweep */
   mispc_agg_algo coarsen;
-  PetscReal strength_threshold;
-  PetscInt block_size; /* 0: the matrix's block size */
-  PetscBool lines;     /* mispc_gs_options.line_clusters */
+  PetscReal strength_threshold; /* negative (default -1): the automatic rule */
+  PetscInt block_size;          /* 0: the matrix's block size (1 with the automatic threshold) */
+  PetscBool lines;              /* mispc_gs_options.line_clusters */
   PetscInt seed;
   mispc_coloring_algo coloring;
   PetscInt recolor; /* -1: by kind (mispc_gs_recolor_passes) */
@@ -45,6 +45,7 @@ typedef struct {
   MispcLocalCSR L;
   PetscBool have_symbolic;
   PetscInt used_block_size;
+  PetscReal used_threshold; /* the threshold of the last symbolic setup */
   PetscMPIInt nranks;
   Vec w, xl, wl; /* work for several sweeps on several ranks */
   PetscBool use_dist;
@@ -244,12 +245,15 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
     PetscCall(PetscOptionsEList(o->coarsen, "Clusters: MIS-2 aggregation algorithm", o->man,
                                 coarsen_names, 2, coarsen_names[c], &c, NULL));
     s.coarsen = (mispc_agg_algo)c;
-    PetscCall(PetscOptionsReal(o->strength_threshold,
-                               "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering", o->man,
-                               s.strength_threshold, &s.strength_threshold, NULL));
+    PetscCall(PetscOptionsReal(
+        o->strength_threshold,
+        "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering (negative: automatic, 2/3 of "
+        "the smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|))",
+        o->man, s.strength_threshold, &s.strength_threshold, NULL));
     PetscCall(PetscOptionsInt(o->block_size,
-                              "Rows per node for clustering (0: the matrix block size)", o->man,
-                              s.block_size, &s.block_size, NULL));
+                              "Rows per node for clustering (0: the matrix block size, 1 with the "
+                              "automatic threshold)",
+                              o->man, s.block_size, &s.block_size, NULL));
     PetscCall(PetscOptionsBool(o->lines,
                                "Grow clusters along chains of clusters (whole lines of strong "
                                "couplings with a strength threshold)",
@@ -335,6 +339,94 @@ static PetscErrorCode dist_end(PC pc) {
 }
 #endif
 
+/* The automatic strength threshold of clustergs (strength_threshold < 0, the
+ * default; docs/GAUSS_SEIDEL.md, "Default clusters"): 2/3 of the smallest,
+ * over the rows with a nonzero off-diagonal entry, of the row's largest
+ * s_ij = |a_ij| / sqrt(|a_ii a_jj|); 0 when no row has one. Every row then
+ * keeps its strongest couplings, and on an operator whose rows are all alike
+ * only the couplings within 2/3 of a row's strongest stay strong (aniso2d:
+ * the lines; Elasticity3D: each component along its own axis; Laplace3D:
+ * all). Computed on the host (values of a GPU matrix are copied there), from
+ * each rank's rows with the diagonal of the ghost columns, with maxima and a
+ * minimum only: the same value for any rank count and either backend. */
+static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
+  Vec d, dg = NULL;
+  Mat Ad, Ao = NULL;
+  const PetscInt *garray = NULL;
+  PetscInt rstart, rend, nghost = 0;
+  PetscBool mpi;
+  const PetscScalar *dv, *dgv = NULL, *tmp;
+  PetscReal mn = PETSC_MAX_REAL;
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, NULL, &d));
+  PetscCall(MatGetDiagonal(A, d));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
+  if (mpi) {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    IS is;
+    VecScatter sc;
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &dg));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_USE_POINTER, &is));
+    PetscCall(VecScatterCreate(d, is, dg, NULL, &sc));
+    PetscCall(VecScatterBegin(sc, d, dg, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sc, d, dg, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterDestroy(&sc));
+    PetscCall(ISDestroy(&is));
+    PetscCall(VecGetArrayRead(dg, &dgv));
+  } else {
+    Ad = A;
+  }
+  /* bring the values of a GPU matrix to the host before MatGetRow reads them */
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &tmp));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &tmp));
+  if (Ao) {
+    PetscCall(MatSeqAIJGetArrayRead(Ao, &tmp));
+    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &tmp));
+  }
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(VecGetArrayRead(d, &dv));
+  for (PetscInt i = rstart; i < rend; ++i) {
+    PetscInt nc;
+    const PetscInt *cols;
+    const PetscScalar *vals;
+    PetscReal m = 0, di = PetscAbsScalar(dv[i - rstart]);
+    PetscCall(MatGetRow(A, i, &nc, &cols, &vals));
+    for (PetscInt k = 0; k < nc; ++k) {
+      const PetscInt j = cols[k];
+      PetscReal dj;
+      if (j == i) continue;
+      if (j >= rstart && j < rend)
+        dj = PetscAbsScalar(dv[j - rstart]);
+      else { /* garray is sorted */
+        PetscInt lo = 0, hi = nghost - 1;
+        while (lo < hi) {
+          const PetscInt mid = lo + (hi - lo) / 2;
+          if (garray[mid] < j)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        PetscCheck(nghost > 0 && garray[lo] == j, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "column %" PetscInt_FMT " of row %" PetscInt_FMT " is not a ghost column", j, i);
+        dj = PetscAbsScalar(dgv[lo]);
+      }
+      const PetscReal sij = PetscAbsScalar(vals[k]) / PetscSqrtReal(di * dj);
+      if (sij > m) m = sij; /* NaN (a zero diagonal) never counts */
+    }
+    PetscCall(MatRestoreRow(A, i, &nc, &cols, &vals));
+    if (m > 0 && m < mn) mn = m;
+  }
+  PetscCall(VecRestoreArrayRead(d, &dv));
+  if (dg) PetscCall(VecRestoreArrayRead(dg, &dgv));
+  PetscCall(VecDestroy(&dg));
+  PetscCall(VecDestroy(&d));
+  PetscCallMPI(
+      MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPIU_REAL, MPI_MIN, PetscObjectComm((PetscObject)A)));
+  *theta = mn < PETSC_MAX_REAL ? (PetscReal)(2.0 / 3.0) * mn : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_MispcGS(PC pc) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   Mat A = pc->pmat;
@@ -359,9 +451,14 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.coloring.mis.seed = (uint64_t)g->set.seed;
     o.coloring.algo = g->set.coloring;
     o.coloring.recolor = (int)g->set.recolor;
-    o.strength_threshold = g->set.strength_threshold;
     o.line_clusters = g->set.lines ? 1 : 0;
     PetscCall(MatGetBlockSize(A, &bs));
+    /* the automatic threshold works on rows: block size 1 unless one is set */
+    const PetscBool automatic = (PetscBool)(g->set.strength_threshold < 0);
+    if (automatic) bs = 1;
+    g->used_threshold = g->set.strength_threshold;
+    if (g->kind == MISPC_GS_CLUSTER && automatic) PetscCall(auto_threshold(A, &g->used_threshold));
+    o.strength_threshold = g->used_threshold > 0 ? g->used_threshold : 0;
     o.block_size = (int)(g->set.block_size > 0 ? g->set.block_size : bs);
     g->used_block_size = o.block_size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &g->nranks));
@@ -555,13 +652,21 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
                              g->kind == MISPC_GS_CLUSTER ? "cluster" : "point",
                              PCMCGSSweepTypes[g->set.type], g->set.sweeps, (double)g->set.omega,
                              coloring_names[g->set.coloring], mispc_gs_recolor_passes(&vo)));
-  if (g->kind == MISPC_GS_CLUSTER)
+  if (g->kind == MISPC_GS_CLUSTER) {
+    char th[96];
+    if (g->set.strength_threshold >= 0)
+      PetscCall(PetscSNPrintf(th, sizeof th, "%g", (double)g->set.strength_threshold));
+    else if (g->have_symbolic)
+      PetscCall(PetscSNPrintf(th, sizeof th, "auto %g", (double)g->used_threshold));
+    else
+      PetscCall(PetscSNPrintf(th, sizeof th, "auto"));
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
-        "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "%s\n",
-        coarsen_names[g->set.coarsen], (double)g->set.strength_threshold,
+        "  clusters: %s aggregates, strength threshold %s, block size %" PetscInt_FMT "%s\n",
+        coarsen_names[g->set.coarsen], th,
         g->have_symbolic ? g->used_block_size : g->set.block_size,
         g->set.lines ? ", grown along lines" : ""));
+  }
 #if MISPC_ENABLE_MPI
   if (g->have_symbolic && g->use_dist) {
     mispc_gs_info info;
@@ -721,6 +826,10 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->set.coloring = MISPC_COLORING_MIS;
   g->set.recolor = MISPC_GS_RECOLOR_BY_KIND;
   g->set.exact = PETSC_TRUE;
+  if (kind == MISPC_GS_CLUSTER) { /* the automatic clusters (docs/GAUSS_SEIDEL.md) */
+    g->set.strength_threshold = -1;
+    g->set.lines = PETSC_TRUE;
+  }
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;
@@ -801,13 +910,14 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
                                           error with -pc_clustergs_symmetric true)
 .  -pc_clustergs_coarsen <mis2agg>      - the clusters: mis2agg or mis2basic,
                                           see `PCClusterGSSetCoarsen()`
-.  -pc_clustergs_strength_threshold <0> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
-                                          clustering,
+.  -pc_clustergs_strength_threshold <-1> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
+                                          clustering; negative: automatic, 2/3 of the
+                                          smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|),
                                           see `PCClusterGSSetStrengthThreshold()`
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
-                                          matrix block size),
+                                          matrix block size; 1 with the automatic threshold),
                                           see `PCClusterGSSetBlockSize()`
-.  -pc_clustergs_line_clusters <false>  - grow clusters along chains of clusters (with a
+.  -pc_clustergs_line_clusters <true>   - grow clusters along chains of clusters (with a
                                           strength threshold: whole lines of strong
                                           couplings), see `PCClusterGSSetLineClusters()`
 .  -pc_clustergs_exact <true>           - several ranks: the one-rank
