@@ -346,81 +346,93 @@ static PetscErrorCode dist_end(PC pc) {
  * keeps its strongest couplings, and on an operator whose rows are all alike
  * only the couplings within 2/3 of a row's strongest stay strong (aniso2d:
  * the lines; Elasticity3D: each component along its own axis; Laplace3D:
- * all). Computed on the host (values of a GPU matrix are copied there), from
- * each rank's rows with the diagonal of the ghost columns, with maxima and a
- * minimum only: the same value for any rank count and either backend. */
+ * all). Run by a symbolic setup only (the clusters are fixed until the next
+ * one). Read from the host CSR arrays of the rank's diagonal and
+ * off-diagonal blocks (the values of a GPU matrix are copied to the host
+ * when the host copy is stale): the diagonal first (a scan of each row up
+ * to its diagonal entry), the ghost columns' diagonal with one VecScatter,
+ * then one pass over the entries; maxima and a minimum only, so the same
+ * value for any rank count and either backend. */
 static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
-  Vec d, dg = NULL;
   Mat Ad, Ao = NULL;
-  const PetscInt *garray = NULL;
-  PetscInt rstart, rend, nghost = 0;
-  PetscBool mpi;
-  const PetscScalar *dv, *dgv = NULL, *tmp;
+  const PetscInt *garray = NULL, *ai, *aj, *bi = NULL, *bj = NULL;
+  const PetscScalar *aa, *ba = NULL, *dgv = NULL;
+  PetscInt n, nn, nghost = 0, rstart, cstart;
+  PetscBool mpi, done;
+  PetscScalar *r; /* 1 / sqrt(|a_ii|) */
   PetscReal mn = PETSC_MAX_REAL;
+  Vec dg = NULL;
   PetscFunctionBegin;
-  PetscCall(MatCreateVecs(A, NULL, &d));
-  PetscCall(MatGetDiagonal(A, d));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
-  if (mpi) {
+  if (mpi)
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-    PetscCall(MatGetSize(Ao, NULL, &nghost));
+  else
+    Ad = A;
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
+  PetscCheck(rstart == cstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "mispc: the automatic strength threshold needs the same row and column layout (rows "
+             "from %" PetscInt_FMT ", columns from %" PetscInt_FMT ")",
+             rstart, cstart);
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+  PetscCall(PetscMalloc1(n, &r));
+  for (PetscInt i = 0; i < n; ++i) { /* a missing diagonal entry is 0: r_i = inf */
+    PetscReal di = 0;
+    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e)
+      if (aj[e] == i) {
+        di = PetscAbsScalar(aa[e]);
+        break;
+      }
+    r[i] = (PetscReal)1 / PetscSqrtReal(di);
+  }
+  if (mpi) { /* r of the ghost columns, in the order of garray */
+    Vec dv;
     IS is;
     VecScatter sc;
+    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, n, PETSC_DECIDE, r, &dv));
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &dg));
     PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_USE_POINTER, &is));
-    PetscCall(VecScatterCreate(d, is, dg, NULL, &sc));
-    PetscCall(VecScatterBegin(sc, d, dg, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(sc, d, dg, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterCreate(dv, is, dg, NULL, &sc));
+    PetscCall(VecScatterBegin(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterDestroy(&sc));
     PetscCall(ISDestroy(&is));
+    PetscCall(VecDestroy(&dv));
     PetscCall(VecGetArrayRead(dg, &dgv));
-  } else {
-    Ad = A;
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+    PetscCall(MatSeqAIJGetArrayRead(Ao, &ba));
   }
-  /* bring the values of a GPU matrix to the host before MatGetRow reads them */
-  PetscCall(MatSeqAIJGetArrayRead(Ad, &tmp));
-  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &tmp));
-  if (Ao) {
-    PetscCall(MatSeqAIJGetArrayRead(Ao, &tmp));
-    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &tmp));
-  }
-  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  PetscCall(VecGetArrayRead(d, &dv));
-  for (PetscInt i = rstart; i < rend; ++i) {
-    PetscInt nc;
-    const PetscInt *cols;
-    const PetscScalar *vals;
-    PetscReal m = 0, di = PetscAbsScalar(dv[i - rstart]);
-    PetscCall(MatGetRow(A, i, &nc, &cols, &vals));
-    for (PetscInt k = 0; k < nc; ++k) {
-      const PetscInt j = cols[k];
-      PetscReal dj;
-      if (j == i) continue;
-      if (j >= rstart && j < rend)
-        dj = PetscAbsScalar(dv[j - rstart]);
-      else { /* garray is sorted */
-        PetscInt lo = 0, hi = nghost - 1;
-        while (lo < hi) {
-          const PetscInt mid = lo + (hi - lo) / 2;
-          if (garray[mid] < j)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        PetscCheck(nghost > 0 && garray[lo] == j, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                   "column %" PetscInt_FMT " of row %" PetscInt_FMT " is not a ghost column", j, i);
-        dj = PetscAbsScalar(dgv[lo]);
-      }
-      const PetscReal sij = PetscAbsScalar(vals[k]) / PetscSqrtReal(di * dj);
-      if (sij > m) m = sij; /* NaN (a zero diagonal) never counts */
+  /* max_j s_ij = r_i max_j |a_ij| r_j (rounding is monotone: the same as the maximum of the
+   * products). A zero diagonal makes inf or NaN, which never counts; nor does the order of
+   * the entries. */
+  for (PetscInt i = 0; i < n; ++i) {
+    PetscReal m = 0;
+    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e) {
+      const PetscReal t = PetscAbsScalar(aa[e]) * PetscRealPart(r[aj[e]]);
+      if (aj[e] != i && t > m) m = t;
     }
-    PetscCall(MatRestoreRow(A, i, &nc, &cols, &vals));
+    if (bi)
+      for (PetscInt e = bi[i]; e < bi[i + 1]; ++e) {
+        const PetscReal t = PetscAbsScalar(ba[e]) * PetscRealPart(dgv[bj[e]]);
+        if (t > m) m = t;
+      }
+    m *= PetscRealPart(r[i]);
     if (m > 0 && m < mn) mn = m;
   }
-  PetscCall(VecRestoreArrayRead(d, &dv));
-  if (dg) PetscCall(VecRestoreArrayRead(dg, &dgv));
-  PetscCall(VecDestroy(&dg));
-  PetscCall(VecDestroy(&d));
+  PetscCall(PetscFree(r));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
+  if (mpi) {
+    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ba));
+    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
+    PetscCall(VecRestoreArrayRead(dg, &dgv));
+    PetscCall(VecDestroy(&dg));
+  }
   PetscCallMPI(
       MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPIU_REAL, MPI_MIN, PetscObjectComm((PetscObject)A)));
   *theta = mn < PETSC_MAX_REAL ? (PetscReal)(2.0 / 3.0) * mn : 0;
@@ -457,7 +469,11 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     const PetscBool automatic = (PetscBool)(g->set.strength_threshold < 0);
     if (automatic) bs = 1;
     g->used_threshold = g->set.strength_threshold;
-    if (g->kind == MISPC_GS_CLUSTER && automatic) PetscCall(auto_threshold(A, &g->used_threshold));
+    if (g->kind == MISPC_GS_CLUSTER && automatic) {
+      PetscCall(PetscLogEventBegin(MISPC_EventGSThreshold, pc, A, 0, 0));
+      PetscCall(auto_threshold(A, &g->used_threshold));
+      PetscCall(PetscLogEventEnd(MISPC_EventGSThreshold, pc, A, 0, 0));
+    }
     o.strength_threshold = g->used_threshold > 0 ? g->used_threshold : 0;
     o.block_size = (int)(g->set.block_size > 0 ? g->set.block_size : bs);
     g->used_block_size = o.block_size;
