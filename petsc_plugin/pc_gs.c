@@ -842,10 +842,9 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->set.coloring = MISPC_COLORING_MIS;
   g->set.recolor = MISPC_GS_RECOLOR_BY_KIND;
   g->set.exact = PETSC_TRUE;
-  if (kind == MISPC_GS_CLUSTER) { /* the automatic clusters (docs/GAUSS_SEIDEL.md) */
-    g->set.strength_threshold = -1;
-    g->set.lines = PETSC_TRUE;
-  }
+  /* the automatic threshold; line clusters stay off (long dependent chains on a GPU:
+   * docs/GAUSS_SEIDEL.md, "Default clusters") */
+  if (kind == MISPC_GS_CLUSTER) g->set.strength_threshold = -1;
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;
@@ -933,7 +932,7 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
                                           matrix block size; 1 with the automatic threshold),
                                           see `PCClusterGSSetBlockSize()`
-.  -pc_clustergs_line_clusters <true>   - grow clusters along chains of clusters (with a
+.  -pc_clustergs_line_clusters <false>  - grow clusters along chains of clusters (with a
                                           strength threshold: whole lines of strong
                                           couplings), see `PCClusterGSSetLineClusters()`
 .  -pc_clustergs_exact <true>           - several ranks: the one-rank

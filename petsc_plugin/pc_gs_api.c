@@ -432,8 +432,9 @@ PetscErrorCode PCClusterGSGetBlockSize(PC pc, PetscInt *bs) {
   clustering. A negative threshold (the default, -1) is chosen at setup: 2/3 of the smallest,
   over the rows with a nonzero off-diagonal entry, of the row's largest
   |a_ij| / sqrt(|a_ii a_jj|), on rows (block size 1 unless one is set); the same for any
-  number of ranks. 0 with line clusters off and the matrix block size is the rule before it. Does
-nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
+  number of ranks; it is computed by each symbolic setup. 0 with the matrix block size is the
+  rule before it. Does nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes
+  the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetStrengthThreshold()`
 @*/
@@ -479,7 +480,7 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
 - flg - `PETSC_TRUE` to grow them
 
   Options Database Key:
-. -pc_clustergs_line_clusters <true> - the same from the options database
+. -pc_clustergs_line_clusters <false> - the same from the options database
 
   Level: intermediate
 
@@ -489,8 +490,9 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
   strength threshold (`PCClusterGSSetStrengthThreshold()`) on an anisotropic operator a
   cluster becomes a whole line of strong couplings, so a sweep acts like a line
   Gauss-Seidel; where every cluster touches more than two others nothing changes. The
-  clusters are the same for any number of ranks. On by default. Does nothing unless pc is a
-  `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
+  clusters are the same for any number of ranks. Off by default: on a GPU the rows of a
+  cluster are swept one after another, so whole lines are long chains. Does nothing unless
+  pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetLineClusters()`
 @*/
