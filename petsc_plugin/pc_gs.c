@@ -28,9 +28,9 @@ typedef struct {
   PCMCGSSweepType type;
   PetscBool exact; /* several ranks: the distributed sweep */
   mispc_agg_algo coarsen;
-  PetscReal strength_threshold;
-  PetscInt block_size; /* 0: the matrix's block size */
-  PetscBool lines;     /* mispc_gs_options.line_clusters */
+  PetscReal strength_threshold; /* negative (default -1): the automatic rule */
+  PetscInt block_size;          /* 0: the matrix's block size (1 with the automatic threshold) */
+  PetscBool lines;              /* mispc_gs_options.line_clusters */
   PetscInt seed;
   mispc_coloring_algo coloring;
   PetscInt recolor; /* -1: by kind (mispc_gs_recolor_passes) */
@@ -45,6 +45,7 @@ typedef struct {
   MispcLocalCSR L;
   PetscBool have_symbolic;
   PetscInt used_block_size;
+  PetscReal used_threshold; /* the threshold of the last symbolic setup */
   PetscMPIInt nranks;
   Vec w, xl, wl; /* work for several sweeps on several ranks */
   PetscBool use_dist;
@@ -244,12 +245,15 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
     PetscCall(PetscOptionsEList(o->coarsen, "Clusters: MIS-2 aggregation algorithm", o->man,
                                 coarsen_names, 2, coarsen_names[c], &c, NULL));
     s.coarsen = (mispc_agg_algo)c;
-    PetscCall(PetscOptionsReal(o->strength_threshold,
-                               "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering", o->man,
-                               s.strength_threshold, &s.strength_threshold, NULL));
+    PetscCall(PetscOptionsReal(
+        o->strength_threshold,
+        "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering (negative: automatic, 2/3 of "
+        "the smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|))",
+        o->man, s.strength_threshold, &s.strength_threshold, NULL));
     PetscCall(PetscOptionsInt(o->block_size,
-                              "Rows per node for clustering (0: the matrix block size)", o->man,
-                              s.block_size, &s.block_size, NULL));
+                              "Rows per node for clustering (0: the matrix block size, 1 with the "
+                              "automatic threshold)",
+                              o->man, s.block_size, &s.block_size, NULL));
     PetscCall(PetscOptionsBool(o->lines,
                                "Grow clusters along chains of clusters (whole lines of strong "
                                "couplings with a strength threshold)",
@@ -335,6 +339,106 @@ static PetscErrorCode dist_end(PC pc) {
 }
 #endif
 
+/* The automatic strength threshold of clustergs (strength_threshold < 0, the
+ * default; docs/GAUSS_SEIDEL.md, "Default clusters"): 2/3 of the smallest,
+ * over the rows with a nonzero off-diagonal entry, of the row's largest
+ * s_ij = |a_ij| / sqrt(|a_ii a_jj|); 0 when no row has one. Every row then
+ * keeps its strongest couplings, and on an operator whose rows are all alike
+ * only the couplings within 2/3 of a row's strongest stay strong (aniso2d:
+ * the lines; Elasticity3D: each component along its own axis; Laplace3D:
+ * all). Run by a symbolic setup only (the clusters are fixed until the next
+ * one). Read from the host CSR arrays of the rank's diagonal and
+ * off-diagonal blocks (the values of a GPU matrix are copied to the host
+ * when the host copy is stale): the diagonal first (a scan of each row up
+ * to its diagonal entry), the ghost columns' diagonal with one VecScatter,
+ * then one pass over the entries; maxima and a minimum only, so the same
+ * value for any rank count and either backend. */
+static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
+  Mat Ad, Ao = NULL;
+  const PetscInt *garray = NULL, *ai, *aj, *bi = NULL, *bj = NULL;
+  const PetscScalar *aa, *ba = NULL, *dgv = NULL;
+  PetscInt n, nn, nghost = 0, rstart, cstart;
+  PetscBool mpi, done;
+  PetscScalar *r; /* 1 / sqrt(|a_ii|) */
+  PetscReal mn = PETSC_MAX_REAL;
+  Vec dg = NULL;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
+  if (mpi)
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  else
+    Ad = A;
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
+  PetscCheck(rstart == cstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "mispc: the automatic strength threshold needs the same row and column layout (rows "
+             "from %" PetscInt_FMT ", columns from %" PetscInt_FMT ")",
+             rstart, cstart);
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+  PetscCall(PetscMalloc1(n, &r));
+  for (PetscInt i = 0; i < n; ++i) { /* a missing diagonal entry is 0: r_i = inf */
+    PetscReal di = 0;
+    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e)
+      if (aj[e] == i) {
+        di = PetscAbsScalar(aa[e]);
+        break;
+      }
+    r[i] = (PetscReal)1 / PetscSqrtReal(di);
+  }
+  if (mpi) { /* r of the ghost columns, in the order of garray */
+    Vec dv;
+    IS is;
+    VecScatter sc;
+    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, n, PETSC_DECIDE, r, &dv));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &dg));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_USE_POINTER, &is));
+    PetscCall(VecScatterCreate(dv, is, dg, NULL, &sc));
+    PetscCall(VecScatterBegin(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterDestroy(&sc));
+    PetscCall(ISDestroy(&is));
+    PetscCall(VecDestroy(&dv));
+    PetscCall(VecGetArrayRead(dg, &dgv));
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+    PetscCall(MatSeqAIJGetArrayRead(Ao, &ba));
+  }
+  /* max_j s_ij = r_i max_j |a_ij| r_j (rounding is monotone: the same as the maximum of the
+   * products). A zero diagonal makes inf or NaN, which never counts; nor does the order of
+   * the entries. */
+  for (PetscInt i = 0; i < n; ++i) {
+    PetscReal m = 0;
+    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e) {
+      const PetscReal t = PetscAbsScalar(aa[e]) * PetscRealPart(r[aj[e]]);
+      if (aj[e] != i && t > m) m = t;
+    }
+    if (bi)
+      for (PetscInt e = bi[i]; e < bi[i + 1]; ++e) {
+        const PetscReal t = PetscAbsScalar(ba[e]) * PetscRealPart(dgv[bj[e]]);
+        if (t > m) m = t;
+      }
+    m *= PetscRealPart(r[i]);
+    if (m > 0 && m < mn) mn = m;
+  }
+  PetscCall(PetscFree(r));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
+  if (mpi) {
+    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ba));
+    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
+    PetscCall(VecRestoreArrayRead(dg, &dgv));
+    PetscCall(VecDestroy(&dg));
+  }
+  PetscCallMPI(
+      MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPIU_REAL, MPI_MIN, PetscObjectComm((PetscObject)A)));
+  *theta = mn < PETSC_MAX_REAL ? (PetscReal)(2.0 / 3.0) * mn : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_MispcGS(PC pc) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   Mat A = pc->pmat;
@@ -359,9 +463,18 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.coloring.mis.seed = (uint64_t)g->set.seed;
     o.coloring.algo = g->set.coloring;
     o.coloring.recolor = (int)g->set.recolor;
-    o.strength_threshold = g->set.strength_threshold;
     o.line_clusters = g->set.lines ? 1 : 0;
     PetscCall(MatGetBlockSize(A, &bs));
+    /* the automatic threshold works on rows: block size 1 unless one is set */
+    const PetscBool automatic = (PetscBool)(g->set.strength_threshold < 0);
+    if (automatic) bs = 1;
+    g->used_threshold = g->set.strength_threshold;
+    if (g->kind == MISPC_GS_CLUSTER && automatic) {
+      PetscCall(PetscLogEventBegin(MISPC_EventGSThreshold, pc, A, 0, 0));
+      PetscCall(auto_threshold(A, &g->used_threshold));
+      PetscCall(PetscLogEventEnd(MISPC_EventGSThreshold, pc, A, 0, 0));
+    }
+    o.strength_threshold = g->used_threshold > 0 ? g->used_threshold : 0;
     o.block_size = (int)(g->set.block_size > 0 ? g->set.block_size : bs);
     g->used_block_size = o.block_size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &g->nranks));
@@ -555,13 +668,21 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
                              g->kind == MISPC_GS_CLUSTER ? "cluster" : "point",
                              PCMCGSSweepTypes[g->set.type], g->set.sweeps, (double)g->set.omega,
                              coloring_names[g->set.coloring], mispc_gs_recolor_passes(&vo)));
-  if (g->kind == MISPC_GS_CLUSTER)
+  if (g->kind == MISPC_GS_CLUSTER) {
+    char th[96];
+    if (g->set.strength_threshold >= 0)
+      PetscCall(PetscSNPrintf(th, sizeof th, "%g", (double)g->set.strength_threshold));
+    else if (g->have_symbolic)
+      PetscCall(PetscSNPrintf(th, sizeof th, "auto %g", (double)g->used_threshold));
+    else
+      PetscCall(PetscSNPrintf(th, sizeof th, "auto"));
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
-        "  clusters: %s aggregates, strength threshold %g, block size %" PetscInt_FMT "%s\n",
-        coarsen_names[g->set.coarsen], (double)g->set.strength_threshold,
+        "  clusters: %s aggregates, strength threshold %s, block size %" PetscInt_FMT "%s\n",
+        coarsen_names[g->set.coarsen], th,
         g->have_symbolic ? g->used_block_size : g->set.block_size,
         g->set.lines ? ", grown along lines" : ""));
+  }
 #if MISPC_ENABLE_MPI
   if (g->have_symbolic && g->use_dist) {
     mispc_gs_info info;
@@ -721,6 +842,9 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->set.coloring = MISPC_COLORING_MIS;
   g->set.recolor = MISPC_GS_RECOLOR_BY_KIND;
   g->set.exact = PETSC_TRUE;
+  /* the automatic threshold; line clusters stay off (long dependent chains on a GPU:
+   * docs/GAUSS_SEIDEL.md, "Default clusters") */
+  if (kind == MISPC_GS_CLUSTER) g->set.strength_threshold = -1;
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;
@@ -801,11 +925,12 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
                                           error with -pc_clustergs_symmetric true)
 .  -pc_clustergs_coarsen <mis2agg>      - the clusters: mis2agg or mis2basic,
                                           see `PCClusterGSSetCoarsen()`
-.  -pc_clustergs_strength_threshold <0> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
-                                          clustering,
+.  -pc_clustergs_strength_threshold <-1> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
+                                          clustering; negative: automatic, 2/3 of the
+                                          smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|),
                                           see `PCClusterGSSetStrengthThreshold()`
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
-                                          matrix block size),
+                                          matrix block size; 1 with the automatic threshold),
                                           see `PCClusterGSSetBlockSize()`
 .  -pc_clustergs_line_clusters <false>  - grow clusters along chains of clusters (with a
                                           strength threshold: whole lines of strong

@@ -375,7 +375,8 @@ PetscErrorCode PCClusterGSGetType(PC pc, PCMCGSSweepType *type) {
   Level: intermediate
 
   Note:
-  0 (the default) takes the matrix block size; a positive size must divide the rows. Does
+  0 (the default) takes the matrix block size, or 1 with the automatic strength threshold
+  (`PCClusterGSSetStrengthThreshold()`); a positive size must divide the rows. Does
   nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set
   up again.
 
@@ -422,14 +423,18 @@ PetscErrorCode PCClusterGSGetBlockSize(PC pc, PetscInt *bs) {
 - threshold - the value
 
   Options Database Key:
-. -pc_clustergs_strength_threshold <0> - the same from the options database
+. -pc_clustergs_strength_threshold <-1> - the same from the options database
 
   Level: intermediate
 
   Note:
   Entries with |a_ij| <= threshold sqrt(|a_ii a_jj|) are dropped from the graph before
-  clustering (default 0). Does nothing unless pc is a `PCCLUSTERGS`; called after
-  `PCSetUp()`, it makes the next use set up again.
+  clustering. A negative threshold (the default, -1) is chosen at setup: 2/3 of the smallest,
+  over the rows with a nonzero off-diagonal entry, of the row's largest
+  |a_ij| / sqrt(|a_ii a_jj|), on rows (block size 1 unless one is set); the same for any
+  number of ranks; it is computed by each symbolic setup. 0 with the matrix block size is the
+  rule before it. Does nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes
+  the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetStrengthThreshold()`
 @*/
@@ -485,8 +490,9 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
   strength threshold (`PCClusterGSSetStrengthThreshold()`) on an anisotropic operator a
   cluster becomes a whole line of strong couplings, so a sweep acts like a line
   Gauss-Seidel; where every cluster touches more than two others nothing changes. The
-  clusters are the same for any number of ranks. Does nothing unless pc is a
-  `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
+  clusters are the same for any number of ranks. Off by default: on a GPU the rows of a
+  cluster are swept one after another, so whole lines are long chains. Does nothing unless
+  pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetLineClusters()`
 @*/

@@ -9,6 +9,7 @@ spec=gen:aniso2d:60:0.001
 common=(-f "$spec" -pcs clustergs -ksp_rtol 1e-8 -pc_clustergs_strength_threshold 0.05)
 its() { awk '$1 == "clustergs" && $NF == "converged" {print $2}' <<<"$1"; }
 fail=0
+# the MIS-2 clusters (the default: line clusters off)
 base=$("$solve" "${common[@]}" 2>&1)
 b=$(its "$base")
 ref=""
