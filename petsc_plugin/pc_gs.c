@@ -28,7 +28,7 @@ typedef struct {
   PCMCGSSweepType type;
   PetscBool exact; /* several ranks: the distributed sweep */
   mispc_agg_algo coarsen;
-  PetscReal strength_threshold; /* negative (default -1): the automatic rule */
+  PetscReal strength_threshold; /* negative: the automatic rule (opt-in; default 0) */
   PetscInt block_size;          /* 0: the matrix's block size (1 with the automatic threshold) */
   PetscBool lines;              /* mispc_gs_options.line_clusters */
   PetscInt seed;
@@ -339,8 +339,8 @@ static PetscErrorCode dist_end(PC pc) {
 }
 #endif
 
-/* The automatic strength threshold of clustergs (strength_threshold < 0, the
- * default; docs/GAUSS_SEIDEL.md, "Default clusters"): 2/3 of the smallest,
+/* The automatic strength threshold of clustergs (strength_threshold < 0, an
+ * option; docs/GAUSS_SEIDEL.md, "Automatic threshold"): 2/3 of the smallest,
  * over the rows with a nonzero off-diagonal entry, of the row's largest
  * s_ij = |a_ij| / sqrt(|a_ii a_jj|); 0 when no row has one. Every row then
  * keeps its strongest couplings, and on an operator whose rows are all alike
@@ -842,9 +842,8 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->set.coloring = MISPC_COLORING_MIS;
   g->set.recolor = MISPC_GS_RECOLOR_BY_KIND;
   g->set.exact = PETSC_TRUE;
-  /* the automatic threshold; line clusters stay off (long dependent chains on a GPU:
-   * docs/GAUSS_SEIDEL.md, "Default clusters") */
-  if (kind == MISPC_GS_CLUSTER) g->set.strength_threshold = -1;
+  /* threshold 0 on the matrix's nodes, no line clusters: the automatic threshold and
+   * lines save iterations but not time (docs/GAUSS_SEIDEL.md, "Automatic threshold") */
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;
@@ -925,7 +924,7 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
                                           error with -pc_clustergs_symmetric true)
 .  -pc_clustergs_coarsen <mis2agg>      - the clusters: mis2agg or mis2basic,
                                           see `PCClusterGSSetCoarsen()`
-.  -pc_clustergs_strength_threshold <-1> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
+.  -pc_clustergs_strength_threshold <0> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
                                           clustering; negative: automatic, 2/3 of the
                                           smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|),
                                           see `PCClusterGSSetStrengthThreshold()`

@@ -423,18 +423,18 @@ PetscErrorCode PCClusterGSGetBlockSize(PC pc, PetscInt *bs) {
 - threshold - the value
 
   Options Database Key:
-. -pc_clustergs_strength_threshold <-1> - the same from the options database
+. -pc_clustergs_strength_threshold <0> - the same from the options database
 
   Level: intermediate
 
   Note:
   Entries with |a_ij| <= threshold sqrt(|a_ii a_jj|) are dropped from the graph before
-  clustering. A negative threshold (the default, -1) is chosen at setup: 2/3 of the smallest,
-  over the rows with a nonzero off-diagonal entry, of the row's largest
-  |a_ij| / sqrt(|a_ii a_jj|), on rows (block size 1 unless one is set); the same for any
-  number of ranks; it is computed by each symbolic setup. 0 with the matrix block size is the
-  rule before it. Does nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes
-  the next use set up again.
+  clustering (default 0). A negative threshold is chosen at setup: 2/3 of the smallest, over
+  the rows with a nonzero off-diagonal entry, of the row's largest |a_ij| / sqrt(|a_ii a_jj|),
+  on rows (block size 1 unless one is set); the same for any number of ranks; it is computed
+  by each symbolic setup. It saves iterations on elasticity and anisotropic operators but
+  not time (docs/GAUSS_SEIDEL.md, "Automatic threshold"). Does nothing unless pc is a
+  `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetStrengthThreshold()`
 @*/

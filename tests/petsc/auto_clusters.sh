@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
-# auto_clusters.sh MPIEXEC SOLVE: the default clusters of clustergs (the
-# automatic strength threshold, line clusters off; docs/GAUSS_SEIDEL.md
-# "Default clusters"). On Elasticity3D_8 (block size 3) every row's largest
+# auto_clusters.sh MPIEXEC SOLVE: the automatic strength threshold of
+# clustergs (-pc_clustergs_strength_threshold -1, opt-in; docs/GAUSS_SEIDEL.md
+# "Automatic threshold"). On Elasticity3D_8 (block size 3) every row's largest
 # |a_ij| / sqrt(|a_ii a_jj|) is 0.2273 (a component with its neighbours along
 # its own axis), so the threshold is 2/3 of it, 0.151515, on rows; the same
 # threshold, clusters and iterations on 1, 2 and 3 ranks, fewer iterations than
-# the old default (threshold 0, the matrix block size, still reachable), which
-# -ksp_view shows as such. With -pc_clustergs_line_clusters (an option, off by
-# default) the clusters are the 192 grid lines of one component, 8 rows each.
+# the default (threshold 0, the matrix block size), which -ksp_view shows as
+# such. With -pc_clustergs_line_clusters (an option, off by default) the
+# clusters are the 192 grid lines of one component, 8 rows each.
 # On Laplace3D_10 (all couplings alike, 1/6) the threshold keeps every
 # coupling: 0.111111.
 set -uo pipefail
 mpiexec=$1 solve=$2
 common=(-problem elasticity3d -n 8 -pcs clustergs -ksp_rtol 1e-8 -ksp_view)
+auto=(-pc_clustergs_strength_threshold -1)
 its() { awk '$1 == "clustergs" && $NF == "converged" {print $2}' <<<"$1"; }
 fail=0
 ref=""
 for np in 1 2 3; do
-  out=$("$mpiexec" --oversubscribe -n $np "$solve" "${common[@]}" 2>&1)
+  out=$("$mpiexec" --oversubscribe -n $np "$solve" "${common[@]}" "${auto[@]}" 2>&1)
   l=$(its "$out")
   if ! grep -q "strength threshold auto 0.151515, block size 1$" <<<"$out"; then
     echo "FAIL: $np ranks: -ksp_view does not show the automatic threshold without lines" >&2
@@ -30,27 +31,27 @@ for np in 1 2 3; do
     fail=1
   fi
 done
-old=$("$solve" "${common[@]}" -pc_clustergs_strength_threshold 0 2>&1)
+old=$("$solve" "${common[@]}" 2>&1)
 o=$(its "$old")
 if ! grep -Eq "strength threshold 0\.?, block size 3$" <<<"$old"; then
-  echo "FAIL: the old default (threshold 0, block size 3) is not what -ksp_view shows" >&2
+  echo "FAIL: the default (threshold 0, block size 3) is not what -ksp_view shows" >&2
   grep -E "strength threshold" <<<"$old" >&2
   fail=1
 fi
-lines=$("$solve" "${common[@]}" -pc_clustergs_line_clusters 2>&1)
+lines=$("$solve" "${common[@]}" "${auto[@]}" -pc_clustergs_line_clusters 2>&1)
 if ! grep -q "strength threshold auto 0.151515, block size 1, grown along lines" <<<"$lines" ||
   ! grep -Eq "clusters 192 \(rows per cluster: (mean 8.00, )?min 8, max 8\)" <<<"$lines"; then
   echo "FAIL: -pc_clustergs_line_clusters: not 192 lines of 8 rows" >&2
   grep -E "clusters" <<<"$lines" >&2
   fail=1
 fi
-echo "Elasticity3D_8: automatic clusters $ref iterations (1, 2, 3 ranks), old default $o," \
+echo "Elasticity3D_8: automatic clusters $ref iterations (1, 2, 3 ranks), default $o," \
   "with lines $(its "$lines")"
 if [ -z "$o" ] || [ -z "$ref" ] || [ "$ref" -ge "$o" ]; then
   echo "FAIL: the automatic clusters do not save iterations" >&2
   fail=1
 fi
-lap=$("$solve" -n 10 -pcs clustergs -ksp_view 2>&1)
+lap=$("$solve" -n 10 -pcs clustergs -ksp_view "${auto[@]}" 2>&1)
 if ! grep -q "strength threshold auto 0.111111, block size 1$" <<<"$lap"; then
   echo "FAIL: Laplace3D_10: not the automatic threshold 0.111111 (no lines)" >&2
   grep -E "strength threshold" <<<"$lap" >&2
