@@ -735,51 +735,27 @@ static PetscErrorCode check_diagonal(Mat A, PetscInt bad) {
  * merged), so the bound is the same bits for any partition; the maximum
  * across ranks is exact. */
 static PetscErrorCode gershgorin(Mat A, PetscReal *lambda) {
-  Mat Ad, Ao = NULL;
-  const PetscInt *garray = NULL, *ai, *aj, *bi = NULL, *bj = NULL;
-  const PetscScalar *aa, *ba = NULL;
-  PetscInt n, nn, rstart, cstart;
-  PetscBool mpi, done;
+  MispcHostBlocks b;
   double lmax = 0;
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
-  if (mpi)
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  else
-    Ad = A;
-  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
-  PetscCall(MatGetLocalSize(A, &n, NULL));
-  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
-  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
-  if (Ao) {
-    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
-    PetscCall(MatSeqAIJGetArrayRead(Ao, &ba));
-  }
+  PetscCall(MispcHostBlocksGet(A, &b));
   PetscInt bad = -1;
-  for (PetscInt i = 0; i < n && bad < 0; ++i) {
+  for (PetscInt i = 0; i < b.n && bad < 0; ++i) {
     double sum = 0, diag = 0;
-    PetscInt eb = Ao ? bi[i] : 0, ebend = Ao ? bi[i + 1] : 0;
+    PetscInt eb = b.bi ? b.bi[i] : 0, ebend = b.bi ? b.bi[i + 1] : 0;
     /* off-diagonal block columns below the diagonal block, the diagonal block, the rest */
-    for (; eb < ebend && garray[bj[eb]] < cstart; ++eb) sum += PetscAbsScalar(ba[eb]);
-    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e) {
-      sum += PetscAbsScalar(aa[e]);
-      if (aj[e] + cstart == rstart + i) diag = PetscAbsScalar(aa[e]);
+    for (; eb < ebend && b.garray[b.bj[eb]] < b.cstart; ++eb) sum += PetscAbsScalar(b.ba[eb]);
+    for (PetscInt e = b.ai[i]; e < b.ai[i + 1]; ++e) {
+      sum += PetscAbsScalar(b.aa[e]);
+      if (b.aj[e] + b.cstart == b.rstart + i) diag = PetscAbsScalar(b.aa[e]);
     }
-    for (; eb < ebend; ++eb) sum += PetscAbsScalar(ba[eb]);
+    for (; eb < ebend; ++eb) sum += PetscAbsScalar(b.ba[eb]);
     if (!(diag > 0) || !PetscIsNormalReal(diag))
-      bad = rstart + i;
+      bad = b.rstart + i;
     else
       lmax = PetscMax(lmax, sum / diag);
   }
-  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
-  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
-  if (Ao) {
-    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ba));
-    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
-  }
+  PetscCall(MispcHostBlocksRestore(&b));
   PetscCall(check_diagonal(A, bad));
   {
     PetscReal l = (PetscReal)lmax;

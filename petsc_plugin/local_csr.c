@@ -24,6 +24,43 @@ PetscErrorCode MispcLocalBlock(Mat A, Mat *Ad, PetscBool *gpu) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MispcHostBlocksGet(Mat A, MispcHostBlocks *b) {
+  PetscBool mpi, done;
+  PetscInt nn;
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(b, sizeof *b));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
+  if (mpi)
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &b->Ad, &b->Ao, &b->garray));
+  else
+    b->Ad = A;
+  PetscCall(MatGetOwnershipRange(A, &b->rstart, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &b->cstart, NULL));
+  PetscCall(MatGetLocalSize(A, &b->n, NULL));
+  PetscCall(MatGetRowIJ(b->Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &b->ai, &b->aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+  PetscCall(MatSeqAIJGetArrayRead(b->Ad, &b->aa));
+  if (b->Ao) {
+    PetscCall(MatGetRowIJ(b->Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &b->bi, &b->bj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
+    PetscCall(MatSeqAIJGetArrayRead(b->Ao, &b->ba));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MispcHostBlocksRestore(MispcHostBlocks *b) {
+  PetscBool done;
+  PetscInt nn;
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJRestoreArrayRead(b->Ad, &b->aa));
+  PetscCall(MatRestoreRowIJ(b->Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &b->ai, &b->aj, &done));
+  if (b->Ao) {
+    PetscCall(MatSeqAIJRestoreArrayRead(b->Ao, &b->ba));
+    PetscCall(MatRestoreRowIJ(b->Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &b->bi, &b->bj, &done));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MispcErrorCode(mispc_status s, const char *message) {
   const char *m = message ? message : "";
   switch (s) {

@@ -354,30 +354,20 @@ static PetscErrorCode dist_end(PC pc) {
  * then one pass over the entries; maxima and a minimum only, so the same
  * value for any rank count and either backend. */
 static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
-  Mat Ad, Ao = NULL;
-  const PetscInt *garray = NULL, *ai, *aj, *bi = NULL, *bj = NULL;
-  const PetscScalar *aa, *ba = NULL, *dgv = NULL;
-  PetscInt n, nn, nghost = 0, rstart, cstart;
-  PetscBool mpi, done;
+  MispcHostBlocks b;
+  const PetscScalar *dgv = NULL;
+  PetscInt nghost = 0;
   PetscScalar *r; /* 1 / sqrt(|a_ii|) */
   PetscReal mn = PETSC_MAX_REAL;
   Vec dg = NULL;
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
-  if (mpi)
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  else
-    Ad = A;
-  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
-  PetscCheck(rstart == cstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+  PetscCall(MispcHostBlocksGet(A, &b));
+  PetscCheck(b.rstart == b.cstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "mispc: the automatic strength threshold needs the same row and column layout (rows "
              "from %" PetscInt_FMT ", columns from %" PetscInt_FMT ")",
-             rstart, cstart);
-  PetscCall(MatGetLocalSize(A, &n, NULL));
-  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
-  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+             b.rstart, b.cstart);
+  const PetscInt n = b.n, *ai = b.ai, *aj = b.aj, *bi = b.bi, *bj = b.bj;
+  const PetscScalar *aa = b.aa, *ba = b.ba;
   PetscCall(PetscMalloc1(n, &r));
   for (PetscInt i = 0; i < n; ++i) { /* a missing diagonal entry is 0: r_i = inf */
     PetscReal di = 0;
@@ -388,14 +378,14 @@ static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
       }
     r[i] = (PetscReal)1 / PetscSqrtReal(di);
   }
-  if (mpi) { /* r of the ghost columns, in the order of garray */
+  if (b.Ao) { /* r of the ghost columns, in the order of garray */
     Vec dv;
     IS is;
     VecScatter sc;
-    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    PetscCall(MatGetSize(b.Ao, NULL, &nghost));
     PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, n, PETSC_DECIDE, r, &dv));
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &dg));
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_USE_POINTER, &is));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, b.garray, PETSC_USE_POINTER, &is));
     PetscCall(VecScatterCreate(dv, is, dg, NULL, &sc));
     PetscCall(VecScatterBegin(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterEnd(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
@@ -403,9 +393,6 @@ static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
     PetscCall(ISDestroy(&is));
     PetscCall(VecDestroy(&dv));
     PetscCall(VecGetArrayRead(dg, &dgv));
-    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "mispc: cannot read the CSR of this matrix");
-    PetscCall(MatSeqAIJGetArrayRead(Ao, &ba));
   }
   /* max_j s_ij = r_i max_j |a_ij| r_j (rounding is monotone: the same as the maximum of the
    * products). A zero diagonal makes inf or NaN, which never counts; nor does the order of
@@ -425,11 +412,8 @@ static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
     if (m > 0 && m < mn) mn = m;
   }
   PetscCall(PetscFree(r));
-  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
-  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nn, &ai, &aj, &done));
-  if (mpi) {
-    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ba));
-    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nn, &bi, &bj, &done));
+  PetscCall(MispcHostBlocksRestore(&b));
+  if (dg) {
     PetscCall(VecRestoreArrayRead(dg, &dgv));
     PetscCall(VecDestroy(&dg));
   }

@@ -46,6 +46,20 @@ PetscErrorCode MispcContextUsePetscStream(mispc_context *ctx);
  * mpiaij / mpiaijcusparse -> its "A" block; seqaij(cusparse) -> itself. */
 PetscErrorCode MispcLocalBlock(Mat A, Mat *Ad, PetscBool *gpu);
 
+/* The host CSR arrays of an AIJ matrix's diagonal block (ai, aj, aa) and, on
+ * several ranks, of its off-diagonal block (bi, bj, ba: NULL on one rank)
+ * with garray; a GPU matrix's values are brought to the host when stale.
+ * n local rows; rstart / cstart the first row / column. Restore releases
+ * them. */
+typedef struct {
+  Mat Ad, Ao;
+  const PetscInt *garray, *ai, *aj, *bi, *bj;
+  const PetscScalar *aa, *ba;
+  PetscInt n, rstart, cstart;
+} MispcHostBlocks;
+PetscErrorCode MispcHostBlocksGet(Mat A, MispcHostBlocks *b);
+PetscErrorCode MispcHostBlocksRestore(MispcHostBlocks *b);
+
 /* The rank-local block as a mispc_csr over PETSc's own arrays: column indices
  * and values are borrowed (device pointers for cusparse), the row offsets are
  * widened to 64 bits into rowptr64 (kept between calls; widened again only

@@ -228,23 +228,24 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
     compare_colorings(ctx, &gpu, dlab, hlab);
     compare_aggregations(ctx, &gpu, dlab, hlab);
-    if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) { /* MIS-2 rounds as CUDA graphs */
+    if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
+      /* MIS-2 rounds as CUDA graphs, and all rounds in one kernel a rank with
+       * the ghosts stored over NVLink (where NCCL's LSA team holds every rank;
+       * else the host-driven rounds again) */
+      static const char *const tags[2] = {"GPU graph rounds ", "GPU one-kernel rounds "};
       mispc_tuning t0, t;
       mispc_context_get_tuning_(ctx, &t0);
-      t = t0;
-      t.dist_graph_rounds = 1;
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
-      compared graph = {spec, "GPU graph rounds ", &G, &D, &DD, 1, r0, r1};
-      compare_mis(ctx, &graph, sub, dsub, ref, dset, mine);
-      compare_aggregations(ctx, &graph, dlab, hlab);
-      /* all rounds in one kernel a rank, ghosts stored over NVLink (where
-       * NCCL's LSA team holds every rank; else the same rounds as above) */
-      t = t0;
-      t.dist_lsa_rounds = 1;
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
-      compared one = {spec, "GPU one-kernel rounds ", &G, &D, &DD, 1, r0, r1};
-      compare_mis(ctx, &one, sub, dsub, ref, dset, mine);
-      compare_aggregations(ctx, &one, dlab, hlab);
+      for (int k = 0; k < 2; ++k) {
+        t = t0;
+        if (k == 0)
+          t.dist_graph_rounds = 1;
+        else
+          t.dist_lsa_rounds = 1;
+        CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+        compared knob = {spec, tags[k], &G, &D, &DD, 1, r0, r1};
+        compare_mis(ctx, &knob, sub, dsub, ref, dset, mine);
+        compare_aggregations(ctx, &knob, dlab, hlab);
+      }
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
     mispc_free(ctx, MISPC_MEM_DEVICE, dlab);
