@@ -1,7 +1,8 @@
 /* mispc_dist_load: graph specs read into even row ranges. Generators whose
  * rows can be made one at a time make only this rank's rows (weak scaling
  * with no input file); Kronecker graphs draw every edge but sort and keep
- * only this rank's rows; other inputs are read whole and cut. */
+ * only this rank's rows; MatrixMarket, METIS and PETSc binary files are
+ * read by row ranges; other inputs are read whole and cut. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,11 @@ static mispc_status stencil_spec(mispc_context *ctx, const char *spec, mispc_ste
   long long n = strtoll(colon + 1, &end, 10);
   if (end == colon + 1 || *end) return MISPC_SUCCESS; /* more arguments: mispc_load decides */
   return mispc_stencil_named(ctx, nm, n, st, found);
+}
+
+static int ends_with(const char *s, size_t len, const char *suffix) {
+  const size_t k = strlen(suffix);
+  return len >= k && !strcmp(s + len - k, suffix);
 }
 
 /* Even split of n rows over P ranks. */
@@ -99,20 +105,31 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
     free(rowptr), free(gcol), free(val);
     return s;
   }
-  /* MatrixMarket files: every rank reads the size line for the split, then
-   * parses the entries and keeps its rows. */
-  const int is_mtx = !symmetrize && ((len > 4 && !strcmp(spec + len - 4, ".mtx")) ||
-                                     (len > 7 && !strcmp(spec + len - 7, ".mtx.gz")));
-  if (is_mtx) {
+  /* MatrixMarket and METIS files: every rank reads the sizes for the split,
+   * then parses the whole file (checking it as mispc_load does) and keeps
+   * its rows: memory follows the rows, I/O time the file. */
+  const int is_mtx =
+      !symmetrize && (ends_with(spec, len, ".mtx") || ends_with(spec, len, ".mtx.gz"));
+  const int is_metis =
+      !symmetrize && (ends_with(spec, len, ".graph") || ends_with(spec, len, ".metis") ||
+                      ends_with(spec, len, ".graph.gz") || ends_with(spec, len, ".metis.gz"));
+  if (is_mtx || is_metis) {
     int64_t nr = 0, nc = 0, r0 = 0, r1 = 0;
     mispc_csr R;
     memset(&R, 0, sizeof R);
-    s = mispc_read_mtx_sizes(ctx, spec, &nr, &nc);
+    if (is_mtx) {
+      s = mispc_read_mtx_sizes(ctx, spec, &nr, &nc);
+    } else {
+      s = mispc_read_metis_sizes(ctx, spec, &nr);
+      nc = nr;
+    }
     if (!s && nr != nc)
       s = mispc_seterr(ctx, MISPC_ERR_NOT_SQUARE, "%s: %lld x %lld is not square", spec,
                        (long long)nr, (long long)nc);
     if (!s) even_range(nr, comm, &r0, &r1);
-    if (!s) s = mispc_read_mtx_rows(ctx, spec, r0, r1, &nr, &nc, &R);
+    if (!s)
+      s = is_mtx ? mispc_read_mtx_rows(ctx, spec, r0, r1, &nr, &nc, &R)
+                 : mispc_read_metis_rows(ctx, spec, r0, r1, &nr, &R);
     int64_t *gcol = NULL;
     if (!s) {
       gcol = (int64_t *)mispc_host_alloc_n(ctx, R.nnz + 1, sizeof(int64_t), "columns");

@@ -1,5 +1,7 @@
 /* METIS graph files: header "n m [fmt [ncon]]", then one line per vertex with
- * its 1-based neighbours. Weights are parsed and dropped. */
+ * its 1-based neighbours. Weights are parsed and dropped. The distributed
+ * loader reads rows [r0, r1) only: every line is parsed and checked (so
+ * every rank finds the same errors), only the range's entries are kept. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "csr_build.h"
 
 #include "io_lines.h"
+#include "io_rows.h"
 
 static char *skip_blanks(char *p) {
   while (is_blank(*p)) ++p;
@@ -18,8 +21,10 @@ typedef struct metis_data {
   int has_vsize, has_vwgt, has_ewgt;
   int64_t ncon;
   int64_t header_line;
-  int64_t count, cap;
-  int32_t *I, *J;
+  int64_t count;     /* adjacency entries read */
+  int64_t r0, r1;    /* the rows kept */
+  int64_t kept, cap; /* entries kept and their room */
+  int32_t *I, *J;    /* kept entries: row - r0, column */
 } metis_data;
 
 static mispc_status metis_header(mispc_lines *lr, metis_data *d) {
@@ -95,7 +100,7 @@ static int skip_number(char **p) {
 }
 
 static mispc_status metis_reserve(mispc_lines *lr, metis_data *d) {
-  if (d->count < d->cap) return MISPC_SUCCESS;
+  if (d->kept < d->cap) return MISPC_SUCCESS;
   int64_t ncap = d->cap ? d->cap * 2 : ((int64_t)1 << 16);
   if (ncap > d->nadj) ncap = d->nadj;
   int32_t *I = (int32_t *)realloc(d->I, (size_t)ncap * sizeof(int32_t));
@@ -143,10 +148,12 @@ static mispc_status metis_vertex(mispc_lines *lr, metis_data *d, int64_t vtx, ch
                                "more than %lld adjacency entries, but the header (line %lld) "
                                "declares %lld edges (each edge is listed twice)",
                                (long long)d->nadj, (long long)d->header_line, (long long)d->m);
-    MISPC_TRY(metis_reserve(lr, d));
-    d->I[d->count] = (int32_t)vtx;
-    d->J[d->count] = (int32_t)(x - 1);
     ++d->count;
+    if (vtx < d->r0 || vtx >= d->r1) continue;
+    MISPC_TRY(metis_reserve(lr, d));
+    d->I[d->kept] = (int32_t)(vtx - d->r0);
+    d->J[d->kept] = (int32_t)(x - 1);
+    ++d->kept;
   }
   return MISPC_SUCCESS;
 }
@@ -176,24 +183,46 @@ static mispc_status metis_body(mispc_lines *lr, metis_data *d) {
   return MISPC_SUCCESS;
 }
 
-mispc_status mispc_read_metis(mispc_context *ctx, const char *path, mispc_csr *out) {
+/* Rows [r0, r1) (clipped to the file's) into *out (r1 - r0 rows, n columns);
+ * sizes_only: the header alone. */
+static mispc_status metis_read(mispc_context *ctx, const char *path, int64_t r0, int64_t r1,
+                               int sizes_only, int64_t *n, mispc_csr *out) {
   mispc_lines *lr;
   MISPC_TRY(mispc_lines_open_csr(ctx, path, "METIS graph", out, &lr));
   metis_data d;
   memset(&d, 0, sizeof d);
   mispc_status s = metis_header(lr, &d);
-  if (!s) s = metis_body(lr, &d);
+  d.r0 = r0 < 0 ? 0 : r0 > d.n ? d.n : r0;
+  d.r1 = r1 < d.r0 ? d.r0 : r1 > d.n ? d.n : r1;
+  if (!s && !sizes_only) s = metis_body(lr, &d);
   mispc_lines_close(lr);
   /* Too few entries: the header line is what disagrees with the lists. */
-  if (!s && d.count != d.nadj)
+  if (!s && !sizes_only && d.count != d.nadj)
     s = mispc_seterr(ctx, MISPC_ERR_FORMAT,
                      "%s:%lld: the header declares %lld edges (%lld adjacency entries, each edge "
                      "listed twice), but the %lld vertex lines hold %lld entries",
                      path, (long long)d.header_line, (long long)d.m, (long long)d.nadj,
                      (long long)d.n, (long long)d.count);
-  if (!s) s = mispc_csr_from_coo(ctx, d.n, d.n, d.count, d.I, d.J, NULL, 0, out);
+  if (!s) *n = d.n;
+  if (!s && !sizes_only)
+    s = mispc_csr_from_coo(ctx, d.r1 - d.r0, d.n, d.kept, d.I, d.J, NULL, 0, out);
   free(d.I);
   free(d.J);
   if (s) memset(out, 0, sizeof *out);
   return s;
+}
+
+mispc_status mispc_read_metis(mispc_context *ctx, const char *path, mispc_csr *out) {
+  int64_t n = 0;
+  return metis_read(ctx, path, 0, INT64_MAX, 0, &n, out);
+}
+
+mispc_status mispc_read_metis_sizes(mispc_context *ctx, const char *path, int64_t *n) {
+  mispc_csr none;
+  return metis_read(ctx, path, 0, 0, 1, n, &none);
+}
+
+mispc_status mispc_read_metis_rows(mispc_context *ctx, const char *path, int64_t r0, int64_t r1,
+                                   int64_t *n, mispc_csr *rows) {
+  return metis_read(ctx, path, r0, r1, 0, n, rows);
 }

@@ -342,6 +342,11 @@ static void test_row_generators(void) {
    * each rank keeps its rows; the same rows as the whole file's */
   const char *mtx[] = {MISPC_TEST_DATA "/bcsstk13.mtx", MISPC_TEST_DATA "/delaunay_n14.mtx"};
   for (size_t i = 0; i < sizeof mtx / sizeof *mtx; ++i) check_rows_as_whole(ctx, mtx[i], mtx[i]);
+  /* METIS graph files: every rank parses every line, keeps its rows */
+  const char *metis[] = {MISPC_TEST_DATA "/fe_4elt2.metis.graph",
+                         MISPC_TEST_DATA "/PGPgiantcompo.metis.graph"};
+  for (size_t i = 0; i < sizeof metis / sizeof *metis; ++i)
+    check_rows_as_whole(ctx, metis[i], metis[i]);
   /* PETSc binary files: each rank reads its rows; the same rows as the whole file's */
   char pf[4200];
   test_tmp_file(pf, sizeof pf, "mpi_test_dist", "petsc");
