@@ -147,6 +147,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     mispc_pool_free(ctx, MISPC_MEM_HOST, h->zptr);
     h->zptr = NULL;
   } else if (zcopy) {
+    h->zlong = 0;
+    for (int64_t q = 0; q < n && !h->zlong; ++q) h->zlong = h->ptr[q + 1] - h->ptr[q] > 32;
     ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");

@@ -101,8 +101,10 @@ struct mispc_gs {
    * the others' products are +-0 (finite a_ij, as the GPU assumes there),
    * which leave a nonzero running sum as it is, and x_i = +0 + s w_i
    * absorbs the sign of a zero one. Rows longer than 32 entries stay whole
-   * there (their chunks keep their places); no copy [2] (zptr NULL) where
-   * it would hold over 3/4 of the entries. */
+   * there (their chunks keep their places; zlong); without such rows the
+   * pass reads only x of rows it has written and needs no x = 0 first
+   * (gs_host_skips_zero). No copy [2] (zptr NULL) where it would hold over
+   * 3/4 of the entries. */
   struct gs_host_copy {
     int32_t *perm;    /* n: sweep position -> row */
     int64_t *rows;    /* ncolors + 1: positions of each color's rows */
@@ -114,6 +116,7 @@ struct mispc_gs {
     int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
     double *val[3];   /* (numeric) */
     double *wdiag;    /* n (numeric): omega / a_ii in sweep order */
+    int zlong;        /* copy [2] holds rows longer than 32, whole */
     int prefetch;     /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
                        * exceed GS_PREFETCH_MIN_BYTES */
   } h;
@@ -157,6 +160,10 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
 
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
+/* Whether the host apply from x = 0 can leave x as it is: its first pass is
+ * forward on copy [2] without long rows, which writes every x_i before any
+ * row reads it. */
+int gs_host_skips_zero(const mispc_gs *gs);
 
 /* Device: builds the sweep-ordered pattern (perm .. pcl, the chains, bp, xp,
  * lanes, cluster_mode, block_clusters, smem_block) after
