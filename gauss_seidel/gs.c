@@ -239,7 +239,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_csr_free(ctx, &coarse);
     mispc_aggregates_free(ctx, &aggs);
   }
-  if (!s && gs->mem == MISPC_MEM_HOST) s = gs_host_pattern(ctx, gs, A);
+  if (!s && gs->mem == MISPC_MEM_HOST) s = gs_host_pattern(ctx, gs, A, 1);
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
   mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {

@@ -41,31 +41,30 @@ typedef struct copy_rows {
   int zero;
 } copy_rows;
 
+/* Product l of a chunk of m entries from p: 0 after the row's end. */
+static inline double chunk_leaf(const int32_t *restrict col, const double *restrict val,
+                                const double *restrict x, int64_t p, int l, int m) {
+  return l < m ? val[p + l] * x[col[p + l]] : 0.0;
+}
+
 /* gs_chunk_tree of the products of entries p .. p + m - 1 (m <= 32, zeros
- * after), its first level formed from the products directly: the same
- * additions as storing them and summing the array, without the round trip
- * through memory (a long row's passes ran 1.5x faster so, Elasticity3D_30
- * on the 2-core VM). */
+ * after) written out as one expression, depth first: the same additions in
+ * the same tree (lanes l and l + 16 first, then + 8, + 4, + 2, + 1), with
+ * a few values live instead of 32 stored and read back (a long row's passes
+ * ran 1.5x faster so, Elasticity3D_30 on the 2-core VM). */
 static inline double chunk_sum(const int32_t *restrict col, const double *restrict val,
                                const double *restrict x, int64_t p, int m) {
-  double c[16];
-  if (m == 32) {
-    for (int l = 0; l < 16; ++l) {
-      const double u = val[p + l] * x[col[p + l]], v = val[p + l + 16] * x[col[p + l + 16]];
-      c[l] = u + v;
-    }
-  } else {
-    for (int l = 0; l < 16; ++l) {
-      const double u = l < m ? val[p + l] * x[col[p + l]] : 0.0;
-      const double v = l + 16 < m ? val[p + l + 16] * x[col[p + l + 16]] : 0.0;
-      c[l] = u + v;
-    }
-  }
-  for (int l = 0; l < 8; ++l) c[l] = c[l] + c[l + 8];
-  for (int l = 0; l < 4; ++l) c[l] = c[l] + c[l + 4];
-  c[0] = c[0] + c[2];
-  c[1] = c[1] + c[3];
-  return c[0] + c[1];
+#define L_(l) chunk_leaf(col, val, x, p, l, m)
+#define C_(l) (L_(l) + L_(l + 16))
+#define D_(l) (C_(l) + C_(l + 8))
+#define E_(l) (D_(l) + D_(l + 4))
+#define F_(l) (E_(l) + E_(l + 2))
+  return F_(0) + F_(1);
+#undef L_
+#undef C_
+#undef D_
+#undef E_
+#undef F_
 }
 
 /* gs_update_row on row q of a copy: storage order, chunks of 32 for long
@@ -84,8 +83,9 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
       s = s - prod;
     }
   } else {
-    for (int64_t p = rb; p < re; p += 32)
-      s = s - chunk_sum(col, val, x, p, re - p < 32 ? (int)(re - p) : 32);
+    int64_t p = rb;
+    for (; p + 32 <= re; p += 32) s = s - chunk_sum(col, val, x, p, 32);
+    if (p < re) s = s - chunk_sum(col, val, x, p, (int)(re - p));
   }
   double t = s * h->wdiag[q];
   x[i] = (zero ? 0.0 : x[i]) + t;
@@ -192,6 +192,16 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int nt = nt0 ? nt0 : omp_get_max_threads();
   const int32_t ncol = gs->ncolors;
   const copy_rows r = pass_copy(gs, backward, from_zero);
+  if (gs->h.blocked) { /* rows by level: one thread (whatever the context's count now),
+                        * forward or backward through them */
+    if (backward)
+      for (int64_t q = gs->n - 1; q >= 0; --q) copy_point_row(&gs->h, r, b, x, q, 0);
+    else if (r.zero)
+      for (int64_t q = 0; q < gs->n; ++q) copy_point_row(&gs->h, r, b, x, q, 1);
+    else
+      for (int64_t q = 0; q < gs->n; ++q) copy_point_row(&gs->h, r, b, x, q, 0);
+    return MISPC_SUCCESS;
+  }
   /* one team for the whole sweep, a barrier between colors */
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   {
