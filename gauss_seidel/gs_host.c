@@ -38,6 +38,7 @@ typedef struct copy_rows {
   const int64_t *ptr;
   const int32_t *col;
   const double *val;
+  const uint8_t *len; /* blocked: the row lengths */
   int zero;
 } copy_rows;
 
@@ -89,6 +90,55 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
   }
   double t = s * h->wdiag[q];
   x[i] = (zero ? 0.0 : x[i]) + t;
+}
+
+/* gs_update_row on row q of a blocked copy: its m <= 32 entries at col,
+ * val (the running place of a pass through the copy, which reads one byte a
+ * row for its length instead of two row pointers). */
+static inline void short_point_row(const struct gs_host_copy *h, const int32_t *restrict col,
+                                   const double *restrict val, int m, const double *b, double *x,
+                                   int64_t q, int zero) {
+  const int32_t i = h->perm[q];
+  double s = b[i];
+  for (int k = 0; k < m; ++k) {
+    double prod = val[k] * x[col[k]];
+    s = s - prod;
+  }
+  double t = s * h->wdiag[q];
+  x[i] = (zero ? 0.0 : x[i]) + t;
+}
+
+/* A pass over a blocked copy (rows of at most 32 entries): one thread
+ * (whatever the context's count now), forward or backward through it. */
+static void blocked_pass(const struct gs_host_copy *h, int64_t n, copy_rows r, const double *b,
+                         double *x, int backward) {
+  const uint8_t *len = r.len;
+  const int32_t *col = r.col;
+  const double *val = r.val;
+  if (backward) {
+    col += r.ptr[n];
+    val += r.ptr[n];
+    for (int64_t q = n - 1; q >= 0; --q) {
+      const int m = len[q];
+      col -= m;
+      val -= m;
+      short_point_row(h, col, val, m, b, x, q, 0);
+    }
+  } else if (r.zero) {
+    for (int64_t q = 0; q < n; ++q) {
+      const int m = len[q];
+      short_point_row(h, col, val, m, b, x, q, 1);
+      col += m;
+      val += m;
+    }
+  } else {
+    for (int64_t q = 0; q < n; ++q) {
+      const int m = len[q];
+      short_point_row(h, col, val, m, b, x, q, 0);
+      col += m;
+      val += m;
+    }
+  }
 }
 
 /* Sweep positions a cluster pass prefetches ahead (b, x of the row, x of
@@ -177,7 +227,8 @@ static copy_rows pass_copy(const mispc_gs *gs, int backward, int from_zero) {
   const int d = gs->opt.kind == MISPC_GS_CLUSTER    ? backward
                 : from_zero && !backward && h->zptr ? 2
                                                     : 0;
-  const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d], d == 2};
+  const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d], d == 2 ? h->zrlen : h->rlen,
+                       d == 2};
   return r;
 }
 
@@ -192,14 +243,8 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int nt = nt0 ? nt0 : omp_get_max_threads();
   const int32_t ncol = gs->ncolors;
   const copy_rows r = pass_copy(gs, backward, from_zero);
-  if (gs->h.blocked) { /* rows by level: one thread (whatever the context's count now),
-                        * forward or backward through them */
-    if (backward)
-      for (int64_t q = gs->n - 1; q >= 0; --q) copy_point_row(&gs->h, r, b, x, q, 0);
-    else if (r.zero)
-      for (int64_t q = 0; q < gs->n; ++q) copy_point_row(&gs->h, r, b, x, q, 1);
-    else
-      for (int64_t q = 0; q < gs->n; ++q) copy_point_row(&gs->h, r, b, x, q, 0);
+  if (gs->h.blocked) { /* rows by level */
+    blocked_pass(&gs->h, gs->n, r, b, x, backward);
     return MISPC_SUCCESS;
   }
   /* one team for the whole sweep, a barrier between colors */

@@ -11,9 +11,9 @@
 
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   struct gs_host_copy *h = &gs->h;
-  void *p[] = {h->perm,   h->rows,   h->cl,     h->ptr,    h->zptr,   h->diag_at,
-               h->wdiag,  h->col[0], h->col[1], h->col[2], h->src[0], h->src[1],
-               h->src[2], h->val[0], h->val[1], h->val[2]};
+  void *p[] = {h->rlen,   h->zrlen,   h->perm,   h->rows,   h->cl,     h->ptr,
+               h->zptr,   h->diag_at, h->wdiag,  h->col[0], h->col[1], h->col[2],
+               h->src[0], h->src[1],  h->src[2], h->val[0], h->val[1], h->val[2]};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
 }
@@ -198,15 +198,20 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     mispc_pool_free(ctx, MISPC_MEM_HOST, h->zptr);
     h->zptr = NULL;
   } else if (zcopy) {
-    h->zlong = 0;
-    for (int64_t q = 0; q < n && !h->zlong; ++q) h->zlong = h->ptr[q + 1] - h->ptr[q] > 32;
+    h->zlong = maxlen > 32;
     ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");
   }
+  if (h->blocked) {
+    ALLOC(h->rlen, n + 1, 1, "row lengths");
+    if (h->zptr) ALLOC(h->zrlen, n + 1, 1, "row lengths");
+  }
   if (!s) {
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t q = 0; q < n; ++q) {
+      if (h->rlen) h->rlen[q] = (uint8_t)(h->ptr[q + 1] - h->ptr[q]);
+      if (h->zrlen) h->zrlen[q] = (uint8_t)(h->zptr[q + 1] - h->zptr[q]);
       const int32_t i = h->perm[q];
       const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
       if (cluster) {

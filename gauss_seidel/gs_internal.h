@@ -106,21 +106,23 @@ struct mispc_gs {
    * (gs_host_skips_zero). No copy [2] (zptr NULL) where it would hold over
    * 3/4 of the entries. */
   struct gs_host_copy {
-    int32_t *perm;    /* n: sweep position -> row */
-    int64_t *rows;    /* ncolors + 1: positions of each color's rows (not blocked) */
-    int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
-    int64_t *ptr;     /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;    /* point only (or NULL), n + 1: row pointer of copy [2] */
-    int32_t *col[3];  /* columns of A ([1]: cluster only; [2]: point only) */
-    int32_t *src[3];  /* offset of each entry in its row of A (NULL for point [0]: the row) */
-    int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
-    double *val[3];   /* (numeric) */
-    double *wdiag;    /* n (numeric): omega / a_ii in sweep order */
-    int zlong;        /* copy [2] holds rows longer than 32, whole */
-    int blocked;      /* point GS set up for one thread: rows by level, not color
-                       * (gs_host_copy.c, block_order); sweeps run on one thread */
-    int prefetch;     /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
-                       * exceed GS_PREFETCH_MIN_BYTES */
+    int32_t *perm;         /* n: sweep position -> row */
+    int64_t *rows;         /* ncolors + 1: positions of each color's rows (not blocked) */
+    int64_t *cl;           /* cluster only, nclusters + 1: positions of the clusters of `order` */
+    int64_t *ptr;          /* n + 1: row pointer of copies [0] and [1] */
+    int64_t *zptr;         /* point only (or NULL), n + 1: row pointer of copy [2] */
+    int32_t *col[3];       /* columns of A ([1]: cluster only; [2]: point only) */
+    int32_t *src[3];       /* offset of each entry in its row of A (NULL for point [0]: the row) */
+    int32_t *diag_at;      /* n: offset of a_ii in its row of A, -1 if missing */
+    double *val[3];        /* (numeric) */
+    double *wdiag;         /* n (numeric): omega / a_ii in sweep order */
+    int zlong;             /* copy [2] holds rows longer than 32, whole */
+    int blocked;           /* point GS set up for one thread: rows by level, not color
+                            * (gs_host_copy.c, block_order); sweeps run on one thread */
+    uint8_t *rlen, *zrlen; /* blocked: row lengths of copies [0] and [2] (at most 32),
+                            * which its sweeps read instead of ptr, zptr */
+    int prefetch;          /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
+                            * exceed GS_PREFETCH_MIN_BYTES */
   } h;
 };
 
