@@ -239,7 +239,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_csr_free(ctx, &coarse);
     mispc_aggregates_free(ctx, &aggs);
   }
-  if (!s && gs->mem == MISPC_MEM_HOST) s = gs_host_pattern(ctx, gs, A);
+  if (!s && gs->mem == MISPC_MEM_HOST) s = gs_host_pattern(ctx, gs, A, 1);
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
   mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {
@@ -297,7 +297,7 @@ mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
                         "mispc_gs_apply: matrix differs from the one of the setup");
   /* both on the sweep-ordered copy of the setup */
   if (gs->mem == MISPC_MEM_DEVICE) return gs_apply_cuda(ctx, gs, b, x, zero_guess);
-  if (zero_guess) MISPC_TRY(gs_zero_host(ctx, gs->n, x));
+  if (zero_guess && !gs_host_skips_zero(gs)) MISPC_TRY(gs_zero_host(ctx, gs->n, x));
   for (int k = 0; k < gs->opt.sweeps; ++k) {
     const int first = zero_guess && k == 0;
     if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 0, first));

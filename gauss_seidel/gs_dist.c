@@ -197,14 +197,14 @@ static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs) {
     h->cl_ptr = cl->cl_ptr;
     h->cl_rows = cl->cl_rows;
     h->row_cluster = cl->row_cluster;
-    return gs_host_pattern(ctx, h, &cl->W);
+    return gs_host_pattern(ctx, h, &cl->W, 0);
   }
   h->n = gs->nloc;
   h->nnz = gs->M.nnz;
   h->color_ptr = gs->color_ptr;
   h->order = gs->order;
   h->nclusters = gs->nloc;
-  return gs_host_pattern(ctx, h, &gs->M);
+  return gs_host_pattern(ctx, h, &gs->M, 0);
 }
 
 /* A device matrix's blocks copied to the host, sharing its plan, ranges and

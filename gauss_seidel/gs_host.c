@@ -32,20 +32,51 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
  * gs_update_cluster_row (gs_row_update.h), so the same bits, read from contiguous values in one
  * pass a row. */
 
-/* Copy d of the sweep-ordered copy: its row pointer, columns, values. */
+/* Copy d of the sweep-ordered copy: its row pointer, columns, values; zero:
+ * copy [2], the first forward pass from x = 0. */
 typedef struct copy_rows {
   const int64_t *ptr;
   const int32_t *col;
   const double *val;
+  const uint8_t *len; /* blocked: the row lengths */
+  int zero;
 } copy_rows;
 
-/* gs_update_row on row q of a copy: storage order, chunks of 32 for long rows. */
+/* Product l of a chunk of m entries from p: 0 after the row's end. */
+static inline double chunk_leaf(const int32_t *restrict col, const double *restrict val,
+                                const double *restrict x, int64_t p, int l, int m) {
+  return l < m ? val[p + l] * x[col[p + l]] : 0.0;
+}
+
+/* gs_chunk_tree of the products of entries p .. p + m - 1 (m <= 32, zeros
+ * after) written out as one expression, depth first: the same additions in
+ * the same tree (lanes l and l + 16 first, then + 8, + 4, + 2, + 1), with
+ * a few values live instead of 32 stored and read back (a long row's passes
+ * ran 1.5x faster so, Elasticity3D_30 on the 2-core VM). */
+static inline double chunk_sum(const int32_t *restrict col, const double *restrict val,
+                               const double *restrict x, int64_t p, int m) {
+#define L_(l) chunk_leaf(col, val, x, p, l, m)
+#define C_(l) (L_(l) + L_(l + 16))
+#define D_(l) (C_(l) + C_(l + 8))
+#define E_(l) (D_(l) + D_(l + 4))
+#define F_(l) (E_(l) + E_(l + 2))
+  return F_(0) + F_(1);
+#undef L_
+#undef C_
+#undef D_
+#undef E_
+#undef F_
+}
+
+/* gs_update_row on row q of a copy: storage order, chunks of 32 for long
+ * rows. zero: copy [2], whose pass starts from x = 0: x_i = +0 + t without
+ * reading x_i (x need not be set to 0 first where no row is long). */
 static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, const double *b,
-                                  double *x, int64_t q) {
+                                  double *x, int64_t q, int zero) {
   const int32_t i = h->perm[q];
   const int64_t rb = r.ptr[q], re = r.ptr[q + 1];
-  const int32_t *col = r.col;
-  const double *val = r.val;
+  const int32_t *restrict col = r.col;
+  const double *restrict val = r.val;
   double s = b[i];
   if (re - rb <= 32) {
     for (int64_t p = rb; p < re; ++p) {
@@ -53,20 +84,61 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
       s = s - prod;
     }
   } else {
-    double a[32];
     int64_t p = rb;
-    for (; p + 32 <= re; p += 32) {
-      for (int l = 0; l < 32; ++l) a[l] = val[p + l] * x[col[p + l]];
-      s = s - gs_chunk_tree(a);
-    }
-    if (p < re) { /* the partial chunk, zeros after the row's end (chunk_finish) */
-      const int m = (int)(re - p);
-      for (int l = 0; l < 32; ++l) a[l] = l < m ? val[p + l] * x[col[p + l]] : 0.0;
-      s = s - gs_chunk_tree(a);
-    }
+    for (; p + 32 <= re; p += 32) s = s - chunk_sum(col, val, x, p, 32);
+    if (p < re) s = s - chunk_sum(col, val, x, p, (int)(re - p));
   }
   double t = s * h->wdiag[q];
-  x[i] = x[i] + t;
+  x[i] = (zero ? 0.0 : x[i]) + t;
+}
+
+/* gs_update_row on row q of a blocked copy: its m <= 32 entries at col,
+ * val (the running place of a pass through the copy, which reads one byte a
+ * row for its length instead of two row pointers). */
+static inline void short_point_row(const struct gs_host_copy *h, const int32_t *restrict col,
+                                   const double *restrict val, int m, const double *b, double *x,
+                                   int64_t q, int zero) {
+  const int32_t i = h->perm[q];
+  double s = b[i];
+  for (int k = 0; k < m; ++k) {
+    double prod = val[k] * x[col[k]];
+    s = s - prod;
+  }
+  double t = s * h->wdiag[q];
+  x[i] = (zero ? 0.0 : x[i]) + t;
+}
+
+/* A pass over a blocked copy (rows of at most 32 entries): one thread
+ * (whatever the context's count now), forward or backward through it. */
+static void blocked_pass(const struct gs_host_copy *h, int64_t n, copy_rows r, const double *b,
+                         double *x, int backward) {
+  const uint8_t *len = r.len;
+  const int32_t *col = r.col;
+  const double *val = r.val;
+  if (backward) {
+    col += r.ptr[n];
+    val += r.ptr[n];
+    for (int64_t q = n - 1; q >= 0; --q) {
+      const int m = len[q];
+      col -= m;
+      val -= m;
+      short_point_row(h, col, val, m, b, x, q, 0);
+    }
+  } else if (r.zero) {
+    for (int64_t q = 0; q < n; ++q) {
+      const int m = len[q];
+      short_point_row(h, col, val, m, b, x, q, 1);
+      col += m;
+      val += m;
+    }
+  } else {
+    for (int64_t q = 0; q < n; ++q) {
+      const int m = len[q];
+      short_point_row(h, col, val, m, b, x, q, 0);
+      col += m;
+      val += m;
+    }
+  }
 }
 
 /* Sweep positions a cluster pass prefetches ahead (b, x of the row, x of
@@ -140,7 +212,10 @@ static inline void sweep_color_part(const mispc_gs *gs, copy_rows r, const doubl
   } else {
     const int64_t lo = h->rows[c], len = h->rows[c + 1] - lo;
     const int64_t a = lo + len * t / T, e = lo + len * (t + 1) / T;
-    for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q);
+    if (r.zero)
+      for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q, 1);
+    else
+      for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q, 0);
   }
 }
 
@@ -152,8 +227,14 @@ static copy_rows pass_copy(const mispc_gs *gs, int backward, int from_zero) {
   const int d = gs->opt.kind == MISPC_GS_CLUSTER    ? backward
                 : from_zero && !backward && h->zptr ? 2
                                                     : 0;
-  const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d]};
+  const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d], d == 2 ? h->zrlen : h->rlen,
+                       d == 2};
   return r;
+}
+
+int gs_host_skips_zero(const mispc_gs *gs) {
+  return gs->opt.kind == MISPC_GS_POINT && gs->opt.sweep != MISPC_GS_BACKWARD && gs->h.zptr &&
+         !gs->h.zlong;
 }
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
@@ -162,6 +243,10 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int nt = nt0 ? nt0 : omp_get_max_threads();
   const int32_t ncol = gs->ncolors;
   const copy_rows r = pass_copy(gs, backward, from_zero);
+  if (gs->h.blocked) { /* rows by level */
+    blocked_pass(&gs->h, gs->n, r, b, x, backward);
+    return MISPC_SUCCESS;
+  }
   /* one team for the whole sweep, a barrier between colors */
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   {

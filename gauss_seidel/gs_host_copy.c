@@ -11,9 +11,9 @@
 
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   struct gs_host_copy *h = &gs->h;
-  void *p[] = {h->perm,   h->rows,   h->cl,     h->ptr,    h->zptr,   h->diag_at,
-               h->wdiag,  h->col[0], h->col[1], h->col[2], h->src[0], h->src[1],
-               h->src[2], h->val[0], h->val[1], h->val[2]};
+  void *p[] = {h->rlen,   h->zrlen,   h->perm,   h->rows,   h->cl,     h->ptr,
+               h->zptr,   h->diag_at, h->wdiag,  h->col[0], h->col[1], h->col[2],
+               h->src[0], h->src[1],  h->src[2], h->val[0], h->val[1], h->val[2]};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
 }
@@ -31,12 +31,65 @@ static inline int row_part(const int32_t *row_cluster, int32_t c, int32_t i, int
   return row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
 }
 
+#define ALLOC(ptr, count, elem, what)                                                              \
+  if (!s) s = mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what)
+
 /* Point GS: whether the first forward pass from x = 0 reads the entry of
- * row i (its color's first sweep position lo, len entries) in column j
- * (sweep position pj): rows of earlier colors, every entry of a row longer
- * than 32 (its chunks keep their places). */
-static inline int zero_pass_reads(int64_t pj, int64_t lo, int64_t len) {
-  return pj < lo || len > 32;
+ * row i (color ci, len entries) in column j (color cj): rows of earlier
+ * colors, every entry of a row longer than 32 (its chunks keep their
+ * places). */
+static inline int zero_pass_reads(int32_t cj, int32_t ci, int64_t len) {
+  return cj < ci || len > 32;
+}
+
+/* Point GS, one thread: h->perm (rows by color, each color's rows
+ * increasing) reordered by (level, color, row), level(i) the largest of
+ * i / GS_BLOCK_ROWS and the levels of i's neighbours of earlier colors. A
+ * row then comes after its neighbours of earlier colors and before those of
+ * later ones, as in the color-by-color order: every row reads the same x as
+ * there (the same bits), but a pass moves through b and x about once
+ * instead of once a color, the colors' fronts a few mesh layers apart.
+ * Leaves the order as it is (returns 0) if the counting sort's keys would
+ * be too many. */
+static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                       const int32_t *rcolor) {
+  struct gs_host_copy *h = &gs->h;
+  const int64_t n = gs->n, ncol = gs->ncolors;
+  const int64_t nkeys = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol;
+  if (n < 2 || nkeys > 4 * n + 1024) return 0;
+  int32_t *level = NULL, *perm = NULL;
+  int64_t *at = NULL;
+  mispc_status s = MISPC_SUCCESS;
+  ALLOC(level, n, 4, "sweep levels");
+  ALLOC(perm, n, 4, "sweep order");
+  ALLOC(at, nkeys + 1, 8, "sweep levels");
+  if (!s) {
+    for (int64_t c = 0; c < ncol; ++c) /* colors in order: earlier colors' levels are known */
+      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
+        const int32_t i = h->perm[q];
+        int32_t l = (int32_t)(i / GS_BLOCK_ROWS);
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
+          const int32_t j = A->colidx[p];
+          if (rcolor[j] < c && level[j] > l) l = level[j];
+        }
+        level[i] = l;
+      }
+    memset(at, 0, sizeof(int64_t) * (size_t)(nkeys + 1));
+    for (int64_t q = 0; q < n; ++q) {
+      const int32_t i = h->perm[q];
+      ++at[(int64_t)level[i] * ncol + rcolor[i] + 1];
+    }
+    for (int64_t k = 0; k < nkeys; ++k) at[k + 1] += at[k];
+    for (int64_t q = 0; q < n; ++q) { /* stable: rows increasing inside a (level, color) */
+      const int32_t i = h->perm[q];
+      perm[at[(int64_t)level[i] * ncol + rcolor[i]]++] = i;
+    }
+    memcpy(h->perm, perm, sizeof(int32_t) * (size_t)n);
+  }
+  mispc_pool_free(ctx, MISPC_MEM_HOST, level);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, perm);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, at);
+  return !s;
 }
 
 /* Cluster row i into copy d (0 forward, 1 backward) at dst: the entries of
@@ -64,21 +117,21 @@ static void place_cluster_row(struct gs_host_copy *h, int d, const mispc_csr *A,
   }
 }
 
-#define ALLOC(ptr, count, elem, what)                                                              \
-  if (!s) s = mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what)
-
-mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, int may_block) {
   struct gs_host_copy *h = &gs->h;
   const int64_t n = gs->n, ncol = gs->ncolors, nnz = gs->nnz;
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   const int nt = nthreads_of(ctx);
   /* more columns than rows (the distributed sweep's ghosts): no zero-pass
-   * copy, whose test needs every column's sweep position */
+   * copy, whose test needs every column's color */
   const int zcopy = !cluster && A->ncols == n;
-  int32_t *iperm = NULL;
+  int64_t maxlen = 0; /* the longest row */
+  for (int64_t i = 0; i < n; ++i)
+    maxlen = A->rowptr[i + 1] - A->rowptr[i] > maxlen ? A->rowptr[i + 1] - A->rowptr[i] : maxlen;
+  int32_t *rcolor = NULL;
   mispc_status s = MISPC_SUCCESS;
-  ALLOC(iperm, n + 1, 4, "sweep positions");
+  ALLOC(rcolor, n + 1, 4, "row colors");
   ALLOC(h->perm, n + 1, 4, "sweep order");
   ALLOC(h->rows, ncol + 1, 8, "color rows");
   ALLOC(h->ptr, n + 1, 8, "sorted rows");
@@ -93,7 +146,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     }
   if (cluster) ALLOC(h->cl, gs->nclusters + 1, 8, "cluster rows");
   if (s) {
-    mispc_pool_free(ctx, MISPC_MEM_HOST, iperm);
+    mispc_pool_free(ctx, MISPC_MEM_HOST, rcolor);
     return s;
   }
   if (cluster) { /* the clusters of `order` one after another, each its rows of cl_rows */
@@ -112,30 +165,28 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     memcpy(h->perm, gs->order, sizeof(int32_t) * (size_t)n);
     memcpy(h->rows, gs->color_ptr, sizeof(int64_t) * (size_t)(ncol + 1));
   }
+  for (int64_t c = 0; c < ncol; ++c)
+    for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) rcolor[h->perm[q]] = (int32_t)c;
+  /* set up for one thread, rows of at most 32 entries (longer ones, read
+   * backward through memory, ran slower so): rows by level (block_order) */
+  h->blocked = zcopy && may_block && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
   h->ptr[0] = 0;
   if (zcopy) h->zptr[0] = 0;
-#pragma omp parallel num_threads(nt)
-  {
-#pragma omp for schedule(static)
-    for (int64_t q = 0; q < n; ++q) iperm[h->perm[q]] = (int32_t)q;
     /* row lengths (their running sums after), a_ii's place */
-    for (int64_t c = 0; c < ncol; ++c) {
-#pragma omp for schedule(static)
-      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
-        const int32_t i = h->perm[q];
-        const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
-        int64_t zlen = 0;
-        int32_t diag = -1;
-        for (int64_t k = 0; k < len; ++k) {
-          const int32_t j = A->colidx[rb + k];
-          if (j == i && diag < 0) diag = (int32_t)k;
-          if (zcopy) zlen += zero_pass_reads(iperm[j], h->rows[c], len);
-        }
-        h->ptr[q + 1] = len;
-        if (zcopy) h->zptr[q + 1] = zlen;
-        h->diag_at[q] = diag;
-      }
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t q = 0; q < n; ++q) {
+    const int32_t i = h->perm[q];
+    const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
+    int64_t zlen = 0;
+    int32_t diag = -1;
+    for (int64_t k = 0; k < len; ++k) {
+      const int32_t j = A->colidx[rb + k];
+      if (j == i && diag < 0) diag = (int32_t)k;
+      if (zcopy) zlen += zero_pass_reads(rcolor[j], rcolor[i], len);
     }
+    h->ptr[q + 1] = len;
+    if (zcopy) h->zptr[q + 1] = zlen;
+    h->diag_at[q] = diag;
   }
   for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
   if (zcopy) {
@@ -147,33 +198,37 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     mispc_pool_free(ctx, MISPC_MEM_HOST, h->zptr);
     h->zptr = NULL;
   } else if (zcopy) {
+    h->zlong = maxlen > 32;
     ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");
   }
+  if (h->blocked) {
+    ALLOC(h->rlen, n + 1, 1, "row lengths");
+    if (h->zptr) ALLOC(h->zrlen, n + 1, 1, "row lengths");
+  }
   if (!s) {
-#pragma omp parallel num_threads(nt)
-    for (int64_t c = 0; c < ncol; ++c) {
-#pragma omp for schedule(static)
-      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
-        const int32_t i = h->perm[q];
-        const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
-        if (cluster) {
-          place_cluster_row(h, 0, A, rc, i, h->ptr[q]);
-          place_cluster_row(h, 1, A, rc, i, h->ptr[q]);
-          continue;
-        }
-        memcpy(h->col[0] + h->ptr[q], A->colidx + rb, sizeof(int32_t) * (size_t)len);
-        if (h->zptr)
-          for (int64_t k = 0, e = h->zptr[q]; k < len; ++k) /* the zero pass's entries */
-            if (zero_pass_reads(iperm[A->colidx[rb + k]], h->rows[c], len)) {
-              h->col[2][e] = A->colidx[rb + k];
-              h->src[2][e++] = (int32_t)k;
-            }
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t q = 0; q < n; ++q) {
+      if (h->rlen) h->rlen[q] = (uint8_t)(h->ptr[q + 1] - h->ptr[q]);
+      if (h->zrlen) h->zrlen[q] = (uint8_t)(h->zptr[q + 1] - h->zptr[q]);
+      const int32_t i = h->perm[q];
+      const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
+      if (cluster) {
+        place_cluster_row(h, 0, A, rc, i, h->ptr[q]);
+        place_cluster_row(h, 1, A, rc, i, h->ptr[q]);
+        continue;
       }
+      memcpy(h->col[0] + h->ptr[q], A->colidx + rb, sizeof(int32_t) * (size_t)len);
+      if (h->zptr)
+        for (int64_t k = 0, e = h->zptr[q]; k < len; ++k) /* the zero pass's entries */
+          if (zero_pass_reads(rcolor[A->colidx[rb + k]], rcolor[i], len)) {
+            h->col[2][e] = A->colidx[rb + k];
+            h->src[2][e++] = (int32_t)k;
+          }
     }
   }
-  mispc_pool_free(ctx, MISPC_MEM_HOST, iperm);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, rcolor);
   return s;
 }
 

@@ -101,21 +101,28 @@ struct mispc_gs {
    * the others' products are +-0 (finite a_ij, as the GPU assumes there),
    * which leave a nonzero running sum as it is, and x_i = +0 + s w_i
    * absorbs the sign of a zero one. Rows longer than 32 entries stay whole
-   * there (their chunks keep their places); no copy [2] (zptr NULL) where
-   * it would hold over 3/4 of the entries. */
+   * there (their chunks keep their places; zlong); without such rows the
+   * pass reads only x of rows it has written and needs no x = 0 first
+   * (gs_host_skips_zero). No copy [2] (zptr NULL) where it would hold over
+   * 3/4 of the entries. */
   struct gs_host_copy {
-    int32_t *perm;    /* n: sweep position -> row */
-    int64_t *rows;    /* ncolors + 1: positions of each color's rows */
-    int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
-    int64_t *ptr;     /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;    /* point only (or NULL), n + 1: row pointer of copy [2] */
-    int32_t *col[3];  /* columns of A ([1]: cluster only; [2]: point only) */
-    int32_t *src[3];  /* offset of each entry in its row of A (NULL for point [0]: the row) */
-    int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
-    double *val[3];   /* (numeric) */
-    double *wdiag;    /* n (numeric): omega / a_ii in sweep order */
-    int prefetch;     /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
-                       * exceed GS_PREFETCH_MIN_BYTES */
+    int32_t *perm;         /* n: sweep position -> row */
+    int64_t *rows;         /* ncolors + 1: positions of each color's rows (not blocked) */
+    int64_t *cl;           /* cluster only, nclusters + 1: positions of the clusters of `order` */
+    int64_t *ptr;          /* n + 1: row pointer of copies [0] and [1] */
+    int64_t *zptr;         /* point only (or NULL), n + 1: row pointer of copy [2] */
+    int32_t *col[3];       /* columns of A ([1]: cluster only; [2]: point only) */
+    int32_t *src[3];       /* offset of each entry in its row of A (NULL for point [0]: the row) */
+    int32_t *diag_at;      /* n: offset of a_ii in its row of A, -1 if missing */
+    double *val[3];        /* (numeric) */
+    double *wdiag;         /* n (numeric): omega / a_ii in sweep order */
+    int zlong;             /* copy [2] holds rows longer than 32, whole */
+    int blocked;           /* point GS set up for one thread: rows by level, not color
+                            * (gs_host_copy.c, block_order); sweeps run on one thread */
+    uint8_t *rlen, *zrlen; /* blocked: row lengths of copies [0] and [2] (at most 32),
+                            * which its sweeps read instead of ptr, zptr */
+    int prefetch;          /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
+                            * exceed GS_PREFETCH_MIN_BYTES */
   } h;
 };
 
@@ -157,6 +164,10 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
 
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
+/* Whether the host apply from x = 0 can leave x as it is: its first pass is
+ * forward on copy [2] without long rows, which writes every x_i before any
+ * row reads it. */
+int gs_host_skips_zero(const mispc_gs *gs);
 
 /* Device: builds the sweep-ordered pattern (perm .. pcl, the chains, bp, xp,
  * lanes, cluster_mode, block_clusters, smem_block) after
@@ -193,7 +204,7 @@ mispc_status gs_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t
  * color_ptr / cl_ptr / cl_rows / row_cluster are set; gs_host_values fills
  * its values and omega / a_ii from A, checking the diagonal (*bad_row,
  * *bad_kind as gs_diag_host); gs_host_copy_free releases it. */
-mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, int may_block);
 mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A, int64_t *bad_row,
                             int *bad_kind);
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs);
@@ -213,6 +224,12 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
 /* Host cluster GS prefetches rows ahead where one pass reads more than
  * this (gs_host.c says why and what it measured). */
 #define GS_PREFETCH_MIN_BYTES (32.0 * 1024 * 1024)
+
+/* Host point GS on one thread: the block of rows whose level
+ * (gs_host_copy.c, block_order) starts at i / GS_BLOCK_ROWS. 64 to 256 ran
+ * alike on Laplace3D_100 (2-core VM): passes 10-25 % faster than color by
+ * color; 1024 gained half of that, 16 little. */
+#define GS_BLOCK_ROWS 128
 
 /* Line clusters (gs_lines.c): at most this many merging rounds. */
 #define GS_LINE_ROUNDS 32

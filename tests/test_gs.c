@@ -890,62 +890,70 @@ static void test_gs_host_copy_equals_row_by_row(void) {
     CHECK_OK(ctx, mispc_load(ctx, cases[m].spec, &A));
     const int64_t n = A.nrows;
     double *b = rnd_vec(91, n), *x0 = rnd_vec(92, n);
-    int bad = 0;
+    int bad = 0, nblocked = 0;
     for (int kind = 0; kind <= 1; ++kind) {
       if (kind == MISPC_GS_POINT && cases[m].bs > 1) continue; /* the same point GS */
-      for (int a = 0; a < 3; ++a)
-        for (int wi = 0; wi < 2; ++wi) {
-          mispc_gs_options o;
-          mispc_gs_options_default(&o);
-          o.kind = (mispc_gs_kind)kind;
-          o.sweep = sws[a];
-          o.sweeps = 2;
-          o.omega = wi ? 1.2 : 1.0;
-          o.block_size = cases[m].bs;
-          o.strength_threshold = cases[m].theta;
-          o.line_clusters = cases[m].lines;
-          mispc_gs *g = NULL;
-          CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
-          CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
-          mispc_csr B = A; /* values for the refresh: off-diagonals * (1 + r / 4) */
-          B.values = copy_vec(A.values, A.nnz);
-          for (int64_t i = 0; i < n; ++i)
-            for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p)
-              if (A.colidx[p] != i) B.values[p] *= 1 + rnd(93, p) / 4;
-          for (int refresh = 0; refresh <= 1; ++refresh) {
-            const mispc_csr *M = refresh ? &B : &A;
-            CHECK_OK(ctx, mispc_gs_numeric(ctx, g, M));
-            for (int zg = 0; zg <= 1 - refresh; ++zg) { /* refreshed: from x0 only */
-              double *xr = copy_vec(x0, n);
-              ref_apply(g, M, b, xr, zg);
-              /* 3 threads (more than some machines' cores, where every color's
-               * barrier can wait for a time slice): the symmetric sweep only */
-              for (int t = 1; t <= (sws[a] == MISPC_GS_SYMMETRIC ? 3 : 2); ++t) {
-                mispc_context_set_num_threads(ctx, t);
-                double *x = copy_vec(x0, n);
-                if (zg)
-                  for (int64_t i = 0; i < n; ++i) x[i] = NAN; /* need not be initialised */
-                CHECK_OK(ctx, mispc_gs_apply(ctx, g, M, b, x, zg));
-                const int same = !memcmp(x, xr, sizeof(double) * (size_t)n);
-                bad += !same;
-                CHECK_MSG(same,
-                          "%s bs %d theta %g %s %s omega %g %s zero_guess %d, %d threads: "
-                          "host apply != row-by-row reference",
-                          cases[m].spec, cases[m].bs, cases[m].theta, kind ? "cluster" : "point",
-                          sweep_name(sws[a]), o.omega, refresh ? "refreshed" : "first values", zg,
-                          t);
-                free(x);
+      /* point GS set up on one thread too: rows by level (gs_host_copy.c, block_order) */
+      for (int st = 0; st <= (kind == MISPC_GS_POINT); ++st)
+        for (int a = 0; a < 3; ++a)
+          for (int wi = 0; wi < 2; ++wi) {
+            mispc_gs_options o;
+            mispc_gs_options_default(&o);
+            o.kind = (mispc_gs_kind)kind;
+            o.sweep = sws[a];
+            o.sweeps = 2;
+            o.omega = wi ? 1.2 : 1.0;
+            o.block_size = cases[m].bs;
+            o.strength_threshold = cases[m].theta;
+            o.line_clusters = cases[m].lines;
+            mispc_gs *g = NULL;
+            CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+            mispc_context_set_num_threads(ctx, st);
+            CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+            mispc_context_set_num_threads(ctx, 0);
+            nblocked += g->h.blocked;
+            mispc_csr B = A; /* values for the refresh: off-diagonals * (1 + r / 4) */
+            B.values = copy_vec(A.values, A.nnz);
+            for (int64_t i = 0; i < n; ++i)
+              for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p)
+                if (A.colidx[p] != i) B.values[p] *= 1 + rnd(93, p) / 4;
+            for (int refresh = 0; refresh <= 1; ++refresh) {
+              const mispc_csr *M = refresh ? &B : &A;
+              CHECK_OK(ctx, mispc_gs_numeric(ctx, g, M));
+              for (int zg = 0; zg <= 1 - refresh; ++zg) { /* refreshed: from x0 only */
+                double *xr = copy_vec(x0, n);
+                ref_apply(g, M, b, xr, zg);
+                /* 3 threads (more than some machines' cores, where every color's
+                 * barrier can wait for a time slice): the symmetric sweep only */
+                for (int t = 1; t <= (sws[a] == MISPC_GS_SYMMETRIC ? 3 : 2); ++t) {
+                  mispc_context_set_num_threads(ctx, t);
+                  double *x = copy_vec(x0, n);
+                  if (zg)
+                    for (int64_t i = 0; i < n; ++i) x[i] = NAN; /* need not be initialised */
+                  CHECK_OK(ctx, mispc_gs_apply(ctx, g, M, b, x, zg));
+                  const int same = !memcmp(x, xr, sizeof(double) * (size_t)n);
+                  bad += !same;
+                  CHECK_MSG(same,
+                            "%s bs %d theta %g %s %s omega %g %s zero_guess %d, %d threads "
+                            "(set up on %s): host apply != row-by-row reference",
+                            cases[m].spec, cases[m].bs, cases[m].theta, kind ? "cluster" : "point",
+                            sweep_name(sws[a]), o.omega, refresh ? "refreshed" : "first values", zg,
+                            t, st ? "one" : "all");
+                  free(x);
+                }
+                mispc_context_set_num_threads(ctx, 0);
+                free(xr);
               }
-              mispc_context_set_num_threads(ctx, 0);
-              free(xr);
             }
+            free(B.values);
+            mispc_gs_destroy(ctx, g);
           }
-          free(B.values);
-          mispc_gs_destroy(ctx, g);
-        }
     }
-    printf("  %-40s bs %d theta %.2f lines %d: %lld rows, %s\n", cases[m].spec, cases[m].bs,
-           cases[m].theta, cases[m].lines, (long long)n, bad ? "DIFFERS" : "bit-identical");
+    printf("  %-40s bs %d theta %.2f lines %d: %lld rows, %s%s\n", cases[m].spec, cases[m].bs,
+           cases[m].theta, cases[m].lines, (long long)n, bad ? "DIFFERS" : "bit-identical",
+           nblocked ? " (rows by level too)" : "");
+    CHECK_MSG(m != 0 || nblocked > 0, "%s: no setup on one thread ordered rows by level",
+              cases[m].spec);
     free(b);
     free(x0);
     mispc_csr_free(ctx, &A);
