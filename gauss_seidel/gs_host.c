@@ -186,6 +186,79 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
   }
 }
 
+/* gs_update_cluster_row on row q of a blocked cluster copy: its m entries
+ * at col, val (a pass's running place in the copy, in the row's order for
+ * the pass's direction). */
+static inline void short_cluster_row(const struct gs_host_copy *h, const int32_t *restrict col,
+                                     const double *restrict val, int m, const double *b, double *x,
+                                     int64_t q) {
+  const int32_t i = h->perm[q];
+  double s = b[i];
+  for (int k = 0; k < m; ++k) {
+    double prod = val[k] * x[col[k]];
+    s = s - prod;
+  }
+  double t = s * h->wdiag[q];
+  x[i] = x[i] + t;
+}
+
+/* A pass over a blocked cluster copy (clusters by level, one thread): its
+ * clusters one after another, each row by row, is the copy's rows in order
+ * (backward: from the last row, so the clusters from the last, each from
+ * its last row), one byte a row for its length. pf: prefetch
+ * GS_PREFETCH_AHEAD rows ahead (copy_cluster says why), through a second
+ * running place. */
+static inline void blocked_cluster_pass(const struct gs_host_copy *h, int64_t n, copy_rows r,
+                                        const double *b, double *x, int backward, int pf) {
+  const uint8_t *len = r.len;
+  const int32_t *col = r.col, *acol = r.col;
+  const double *val = r.val;
+  if (backward) {
+    col += r.ptr[n];
+    val += r.ptr[n];
+    acol = col;
+    for (int64_t q = n - 1; q >= 0; --q) {
+      if (pf) {
+        const int64_t qa = q - GS_PREFETCH_AHEAD;
+        if (q == n - 1)
+          for (int64_t k = n - 1; k > qa && k >= 0; --k) acol -= len[k];
+        if (qa >= 0) {
+          const int ma = len[qa];
+          const int32_t ia = h->perm[qa];
+          acol -= ma;
+          __builtin_prefetch(&b[ia]);
+          __builtin_prefetch(&x[ia], 1);
+          for (int k = 0; k < ma; ++k) __builtin_prefetch(&x[acol[k]]);
+        }
+      }
+      const int m = len[q];
+      col -= m;
+      val -= m;
+      short_cluster_row(h, col, val, m, b, x, q);
+    }
+  } else {
+    for (int64_t q = 0; q < n; ++q) {
+      if (pf) {
+        const int64_t qa = q + GS_PREFETCH_AHEAD;
+        if (q == 0)
+          for (int64_t k = 0; k < qa && k < n; ++k) acol += len[k];
+        if (qa < n) {
+          const int ma = len[qa];
+          const int32_t ia = h->perm[qa];
+          __builtin_prefetch(&b[ia]);
+          __builtin_prefetch(&x[ia], 1);
+          for (int k = 0; k < ma; ++k) __builtin_prefetch(&x[acol[k]]);
+          acol += ma;
+        }
+      }
+      const int m = len[q];
+      short_cluster_row(h, col, val, m, b, x, q);
+      col += m;
+      val += m;
+    }
+  }
+}
+
 /* First cluster (index into h->cl) of thread t's share of the clusters
  * k0 .. k1 - 1: the one starting at or after its even share of the rows,
  * so threads get about equal rows (a static split: any split gives the
@@ -243,8 +316,13 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int nt = nt0 ? nt0 : omp_get_max_threads();
   const int32_t ncol = gs->ncolors;
   const copy_rows r = pass_copy(gs, backward, from_zero);
-  if (gs->h.blocked) { /* rows by level */
-    blocked_pass(&gs->h, gs->n, r, b, x, backward);
+  if (gs->h.blocked) { /* rows (point) or clusters by level */
+    if (gs->opt.kind != MISPC_GS_CLUSTER)
+      blocked_pass(&gs->h, gs->n, r, b, x, backward);
+    else if (gs->h.prefetch)
+      blocked_cluster_pass(&gs->h, gs->n, r, b, x, backward, 1);
+    else
+      blocked_cluster_pass(&gs->h, gs->n, r, b, x, backward, 0);
     return MISPC_SUCCESS;
   }
   /* one team for the whole sweep, a barrier between colors */

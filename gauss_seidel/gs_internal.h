@@ -117,12 +117,14 @@ struct mispc_gs {
     double *val[3];        /* (numeric) */
     double *wdiag;         /* n (numeric): omega / a_ii in sweep order */
     int zlong;             /* copy [2] holds rows longer than 32, whole */
-    int blocked;           /* point GS set up for one thread: rows by level, not color
-                            * (gs_host_copy.c, block_order); sweeps run on one thread */
-    uint8_t *rlen, *zrlen; /* blocked: row lengths of copies [0] and [2] (at most 32),
+    int blocked;           /* set up for one thread: rows (point) or clusters by level, not
+                            * color (gs_host_copy.c, block_order, cluster_block_order);
+                            * sweeps run on one thread */
+    uint8_t *rlen, *zrlen; /* blocked: row lengths of copies [0] and [2] (point: at most 32,
+                            * cluster: 255; a cluster's [1] rows are as long as its [0]),
                             * which its sweeps read instead of ptr, zptr */
     int prefetch;          /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
-                            * exceed GS_PREFETCH_MIN_BYTES */
+                            * exceed GS_PREFETCH_MIN_BYTES (blocked: and no row is longer than 32) */
   } h;
 };
 

@@ -890,11 +890,12 @@ static void test_gs_host_copy_equals_row_by_row(void) {
     CHECK_OK(ctx, mispc_load(ctx, cases[m].spec, &A));
     const int64_t n = A.nrows;
     double *b = rnd_vec(91, n), *x0 = rnd_vec(92, n);
-    int bad = 0, nblocked = 0;
+    int bad = 0, nblocked = 0, ncblocked = 0;
     for (int kind = 0; kind <= 1; ++kind) {
       if (kind == MISPC_GS_POINT && cases[m].bs > 1) continue; /* the same point GS */
-      /* point GS set up on one thread too: rows by level (gs_host_copy.c, block_order) */
-      for (int st = 0; st <= (kind == MISPC_GS_POINT); ++st)
+      /* set up on one thread too: rows (point) or clusters by level
+       * (gs_host_copy.c, block_order, cluster_block_order) */
+      for (int st = 0; st <= 1; ++st)
         for (int a = 0; a < 3; ++a)
           for (int wi = 0; wi < 2; ++wi) {
             mispc_gs_options o;
@@ -912,6 +913,7 @@ static void test_gs_host_copy_equals_row_by_row(void) {
             CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
             mispc_context_set_num_threads(ctx, 0);
             nblocked += g->h.blocked;
+            ncblocked += g->h.blocked && kind == MISPC_GS_CLUSTER;
             mispc_csr B = A; /* values for the refresh: off-diagonals * (1 + r / 4) */
             B.values = copy_vec(A.values, A.nnz);
             for (int64_t i = 0; i < n; ++i)
@@ -952,7 +954,9 @@ static void test_gs_host_copy_equals_row_by_row(void) {
     printf("  %-40s bs %d theta %.2f lines %d: %lld rows, %s%s\n", cases[m].spec, cases[m].bs,
            cases[m].theta, cases[m].lines, (long long)n, bad ? "DIFFERS" : "bit-identical",
            nblocked ? " (rows by level too)" : "");
-    CHECK_MSG(m != 0 || nblocked > 0, "%s: no setup on one thread ordered rows by level",
+    CHECK_MSG(m != 0 || nblocked > ncblocked, "%s: no setup on one thread ordered rows by level",
+              cases[m].spec);
+    CHECK_MSG(ncblocked > 0, "%s: no cluster setup on one thread ordered clusters by level",
               cases[m].spec);
     free(b);
     free(x0);
