@@ -182,7 +182,7 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
       s = s - prod;
     }
     double t = s * h->wdiag[q];
-    x[i] = x[i] + t;
+    x[i] = (r.zero ? 0.0 : x[i]) + t;
   }
 }
 
@@ -191,7 +191,7 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
  * the pass's direction). */
 static inline void short_cluster_row(const struct gs_host_copy *h, const int32_t *restrict col,
                                      const double *restrict val, int m, const double *b, double *x,
-                                     int64_t q) {
+                                     int64_t q, int zero) {
   const int32_t i = h->perm[q];
   double s = b[i];
   for (int k = 0; k < m; ++k) {
@@ -199,7 +199,7 @@ static inline void short_cluster_row(const struct gs_host_copy *h, const int32_t
     s = s - prod;
   }
   double t = s * h->wdiag[q];
-  x[i] = x[i] + t;
+  x[i] = (zero ? 0.0 : x[i]) + t;
 }
 
 /* A pass over a blocked cluster copy (clusters by level, one thread): its
@@ -211,6 +211,7 @@ static inline void short_cluster_row(const struct gs_host_copy *h, const int32_t
 static inline void blocked_cluster_pass(const struct gs_host_copy *h, int64_t n, copy_rows r,
                                         const double *b, double *x, int backward, int pf) {
   const uint8_t *len = r.len;
+  const int zero = r.zero;
   const int32_t *col = r.col, *acol = r.col;
   const double *val = r.val;
   if (backward) {
@@ -234,7 +235,7 @@ static inline void blocked_cluster_pass(const struct gs_host_copy *h, int64_t n,
       const int m = len[q];
       col -= m;
       val -= m;
-      short_cluster_row(h, col, val, m, b, x, q);
+      short_cluster_row(h, col, val, m, b, x, q, zero);
     }
   } else {
     for (int64_t q = 0; q < n; ++q) {
@@ -252,7 +253,7 @@ static inline void blocked_cluster_pass(const struct gs_host_copy *h, int64_t n,
         }
       }
       const int m = len[q];
-      short_cluster_row(h, col, val, m, b, x, q);
+      short_cluster_row(h, col, val, m, b, x, q, zero);
       col += m;
       val += m;
     }
@@ -292,22 +293,23 @@ static inline void sweep_color_part(const mispc_gs *gs, copy_rows r, const doubl
   }
 }
 
-/* The copy a pass reads: cluster GS one a direction; point GS the zero
- * pass's on the first forward pass from x = 0 (for clusters it saved no
- * time: their chains of dependent rows, not the entries read, bound a pass). */
+/* The copy a pass reads: cluster GS one a direction, point GS copy [0];
+ * the zero pass's on the first forward pass from x = 0 (for clusters:
+ * their handle's own sweep; before clusters were ordered by level on one
+ * thread it saved no time, their chains of dependent rows, not the entries
+ * read, bound a pass). */
 static copy_rows pass_copy(const mispc_gs *gs, int backward, int from_zero) {
   const struct gs_host_copy *h = &gs->h;
-  const int d = gs->opt.kind == MISPC_GS_CLUSTER    ? backward
-                : from_zero && !backward && h->zptr ? 2
-                                                    : 0;
+  const int d = from_zero && !backward && h->zptr  ? 2
+                : gs->opt.kind == MISPC_GS_CLUSTER ? backward
+                                                   : 0;
   const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d], d == 2 ? h->zrlen : h->rlen,
                        d == 2};
   return r;
 }
 
 int gs_host_skips_zero(const mispc_gs *gs) {
-  return gs->opt.kind == MISPC_GS_POINT && gs->opt.sweep != MISPC_GS_BACKWARD && gs->h.zptr &&
-         !gs->h.zlong;
+  return gs->opt.sweep != MISPC_GS_BACKWARD && gs->h.zptr && !gs->h.zlong;
 }
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,

@@ -104,14 +104,18 @@ struct mispc_gs {
    * there (their chunks keep their places; zlong); without such rows the
    * pass reads only x of rows it has written and needs no x = 0 first
    * (gs_host_skips_zero). No copy [2] (zptr NULL) where it would hold over
-   * 3/4 of the entries. */
+   * 3/4 of the entries. Cluster GS [2] (the handle's own sweep, not the
+   * distributed one's): copy [0]'s rows without the entries whose x are
+   * still 0 in the first forward pass from x = 0 (the row itself, its
+   * cluster's later rows, clusters of later colors: gs_host_copy.c,
+   * cluster_zero_reads); no zlong. */
   struct gs_host_copy {
     int32_t *perm;         /* n: sweep position -> row */
     int64_t *rows;         /* ncolors + 1: positions of each color's rows (not blocked) */
     int64_t *cl;           /* cluster only, nclusters + 1: positions of the clusters of `order` */
     int64_t *ptr;          /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;         /* point only (or NULL), n + 1: row pointer of copy [2] */
-    int32_t *col[3];       /* columns of A ([1]: cluster only; [2]: point only) */
+    int64_t *zptr;         /* NULL or n + 1: row pointer of copy [2] */
+    int32_t *col[3];       /* columns of A ([1]: cluster only) */
     int32_t *src[3];       /* offset of each entry in its row of A (NULL for point [0]: the row) */
     int32_t *diag_at;      /* n: offset of a_ii in its row of A, -1 if missing */
     double *val[3];        /* (numeric) */
