@@ -23,4 +23,14 @@ case " ${PETSC_OPTIONS:-} " in
   *" -use_gpu_aware_mpi "*) ;;
   *) export PETSC_OPTIONS="-use_gpu_aware_mpi 0${PETSC_OPTIONS:+ $PETSC_OPTIONS}" ;;
 esac
-unset _b _l _c _d
+# The test programs name the build machine's source folder for their data
+# (MISPC_TEST_DATA, compiled in): where that folder is missing here (a bundle
+# built from another checkout), it becomes a link to the bundle's sources.
+if [ -f "$_b/source-root.txt" ]; then
+  _s=$(cat "$_b/source-root.txt")
+  if [ -n "$_s" ] && [ ! -e "$_s/tests/data" ] && [ ! -e "$_s" ]; then
+    mkdir -p "$(dirname "$_s")" 2>/dev/null && ln -s "$_b/src" "$_s" 2>/dev/null ||
+      echo "env.sh: cannot link $_s to the bundle's sources: tests that read tests/data will fail" >&2
+  fi
+fi
+unset _b _l _c _d _s
