@@ -92,12 +92,13 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
   x[i] = (zero ? 0.0 : x[i]) + t;
 }
 
-/* gs_update_row on row q of a blocked copy: its m <= 32 entries at col,
- * val (the running place of a pass through the copy, which reads one byte a
- * row for its length instead of two row pointers). */
-static inline void short_point_row(const struct gs_host_copy *h, const int32_t *restrict col,
-                                   const double *restrict val, int m, const double *b, double *x,
-                                   int64_t q, int zero) {
+/* gs_update_row (point GS) or gs_update_cluster_row on row q of a blocked
+ * copy: its m entries at col, val, in the order the row's update takes
+ * them (the running place of a pass through the copy, which reads one byte
+ * a row for its length instead of two row pointers). */
+static inline void short_row(const struct gs_host_copy *h, const int32_t *restrict col,
+                             const double *restrict val, int m, const double *b, double *x,
+                             int64_t q, int zero) {
   const int32_t i = h->perm[q];
   double s = b[i];
   for (int k = 0; k < m; ++k) {
@@ -122,19 +123,19 @@ static void blocked_pass(const struct gs_host_copy *h, int64_t n, copy_rows r, c
       const int m = len[q];
       col -= m;
       val -= m;
-      short_point_row(h, col, val, m, b, x, q, 0);
+      short_row(h, col, val, m, b, x, q, 0);
     }
   } else if (r.zero) {
     for (int64_t q = 0; q < n; ++q) {
       const int m = len[q];
-      short_point_row(h, col, val, m, b, x, q, 1);
+      short_row(h, col, val, m, b, x, q, 1);
       col += m;
       val += m;
     }
   } else {
     for (int64_t q = 0; q < n; ++q) {
       const int m = len[q];
-      short_point_row(h, col, val, m, b, x, q, 0);
+      short_row(h, col, val, m, b, x, q, 0);
       col += m;
       val += m;
     }
@@ -186,22 +187,6 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
   }
 }
 
-/* gs_update_cluster_row on row q of a blocked cluster copy: its m entries
- * at col, val (a pass's running place in the copy, in the row's order for
- * the pass's direction). */
-static inline void short_cluster_row(const struct gs_host_copy *h, const int32_t *restrict col,
-                                     const double *restrict val, int m, const double *b, double *x,
-                                     int64_t q, int zero) {
-  const int32_t i = h->perm[q];
-  double s = b[i];
-  for (int k = 0; k < m; ++k) {
-    double prod = val[k] * x[col[k]];
-    s = s - prod;
-  }
-  double t = s * h->wdiag[q];
-  x[i] = (zero ? 0.0 : x[i]) + t;
-}
-
 /* A pass over a blocked cluster copy (clusters by level, one thread): its
  * clusters one after another, each row by row, is the copy's rows in order
  * (backward: from the last row, so the clusters from the last, each from
@@ -235,7 +220,7 @@ static inline void blocked_cluster_pass(const struct gs_host_copy *h, int64_t n,
       const int m = len[q];
       col -= m;
       val -= m;
-      short_cluster_row(h, col, val, m, b, x, q, zero);
+      short_row(h, col, val, m, b, x, q, zero);
     }
   } else {
     for (int64_t q = 0; q < n; ++q) {
@@ -253,7 +238,7 @@ static inline void blocked_cluster_pass(const struct gs_host_copy *h, int64_t n,
         }
       }
       const int m = len[q];
-      short_cluster_row(h, col, val, m, b, x, q, zero);
+      short_row(h, col, val, m, b, x, q, zero);
       col += m;
       val += m;
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csr_build.h"
 #include "gs_internal.h"
 
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
@@ -70,7 +71,7 @@ static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
   struct gs_host_copy *h = &gs->h;
   const int64_t n = gs->n, ncol = gs->ncolors;
   const int64_t nkeys = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol;
-  if (n < 2 || nkeys > 4 * n + 1024) return 0;
+  if (n < 2 || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return 0;
   int32_t *level = NULL, *perm = NULL;
   int64_t *at = NULL;
   mispc_status s = MISPC_SUCCESS;
@@ -88,17 +89,10 @@ static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
         }
         level[i] = l;
       }
-    memset(at, 0, sizeof(int64_t) * (size_t)(nkeys + 1));
-    for (int64_t q = 0; q < n; ++q) {
-      const int32_t i = h->perm[q];
-      ++at[(int64_t)level[i] * ncol + rcolor[i] + 1];
-    }
-    for (int64_t k = 0; k < nkeys; ++k) at[k + 1] += at[k];
-    for (int64_t q = 0; q < n; ++q) { /* stable: rows increasing inside a (level, color) */
-      const int32_t i = h->perm[q];
-      perm[at[(int64_t)level[i] * ncol + rcolor[i]]++] = i;
-    }
-    memcpy(h->perm, perm, sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; ++i) level[i] = (int32_t)(level[i] * ncol + rcolor[i]); /* keys */
+    /* rows by (level, color, row): each color's rows were increasing */
+    s = mispc_order_by_key_host(ctx, n, level, (int32_t)nkeys, perm, at);
+    if (!s) memcpy(h->perm, perm, sizeof(int32_t) * (size_t)n);
   }
   mispc_pool_free(ctx, MISPC_MEM_HOST, level);
   mispc_pool_free(ctx, MISPC_MEM_HOST, perm);
@@ -118,13 +112,14 @@ static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
 static int32_t *cluster_block_order(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A) {
   const int64_t n = gs->n, nc = gs->nclusters, ncol = gs->ncolors;
   const int64_t nkeys = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol;
-  if (n < 2 || nc < 2 || A->ncols != n || nkeys > 4 * n + 1024) return NULL;
-  int32_t *ccolor = NULL, *level = NULL, *cord = NULL;
+  if (n < 2 || nc < 2 || A->ncols != n || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return NULL;
+  int32_t *ccolor = NULL, *level = NULL, *cord = NULL, *pos = NULL;
   int64_t *at = NULL;
   mispc_status s = MISPC_SUCCESS;
   ALLOC(ccolor, nc, 4, "cluster colors");
   ALLOC(level, nc, 4, "cluster levels");
   ALLOC(cord, nc, 4, "cluster order");
+  ALLOC(pos, nc, 4, "cluster order");
   ALLOC(at, nkeys + 1, 8, "cluster levels");
   if (!s) {
     for (int64_t c = 0; c < ncol; ++c)
@@ -142,19 +137,17 @@ static int32_t *cluster_block_order(mispc_context *ctx, const mispc_gs *gs, cons
       }
       level[id] = l;
     }
-    memset(at, 0, sizeof(int64_t) * (size_t)(nkeys + 1));
-    for (int64_t k = 0; k < nc; ++k) {
+    for (int64_t k = 0; k < nc; ++k) { /* the key of `order`'s k-th cluster */
       const int32_t id = gs->order[k];
-      ++at[(int64_t)level[id] * ncol + ccolor[id] + 1];
+      cord[k] = (int32_t)(level[id] * ncol + ccolor[id]);
     }
-    for (int64_t k = 0; k < nkeys; ++k) at[k + 1] += at[k];
-    for (int64_t k = 0; k < nc; ++k) { /* stable: `order`'s order inside a (level, color) */
-      const int32_t id = gs->order[k];
-      cord[at[(int64_t)level[id] * ncol + ccolor[id]]++] = id;
-    }
+    /* positions in `order` by (level, color, position), then their clusters */
+    s = mispc_order_by_key_host(ctx, nc, cord, (int32_t)nkeys, pos, at);
+    for (int64_t k = 0; !s && k < nc; ++k) cord[k] = gs->order[pos[k]];
   }
   mispc_pool_free(ctx, MISPC_MEM_HOST, ccolor);
   mispc_pool_free(ctx, MISPC_MEM_HOST, level);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, pos);
   mispc_pool_free(ctx, MISPC_MEM_HOST, at);
   if (s) {
     mispc_pool_free(ctx, MISPC_MEM_HOST, cord);
