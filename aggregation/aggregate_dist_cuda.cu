@@ -3,15 +3,16 @@
  * the device halo exchange and aggregate sizes by its reverse sum
  * (dist_halo_cuda.cu). The MIS-2 calls are mispc_dist_mis2 on the device
  * graph. Root numbering: an exclusive scan of the root flags on the device
- * (local id order = global id order), the per-rank offset by MPI_Exscan on
- * the host. Every kernel writes only its own vertex's entries and reads
- * arrays no launch of it writes (the size counts are integer atomics), so
- * the labels equal the host's bit for bit. Labels are in device memory.
- * The kernels that scan N[v] give a row of more than LONG_ROW entries to
- * the whole warp (for_rows): a power-law graph's hubs have 10^5 entries,
- * too long a chain of loads for one thread (a thread a row, gen:kron:22 on
- * 2 ranks took 3x one GPU). The warp keeps the row order, so the results
- * are unchanged. */
+ * (local id order = global id order); a rank's roots are numbered from its
+ * first row while the phases run and renumbered once at the end (work.prov),
+ * so no host wait or MPI call sits between the phases. Every kernel writes only its own vertex's
+ * entries and reads arrays no launch of it writes (the size counts are integer atomics), so the
+ * labels equal the host's bit for bit. Labels are in device memory. The kernels that scan N[v] give
+ * a row of more than LONG_ROW entries to the whole warp (for_rows): a power-law graph's hubs have
+ * 10^5 entries, too long a chain of loads for one thread (a thread a row, gen:kron:22 on 2 ranks
+ * took 3x one GPU). The warp keeps the row order, so the results are unchanged. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cub/device/device_scan.cuh>
@@ -31,9 +32,32 @@ __global__ void root_flags(int64_t n, const uint8_t *is_root, int32_t *pos) {
   FOR_VERTEX(v, n + 1) pos[v] = v < n && is_root[v] != 0;
 }
 
+/* rootid[v] = first + local rank of root v (else -1); *count = the roots. */
 __global__ void root_ids(int64_t n, const uint8_t *is_root, const int32_t *pos, int64_t first,
-                         int64_t *rootid) {
+                         int64_t *rootid, unsigned long long *count) {
   FOR_VERTEX(v, n) rootid[v] = is_root[v] ? first + pos[v] : -1;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *count = (unsigned long long)pos[n];
+}
+
+/* Provisional labels to final ones: label l of phase p = l >= nglobal,
+ * numbered from ranges[r] (+ nglobal in phase 2) by the rank r whose range
+ * holds l - p nglobal, moves by delta[p P + r] (run). */
+__global__ void relabel(int64_t n, int64_t nglobal, int P, const int64_t *ranges,
+                        const int64_t *delta, int32_t *agg) {
+  FOR_VERTEX(v, n) {
+    const int64_t l = agg[v];
+    const int p = l >= nglobal;
+    const int64_t x = l - (p ? nglobal : 0);
+    int lo = 0, hi = P - 1; /* the last r with ranges[r] <= x */
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (ranges[mid] <= x)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    agg[v] = (int32_t)(l + delta[p * P + lo]);
+  }
 }
 
 #define LONG_ROW 32 /* rows (diagonal + ghost entries) longer than this: the warp's */
@@ -261,6 +285,9 @@ mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **ou
   return mispc_scratch_list_alloc(ctx, b, bytes, "distributed aggregation scratch", out);
 }
 
+/* counter words */
+enum { kLeft1, kOrphan, kLeft2, kRoots1, kRoots2, kCounters = 8 };
+
 struct work {
   const mispc_dist_csr *g;
   dev_graph d;
@@ -271,9 +298,22 @@ struct work {
   int64_t *rootid, *grootid, *keep;
   int32_t *pos, *gagg, *tent;
   int64_t *cnt, *gcnt, *asize, *gsize;
-  unsigned long long *counter; /* [0] counts, [1] orphan */
+  unsigned long long *counter; /* kCounters words: vertices left after phases 1 and 2, the
+                                  phase 3 orphan, the roots of phases 1 and 2 */
   void *scan_temp;
   size_t scan_bytes;
+  /* Provisional labels (prov): a root numbered from its rank's first row
+   * (+ nglobal in phase 2) needs no scan over the ranks while the phases
+   * run: no host wait, no MPI call between them. The order of labels is
+   * the final one (phase, rank, position), which phase 3's ties read; one
+   * relabel at the end (the counts all ranks' roots give). Labels must fit
+   * 2 nglobal in int32 for this; else each phase scans its root counts. */
+  bool prov;
+  int P, rank;
+  int64_t *d_table; /* device: ranges (P + 1), then delta (2 P) */
+  int64_t *h_table; /* its host copy */
+  long long *h_all; /* host, 2 P: each rank's root counts of phases 1 and 2 */
+  int64_t naggs;    /* labels handed out so far (prov false) */
 };
 
 mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buffers *b) {
@@ -298,7 +338,17 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
   MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gcnt));
   MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->asize));
   MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gsize));
-  MISPC_TRY(scratch(ctx, b, 16, (void **)&w->counter));
+  MISPC_TRY(scratch(ctx, b, kCounters * 8, (void **)&w->counter));
+  MPI_Comm_size(g->comm, &w->P);
+  MPI_Comm_rank(g->comm, &w->rank);
+  w->prov = !ctx->tuning.dist_agg_scan_labels && 2 * g->nglobal <= (int64_t)INT32_MAX;
+  MISPC_TRY(scratch(ctx, b, (3 * (size_t)w->P + 1) * 8, (void **)&w->d_table));
+  /* host arrays here, where a failure is agreed on before any exchange */
+  w->h_table = (int64_t *)mispc_host_alloc(ctx, (3 * (size_t)w->P + 1) * 8, "label table");
+  w->h_all =
+      (long long *)mispc_host_alloc(ctx, 2 * (size_t)w->P * sizeof(long long), "root counts");
+  if (!w->h_table || !w->h_all) return MISPC_ERR_ALLOC;
+  w->naggs = 0;
   w->scan_bytes = 0;
   MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, w->pos, w->pos,
                                                     (int)(nloc + 1), w->st));
@@ -307,20 +357,12 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
   return MISPC_SUCCESS;
 }
 
-/* Reads a device count (and zeroes it) without summing it over the ranks. */
-mispc_status read_count(mispc_context *ctx, work *w, unsigned long long *d, int64_t *out) {
-  unsigned long long c = 0;
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&c, d, sizeof c, cudaMemcpyDeviceToHost, w->st));
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(d, 0, sizeof c, w->st));
-  MISPC_TRY(mispc_sync(ctx, w->st, "distributed aggregation count"));
-  *out = (int64_t)c;
-  return MISPC_SUCCESS;
-}
-
-/* Roots (is_root) get ids base + first + k in local id order; the vertices
- * phase 1 / phase 2 may label join the root in N[v]. */
-mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, int64_t base,
-                         int phase2, int32_t *agg, int64_t *naggs) {
+/* Roots (is_root) of phase `phase` (0, 1) get ids in local id order: from
+ * this rank's first row (+ nglobal in phase 2) where labels are provisional,
+ * else after the labels of the lower ranks (a wait for the count and an MPI
+ * scan); the vertices that phase may label join the root in N[v]. */
+mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, int phase,
+                         int32_t *agg) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
   root_flags<<<mispc_device_grid(ctx, w->nloc + 1, DIST_BLOCK), DIST_BLOCK, 0, st>>>(
@@ -329,28 +371,32 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
   size_t bytes = w->scan_bytes;
   MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(w->scan_temp, bytes, w->pos, w->pos,
                                                     (int)(w->nloc + 1), st));
-  int32_t count = 0;
-  MISPC_CUDA_TRY(
-      ctx, cudaMemcpyAsync(&count, w->pos + w->nloc, sizeof count, cudaMemcpyDeviceToHost, st));
-  MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation root scan"));
-  int64_t first = 0, total = 0;
-  MISPC_TRY(agg_dist_scan_count(ctx, g->comm, count, &first, &total));
-  root_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, is_root, w->pos, base + first, w->rootid);
+  int64_t first = g->rstart + (phase ? g->nglobal : 0);
+  if (!w->prov) {
+    int32_t count = 0;
+    MISPC_CUDA_TRY(
+        ctx, cudaMemcpyAsync(&count, w->pos + w->nloc, sizeof count, cudaMemcpyDeviceToHost, st));
+    MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation root scan"));
+    int64_t before = 0, total = 0;
+    MISPC_TRY(agg_dist_scan_count(ctx, g->comm, count, &before, &total));
+    first = w->naggs + before;
+    w->naggs += total;
+  }
+  root_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, is_root, w->pos, first, w->rootid,
+                                           w->counter + (phase ? kRoots2 : kRoots1));
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
-  join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase2, w->flag, w->rootid, w->grootid, agg);
+  join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase, w->flag, w->rootid, w->grootid, agg);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  *naggs = base + total;
   return MISPC_SUCCESS;
 }
 
-/* Unaggregated vertices over all ranks (flag: also marks them, may be NULL). */
-mispc_status count_left(mispc_context *ctx, work *w, const int32_t *agg, uint8_t *flag,
-                        int64_t *left) {
-  unaggregated<<<w->grid, DIST_BLOCK, 0, w->st>>>(w->nloc, agg, flag, w->counter);
+/* Counts the unaggregated vertices into counter word k (read at the end;
+ * flag: also marks them, may be NULL). */
+mispc_status count_left(mispc_context *ctx, work *w, const int32_t *agg, uint8_t *flag, int k) {
+  unaggregated<<<w->grid, DIST_BLOCK, 0, w->st>>>(w->nloc, agg, flag, w->counter + k);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  MISPC_TRY(read_count(ctx, w, w->counter, left));
-  return mispc_dist_sum(ctx, w->g->halo, w->g->comm, left);
+  return MISPC_SUCCESS;
 }
 
 /* Size after phase 2 of the aggregate of every aggregated owned vertex and
@@ -382,41 +428,97 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
         ctx, cudaMemcpyAsync(w->tent, agg, (size_t)w->nloc * 4, cudaMemcpyDeviceToDevice, st));
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->tent, w->gagg, sizeof(int32_t)));
   if (!basic) MISPC_TRY(aggregate_sizes(ctx, w));
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + 1, 0xff, sizeof(unsigned long long), st));
   phase3_pick<<<mispc_device_grid(ctx, 32 * w->nloc, DIST_BLOCK), DIST_BLOCK, 0, st>>>(
-      w->d, basic, w->tent, w->gagg, w->asize, w->gsize, agg, w->counter + 1);
+      w->d, basic, w->tent, w->gagg, w->asize, w->gsize, agg, w->counter + kOrphan);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  unsigned long long orphan = 0;
-  MISPC_CUDA_TRY(
-      ctx, cudaMemcpyAsync(&orphan, w->counter + 1, sizeof orphan, cudaMemcpyDeviceToHost, st));
-  MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation phase 3"));
-  if (orphan != ~0ull)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "aggregation phase 3: vertex %lld has no aggregated neighbour (the root "
-                        "set is not a maximal distance-2 independent set)",
-                        (long long)orphan);
   return MISPC_SUCCESS;
 }
 
+/* After the phases: the counters read (the call's one wait besides the
+ * MIS-2 calls'), the phase 3 check, the counts summed over the ranks and,
+ * with provisional labels, the final ones (one all-gather of the root
+ * counts; delta of a rank's phase-p labels = its final first label - its
+ * provisional first label). */
+mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
+                    mispc_dist_agg_info *in) {
+  const mispc_dist_csr *g = w->g;
+  unsigned long long c[kCounters];
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(c, w->counter, sizeof c, cudaMemcpyDeviceToHost, w->st));
+  MISPC_TRY(mispc_sync(ctx, w->st, "distributed aggregation counts"));
+  if (c[kOrphan] != ~0ull)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "aggregation phase 3: vertex %lld has no aggregated neighbour (the root "
+                        "set is not a maximal distance-2 independent set)",
+                        (long long)c[kOrphan]);
+  long long left[2] = {(long long)c[kLeft1], (long long)c[phase2 ? kLeft2 : kLeft1]};
+  if (MPI_Allreduce(MPI_IN_PLACE, left, 2, MPI_LONG_LONG, MPI_SUM, g->comm) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI sum of the unaggregated counts failed");
+  in->phase_done[0] = g->nglobal - left[0];
+  in->phase_done[1] = g->nglobal - left[1];
+  in->phase_done[2] = g->nglobal;
+  if (!w->prov) {
+    in->naggs = in->phase_aggs[1] = in->phase_aggs[2] = w->naggs;
+    return MISPC_SUCCESS; /* phase_aggs[0]: run */
+  }
+  const int P = w->P;
+  long long mine[2] = {(long long)c[kRoots1], (long long)c[kRoots2]};
+  long long *all = w->h_all;
+  int64_t *table = w->h_table;
+  mispc_status s = MISPC_SUCCESS;
+  if (MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, g->comm) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI all-gather of the root counts failed");
+  if (!s) { /* exclusive scans of the counts by rank; phase 2's after all of phase 1 */
+    for (int r = 0; r <= P; ++r) table[r] = g->ranges[r];
+    int64_t run1 = 0, run2 = 0, n1 = 0;
+    for (int r = 0; r < P; ++r) n1 += all[2 * r];
+    for (int r = 0; r < P; ++r) {
+      table[P + 1 + r] = run1 - g->ranges[r];
+      table[P + 1 + P + r] = n1 + run2 - (g->ranges[r] + g->nglobal);
+      run1 += all[2 * r];
+      run2 += all[2 * r + 1];
+    }
+    in->phase_aggs[0] = n1;
+    in->naggs = in->phase_aggs[1] = in->phase_aggs[2] = n1 + run2;
+    /* pageable source: the copy has taken it when the call returns */
+    if (cudaMemcpyAsync(w->d_table, table, (3 * (size_t)P + 1) * 8, cudaMemcpyHostToDevice,
+                        w->st) != cudaSuccess)
+      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "copying the aggregation label table");
+  }
+  if (!s && w->nloc > 0) {
+    relabel<<<w->grid, DIST_BLOCK, 0, w->st>>>(w->nloc, g->nglobal, P, w->d_table,
+                                               w->d_table + P + 1, agg);
+    if (cudaGetLastError() != cudaSuccess)
+      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "relabel launch failed");
+  }
+  return s;
+}
+
+/* The phases, with no host wait between them but the MIS-2 calls' own
+ * (phase 2 and 3 run on every call; a phase with nothing left to label
+ * labels nothing). -v -v logs each phase's time (waiting for the GPU). */
 mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_t *agg,
                  mispc_dist_agg_info *in) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
+  const bool phase2 = o->algo == MISPC_AGG_MIS2AGG;
   mispc_mis_result r = {0, 0};
-  int64_t naggs = 0, left = 0;
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter, 0, 2 * sizeof(unsigned long long), st));
+  double t = mispc_wtime();
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter, 0, kCounters * 8, st));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + kOrphan, 0xff, 8, st));
   fill_i32<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, -1, agg);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   /* Phase 1. */
   MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, NULL, w->set, &r));
-  MISPC_TRY(label_roots(ctx, w, w->set, 0, 0, agg, &naggs));
-  MISPC_TRY(count_left(ctx, w, agg, w->flag, &left));
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 MIS-2");
+  MISPC_TRY(label_roots(ctx, w, w->set, 0, agg));
+  MISPC_TRY(count_left(ctx, w, agg, w->flag, kLeft1));
   in->mis_rounds[0] = r.rounds;
-  in->phase_aggs[0] = naggs;
-  in->phase_done[0] = g->nglobal - left;
+  in->phase_aggs[0] = w->naggs; /* prov: set by finish */
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 labels");
   /* Phase 2: phase-1 root ids kept for phase 3's size count, merged after. */
-  if (o->algo == MISPC_AGG_MIS2AGG && left > 0) {
+  if (phase2) {
     MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, w->flag, w->set, &r));
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 MIS-2");
     MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->flag, w->gflag, 1));
     phase2_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->set, w->flag, w->gflag,
                                                  agg_phase2_min_free(o), w->is_root);
@@ -424,19 +526,19 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
     if (w->nloc > 0)
       MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->keep, w->rootid, (size_t)w->nloc * 8,
                                           cudaMemcpyDeviceToDevice, st));
-    MISPC_TRY(label_roots(ctx, w, w->is_root, naggs, 1, agg, &naggs));
+    MISPC_TRY(label_roots(ctx, w, w->is_root, 1, agg));
     merge_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, w->keep, w->rootid);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
-    MISPC_TRY(count_left(ctx, w, agg, NULL, &left));
+    MISPC_TRY(count_left(ctx, w, agg, NULL, kLeft2));
     in->mis_rounds[1] = r.rounds;
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 labels");
   }
-  in->phase_aggs[1] = naggs;
-  in->phase_done[1] = g->nglobal - left;
   /* Phase 3. */
-  if (left > 0) MISPC_TRY(phase3(ctx, w, o->algo == MISPC_AGG_MIS2BASIC, agg));
-  in->phase_aggs[2] = in->naggs = naggs;
-  in->phase_done[2] = g->nglobal;
+  MISPC_TRY(phase3(ctx, w, o->algo == MISPC_AGG_MIS2BASIC, agg));
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 3");
+  MISPC_TRY(finish(ctx, w, phase2, agg, in));
+  mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: counts and labels");
   return MISPC_SUCCESS;
 }
 
@@ -448,12 +550,15 @@ extern "C" mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const misp
   dev_buffers b;
   b.n = 0;
   work w;
+  memset(&w, 0, sizeof w);
   /* Scratch first, agreed: a rank short of memory fails before any exchange. */
   mispc_status s = mispc_dist_agree(ctx, g->comm, setup(ctx, g, &w, &b));
   mispc_dist_agg_info in;
   memset(&in, 0, sizeof in);
   if (!s) s = run(ctx, &w, opt, agg, &in);
   mispc_scratch_list_free(ctx, &b); /* stream-ordered frees, after the queued work */
+  free(w.h_table);
+  free(w.h_all);
   s = mispc_dist_agree(ctx, g->comm, s);
   if (!s && info) *info = in;
   return s;

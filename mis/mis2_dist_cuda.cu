@@ -112,6 +112,50 @@ struct Sync {
   cudaGraphExec_t exec[2];    /* captured rounds of even / odd r */
 };
 
+/* The comm stream and the events of the host-driven rounds (the one-kernel
+ * rounds need neither: made only where those rounds run). */
+mispc_status sync_make(mispc_context *ctx, Sync *y) {
+  cudaEvent_t *evs[7] = {&y->ev[0],  &y->ev[1],  &y->col[0], &y->col[1],
+                         &y->dec[0], &y->dec[1], &y->fork};
+  for (int k = 0; k < 7; ++k)
+    if (cudaEventCreateWithFlags(evs[k], cudaEventDisableTiming) != cudaSuccess)
+      return mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
+  int least = 0, greatest = 0;
+  if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess ||
+      cudaStreamCreateWithPriority(&y->comm, cudaStreamNonBlocking, greatest) != cudaSuccess)
+    return mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaStreamCreateWithPriority failed");
+  return MISPC_SUCCESS;
+}
+
+void sync_free(Sync *y) {
+  if (y->comm) cudaStreamDestroy(y->comm);
+  cudaEvent_t evs[7] = {y->ev[0], y->ev[1], y->col[0], y->col[1], y->dec[0], y->dec[1], y->fork};
+  for (int k = 0; k < 7; ++k)
+    if (evs[k]) cudaEventDestroy(evs[k]);
+  for (int k = 0; k < 2; ++k)
+    if (y->exec[k]) cudaGraphExecDestroy(y->exec[k]);
+}
+
+/* Whether the rounds run in one kernel a rank (tuning dist_lsa_rounds: 0
+ * where every rank sends at most an eighth of the graph's vertices in all,
+ * 1 wherever NCCL can, 2 never). The lanes store each ghost copy as it is
+ * written, one word at a time over NVLink: gen:kron:21, whose ranks send
+ * about every vertex, took 9.6 ms a call on 2 GPUs against 6.5 host-driven,
+ * Laplace3D_150 (1 %) 1.09 against 1.25 (4xH200, docs/DISTRIBUTED.md, ninth
+ * pass). The sum is asked once a plan (collective). */
+bool lsa_wanted(mispc_context *ctx, const mispc_dist_csr *g) {
+  const int knob = ctx->tuning.dist_lsa_rounds;
+  mispc_halo *h = g->halo;
+  if (knob == 2 || !h->nccl) return false;
+  if (knob == 1) return true;
+  if (!h->lsa_rule) {
+    long long sends = h->nsend;
+    MPI_Allreduce(MPI_IN_PLACE, &sends, 1, MPI_LONG_LONG, MPI_SUM, g->comm);
+    h->lsa_rule = 8 * (int64_t)sends <= g->nglobal ? 1 : -1;
+  }
+  return h->lsa_rule > 0;
+}
+
 /* Queues column or decide of class c, round r, on stream s. */
 template <typename W>
 mispc_status launch(mispc_context *ctx, bool warp, bool is_column, const Plan<W> &p, int r, int c,
@@ -221,7 +265,7 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   /* aux[6..7]: the member count (zeroed with the lengths) */
-  MISPC_TRY(lsa_rounds<W>(ctx, p, h, lsa, blocks, warp, own, aux, in_set, max_rounds,
+  MISPC_TRY(lsa_rounds<W>(ctx, p, lsa, blocks, warp, own, aux, in_set, max_rounds,
                           (unsigned long long *)(aux + 6), y->d, st));
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(y->h, y->d, 16, cudaMemcpyDeviceToHost, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 (one kernel)"));
@@ -246,7 +290,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   mispc_halo *h = g->halo;
-  cudaStream_t st, cs = y->comm;
+  cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
   Plan<W> p;
   memset(&p, 0, sizeof p);
@@ -261,7 +305,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
    * memory (tuning dist_lsa_rounds; collective) */
   mispc_halo_lsa *lsa = NULL;
   int lsa_blocks = 0;
-  if (tu->dist_lsa_rounds && h->nccl) {
+  if (lsa_wanted(ctx, g)) {
     MISPC_TRY(mispc_halo_lsa_get(ctx, h, g->comm, nloc, &lsa));
     if (lsa) MISPC_TRY(lsa_grid<W>(ctx, g->comm, lsa, &lsa_blocks));
     if (lsa_blocks <= 0) lsa = NULL;
@@ -301,7 +345,9 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
       tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && nloc > 0 && nnz >= 16 * nloc);
   const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
   const size_t ws = sizeof(W);
-  if (h->nsend > 0) {
+  if (!lsa) MISPC_TRY(sync_make(ctx, y));
+  const cudaStream_t cs = y->comm;
+  if (h->nsend > 0 && !lsa) { /* one kernel: every vertex is in the boundary class already */
     const int32_t *sidx = NULL;
     MISPC_TRY(mispc_halo_device_send_list(ctx, h, &sidx));
     mark_sent<<<mispc_device_grid(ctx, h->nsend, DIST_BLOCK), DIST_BLOCK, 0, st>>>(h->nsend, sidx,
@@ -404,29 +450,15 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
   dev_buffers b = {{0}, 0};
   Sync y;
   memset(&y, 0, sizeof y);
-  mispc_status s = MISPC_SUCCESS;
-  cudaEvent_t *evs[7] = {&y.ev[0], &y.ev[1], &y.col[0], &y.col[1], &y.dec[0], &y.dec[1], &y.fork};
-  for (int k = 0; k < 7 && !s; ++k)
-    if (cudaEventCreateWithFlags(evs[k], cudaEventDisableTiming) != cudaSuccess)
-      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaEventCreate failed");
-  int least = 0, greatest = 0;
-  if (!s && (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess ||
-             cudaStreamCreateWithPriority(&y.comm, cudaStreamNonBlocking, greatest) != cudaSuccess))
-    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "cudaStreamCreateWithPriority failed");
-  if (!s)
-    s = mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
-            ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y)
-            : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y);
+  mispc_status s = mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
+                       ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y)
+                       : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y);
   if (s) { /* queued work may still use the scratch: let it finish first */
     cudaStream_t st;
     if (y.comm) cudaStreamSynchronize(y.comm);
     if (mispc_stream(ctx, &st) == MISPC_SUCCESS) cudaStreamSynchronize(st);
   }
   mispc_scratch_list_free(ctx, &b);
-  if (y.comm) cudaStreamDestroy(y.comm);
-  for (int k = 0; k < 7; ++k)
-    if (*evs[k]) cudaEventDestroy(*evs[k]);
-  for (int k = 0; k < 2; ++k)
-    if (y.exec[k]) cudaGraphExecDestroy(y.exec[k]);
+  sync_free(&y);
   return mispc_dist_agree(ctx, g->comm, s);
 }

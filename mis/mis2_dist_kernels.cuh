@@ -146,10 +146,10 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
 template <typename W>
 mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks);
 template <typename W>
-mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, mispc_halo *h,
-                        const mispc_halo_lsa *l, int blocks, bool warp, const uint8_t *own,
-                        const unsigned *subset_count, uint8_t *in_set, int max_rounds,
-                        unsigned long long *scratch, unsigned long long *d_out, cudaStream_t st);
+mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, const mispc_halo_lsa *l, int blocks,
+                        bool warp, const uint8_t *own, const unsigned *subset_count,
+                        uint8_t *in_set, int max_rounds, unsigned long long *scratch,
+                        unsigned long long *d_out, cudaStream_t st);
 
 } // namespace mis2_dist
 

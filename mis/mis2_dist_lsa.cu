@@ -168,11 +168,10 @@ mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int 
 }
 
 template <typename W>
-mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, mispc_halo *h,
-                        const mispc_halo_lsa *l, int blocks, bool warp, const uint8_t *own,
-                        const unsigned *subset_count, uint8_t *in_set, int max_rounds,
-                        unsigned long long *scratch, unsigned long long *d_out, cudaStream_t st) {
-  (void)h;
+mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, const mispc_halo_lsa *l, int blocks,
+                        bool warp, const uint8_t *own, const unsigned *subset_count,
+                        uint8_t *in_set, int max_rounds, unsigned long long *scratch,
+                        unsigned long long *d_out, cudaStream_t st) {
   Lsa a;
   memset(&a, 0, sizeof a);
   a.dc = *(const ncclDevComm *)l->devcomm;
@@ -198,9 +197,9 @@ template <typename W> mispc_status lsa_grid(mispc_context *, MPI_Comm, mispc_hal
 }
 
 template <typename W>
-mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &, mispc_halo *, const mispc_halo_lsa *,
-                        int, bool, const uint8_t *, const unsigned *, uint8_t *, int,
-                        unsigned long long *, unsigned long long *, cudaStream_t) {
+mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &, const mispc_halo_lsa *, int, bool,
+                        const uint8_t *, const unsigned *, uint8_t *, int, unsigned long long *,
+                        unsigned long long *, cudaStream_t) {
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "LSA rounds: mispc was built without them");
 }
 
@@ -208,10 +207,9 @@ mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &, mispc_halo *, const
 
 #define MISPC_LSA_INSTANCES(W)                                                                     \
   template mispc_status lsa_grid<W>(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *);           \
-  template mispc_status lsa_rounds<W>(mispc_context *, const Plan<W> &, mispc_halo *,              \
-                                      const mispc_halo_lsa *, int, bool, const uint8_t *,          \
-                                      const unsigned *, uint8_t *, int, unsigned long long *,      \
-                                      unsigned long long *, cudaStream_t);
+  template mispc_status lsa_rounds<W>(                                                             \
+      mispc_context *, const Plan<W> &, const mispc_halo_lsa *, int, bool, const uint8_t *,        \
+      const unsigned *, uint8_t *, int, unsigned long long *, unsigned long long *, cudaStream_t);
 MISPC_LSA_INSTANCES(uint32_t)
 MISPC_LSA_INSTANCES(uint64_t)
 #undef MISPC_LSA_INSTANCES

@@ -42,6 +42,8 @@ struct mispc_halo {
   void *nccl;            /* ncclComm_t when transport is NCCL */
   void *lsa;             /* mispc_halo_lsa (made on first use; NULL: none) */
   int lsa_tried;         /* 1 once mispc_halo_lsa_get found none for this plan */
+  int lsa_rule;          /* one-kernel MIS-2 rounds by default: 1 yes, -1 no, 0 not yet asked
+                            (mis2_dist_cuda.cu, lsa_wanted) */
 };
 
 /* The packing buffer of h grown to at least `bytes` (host). */

@@ -464,4 +464,5 @@ extern "C" void mispc_halo_nccl_free(mispc_halo *h) {
 #endif
   h->nccl = NULL;
   h->lsa_tried = 0;
+  h->lsa_rule = 0;
 }

@@ -34,7 +34,10 @@ static const knob knobs[] = {
     KNOB(gs_cluster_order, "auto|id|size", "cluster GS (GPU): each color's cluster order"),
     KNOB(dist_rounds_on_one_rank, "0|1", "distributed calls: rounds and halo on one rank too"),
     KNOB(dist_graph_rounds, "0|1", "distributed GPU MIS-2 over NCCL: a CUDA graph a round"),
-    KNOB(dist_lsa_rounds, "0|1", "distributed GPU MIS-2 over NCCL: all rounds in one kernel"),
+    KNOB(dist_lsa_rounds, "0|1|2",
+         "distributed GPU MIS-2 over NCCL: all rounds in one kernel (0 small halos, 1 on, 2 off)"),
+    KNOB(dist_agg_scan_labels, "0|1",
+         "distributed GPU aggregation: roots numbered a phase at a time"),
 };
 #undef KNOB
 #define NKNOBS (sizeof knobs / sizeof *knobs)

@@ -58,9 +58,14 @@ typedef struct mispc_tuning {
                                   instead of the one-process kernels (tests of a transport) */
   int dist_graph_rounds;       /* 1: GPU MIS-2 over NCCL replays each round as a captured CUDA
                                   graph (two captures a call; experimental, not yet run) */
-  int dist_lsa_rounds;         /* 1: GPU MIS-2 over NCCL runs all rounds in one kernel a rank,
+  int dist_lsa_rounds;         /* GPU MIS-2 over NCCL runs all rounds in one kernel a rank,
                                   storing ghosts into the other GPUs' memory (NCCL device API,
-                                  LSA; falls back where a rank cannot) */
+                                  LSA; falls back where a rank cannot): 0 where the ranks send at
+                                  most an eighth of the vertices in all, 1 always, 2 never */
+  int dist_agg_scan_labels;    /* 1: GPU aggregation on several ranks numbers each phase's roots
+                                  by an MPI scan (a host wait a phase) instead of provisional
+                                  labels renumbered at the end (the path of graphs of 2^30
+                                  vertices or more) */
 } mispc_tuning;
 
 /* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the

@@ -228,19 +228,31 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
     compare_colorings(ctx, &gpu, dlab, hlab);
     compare_aggregations(ctx, &gpu, dlab, hlab);
-    if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
-      /* MIS-2 rounds as CUDA graphs, and all rounds in one kernel a rank with
-       * the ghosts stored over NVLink (where NCCL's LSA team holds every rank;
-       * else the host-driven rounds again) */
-      static const char *const tags[2] = {"GPU graph rounds ", "GPU one-kernel rounds "};
+    { /* the roots numbered by a scan a phase (graphs of 2^30 vertices or more) */
       mispc_tuning t0, t;
       mispc_context_get_tuning_(ctx, &t0);
-      for (int k = 0; k < 2; ++k) {
+      t = t0;
+      t.dist_agg_scan_labels = 1;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      compared scanned = {spec, "GPU scanned labels ", &G, &D, &DD, 1, r0, r1};
+      compare_aggregations(ctx, &scanned, dlab, hlab);
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+    }
+    if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
+      /* MIS-2 rounds as CUDA graphs, all rounds in one kernel a rank with the
+       * ghosts stored over NVLink (where NCCL's LSA team holds every rank;
+       * else the host-driven rounds again), and the host-driven rounds (the
+       * default picks one of the last two by the halo's size) */
+      static const char *const tags[3] = {"GPU graph rounds ", "GPU one-kernel rounds ",
+                                          "GPU host-driven rounds "};
+      mispc_tuning t0, t;
+      mispc_context_get_tuning_(ctx, &t0);
+      for (int k = 0; k < 3; ++k) {
         t = t0;
         if (k == 0)
-          t.dist_graph_rounds = 1;
+          t.dist_graph_rounds = 1, t.dist_lsa_rounds = 2;
         else
-          t.dist_lsa_rounds = 1;
+          t.dist_lsa_rounds = k;
         CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
         compared knob = {spec, tags[k], &G, &D, &DD, 1, r0, r1};
         compare_mis(ctx, &knob, sub, dsub, ref, dset, mine);
