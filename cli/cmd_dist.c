@@ -79,6 +79,8 @@ static int parse(int argc, char **argv, void *args) {
       CLI_OPT_INT("--threads", "N", "host threads a rank (default 1 under mpiexec)", &a->c.threads,
                   0, MISPC_MAX_THREADS),
       CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->c.verbose, 1),
+      CLI_OPT_FLAG("-vv", "also each phase's time (rank 0; waits for the GPU between phases)",
+                   &a->c.verbose, 2),
       CLI_OPT_CALL("--tune", "NAME=VALUE",
                    "an internal tuning knob, repeatable (mispc bench mis2 --help lists them)",
                    bench_tune_option, &a->tune),
