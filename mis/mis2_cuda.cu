@@ -349,7 +349,6 @@ template <typename W, bool Warp>
 __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<Warp> &kr, Own<W> &o,
                                             int gl, unsigned gmask, bool first, bool active) {
   constexpr int K = kept_slots<Warp>(), G = kept_group<Warp>(), L = kept_lanes<Warp>();
-  if (!Warp && !active) return;
   W m = gl || !active ? w_out<W>() : o.t;
 #pragma unroll
   for (int k0 = 0; k0 < K; k0 += G) {
@@ -393,10 +392,25 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
       }
       if (lane / L == src / L) m = mm < m ? mm : m;
     });
-  } else if (first) {
-    m = tail_min(std::integral_constant<int, 1>{}, o.tail, o.e, 0, m);
   } else {
-    m = mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
+    /* a thread's own tail, or with the whole warp where it is long (a hub:
+     * gathers one after another in one thread made PGPgiantcompo's MIS-2
+     * 2x the 8-lane kernel's time, kron:12's 6x) */
+    const int lane = (int)(threadIdx.x & 31);
+    const bool long_tail = active && o.e - o.tail > kLongTail;
+    if (active && !long_tail)
+      m = first ? tail_min(std::integral_constant<int, 1>{}, o.tail, o.e, 0, m)
+                : mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
+    warp_tails(__ballot_sync(~0u, long_tail), [&](int src) {
+      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
+      W mm = tail_min(std::integral_constant<int, 32>{}, tb, te, lane, w_out<W>());
+#pragma unroll
+      for (int off = 16; off; off >>= 1) {
+        const W y = __shfl_xor_sync(~0u, mm, off);
+        mm = y < mm ? y : mm;
+      }
+      if (lane == src) m = mm < m ? mm : m;
+    });
   }
 #pragma unroll
   for (int off = L / 2; off; off >>= 1) {
@@ -414,7 +428,6 @@ template <typename W, bool Warp>
 __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<Warp> &kr, Own<W> &o,
                                             int gl, unsigned gmask, int r, bool active) {
   constexpr int K = kept_slots<Warp>(), G = kept_group<Warp>(), L = kept_lanes<Warp>();
-  if (!Warp && !active) return false;
   const W t = o.t;
   bool out_ = active && o.m == w_out<W>(), all_min = !active || o.m == t;
   const bool first = r == 0; /* no OUT column yet: the first mismatch settles it */
@@ -433,23 +446,22 @@ __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<War
       all_min = all_min && x[j] == t;
     }
   }
+  /* an OUT found in a step settles v whatever else the step saw; in round
+   * 0 (no OUT column yet) a mismatch does. ts: the group's t */
+  const auto tail_scan = [&](auto S, int64_t b, int64_t e, int lane, W ts, bool *o2, bool *a2) {
+    strided_row<decltype(S)::value>(p.colidx, b, e, lane, [&](const int32_t *c) {
+      W x[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) x[k] = c[k] < 0 || (p.subset && !p.subset[c[k]]) ? ts : p.M[c[k]];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        *o2 = *o2 || x[k] == w_out<W>();
+        *a2 = *a2 && x[k] == ts;
+      }
+      return !*o2 && (*a2 || !first);
+    });
+  };
   if constexpr (Warp) {
-    /* an OUT found in a step settles v whatever else the step saw; in round
-     * 0 (no OUT column yet) a mismatch does. ts: the group's t */
-    const auto tail_scan = [&](auto S, int64_t b, int64_t e, int lane, W ts, bool *o2, bool *a2) {
-      strided_row<decltype(S)::value>(p.colidx, b, e, lane, [&](const int32_t *c) {
-        W x[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-          x[k] = c[k] < 0 || (p.subset && !p.subset[c[k]]) ? ts : p.M[c[k]];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          *o2 = *o2 || x[k] == w_out<W>();
-          *a2 = *a2 && x[k] == ts;
-        }
-        return !*o2 && (*a2 || !first);
-      });
-    };
     const bool long_tail = active && o.e - o.tail > kLongTail;
     if (active && !long_tail && !out_ && (all_min || !first))
       tail_scan(std::integral_constant<int, L>{}, o.tail, o.e, gl, t, &out_, &all_min);
@@ -466,9 +478,22 @@ __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<War
       a2 = __all_sync(~0u, a2);
       if (lane / L == src / L) out_ = out_ || o2, all_min = all_min && a2;
     });
-  } else {
-    mis_cuda::row_decide<W, false>(p.colidx, o.tail, o.e, p.M, p.subset, t, first, 0, &out_,
-                                   &all_min);
+  } else { /* a thread's own tail, or with the whole warp where it is long (kept_column) */
+    const int lane = (int)(threadIdx.x & 31);
+    const bool long_tail = active && o.e - o.tail > kLongTail;
+    if (active && !long_tail)
+      mis_cuda::row_decide<W, false>(p.colidx, o.tail, o.e, p.M, p.subset, t, first, 0, &out_,
+                                     &all_min);
+    const bool more = long_tail && !out_ && (all_min || !first);
+    warp_tails(__ballot_sync(~0u, more), [&](int src) {
+      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
+      const W ts = __shfl_sync(~0u, t, src);
+      bool o2 = false, a2 = true;
+      tail_scan(std::integral_constant<int, 32>{}, tb, te, lane, ts, &o2, &a2);
+      o2 = __any_sync(~0u, o2);
+      a2 = __all_sync(~0u, a2);
+      if (lane == src) out_ = out_ || o2, all_min = all_min && a2;
+    });
   }
   if (!active) return false;
   o.t = out_      ? w_out<W>()
@@ -619,16 +644,20 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
                           : (const void *)mis2_persistent<W, false, kThreadMappingPerSm, false>;
     /* Small graphs: the kept kernel where every vertex gets a thread (a group
      * of 8 lanes) of its own; the no-worklist ablation keeps the rounds it
-     * measures. */
+     * measures. Rows of fewer than 32 entries on average keep a thread a
+     * vertex there (its long tails go to the warp): H100, gen:grid3d27:40
+     * (25 a row) 0.204 ms with the warp rounds, 0.096 with the thread kept
+     * kernel; bcsstk13 (42 a row) 0.058 with 8 lanes, 0.140 a thread. */
     long long work = warp ? 32 * n : n;
     if (persistent && !tu->mis_no_worklist) {
-      const void *kept = warp ? (const void *)mis2_persistent<W, true, kPersistentPerSm, true>
-                              : (const void *)mis2_persistent<W, false, kThreadMappingPerSm, true>;
+      const bool kwarp = warp && (tu->mis_force_warp_mapping || g->nnz >= 32 * n);
+      const void *kept = kwarp ? (const void *)mis2_persistent<W, true, kPersistentPerSm, true>
+                               : (const void *)mis2_persistent<W, false, kThreadMappingPerSm, true>;
       long long fit = 0;
       st = mis_cuda::persistent_threads(ctx, kept, &fit);
-      if (!st && (warp ? kept_lanes<true>() * n : n) <= fit) {
+      if (!st && (kwarp ? kept_lanes<true>() * n : n) <= fit) {
         pk = kept;
-        work = warp ? kept_lanes<true>() * n : n;
+        work = kwarp ? kept_lanes<true>() * n : n;
       }
     }
     int launched = 0;
