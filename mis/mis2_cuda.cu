@@ -644,20 +644,27 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
                           : (const void *)mis2_persistent<W, false, kThreadMappingPerSm, false>;
     /* Small graphs: the kept kernel where every vertex gets a thread (a group
      * of 8 lanes) of its own; the no-worklist ablation keeps the rounds it
-     * measures. Rows of fewer than 32 entries on average keep a thread a
-     * vertex there (its long tails go to the warp): H100, gen:grid3d27:40
-     * (25 a row) 0.204 ms with the warp rounds, 0.096 with the thread kept
-     * kernel; bcsstk13 (42 a row) 0.058 with 8 lanes, 0.140 a thread. */
+     * measures. 8 lanes a vertex where rows average 16 entries or more and
+     * the groups fit; else a thread a vertex where the threads fit, also for
+     * rows of 16 to 32 entries on average (its long tails go to the warp).
+     * H100, ms: gen:grid3d27:40 (25 a row, 8 n does not fit) 0.20 with the
+     * warp rounds, 0.10 a thread; gen:kron:16 0.42 / 0.35; but kron:12 (24 a
+     * row, hubs) 0.08 with 8 lanes, 0.17 a thread (docs/BENCHMARKS.md). */
     long long work = warp ? 32 * n : n;
     if (persistent && !tu->mis_no_worklist) {
-      const bool kwarp = warp && (tu->mis_force_warp_mapping || g->nnz >= 32 * n);
-      const void *kept = kwarp ? (const void *)mis2_persistent<W, true, kPersistentPerSm, true>
-                               : (const void *)mis2_persistent<W, false, kThreadMappingPerSm, true>;
+      const void *kept8 = (const void *)mis2_persistent<W, true, kPersistentPerSm, true>;
+      const void *kept1 = (const void *)mis2_persistent<W, false, kThreadMappingPerSm, true>;
       long long fit = 0;
-      st = mis_cuda::persistent_threads(ctx, kept, &fit);
-      if (!st && (kwarp ? kept_lanes<true>() * n : n) <= fit) {
-        pk = kept;
-        work = kwarp ? kept_lanes<true>() * n : n;
+      bool kept = false;
+      if (warp) {
+        st = mis_cuda::persistent_threads(ctx, kept8, &fit);
+        if (!st && kept_lanes<true>() * n <= fit) {
+          pk = kept8, work = kept_lanes<true>() * n, kept = true;
+        }
+      }
+      if (!st && !kept && (!warp || (!tu->mis_force_warp_mapping && g->nnz < 32 * n))) {
+        st = mis_cuda::persistent_threads(ctx, kept1, &fit);
+        if (!st && n <= fit) pk = kept1, work = n;
       }
     }
     int launched = 0;
