@@ -14,25 +14,13 @@ set -uo pipefail
 mpiexec=$1 solve=$2
 common=(-problem elasticity3d -n 8 -pcs clustergs -ksp_rtol 1e-8 -ksp_view)
 auto=(-pc_clustergs_strength_threshold -1)
-its() { awk '$1 == "clustergs" && $NF == "converged" {print $2}' <<<"$1"; }
 fail=0
-ref=""
-for np in 1 2 3; do
-  out=$("$mpiexec" --oversubscribe -n $np "$solve" "${common[@]}" "${auto[@]}" 2>&1)
-  l=$(its "$out")
-  if ! grep -q "strength threshold auto 0.151515, block size 1$" <<<"$out"; then
-    echo "FAIL: $np ranks: -ksp_view does not show the automatic threshold without lines" >&2
-    grep -E "clusters" <<<"$out" >&2
-    fail=1
-  fi
-  [ -n "$ref" ] || ref=$l
-  if [ -z "$l" ] || [ "$l" != "$ref" ]; then
-    echo "FAIL: $np ranks: '$l' iterations, 1 rank '$ref'" >&2
-    fail=1
-  fi
-done
+# shellcheck source=clustergs_ranks.sh
+. "$(dirname "$0")/clustergs_ranks.sh"
+same_on_ranks "the automatic threshold without lines" \
+  "strength threshold auto 0\.151515, block size 1$" -- "$solve" "${common[@]}" "${auto[@]}"
 old=$("$solve" "${common[@]}" 2>&1)
-o=$(its "$old")
+o=$(clustergs_its "$old")
 if ! grep -Eq "strength threshold 0\.?, block size 3$" <<<"$old"; then
   echo "FAIL: the default (threshold 0, block size 3) is not what -ksp_view shows" >&2
   grep -E "strength threshold" <<<"$old" >&2
@@ -46,7 +34,7 @@ if ! grep -q "strength threshold auto 0.151515, block size 1, grown along lines"
   fail=1
 fi
 echo "Elasticity3D_8: automatic clusters $ref iterations (1, 2, 3 ranks), default $o," \
-  "with lines $(its "$lines")"
+  "with lines $(clustergs_its "$lines")"
 if [ -z "$o" ] || [ -z "$ref" ] || [ "$ref" -ge "$o" ]; then
   echo "FAIL: the automatic clusters do not save iterations" >&2
   fail=1

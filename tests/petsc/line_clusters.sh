@@ -7,28 +7,14 @@ set -uo pipefail
 mpiexec=$1 solve=$2
 spec=gen:aniso2d:60:0.001
 common=(-f "$spec" -pcs clustergs -ksp_rtol 1e-8 -pc_clustergs_strength_threshold 0.05)
-its() { awk '$1 == "clustergs" && $NF == "converged" {print $2}' <<<"$1"; }
 fail=0
+# shellcheck source=clustergs_ranks.sh
+. "$(dirname "$0")/clustergs_ranks.sh"
 # the MIS-2 clusters (the default: line clusters off)
-base=$("$solve" "${common[@]}" 2>&1)
-b=$(its "$base")
-ref=""
-for np in 1 2 3; do
-  out=$("$mpiexec" --oversubscribe -n $np "$solve" "${common[@]}" -pc_clustergs_line_clusters \
-    -ksp_view 2>&1)
-  l=$(its "$out")
-  if ! grep -q "grown along lines" <<<"$out" ||
-    ! grep -Eq "clusters 60 \(rows per cluster: (mean 60.00, )?min 60, max 60\)" <<<"$out"; then
-    echo "FAIL: $np ranks: -ksp_view does not show 60 line clusters of 60 rows" >&2
-    grep -E "clusters" <<<"$out" >&2
-    fail=1
-  fi
-  [ -n "$ref" ] || ref=$l
-  if [ -z "$l" ] || [ "$l" != "$ref" ]; then
-    echo "FAIL: $np ranks: '$l' iterations, 1 rank '$ref'" >&2
-    fail=1
-  fi
-done
+b=$(clustergs_its "$("$solve" "${common[@]}" 2>&1)")
+same_on_ranks "60 line clusters of 60 rows" "grown along lines" \
+  "clusters 60 \(rows per cluster: (mean 60.00, )?min 60, max 60\)" -- \
+  "$solve" "${common[@]}" -pc_clustergs_line_clusters -ksp_view
 echo "$spec: MIS-2 clusters $b iterations, line clusters $ref (1, 2, 3 ranks)"
 if [ -z "$b" ] || [ -z "$ref" ] || [ "$ref" -ge "$b" ]; then
   echo "FAIL: line clusters do not save iterations" >&2
