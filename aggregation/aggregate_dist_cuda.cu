@@ -4,13 +4,15 @@
  * (dist_halo_cuda.cu). The MIS-2 calls are mispc_dist_mis2 on the device
  * graph. Root numbering: an exclusive scan of the root flags on the device
  * (local id order = global id order); a rank's roots are numbered from its
- * first row while the phases run and renumbered once at the end (work.prov),
- * so no host wait or MPI call sits between the phases. Every kernel writes only its own vertex's
- * entries and reads arrays no launch of it writes (the size counts are integer atomics), so the
- * labels equal the host's bit for bit. Labels are in device memory. The kernels that scan N[v] give
- * a row of more than LONG_ROW entries to the whole warp (for_rows): a power-law graph's hubs have
- * 10^5 entries, too long a chain of loads for one thread (a thread a row, gen:kron:22 on 2 ranks
- * took 3x one GPU). The warp keeps the row order, so the results are unchanged. */
+ * first row while the phases run and renumbered once at the end
+ * (work.prov), so no host wait or MPI call sits between the phases. Every
+ * kernel writes only its own vertex's entries and reads arrays no launch of
+ * it writes (the size counts are integer atomics), so the labels equal the
+ * host's bit for bit. Labels are in device memory. The kernels that scan
+ * N[v] give a row of more than LONG_ROW entries to the whole warp
+ * (for_rows): a power-law graph's hubs have 10^5 entries, too long a chain
+ * of loads for one thread (a thread a row, gen:kron:22 on 2 ranks took 3x
+ * one GPU). The warp keeps the row order, so the results are unchanged. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,7 +311,7 @@ struct work {
    * relabel at the end (the counts all ranks' roots give). Labels must fit
    * 2 nglobal in int32 for this; else each phase scans its root counts. */
   bool prov;
-  int P, rank;
+  int P;
   int64_t *d_table; /* device: ranges (P + 1), then delta (2 P) */
   int64_t *h_table; /* its host copy */
   long long *h_all; /* host, 2 P: each rank's root counts of phases 1 and 2 */
@@ -340,7 +342,6 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
   MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gsize));
   MISPC_TRY(scratch(ctx, b, kCounters * 8, (void **)&w->counter));
   MPI_Comm_size(g->comm, &w->P);
-  MPI_Comm_rank(g->comm, &w->rank);
   w->prov = !ctx->tuning.dist_agg_scan_labels && 2 * g->nglobal <= (int64_t)INT32_MAX;
   MISPC_TRY(scratch(ctx, b, (3 * (size_t)w->P + 1) * 8, (void **)&w->d_table));
   /* host arrays here, where a failure is agreed on before any exchange */
