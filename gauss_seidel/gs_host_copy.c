@@ -189,13 +189,16 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   const int nt = nthreads_of(ctx);
   /* more columns than rows (the distributed sweep's ghosts): no zero-pass
    * copy, whose test needs every column's color; cluster GS: only the
-   * handle's own sweep (may_block), and only with rows longer than 32 (2-core
-   * VM, one thread, PETSc PCApply: Elasticity3D_30 23.3 -> 20.6 ms a call,
-   * Laplace3D_100 25.3 -> 26.2, Laplace3D_50 unchanged) */
+   * handle's own sweep (may_block), with rows longer than 32 (2-core VM,
+   * one thread, PETSc PCApply: Elasticity3D_30 23.3 -> 20.6 ms a call) or
+   * set up for one thread (clusters by level): there Laplace3D_100's first
+   * forward pass took 15 -> 10.9 ms once its prefetch left the columns
+   * (gs_host.c, blocked_cluster_pass; with them it cost 25.3 -> 26.2 ms an
+   * apply), Laplace3D_50 and the aniso problems alike */
   int64_t maxlen = 0; /* the longest row */
   for (int64_t i = 0; i < n; ++i)
     maxlen = A->rowptr[i + 1] - A->rowptr[i] > maxlen ? A->rowptr[i + 1] - A->rowptr[i] : maxlen;
-  const int zcopy = A->ncols == n && (!cluster || (may_block && maxlen > 32));
+  const int zcopy = A->ncols == n && (!cluster || (may_block && (maxlen > 32 || nt == 1)));
   int32_t *rcolor = NULL;
   mispc_status s = MISPC_SUCCESS;
   ALLOC(rcolor, n + 1, 4, "row colors");
