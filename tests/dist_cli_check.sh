@@ -57,6 +57,17 @@ if [ -z "$m1" ] || [ -z "$m4" ] || ! awk -v a="$m1" -v b="$m4" 'BEGIN{exit !(b <
 else
   echo "ok: peak memory a rank on gen:laplace3d:80: 1 rank $m1 MiB, 4 ranks $m4 MiB"
 fi
+# -vv: level-2 progress (each MIS-2 round) from rank 0 only, once a MIS-2
+# call (coarsen makes two); -v: none of it.
+vv=$(run 2 coarsen gen:laplace3d:12 -vv --no-verify)
+v1=$(run 2 coarsen gen:laplace3d:12 -v --no-verify)
+n=$(grep -c "dist mis2 round 1:" <<<"$vv")
+if [ "$n" != 2 ] || grep -q "dist mis2 round" <<<"$v1"; then
+  echo "FAIL: -vv printed 'dist mis2 round 1:' $n times (want 2), -v: $(grep -c 'dist mis2 round' <<<"$v1")" >&2
+  fail=1
+else
+  echo "ok: -vv prints each MIS-2 round once (rank 0), -v does not"
+fi
 # A bad input fails on every rank with one message and a non-zero exit, no hang.
 out=$("$mpiexec" --oversubscribe -n 3 "$mispc" mis "$data/missing.mtx" 2>&1)
 rc=$?
