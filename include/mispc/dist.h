@@ -248,6 +248,23 @@ MISPC_API mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, cons
                                                         mispc_dist_prolongator *P);
 MISPC_API void mispc_dist_prolongator_free(mispc_dist_prolongator *P);
 
+/* Galerkin coarse operator Ac = P^T (A P) of a distributed matrix (host):
+ * rank p gets the coarse rows [cstart * k, cend * k) of its prolongator
+ * rows (k = ncols / aggregates, the numbering of
+ * mispc_dist_tentative_prolongator; any P with such ranges that tile the
+ * coarse columns in rank order will do), and Ac gathered is
+ * mispc_galerkin_product of the whole A and P bit for bit, pattern and
+ * values, for any number of ranks. Each entry of A P is summed over A's row
+ * in global column order (the two blocks merged: they must hold sorted
+ * rows) with the P rows of ghost columns routed from their owners; each
+ * entry of Ac over the fine rows in increasing id, every product travelling
+ * to the rank of its coarse row. P: A's local rows, columns in [0, ncols),
+ * none repeated next to itself. Device matrices are refused
+ * (MISPC_ERR_UNSUPPORTED) on every rank. */
+MISPC_API mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_csr *A,
+                                                   const mispc_dist_prolongator *P,
+                                                   mispc_dist_csr *Ac);
+
 /* Point and cluster multicolor Gauss-Seidel / SOR / SGS on a distributed
  * matrix (host): x = the one-process mispc_gs_apply result on the whole
  * matrix, bit for bit, for any partition. The colors (point: of the matrix

@@ -1,0 +1,397 @@
+/* Galerkin coarse operator Ac = P^T (A P) of a distributed matrix (host),
+ * row for row and bit for bit the one-process mispc_galerkin_product of the
+ * whole A and P. That call sums every entry of A P over A's row in column
+ * order (then P's row in storage order), and every entry of Ac over the
+ * fine rows i of P^T's row in increasing i (then A P's row in column
+ * order), starting from 0.0 and rounding each product (-ffp-contract=off).
+ * Here each rank forms the A P rows of its fine rows, the diagonal and
+ * off-diagonal blocks merged in global column order, with the P rows of its
+ * ghost columns routed from their owners; then every product P(i, I) *
+ * (A P)(i, J) travels to the rank of coarse row I. Ranks send in increasing
+ * i and arrive in rank order (ranges tile in rank order), so the owner adds
+ * them in the one-process order without sorting them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg_dist.h"
+
+static const char *const who = "mispc_dist_galerkin_product";
+
+/* Per-rank checks: a built host matrix with values and sorted blocks, a
+ * prolongator of A's local rows whose columns lie in [0, ncols) without a
+ * column repeated next to itself (mispc_csr_multiply refuses those). */
+static mispc_status check_local(mispc_context *ctx, const mispc_dist_csr *A,
+                                const mispc_dist_prolongator *P) {
+  const int64_t nloc = A->rend - A->rstart;
+  if (!A->halo || !A->ranges)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: A not built", who);
+  if (A->diag.mem != MISPC_MEM_HOST || A->offd.mem != MISPC_MEM_HOST)
+    return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                        "%s: host matrices only (A is in device memory)", who);
+  if ((A->diag.nnz > 0 && !A->diag.values) || (A->offd.nnz > 0 && !A->offd.values))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: A has no values", who);
+  if (!P || P->nrows != nloc || P->ncols < 0 || P->ncols > INT32_MAX || !P->rowptr ||
+      P->cstart < 0 || P->cend < P->cstart)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "%s: P has %lld rows, A %lld local rows (or P is not built)", who,
+                        P ? (long long)P->nrows : -1ll, (long long)nloc);
+  if (P->rowptr[0] != 0 || (P->rowptr[nloc] > 0 && (!P->gcol || !P->values)))
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: P is not a CSR matrix", who);
+  for (int64_t i = 0; i < nloc; ++i) {
+    if (P->rowptr[i + 1] < P->rowptr[i])
+      return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: P's row pointers decrease at row %lld",
+                          who, (long long)(A->rstart + i));
+    for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+      if (P->gcol[q] < 0 || P->gcol[q] >= P->ncols)
+        return mispc_seterr(ctx, MISPC_ERR_INDEX_RANGE,
+                            "%s: P(%lld, %lld) outside its %lld columns", who,
+                            (long long)(A->rstart + i), (long long)P->gcol[q], (long long)P->ncols);
+      if (q > P->rowptr[i] && P->gcol[q] == P->gcol[q - 1])
+        return mispc_seterr(ctx, MISPC_ERR_DUPLICATE, "%s: row %lld of P repeats column %lld", who,
+                            (long long)(A->rstart + i), (long long)P->gcol[q]);
+    }
+    /* merged in global column order below: each block's row must be in it */
+    const mispc_csr *b[2] = {&A->diag, &A->offd};
+    for (int k = 0; k < 2; ++k)
+      for (int64_t q = b[k]->rowptr[i] + 1; q < b[k]->rowptr[i + 1]; ++q)
+        if (b[k]->colidx[q] < b[k]->colidx[q - 1])
+          return mispc_seterr(ctx, MISPC_ERR_UNSORTED, "%s: row %lld of A is not sorted", who,
+                              (long long)(A->rstart + i));
+  }
+  return MISPC_SUCCESS;
+}
+
+/* The coarse rows of every rank (P + 1 offsets into *ranges): the
+ * prolongator's aggregates [cstart, cend) times its k = ncols / naggs
+ * columns an aggregate, as mispc_dist_tentative_prolongator numbers them.
+ * Collective; the same ncols everywhere and ranges that tile [0, ncols). */
+static mispc_status coarse_ranges(mispc_context *ctx, MPI_Comm comm,
+                                  const mispc_dist_prolongator *P, int np, int64_t **ranges) {
+  int64_t mine[3] = {P->ncols, -P->ncols, P->cend - P->cstart}, mx[2] = {0, 0}, naggs = 0;
+  int64_t *all = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * np));
+  *ranges = (int64_t *)malloc(sizeof(int64_t) * (size_t)(np + 1));
+  mispc_status s = all && *ranges ? MISPC_SUCCESS
+                                  : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s &&
+      (MPI_Allreduce(mine, mx, 2, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS ||
+       MPI_Allreduce(mine + 2, &naggs, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
+       MPI_Allgather(&P->cstart, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm) != MPI_SUCCESS ||
+       MPI_Allgather(&P->cend, 1, MPI_INT64_T, all + np, 1, MPI_INT64_T, comm) != MPI_SUCCESS))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: MPI reduction failed", who);
+  const int64_t nc = P->ncols;
+  if (!s && mx[0] != -mx[1])
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: inconsistent coarse sizes (%lld and %lld)",
+                     who, (long long)-mx[1], (long long)mx[0]);
+  else if (!s && (naggs == 0 ? nc != 0 : nc % naggs != 0))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "%s: %lld coarse columns are no multiple of the %lld aggregates of P's "
+                     "[cstart, cend)",
+                     who, (long long)nc, (long long)naggs);
+  const int64_t k = naggs ? nc / naggs : 0;
+  for (int p = 0; !s && p < np; ++p) {
+    if (all[p] != (p ? all[np + p - 1] : 0))
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                       "%s: P's aggregate ranges [cstart, cend) do not tile in rank order (rank "
+                       "%d starts at %lld)",
+                       who, p, (long long)all[p]);
+    (*ranges)[p] = all[p] * k;
+  }
+  if (!s) (*ranges)[np] = nc;
+  free(all);
+  s = mispc_dist_agree(ctx, comm, s);
+  if (s) free(*ranges), *ranges = NULL;
+  return s;
+}
+
+/* P's rows for A's columns, columns as local ids into the sorted list cmap
+ * of the coarse columns they hold: rows 0 .. nloc-1 are this rank's, nloc +
+ * j the row of ghost j (garray[j]), routed from its owner along the halo's
+ * send lists. */
+typedef struct prow_table {
+  int64_t *ptr; /* nloc + nghost + 1 */
+  int32_t *col; /* local coarse ids */
+  double *val;
+  int32_t *cmap; /* local coarse id -> global (sorted) */
+  int64_t ncmap;
+} prow_table;
+
+static void prow_table_free(prow_table *t) {
+  free(t->ptr), free(t->col), free(t->val), free(t->cmap);
+  memset(t, 0, sizeof *t);
+}
+
+static mispc_status gather_p_rows(mispc_context *ctx, const mispc_dist_csr *A,
+                                  const mispc_dist_prolongator *P, prow_table *t) {
+  const mispc_halo *h = A->halo;
+  const int64_t nloc = A->rend - A->rstart, ng = A->nghost;
+  int64_t nrec = 0;
+  for (int64_t e = 0; e < h->nsend; ++e) nrec += P->rowptr[h->sidx[e] + 1] - P->rowptr[h->sidx[e]];
+  /* records (global row, global column, value bits), to each destination
+   * in send-list order and each row in P's order */
+  int64_t *rec = (int64_t *)mispc_host_alloc_n(ctx, 3 * nrec + 1, sizeof(int64_t), "P rows sent");
+  int *dest = (int *)mispc_host_alloc_n(ctx, nrec + 1, sizeof(int), "P rows sent");
+  mispc_status s = rec && dest ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  s = mispc_dist_agree(ctx, A->comm, s);
+  int64_t m = 0;
+  for (int d = 0; !s && d < h->ndst; ++d)
+    for (int64_t e = h->sdispl[d]; e < h->sdispl[d + 1]; ++e) {
+      const int64_t v = h->sidx[e];
+      for (int64_t q = P->rowptr[v]; q < P->rowptr[v + 1]; ++q, ++m) {
+        rec[3 * m] = A->rstart + v;
+        rec[3 * m + 1] = P->gcol[q];
+        memcpy(&rec[3 * m + 2], &P->values[q], sizeof(double));
+        dest[m] = h->dst[d];
+      }
+    }
+  int64_t *got = NULL, ngot = 0;
+  if (!s) s = mispc_dist_route(ctx, A->comm, 3, nrec, rec, dest, &got, &ngot);
+  free(rec);
+  free(dest);
+  if (s) return s;
+  const int64_t nown = P->rowptr[nloc], ntot = nown + ngot;
+  int64_t *gidx = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "ghost P rows");
+  int32_t *cols = (int32_t *)mispc_host_alloc_n(ctx, ntot + 1, sizeof(int32_t), "P columns");
+  t->ptr = (int64_t *)calloc((size_t)(nloc + ng + 2), sizeof(int64_t));
+  t->col = (int32_t *)mispc_host_alloc_n(ctx, ntot + 1, sizeof(int32_t), "P rows");
+  t->val = (double *)mispc_host_alloc_n(ctx, ntot + 1, sizeof(double), "P rows");
+  s = gidx && cols && t->ptr && t->col && t->val
+          ? MISPC_SUCCESS
+          : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  /* a ghost's records come from its owner only, consecutive and in its row
+   * order: a stable counting sort by ghost keeps each row as sent */
+  for (int64_t r = 0; !s && r < ngot; ++r) {
+    gidx[r] = mispc_lower_bound_i64(A->garray, 0, ng, got[3 * r]);
+    if (gidx[r] >= ng || A->garray[gidx[r]] != got[3 * r])
+      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "%s: P row %lld arrived but is no ghost", who,
+                       (long long)got[3 * r]);
+    else
+      t->ptr[nloc + gidx[r] + 1]++;
+  }
+  for (int64_t i = 0; !s && i < nloc; ++i) t->ptr[i + 1] = P->rowptr[i + 1] - P->rowptr[i];
+  for (int64_t i = 0; !s && i < nloc + ng; ++i) t->ptr[i + 1] += t->ptr[i];
+  for (int64_t q = 0; !s && q < nown; ++q) cols[q] = (int32_t)P->gcol[q], t->val[q] = P->values[q];
+  for (int64_t r = 0; !s && r < ngot; ++r) {
+    const int64_t at = t->ptr[nloc + gidx[r]]++;
+    cols[at] = (int32_t)got[3 * r + 1];
+    memcpy(&t->val[at], &got[3 * r + 2], sizeof(double));
+  }
+  for (int64_t j = nloc + ng; !s && j > nloc; --j) t->ptr[j] = t->ptr[j - 1]; /* undo the fill */
+  if (!s) t->ptr[nloc] = nown;
+  free(got);
+  free(gidx);
+  /* local coarse ids: sorted, so their order is the global one */
+  t->cmap = s ? NULL : (int32_t *)mispc_host_alloc_n(ctx, ntot + 1, sizeof(int32_t), "P columns");
+  if (!s && !t->cmap) s = MISPC_ERR_ALLOC;
+  if (!s) {
+    memcpy(t->cmap, cols, sizeof(int32_t) * (size_t)ntot);
+    mispc_sort_i32(t->cmap, ntot);
+    int64_t u = 0;
+    for (int64_t q = 0; q < ntot; ++q)
+      if (u == 0 || t->cmap[q] != t->cmap[u - 1]) t->cmap[u++] = t->cmap[q];
+    t->ncmap = u;
+    for (int64_t q = 0; q < ntot; ++q)
+      t->col[q] = (int32_t)mispc_lower_bound_i32(t->cmap, 0, u, cols[q]);
+  }
+  free(cols);
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (s) prow_table_free(t);
+  return s;
+}
+
+/* Row i of A as (P-table row, value) pairs in global column order: the
+ * off-diagonal entries left of the diagonal block, the block, the rest. */
+static int64_t merged_row(const mispc_dist_csr *A, int64_t i, int64_t *row, double *val) {
+  const int64_t nloc = A->rend - A->rstart;
+  const mispc_csr *D = &A->diag, *O = &A->offd;
+  int64_t n = 0, q = O->rowptr[i];
+  for (; q < O->rowptr[i + 1] && A->garray[O->colidx[q]] < A->rstart; ++q)
+    row[n] = nloc + O->colidx[q], val[n++] = O->values[q];
+  for (int64_t p = D->rowptr[i]; p < D->rowptr[i + 1]; ++p)
+    row[n] = D->colidx[p], val[n++] = D->values[p];
+  for (; q < O->rowptr[i + 1]; ++q) row[n] = nloc + O->colidx[q], val[n++] = O->values[q];
+  return n;
+}
+
+/* A P for this rank's rows (local coarse ids, sorted rows), as
+ * mispc_csr_multiply's host loop: a dense accumulator zeroed on the row's
+ * pattern, products added in the merged row's order. */
+static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
+                                int64_t **apptr, int32_t **apcol, double **apval) {
+  const int64_t nloc = A->rend - A->rstart;
+  int64_t bound = 0, wmax = 1;
+  for (int64_t i = 0; i < nloc; ++i) {
+    int64_t len =
+        A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
+    if (len > wmax) wmax = len;
+  }
+  int64_t *row = (int64_t *)mispc_host_alloc_n(ctx, wmax, sizeof(int64_t), "A P rows");
+  double *val = (double *)mispc_host_alloc_n(ctx, wmax, sizeof(double), "A P rows");
+  double *acc = (double *)mispc_host_alloc_n(ctx, t->ncmap + 1, sizeof(double), "A P rows");
+  int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, t->ncmap + 1, sizeof(int64_t), "A P rows");
+  *apptr = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
+  mispc_status s = row && val && acc && mark && *apptr ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  for (int64_t c = 0; !s && c < t->ncmap; ++c) mark[c] = -1;
+  /* pattern sizes first (exact), then the rows */
+  for (int64_t i = 0; !s && i < nloc; ++i) {
+    const int64_t n = merged_row(A, i, row, val);
+    int64_t m = 0;
+    for (int64_t e = 0; e < n; ++e)
+      for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q)
+        if (mark[t->col[q]] != i) mark[t->col[q]] = i, ++m;
+    (*apptr)[i + 1] = (*apptr)[i] + m;
+  }
+  bound = s ? 0 : (*apptr)[nloc];
+  *apcol = s ? NULL : (int32_t *)mispc_host_alloc_n(ctx, bound + 1, sizeof(int32_t), "A P");
+  *apval = s ? NULL : (double *)mispc_host_alloc_n(ctx, bound + 1, sizeof(double), "A P");
+  if (!s && (!*apcol || !*apval)) s = MISPC_ERR_ALLOC;
+  for (int64_t c = 0; !s && c < t->ncmap; ++c) mark[c] = -1;
+  for (int64_t i = 0; !s && i < nloc; ++i) {
+    const int64_t n = merged_row(A, i, row, val), b = (*apptr)[i];
+    int32_t *cols = *apcol + b;
+    int64_t m = 0;
+    for (int64_t e = 0; e < n; ++e)
+      for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q)
+        if (mark[t->col[q]] != i) mark[t->col[q]] = i, cols[m++] = t->col[q];
+    mispc_sort_i32(cols, m);
+    for (int64_t p = 0; p < m; ++p) acc[cols[p]] = 0.0;
+    for (int64_t e = 0; e < n; ++e)
+      for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q)
+        acc[t->col[q]] += val[e] * t->val[q];
+    for (int64_t p = 0; p < m; ++p) (*apval)[b + p] = acc[cols[p]];
+  }
+  free(row), free(val), free(acc), free(mark);
+  if (s) {
+    free(*apptr), free(*apcol), free(*apval);
+    *apptr = NULL, *apcol = NULL, *apval = NULL;
+    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  }
+  return MISPC_SUCCESS;
+}
+
+/* Coarse rows [c0, c1) from the products (row, column, value bits) in the
+ * order they arrived, which is the order they are summed in: each row's
+ * pattern is its columns sorted, each entry 0.0 plus its products. */
+static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t nc, int64_t c0,
+                                    int64_t c1, const int64_t *got, int64_t ngot,
+                                    mispc_dist_csr *Ac) {
+  const int64_t nr = c1 - c0;
+  int64_t *first = (int64_t *)calloc((size_t)nr + 2, sizeof(int64_t));
+  int64_t *order = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
+  int32_t *cols = (int32_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int32_t), "coarse rows");
+  int64_t *rowptr = (int64_t *)calloc((size_t)nr + 1, sizeof(int64_t));
+  int64_t *gcol = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
+  double *values = (double *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(double), "coarse rows");
+  mispc_status s = first && order && cols && rowptr && gcol && values
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  for (int64_t r = 0; !s && r < ngot; ++r) {
+    if (got[3 * r] < c0 || got[3 * r] >= c1) {
+      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "%s: coarse row %lld arrived outside [%lld, %lld)",
+                       who, (long long)got[3 * r], (long long)c0, (long long)c1);
+      break;
+    }
+    first[got[3 * r] - c0 + 1]++;
+  }
+  for (int64_t c = 0; !s && c < nr; ++c) first[c + 1] += first[c];
+  for (int64_t r = 0; !s && r < ngot; ++r) order[first[got[3 * r] - c0]++] = r; /* stable */
+  for (int64_t c = nr; !s && c > 0; --c) first[c] = first[c - 1];
+  if (!s) first[0] = 0;
+  int64_t nnz = 0;
+  for (int64_t c = 0; !s && c < nr; ++c) {
+    const int64_t b = first[c], e = first[c + 1];
+    int32_t *pat = cols + nnz;
+    int64_t m = 0;
+    for (int64_t r = b; r < e; ++r) pat[m++] = (int32_t)got[3 * order[r] + 1];
+    mispc_sort_i32(pat, m);
+    int64_t u = 0;
+    for (int64_t q = 0; q < m; ++q)
+      if (u == 0 || pat[q] != pat[u - 1]) pat[u++] = pat[q];
+    double *acc = values + nnz;
+    for (int64_t q = 0; q < u; ++q) acc[q] = 0.0, gcol[nnz + q] = pat[q];
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t *g = got + 3 * order[r];
+      double x;
+      memcpy(&x, &g[2], sizeof x);
+      acc[mispc_lower_bound_i32(pat, 0, u, (int32_t)g[1])] += x;
+    }
+    nnz += u;
+    rowptr[c + 1] = nnz;
+  }
+  s = mispc_dist_agree(ctx, comm, s);
+  if (!s) s = mispc_dist_csr_from_global(ctx, comm, nc, c0, c1, rowptr, gcol, values, Ac);
+  free(first), free(order), free(cols), free(rowptr), free(gcol), free(values);
+  return s;
+}
+
+mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_csr *A,
+                                         const mispc_dist_prolongator *P, mispc_dist_csr *Ac) {
+  if (!ctx || !A) return MISPC_ERR_INVALID_ARG;
+  mispc_status s = MISPC_SUCCESS;
+  if (!Ac)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: output is NULL", who);
+  else
+    memset(Ac, 0, sizeof *Ac);
+  if (!s) s = check_local(ctx, A, P);
+  MISPC_TRY(mispc_dist_agree(ctx, A->comm, s));
+  int np = 1, rank = 0;
+  MPI_Comm_size(A->comm, &np);
+  MPI_Comm_rank(A->comm, &rank);
+  int64_t *ranges = NULL;
+  MISPC_TRY(coarse_ranges(ctx, A->comm, P, np, &ranges));
+  double t0 = mispc_wtime();
+  prow_table t;
+  memset(&t, 0, sizeof t);
+  s = gather_p_rows(ctx, A, P, &t);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: ghost rows of P");
+  int64_t *apptr = NULL, *rec = NULL;
+  int32_t *apcol = NULL;
+  double *apval = NULL;
+  int *dest = NULL;
+  if (!s) s = mispc_dist_agree(ctx, A->comm, multiply_ap(ctx, A, &t, &apptr, &apcol, &apval));
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: A P");
+  /* every product P(i, I) * (A P)(i, J) to the rank of I, in increasing i,
+   * then J: the order in which mispc_csr_multiply sums P^T (A P) */
+  const int64_t nloc = A->rend - A->rstart;
+  int64_t nrec = 0;
+  for (int64_t i = 0; !s && i < nloc; ++i) {
+    const int64_t a = P->rowptr[i + 1] - P->rowptr[i], b = apptr[i + 1] - apptr[i];
+    if (b && a > (INT64_MAX / 3 - nrec) / b) {
+      s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
+      break;
+    }
+    nrec += a * b;
+  }
+  if (!s) {
+    rec = (int64_t *)mispc_host_alloc_n(ctx, 3 * nrec + 1, sizeof(int64_t), "products");
+    dest = (int *)mispc_host_alloc_n(ctx, nrec + 1, sizeof(int), "products");
+    if (!rec || !dest) s = MISPC_ERR_ALLOC;
+  }
+  s = mispc_dist_agree(ctx, A->comm, s);
+  int64_t m = 0;
+  for (int64_t i = 0; !s && i < nloc; ++i)
+    for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+      const int64_t I = P->gcol[q];
+      const double p = P->values[q];
+      const int r = mispc_dist_owner(ranges, np, I);
+      for (int64_t e = apptr[i]; e < apptr[i + 1]; ++e, ++m) {
+        const double x = p * apval[e];
+        rec[3 * m] = I;
+        rec[3 * m + 1] = t.cmap[apcol[e]];
+        memcpy(&rec[3 * m + 2], &x, sizeof x);
+        dest[m] = r;
+      }
+    }
+  free(apptr), free(apcol), free(apval);
+  prow_table_free(&t);
+  int64_t *got = NULL, ngot = 0;
+  if (!s) s = mispc_dist_route(ctx, A->comm, 3, nrec, rec, dest, &got, &ngot);
+  free(rec), free(dest);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: products routed");
+  if (!s)
+    s = sum_coarse_rows(ctx, A->comm, P->ncols, ranges[rank], ranges[rank + 1], got, ngot, Ac);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: P^T (A P)");
+  free(got);
+  free(ranges);
+  return s;
+}
