@@ -180,19 +180,27 @@ static mispc_status gather_p_rows(mispc_context *ctx, const mispc_dist_csr *A,
   if (!s) t->ptr[nloc] = nown;
   free(got);
   free(gidx);
-  /* local coarse ids: sorted, so their order is the global one */
-  t->cmap = s ? NULL : (int32_t *)mispc_host_alloc_n(ctx, ntot + 1, sizeof(int32_t), "P columns");
-  if (!s && !t->cmap) s = MISPC_ERR_ALLOC;
-  if (!s) {
-    memcpy(t->cmap, cols, sizeof(int32_t) * (size_t)ntot);
-    mispc_sort_i32(t->cmap, ntot);
-    int64_t u = 0;
-    for (int64_t q = 0; q < ntot; ++q)
-      if (u == 0 || t->cmap[q] != t->cmap[u - 1]) t->cmap[u++] = t->cmap[q];
-    t->ncmap = u;
-    for (int64_t q = 0; q < ntot; ++q)
-      t->col[q] = (int32_t)mispc_lower_bound_i32(t->cmap, 0, u, cols[q]);
+  /* local coarse ids in increasing global id (so their order is the global
+   * one), by a marker over the span of the columns held */
+  int32_t lo = INT32_MAX, hi = -1;
+  for (int64_t q = 0; !s && q < ntot; ++q) {
+    if (cols[q] < lo) lo = cols[q];
+    if (cols[q] > hi) hi = cols[q];
   }
+  const int64_t span = hi >= lo ? (int64_t)hi - lo + 1 : 0;
+  int32_t *local = s ? NULL : (int32_t *)calloc((size_t)span + 1, sizeof(int32_t));
+  t->cmap = s ? NULL : (int32_t *)mispc_host_alloc_n(ctx, ntot + 1, sizeof(int32_t), "P columns");
+  if (!s && (!t->cmap || !local))
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  if (!s) {
+    for (int64_t q = 0; q < ntot; ++q) local[cols[q] - lo] = 1;
+    int64_t u = 0;
+    for (int64_t j = 0; j < span; ++j)
+      if (local[j]) t->cmap[u] = (int32_t)(lo + j), local[j] = (int32_t)u++;
+    t->ncmap = u;
+    for (int64_t q = 0; q < ntot; ++q) t->col[q] = local[cols[q] - lo];
+  }
+  free(local);
   free(cols);
   s = mispc_dist_agree(ctx, A->comm, s);
   if (s) prow_table_free(t);
@@ -269,58 +277,83 @@ static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, con
   return MISPC_SUCCESS;
 }
 
+/* Product records in the order they are summed: those of the ranks before
+ * this one (got[0 .. nlow)), this rank's own (mine), then the others. */
+typedef struct products {
+  const int64_t *got, *mine;
+  int64_t nlow, ngot, nmine;
+} products;
+
+static const int64_t *product_at(const products *p, int64_t r) {
+  if (r < p->nlow) return p->got + 3 * r;
+  if (r < p->nlow + p->nmine) return p->mine + 3 * (r - p->nlow);
+  return p->got + 3 * (r - p->nmine);
+}
+
 /* Coarse rows [c0, c1) from the products (row, column, value bits) in the
- * order they arrived, which is the order they are summed in: each row's
- * pattern is its columns sorted, each entry 0.0 plus its products. */
+ * order of p, which is the order they are summed in: each row's
+ * pattern is its columns sorted, each entry 0.0 plus its products, in a
+ * dense accumulator over the span of the columns received (at most the
+ * coarse columns, as mispc_csr_multiply's). */
 static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t nc, int64_t c0,
-                                    int64_t c1, const int64_t *got, int64_t ngot,
-                                    mispc_dist_csr *Ac) {
-  const int64_t nr = c1 - c0;
+                                    int64_t c1, const products *pr, mispc_dist_csr *Ac) {
+  const int64_t nr = c1 - c0, ngot = pr->ngot + pr->nmine;
+  int64_t lo = nc, hi = -1;
+  for (int64_t r = 0; r < ngot; ++r) {
+    const int64_t j = product_at(pr, r)[1];
+    if (j < lo) lo = j;
+    if (j > hi) hi = j;
+  }
+  const int64_t span = hi >= lo ? hi - lo + 1 : 0;
   int64_t *first = (int64_t *)calloc((size_t)nr + 2, sizeof(int64_t));
   int64_t *order = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
-  int32_t *cols = (int32_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int32_t), "coarse rows");
+  int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, span + 1, sizeof(int64_t), "coarse rows");
+  double *acc = (double *)mispc_host_alloc_n(ctx, span + 1, sizeof(double), "coarse rows");
+  int32_t *pat = (int32_t *)mispc_host_alloc_n(ctx, span + 1, sizeof(int32_t), "coarse rows");
   int64_t *rowptr = (int64_t *)calloc((size_t)nr + 1, sizeof(int64_t));
   int64_t *gcol = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
   double *values = (double *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(double), "coarse rows");
-  mispc_status s = first && order && cols && rowptr && gcol && values
+  mispc_status s = first && order && mark && acc && pat && rowptr && gcol && values
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   for (int64_t r = 0; !s && r < ngot; ++r) {
-    if (got[3 * r] < c0 || got[3 * r] >= c1) {
+    const int64_t I = product_at(pr, r)[0];
+    if (I < c0 || I >= c1) {
       s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "%s: coarse row %lld arrived outside [%lld, %lld)",
-                       who, (long long)got[3 * r], (long long)c0, (long long)c1);
+                       who, (long long)I, (long long)c0, (long long)c1);
       break;
     }
-    first[got[3 * r] - c0 + 1]++;
+    first[I - c0 + 1]++;
   }
   for (int64_t c = 0; !s && c < nr; ++c) first[c + 1] += first[c];
-  for (int64_t r = 0; !s && r < ngot; ++r) order[first[got[3 * r] - c0]++] = r; /* stable */
+  for (int64_t r = 0; !s && r < ngot; ++r) order[first[product_at(pr, r)[0] - c0]++] = r;
   for (int64_t c = nr; !s && c > 0; --c) first[c] = first[c - 1];
   if (!s) first[0] = 0;
+  for (int64_t j = 0; !s && j < span; ++j) mark[j] = -1;
   int64_t nnz = 0;
   for (int64_t c = 0; !s && c < nr; ++c) {
     const int64_t b = first[c], e = first[c + 1];
-    int32_t *pat = cols + nnz;
     int64_t m = 0;
-    for (int64_t r = b; r < e; ++r) pat[m++] = (int32_t)got[3 * order[r] + 1];
-    mispc_sort_i32(pat, m);
-    int64_t u = 0;
-    for (int64_t q = 0; q < m; ++q)
-      if (u == 0 || pat[q] != pat[u - 1]) pat[u++] = pat[q];
-    double *acc = values + nnz;
-    for (int64_t q = 0; q < u; ++q) acc[q] = 0.0, gcol[nnz + q] = pat[q];
     for (int64_t r = b; r < e; ++r) {
-      const int64_t *g = got + 3 * order[r];
+      const int32_t j = (int32_t)(product_at(pr, order[r])[1] - lo);
+      if (mark[j] != c) mark[j] = c, pat[m++] = j;
+    }
+    mispc_sort_i32(pat, m);
+    for (int64_t q = 0; q < m; ++q) acc[pat[q]] = 0.0;
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t *g = product_at(pr, order[r]);
       double x;
       memcpy(&x, &g[2], sizeof x);
-      acc[mispc_lower_bound_i32(pat, 0, u, (int32_t)g[1])] += x;
+      acc[g[1] - lo] += x;
     }
-    nnz += u;
+    for (int64_t q = 0; q < m; ++q) gcol[nnz + q] = lo + pat[q], values[nnz + q] = acc[pat[q]];
+    nnz += m;
     rowptr[c + 1] = nnz;
   }
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_dist_csr_from_global(ctx, comm, nc, c0, c1, rowptr, gcol, values, Ac);
-  free(first), free(order), free(cols), free(rowptr), free(gcol), free(values);
+  free(first), free(order), free(mark), free(acc), free(pat), free(rowptr), free(gcol),
+      free(values);
   return s;
 }
 
@@ -344,53 +377,68 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   memset(&t, 0, sizeof t);
   s = gather_p_rows(ctx, A, P, &t);
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: ghost rows of P");
-  int64_t *apptr = NULL, *rec = NULL;
+  int64_t *apptr = NULL, *rec = NULL, *mine = NULL;
   int32_t *apcol = NULL;
   double *apval = NULL;
   int *dest = NULL;
   if (!s) s = mispc_dist_agree(ctx, A->comm, multiply_ap(ctx, A, &t, &apptr, &apcol, &apval));
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: A P");
   /* every product P(i, I) * (A P)(i, J) to the rank of I, in increasing i,
-   * then J: the order in which mispc_csr_multiply sums P^T (A P) */
+   * then J: the order in which mispc_csr_multiply sums P^T (A P); this
+   * rank's own stay here (mine) and take their place between the arrivals
+   * of lower and higher ranks (nlow: those of the lower ranks) */
   const int64_t nloc = A->rend - A->rstart;
-  int64_t nrec = 0;
-  for (int64_t i = 0; !s && i < nloc; ++i) {
-    const int64_t a = P->rowptr[i + 1] - P->rowptr[i], b = apptr[i + 1] - apptr[i];
-    if (b && a > (INT64_MAX / 3 - nrec) / b) {
-      s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
-      break;
+  int64_t *cnt = (int64_t *)calloc((size_t)np * 2, sizeof(int64_t)), nrec = 0, nmine = 0;
+  if (!s && !cnt) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  for (int64_t i = 0; !s && i < nloc; ++i)
+    for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+      const int64_t b = apptr[i + 1] - apptr[i];
+      if (nrec + nmine > INT64_MAX / 3 - b) {
+        s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
+        break;
+      }
+      const int r = mispc_dist_owner(ranges, np, P->gcol[q]);
+      cnt[r] += b;
+      *(r == rank ? &nmine : &nrec) += b;
     }
-    nrec += a * b;
-  }
   if (!s) {
     rec = (int64_t *)mispc_host_alloc_n(ctx, 3 * nrec + 1, sizeof(int64_t), "products");
+    mine = (int64_t *)mispc_host_alloc_n(ctx, 3 * nmine + 1, sizeof(int64_t), "products");
     dest = (int *)mispc_host_alloc_n(ctx, nrec + 1, sizeof(int), "products");
-    if (!rec || !dest) s = MISPC_ERR_ALLOC;
+    if (!rec || !mine || !dest) s = MISPC_ERR_ALLOC;
   }
   s = mispc_dist_agree(ctx, A->comm, s);
-  int64_t m = 0;
+  if (!s && MPI_Alltoall(cnt, 1, MPI_INT64_T, cnt + np, 1, MPI_INT64_T, A->comm) != MPI_SUCCESS)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: MPI_Alltoall failed", who);
+  s = mispc_dist_agree(ctx, A->comm, s);
+  products pr = {NULL, mine, 0, 0, nmine};
+  for (int p = 0; !s && p < rank; ++p) pr.nlow += cnt[np + p];
+  free(cnt);
+  int64_t m = 0, k = 0;
   for (int64_t i = 0; !s && i < nloc; ++i)
     for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
       const int64_t I = P->gcol[q];
       const double p = P->values[q];
       const int r = mispc_dist_owner(ranges, np, I);
-      for (int64_t e = apptr[i]; e < apptr[i + 1]; ++e, ++m) {
+      for (int64_t e = apptr[i]; e < apptr[i + 1]; ++e) {
         const double x = p * apval[e];
-        rec[3 * m] = I;
-        rec[3 * m + 1] = t.cmap[apcol[e]];
-        memcpy(&rec[3 * m + 2], &x, sizeof x);
-        dest[m] = r;
+        int64_t *o = r == rank ? mine + 3 * k++ : rec + 3 * m;
+        o[0] = I;
+        o[1] = t.cmap[apcol[e]];
+        memcpy(&o[2], &x, sizeof x);
+        if (r != rank) dest[m++] = r;
       }
     }
   free(apptr), free(apcol), free(apval);
   prow_table_free(&t);
-  int64_t *got = NULL, ngot = 0;
-  if (!s) s = mispc_dist_route(ctx, A->comm, 3, nrec, rec, dest, &got, &ngot);
+  int64_t *got = NULL;
+  if (!s) s = mispc_dist_route(ctx, A->comm, 3, nrec, rec, dest, &got, &pr.ngot);
   free(rec), free(dest);
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: products routed");
-  if (!s)
-    s = sum_coarse_rows(ctx, A->comm, P->ncols, ranges[rank], ranges[rank + 1], got, ngot, Ac);
+  pr.got = got;
+  if (!s) s = sum_coarse_rows(ctx, A->comm, P->ncols, ranges[rank], ranges[rank + 1], &pr, Ac);
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: P^T (A P)");
+  free(mine);
   free(got);
   free(ranges);
   return s;
