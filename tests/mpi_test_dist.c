@@ -9,21 +9,14 @@
 
 #include "mispc/dist.h"
 #include "tuning.h"
+#include "mpi_test_common.h"
 #include "test_util.h"
 
 static int rank_, nranks_, gpu_checked_;
 
-/* Uneven ranges: weights 1, 2, 3, 1, 2, 3, ... and none for rank 1 when P >= 3. */
+/* Uneven ranges (mpi_test_split): rank 1 owns no rows when P >= 3. */
 static void split(int64_t n, int64_t *rstart, int64_t *rend) {
-  int64_t total = 0, before = 0;
-  for (int p = 0; p < nranks_; ++p) {
-    int64_t w = (nranks_ >= 3 && p == 1) ? 0 : (p % 3) + 1;
-    if (p < rank_) before += w;
-    total += w;
-  }
-  int64_t w = (nranks_ >= 3 && rank_ == 1) ? 0 : (rank_ % 3) + 1;
-  *rstart = n * before / total;
-  *rend = n * (before + w) / total;
+  mpi_test_split(rank_, nranks_, n, rstart, rend);
 }
 
 /* A test's own context; threads > 0 sets its thread count. */
@@ -406,7 +399,7 @@ static void check_coarse(mispc_context *ctx, const char *spec, int bs, int k) {
   CHECK_OK(ctx, mispc_load(ctx, spec, &A));
   CHECK_OK(ctx, mispc_strength_graph(ctx, &A, 0.0, bs, &G));
   mispc_csr_free(ctx, &A);
-  const int64_t n = G.nrows, ndof = n * bs;
+  const int64_t n = G.nrows;
   int64_t r0, r1;
   split(n, &r0, &r1);
   mispc_dist_csr D, DC;
@@ -449,19 +442,8 @@ static void check_coarse(mispc_context *ctx, const char *spec, int bs, int k) {
   CHECK_MSG(bad == 0 && all == C.nrows && DC.nglobal == C.nrows,
             "%s: coarse graph differs on rank %d (%lld bad entries)", spec, rank_, (long long)bad);
   /* prolongator: B from coordinates made up by a hash (any B will do) */
-  double *B = NULL, *Bl = NULL, *Bc = NULL;
-  if (k > 1) {
-    double *xyz = malloc(sizeof(double) * (size_t)(3 * n + 1));
-    for (int64_t i = 0; i < 3 * n; ++i)
-      xyz[i] = (double)(mispc_hash3(5, 0, (uint64_t)i) >> 11) / 9e15;
-    B = malloc(sizeof(double) * (size_t)(ndof * k + 1));
-    CHECK_OK(ctx, mispc_rigid_body_modes(ctx, n, xyz, B));
-    free(xyz);
-    const int64_t nl = (r1 - r0) * bs;
-    Bl = malloc(sizeof(double) * (size_t)(nl * k + 1));
-    for (int j = 0; j < k; ++j)
-      for (int64_t r = 0; r < nl; ++r) Bl[j * nl + r] = B[j * ndof + r0 * bs + r];
-  }
+  double *B, *Bl, *Bc = NULL;
+  mpi_test_modes(ctx, n, k, r0, r1, &B, &Bl);
   Bc = malloc(sizeof(double) * (size_t)(a.naggs * k * k + 1));
   mispc_csr Ps;
   mispc_dist_prolongator Pd;
