@@ -109,39 +109,6 @@ static inline void short_row(const struct gs_host_copy *h, const int32_t *restri
   x[i] = (zero ? 0.0 : x[i]) + t;
 }
 
-/* A pass over a blocked copy (rows of at most 32 entries): one thread
- * (whatever the context's count now), forward or backward through it. */
-static void blocked_pass(const struct gs_host_copy *h, int64_t n, copy_rows r, const double *b,
-                         double *x, int backward) {
-  const uint8_t *len = r.len;
-  const int32_t *col = r.col;
-  const double *val = r.val;
-  if (backward) {
-    col += r.ptr[n];
-    val += r.ptr[n];
-    for (int64_t q = n - 1; q >= 0; --q) {
-      const int m = len[q];
-      col -= m;
-      val -= m;
-      short_row(h, col, val, m, b, x, q, 0);
-    }
-  } else if (r.zero) {
-    for (int64_t q = 0; q < n; ++q) {
-      const int m = len[q];
-      short_row(h, col, val, m, b, x, q, 1);
-      col += m;
-      val += m;
-    }
-  } else {
-    for (int64_t q = 0; q < n; ++q) {
-      const int m = len[q];
-      short_row(h, col, val, m, b, x, q, 0);
-      col += m;
-      val += m;
-    }
-  }
-}
-
 /* Sweep positions a cluster pass prefetches ahead (b, x of the row, x of
  * its columns). A cluster's rows wait on each other, so the out-of-order
  * core cannot run ahead to the next rows' loads as it does for point GS,
@@ -187,48 +154,58 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
   }
 }
 
-/* A pass over a blocked cluster copy (clusters by level, one thread): its
- * clusters one after another, each row by row, is the copy's rows in order
- * (backward: from the last row, so the clusters from the last, each from
- * its last row), one byte a row for its length. pf: prefetch b and x of the
- * row GS_PREFETCH_AHEAD rows ahead (copy_cluster says why), not the x of
- * its columns: in the level order those were mostly cached already (the
- * same time without them, Laplace3D_100 on the 2-core VM), and over the
- * first forward pass's copy [2], whose rows vary in length, their loop cost
- * more than it saved (that pass 15.0 ms with it, 10.9 without; b and x
- * alone: 15 without any prefetch). */
-static inline void blocked_cluster_pass(const struct gs_host_copy *h, int64_t n, copy_rows r,
-                                        const double *b, double *x, int backward, int pf) {
+/* Prefetch b and x of the row at sweep position q (blocked_pass). */
+static inline void prefetch_row(const struct gs_host_copy *h, const double *b, double *x,
+                                int64_t q) {
+  const int32_t ia = h->perm[q];
+  __builtin_prefetch(&b[ia]);
+  __builtin_prefetch(&x[ia], 1);
+}
+
+/* The forward pass of blocked_pass; zero is a literal at each call, so the
+ * x = 0 start is decided once a pass, not once a row. */
+static inline void blocked_forward(const struct gs_host_copy *h, int64_t n, copy_rows r,
+                                   const double *b, double *x, int pf, int zero) {
   const uint8_t *len = r.len;
-  const int zero = r.zero;
   const int32_t *col = r.col;
   const double *val = r.val;
-  if (backward) {
-    col += r.ptr[n];
-    val += r.ptr[n];
-    for (int64_t q = n - 1; q >= 0; --q) {
-      if (pf && q >= GS_PREFETCH_AHEAD) {
-        const int32_t ia = h->perm[q - GS_PREFETCH_AHEAD];
-        __builtin_prefetch(&b[ia]);
-        __builtin_prefetch(&x[ia], 1);
-      }
-      const int m = len[q];
-      col -= m;
-      val -= m;
-      short_row(h, col, val, m, b, x, q, zero);
-    }
-  } else {
-    for (int64_t q = 0; q < n; ++q) {
-      if (pf && q + GS_PREFETCH_AHEAD < n) {
-        const int32_t ia = h->perm[q + GS_PREFETCH_AHEAD];
-        __builtin_prefetch(&b[ia]);
-        __builtin_prefetch(&x[ia], 1);
-      }
-      const int m = len[q];
-      short_row(h, col, val, m, b, x, q, zero);
-      col += m;
-      val += m;
-    }
+  for (int64_t q = 0; q < n; ++q) {
+    if (pf && q + GS_PREFETCH_AHEAD < n) prefetch_row(h, b, x, q + GS_PREFETCH_AHEAD);
+    const int m = len[q];
+    short_row(h, col, val, m, b, x, q, zero);
+    col += m;
+    val += m;
+  }
+}
+
+/* A pass over a blocked copy, on one thread (whatever the context's count
+ * now): the copy's rows in order (backward: from the last), one byte a row
+ * for its length. Point GS (rows of at most 32 entries) or clusters by
+ * level, one after another, each row by row. pf: prefetch b and x of the
+ * row GS_PREFETCH_AHEAD rows ahead (clusters; copy_cluster says why), not
+ * the x of its columns: in the level order those were mostly cached
+ * already (the same time without them, Laplace3D_100 on the 2-core VM),
+ * and over the first forward pass's copy [2], whose rows vary in length,
+ * their loop cost more than it saved (that pass 15.0 ms with it, 10.9
+ * without; b and x alone: 15 without any prefetch). */
+static inline void blocked_pass(const struct gs_host_copy *h, int64_t n, copy_rows r,
+                                const double *b, double *x, int backward, int pf) {
+  if (!backward) {
+    if (r.zero)
+      blocked_forward(h, n, r, b, x, pf, 1);
+    else
+      blocked_forward(h, n, r, b, x, pf, 0);
+    return;
+  }
+  const uint8_t *len = r.len;
+  const int32_t *col = r.col + r.ptr[n];
+  const double *val = r.val + r.ptr[n];
+  for (int64_t q = n - 1; q >= 0; --q) { /* the zero copy is forward only */
+    if (pf && q >= GS_PREFETCH_AHEAD) prefetch_row(h, b, x, q - GS_PREFETCH_AHEAD);
+    const int m = len[q];
+    col -= m;
+    val -= m;
+    short_row(h, col, val, m, b, x, q, 0);
   }
 }
 
@@ -291,12 +268,10 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int32_t ncol = gs->ncolors;
   const copy_rows r = pass_copy(gs, backward, from_zero);
   if (gs->h.blocked) { /* rows (point) or clusters by level */
-    if (gs->opt.kind != MISPC_GS_CLUSTER)
-      blocked_pass(&gs->h, gs->n, r, b, x, backward);
-    else if (gs->h.prefetch)
-      blocked_cluster_pass(&gs->h, gs->n, r, b, x, backward, 1);
+    if (gs->opt.kind == MISPC_GS_CLUSTER && gs->h.prefetch)
+      blocked_pass(&gs->h, gs->n, r, b, x, backward, 1);
     else
-      blocked_cluster_pass(&gs->h, gs->n, r, b, x, backward, 0);
+      blocked_pass(&gs->h, gs->n, r, b, x, backward, 0);
     return MISPC_SUCCESS;
   }
   /* one team for the whole sweep, a barrier between colors */
