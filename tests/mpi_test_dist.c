@@ -971,10 +971,7 @@ static void test_errors(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
-  if (rank_ != 0 && !freopen("/dev/null", "w", stdout)) return 1; /* rank 0 reports */
+  if (mpi_test_start(&argc, &argv, &rank_, &nranks_)) return 1;
   RUN_TEST(test_identity);
   RUN_TEST(test_row_generators);
   RUN_TEST(test_coarse_levels);
@@ -982,8 +979,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_gauss_seidel);
   RUN_TEST(test_transports);
   RUN_TEST(test_errors);
-  int failed = test_failed_, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int any = mpi_test_failed_anywhere();
   if (rank_ == 0)
     printf("%d ranks: %d checks failed over all ranks (GPU path %s)\n", nranks_, any,
            gpu_checked_ ? "checked" : "skipped: no GPU visible");
@@ -991,7 +987,5 @@ int main(int argc, char **argv) {
     fprintf(stderr, "MISPC_REQUIRE_GPU=1 but no GPU is visible\n");
     any = 1;
   }
-  int rc = TEST_FINISH();
-  MPI_Finalize();
-  return any ? 1 : rc;
+  return mpi_test_finish(any);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mispc/dist.h"
+#include "mpi_test_common.h"
 #include "test_util.h"
 
 static int rank_, nranks_, last_;
@@ -416,11 +417,8 @@ static void write_files(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
+  if (mpi_test_start(&argc, &argv, &rank_, &nranks_)) return 1;
   last_ = nranks_ - 1;
-  if (rank_ != 0 && !freopen("/dev/null", "w", stdout)) return 1; /* rank 0 reports */
   const char *only = getenv("MISPC_ERRORS_CASE"), *secs = getenv("MISPC_ERRORS_CASE_SECONDS");
   if (secs && atoi(secs) > 0) case_seconds_ = atoi(secs);
   signal(SIGALRM, watchdog);
@@ -447,11 +445,8 @@ int main(int argc, char **argv) {
     remove(bad_file_);
     remove(nonsquare_file_);
   }
-  int failed = test_failed_, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int any = mpi_test_failed_anywhere();
   if (rank_ == 0)
     printf("%d ranks: %d cases, %d checks failed over all ranks\n", nranks_, ran, any);
-  int rc = TEST_FINISH();
-  MPI_Finalize();
-  return any ? 1 : rc;
+  return mpi_test_finish(any);
 }

@@ -213,20 +213,14 @@ static void test_errors(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
-  if (rank_ != 0 && !freopen("/dev/null", "w", stdout)) return 1; /* rank 0 reports */
+  if (mpi_test_start(&argc, &argv, &rank_, &nranks_)) return 1;
   RUN_TEST(test_identity);
   RUN_TEST(test_errors);
-  int failed = test_failed_, any = 0;
+  int any = mpi_test_failed_anywhere();
   int64_t rows = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&rows_checked_, &rows, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0)
     printf("%d ranks: %lld coarse rows compared bit for bit, %d checks failed over all ranks\n",
            nranks_, (long long)rows, any);
-  int rc = TEST_FINISH();
-  MPI_Finalize();
-  return any ? 1 : rc;
+  return mpi_test_finish(any);
 }
