@@ -193,7 +193,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
    * one thread, PETSc PCApply: Elasticity3D_30 23.3 -> 20.6 ms a call) or
    * set up for one thread (clusters by level): there Laplace3D_100's first
    * forward pass took 15 -> 10.9 ms once its prefetch left the columns
-   * (gs_host.c, blocked_cluster_pass; with them it cost 25.3 -> 26.2 ms an
+   * (gs_host.c, blocked_pass; with them it cost 25.3 -> 26.2 ms an
    * apply), Laplace3D_50 and the aniso problems alike */
   int64_t maxlen = 0; /* the longest row */
   for (int64_t i = 0; i < n; ++i)
