@@ -378,40 +378,26 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
     });
     return acc;
   };
-  if constexpr (Warp) {
-    const int lane = (int)(threadIdx.x & 31);
-    const bool long_tail = active && o.e - o.tail > kLongTail;
-    if (active && !long_tail) m = tail_min(std::integral_constant<int, L>{}, o.tail, o.e, gl, m);
-    warp_tails(__ballot_sync(~0u, long_tail && gl == 0), [&](int src) {
-      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
-      W mm = tail_min(std::integral_constant<int, 32>{}, tb, te, lane, w_out<W>());
+  /* A tail up to kLongTail entries: its group's lanes (a thread's own:
+   * the loads of T after round 0 four at a time, row_min); a longer one (a
+   * hub) with the whole warp, one group's after another: gathers one after
+   * another in one thread had made PGPgiantcompo's MIS-2 2x the 8-lane
+   * kernel's time, kron:12's 6x. */
+  const int lane = (int)(threadIdx.x & 31);
+  const bool long_tail = active && o.e - o.tail > kLongTail;
+  if (active && !long_tail)
+    m = Warp || first ? tail_min(std::integral_constant<int, L>{}, o.tail, o.e, gl, m)
+                      : mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
+  warp_tails(__ballot_sync(~0u, long_tail && gl == 0), [&](int src) {
+    const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
+    W mm = tail_min(std::integral_constant<int, 32>{}, tb, te, lane, w_out<W>());
 #pragma unroll
-      for (int off = 16; off; off >>= 1) {
-        const W y = __shfl_xor_sync(~0u, mm, off);
-        mm = y < mm ? y : mm;
-      }
-      if (lane / L == src / L) m = mm < m ? mm : m;
-    });
-  } else {
-    /* a thread's own tail, or with the whole warp where it is long (a hub:
-     * gathers one after another in one thread made PGPgiantcompo's MIS-2
-     * 2x the 8-lane kernel's time, kron:12's 6x) */
-    const int lane = (int)(threadIdx.x & 31);
-    const bool long_tail = active && o.e - o.tail > kLongTail;
-    if (active && !long_tail)
-      m = first ? tail_min(std::integral_constant<int, 1>{}, o.tail, o.e, 0, m)
-                : mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
-    warp_tails(__ballot_sync(~0u, long_tail), [&](int src) {
-      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
-      W mm = tail_min(std::integral_constant<int, 32>{}, tb, te, lane, w_out<W>());
-#pragma unroll
-      for (int off = 16; off; off >>= 1) {
-        const W y = __shfl_xor_sync(~0u, mm, off);
-        mm = y < mm ? y : mm;
-      }
-      if (lane == src) m = mm < m ? mm : m;
-    });
-  }
+    for (int off = 16; off; off >>= 1) {
+      const W y = __shfl_xor_sync(~0u, mm, off);
+      mm = y < mm ? y : mm;
+    }
+    if (lane / L == src / L) m = mm < m ? mm : m;
+  });
 #pragma unroll
   for (int off = L / 2; off; off >>= 1) {
     const W y = __shfl_xor_sync(gmask, m, off);
@@ -461,40 +447,28 @@ __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<War
       return !*o2 && (*a2 || !first);
     });
   };
+  /* tails as in kept_column */
+  const int lane = (int)(threadIdx.x & 31);
+  const bool long_tail = active && o.e - o.tail > kLongTail;
   if constexpr (Warp) {
-    const bool long_tail = active && o.e - o.tail > kLongTail;
     if (active && !long_tail && !out_ && (all_min || !first))
       tail_scan(std::integral_constant<int, L>{}, o.tail, o.e, gl, t, &out_, &all_min);
     out_ = (__ballot_sync(gmask, out_) & gmask) != 0;
     all_min = (__ballot_sync(gmask, !all_min) & gmask) == 0;
-    const int lane = (int)(threadIdx.x & 31);
-    const bool more = long_tail && gl == 0 && !out_ && (all_min || !first);
-    warp_tails(__ballot_sync(~0u, more), [&](int src) {
-      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
-      const W ts = __shfl_sync(~0u, t, src);
-      bool o2 = false, a2 = true;
-      tail_scan(std::integral_constant<int, 32>{}, tb, te, lane, ts, &o2, &a2);
-      o2 = __any_sync(~0u, o2);
-      a2 = __all_sync(~0u, a2);
-      if (lane / L == src / L) out_ = out_ || o2, all_min = all_min && a2;
-    });
-  } else { /* a thread's own tail, or with the whole warp where it is long (kept_column) */
-    const int lane = (int)(threadIdx.x & 31);
-    const bool long_tail = active && o.e - o.tail > kLongTail;
-    if (active && !long_tail)
-      mis_cuda::row_decide<W, false>(p.colidx, o.tail, o.e, p.M, p.subset, t, first, 0, &out_,
-                                     &all_min);
-    const bool more = long_tail && !out_ && (all_min || !first);
-    warp_tails(__ballot_sync(~0u, more), [&](int src) {
-      const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
-      const W ts = __shfl_sync(~0u, t, src);
-      bool o2 = false, a2 = true;
-      tail_scan(std::integral_constant<int, 32>{}, tb, te, lane, ts, &o2, &a2);
-      o2 = __any_sync(~0u, o2);
-      a2 = __all_sync(~0u, a2);
-      if (lane == src) out_ = out_ || o2, all_min = all_min && a2;
-    });
+  } else if (active && !long_tail) {
+    mis_cuda::row_decide<W, false>(p.colidx, o.tail, o.e, p.M, p.subset, t, first, 0, &out_,
+                                   &all_min);
   }
+  const bool more = long_tail && gl == 0 && !out_ && (all_min || !first);
+  warp_tails(__ballot_sync(~0u, more), [&](int src) {
+    const int64_t tb = __shfl_sync(~0u, o.tail, src), te = __shfl_sync(~0u, o.e, src);
+    const W ts = __shfl_sync(~0u, t, src);
+    bool o2 = false, a2 = true;
+    tail_scan(std::integral_constant<int, 32>{}, tb, te, lane, ts, &o2, &a2);
+    o2 = __any_sync(~0u, o2);
+    a2 = __all_sync(~0u, a2);
+    if (lane / L == src / L) out_ = out_ || o2, all_min = all_min && a2;
+  });
   if (!active) return false;
   o.t = out_      ? w_out<W>()
         : all_min ? w_in<W>()
