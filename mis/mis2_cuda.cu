@@ -333,6 +333,14 @@ __device__ __forceinline__ void strided_row(const int32_t *colidx, int64_t b, in
  * tail (bcsstk13, rows of 42 entries on average), groups one after another
  * had cost 0.054 -> 0.069 ms. */
 constexpr int64_t kLongTail = 128;
+/* A thread a vertex reads its own tail four entries a round trip, so a
+ * shorter tail already pays for the warp: PGPgiantcompo (rows of 4.6 entries
+ * on average, hubs of hundreds) took 0.11 ms with 128 here, 0.066 with 8
+ * lanes a vertex. */
+constexpr int64_t kThreadLongTail = 32;
+template <bool Warp> __device__ __forceinline__ constexpr int64_t long_tail_min() {
+  return Warp ? kLongTail : kThreadLongTail;
+}
 
 template <typename F> __device__ __forceinline__ void warp_tails(unsigned rows, F tail) {
   while (rows) {
@@ -378,13 +386,13 @@ __device__ __forceinline__ void kept_column(const Plan<W> &p, const KeptRows<War
     });
     return acc;
   };
-  /* A tail up to kLongTail entries: its group's lanes (a thread's own:
+  /* A tail up to long_tail_min entries: its group's lanes (a thread's own:
    * the loads of T after round 0 four at a time, row_min); a longer one (a
    * hub) with the whole warp, one group's after another: gathers one after
    * another in one thread had made PGPgiantcompo's MIS-2 2x the 8-lane
    * kernel's time, kron:12's 6x. */
   const int lane = (int)(threadIdx.x & 31);
-  const bool long_tail = active && o.e - o.tail > kLongTail;
+  const bool long_tail = active && o.e - o.tail > long_tail_min<Warp>();
   if (active && !long_tail)
     m = Warp || first ? tail_min(std::integral_constant<int, L>{}, o.tail, o.e, gl, m)
                       : mis_cuda::row_min<W, false>(p.colidx, o.tail, o.e, p.T, 0, m);
@@ -449,7 +457,7 @@ __device__ __forceinline__ bool kept_decide(const Plan<W> &p, const KeptRows<War
   };
   /* tails as in kept_column */
   const int lane = (int)(threadIdx.x & 31);
-  const bool long_tail = active && o.e - o.tail > kLongTail;
+  const bool long_tail = active && o.e - o.tail > long_tail_min<Warp>();
   if constexpr (Warp) {
     if (active && !long_tail && !out_ && (all_min || !first))
       tail_scan(std::integral_constant<int, L>{}, o.tail, o.e, gl, t, &out_, &all_min);
