@@ -10,18 +10,19 @@
  * (A P)(i, J) travels to the rank of coarse row I. Ranks send in increasing
  * i and arrive in rank order (ranges tile in rank order), so the owner adds
  * them in the one-process order without sorting them. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agg_dist.h"
 
-static const char *const who = "mispc_dist_galerkin_product";
+static const char *const galerkin_who = "mispc_dist_galerkin_product";
 
 /* Per-rank checks: a built host matrix with values and sorted blocks, a
  * prolongator of A's local rows whose columns lie in [0, ncols) without a
  * column repeated next to itself (mispc_csr_multiply refuses those). */
 static mispc_status check_local(mispc_context *ctx, const mispc_dist_csr *A,
-                                const mispc_dist_prolongator *P) {
+                                const mispc_dist_prolongator *P, const char *who) {
   const int64_t nloc = A->rend - A->rstart;
   if (!A->halo || !A->ranges)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: A not built", who);
@@ -67,6 +68,7 @@ static mispc_status check_local(mispc_context *ctx, const mispc_dist_csr *A,
  * Collective; the same ncols everywhere and ranges that tile [0, ncols). */
 static mispc_status coarse_ranges(mispc_context *ctx, MPI_Comm comm,
                                   const mispc_dist_prolongator *P, int np, int64_t **ranges) {
+  const char *const who = galerkin_who;
   int64_t mine[3] = {P->ncols, -P->ncols, P->cend - P->cstart}, mx[2] = {0, 0}, naggs = 0;
   int64_t *all = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * np));
   *ranges = (int64_t *)malloc(sizeof(int64_t) * (size_t)(np + 1));
@@ -122,7 +124,7 @@ static void prow_table_free(prow_table *t) {
 }
 
 static mispc_status gather_p_rows(mispc_context *ctx, const mispc_dist_csr *A,
-                                  const mispc_dist_prolongator *P, prow_table *t) {
+                                  const mispc_dist_prolongator *P, const char *who, prow_table *t) {
   const mispc_halo *h = A->halo;
   const int64_t nloc = A->rend - A->rstart, ng = A->nghost;
   int64_t nrec = 0;
@@ -225,7 +227,7 @@ static int64_t merged_row(const mispc_dist_csr *A, int64_t i, int64_t *row, doub
  * mispc_csr_multiply's host loop: a dense accumulator zeroed on the row's
  * pattern, products added in the merged row's order. */
 static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
-                                int64_t **apptr, int32_t **apcol, double **apval) {
+                                const char *who, int64_t **apptr, int32_t **apcol, double **apval) {
   const int64_t nloc = A->rend - A->rstart;
   int64_t bound = 0, wmax = 1;
   for (int64_t i = 0; i < nloc; ++i) {
@@ -297,6 +299,7 @@ static const int64_t *product_at(const products *p, int64_t r) {
  * coarse columns, as mispc_csr_multiply's). */
 static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t nc, int64_t c0,
                                     int64_t c1, const products *pr, mispc_dist_csr *Ac) {
+  const char *const who = galerkin_who;
   const int64_t nr = c1 - c0, ngot = pr->ngot + pr->nmine;
   int64_t lo = nc, hi = -1;
   for (int64_t r = 0; r < ngot; ++r) {
@@ -359,13 +362,14 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
 
 mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_csr *A,
                                          const mispc_dist_prolongator *P, mispc_dist_csr *Ac) {
+  const char *const who = galerkin_who;
   if (!ctx || !A) return MISPC_ERR_INVALID_ARG;
   mispc_status s = MISPC_SUCCESS;
   if (!Ac)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: output is NULL", who);
   else
     memset(Ac, 0, sizeof *Ac);
-  if (!s) s = check_local(ctx, A, P);
+  if (!s) s = check_local(ctx, A, P, who);
   MISPC_TRY(mispc_dist_agree(ctx, A->comm, s));
   int np = 1, rank = 0;
   MPI_Comm_size(A->comm, &np);
@@ -375,13 +379,13 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   double t0 = mispc_wtime();
   prow_table t;
   memset(&t, 0, sizeof t);
-  s = gather_p_rows(ctx, A, P, &t);
+  s = gather_p_rows(ctx, A, P, who, &t);
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: ghost rows of P");
   int64_t *apptr = NULL, *rec = NULL, *mine = NULL;
   int32_t *apcol = NULL;
   double *apval = NULL;
   int *dest = NULL;
-  if (!s) s = mispc_dist_agree(ctx, A->comm, multiply_ap(ctx, A, &t, &apptr, &apcol, &apval));
+  if (!s) s = mispc_dist_agree(ctx, A->comm, multiply_ap(ctx, A, &t, who, &apptr, &apcol, &apval));
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: A P");
   /* every product P(i, I) * (A P)(i, J) to the rank of I, in increasing i,
    * then J: the order in which mispc_csr_multiply sums P^T (A P); this
@@ -442,4 +446,83 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   free(got);
   free(ranges);
   return s;
+}
+
+/* Row i of W = A P0 (local coarse ids, sorted) becomes row i of P as
+ * mispc_smooth_prolongator's host rows: -(s * w) with s = omega / a_ii,
+ * then P0's entries added in P0's order. Returns the row's diagonal test
+ * (0: missing, zero or not finite). */
+static int smooth_row(const mispc_dist_csr *A, const prow_table *t, int64_t i, double omega,
+                      const int32_t *wcol, double *wval, int64_t b, int64_t e) {
+  double d = 0;
+  for (int64_t q = A->diag.rowptr[i]; q < A->diag.rowptr[i + 1]; ++q)
+    if (A->diag.colidx[q] == i) {
+      d = A->diag.values[q];
+      break;
+    }
+  if (!(d != 0) || !isfinite(d)) return 0;
+  const double s = omega / d;
+  for (int64_t q = b; q < e; ++q) wval[q] = -(s * wval[q]);
+  for (int64_t p = t->ptr[i]; p < t->ptr[i + 1]; ++p) {
+    const int64_t at = mispc_lower_bound_i32(wcol, b, e, t->col[p]);
+    wval[at] = t->val[p] + wval[at];
+  }
+  return 1;
+}
+
+mispc_status mispc_dist_smooth_prolongator(mispc_context *ctx, const mispc_dist_csr *A,
+                                           const mispc_dist_prolongator *P0, double omega,
+                                           mispc_dist_prolongator *P) {
+  static const char *const who = "mispc_dist_smooth_prolongator";
+  if (!ctx || !A) return MISPC_ERR_INVALID_ARG;
+  mispc_status s = MISPC_SUCCESS;
+  if (!P)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: output is NULL", who);
+  else
+    memset(P, 0, sizeof *P);
+  if (!s && !isfinite(omega))
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: omega %g", who, omega);
+  if (!s) s = check_local(ctx, A, P0, who);
+  MISPC_TRY(mispc_dist_agree(ctx, A->comm, s));
+  double t0 = mispc_wtime();
+  prow_table t;
+  memset(&t, 0, sizeof t);
+  MISPC_TRY(gather_p_rows(ctx, A, P0, who, &t));
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist prolongator smoothing: ghost rows of P0");
+  int64_t *wptr = NULL;
+  int32_t *wcol = NULL;
+  double *wval = NULL;
+  s = mispc_dist_agree(ctx, A->comm, multiply_ap(ctx, A, &t, who, &wptr, &wcol, &wval));
+  const int64_t nloc = A->rend - A->rstart;
+  int64_t bad = -1;
+  for (int64_t i = 0; !s && i < nloc; ++i)
+    if (!smooth_row(A, &t, i, omega, wcol, wval, wptr[i], wptr[i + 1])) {
+      bad = A->rstart + i;
+      break;
+    }
+  if (!s && bad >= 0)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                     "%s: diagonal entry of row %lld is missing, zero or not finite (D^-1 is "
+                     "needed)",
+                     who, (long long)bad);
+  const int64_t nnz = s ? 0 : wptr[nloc];
+  int64_t *gcol = s ? NULL : (int64_t *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(int64_t), who);
+  if (!s && !gcol) s = MISPC_ERR_ALLOC;
+  for (int64_t q = 0; !s && q < nnz; ++q) gcol[q] = t.cmap[wcol[q]];
+  free(wcol);
+  prow_table_free(&t);
+  s = mispc_dist_agree(ctx, A->comm, s);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist prolongator smoothing: A P0, rows");
+  if (s) {
+    free(wptr), free(wval), free(gcol);
+    return s;
+  }
+  P->nrows = nloc;
+  P->ncols = P0->ncols;
+  P->rowptr = wptr;
+  P->gcol = gcol;
+  P->values = wval;
+  P->cstart = P0->cstart;
+  P->cend = P0->cend;
+  return MISPC_SUCCESS;
 }

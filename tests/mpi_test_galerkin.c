@@ -2,10 +2,12 @@
  * mispc_dist_galerkin_product equal the rows of the one-process
  * mispc_galerkin_product of the whole A and P, columns and value bits, for
  * tentative prolongators (constant; rigid-body modes on 3-dof nodes) and
- * smoothed ones, on uneven row ranges (rank 1 owns no rows when P >= 3);
+ * smoothed ones (and mispc_dist_smooth_prolongator's rows against the
+ * one-process mispc_smooth_prolongator's), on uneven row ranges (rank 1 owns no rows when P >= 3);
  * bad inputs fail on every rank. Run with any P (ctest runs P = 1, 2, 3, 4,
  * 7). Test-only shortcut: every rank makes the whole matrices for the
  * reference. */
+#include <math.h>
 #include <mpi.h>
 
 #include "mispc/dist.h"
@@ -80,6 +82,24 @@ static void slice_prolongator(const mispc_csr *W, int64_t r0, int64_t r1,
     out->gcol[q] = W->colidx[base + q], out->values[q] = W->values[base + q];
 }
 
+/* This rank's rows of the distributed smoothing against the one-process
+ * rows (sliced): sizes, ranges, columns and value bits. */
+static void compare_prolongators(const mispc_dist_prolongator *D, const mispc_dist_prolongator *R,
+                                 const char *what) {
+  int64_t bad = D->nrows != R->nrows || D->ncols != R->ncols || D->cstart != R->cstart ||
+                D->cend != R->cend || D->Bc != NULL;
+  for (int64_t i = 0; !bad && i < D->nrows; ++i) {
+    bad += D->rowptr[i + 1] - D->rowptr[i] != R->rowptr[i + 1] - R->rowptr[i];
+    for (int64_t q = 0; !bad && q < D->rowptr[i + 1] - D->rowptr[i]; ++q) {
+      bad += D->gcol[D->rowptr[i] + q] != R->gcol[R->rowptr[i] + q];
+      bad +=
+          memcmp(&D->values[D->rowptr[i] + q], &R->values[R->rowptr[i] + q], sizeof(double)) != 0;
+    }
+  }
+  CHECK_MSG(bad == 0, "%s: smoothed prolongator differs on rank %d of %d", what, rank_, nranks_);
+  rows_checked_ += D->nrows;
+}
+
 /* A of spec (block size bs), aggregated on its strength graph, P tentative
  * with k vectors (rigid-body modes of made-up coordinates when k = 6) and
  * smoothed (omega): the distributed Ac against the one-process one. */
@@ -117,9 +137,15 @@ static void check_galerkin(mispc_context *ctx, const char *spec, int bs, int k) 
            (long long)R.ncols, (long long)R.nnz);
   mispc_dist_csr_free(ctx, &Ac);
   mispc_csr_free(ctx, &R);
-  /* smoothed: wider rows of P, reaching across ranks */
+  /* smoothed: wider rows of P, reaching across ranks; the distributed
+   * smoothing gives the one-process rows */
   CHECK_OK(ctx, mispc_smooth_prolongator(ctx, &A, &Ps, 0.6, &Pm));
   slice_prolongator(&Pm, r0 * bs, r1 * bs, &Pd, &Pdm);
+  mispc_dist_prolongator Pds;
+  CHECK_OK(ctx, mispc_dist_smooth_prolongator(ctx, &DA, &Pd, 0.6, &Pds));
+  snprintf(what, sizeof what, "%s (bs %d, k %d, smoothing)", spec, bs, k);
+  compare_prolongators(&Pds, &Pdm, what);
+  mispc_dist_prolongator_free(&Pds);
   CHECK_OK(ctx, mispc_galerkin_product(ctx, &A, &Pm, &R));
   CHECK_OK(ctx, mispc_dist_galerkin_product(ctx, &DA, &Pdm, &Ac));
   snprintf(what, sizeof what, "%s (bs %d, k %d, smoothed P)", spec, bs, k);
@@ -200,7 +226,22 @@ static void test_errors(void) {
   if (rank_ == last) P.ncols++;
   CHECK_STATUS(ctx, mispc_dist_galerkin_product(ctx, &D, &P, &Ac), MISPC_ERR_INVALID_ARG);
   if (rank_ == last) P.ncols--;
+  /* smoothing: omega not finite; a zero diagonal on the last rank with
+   * rows, named on every rank */
+  mispc_dist_prolongator Psm;
+  CHECK_STATUS(ctx, mispc_dist_smooth_prolongator(ctx, &D, &P, NAN, &Psm), MISPC_ERR_INVALID_ARG);
+  CHECK(strstr(mispc_context_error(ctx), "omega") != NULL);
+  double *dz = NULL, keep = 0;
+  for (int64_t q = 0; rank_ == lastp && q < D.diag.rowptr[1]; ++q)
+    if (D.diag.colidx[q] == 0) dz = &D.diag.values[q];
+  if (dz) keep = *dz, *dz = 0.0;
+  CHECK_STATUS(ctx, mispc_dist_smooth_prolongator(ctx, &D, &P, 0.5, &Psm), MISPC_ERR_INVALID_ARG);
+  CHECK_MSG(strstr(mispc_context_error(ctx), "diagonal entry of row") != NULL, "message '%s'",
+            mispc_context_error(ctx));
+  if (dz) *dz = keep;
   /* the right inputs still work */
+  CHECK_OK(ctx, mispc_dist_smooth_prolongator(ctx, &D, &P, 0.5, &Psm));
+  mispc_dist_prolongator_free(&Psm);
   CHECK_OK(ctx, mispc_dist_galerkin_product(ctx, &D, &P, &Ac));
   mispc_dist_csr_free(ctx, &Ac);
   mispc_dist_prolongator_free(&P);
@@ -220,7 +261,8 @@ int main(int argc, char **argv) {
   int64_t rows = 0;
   MPI_Allreduce(&rows_checked_, &rows, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0)
-    printf("%d ranks: %lld coarse rows compared bit for bit, %d checks failed over all ranks\n",
+    printf("%d ranks: %lld coarse and smoothed-prolongator rows compared bit for bit, %d checks "
+           "failed over all ranks\n",
            nranks_, (long long)rows, any);
   return mpi_test_finish(any);
 }

@@ -248,6 +248,19 @@ MISPC_API mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, cons
                                                         mispc_dist_prolongator *P);
 MISPC_API void mispc_dist_prolongator_free(mispc_dist_prolongator *P);
 
+/* Smoothed prolongator P = P0 - omega D^-1 A P0 of a distributed matrix
+ * (host): this rank's rows, equal bit for bit to the rows of the
+ * one-process mispc_smooth_prolongator of the whole A and P0 for any number
+ * of ranks (A P0 summed as in mispc_dist_galerkin_product; then each row as
+ * the one-process one). P keeps P0's ncols, cstart and cend; its Bc is NULL
+ * (the coarse near-null space is P0's). The same conditions on A and P0 as
+ * mispc_dist_galerkin_product's, and A's diagonal present, nonzero and
+ * finite; device matrices are refused (MISPC_ERR_UNSUPPORTED) on every
+ * rank. */
+MISPC_API mispc_status mispc_dist_smooth_prolongator(mispc_context *ctx, const mispc_dist_csr *A,
+                                                     const mispc_dist_prolongator *P0, double omega,
+                                                     mispc_dist_prolongator *P);
+
 /* Galerkin coarse operator Ac = P^T (A P) of a distributed matrix (host):
  * rank p gets the coarse rows [cstart * k, cend * k) of its prolongator
  * rows (k = ncols / aggregates, the numbering of
