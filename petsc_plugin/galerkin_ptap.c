@@ -1,5 +1,5 @@
 /* PETSc Mats from mispc CSR matrices, and mispc's Galerkin product as the
- * PtAP of the prolongators that the GAMG type "mispc" builds (one rank).
+ * PtAP of the prolongators that the GAMG type "mispc" builds.
  *
  * GAMG forms each coarse operator with MatPtAP(A, P) in its own level
  * creation, which a GAMG type cannot replace. MatProduct picks the
@@ -13,7 +13,12 @@
  * type (host or cusparse) runs mispc_galerkin_product on PETSc's arrays in
  * place (deterministic; memory of P^T, AP and Ac, where cuSPARSE's SpGEMM ran
  * out of an H100's 80 GB on Elasticity3D_60) and gives A its original back;
- * every other product goes to the saved original. */
+ * every other product goes to the saved original. MPI AIJ types (host or
+ * cusparse) take the same route to mispc_dist_galerkin_product on the host
+ * copies of A's blocks and P's rows (dist_products.c), the one-rank bits for
+ * any rank count; a routed mpiaijcusparse A composes no hook of its own, so
+ * its other products go to its type's op. With -info each coarse operator's
+ * checksum (MispcMatChecksum) is printed. */
 #include <petsc/private/matimpl.h>
 
 #include "plugin_internal.h"
@@ -296,6 +301,11 @@ typedef struct {
   mispc_csr Ac;    /* from the symbolic phase, until the first numeric phase */
   PetscBool fresh; /* Ac holds the current values */
   int64_t nnz;
+#if MISPC_ENABLE_MPI
+  PetscBool dist;     /* MPI types: mispc_dist_galerkin_product on the host */
+  mispc_dist_csr dAc; /* its Ac (have_dAc), as Ac above */
+  PetscBool have_dAc;
+#endif
 } PtAPData;
 
 /* Mat_Product's destroy gets the data (3.18) or its address (PetscCtxDestroyFn, 3.23 on) */
@@ -309,6 +319,9 @@ static PetscErrorCode ptap_data_destroy(void *p) {
   PetscFunctionBegin;
   if (d) {
     mispc_csr_free(d->ctx, &d->Ac);
+#if MISPC_ENABLE_MPI
+    if (d->have_dAc) mispc_dist_csr_free(d->ctx, &d->dAc);
+#endif
     if (d->ctxc)
       PetscCall(PetscContainerDestroy(&d->ctxc));
     else
@@ -318,11 +331,44 @@ static PetscErrorCode ptap_data_destroy(void *p) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if MISPC_ENABLE_MPI
+/* Several ranks: Ac = P^T A P by mispc_dist_galerkin_product on the host
+ * copies of A's blocks and P's rows (the same bits for any rank count). */
+static PetscErrorCode galerkin_dist(Mat C, PtAPData *d) {
+  Mat A = C->product->A, P = C->product->B;
+  MispcDistMat w;
+  mispc_dist_prolongator dp;
+  PetscFunctionBegin;
+  if (d->have_dAc) mispc_dist_csr_free(d->ctx, &d->dAc);
+  d->have_dAc = PETSC_FALSE;
+  PetscCall(MispcDistMatBegin(d->ctx, A, &w));
+  PetscErrorCode ierr = MispcDistProlongatorFromMat(P, &dp);
+  mispc_status s = MISPC_SUCCESS;
+  if (!ierr) {
+    ierr = PetscLogEventBegin(MISPC_EventProduct, A, P, 0, 0);
+    s = mispc_dist_galerkin_product(d->ctx, &w.D, &dp, &d->dAc);
+    d->have_dAc = (PetscBool)(s == MISPC_SUCCESS);
+    if (!ierr) ierr = PetscLogEventEnd(MISPC_EventProduct, A, P, 0, 0);
+    mispc_dist_prolongator_free(&dp);
+  }
+  PetscCall(MispcDistMatEnd(d->ctx, &w));
+  PetscCall(ierr);
+  MispcCall(d->ctx, s);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* Ac = P^T A P from the product's A and P, read in place. */
 static PetscErrorCode galerkin(Mat C, PtAPData *d) {
   Mat A = C->product->A, P = C->product->B;
   MispcLocalCSR LA = {0}, LP = {0};
   PetscFunctionBegin;
+#if MISPC_ENABLE_MPI
+  if (d->dist) {
+    PetscCall(galerkin_dist(C, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   if (d->gpu) PetscCall(MispcContextUsePetscStream(d->ctx));
   PetscCall(MispcBlockCSRBegin(d->ctx, A, d->gpu, PETSC_TRUE, PETSC_TRUE, &LA));
   PetscCall(MispcBlockCSRBegin(d->ctx, P, d->gpu, PETSC_TRUE, PETSC_TRUE, &LP));
@@ -341,6 +387,18 @@ static PetscErrorCode ptap_numeric(Mat C) {
   PtAPData *d = (PtAPData *)C->product->data;
   PetscFunctionBegin;
   PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc PtAP: no symbolic phase");
+#if MISPC_ENABLE_MPI
+  if (d->dist) {
+    if (!d->fresh) {
+      PetscCall(galerkin(C, d));
+      PetscCall(MispcMatSetDistValues(C, &d->dAc, (PetscCount)d->nnz));
+    }
+    if (d->have_dAc) mispc_dist_csr_free(d->ctx, &d->dAc);
+    d->have_dAc = PETSC_FALSE;
+    d->fresh = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   if (!d->fresh) { /* MAT_REUSE_MATRIX: the same pattern, new values */
     PetscCall(galerkin(C, d));
     PetscCheck(d->Ac.nnz == d->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
@@ -364,6 +422,9 @@ static PetscErrorCode ptap_symbolic(Mat C) {
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &d->gpu));
 #endif
+#if MISPC_ENABLE_MPI
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &d->dist, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
+#endif
   /* the context (and device memory pool) that the marked P shares, so that
    * scratch memory stays with one pool across levels and setups */
   PetscContainer c = NULL;
@@ -385,14 +446,23 @@ static PetscErrorCode ptap_symbolic(Mat C) {
 #endif
     PetscCall(ierr);
   }
-  d->nnz = d->Ac.nnz;
   d->fresh = PETSC_TRUE;
   PetscCall(MatGetSize(P, NULL, &nc));
-  PetscCheck(d->Ac.nrows == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc PtAP: wrong size");
   /* C becomes the Mat made from Ac; its product (this one) is kept */
   Mat M;
-  PetscCall(MispcMatCreateFromCSR(d->ctx, PetscObjectComm((PetscObject)C), &d->Ac,
-                                  ((PetscObject)A)->type_name, P->cmap->bs, P->cmap->bs, &M));
+#if MISPC_ENABLE_MPI
+  if (d->dist) {
+    d->nnz = (int64_t)MispcDistCSRNnz(&d->dAc);
+    PetscCheck(d->dAc.nglobal == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc PtAP: wrong size");
+    PetscCall(MispcMatFromDistCSR(&d->dAc, ((PetscObject)A)->type_name, P->cmap->bs, &M));
+  } else
+#endif
+  {
+    d->nnz = d->Ac.nnz;
+    PetscCheck(d->Ac.nrows == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc PtAP: wrong size");
+    PetscCall(MispcMatCreateFromCSR(d->ctx, PetscObjectComm((PetscObject)C), &d->Ac,
+                                    ((PetscObject)A)->type_name, P->cmap->bs, P->cmap->bs, &M));
+  }
   pr->data = d;
   pr->destroy = ptap_data_destroy;
   C->product = NULL;
@@ -400,8 +470,27 @@ static PetscErrorCode ptap_symbolic(Mat C) {
   C->product = pr;
   PetscCall(ierr2);
   C->ops->productnumeric = ptap_numeric;
+  PetscBool info = PETSC_FALSE;
+  PetscCall(PetscInfoEnabled(MAT_CLASSID, &info));
+  if (info) { /* the same for any rank count (gamg_type.sh compares them) */
+    uint64_t h;
+    PetscInt nnz;
+    PetscCall(MispcMatChecksum(C, &h, &nnz));
+    PetscCall(PetscInfo(C,
+                        "mispc: coarse operator %" PetscInt_FMT " x %" PetscInt_FMT
+                        ", %" PetscInt_FMT " entries, checksum %016llx\n",
+                        nc, nc, nnz, (unsigned long long)h));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The AIJ types whose PtAP mispc runs: sequential ones by
+ * mispc_galerkin_product, MPI ones by mispc_dist_galerkin_product. */
+#if MISPC_ENABLE_MPI
+#define AIJ_MPI_TYPES MATMPIAIJ, MATMPIAIJCUSPARSE,
+#else
+#define AIJ_MPI_TYPES
+#endif
 
 /* The hook a marked P or a routed A had before (a container on the Mat). */
 typedef struct {
@@ -464,48 +553,56 @@ static PetscErrorCode product_setfromoptions(Mat C) {
   Mat_Product *pr = C->product;
   Mat A = pr->A, B = pr->B;
   PetscErrorCode (*orig_a)(Mat), (*orig_b)(Mat), (*orig_p)(Mat);
-  PetscBool routed, marked, a_marked, same = PETSC_FALSE, seq = PETSC_FALSE;
+  PetscBool routed, marked, a_marked, same = PETSC_FALSE, aij = PETSC_FALSE;
   PetscFunctionBegin;
   PetscCall(saved_hook(A, route_name, &routed, &orig_a));
   PetscCall(saved_hook(B, mark_name, &marked, &orig_b));
   PetscCall(saved_hook(A, mark_name, &a_marked, &orig_p));
   PetscCall(PetscObjectTypeCompare((PetscObject)A, ((PetscObject)B)->type_name, &same));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
-  if (pr->type == MATPRODUCT_PtAP && marked && same && seq) {
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE,
+                                      AIJ_MPI_TYPES ""));
+  if (pr->type == MATPRODUCT_PtAP && marked && same && aij) {
     /* (matproduct.c may call a composed hook twice) */
     if (C->ops->productsymbolic != ptap_symbolic)
-      PetscCall(PetscInfo(C, "mispc: PtAP by mispc_galerkin_product (%s)\n",
+      PetscCall(PetscInfo(C, "mispc: PtAP by %s (%s)\n",
+                          ((PetscObject)A)->type_name[0] == 'm' ? "mispc_dist_galerkin_product"
+                                                                : "mispc_galerkin_product",
                           ((PetscObject)A)->type_name));
     PetscCall(unroute(A));
     C->ops->productsymbolic = ptap_symbolic;
   } else {
     PetscErrorCode (*orig)(Mat) = routed ? orig_a : marked ? orig_b : orig_p;
+    /* a routed A whose type composes no hook of its own (mpiaijcusparse):
+     * the type's op, which MatProduct would have called */
+    if (!orig && routed) orig = a_marked ? orig_p : A->ops->productsetfromoptions;
     if (orig) PetscCall((*orig)(C));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode mark(Mat P, PetscContainer ctxc) {
-  PetscBool seq = PETSC_FALSE, has = PETSC_FALSE;
+  PetscBool aij = PETSC_FALSE, has = PETSC_FALSE;
   PetscErrorCode (*orig)(Mat);
   PetscFunctionBegin;
   if (ctxc) PetscCall(PetscObjectCompose((PetscObject)P, product_ctx_name, (PetscObject)ctxc));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE,
+                                      AIJ_MPI_TYPES ""));
   PetscCall(saved_hook(P, mark_name, &has, &orig));
-  if (!seq || has || !P->ops->productsetfromoptions) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!aij || has || !P->ops->productsetfromoptions) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(save_hook(P, mark_name, P->ops->productsetfromoptions));
   P->ops->productsetfromoptions = product_setfromoptions;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode route(Mat A) {
-  PetscBool seq = PETSC_FALSE, has = PETSC_FALSE;
+  PetscBool aij = PETSC_FALSE, has = PETSC_FALSE;
   PetscErrorCode (*orig)(Mat);
   char name[256];
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE,
+                                      AIJ_MPI_TYPES ""));
   PetscCall(saved_hook(A, route_name, &has, &orig));
-  if (!seq || has) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!aij || has) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(self_name(A, name, sizeof name));
   PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &orig));
   PetscCall(save_hook(A, route_name, orig));

@@ -24,7 +24,11 @@
  *                 place (the prolongator step then hands GAMG a placeholder
  *                 with P's sizes: GAMG only reads its block sizes before this
  *                 hook replaces it), and the result is marked so that GAMG's
- *                 MatPtAP runs mispc_galerkin_product (galerkin_ptap.c). */
+ *                 MatPtAP runs mispc_galerkin_product (galerkin_ptap.c);
+ *                 on several ranks the same with mispc_dist_smooth_prolongator
+ *                 and mispc_dist_galerkin_product on the host copies of the
+ *                 blocks (dist_products.c): the one-rank bits for any rank
+ *                 count, given the same omega and near-null space. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +95,7 @@ static const SettingInfo settings_info[MISPC_GAMG_NSETTINGS] = {
     SETTING(MISPC_GAMG_VERIFY, "Verify", verify, SETTING_BOOL, NULL, 0, PETSC_FALSE,
             "Verify every aggregation"),
     SETTING(MISPC_GAMG_GALERKIN, "Galerkin", galerkin, SETTING_BOOL, NULL, 0, PETSC_TRUE,
-            "One rank: smoothing and coarse operators by mispc (else PETSc's MatMatMult, MatPtAP)"),
+            "Smoothing and coarse operators by mispc (else PETSc's MatMatMult, MatPtAP)"),
     SETTING(MISPC_GAMG_PHASE2_MIN_FREE, "Phase2MinFree", phase2_min_free, SETTING_INT, NULL, -1, -1,
             "mis2agg phase 2: unaggregated neighbours a secondary root needs (-1: 8, or no "
             "secondary roots on a level whose near-null space has more vectors than dofs a node)"),
@@ -142,12 +146,13 @@ typedef struct {
   PetscInt bs;
   mispc_csr S;           /* one rank: strength graph (host or device) */
   mispc_aggregates aggs; /* one rank: aggregates of S */
-  MispcLocalCSR L, Lo;   /* A's blocks, read in place */
+  MispcLocalCSR L;       /* one rank: A's block, read in place */
 #if MISPC_ENABLE_MPI
-  mispc_dist_csr D, DS; /* several ranks: A wrapped, its strength graph */
-  int64_t *garray;      /* A's ghost columns, 64-bit */
-  int32_t *dagg;        /* this rank's labels */
-  PetscBool have_D, have_DS;
+  MispcDistMat DA;            /* several ranks: A wrapped */
+  mispc_dist_csr DS;          /* its strength graph (have_DS) */
+  int32_t *dagg;              /* this rank's labels */
+  mispc_dist_prolongator dP0; /* smoothing by mispc: P0 until optprolongator (have_dP0) */
+  PetscBool have_DS, have_dP0;
 #endif
   int64_t naggs;
   mispc_csr P0;           /* one rank, smoothing by mispc: P0 until optprolongator */
@@ -178,19 +183,17 @@ static void level_free(PC_GAMG_MISPC *m) {
   mispc_aggregates_free(m->mctx, &m->aggs);
 #if MISPC_ENABLE_MPI
   if (m->have_DS) mispc_dist_csr_free(m->mctx, &m->DS);
-  if (m->have_D) mispc_dist_csr_free(m->mctx, &m->D);
-  m->have_D = m->have_DS = PETSC_FALSE;
-  free(m->garray);
+  m->have_DS = PETSC_FALSE;
+  (void)MispcDistMatEnd(m->mctx, &m->DA);
+  if (m->have_dP0) mispc_dist_prolongator_free(&m->dP0);
+  m->have_dP0 = PETSC_FALSE;
   free(m->dagg);
-  m->garray = NULL;
   m->dagg = NULL;
 #endif
   (void)PetscFree(m->comp);
   memset(&m->caggs, 0, sizeof m->caggs);
   (void)MispcLocalCSREnd(&m->L);
-  (void)MispcLocalCSREnd(&m->Lo);
   (void)MispcLocalCSRDestroy(m->mctx, &m->L);
-  (void)MispcLocalCSRDestroy(m->mctx, &m->Lo);
   mispc_context_destroy(m->mctx);
   m->mctx = NULL;
   m->naggs = 0;
@@ -256,35 +259,21 @@ static PetscErrorCode PCGAMGCreateGraph_MISPC(PC pc, Mat A, Mat *G) {
     li->gpu = m->gpu;
   } else {
 #if MISPC_ENABLE_MPI
-    Mat Ao;
-    const PetscInt *garray;
-    PetscInt N, rstart, nghost;
     /* several ranks: host path (the distributed strength graph and aggregation
      * read host blocks; a cusparse matrix's blocks are read from their host copy) */
     PetscCall(MispcContextCreate((PetscObject)pc, PETSC_FALSE, &m->mctx));
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-    PetscCall(MatGetSize(A, &N, NULL));
-    PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-    PetscCall(MatGetSize(Ao, NULL, &nghost));
-    PetscCall(MispcBlockCSRBegin(m->mctx, Ad, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, &m->L));
-    PetscCall(MispcBlockCSRBegin(m->mctx, Ao, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, &m->Lo));
-    m->garray = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nghost + 1));
-    PetscCheck(m->garray, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
-    for (PetscInt j = 0; j < nghost; ++j) m->garray[j] = garray[j];
     PetscLogDouble tw0, tw1, tw2;
     PetscCall(PetscTime(&tw0));
-    mispc_status s = mispc_dist_csr_wrap(m->mctx, PetscObjectComm((PetscObject)A), N, rstart,
-                                         &m->L.csr, &m->Lo.csr, nghost, m->garray, &m->D);
-    m->have_D = (PetscBool)(s == MISPC_SUCCESS);
+    PetscCall(MispcDistMatBegin(m->mctx, A, &m->DA));
     PetscCall(PetscTime(&tw1));
-    if (!s) s = mispc_dist_strength_graph(m->mctx, &m->D, (double)theta, (int)bs, &m->DS);
+    mispc_status s = mispc_dist_strength_graph(m->mctx, &m->DA.D, (double)theta, (int)bs, &m->DS);
     PetscCall(PetscTime(&tw2));
     PetscCall(PetscInfo(pc,
                         "mispc level %" PetscInt_FMT ": halo plan %.3g s, strength graph %.3g s\n",
                         level, tw1 - tw0, tw2 - tw1));
-    m->have_DS = (PetscBool)(m->have_D && s == MISPC_SUCCESS);
-    PetscCall(MispcLocalCSREnd(&m->L));
-    PetscCall(MispcLocalCSREnd(&m->Lo));
+    m->have_DS = (PetscBool)(s == MISPC_SUCCESS);
+    PetscCall(MispcLocalCSREnd(&m->DA.L));
+    PetscCall(MispcLocalCSREnd(&m->DA.Lo));
     MispcCall(m->mctx, s);
     li->gpu = PETSC_FALSE;
 #else
@@ -684,9 +673,16 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
     PetscErrorCode ierr = MispcCoarseToActiveRanks(PetscObjectComm((PetscObject)A), nrows, m->naggs,
                                                    dp.cstart, dp.cend, k, dp.Bc, &nc0, &nc1, &Bc);
     ncoarse_loc = (PetscInt)(nc1 - nc0);
+    /* mispc's products: smoothed in optprolongator from P0 (kept), GAMG gets
+     * a placeholder with P's sizes and block sizes; else P0 as a Mat */
+    const PetscBool keep = (PetscBool)(m->set->galerkin && m->set->nsmooths >= 1);
     if (!ierr) {
       ierr = PetscLogEventBegin(ev_prol_mat, pc, A, 0, 0);
-      if (!ierr)
+      if (!ierr && keep)
+        ierr = MatCreateShell(PetscObjectComm((PetscObject)A), nrows, ncoarse_loc * k,
+                              PETSC_DETERMINE, PETSC_DETERMINE, NULL, P);
+      if (!ierr && keep) ierr = MatSetBlockSizes(*P, bs, k);
+      if (!ierr && !keep)
         ierr = build_prolongator(A, (PetscInt)dp.nrows, ncoarse_loc * k, bs, k, dp.rowptr, NULL,
                                  dp.gcol, dp.values, P);
       if (!ierr) ierr = PetscLogEventEnd(ev_prol_mat, pc, A, 0, 0);
@@ -696,7 +692,19 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
       ierr = MatGetOwnershipRangeColumn(*P, &c0, NULL);
       if (!ierr && c0 != (PetscInt)nc0 * k) ierr = PETSC_ERR_PLIB;
     }
-    mispc_dist_prolongator_free(&dp);
+    if (!ierr && m->set->galerkin && !keep) {
+      mispc_context *pctx;
+      ierr = product_context(pc, m->gpu, &pctx);
+      if (!ierr) ierr = MispcUseGalerkinPtAP(A, *P, m->prod);
+    }
+    if (!ierr && keep) {
+      free(dp.Bc);
+      dp.Bc = NULL;
+      m->dP0 = dp;
+      m->have_dP0 = PETSC_TRUE;
+    } else {
+      mispc_dist_prolongator_free(&dp);
+    }
     PetscCheck(ierr != PETSC_ERR_PLIB, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "mispc: the prolongator's column layout is not the aggregates' even ranges "
                "over the ranks with rows");
@@ -709,7 +717,11 @@ PCGAMGProlongator_MISPC(PC pc, Mat A, MISPC_GAMG_PROLONGATOR_GRAPH_ARG PetscCoar
   MispcGAMGData(pc) = Bc;
   MispcGAMGDataRows(pc) = k;
   MispcGAMGDataSize(pc) = ncoarse_loc * k * k;
-  if (!m->P0.rowptr) level_free(m); /* else after the smoothing */
+  PetscBool smooth_later = (PetscBool)(m->P0.rowptr != NULL);
+#if MISPC_ENABLE_MPI
+  smooth_later = (PetscBool)(smooth_later || m->have_dP0);
+#endif
+  if (!smooth_later) level_free(m); /* else after the smoothing */
   PetscCall(PetscTime(&t1));
   li->t_prol = t1 - t0;
   PetscCall(PetscLogEventEnd(ev_prol, pc, A, 0, 0));
@@ -824,7 +836,12 @@ static PetscErrorCode power_estimate(mispc_context *ctx, Mat A, PetscInt its, Pe
                "-pc_gamg_type mispc: power iteration gave a zero vector");
     PetscCall(VecAXPBY(x, 1.0 / nrm, 0.0, y));
   }
-  *lambda = nrm;
+  /* to float precision: the norms' sums and MatMult's rows (diagonal block,
+   * then off-diagonal) round in another order on another number of ranks or
+   * on the GPU, about 1e-15 relative; rounded to 24 bits, omega and with it
+   * the smoothed prolongator and the coarse operators keep the same bits,
+   * unless the estimate lies within that of a float rounding boundary */
+  *lambda = (PetscReal)(float)nrm;
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&dinv));
@@ -873,6 +890,52 @@ static PetscErrorCode smooth_by_mispc(PC pc, Mat A, PetscReal omega, Mat *P) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if MISPC_ENABLE_MPI
+/* Several ranks: the same, by mispc_dist_smooth_prolongator on the host copies
+ * of A's blocks (the one-rank bits for the same omega), from the P0 the
+ * prolongator step kept; *P becomes an MPI Mat of A's type, marked for
+ * mispc_dist_galerkin_product. */
+static PetscErrorCode smooth_by_mispc_dist(PC pc, Mat A, PetscReal omega, Mat *P) {
+  PC_GAMG_MISPC *m = get_ctx(pc);
+  mispc_dist_prolongator cur = m->dP0, next;
+  MispcDistMat w;
+  PetscInt rb, cb, ncl;
+  Mat Pn = NULL;
+  mispc_status s = MISPC_SUCCESS;
+  PetscFunctionBegin;
+  memset(&m->dP0, 0, sizeof m->dP0);
+  m->have_dP0 = PETSC_FALSE;
+  PetscErrorCode ierr = MispcDistMatBegin(m->mctx, A, &w);
+  if (!ierr) ierr = PetscLogEventBegin(MISPC_EventProduct, A, 0, 0, 0);
+  for (PetscInt it = 0; !ierr && !s && it < m->set->nsmooths; ++it) {
+    s = mispc_dist_smooth_prolongator(m->mctx, &w.D, &cur, (double)omega, &next);
+    mispc_dist_prolongator_free(&cur);
+    if (!s) cur = next;
+  }
+  if (!ierr) ierr = PetscLogEventEnd(MISPC_EventProduct, A, 0, 0, 0);
+  PetscErrorCode ierr2 = MispcDistMatEnd(m->mctx, &w);
+  if (!ierr) ierr = ierr2;
+  if (!ierr && !s) ierr = MatGetBlockSizes(*P, &rb, &cb);
+  if (!ierr && !s) ierr = MatGetLocalSize(*P, NULL, &ncl);
+  if (!ierr && !s)
+    ierr = build_prolongator(A, (PetscInt)cur.nrows, ncl, rb, cb, cur.rowptr, NULL, cur.gcol,
+                             cur.values, &Pn);
+  mispc_dist_prolongator_free(&cur);
+  if (!ierr && !s) {
+    mispc_context *pctx;
+    ierr = product_context(pc, m->gpu, &pctx);
+    if (!ierr) ierr = MispcUseGalerkinPtAP(A, Pn, m->prod);
+  }
+  if (s) MispcCall(m->mctx, s);
+  level_free(m);
+  if (ierr) (void)MatDestroy(&Pn);
+  PetscCall(ierr);
+  PetscCall(MatDestroy(P));
+  *P = Pn;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
   PC_GAMG_MISPC *m = get_ctx(pc);
   MispcGAMGLevelInfo *li = level_info(pc);
@@ -900,6 +963,15 @@ static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
                       MispcGAMGLevel(pc), (double)lambda,
                       PCGAMGMISPCEigEstimates[m->set->eig_estimate], (double)omega));
   PetscCall(PetscLogEventBegin(ev_smooth, pc, A, 0, 0));
+#if MISPC_ENABLE_MPI
+  if (m->have_dP0) {
+    PetscCall(smooth_by_mispc_dist(pc, A, omega, P));
+    PetscCall(PetscLogEventEnd(ev_smooth, pc, A, 0, 0));
+    PetscCall(PetscTime(&t1));
+    li->t_opt = t1 - t0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   if (m->P0.rowptr) {
     PetscCall(smooth_by_mispc(pc, A, omega, P));
     PetscCall(PetscLogEventEnd(ev_smooth, pc, A, 0, 0));
@@ -1069,7 +1141,9 @@ static PetscErrorCode PCView_GAMG_MISPC(PC pc, PetscViewer viewer) {
         li->gpu ? (m->set->galerkin && li->ranks == 1
                        ? "graph, aggregates, smoothing and PtAP on the GPU, P0 on the host"
                        : "graph and aggregates on the GPU, P0 on the host")
-                : "host",
+        : li->ranks > 1 && m->set->galerkin
+            ? "host, smoothing and PtAP by mispc's distributed products"
+            : "host",
         li->ranks, li->ranks > 1 ? "s" : "", li->t_graph, li->t_coarsen, li->t_prol, li->t_opt));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1179,7 +1253,7 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
                                                      see `PCGAMGMISPCSetSeed()`
 .  -pc_gamg_mispc_verify <false>                   - check every aggregation,
                                                      see `PCGAMGMISPCSetVerify()`
--  -pc_gamg_mispc_galerkin <true>                  - one rank: smoothing and coarse operators by
+-  -pc_gamg_mispc_galerkin <true>                  - smoothing and coarse operators by
                                                      mispc's sparse products,
                                                      see `PCGAMGMISPCSetGalerkin()`
 
@@ -1192,20 +1266,27 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
    (J, I) has |a_ij| > t sqrt(|a_ii a_jj|).
 
    The default eigen-estimate is 10 power iterations of D^-1 A from a fixed start vector
-   (a hash of the global row), on the matrix's own device: it differs across rank counts
-   only by the rounding of its products and reductions. The Gershgorin bound
-   max_i sum_j |a_ij| / |a_ii|, summed per row in global column order, is the same bits
-   on any number of ranks but loose on coarse levels (more iterations). On one rank
-   the smoothing and GAMG's Galerkin products are mispc's (`mispc_smooth_prolongator()`,
-   `mispc_galerkin_product()`: deterministic, the same bits on the host and the GPU,
-   memory for P^T, A P and the coarse operator only); on several ranks they are
-   PETSc's (`MatMatMult()`, `MatPtAP()`), so coarse values may differ in the last bits
-   across rank counts; with t <= 0 the aggregates depend only on the pattern and are
-   the same on every level.
+   (a hash of the global row), on the matrix's own device, rounded to float precision:
+   its products and reductions round differently on other rank counts (about 1e-15
+   relative), which the rounding removes unless the estimate lies that close to a float
+   rounding boundary. The Gershgorin bound max_i sum_j |a_ij| / |a_ii|, summed per row in
+   global column order, is the same bits on any number of ranks but loose on coarse
+   levels (more iterations). The smoothing and GAMG's Galerkin products are mispc's
+   (`mispc_smooth_prolongator()`, `mispc_galerkin_product()` on one rank: deterministic,
+   the same bits on the host and the GPU, memory for P^T, A P and the coarse operator only;
+   `mispc_dist_smooth_prolongator()`, `mispc_dist_galerkin_product()` on several ranks,
+   on the host copies of the blocks: the one-rank bits), so with the same near-null space
+   every coarse operator is the same bits on any number of ranks (`-info` prints a
+   checksum of each). `MatNullSpaceCreateRigidBody()` orthonormalises its vectors with
+   global dot products, so its near-null space, and the coarse values built on it, differ
+   in the last bits across rank counts. With t <= 0 the aggregates depend only on the
+   pattern and are the same on every level.
 
    On one rank with `MATAIJCUSPARSE` the strength graph, the aggregation, the smoothing
    and the Galerkin products run on the GPU; the tentative prolongator runs on the
-   host. Several ranks run the host path. Not supported: -pc_gamg_use_aggs_in_asm.
+   host. Several ranks run the host path (a cusparse matrix's blocks are read through
+   their host copies; the products are made into Mats of the matrix's type). Not supported:
+-pc_gamg_use_aggs_in_asm.
 
    The setters (and their getters `PCGAMGMISPCGetNSmooths()` ...) are called after
    `PCSetType()` with `PCGAMG` and `PCGAMGSetType()` with `PCGAMGMISPC`, before `PCSetUp()`:

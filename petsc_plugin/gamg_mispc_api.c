@@ -305,8 +305,8 @@ MISPC_GAMG_ACCESSORS(Seed, PetscInt, Int, MISPC_GAMG_SEED)
 MISPC_GAMG_ACCESSORS(Verify, PetscBool, Bool, MISPC_GAMG_VERIFY)
 
 /*@
-  PCGAMGMISPCSetGalerkin - Sets whether a `PCGAMGMISPC` on one rank smooths its prolongators and
-  forms its coarse operators with mispc's sparse products.
+  PCGAMGMISPCSetGalerkin - Sets whether a `PCGAMGMISPC` smooths its prolongators and forms its
+  coarse operators with mispc's sparse products.
 
   Logically Collective
 
@@ -324,12 +324,13 @@ MISPC_GAMG_ACCESSORS(Verify, PetscBool, Bool, MISPC_GAMG_VERIFY)
   mispc's products (`mispc_smooth_prolongator()`, `mispc_galerkin_product()`) run on the
   matrices' own arrays, on the GPU for `MATSEQAIJCUSPARSE`; they are deterministic, give the
   same bits on the host and the GPU, and need memory for P^T, A P and the coarse operator only.
-  On several ranks PETSc's products are used either way.
+  On several ranks `mispc_dist_smooth_prolongator()` and `mispc_dist_galerkin_product()` run
+  on the host copies of the blocks and give the one-rank bits for any rank count.
 
 .seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetGalerkin()`, `PCGAMGMISPCSetNSmooths()`
 @*/
 /*@
-  PCGAMGMISPCGetGalerkin - Gets whether a `PCGAMGMISPC` on one rank uses mispc's sparse products.
+  PCGAMGMISPCGetGalerkin - Gets whether a `PCGAMGMISPC` uses mispc's sparse products.
 
   Not Collective
 

@@ -262,3 +262,37 @@ PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L) {
   memset(L, 0, sizeof *L);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static uint64_t mix64(uint64_t x) { /* splitmix64's finaliser */
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static uint64_t entry_hash(PetscInt r, PetscInt c, PetscScalar v) {
+  double d = PetscRealPart(v);
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  return mix64((uint64_t)r * 0x9e3779b97f4a7c15ull ^ mix64((uint64_t)c ^ mix64(bits)));
+}
+
+PetscErrorCode MispcMatChecksum(Mat M, uint64_t *hash, PetscInt *nnz) {
+  MispcHostBlocks b;
+  uint64_t h[2] = {0, 0}, all[2];
+  PetscFunctionBegin;
+  PetscCall(MispcHostBlocksGet(M, &b));
+  for (PetscInt i = 0; i < b.n; ++i) {
+    for (PetscInt e = b.ai[i]; e < b.ai[i + 1]; ++e)
+      h[0] += entry_hash(b.rstart + i, b.cstart + b.aj[e], b.aa[e]);
+    for (PetscInt e = b.bi ? b.bi[i] : 0; e < (b.bi ? b.bi[i + 1] : 0); ++e)
+      h[0] += entry_hash(b.rstart + i, b.garray[b.bj[e]], b.ba[e]);
+    h[1] += (uint64_t)(b.ai[i + 1] - b.ai[i]) + (b.bi ? (uint64_t)(b.bi[i + 1] - b.bi[i]) : 0);
+  }
+  PetscCall(MispcHostBlocksRestore(&b));
+  PetscCallMPI(MPI_Allreduce(h, all, 2, MPI_UINT64_T, MPI_SUM, PetscObjectComm((PetscObject)M)));
+  *hash = all[0];
+  *nnz = (PetscInt)all[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -59,6 +59,10 @@ typedef struct {
 } MispcHostBlocks;
 PetscErrorCode MispcHostBlocksGet(Mat A, MispcHostBlocks *b);
 PetscErrorCode MispcHostBlocksRestore(MispcHostBlocks *b);
+/* An order-free checksum of M's entries (global row, column, value bits),
+ * summed over the ranks, and its entries (collective; reads host copies):
+ * the same for any partition of the same matrix. */
+PetscErrorCode MispcMatChecksum(Mat M, uint64_t *hash, PetscInt *nnz);
 
 /* The rank-local block as a mispc_csr over PETSc's own arrays: column indices
  * and values are borrowed (device pointers for cusparse), the row offsets are
@@ -89,8 +93,9 @@ PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L);
  * (MatCreateSeqAIJWithArrays; PETSc copies it to the GPU when first used). */
 PetscErrorCode MispcMatCreateFromCSR(mispc_context *ctx, MPI_Comm comm, const mispc_csr *X,
                                      MatType type, PetscInt rbs, PetscInt cbs, Mat *M);
-/* Marks P and routes A so that MatPtAP(A, P), A and P of one sequential AIJ
- * type, runs mispc_galerkin_product (once; then A's own hook is back), with
+/* Marks P and routes A so that MatPtAP(A, P), A and P of one AIJ type, runs
+ * mispc_galerkin_product (sequential types) or mispc_dist_galerkin_product
+ * (MPI types) once (then A's own hook is back), with
  * the context in ctxc (NULL: a context of the product's own); every other
  * product of A or P stays the type's (galerkin_ptap.c says how). */
 PetscErrorCode MispcUseGalerkinPtAP(Mat A, Mat P, PetscContainer ctxc);
@@ -98,5 +103,31 @@ PetscErrorCode MispcUseGalerkinPtAP(Mat A, Mat P, PetscContainer ctxc);
  * reference), for MispcUseGalerkinPtAP: one context, and one device memory
  * pool, for all products of a PC. */
 PetscErrorCode MispcProductContextCreate(PetscObject obj, PetscBool gpu, PetscContainer *c);
+
+#include "mispc/config.h"
+#if MISPC_ENABLE_MPI
+#include "mispc/dist.h"
+/* dist_products.c: an MPIAIJ matrix (host or cusparse: the host copies of
+ * its blocks are read in place) wrapped as a mispc_dist_csr with its halo
+ * plan (collective); End frees the wrap. */
+typedef struct {
+  MispcLocalCSR L, Lo; /* the diagonal and off-diagonal blocks */
+  int64_t *garray;     /* ghost columns, 64-bit */
+  mispc_dist_csr D;
+  PetscBool have_D;
+} MispcDistMat;
+PetscErrorCode MispcDistMatBegin(mispc_context *ctx, Mat A, MispcDistMat *w);
+PetscErrorCode MispcDistMatEnd(mispc_context *ctx, MispcDistMat *w);
+/* A prolongator Mat (column block size k) as this rank's rows, each merged in
+ * global column order; cstart, cend: its column ownership in coarse nodes;
+ * no Bc. Free with mispc_dist_prolongator_free. */
+PetscErrorCode MispcDistProlongatorFromMat(Mat P, mispc_dist_prolongator *dp);
+/* A new Mat of `type` (block sizes bs) holding X, rows and columns laid out as
+ * X's rows (COO assembly); MispcMatSetDistValues puts the values of an X of
+ * the same pattern (nnz: this rank's entries, MispcDistCSRNnz) in it. */
+PetscErrorCode MispcMatFromDistCSR(const mispc_dist_csr *X, MatType type, PetscInt bs, Mat *M);
+PetscErrorCode MispcMatSetDistValues(Mat M, const mispc_dist_csr *X, PetscCount nnz);
+PetscCount MispcDistCSRNnz(const mispc_dist_csr *X);
+#endif
 
 #endif

@@ -5,7 +5,15 @@
 #    above made aggregates, times the near-null vectors (-info: "mispc level L:
 #    ... -> M aggregates" and GAMG's "L+1) N=..., n data cols=k");
 #  - the aggregates of every level (-info) and the iteration count are the
-#    one-rank ones.
+#    one-rank ones;
+#  - every coarse operator is mispc's product (-info "PtAP by
+#    mispc_galerkin_product", on several ranks mispc_dist_galerkin_product),
+#    and where the near-null space is the constant its checksum (-info
+#    "coarse operator ... checksum") is the one-rank one: the hierarchy has
+#    the same bits for any rank count. (PETSc's MatNullSpaceCreateRigidBody
+#    orthonormalises the modes with global dot products, so elasticity's
+#    near-null space, and with it its coarse operators, differ in the last
+#    bits with the rank count; their sizes and iterations are compared.)
 # Laplace3D (plain_ksp) with several option sets, and Elasticity3D with its
 # rigid-body near-null space (the solve example, block size 3, k = 6).
 #   gamg_type.sh MPIEXEC PLAIN_KSP SOLVE PLUGIN
@@ -38,8 +46,8 @@ check_levels() {
     END { exit bad }'
 }
 
-run_case() { # name, command...
-  local name=$1 ref="" np out levels its
+run_case() { # name, command... (ops=0 in the environment: no operator checksums)
+  local name=$1 ref="" np out levels its info nptap nlev sums
   shift
   for np in 1 2 3 4; do
     # -info into files (one a rank), so that it does not cut the solver's output lines
@@ -50,6 +58,19 @@ run_case() { # name, command...
       echo "$levels" >&2
       fail=1
     fi
+    info=$(cat "$tmp"/info.0 2>/dev/null)
+    nlev=$(grep -cE "PCSetUp_GAMG\(\).* [0-9]+\) N=[0-9]+, n data cols" <<<"$info")
+    if [ "$np" = 1 ]; then
+      nptap=$(grep -c "PtAP by mispc_galerkin_product" <<<"$info")
+    else
+      nptap=$(grep -c "PtAP by mispc_dist_galerkin_product" <<<"$info")
+    fi
+    if [ "$nlev" -lt 1 ] || [ "$nptap" != "$nlev" ]; then
+      echo "FAIL: $name on $np ranks: $nptap of $nlev coarse operators by mispc" >&2
+      fail=1
+    fi
+    sums=""
+    [ "${ops:-1}" = 1 ] && sums=$(sed -n 's/^\[0\] .*mispc: \(coarse operator .*\)$/\1/p' <<<"$info")
     its=$(grep -oE "^iterations [0-9]+|^gamg +[0-9]+" <<<"$out" | tr -s ' ')
     if ! grep -qE "converged$" <<<"$out" || [ -z "$its" ]; then
       echo "FAIL: $name on $np ranks did not converge" >&2
@@ -57,7 +78,8 @@ run_case() { # name, command...
       fail=1
     fi
     got="$its
-$(grep "mispc level" <<<"$levels")"
+$(grep "mispc level" <<<"$levels")
+$sums"
     if [ -z "$ref" ]; then
       ref=$got
       echo "$name: $its"
@@ -68,7 +90,9 @@ $(grep "mispc level" <<<"$levels")"
       fail=1
     fi
   done
-  if [ $fail = 0 ]; then echo "ok: $name: same levels and iterations on 1, 2, 3 and 4 ranks"; fi
+  if [ $fail = 0 ]; then
+    echo "ok: $name: same levels, iterations${sums:+ and coarse operators} on 1, 2, 3 and 4 ranks"
+  fi
 }
 
 gamg="-pc_type gamg -pc_gamg_type mispc"
@@ -86,11 +110,11 @@ gamg="-pc_type gamg -pc_gamg_type mispc"
   # (on 4 ranks GAMG's process reduction leaves a rank without rows on a coarse level)
   run_case "laplace unsmoothed P0" "$plain" -dll_append "$plugin" -n 20 -ksp_type cg $gamg \
     -pc_gamg_mispc_nsmooths 0 -mg_levels_pc_type mcgs
-  run_case "elasticity rigid-body modes, mcgs smoother" "$solve" -problem elasticity3d -n 8 \
+  ops=0 run_case "elasticity rigid-body modes, mcgs smoother" "$solve" -problem elasticity3d -n 8 \
     -pcs gamg $gamg -mg_levels_pc_type mcgs
-  run_case "elasticity rigid-body modes, default smoother" "$solve" -problem elasticity3d -n 8 \
+  ops=0 run_case "elasticity rigid-body modes, default smoother" "$solve" -problem elasticity3d -n 8 \
     -pcs gamg $gamg
-  run_case "elasticity aggressive level 0, verify" "$solve" -problem elasticity3d -n 10 \
+  ops=0 run_case "elasticity aggressive level 0, verify" "$solve" -problem elasticity3d -n 10 \
     -pcs gamg $gamg -pc_gamg_mispc_aggressive_levels 1 -pc_gamg_mispc_verify
   run_case "laplace aggressive levels 0 and 1" "$plain" -dll_append "$plugin" -n 24 -ksp_type cg \
     $gamg -pc_gamg_mispc_aggressive_levels 2 -pc_gamg_mispc_verify -mg_levels_pc_type mcgs
