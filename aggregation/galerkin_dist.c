@@ -360,6 +360,143 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
   return s;
 }
 
+/* first[c] for the local coarse ids c of this rank's P rows: whether this
+ * rank is the lowest one whose P has an entry in column cmap[c]. Each rank
+ * asks the column's owner, which answers with the lowest rank that asked
+ * (arrivals come in rank order). */
+static mispc_status first_columns(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
+                                  const int64_t *ranges, int np, int rank, uint8_t **first) {
+  const int64_t nloc = A->rend - A->rstart;
+  uint8_t *used = (uint8_t *)calloc((size_t)t->ncmap + 1, 1);
+  *first = (uint8_t *)calloc((size_t)t->ncmap + 1, 1);
+  int64_t nq = 0;
+  mispc_status s = used && *first ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  for (int64_t q = 0; !s && q < t->ptr[nloc]; ++q)
+    if (!used[t->col[q]]) used[t->col[q]] = 1, ++nq;
+  int64_t *ask = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nq + 1));
+  int *dest = s ? NULL : (int *)malloc(sizeof(int) * (size_t)(nq + 1));
+  if (!s && (!ask || !dest)) s = MISPC_ERR_ALLOC;
+  int64_t m = 0;
+  for (int64_t c = 0; !s && c < t->ncmap; ++c)
+    if (used[c]) {
+      ask[2 * m] = t->cmap[c], ask[2 * m + 1] = rank;
+      dest[m++] = mispc_dist_owner(ranges, np, t->cmap[c]);
+    }
+  s = mispc_dist_agree(
+      ctx, A->comm, s ? mispc_seterr(ctx, s, "out of memory in %s", galerkin_who) : MISPC_SUCCESS);
+  int64_t *got = NULL, ngot = 0, *ans = NULL, nans = 0;
+  if (!s) s = mispc_dist_route(ctx, A->comm, 2, nq, ask, dest, &got, &ngot);
+  /* the answer to each question: (column, the lowest rank that asked) */
+  int *back = s ? NULL : (int *)malloc(sizeof(int) * (size_t)(ngot + 1));
+  if (!s && !back) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", galerkin_who);
+  const int64_t c0 = s ? 0 : ranges[rank], span = s ? 0 : ranges[rank + 1] - ranges[rank];
+  int *low = s ? NULL : (int *)malloc(sizeof(int) * (size_t)(span + 1));
+  if (!s && !low) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", galerkin_who);
+  for (int64_t j = 0; !s && j < span; ++j) low[j] = np;
+  for (int64_t r = 0; !s && r < ngot; ++r) {
+    const int64_t I = got[2 * r] - c0;
+    if (I < 0 || I >= span) {
+      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "%s: column %lld asked of the wrong rank",
+                       galerkin_who, (long long)got[2 * r]);
+      break;
+    }
+    if (got[2 * r + 1] < low[I]) low[I] = (int)got[2 * r + 1];
+  }
+  for (int64_t r = 0; !s && r < ngot; ++r) {
+    back[r] = (int)got[2 * r + 1];
+    got[2 * r + 1] = low[got[2 * r] - c0];
+  }
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (!s) s = mispc_dist_route(ctx, A->comm, 2, ngot, got, back, &ans, &nans);
+  /* answers come back in the order asked (one owner a column) */
+  for (int64_t r = 0; !s && r < nans; ++r) {
+    const int64_t c = mispc_lower_bound_i32(t->cmap, 0, t->ncmap, (int32_t)ans[2 * r]);
+    if (c < t->ncmap && t->cmap[c] == ans[2 * r]) (*first)[c] = ans[2 * r + 1] == rank;
+  }
+  free(used), free(ask), free(dest), free(got), free(back), free(low), free(ans);
+  if (s) free(*first), *first = NULL;
+  return s;
+}
+
+/* The products of the columns this rank is first in (first[c]), summed
+ * here: for each such coarse row I and column J, 0.0 plus P(i, I) * (A P)(i,
+ * J) over this rank's rows i in increasing order, which is the beginning of
+ * the one-process sum (the other ranks' rows come after). Records (I, J,
+ * value bits) into *out (*nout), the owner of each I in *dest. */
+static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
+                                 const uint8_t *first, const int64_t *apptr, const int32_t *apcol,
+                                 const double *apval, const int64_t *ranges, int np, int64_t **out,
+                                 int **dest, int64_t *nout) {
+  const int64_t nloc = A->rend - A->rstart, nc = t->ncmap;
+  int64_t *tptr = (int64_t *)calloc((size_t)nc + 2, sizeof(int64_t));
+  int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, nc + 1, sizeof(int64_t), "products");
+  double *acc = (double *)mispc_host_alloc_n(ctx, nc + 1, sizeof(double), "products");
+  int32_t *pat = (int32_t *)mispc_host_alloc_n(ctx, nc + 1, sizeof(int32_t), "products");
+  mispc_status s = tptr && mark && acc && pat ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  /* P^T of the first columns: each column's (row, value) in increasing row */
+  for (int64_t q = 0; !s && q < t->ptr[nloc]; ++q)
+    if (first[t->col[q]]) tptr[t->col[q] + 1]++;
+  for (int64_t c = 0; !s && c < nc; ++c) tptr[c + 1] += tptr[c];
+  const int64_t nt = s ? 0 : tptr[nc];
+  int64_t *ti = s ? NULL : (int64_t *)mispc_host_alloc_n(ctx, nt + 1, sizeof(int64_t), "P^T");
+  double *tv = s ? NULL : (double *)mispc_host_alloc_n(ctx, nt + 1, sizeof(double), "P^T");
+  if (!s && (!ti || !tv)) s = MISPC_ERR_ALLOC;
+  for (int64_t i = 0; !s && i < nloc; ++i)
+    for (int64_t q = t->ptr[i]; q < t->ptr[i + 1]; ++q)
+      if (first[t->col[q]]) {
+        const int64_t at = tptr[t->col[q]]++;
+        ti[at] = i, tv[at] = t->val[q];
+      }
+  for (int64_t c = nc; !s && c > 0; --c) tptr[c] = tptr[c - 1];
+  if (!s) tptr[0] = 0;
+  /* two passes: the records' number, then the records */
+  int64_t n = 0;
+  for (int pass = 0; !s && pass < 2; ++pass) {
+    if (pass == 1) {
+      *out = (int64_t *)mispc_host_alloc_n(ctx, 3 * n + 1, sizeof(int64_t), "products");
+      *dest = (int *)mispc_host_alloc_n(ctx, n + 1, sizeof(int), "products");
+      if (!*out || !*dest) {
+        s = MISPC_ERR_ALLOC;
+        break;
+      }
+      n = 0;
+    }
+    for (int64_t c = 0; c < nc; ++c) mark[c] = -1;
+    for (int64_t I = 0; I < nc; ++I) {
+      if (tptr[I] == tptr[I + 1]) continue;
+      int64_t m = 0;
+      for (int64_t e = tptr[I]; e < tptr[I + 1]; ++e) {
+        const int64_t i = ti[e];
+        const double p = tv[e];
+        for (int64_t q = apptr[i]; q < apptr[i + 1]; ++q) {
+          const int32_t J = apcol[q];
+          if (mark[J] != I) mark[J] = I, acc[J] = 0.0, pat[m++] = J;
+          if (pass) acc[J] += p * apval[q];
+        }
+      }
+      if (pass) {
+        const int r = mispc_dist_owner(ranges, np, t->cmap[I]);
+        for (int64_t k = 0; k < m; ++k, ++n) {
+          (*out)[3 * n] = t->cmap[I];
+          (*out)[3 * n + 1] = t->cmap[pat[k]];
+          memcpy(&(*out)[3 * n + 2], &acc[pat[k]], sizeof(double));
+          (*dest)[n] = r;
+        }
+      } else {
+        n += m;
+      }
+    }
+  }
+  free(tptr), free(mark), free(acc), free(pat), free(ti), free(tv);
+  if (s) {
+    free(*out), free(*dest);
+    *out = NULL, *dest = NULL;
+    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", galerkin_who);
+  }
+  *nout = n;
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_csr *A,
                                          const mispc_dist_prolongator *P, mispc_dist_csr *Ac) {
   const char *const who = galerkin_who;
@@ -392,10 +529,27 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
    * rank's own stay here (mine) and take their place between the arrivals
    * of lower and higher ranks (nlow: those of the lower ranks) */
   const int64_t nloc = A->rend - A->rstart;
+  /* the columns this rank is the first (lowest) rank in are summed here and
+   * travel as one record an entry (presum_first); the others' products one
+   * by one, as below */
+  uint8_t *first = NULL;
+  int64_t *part = NULL, npart = 0;
+  int *pdest = NULL;
+  if (!s) s = first_columns(ctx, A, &t, ranges, np, rank, &first);
+  if (!s)
+    s = mispc_dist_agree(
+        ctx, A->comm,
+        presum_first(ctx, A, &t, first, apptr, apcol, apval, ranges, np, &part, &pdest, &npart));
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: first ranks' sums");
   int64_t *cnt = (int64_t *)calloc((size_t)np * 2, sizeof(int64_t)), nrec = 0, nmine = 0;
   if (!s && !cnt) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  for (int64_t k = 0; !s && k < npart; ++k) {
+    cnt[pdest[k]]++;
+    *(pdest[k] == rank ? &nmine : &nrec) += 1;
+  }
   for (int64_t i = 0; !s && i < nloc; ++i)
     for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+      if (first[t.col[q]]) continue;
       const int64_t b = apptr[i + 1] - apptr[i];
       if (nrec + nmine > INT64_MAX / 3 - b) {
         s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
@@ -419,8 +573,15 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   for (int p = 0; !s && p < rank; ++p) pr.nlow += cnt[np + p];
   free(cnt);
   int64_t m = 0, k = 0;
+  for (int64_t e = 0; !s && e < npart; ++e) {
+    int64_t *o = pdest[e] == rank ? mine + 3 * k++ : rec + 3 * m;
+    memcpy(o, part + 3 * e, 3 * sizeof(int64_t));
+    if (pdest[e] != rank) dest[m++] = pdest[e];
+  }
+  free(part), free(pdest);
   for (int64_t i = 0; !s && i < nloc; ++i)
     for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+      if (first[t.col[q]]) continue;
       const int64_t I = P->gcol[q];
       const double p = P->values[q];
       const int r = mispc_dist_owner(ranges, np, I);
@@ -433,7 +594,7 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
         if (r != rank) dest[m++] = r;
       }
     }
-  free(apptr), free(apcol), free(apval);
+  free(apptr), free(apcol), free(apval), free(first);
   prow_table_free(&t);
   int64_t *got = NULL;
   if (!s) s = mispc_dist_route(ctx, A->comm, 3, nrec, rec, dest, &got, &pr.ngot);
