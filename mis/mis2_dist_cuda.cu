@@ -249,6 +249,40 @@ template <typename W> mispc_status capture(const Round &x, const Plan<W> &p, int
   return s;
 }
 
+/* -vv: the one-kernel rounds' trace (mis2_dist_kernels.cuh, kTraceSlots) as
+ * a line a round on rank 0: each pass's time (from the latest block's exit
+ * of the exchange before to the latest block's arrival at the next) and each
+ * exchange's (the latest arrival to the latest exit), us. */
+static double trace_us(const unsigned long long *t, int a, int b) {
+  return t[a] && t[b] ? 1e-3 * (double)(t[b] - t[a]) : -1.0;
+}
+
+static mispc_status lsa_trace_log(mispc_context *ctx, const unsigned long long *d_trace,
+                                  int rounds) {
+  unsigned long long t[kTraceSlots];
+  MISPC_TRY(mispc_memcpy(ctx, t, MISPC_MEM_HOST, d_trace, MISPC_MEM_DEVICE, sizeof t));
+  mispc_logf(ctx, 2, "dist mis2 one-kernel trace: first words %.1f, exchange %.1f us",
+             trace_us(t, 0, 1), trace_us(t, 1, 2));
+  int last = 2; /* the slot of the latest exit */
+  for (int r = 0; r <= rounds && r < kTraceRounds; ++r) {
+    const int c = 3 + 4 * r, d = 5 + 4 * r;
+    if (!t[c]) break;
+    if (t[d])
+      mispc_logf(ctx, 2,
+                 "  round %d: column pass %.1f, exchange %.1f; decide pass %.1f, exchange %.1f us",
+                 r, trace_us(t, last, c), trace_us(t, c, c + 1), trace_us(t, c + 1, d),
+                 trace_us(t, d, d + 1));
+    else
+      mispc_logf(ctx, 2, "  round %d: column pass %.1f, exchange %.1f us (the last)", r,
+                 trace_us(t, last, c), trace_us(t, c, c + 1));
+    last = t[d] ? d + 1 : c + 1;
+  }
+  mispc_logf(ctx, 2, "  members: pass %.1f, exchange %.1f us; whole kernel %.1f us",
+             trace_us(t, last, kTraceSlots - 2), trace_us(t, kTraceSlots - 2, kTraceSlots - 1),
+             trace_us(t, 0, kTraceSlots - 1));
+  return MISPC_SUCCESS;
+}
+
 /* The rounds in one kernel (lsa_rounds, after init): round-0 lists, the
  * kernel, then its two words (set size, rounds) in the call's one wait. */
 template <typename W>
@@ -264,11 +298,23 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
   }
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  /* -vv: where a round's time goes (lsa_trace_log) */
+  unsigned long long *trace = NULL;
+  if (ctx->verbosity >= 2) {
+    MISPC_TRY(mispc_malloc(ctx, MISPC_MEM_DEVICE, 8 * kTraceSlots, (void **)&trace));
+    MISPC_CUDA_TRY(ctx, cudaMemsetAsync(trace, 0, 8 * kTraceSlots, st));
+  }
   /* aux[6..7]: the member count (zeroed with the lengths) */
-  MISPC_TRY(lsa_rounds<W>(ctx, p, lsa, blocks, warp, own, aux, in_set, max_rounds,
-                          (unsigned long long *)(aux + 6), y->d, st));
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(y->h, y->d, 16, cudaMemcpyDeviceToHost, st));
-  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 (one kernel)"));
+  mispc_status s = lsa_rounds<W>(ctx, p, lsa, blocks, warp, own, aux, in_set, max_rounds,
+                                 (unsigned long long *)(aux + 6), y->d, trace, st);
+  if (!s && cudaMemcpyAsync(y->h, y->d, 16, cudaMemcpyDeviceToHost, st) != cudaSuccess)
+    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "distributed MIS-2: copy of the result");
+  if (!s) s = mispc_sync(ctx, st, "distributed MIS-2 (one kernel)");
+  if (trace) {
+    if (!s) s = lsa_trace_log(ctx, trace, (int)(long long)y->h[1]);
+    mispc_free(ctx, MISPC_MEM_DEVICE, trace);
+  }
+  MISPC_TRY(s);
   const int rounds = (int)(long long)y->h[1]; /* the same on every rank: all sum the same counts */
   if (rounds < 0)
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,

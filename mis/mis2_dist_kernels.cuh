@@ -143,13 +143,18 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
  * rank runs (0: none, use the host-driven rounds). Then lsa_rounds queues
  * the kernel on st; d_out[0] gets the global set size, d_out[1] the rounds
  * (-1: max_rounds ran out); scratch: 2 zeroed device words. */
+/* trace (-vv, else NULL): kTraceSlots zeroed words; slot 0 the start, 1 / 2
+ * the arrival at and exit from the first exchange, 3 + 4 r .. 6 + 4 r round
+ * r's column and decide exchanges (arrival, exit) for r < kTraceRounds, the
+ * last two the end's: each the latest block's %globaltimer, ns. */
+enum { kTraceRounds = 60, kTraceSlots = 3 + 4 * kTraceRounds + 2 };
 template <typename W>
 mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks);
 template <typename W>
 mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, const mispc_halo_lsa *l, int blocks,
                         bool warp, const uint8_t *own, const unsigned *subset_count,
                         uint8_t *in_set, int max_rounds, unsigned long long *scratch,
-                        unsigned long long *d_out, cudaStream_t st);
+                        unsigned long long *d_out, unsigned long long *trace, cudaStream_t st);
 
 } // namespace mis2_dist
 

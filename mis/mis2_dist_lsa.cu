@@ -55,8 +55,20 @@ struct Lsa {
   const unsigned *subset_count;
   uint8_t *in_set;
   unsigned long long *members, *out;
+  unsigned long long *trace; /* -vv: the latest block's times (ns) at each barrier, else NULL */
   int nranks, rank, max_rounds;
 };
+
+/* Slot k of the trace: the latest %globaltimer of every block's thread 0
+ * (arrival at, or exit from, an exchange); slots past kTraceSlots are not
+ * kept. Read by lsa_trace_log. */
+__device__ __forceinline__ void stamp(const Lsa &a, int k) {
+  if (a.trace && threadIdx.x == 0 && k < kTraceSlots) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    atomicMax(a.trace + k, t);
+  }
+}
 
 /* Stores the ghost copies of vertex v's new word (array at `off`). */
 template <typename W> struct StoreGhosts {
@@ -89,9 +101,11 @@ __device__ __forceinline__ unsigned long long sum_row(const Lsa &a, int k) {
 /* The end of an exchange: block b of every rank meets block b of the
  * others (LSA barrier b), and the grid barrier makes that every block. */
 __device__ __forceinline__ void exchanged(ncclLsaBarrierSession<ncclCoopCta> &bar,
-                                          cg::grid_group &grid) {
+                                          cg::grid_group &grid, const Lsa &a, int k) {
+  stamp(a, k);
   bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
   grid.sync();
+  stamp(a, k + 1);
 }
 
 template <typename W, bool Warp>
@@ -100,6 +114,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Plan<W> p, Lsa a) {
   cg::grid_group grid = cg::this_grid();
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.dc, ncclTeamTagLsa(), blockIdx.x);
   const StoreGhosts<W> put_t = {&a, a.off_t}, put_m = {&a, a.off_m};
+  stamp(a, 0);
   /* the ghosts' subset flags and round-0 T words; the subset's size (row 2) */
   FOR_VERTEX(v, p.g.nloc) {
     for (int32_t e = a.vptr[v]; e < a.vptr[v + 1]; ++e)
@@ -107,20 +122,20 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Plan<W> p, Lsa a) {
     put_t((int32_t)v, p.T[v]);
   }
   store_count(a, 2, *a.subset_count);
-  exchanged(bar, grid);
+  exchanged(bar, grid, a, 1);
   int rounds = sum_row(a, 2) == 0 ? 0 : -1;
   for (int r = 0; rounds < 0; ++r) {
     column_pass<W, Warp>(p, r, kBoundary, sm, put_m);
     if (r > 0) /* undecided after round r - 1: its decide lists are complete */
       store_count(a, (r - 1) & 1, (unsigned long long)p.len[4 * r + 2] + p.len[4 * r + 3]);
-    exchanged(bar, grid);
+    exchanged(bar, grid, a, r < kTraceRounds ? 3 + 4 * r : kTraceSlots);
     if (r > 0 && sum_row(a, (r - 1) & 1) == 0) {
       rounds = r;
       break;
     }
     if (r == a.max_rounds) break;
     decide_pass<W, Warp>(p, r, kBoundary, sm, put_t);
-    exchanged(bar, grid);
+    exchanged(bar, grid, a, r < kTraceRounds ? 5 + 4 * r : kTraceSlots);
   }
   /* the members and their number over the ranks (row 3) */
   unsigned long long mine = 0;
@@ -133,7 +148,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Plan<W> p, Lsa a) {
   if (threadIdx.x == 0 && mine) atomicAdd(a.members, mine);
   grid.sync();
   store_count(a, 3, *(volatile unsigned long long *)a.members);
-  exchanged(bar, grid);
+  exchanged(bar, grid, a, kTraceSlots - 2);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     a.out[0] = sum_row(a, 3);
     a.out[1] = (unsigned long long)(long long)(rounds < 0 ? -1 : rounds);
@@ -171,7 +186,7 @@ template <typename W>
 mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, const mispc_halo_lsa *l, int blocks,
                         bool warp, const uint8_t *own, const unsigned *subset_count,
                         uint8_t *in_set, int max_rounds, unsigned long long *scratch,
-                        unsigned long long *d_out, cudaStream_t st) {
+                        unsigned long long *d_out, unsigned long long *trace, cudaStream_t st) {
   Lsa a;
   memset(&a, 0, sizeof a);
   a.dc = *(const ncclDevComm *)l->devcomm;
@@ -179,7 +194,7 @@ mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, const mispc_halo_l
   a.off_t = 0, a.off_m = l->ghost_bytes, a.off_s = l->sub_off, a.off_c = l->count_off;
   a.vptr = l->d_vptr, a.speer = l->d_speer, a.sslot = l->d_sslot;
   a.own = own, a.subset_count = subset_count, a.in_set = in_set;
-  a.members = scratch, a.out = d_out;
+  a.members = scratch, a.out = d_out, a.trace = trace;
   a.nranks = l->nranks, a.rank = l->rank, a.max_rounds = max_rounds;
   Plan<W> pk = p;
   void *args[] = {&pk, &a};
@@ -199,7 +214,7 @@ template <typename W> mispc_status lsa_grid(mispc_context *, MPI_Comm, mispc_hal
 template <typename W>
 mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &, const mispc_halo_lsa *, int, bool,
                         const uint8_t *, const unsigned *, uint8_t *, int, unsigned long long *,
-                        unsigned long long *, cudaStream_t) {
+                        unsigned long long *, unsigned long long *, cudaStream_t) {
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "LSA rounds: mispc was built without them");
 }
 
@@ -207,9 +222,10 @@ mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &, const mispc_halo_ls
 
 #define MISPC_LSA_INSTANCES(W)                                                                     \
   template mispc_status lsa_grid<W>(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *);           \
-  template mispc_status lsa_rounds<W>(                                                             \
-      mispc_context *, const Plan<W> &, const mispc_halo_lsa *, int, bool, const uint8_t *,        \
-      const unsigned *, uint8_t *, int, unsigned long long *, unsigned long long *, cudaStream_t);
+  template mispc_status lsa_rounds<W>(mispc_context *, const Plan<W> &, const mispc_halo_lsa *,    \
+                                      int, bool, const uint8_t *, const unsigned *, uint8_t *,     \
+                                      int, unsigned long long *, unsigned long long *,             \
+                                      unsigned long long *, cudaStream_t);
 MISPC_LSA_INSTANCES(uint32_t)
 MISPC_LSA_INSTANCES(uint64_t)
 #undef MISPC_LSA_INSTANCES
