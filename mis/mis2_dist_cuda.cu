@@ -338,6 +338,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   mispc_halo *h = g->halo;
   cudaStream_t st;
   MISPC_TRY(mispc_stream(ctx, &st));
+  double t0 = mispc_wtime(); /* -vv: the setup's time (mispc_log_phase) */
   Plan<W> p;
   memset(&p, 0, sizeof p);
   MISPC_TRY(dist_device_view(ctx, g, &p.g));
@@ -402,9 +403,13 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   }
   init<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, own, aux);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  if (lsa)
-    return lsa_call<W>(ctx, g, p, lsa, lsa_blocks, warp, lists, nl, cls, own, aux, in_set,
-                       max_rounds, res, y, grid, st);
+  if (lsa) {
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "dist mis2 (one kernel): setup, init");
+    mispc_status s = lsa_call<W>(ctx, g, p, lsa, lsa_blocks, warp, lists, nl, cls, own, aux, in_set,
+                                 max_rounds, res, y, grid, st);
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "dist mis2 (one kernel): lists, rounds, result");
+    return s;
+  }
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, own, gsub, 1, st));
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
   unsigned long long *h_nb = y->h + max_rounds + 3; /* this rank's boundary size */
@@ -504,7 +509,10 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
     if (y.comm) cudaStreamSynchronize(y.comm);
     if (mispc_stream(ctx, &st) == MISPC_SUCCESS) cudaStreamSynchronize(st);
   }
+  double t = mispc_wtime();
   mispc_scratch_list_free(ctx, &b);
   sync_free(&y);
-  return mispc_dist_agree(ctx, g->comm, s);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist mis2: frees, agreement");
+  return s;
 }
