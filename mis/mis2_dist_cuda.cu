@@ -292,9 +292,9 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
                       int max_rounds, mispc_mis_result *res, Sync *y, unsigned grid,
                       cudaStream_t st) {
   mispc_halo *h = g->halo;
-  for (int k = 0; k < 2; ++k) { /* every vertex in the boundary class; no interior */
-    p.col[kBoundary][k] = p.col[kInterior][k] = lists + k * nl;
-    p.dec[kBoundary][k] = p.dec[kInterior][k] = lists + (2 + k) * nl;
+  for (int k = 0; k < 2; ++k) { /* a list a class and parity (lengths on the device) */
+    p.col[kBoundary][k] = lists + k * nl, p.col[kInterior][k] = lists + (4 + k) * nl;
+    p.dec[kBoundary][k] = lists + (2 + k) * nl, p.dec[kInterior][k] = lists + (6 + k) * nl;
   }
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
@@ -366,7 +366,9 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
     p.gT = (W *)lsa->base; /* the window's ghost arrays: the other ranks store into them */
   else
     MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn * 2 * sizeof(W), what, (void **)&p.gT));
-  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * 16, what, (void **)&lists));
+  /* four lists (column, decide; two parities) a class: one kernel places the
+   * interior ones apart, the host-driven rounds after the boundary ones */
+  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * (lsa ? 32 : 16), what, (void **)&lists));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&own));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&cls));
   if (lsa)
@@ -383,9 +385,9 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   p.gM = lsa ? (W *)(lsa->base + lsa->ghost_bytes) : p.gT + gn;
   p.gsub = gsub;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(p.len, 0, nlen * 4 + 32, st));
-  /* one kernel has no interior to overlap: every vertex in the boundary class */
-  if (nloc > 0)
-    MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cls, lsa ? kBoundary : kInterior, (size_t)nloc, st));
+  /* boundary: sent or with ghosts (mark_sent, init); the interior vertices'
+   * passes read no ghost row (and, in one kernel, store no copies) */
+  if (nloc > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cls, kInterior, (size_t)nloc, st));
   /* warp a vertex for long rows (§V-D), as the one-process kernels */
   const int64_t nnz = g->diag.nnz + g->offd.nnz;
   const bool warp =
@@ -394,7 +396,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   const size_t ws = sizeof(W);
   if (!lsa) MISPC_TRY(sync_make(ctx, y));
   const cudaStream_t cs = y->comm;
-  if (h->nsend > 0 && !lsa) { /* one kernel: every vertex is in the boundary class already */
+  if (h->nsend > 0) {
     const int32_t *sidx = NULL;
     MISPC_TRY(mispc_halo_device_send_list(ctx, h, &sidx));
     mark_sent<<<mispc_device_grid(ctx, h->nsend, DIST_BLOCK), DIST_BLOCK, 0, st>>>(h->nsend, sidx,

@@ -42,10 +42,12 @@ struct NoHook {
   template <typename W> __device__ void operator()(int32_t, W) const {}
 };
 
-/* min over the owned row (T) and the ghost row (gT) of v, from lane's share. */
+/* min over the owned row (T) and the ghost row (gT) of v, from lane's share;
+ * an interior vertex (ghosts false) has no ghost row, which is not read. */
 template <typename W, bool Warp>
-__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m) {
+__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m, bool ghosts) {
   m = row_min<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.T, lane, m);
+  if (!ghosts) return m;
   for (int64_t q = p.g.brp[v] + (Warp ? lane : 0); q < p.g.brp[v + 1]; q += Warp ? 32 : 1) {
     const W t = p.gT[p.g.bcol[q]];
     m = t < m ? t : m;
@@ -67,7 +69,7 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
     bool keep = false;
     const int32_t v = i < n ? in[i] : -1;
     if (v >= 0 && p.M[v] != w_out<W>()) {
-      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v]);
+      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v], c == kBoundary);
       if (Warp)
         for (int off = 16; off; off >>= 1) {
           const W o = __shfl_xor_sync(0xffffffffu, m, off);
@@ -107,8 +109,10 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
       bool out_ = mv == w_out<W>(), all_min = mv == t;
       row_decide<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.M, p.subset, t, first_round, lane,
                           &out_, &all_min);
-      for (int64_t q = p.g.brp[v] + (Warp ? lane : 0);
-           q < p.g.brp[v + 1] && !out_ && (all_min || !first_round); q += Warp ? 32 : 1) {
+      /* interior vertices (class kInterior) have no ghost row */
+      const int64_t qb = c == kBoundary ? p.g.brp[v] : 0, qe = c == kBoundary ? p.g.brp[v + 1] : 0;
+      for (int64_t q = qb + (Warp ? lane : 0); q < qe && !out_ && (all_min || !first_round);
+           q += Warp ? 32 : 1) {
         const int32_t j = p.g.bcol[q];
         if (!p.gsub[j]) continue;
         const W m = p.gM[j];
@@ -135,8 +139,10 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
 }
 
 /* All rounds in one cooperative kernel a rank (mis2_dist_lsa.cu), after
- * init and first_lists (every vertex of the subset in class kBoundary's
- * round-0 list): the ghosts' subset flags and T words, then each round's M
+ * init and first_lists (the subset's vertices by class, as for the
+ * host-driven rounds; a pass runs the boundary list, storing the ghost
+ * copies, then the interior one, which reads no ghost row and stores
+ * nothing): the ghosts' subset flags and T words, then each round's M
  * and T words, are stored by the lanes that write them straight into the
  * other ranks' LSA windows (l), with the counts beside them; the members
  * go to in_set. lsa_grid first (collective, cached in l): the grid every
