@@ -63,12 +63,13 @@ __global__ void mark_sent(int64_t n, const int32_t *sidx, uint8_t *cls) {
   FOR_VERTEX(k, n) cls[sidx[k]] = kBoundary;
 }
 
-/* Round 0's worklists: the subset's vertices by class. */
+/* Round 0's worklists: the subset's vertices by class (split), or all in the
+ * boundary lists (the rounds in one kernel, which read each vertex's class). */
 struct FirstSmem {
   int32_t slots[2][kWarps][kListSlots];
   unsigned counts[kWarps + 1];
 };
-template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls) {
+template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls, int split) {
   __shared__ FirstSmem sm;
   List out_b(sm.slots[0][threadIdx.x >> 5], p.col[kBoundary][0], p.len + kBoundary);
   List out_i(sm.slots[1][threadIdx.x >> 5], p.col[kInterior][0], p.len + kInterior);
@@ -76,7 +77,7 @@ template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls)
   for (int64_t step = Steps<false>::first(); step < n; step += Steps<false>::stride()) {
     const int64_t v = step + Steps<false>::slot();
     const bool inside = v < n && (!p.subset || p.subset[v]);
-    const bool b = inside && cls[v] == kBoundary;
+    const bool b = inside && (!split || cls[v] == kBoundary);
     out_b.push(b, (int32_t)v);
     out_i.push(inside && !b, (int32_t)v);
   }
@@ -292,11 +293,12 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
                       int max_rounds, mispc_mis_result *res, Sync *y, unsigned grid,
                       cudaStream_t st) {
   mispc_halo *h = g->halo;
-  for (int k = 0; k < 2; ++k) { /* a list a class and parity (lengths on the device) */
-    p.col[kBoundary][k] = lists + k * nl, p.col[kInterior][k] = lists + (4 + k) * nl;
-    p.dec[kBoundary][k] = lists + (2 + k) * nl, p.dec[kInterior][k] = lists + (6 + k) * nl;
+  for (int k = 0; k < 2; ++k) { /* every vertex in the boundary lists; p.cls tells the class */
+    p.col[kBoundary][k] = p.col[kInterior][k] = lists + k * nl;
+    p.dec[kBoundary][k] = p.dec[kInterior][k] = lists + (2 + k) * nl;
   }
-  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
+  p.cls = cls;
+  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, 0);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   /* -vv: where a round's time goes (lsa_trace_log) */
   unsigned long long *trace = NULL;
@@ -366,9 +368,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
     p.gT = (W *)lsa->base; /* the window's ghost arrays: the other ranks store into them */
   else
     MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn * 2 * sizeof(W), what, (void **)&p.gT));
-  /* four lists (column, decide; two parities) a class: one kernel places the
-   * interior ones apart, the host-driven rounds after the boundary ones */
-  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * (lsa ? 32 : 16), what, (void **)&lists));
+  MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl * 16, what, (void **)&lists));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&own));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nl, what, (void **)&cls));
   if (lsa)
@@ -435,7 +435,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   const unsigned grids[2] = {
       mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK),
       mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
-  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
+  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, 1);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
   /* Rounds as CUDA graphs (tuning dist_graph_rounds, NCCL only): one launch

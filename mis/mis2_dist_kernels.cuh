@@ -29,6 +29,8 @@ template <typename W> struct Plan {
   dev_graph g;
   W *T, *M, *gT, *gM;
   const uint8_t *subset, *gsub;
+  const uint8_t *cls; /* rounds in one kernel: each vertex's class (all in the boundary
+                         lists), else NULL (the class of the list) */
   int per_round, idbits;
   uint64_t seed;
   int32_t *col[2][2], *dec[2][2];
@@ -41,6 +43,13 @@ template <typename W> struct Plan {
 struct NoHook {
   template <typename W> __device__ void operator()(int32_t, W) const {}
 };
+
+/* Whether v, on a list of class c, has a ghost row or ghost copies: a vertex
+ * of the interior class (not sent, no ghost column) has neither. */
+template <typename W>
+__device__ __forceinline__ bool has_ghosts(const Plan<W> &p, int c, int32_t v) {
+  return c == kBoundary && (!p.cls || p.cls[v] == kBoundary);
+}
 
 /* min over the owned row (T) and the ghost row (gT) of v, from lane's share;
  * an interior vertex (ghosts false) has no ghost row, which is not read. */
@@ -69,7 +78,8 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
     bool keep = false;
     const int32_t v = i < n ? in[i] : -1;
     if (v >= 0 && p.M[v] != w_out<W>()) {
-      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v], c == kBoundary);
+      const bool ghosts = has_ghosts(p, c, v);
+      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v], ghosts);
       if (Warp)
         for (int off = 16; off; off >>= 1) {
           const W o = __shfl_xor_sync(0xffffffffu, m, off);
@@ -79,7 +89,7 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
       keep = m != w_out<W>();
       if (lane == 0) {
         p.M[v] = m;
-        hook(v, m);
+        if (ghosts) hook(v, m);
       }
     }
     out.push(lane == 0 && keep, v);
@@ -109,8 +119,8 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
       bool out_ = mv == w_out<W>(), all_min = mv == t;
       row_decide<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.M, p.subset, t, first_round, lane,
                           &out_, &all_min);
-      /* interior vertices (class kInterior) have no ghost row */
-      const int64_t qb = c == kBoundary ? p.g.brp[v] : 0, qe = c == kBoundary ? p.g.brp[v + 1] : 0;
+      const bool ghosts = has_ghosts(p, c, v); /* interior: no ghost row */
+      const int64_t qb = ghosts ? p.g.brp[v] : 0, qe = ghosts ? p.g.brp[v + 1] : 0;
       for (int64_t q = qb + (Warp ? lane : 0); q < qe && !out_ && (all_min || !first_round);
            q += Warp ? 32 : 1) {
         const int32_t j = p.g.bcol[q];
@@ -130,7 +140,7 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
                                : (W)mis2_tuple(p.per_round, p.seed, r + 1, p.g.rstart + v, p.idbits,
                                                8 * (int)sizeof(W));
         p.T[v] = nt;
-        hook(v, nt);
+        if (ghosts) hook(v, nt);
       }
     }
     out.push(lane == 0 && undecided, v);
@@ -139,10 +149,9 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
 }
 
 /* All rounds in one cooperative kernel a rank (mis2_dist_lsa.cu), after
- * init and first_lists (the subset's vertices by class, as for the
- * host-driven rounds; a pass runs the boundary list, storing the ghost
- * copies, then the interior one, which reads no ghost row and stores
- * nothing): the ghosts' subset flags and T words, then each round's M
+ * init and first_lists (every vertex of the subset in class kBoundary's
+ * round-0 list; p.cls tells the interior vertices, whose passes read no
+ * ghost row and store no copies): the ghosts' subset flags and T words, then each round's M
  * and T words, are stored by the lanes that write them straight into the
  * other ranks' LSA windows (l), with the counts beside them; the members
  * go to in_set. lsa_grid first (collective, cached in l): the grid every

@@ -126,7 +126,6 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Plan<W> p, Lsa a) {
   int rounds = sum_row(a, 2) == 0 ? 0 : -1;
   for (int r = 0; rounds < 0; ++r) {
     column_pass<W, Warp>(p, r, kBoundary, sm, put_m);
-    column_pass<W, Warp>(p, r, kInterior, sm); /* no ghost copies to store */
     if (r > 0) /* undecided after round r - 1: its decide lists are complete */
       store_count(a, (r - 1) & 1, (unsigned long long)p.len[4 * r + 2] + p.len[4 * r + 3]);
     exchanged(bar, grid, a, r < kTraceRounds ? 3 + 4 * r : kTraceSlots);
@@ -136,7 +135,6 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Plan<W> p, Lsa a) {
     }
     if (r == a.max_rounds) break;
     decide_pass<W, Warp>(p, r, kBoundary, sm, put_t);
-    decide_pass<W, Warp>(p, r, kInterior, sm);
     exchanged(bar, grid, a, r < kTraceRounds ? 5 + 4 * r : kTraceSlots);
   }
   /* the members and their number over the ranks (row 3) */
