@@ -18,6 +18,13 @@
 
 static const char *const galerkin_who = "mispc_dist_galerkin_product";
 
+/* The caller's output zeroed, or the error of a NULL one. */
+static mispc_status zero_output(mispc_context *ctx, void *out, size_t bytes, const char *who) {
+  if (!out) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: output is NULL", who);
+  memset(out, 0, bytes);
+  return MISPC_SUCCESS;
+}
+
 /* Per-rank checks: a built host matrix with values and sorted blocks, a
  * prolongator of A's local rows whose columns lie in [0, ncols) without a
  * column repeated next to itself (mispc_csr_multiply refuses those). */
@@ -501,11 +508,7 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
                                          const mispc_dist_prolongator *P, mispc_dist_csr *Ac) {
   const char *const who = galerkin_who;
   if (!ctx || !A) return MISPC_ERR_INVALID_ARG;
-  mispc_status s = MISPC_SUCCESS;
-  if (!Ac)
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: output is NULL", who);
-  else
-    memset(Ac, 0, sizeof *Ac);
+  mispc_status s = zero_output(ctx, Ac, sizeof *Ac, who);
   if (!s) s = check_local(ctx, A, P, who);
   MISPC_TRY(mispc_dist_agree(ctx, A->comm, s));
   int np = 1, rank = 0;
@@ -636,11 +639,7 @@ mispc_status mispc_dist_smooth_prolongator(mispc_context *ctx, const mispc_dist_
                                            mispc_dist_prolongator *P) {
   static const char *const who = "mispc_dist_smooth_prolongator";
   if (!ctx || !A) return MISPC_ERR_INVALID_ARG;
-  mispc_status s = MISPC_SUCCESS;
-  if (!P)
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: output is NULL", who);
-  else
-    memset(P, 0, sizeof *P);
+  mispc_status s = zero_output(ctx, P, sizeof *P, who);
   if (!s && !isfinite(omega))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: omega %g", who, omega);
   if (!s) s = check_local(ctx, A, P0, who);
