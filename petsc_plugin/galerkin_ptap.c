@@ -563,11 +563,13 @@ static PetscErrorCode product_setfromoptions(Mat C) {
                                       AIJ_MPI_TYPES ""));
   if (pr->type == MATPRODUCT_PtAP && marked && same && aij) {
     /* (matproduct.c may call a composed hook twice) */
-    if (C->ops->productsymbolic != ptap_symbolic)
+    if (C->ops->productsymbolic != ptap_symbolic) {
+      PetscBool mpi = PETSC_FALSE;
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
       PetscCall(PetscInfo(C, "mispc: PtAP by %s (%s)\n",
-                          ((PetscObject)A)->type_name[0] == 'm' ? "mispc_dist_galerkin_product"
-                                                                : "mispc_galerkin_product",
+                          mpi ? "mispc_dist_galerkin_product" : "mispc_galerkin_product",
                           ((PetscObject)A)->type_name));
+    }
     PetscCall(unroute(A));
     C->ops->productsymbolic = ptap_symbolic;
   } else {
