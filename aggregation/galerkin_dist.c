@@ -231,12 +231,14 @@ static int64_t merged_row(const mispc_dist_csr *A, int64_t i, int64_t *row, doub
 }
 
 /* A P for this rank's rows (local coarse ids, sorted rows), as
- * mispc_csr_multiply's host loop: a dense accumulator zeroed on the row's
- * pattern, products added in the merged row's order. */
+ * mispc_csr_multiply's host loop: a dense accumulator over the row's
+ * pattern, each entry 0.0 plus its products in the merged row's order (the
+ * first product of an entry sets it to 0.0 and adds), one pass over the
+ * rows into arrays that grow as needed. */
 static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
                                 const char *who, int64_t **apptr, int32_t **apcol, double **apval) {
   const int64_t nloc = A->rend - A->rstart;
-  int64_t bound = 0, wmax = 1;
+  int64_t wmax = 1;
   for (int64_t i = 0; i < nloc; ++i) {
     int64_t len =
         A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
@@ -246,36 +248,42 @@ static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, con
   double *val = (double *)mispc_host_alloc_n(ctx, wmax, sizeof(double), "A P rows");
   double *acc = (double *)mispc_host_alloc_n(ctx, t->ncmap + 1, sizeof(double), "A P rows");
   int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, t->ncmap + 1, sizeof(int64_t), "A P rows");
+  int64_t cap = 2 * (t->ptr[nloc] + 1); /* a first guess: twice the rows of P */
   *apptr = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
-  mispc_status s = row && val && acc && mark && *apptr ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  *apcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)cap);
+  *apval = (double *)malloc(sizeof(double) * (size_t)cap);
+  mispc_status s =
+      row && val && acc && mark && *apptr && *apcol && *apval ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   for (int64_t c = 0; !s && c < t->ncmap; ++c) mark[c] = -1;
-  /* pattern sizes first (exact), then the rows */
+  int64_t used = 0;
   for (int64_t i = 0; !s && i < nloc; ++i) {
     const int64_t n = merged_row(A, i, row, val);
+    int64_t bound = 0; /* at most this many entries in row i */
+    for (int64_t e = 0; e < n; ++e) bound += t->ptr[row[e] + 1] - t->ptr[row[e]];
+    if (used + bound > cap) {
+      const int64_t ncap = 2 * cap > used + bound ? 2 * cap : used + bound;
+      int32_t *nc = (int32_t *)realloc(*apcol, sizeof(int32_t) * (size_t)ncap);
+      if (nc) *apcol = nc;
+      double *nv = nc ? (double *)realloc(*apval, sizeof(double) * (size_t)ncap) : NULL;
+      if (nv) *apval = nv;
+      if (!nc || !nv) {
+        s = MISPC_ERR_ALLOC;
+        break;
+      }
+      cap = ncap;
+    }
+    int32_t *cols = *apcol + used;
     int64_t m = 0;
     for (int64_t e = 0; e < n; ++e)
-      for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q)
-        if (mark[t->col[q]] != i) mark[t->col[q]] = i, ++m;
-    (*apptr)[i + 1] = (*apptr)[i] + m;
-  }
-  bound = s ? 0 : (*apptr)[nloc];
-  *apcol = s ? NULL : (int32_t *)mispc_host_alloc_n(ctx, bound + 1, sizeof(int32_t), "A P");
-  *apval = s ? NULL : (double *)mispc_host_alloc_n(ctx, bound + 1, sizeof(double), "A P");
-  if (!s && (!*apcol || !*apval)) s = MISPC_ERR_ALLOC;
-  for (int64_t c = 0; !s && c < t->ncmap; ++c) mark[c] = -1;
-  for (int64_t i = 0; !s && i < nloc; ++i) {
-    const int64_t n = merged_row(A, i, row, val), b = (*apptr)[i];
-    int32_t *cols = *apcol + b;
-    int64_t m = 0;
-    for (int64_t e = 0; e < n; ++e)
-      for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q)
-        if (mark[t->col[q]] != i) mark[t->col[q]] = i, cols[m++] = t->col[q];
+      for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q) {
+        const int32_t c = t->col[q];
+        if (mark[c] != i) mark[c] = i, acc[c] = 0.0, cols[m++] = c;
+        acc[c] += val[e] * t->val[q];
+      }
     mispc_sort_i32(cols, m);
-    for (int64_t p = 0; p < m; ++p) acc[cols[p]] = 0.0;
-    for (int64_t e = 0; e < n; ++e)
-      for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q)
-        acc[t->col[q]] += val[e] * t->val[q];
-    for (int64_t p = 0; p < m; ++p) (*apval)[b + p] = acc[cols[p]];
+    for (int64_t p = 0; p < m; ++p) (*apval)[used + p] = acc[cols[p]];
+    used += m;
+    (*apptr)[i + 1] = used;
   }
   free(row), free(val), free(acc), free(mark);
   if (s) {
@@ -435,6 +443,7 @@ static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, co
                                  const double *apval, const int64_t *ranges, int np, int64_t **out,
                                  int **dest, int64_t *nout) {
   const int64_t nloc = A->rend - A->rstart, nc = t->ncmap;
+  *out = NULL, *dest = NULL;
   int64_t *tptr = (int64_t *)calloc((size_t)nc + 2, sizeof(int64_t));
   int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, nc + 1, sizeof(int64_t), "products");
   double *acc = (double *)mispc_host_alloc_n(ctx, nc + 1, sizeof(double), "products");
@@ -456,42 +465,39 @@ static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, co
       }
   for (int64_t c = nc; !s && c > 0; --c) tptr[c] = tptr[c - 1];
   if (!s) tptr[0] = 0;
-  /* two passes: the records' number, then the records */
-  int64_t n = 0;
-  for (int pass = 0; !s && pass < 2; ++pass) {
-    if (pass == 1) {
-      *out = (int64_t *)mispc_host_alloc_n(ctx, 3 * n + 1, sizeof(int64_t), "products");
-      *dest = (int *)mispc_host_alloc_n(ctx, n + 1, sizeof(int), "products");
-      if (!*out || !*dest) {
+  /* one pass into records that grow as needed */
+  int64_t n = 0, cap = 0;
+  for (int64_t c = 0; !s && c < nc; ++c) mark[c] = -1;
+  for (int64_t I = 0; !s && I < nc; ++I) {
+    if (tptr[I] == tptr[I + 1]) continue;
+    int64_t m = 0;
+    for (int64_t e = tptr[I]; e < tptr[I + 1]; ++e) {
+      const int64_t i = ti[e];
+      const double p = tv[e];
+      for (int64_t q = apptr[i]; q < apptr[i + 1]; ++q) {
+        const int32_t J = apcol[q];
+        if (mark[J] != I) mark[J] = I, acc[J] = 0.0, pat[m++] = J;
+        acc[J] += p * apval[q];
+      }
+    }
+    if (n + m > cap) {
+      const int64_t ncap = 2 * cap > n + m ? 2 * cap : n + m + 1024;
+      int64_t *no = (int64_t *)realloc(*out, sizeof(int64_t) * 3 * (size_t)ncap);
+      if (no) *out = no;
+      int *nd = no ? (int *)realloc(*dest, sizeof(int) * (size_t)ncap) : NULL;
+      if (nd) *dest = nd;
+      if (!no || !nd) {
         s = MISPC_ERR_ALLOC;
         break;
       }
-      n = 0;
+      cap = ncap;
     }
-    for (int64_t c = 0; c < nc; ++c) mark[c] = -1;
-    for (int64_t I = 0; I < nc; ++I) {
-      if (tptr[I] == tptr[I + 1]) continue;
-      int64_t m = 0;
-      for (int64_t e = tptr[I]; e < tptr[I + 1]; ++e) {
-        const int64_t i = ti[e];
-        const double p = tv[e];
-        for (int64_t q = apptr[i]; q < apptr[i + 1]; ++q) {
-          const int32_t J = apcol[q];
-          if (mark[J] != I) mark[J] = I, acc[J] = 0.0, pat[m++] = J;
-          if (pass) acc[J] += p * apval[q];
-        }
-      }
-      if (pass) {
-        const int r = mispc_dist_owner(ranges, np, t->cmap[I]);
-        for (int64_t k = 0; k < m; ++k, ++n) {
-          (*out)[3 * n] = t->cmap[I];
-          (*out)[3 * n + 1] = t->cmap[pat[k]];
-          memcpy(&(*out)[3 * n + 2], &acc[pat[k]], sizeof(double));
-          (*dest)[n] = r;
-        }
-      } else {
-        n += m;
-      }
+    const int r = mispc_dist_owner(ranges, np, t->cmap[I]);
+    for (int64_t k = 0; k < m; ++k, ++n) {
+      (*out)[3 * n] = t->cmap[I];
+      (*out)[3 * n + 1] = t->cmap[pat[k]];
+      memcpy(&(*out)[3 * n + 2], &acc[pat[k]], sizeof(double));
+      (*dest)[n] = r;
     }
   }
   free(tptr), free(mark), free(acc), free(pat), free(ti), free(tv);
