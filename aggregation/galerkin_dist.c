@@ -230,6 +230,22 @@ static int64_t merged_row(const mispc_dist_csr *A, int64_t i, int64_t *row, doub
   return n;
 }
 
+/* Two arrays of *cap entries (ea and eb bytes an entry) grown together to
+ * hold at least `need` entries (twice the capacity, or need, whichever is
+ * more); nonzero when out of memory (the arrays then stay as they were). */
+static int grow_pair(void **a, size_t ea, void **b, size_t eb, int64_t need, int64_t *cap) {
+  if (need <= *cap) return 0;
+  const int64_t ncap = 2 * *cap > need ? 2 * *cap : need;
+  void *na = realloc(*a, ea * (size_t)ncap);
+  if (!na) return 1;
+  *a = na;
+  void *nb = realloc(*b, eb * (size_t)ncap);
+  if (!nb) return 1;
+  *b = nb;
+  *cap = ncap;
+  return 0;
+}
+
 /* A P for this rank's rows (local coarse ids, sorted rows), as
  * mispc_csr_multiply's host loop: a dense accumulator over the row's
  * pattern, each entry 0.0 plus its products in the merged row's order (the
@@ -260,17 +276,10 @@ static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, con
     const int64_t n = merged_row(A, i, row, val);
     int64_t bound = 0; /* at most this many entries in row i */
     for (int64_t e = 0; e < n; ++e) bound += t->ptr[row[e] + 1] - t->ptr[row[e]];
-    if (used + bound > cap) {
-      const int64_t ncap = 2 * cap > used + bound ? 2 * cap : used + bound;
-      int32_t *nc = (int32_t *)realloc(*apcol, sizeof(int32_t) * (size_t)ncap);
-      if (nc) *apcol = nc;
-      double *nv = nc ? (double *)realloc(*apval, sizeof(double) * (size_t)ncap) : NULL;
-      if (nv) *apval = nv;
-      if (!nc || !nv) {
-        s = MISPC_ERR_ALLOC;
-        break;
-      }
-      cap = ncap;
+    if (grow_pair((void **)apcol, sizeof(int32_t), (void **)apval, sizeof(double), used + bound,
+                  &cap)) {
+      s = MISPC_ERR_ALLOC;
+      break;
     }
     int32_t *cols = *apcol + used;
     int64_t m = 0;
@@ -480,17 +489,9 @@ static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, co
         acc[J] += p * apval[q];
       }
     }
-    if (n + m > cap) {
-      const int64_t ncap = 2 * cap > n + m ? 2 * cap : n + m + 1024;
-      int64_t *no = (int64_t *)realloc(*out, sizeof(int64_t) * 3 * (size_t)ncap);
-      if (no) *out = no;
-      int *nd = no ? (int *)realloc(*dest, sizeof(int) * (size_t)ncap) : NULL;
-      if (nd) *dest = nd;
-      if (!no || !nd) {
-        s = MISPC_ERR_ALLOC;
-        break;
-      }
-      cap = ncap;
+    if (grow_pair((void **)out, 3 * sizeof(int64_t), (void **)dest, sizeof(int), n + m, &cap)) {
+      s = MISPC_ERR_ALLOC;
+      break;
     }
     const int r = mispc_dist_owner(ranges, np, t->cmap[I]);
     for (int64_t k = 0; k < m; ++k, ++n) {
