@@ -57,19 +57,6 @@ static const char *algo_name(const MispcCoarsen *mc) {
   return mc->algo == MISPC_AGG_MIS2AGG ? "mis2agg" : "mis2basic";
 }
 
-/* Order-dependent hash of one list entry: summed over all entries of all
- * ranks it identifies the lists GAMG receives (heads, members, their order). */
-static unsigned long long mix64(unsigned long long x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-static unsigned long long entry_hash(int64_t head, int64_t pos, int64_t member) {
-  return mix64(mix64(mix64((unsigned long long)head) ^ (unsigned long long)pos) ^
-               (unsigned long long)member);
-}
-
 /* A failure seen on some ranks only becomes the same PETSc error on every
  * rank (the lowest failing rank's code and message, "rank R: ..."), so no
  * rank goes on into a collective the others have left. */
@@ -171,7 +158,7 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
     PetscInt *h = &head[agg[v]];
     if (*h < 0) *h = v, count[v] = 0;
     PetscCall(PetscCDAppendID(lists, *h, rstart + v));
-    sum += entry_hash(rstart + *h, count[*h]++, rstart + v);
+    sum += MispcHashTriple(rstart + *h, count[*h]++, rstart + v);
   }
   mispc_agg_stats st;
   MispcCall(ctx, mispc_aggregates_stats(ctx, &aggs, &st));
@@ -347,7 +334,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
     for (int64_t q = lists.offset[i]; q < lists.offset[i + 1]; ++q) {
       const int64_t m = lists.member[q];
       PetscCall(PetscCDAppendID(cd, lid, (PetscInt)m));
-      sum += entry_hash(lists.head[i], q - lists.offset[i], m);
+      sum += MispcHashTriple(lists.head[i], q - lists.offset[i], m);
       onnz[lid] += m < rstart || m >= rstart + nloc;
     }
   }

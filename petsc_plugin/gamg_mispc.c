@@ -1285,8 +1285,8 @@ static PetscErrorCode PCDestroy_GAMG_MISPC(PC pc) {
    On one rank with `MATAIJCUSPARSE` the strength graph, the aggregation, the smoothing
    and the Galerkin products run on the GPU; the tentative prolongator runs on the
    host. Several ranks run the host path (a cusparse matrix's blocks are read through
-   their host copies; the products are made into Mats of the matrix's type). Not supported:
--pc_gamg_use_aggs_in_asm.
+   their host copies; the products are made into Mats of the matrix's type).
+   Not supported: -pc_gamg_use_aggs_in_asm.
 
    The setters (and their getters `PCGAMGMISPCGetNSmooths()` ...) are called after
    `PCSetType()` with `PCGAMG` and `PCGAMGSetType()` with `PCGAMGMISPC`, before `PCSetUp()`:

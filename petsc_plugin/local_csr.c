@@ -263,19 +263,12 @@ PetscErrorCode MispcLocalCSRDestroy(mispc_context *ctx, MispcLocalCSR *L) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static uint64_t mix64(uint64_t x) { /* splitmix64's finaliser */
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
+/* One entry of MispcMatChecksum: (row, column, value bits). */
 static uint64_t entry_hash(PetscInt r, PetscInt c, PetscScalar v) {
   double d = PetscRealPart(v);
   uint64_t bits;
   memcpy(&bits, &d, sizeof bits);
-  return mix64((uint64_t)r * 0x9e3779b97f4a7c15ull ^ mix64((uint64_t)c ^ mix64(bits)));
+  return MispcHashTriple((unsigned long long)r, (unsigned long long)c, bits);
 }
 
 PetscErrorCode MispcMatChecksum(Mat M, uint64_t *hash, PetscInt *nnz) {

@@ -59,6 +59,21 @@ typedef struct {
 } MispcHostBlocks;
 PetscErrorCode MispcHostBlocksGet(Mat A, MispcHostBlocks *b);
 PetscErrorCode MispcHostBlocksRestore(MispcHostBlocks *b);
+/* splitmix64's finaliser (with its increment, so 0 is not a fixed point). */
+static inline unsigned long long MispcMix64(unsigned long long x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+/* A hash of three words, their order counting: summed over a set of triples,
+ * a checksum that does not depend on how the set is split over ranks or
+ * ordered (the coarsener's lists, MispcMatChecksum's entries). */
+static inline unsigned long long MispcHashTriple(unsigned long long a, unsigned long long b,
+                                                 unsigned long long c) {
+  return MispcMix64(MispcMix64(MispcMix64(a) ^ b) ^ c);
+}
+
 /* An order-free checksum of M's entries (global row, column, value bits),
  * summed over the ranks, and its entries (collective; reads host copies):
  * the same for any partition of the same matrix. */
