@@ -298,8 +298,14 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
     p.dec[kBoundary][k] = p.dec[kInterior][k] = lists + (2 + k) * nl;
   }
   p.cls = cls;
-  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, 0);
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  /* Without a subset, round 0 runs every vertex from its id (no list: one
+   * launch and one dependent load less a pass) and hashes the start tuples
+   * instead of loading them (Plan::all0) */
+  p.all0 = !p.subset;
+  if (!p.all0) {
+    first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, 0);
+    MISPC_CUDA_LAUNCH_CHECK(ctx);
+  }
   /* -vv: where a round's time goes (lsa_trace_log) */
   unsigned long long *trace = NULL;
   if (ctx->verbosity >= 2) {
