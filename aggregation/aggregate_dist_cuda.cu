@@ -139,11 +139,13 @@ __global__ void join_roots(dev_graph g, int phase2, const uint8_t *flag, const i
 
 __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *flag,
                              unsigned long long *count) {
+  unsigned long long mine = 0;
   FOR_VERTEX(v, n) {
     const int free_v = agg[v] < 0;
     if (flag) flag[v] = (uint8_t)free_v;
-    if (free_v) atomicAdd(count, 1ull);
+    mine += free_v;
   }
+  mispc_block_add<DIST_BLOCK>(mine, count);
 }
 
 /* Phase-2 roots: members free on entry with >= min_free free neighbours

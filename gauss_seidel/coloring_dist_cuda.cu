@@ -62,17 +62,25 @@ __device__ int32_t jp_visit(const dev_graph &g, const uint32_t *key, const uint3
 __global__ void jp_pass(dev_graph g, const uint32_t *key, const uint32_t *gkey, int32_t *col,
                         const int32_t *gcol, unsigned long long *cnt, int *top) {
   volatile int32_t *vcol = col;
+  unsigned long long colored = 0, left = 0;
+  int32_t hi = -1;
   FOR_VERTEX(v, g.nloc) {
     if (vcol[v] >= 0) continue;
     const int32_t c = jp_visit(g, key, gkey, vcol, gcol, v);
     if (c >= 0) {
       vcol[v] = c;
-      atomicAdd(cnt + kColored, 1ull);
-      atomicMax(top, c);
+      ++colored;
+      hi = c > hi ? c : hi;
     } else {
-      atomicAdd(cnt + kLeft, 1ull);
+      ++left;
     }
   }
+  /* one atomic a block a word (mispc_block_add) */
+  mispc_block_add<DIST_BLOCK>(colored, cnt + kColored);
+  mispc_block_add<DIST_BLOCK>(left, cnt + kLeft);
+  hi = mispc_block_reduce<DIST_BLOCK>(hi, (int32_t)-1,
+                                      [](int32_t a, int32_t b) { return b > a ? b : a; });
+  if (threadIdx.x == 0 && hi >= 0) atomicMax(top, hi);
 }
 
 /* Recolor the vertices of old class c: the smallest color not taken by a

@@ -45,6 +45,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) decide(Plan<W> p, int r_arg, int c
  * those with ghost columns; T and M of round 0; own = subset flag (for the
  * ghosts' copy); aux[0] counts the subset, aux[1] the boundary vertices. */
 template <typename W> __global__ void init(Plan<W> p, uint8_t *cls, uint8_t *own, unsigned *aux) {
+  unsigned inside_n = 0, boundary_n = 0;
   FOR_VERTEX(v, p.g.nloc) {
     const int inside = !p.subset || p.subset[v];
     p.T[v] =
@@ -54,9 +55,11 @@ template <typename W> __global__ void init(Plan<W> p, uint8_t *cls, uint8_t *own
     own[v] = (uint8_t)inside;
     const int b = cls[v] == kBoundary || p.g.brp[v + 1] > p.g.brp[v];
     cls[v] = b ? kBoundary : kInterior;
-    if (inside) atomicAdd(aux, 1u);
-    if (b) atomicAdd(aux + 1, 1u);
+    inside_n += inside;
+    boundary_n += b;
   }
+  mispc_block_add<DIST_BLOCK>(inside_n, aux);
+  mispc_block_add<DIST_BLOCK>(boundary_n, aux + 1);
 }
 
 __global__ void mark_sent(int64_t n, const int32_t *sidx, uint8_t *cls) {
@@ -93,11 +96,13 @@ __global__ void round_advance(const unsigned *len, int *round, unsigned *slot) {
 }
 
 template <typename W> __global__ void members(Plan<W> p, uint8_t *in_set, unsigned *count) {
+  unsigned mine = 0;
   FOR_VERTEX(v, p.g.nloc) {
     const int in = p.T[v] == w_in<W>();
     in_set[v] = (uint8_t)in;
-    if (in) atomicAdd(count, 1u);
+    mine += in;
   }
+  mispc_block_add<DIST_BLOCK>(mine, count);
 }
 
 typedef mispc_scratch_list dev_buffers;
@@ -298,9 +303,8 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
     p.dec[kBoundary][k] = p.dec[kInterior][k] = lists + (2 + k) * nl;
   }
   p.cls = cls;
-  /* Without a subset, round 0 runs every vertex from its id (no list: one
-   * launch and one dependent load less a pass) and hashes the start tuples
-   * instead of loading them (Plan::all0) */
+  /* Without a subset, round 0 runs every vertex from its id (Plan::all0: no
+   * list, so one launch and one dependent load less a pass) */
   p.all0 = !p.subset;
   if (!p.all0) {
     first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, 0);

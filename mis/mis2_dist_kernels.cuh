@@ -32,8 +32,8 @@ template <typename W> struct Plan {
   const uint8_t *cls; /* rounds in one kernel: each vertex's class (all in the boundary
                          lists), else NULL (the class of the list) */
   int per_round, idbits;
-  int all0; /* round 0 runs every owned vertex, no list, start tuples hashed, not loaded
-               (the rounds in one kernel without a subset) */
+  int all0; /* round 0 runs every owned vertex, no list (the rounds in one kernel without
+               a subset) */
   uint64_t seed;
   int32_t *col[2][2], *dec[2][2];
   unsigned *len;
@@ -53,46 +53,11 @@ __device__ __forceinline__ bool has_ghosts(const Plan<W> &p, int c, int32_t v) {
   return c == kBoundary && (!p.cls || p.cls[v] == kBoundary);
 }
 
-/* The round-0 word of owned vertex u without a subset: init's T[u]. */
-template <typename W> __device__ __forceinline__ W start_tuple(const Plan<W> &p, int64_t u) {
-  return (W)mis2_tuple(p.per_round, p.seed, 0, p.g.rstart + u, p.idbits, 8 * (int)sizeof(W));
-}
-
-/* row_min over owned columns whose T is still the start tuple (round 0 of
- * all0): hashed, so the pass has one dependent load less (column index,
- * then nothing), as the one-process kept kernel's round 0. */
-template <typename W, bool Warp>
-__device__ __forceinline__ W start_row_min(const Plan<W> &p, int64_t b, int64_t e, int lane, W m) {
-  if constexpr (Warp) {
-    for (int64_t q = b + lane; q < e; q += 32) {
-      const W t = start_tuple(p, p.g.acol[q]);
-      m = t < m ? t : m;
-    }
-  } else {
-    for (int64_t q = b; q < e; q += 4) {
-      int32_t c[4];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) c[k] = q + k < e ? p.g.acol[q + k] : -1;
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        if (c[k] >= 0) {
-          const W t = start_tuple(p, c[k]);
-          m = t < m ? t : m;
-        }
-    }
-  }
-  return m;
-}
-
 /* min over the owned row (T) and the ghost row (gT) of v, from lane's share;
- * an interior vertex (ghosts false) has no ghost row, which is not read.
- * start: the owned words are round 0's of all0 (start_row_min). */
+ * an interior vertex (ghosts false) has no ghost row, which is not read. */
 template <typename W, bool Warp>
-__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m, bool ghosts,
-                                        bool start) {
-  const int64_t b = p.g.arp[v], e = p.g.arp[v + 1];
-  m = start ? start_row_min<W, Warp>(p, b, e, lane, m)
-            : row_min<W, Warp>(p.g.acol, b, e, p.T, lane, m);
+__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m, bool ghosts) {
+  m = row_min<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.T, lane, m);
   if (!ghosts) return m;
   for (int64_t q = p.g.brp[v] + (Warp ? lane : 0); q < p.g.brp[v + 1]; q += Warp ? 32 : 1) {
     const W t = p.gT[p.g.bcol[q]];
@@ -109,16 +74,18 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
   const int32_t *in = p.col[c][r & 1];
   List out(sm.slots[threadIdx.x >> 5], p.col[c][(r + 1) & 1], p.len + 4 * (r + 1) + c);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
-  const bool all = r == 0 && p.all0; /* every vertex, none OUT yet */
+  const bool all = r == 0 && p.all0; /* every vertex */
   const int64_t n = all ? p.g.nloc : (int64_t)p.len[4 * r + c];
   for (int64_t step = Steps<Warp>::first(); step < n; step += Steps<Warp>::stride()) {
     const int64_t i = step + Steps<Warp>::slot();
     bool keep = false;
     const int32_t v = i < n ? (all ? (int32_t)i : in[i]) : -1;
-    if (v >= 0 && (all || p.M[v] != w_out<W>())) {
+    /* A vertex on the list has M not OUT (kept by the column before, or
+     * round 0 of the subset): no test, so that its row's loads need not
+     * wait for M[v]'s. */
+    if (v >= 0) {
       const bool ghosts = has_ghosts(p, c, v);
-      const W own = lane ? w_out<W>() : all ? start_tuple(p, v) : p.T[v];
-      W m = closed_min<W, Warp>(p, v, lane, own, ghosts, all);
+      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v], ghosts);
       if (Warp)
         for (int off = 16; off; off >>= 1) {
           const W o = __shfl_xor_sync(0xffffffffu, m, off);
@@ -144,7 +111,7 @@ template <typename W, bool Warp, typename Hook = NoHook>
 __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem &sm,
                                             Hook hook = Hook()) {
   const bool first_round = r == 0;
-  const bool all = first_round && p.all0; /* every vertex, T[v] its start tuple */
+  const bool all = first_round && p.all0; /* every vertex */
   const int32_t *in = first_round ? p.col[c][0] : p.dec[c][r & 1];
   List out(sm.slots[threadIdx.x >> 5], p.dec[c][(r + 1) & 1], p.len + 4 * (r + 1) + 2 + c);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
@@ -153,9 +120,10 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
     const int64_t i = step + Steps<Warp>::slot();
     bool undecided = false;
     const int32_t v = i < n ? (all ? (int32_t)i : in[i]) : -1;
-    const W t = v < 0 ? w_in<W>() : all ? start_tuple(p, v) : p.T[v];
-    if (v >= 0 && t != w_in<W>() && t != w_out<W>()) {
-      const W mv = p.M[v];
+    /* A vertex on the list is undecided (T neither IN nor OUT): its words'
+     * and its row's loads go out together. */
+    if (v >= 0) {
+      const W t = p.T[v], mv = p.M[v];
       bool out_ = mv == w_out<W>(), all_min = mv == t;
       row_decide<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.M, p.subset, t, first_round, lane,
                           &out_, &all_min);

@@ -11,6 +11,7 @@ enum { UNDECIDED = 0, IN = 1, OUT = 2 };
 
 __global__ void init1(dev_graph g, int mode, uint64_t seed, const uint8_t *subset, uint8_t *st,
                       uint32_t *key, unsigned long long *undecided) {
+  unsigned long long left = 0;
   FOR_VERTEX(v, g.nloc) {
     const int64_t deg = (g.arp[v + 1] - g.arp[v]) + (g.brp[v + 1] - g.brp[v]);
     const int inside = !subset || subset[v];
@@ -21,8 +22,9 @@ __global__ void init1(dev_graph g, int mode, uint64_t seed, const uint8_t *subse
                               g.bcol + g.brp[v], g.brp[v + 1] - g.brp[v], g.garray, g.rstart + v)
             : 1u;
     key[v] = inside ? mis1_key_of(mode, seed, g.rstart + v, deg, cls) : MIS1_KEY_NONE;
-    if (inside) atomicAdd(undecided, 1ull);
+    left += inside;
   }
+  mispc_block_add<DIST_BLOCK>(left, undecided);
 }
 
 __global__ void select1(dev_graph g, const uint8_t *st, const uint8_t *gst, const uint32_t *key,
@@ -50,6 +52,7 @@ __global__ void apply1(int64_t n, const uint8_t *sel, uint8_t *st) {
 /* Reads only IN words (never written here); writes only its own word. */
 __global__ void remove1(dev_graph g, uint8_t *st, const uint8_t *gst,
                         unsigned long long *undecided) {
+  unsigned long long left = 0;
   FOR_VERTEX(v, g.nloc) {
     if (st[v] != UNDECIDED) continue;
     int hit = 0;
@@ -59,16 +62,19 @@ __global__ void remove1(dev_graph g, uint8_t *st, const uint8_t *gst,
     if (hit)
       st[v] = OUT;
     else
-      atomicAdd(undecided, 1ull);
+      ++left;
   }
+  mispc_block_add<DIST_BLOCK>(left, undecided);
 }
 
 __global__ void members(int64_t n, const uint8_t *st, uint8_t code, uint8_t *in_set,
                         unsigned long long *count) {
+  unsigned long long mine = 0;
   FOR_VERTEX(v, n) {
     in_set[v] = st[v] == code;
-    if (st[v] == code) atomicAdd(count, 1ull);
+    mine += st[v] == code;
   }
+  mispc_block_add<DIST_BLOCK>(mine, count);
 }
 
 /* ---- drivers ---------------------------------------------------------------- */
