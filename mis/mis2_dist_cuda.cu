@@ -66,13 +66,13 @@ __global__ void mark_sent(int64_t n, const int32_t *sidx, uint8_t *cls) {
   FOR_VERTEX(k, n) cls[sidx[k]] = kBoundary;
 }
 
-/* Round 0's worklists: the subset's vertices by class (split), or all in the
- * boundary lists (the rounds in one kernel, which read each vertex's class). */
+/* Round 0's worklists of the host-driven rounds: the subset's vertices by
+ * class (the rounds in one kernel need none: Plan::all0). */
 struct FirstSmem {
   int32_t slots[2][kWarps][kListSlots];
   unsigned counts[kWarps + 1];
 };
-template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls, int split) {
+template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls) {
   __shared__ FirstSmem sm;
   List out_b(sm.slots[0][threadIdx.x >> 5], p.col[kBoundary][0], p.len + kBoundary);
   List out_i(sm.slots[1][threadIdx.x >> 5], p.col[kInterior][0], p.len + kInterior);
@@ -80,7 +80,7 @@ template <typename W> __global__ void first_lists(Plan<W> p, const uint8_t *cls,
   for (int64_t step = Steps<false>::first(); step < n; step += Steps<false>::stride()) {
     const int64_t v = step + Steps<false>::slot();
     const bool inside = v < n && (!p.subset || p.subset[v]);
-    const bool b = inside && (!split || cls[v] == kBoundary);
+    const bool b = inside && cls[v] == kBoundary;
     out_b.push(b, (int32_t)v);
     out_i.push(inside && !b, (int32_t)v);
   }
@@ -289,27 +289,22 @@ static mispc_status lsa_trace_log(mispc_context *ctx, const unsigned long long *
   return MISPC_SUCCESS;
 }
 
-/* The rounds in one kernel (lsa_rounds, after init): round-0 lists, the
- * kernel, then its two words (set size, rounds) in the call's one wait. */
+/* The rounds in one kernel (lsa_rounds, after init): the kernel, then its
+ * two words (set size, rounds) in the call's one wait. */
 template <typename W>
 mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
                       const mispc_halo_lsa *lsa, int blocks, bool warp, int32_t *lists, size_t nl,
                       const uint8_t *cls, const uint8_t *own, unsigned *aux, uint8_t *in_set,
-                      int max_rounds, mispc_mis_result *res, Sync *y, unsigned grid,
-                      cudaStream_t st) {
+                      int max_rounds, mispc_mis_result *res, Sync *y, cudaStream_t st) {
   mispc_halo *h = g->halo;
-  for (int k = 0; k < 2; ++k) { /* every vertex in the boundary lists; p.cls tells the class */
+  for (int k = 0; k < 2; ++k) { /* every list vertex in the boundary lists; p.cls tells the class */
     p.col[kBoundary][k] = p.col[kInterior][k] = lists + k * nl;
     p.dec[kBoundary][k] = p.dec[kInterior][k] = lists + (2 + k) * nl;
   }
   p.cls = cls;
-  /* Without a subset, round 0 runs every vertex from its id (Plan::all0: no
+  /* Round 0 runs every vertex of the subset from its id (Plan::all0: no
    * list, so one launch and one dependent load less a pass) */
-  p.all0 = !p.subset;
-  if (!p.all0) {
-    first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, 0);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-  }
+  p.all0 = 1;
   /* -vv: where a round's time goes (lsa_trace_log) */
   unsigned long long *trace = NULL;
   if (ctx->verbosity >= 2) {
@@ -418,7 +413,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   if (lsa) {
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "dist mis2 (one kernel): setup, init");
     mispc_status s = lsa_call<W>(ctx, g, p, lsa, lsa_blocks, warp, lists, nl, cls, own, aux, in_set,
-                                 max_rounds, res, y, grid, st);
+                                 max_rounds, res, y, st);
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "dist mis2 (one kernel): lists, rounds, result");
     return s;
   }
@@ -445,7 +440,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   const unsigned grids[2] = {
       mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK),
       mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
-  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls, 1);
+  first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
   /* Rounds as CUDA graphs (tuning dist_graph_rounds, NCCL only): one launch

@@ -32,8 +32,8 @@ template <typename W> struct Plan {
   const uint8_t *cls; /* rounds in one kernel: each vertex's class (all in the boundary
                          lists), else NULL (the class of the list) */
   int per_round, idbits;
-  int all0; /* round 0 runs every owned vertex, no list (the rounds in one kernel without
-               a subset) */
+  int all0; /* round 0 runs every owned vertex of the subset from its id, no list (the
+               rounds in one kernel) */
   uint64_t seed;
   int32_t *col[2][2], *dec[2][2];
   unsigned *len;
@@ -83,7 +83,7 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
     /* A vertex on the list has M not OUT (kept by the column before, or
      * round 0 of the subset): no test, so that its row's loads need not
      * wait for M[v]'s. */
-    if (v >= 0) {
+    if (v >= 0 && (!all || !p.subset || p.subset[v])) {
       const bool ghosts = has_ghosts(p, c, v);
       W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v], ghosts);
       if (Warp)
@@ -122,7 +122,7 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
     const int32_t v = i < n ? (all ? (int32_t)i : in[i]) : -1;
     /* A vertex on the list is undecided (T neither IN nor OUT): its words'
      * and its row's loads go out together. */
-    if (v >= 0) {
+    if (v >= 0 && (!all || !p.subset || p.subset[v])) {
       const W t = p.T[v], mv = p.M[v];
       bool out_ = mv == w_out<W>(), all_min = mv == t;
       row_decide<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.M, p.subset, t, first_round, lane,
@@ -157,9 +157,9 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
 }
 
 /* All rounds in one cooperative kernel a rank (mis2_dist_lsa.cu), after
- * init and first_lists (every vertex of the subset in class kBoundary's
- * round-0 list; p.cls tells the interior vertices, whose passes read no
- * ghost row and store no copies): the ghosts' subset flags and T words, then each round's M
+ * init (round 0 runs every vertex of the subset, p.all0, and later rounds
+ * the kBoundary lists; p.cls tells the interior vertices, whose passes read
+ * no ghost row and store no copies): the ghosts' subset flags and T words, then each round's M
  * and T words, are stored by the lanes that write them straight into the
  * other ranks' LSA windows (l), with the counts beside them; the members
  * go to in_set. lsa_grid first (collective, cached in l): the grid every

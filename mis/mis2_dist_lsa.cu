@@ -108,15 +108,16 @@ __device__ __forceinline__ void exchanged(ncclLsaBarrierSession<ncclCoopCta> &ba
   stamp(a, k + 1);
 }
 
-/* At least 6 blocks an SM (at most 40 registers), as the one-process
- * kernel's thread mapping (mis2_cuda.cu): the passes wait on chains of
- * dependent loads, so resident warps are their speed. The 32-bit warp-lane
- * variant took 64 registers, and the grid is the smaller occupancy of the
- * two lane mappings (lsa_grid), so every call had run 4 blocks an SM; with
- * 5, Laplace3D_150 MIS-2 on 2 H200s took 0.678 ms against 0.710-0.740
- * (docs/DISTRIBUTED.md, tenth pass). 8 spills 70-110 bytes a thread. */
+/* At least 5 blocks an SM (at most 48 registers): the passes wait on
+ * chains of dependent loads, so resident warps are their speed. The 32-bit
+ * warp-lane variant took 64 registers, and the grid is the smaller
+ * occupancy of the two lane mappings (lsa_grid), so every call had run 4
+ * blocks an SM; with 5, Laplace3D_150 MIS-2 on 2 H200s took 0.678 ms
+ * against 0.710-0.740 (docs/DISTRIBUTED.md, tenth pass). 6 (40 registers)
+ * spills 4-44 bytes a thread and was slower in the same call (0.684 / 0.703
+ * against 0.666 / 0.652 ms, eleventh pass); 8 spills 70-110 bytes. */
 template <typename W, bool Warp>
-__global__ void __launch_bounds__(DIST_BLOCK, 6) rounds_kernel(Plan<W> p, Lsa a) {
+__global__ void __launch_bounds__(DIST_BLOCK, 5) rounds_kernel(Plan<W> p, Lsa a) {
   __shared__ Smem sm;
   cg::grid_group grid = cg::this_grid();
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.dc, ncclTeamTagLsa(), blockIdx.x);
