@@ -13,6 +13,7 @@
  * (for_rows): a power-law graph's hubs have 10^5 entries, too long a chain
  * of loads for one thread (a thread a row, gen:kron:22 on 2 ranks took 3x
  * one GPU). The warp keeps the row order, so the results are unchanged. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,15 +194,29 @@ __device__ __forceinline__ int find_root(const dev_graph &g, const int64_t *root
   return *gh >= 0;
 }
 
-__global__ void count_members(dev_graph g, const int64_t *rootid, const int64_t *grootid,
-                              const int32_t *agg, unsigned long long *cnt,
-                              unsigned long long *gcnt) {
+/* cnt[v] = the size after phase 2 of the aggregate rooted at v (0 where v
+ * is no root): v and its neighbours with its label, ghosts included. The
+ * aggregates of phases 1 and 2 are stars (every member joined the root in
+ * its N[v]), so the root sees all its members and no count travels back
+ * to it: this replaced an atomic a member at its root and a reverse sum
+ * over the halo. */
+__global__ void root_sizes(dev_graph g, const int64_t *rootid, const int32_t *tent,
+                           const int32_t *gagg, int64_t *cnt) {
   for_rows(
-      g, [&](int64_t v) { return agg[v] >= 0; },
+      g, [](int64_t) { return true; },
       [&](int64_t v, int lane, bool warp) {
-        int64_t o, j;
-        if (find_root(g, rootid, grootid, agg, v, warp, lane, &o, &j) && lane == 0)
-          atomicAdd(o >= 0 ? cnt + o : gcnt + j, 1ull);
+        int64_t c = 0;
+        const int32_t a = tent[v];
+        if (a >= 0 && rootid[v] == a) {
+          const int hits = count_hits(warp, lane, g.arp[v], g.arp[v + 1], INT_MAX, [&](int64_t q) {
+            const int32_t u = g.acol[q];
+            return u != v && tent[u] == a;
+          });
+          c = 1 + hits + count_hits(warp, lane, g.brp[v], g.brp[v + 1], INT_MAX, [&](int64_t q) {
+                return gagg[g.bcol[q]] == a;
+              });
+        }
+        if (lane == 0) cnt[v] = c;
       });
 }
 
@@ -411,19 +426,14 @@ mispc_status count_left(mispc_context *ctx, work *w, const int32_t *agg, uint8_t
 }
 
 /* Size after phase 2 of the aggregate of every aggregated owned vertex and
- * ghost: members add 1 at their root, roots' totals go back to the ghosts'
- * copies, each member takes its root's total, and the members' sizes go to
- * the ghosts. */
+ * ghost: each root counts its star (root_sizes; gagg holds the ghosts'
+ * labels), the roots' sizes go to the ghosts' copies, each member takes its
+ * root's, and the members' sizes go to the ghosts. */
 mispc_status aggregate_sizes(mispc_context *ctx, work *w) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
-  if (w->nloc > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->cnt, 0, (size_t)w->nloc * 8, st));
-  if (w->ng > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->gcnt, 0, (size_t)w->ng * 8, st));
-  count_members<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->grootid, w->tent,
-                                                (unsigned long long *)w->cnt,
-                                                (unsigned long long *)w->gcnt);
+  root_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->tent, w->gagg, w->cnt);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  MISPC_TRY(mispc_halo_reverse_add_device(ctx, g->halo, w->gcnt, w->cnt));
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->cnt, w->gcnt, sizeof(int64_t)));
   member_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->grootid, w->tent, w->cnt,
                                                w->gcnt, w->asize);
