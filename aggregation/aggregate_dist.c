@@ -93,27 +93,33 @@ static int find_root(const agg_work *w, const int32_t *agg, int64_t v, int64_t *
   return 0;
 }
 
-/* Size after phase 2 of the aggregate of every aggregated owned vertex and ghost. */
+/* Size after phase 2 of the aggregate of every aggregated owned vertex and
+ * ghost (agg: this rank's labels, w->gagg the ghosts'). The aggregates of
+ * phases 1 and 2 are stars (every member joined the root in its N[v]), so
+ * each root counts its own: itself and its neighbours with its label,
+ * ghosts included; the roots' sizes go to the ghosts' copies and each
+ * member takes its root's. As aggregate_dist_cuda.cu's root_sizes. */
 static mispc_status aggregate_sizes(mispc_context *ctx, agg_work *w, const int32_t *agg,
                                     int64_t *asize, int64_t *gsize) {
+  const mispc_dist_csr *g = w->g;
   const int64_t nloc = w->nloc, ng = w->ng;
   int64_t *cnt = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
   int64_t *gcnt = (int64_t *)calloc((size_t)ng + 1, sizeof(int64_t));
   mispc_status s =
       cnt && gcnt ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 3");
-  s = mispc_dist_agree(ctx, w->g->comm, s);
+  s = mispc_dist_agree(ctx, g->comm, s);
   /* Roots of phase 2 replaced none of phase 1: rootid holds both phases. */
   for (int64_t v = 0; !s && v < nloc; ++v) {
-    int64_t o, j;
-    if (agg[v] < 0) continue;
-    if (!find_root(w, agg, v, &o, &j)) continue;
-    if (o >= 0)
-      cnt[o]++;
-    else
-      gcnt[j]++;
+    const int32_t a = agg[v];
+    if (a < 0 || w->rootid[v] != a) continue;
+    int64_t c = 1;
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p)
+      c += g->diag.colidx[p] != v && agg[g->diag.colidx[p]] == a;
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p)
+      c += w->gagg[g->offd.colidx[p]] == a;
+    cnt[v] = c;
   }
-  if (!s) s = mispc_halo_reverse_add(ctx, w->g->halo, gcnt, cnt);
-  if (!s) s = mispc_halo_exchange(ctx, w->g->halo, cnt, gcnt, sizeof(int64_t));
+  if (!s) s = mispc_halo_exchange(ctx, g->halo, cnt, gcnt, sizeof(int64_t));
   for (int64_t v = 0; !s && v < nloc; ++v) {
     int64_t o, j;
     asize[v] = 0;

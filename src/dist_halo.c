@@ -39,7 +39,6 @@ void mispc_halo_destroy(mispc_halo *h) {
   if (!h) return;
   mispc_halo_free_device(h);
   if (h->nbr != MPI_COMM_NULL) MPI_Comm_free(&h->nbr);
-  if (h->rnbr != MPI_COMM_NULL) MPI_Comm_free(&h->rnbr);
   free(h->src);
   free(h->dst);
   free(h->rcount);
@@ -90,7 +89,7 @@ mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t 
   mispc_status s = (h && rc && sc)
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in halo plan");
-  if (h) h->nbr = h->rnbr = MPI_COMM_NULL;
+  if (h) h->nbr = MPI_COMM_NULL;
   if (h) h->transport = MISPC_TRANSPORT_MPI;
   if (!s) s = count_by_owner(ctx, P, ranges, rank, nghost, garray, rc);
   /* Displacements of the exchanges are MPI ints in bytes of 8-byte words. */
@@ -185,9 +184,6 @@ mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t 
   if (!s && MPI_Dist_graph_create_adjacent(comm, h->nsrc, h->src, ones, h->ndst, h->dst, ones,
                                            MPI_INFO_NULL, 0, &h->nbr) != MPI_SUCCESS)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Dist_graph_create_adjacent failed");
-  if (!s && MPI_Dist_graph_create_adjacent(comm, h->ndst, h->dst, ones, h->nsrc, h->src, ones,
-                                           MPI_INFO_NULL, 0, &h->rnbr) != MPI_SUCCESS)
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Dist_graph_create_adjacent failed");
   free(ones);
   s = mispc_dist_agree(ctx, comm, s);
   free(rc);
@@ -212,19 +208,14 @@ mispc_status mispc_halo_buffer(mispc_context *ctx, mispc_halo *h, size_t bytes) 
   return MISPC_SUCCESS;
 }
 
-void mispc_halo_counts(mispc_halo *h, size_t size, int reverse) {
-  const int ns = reverse ? h->nsrc : h->ndst, nr = reverse ? h->ndst : h->nsrc;
-  const int64_t *scount = reverse ? h->rcount : h->scount,
-                *sdispl = reverse ? h->rdispl : h->sdispl;
-  const int64_t *rcount = reverse ? h->scount : h->rcount,
-                *rdispl = reverse ? h->sdispl : h->rdispl;
-  for (int k = 0; k < ns; ++k) {
-    h->mcount[k] = (int)(scount[k] * (int64_t)size);
-    h->mdispl[k] = (int)(sdispl[k] * (int64_t)size);
+void mispc_halo_counts(mispc_halo *h, size_t size) {
+  for (int k = 0; k < h->ndst; ++k) {
+    h->mcount[k] = (int)(h->scount[k] * (int64_t)size);
+    h->mdispl[k] = (int)(h->sdispl[k] * (int64_t)size);
   }
-  for (int k = 0; k < nr; ++k) {
-    h->mcount[ns + k] = (int)(rcount[k] * (int64_t)size);
-    h->mdispl[ns + k] = (int)(rdispl[k] * (int64_t)size);
+  for (int k = 0; k < h->nsrc; ++k) {
+    h->mcount[h->ndst + k] = (int)(h->rcount[k] * (int64_t)size);
+    h->mdispl[h->ndst + k] = (int)(h->rdispl[k] * (int64_t)size);
   }
 }
 
@@ -242,7 +233,7 @@ mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *
   else
     for (int64_t k = 0; k < h->nsend; ++k)
       memcpy(sb + size * (size_t)k, o + size * (size_t)h->sidx[k], size);
-  mispc_halo_counts(h, size, 0);
+  mispc_halo_counts(h, size);
   int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
   if (MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, ghost, rc, rd, MPI_BYTE, h->nbr) != MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
@@ -338,24 +329,6 @@ mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const 
   }
   h->stats.exchanges++;
   h->stats.bytes_sent += sbytes;
-  h->stats.comm_seconds += mispc_wtime() - t0;
-  return MISPC_SUCCESS;
-}
-
-mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
-                                    int64_t *owned) {
-  double t0 = mispc_wtime();
-  size_t need = (size_t)h->nsend * sizeof(int64_t);
-  MISPC_TRY(mispc_halo_buffer(ctx, h, need));
-  mispc_halo_counts(h, 8, 1); /* sources of the forward exchange are the destinations here */
-  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->nsrc, *rd = h->mdispl + h->nsrc;
-  if (MPI_Neighbor_alltoallv(ghost, sc, sd, MPI_BYTE, h->sbuf, rc, rd, MPI_BYTE, h->rnbr) !=
-      MPI_SUCCESS)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
-  const int64_t *in = (const int64_t *)h->sbuf;
-  for (int64_t k = 0; k < h->nsend; ++k) owned[h->sidx[k]] += in[k];
-  h->stats.exchanges++;
-  h->stats.bytes_sent += (int64_t)h->nghost * 8;
   h->stats.comm_seconds += mispc_wtime() - t0;
   return MISPC_SUCCESS;
 }

@@ -112,7 +112,7 @@ static mispc_status exchange(mispc_context *ctx, mispc_halo *h, const void *owne
                                           cudaMemcpyDeviceToHost, st));
     /* The values are needed on the host before MPI sends them. */
     MISPC_TRY(mispc_sync(ctx, st, "halo packing"));
-    mispc_halo_counts(h, size, 0);
+    mispc_halo_counts(h, size);
     int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
     if (MPI_Neighbor_alltoallv(h->h_sbuf, sc, sd, MPI_BYTE, h->h_rbuf, rc, rd, MPI_BYTE, h->nbr) !=
         MPI_SUCCESS)
@@ -167,61 +167,6 @@ extern "C" mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *
                                                 const unsigned long long *h_out, int64_t *out) {
   *out = (int64_t)*h_out;
   return h->nccl ? MISPC_SUCCESS : mispc_dist_sum(ctx, h, comm, out);
-}
-
-__global__ void scatter_add_kernel(int64_t n, const int32_t *__restrict__ idx,
-                                   const unsigned long long *__restrict__ in,
-                                   unsigned long long *out) {
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
-       k += (int64_t)gridDim.x * blockDim.x)
-    atomicAdd(out + idx[k], in[k]); /* a vertex sent to several ranks appears several times */
-}
-
-/* The host-staged reverse exchange: ghost values (device) to pinned host
- * memory, MPI to their owners, into d_sbuf in send-list order. */
-static mispc_status reverse_staged(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
-                                   cudaStream_t st) {
-  if (h->nghost > 0)
-    MISPC_CUDA_TRY(
-        ctx, cudaMemcpyAsync(h->h_rbuf, ghost, (size_t)h->nghost * 8, cudaMemcpyDeviceToHost, st));
-  /* The ghost values are needed on the host before MPI sends them (and the
-   * previous use of the staging buffers has finished). */
-  MISPC_TRY(mispc_sync(ctx, st, "halo reverse staging"));
-  mispc_halo_counts(h, 8, 1); /* sources of the forward exchange are the destinations here */
-  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->nsrc, *rd = h->mdispl + h->nsrc;
-  if (MPI_Neighbor_alltoallv(h->h_rbuf, sc, sd, MPI_BYTE, h->h_sbuf, rc, rd, MPI_BYTE, h->rnbr) !=
-      MPI_SUCCESS)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
-  if (h->nsend > 0)
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->d_sbuf, h->h_sbuf, (size_t)h->nsend * 8,
-                                        cudaMemcpyHostToDevice, st));
-  return MISPC_SUCCESS;
-}
-
-/* The reverse of mispc_halo_exchange_device: ghost values (device) go back
- * to their owners (NCCL, or staged through pinned host memory and the
- * reversed neighbourhood communicator) and are added on the device. Integer sums: the order of the
- * atomics does not change the result. */
-extern "C" mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h,
-                                                      const int64_t *ghost, int64_t *owned) {
-  MISPC_TRY(ensure_device(ctx, h));
-  cudaStream_t st;
-  MISPC_TRY(mispc_stream(ctx, &st));
-  const double t0 = mispc_wtime();
-  if (h->nccl) { /* device to device on the stream, then the sums */
-    MISPC_TRY(mispc_halo_nccl_reverse(ctx, h, ghost, st));
-  } else {
-    MISPC_TRY(reverse_staged(ctx, h, ghost, st));
-  }
-  if (h->nsend > 0) {
-    scatter_add_kernel<<<mispc_device_grid(ctx, h->nsend, 256), 256, 0, st>>>(
-        h->nsend, h->d_sidx, (const unsigned long long *)h->d_sbuf, (unsigned long long *)owned);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-  }
-  h->stats.exchanges++;
-  h->stats.bytes_sent += h->nghost * (int64_t)8;
-  h->stats.comm_seconds += mispc_wtime() - t0;
-  return MISPC_SUCCESS;
 }
 
 /* ---- exchanges of one key (color) at a time ---------------------------- */

@@ -7,13 +7,6 @@ mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_halo *h, const
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo exchange: mispc was built without CUDA");
 }
 
-mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
-                                           int64_t *owned) {
-  (void)h, (void)ghost, (void)owned;
-  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA,
-                      "device halo reverse sum: mispc was built without CUDA");
-}
-
 mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
                                       const int64_t **d_garray) {
   (void)h, (void)garray;

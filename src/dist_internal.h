@@ -17,7 +17,6 @@ extern "C" {
  * exchange is the ghost array itself. */
 struct mispc_halo {
   MPI_Comm nbr;    /* distributed-graph communicator (MPI_Dist_graph_create_adjacent) */
-  MPI_Comm rnbr;   /* the same edges reversed (ghost -> owner reductions) */
   int nsrc, ndst;  /* ranks we receive from / send to */
   int *src, *dst;  /* their ranks in the graph's communicator */
   int64_t *rcount; /* ghosts from each source (nsrc) */
@@ -49,9 +48,8 @@ struct mispc_halo {
 /* The packing buffer of h grown to at least `bytes` (host). */
 mispc_status mispc_halo_buffer(mispc_context *ctx, mispc_halo *h, size_t bytes);
 /* MPI byte counts and displacements of a full exchange of `size`-byte
- * elements in h->mcount / h->mdispl: forward (sends to dst, then receives
- * from src) or reverse (ghosts back to their owners). */
-void mispc_halo_counts(mispc_halo *h, size_t size, int reverse);
+ * elements in h->mcount / h->mdispl: sends to dst, then receives from src. */
+void mispc_halo_counts(mispc_halo *h, size_t size);
 
 /* The collective verdict on a per-rank status: if any rank failed, every
  * rank returns the status of the lowest failing rank, with its message
@@ -70,11 +68,6 @@ void mispc_halo_destroy(mispc_halo *h);
  * unchanged): bytes a round = boundary vertices x size. */
 mispc_status mispc_halo_exchange(mispc_context *ctx, mispc_halo *h, const void *owned, void *ghost,
                                  size_t size);
-
-/* owned[v] += the ghost values of v on every rank that holds v as a ghost
- * (int64 elements): the reverse of mispc_halo_exchange. */
-mispc_status mispc_halo_reverse_add(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
-                                    int64_t *owned);
 
 /* mispc_halo_exchange of the boundary vertices with key k only: send entry
  * e goes when skey[e] == k, ghost j is received when gkey[j] == k (the same
@@ -113,12 +106,6 @@ mispc_status mispc_halo_exchange_count_device(mispc_context *ctx, mispc_halo *h,
                                               unsigned long long *h_out, void *stream);
 /* The send list (owned ids, in send order) in device memory, nsend entries. */
 mispc_status mispc_halo_device_send_list(mispc_context *ctx, mispc_halo *h, const int32_t **d_sidx);
-/* mispc_halo_reverse_add for device arrays (int64 elements, both in device
- * memory): ghost values staged through pinned host memory and MPI, summed
- * into owned on the device (atomics: a vertex sent to several ranks gets
- * several sums), queued on the context's stream. */
-mispc_status mispc_halo_reverse_add_device(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
-                                           int64_t *owned);
 /* Per-key send and receive lists of a plan, for device exchanges of one key
  * at a time (the distributed Gauss-Seidel's colors: each color's boundary
  * values only), made once from skey / gkey as mispc_halo_exchange_where
@@ -179,10 +166,6 @@ mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h, const uns
                                     void *stream);
 mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm comm,
                                      const unsigned long long *h_out, int64_t *out);
-/* NCCL grouped send/recv of 8-byte ghost values back to their owners, into
- * the packing buffer d_sbuf in send-list order, on `stream`. */
-mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *h, const int64_t *ghost,
-                                     void *stream);
 /* Ghost arrays that the ranks' kernels write into directly, over NVLink
  * (the NCCL device API's load/store accessible (LSA) team and a symmetric
  * memory window): rounds of a distributed device pass run in one kernel a

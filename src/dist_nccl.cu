@@ -249,18 +249,6 @@ extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, misp
 #endif
 }
 
-extern "C" mispc_status mispc_halo_nccl_reverse(mispc_context *ctx, mispc_halo *h,
-                                                const int64_t *ghost, void *stream) {
-#if MISPC_HAVE_NCCL
-  /* the forward exchange's sources are the destinations here */
-  return grouped(ctx, h, (cudaStream_t)stream, ghost, h->rdispl, h->nsrc, h->src, h->d_sbuf,
-                 h->sdispl, h->ndst, h->dst, 8, NULL);
-#else
-  (void)h, (void)ghost, (void)stream;
-  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
-#endif
-}
-
 extern "C" mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h,
                                             unsigned long long *d_word, void *stream) {
 #if MISPC_HAVE_NCCL
