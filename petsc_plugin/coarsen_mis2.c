@@ -245,7 +245,6 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
                                    PetscCoarsenData **out) {
   Mat G = cg->graph, Gs = NULL, Ad, Ao, ghost;
   MPI_Comm comm = PetscObjectComm((PetscObject)G);
-  const PetscInt *garray;
   PetscInt N, rstart, nloc, nghost;
   MispcLocalCSR Ld = {0}, Lo = {0};
   mispc_csr hd = {0}, ho = {0};
@@ -270,12 +269,9 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   PetscCall(PetscLogEventBegin(MISPC_EventCoarsenGraph, cg, G, 0, 0));
   for (int pass = 0; pass < 2; ++pass) {
     Mat A = Gs ? Gs : G;
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    PetscCall(MispcMPIAIJLayout(A, &Ad, &Ao, &N, &rstart, &nghost, &gar)); /* A's N, rstart: G's */
     PetscCall(MispcBlockCSRBegin(ctx, Ad, mc->gpu, PETSC_FALSE, PETSC_TRUE, &Ld));
     PetscCall(MispcBlockCSRBegin(ctx, Ao, mc->gpu, PETSC_FALSE, PETSC_TRUE, &Lo));
-    PetscCall(PetscMalloc1(nghost + 1, &gar));
-    for (PetscInt j = 0; j < nghost; ++j) gar[j] = garray[j];
     if (mc->gpu) { /* GAMG's setup is on the host; so is the distributed aggregation */
       s = mispc_csr_copy(ctx, &Ld.csr, MISPC_MEM_HOST, &hd);
       if (!s) s = mispc_csr_copy(ctx, &Lo.csr, MISPC_MEM_HOST, &ho);

@@ -14,21 +14,27 @@
 
 #if MISPC_ENABLE_MPI
 
+PetscErrorCode MispcMPIAIJLayout(Mat A, Mat *Ad, Mat *Ao, PetscInt *N, PetscInt *rstart,
+                                 PetscInt *nghost, int64_t **garray64) {
+  const PetscInt *garray;
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, &garray));
+  PetscCall(MatGetSize(A, N, NULL));
+  PetscCall(MatGetOwnershipRange(A, rstart, NULL));
+  PetscCall(MatGetSize(*Ao, NULL, nghost));
+  PetscCall(PetscMalloc1(*nghost + 1, garray64));
+  for (PetscInt j = 0; j < *nghost; ++j) (*garray64)[j] = garray[j];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MispcDistMatBegin(mispc_context *ctx, Mat A, MispcDistMat *w) {
   Mat Ad, Ao;
-  const PetscInt *garray;
   PetscInt N, rstart, nghost;
   PetscFunctionBegin;
   PetscCall(PetscMemzero(w, sizeof *w));
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  PetscCall(MatGetSize(A, &N, NULL));
-  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-  PetscCall(MatGetSize(Ao, NULL, &nghost));
+  PetscCall(MispcMPIAIJLayout(A, &Ad, &Ao, &N, &rstart, &nghost, &w->garray));
   PetscCall(MispcBlockCSRBegin(ctx, Ad, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, &w->L));
   PetscCall(MispcBlockCSRBegin(ctx, Ao, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, &w->Lo));
-  w->garray = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nghost + 1));
-  PetscCheck(w->garray, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
-  for (PetscInt j = 0; j < nghost; ++j) w->garray[j] = garray[j];
   mispc_status s = mispc_dist_csr_wrap(ctx, PetscObjectComm((PetscObject)A), N, rstart, &w->L.csr,
                                        &w->Lo.csr, nghost, w->garray, &w->D);
   w->have_D = (PetscBool)(s == MISPC_SUCCESS);
@@ -44,8 +50,7 @@ PetscErrorCode MispcDistMatEnd(mispc_context *ctx, MispcDistMat *w) {
   PetscCall(MispcLocalCSREnd(&w->Lo));
   PetscCall(MispcLocalCSRDestroy(ctx, &w->L));
   PetscCall(MispcLocalCSRDestroy(ctx, &w->Lo));
-  free(w->garray);
-  w->garray = NULL;
+  PetscCall(PetscFree(w->garray));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

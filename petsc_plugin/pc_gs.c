@@ -309,18 +309,13 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
 static PetscErrorCode dist_begin(PC pc, PetscBool widen) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   Mat A = pc->pmat, Ad, Ao;
-  const PetscInt *garray;
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   PetscCall(MispcLocalCSRBegin(g->mctx, A, PETSC_TRUE, widen, &g->L));
   PetscCall(MispcBlockCSRBegin(g->mctx, Ao, g->L.gpu, PETSC_TRUE, widen, &g->Lo));
   if (!g->have_dist) {
     PetscInt N, rstart, nghost;
-    PetscCall(MatGetSize(A, &N, NULL));
-    PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-    PetscCall(MatGetSize(Ao, NULL, &nghost));
-    PetscCall(PetscMalloc1(nghost + 1, &g->garray));
-    for (PetscInt j = 0; j < nghost; ++j) g->garray[j] = garray[j];
+    PetscCall(MispcMPIAIJLayout(A, &Ad, &Ao, &N, &rstart, &nghost, &g->garray));
     MispcCall(g->mctx, mispc_dist_csr_wrap(g->mctx, PetscObjectComm((PetscObject)pc), N, rstart,
                                            &g->L.csr, &g->Lo.csr, nghost, g->garray, &g->D));
     g->have_dist = PETSC_TRUE;

@@ -132,6 +132,13 @@ typedef struct {
   PetscBool have_D;
 } MispcDistMat;
 PetscErrorCode MispcDistMatBegin(mispc_context *ctx, Mat A, MispcDistMat *w);
+/* An MPIAIJ matrix's blocks, global size, first row, ghost count and ghost
+ * columns as the 64-bit array that mispc_dist_csr_wrap keeps (PetscMalloc1;
+ * PetscFree it after the wrap is freed): what every wrap of a PETSc matrix
+ * (dist_products.c, pc_gs.c, coarsen_mis2.c) reads before wrapping its own
+ * block views. */
+PetscErrorCode MispcMPIAIJLayout(Mat A, Mat *Ad, Mat *Ao, PetscInt *N, PetscInt *rstart,
+                                 PetscInt *nghost, int64_t **garray64);
 PetscErrorCode MispcDistMatEnd(mispc_context *ctx, MispcDistMat *w);
 /* A prolongator Mat (column block size k) as this rank's rows, each merged in
  * global column order; cstart, cend: its column ownership in coarse nodes;
