@@ -936,6 +936,27 @@ static PetscErrorCode smooth_by_mispc_dist(PC pc, Mat A, PetscReal omega, Mat *P
 }
 #endif
 
+/* PETSc's products (-pc_gamg_mispc_galerkin 0): P = (I - omega D^-1 A)^s P. */
+static PetscErrorCode smooth_by_petsc(Mat A, PetscReal omega, PetscInt nsmooths, Mat *P) {
+  PetscFunctionBegin;
+  for (PetscInt it = 0; it < nsmooths; ++it) {
+    Mat AP;
+    Vec diag;
+    PetscCall(MatMatMult(A, *P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP));
+    PetscCall(MatProductClear(AP));
+    PetscCall(MatCreateVecs(A, &diag, NULL));
+    PetscCall(MatGetDiagonal(A, diag));
+    PetscCall(VecReciprocal(diag));
+    PetscCall(MatDiagonalScale(AP, diag, NULL));
+    PetscCall(VecDestroy(&diag));
+    /* AP = P - omega D^-1 A P (P's pattern is a subset of AP's) */
+    PetscCall(MatAYPX(AP, -omega, *P, SUBSET_NONZERO_PATTERN));
+    PetscCall(MatDestroy(P));
+    *P = AP;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
   PC_GAMG_MISPC *m = get_ctx(pc);
   MispcGAMGLevelInfo *li = level_info(pc);
@@ -963,37 +984,16 @@ static PetscErrorCode PCGAMGOptProlongator_MISPC(PC pc, Mat A, Mat *P) {
                       MispcGAMGLevel(pc), (double)lambda,
                       PCGAMGMISPCEigEstimates[m->set->eig_estimate], (double)omega));
   PetscCall(PetscLogEventBegin(ev_smooth, pc, A, 0, 0));
+  /* P0 kept for mispc's products (the smoothing frees it): one rank's as a
+   * CSR, several ranks' as rows; else PETSc's products on the Mat */
+  const PetscBool one = (PetscBool)(m->P0.rowptr != NULL);
+  PetscBool dist = PETSC_FALSE;
 #if MISPC_ENABLE_MPI
-  if (m->have_dP0) {
-    PetscCall(smooth_by_mispc_dist(pc, A, omega, P));
-    PetscCall(PetscLogEventEnd(ev_smooth, pc, A, 0, 0));
-    PetscCall(PetscTime(&t1));
-    li->t_opt = t1 - t0;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  dist = m->have_dP0;
+  if (dist) PetscCall(smooth_by_mispc_dist(pc, A, omega, P));
 #endif
-  if (m->P0.rowptr) {
-    PetscCall(smooth_by_mispc(pc, A, omega, P));
-    PetscCall(PetscLogEventEnd(ev_smooth, pc, A, 0, 0));
-    PetscCall(PetscTime(&t1));
-    li->t_opt = t1 - t0;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  for (PetscInt it = 0; it < m->set->nsmooths; ++it) {
-    Mat AP;
-    Vec diag;
-    PetscCall(MatMatMult(A, *P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP));
-    PetscCall(MatProductClear(AP));
-    PetscCall(MatCreateVecs(A, &diag, NULL));
-    PetscCall(MatGetDiagonal(A, diag));
-    PetscCall(VecReciprocal(diag));
-    PetscCall(MatDiagonalScale(AP, diag, NULL));
-    PetscCall(VecDestroy(&diag));
-    /* AP = P - omega D^-1 A P (P's pattern is a subset of AP's) */
-    PetscCall(MatAYPX(AP, -omega, *P, SUBSET_NONZERO_PATTERN));
-    PetscCall(MatDestroy(P));
-    *P = AP;
-  }
+  if (one) PetscCall(smooth_by_mispc(pc, A, omega, P));
+  if (!dist && !one) PetscCall(smooth_by_petsc(A, omega, m->set->nsmooths, P));
   PetscCall(PetscLogEventEnd(ev_smooth, pc, A, 0, 0));
   PetscCall(PetscTime(&t1));
   li->t_opt = t1 - t0;
