@@ -76,7 +76,8 @@ __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *mask,
     }
     mine += m;
   }
-  mispc_block_add<kBlock>(mine, count);
+  mine = mispc_block_sum<kBlock>(mine);
+  if (threadIdx.x == 0 && mine) atomicAdd(count, mine);
 }
 
 __global__ void aggregate_sizes(int64_t n, const int32_t *tent, int32_t *size) {
@@ -124,7 +125,8 @@ __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, 
     }
     agg[v] = best;
   }
-  mispc_block_add<kBlock>(mine, deferred);
+  mine = mispc_block_sum<kBlock>(mine);
+  if (threadIdx.x == 0 && mine) atomicAdd(deferred, mine);
 }
 
 /* High-degree leftovers: flag them, then gather their neighbours' labels into

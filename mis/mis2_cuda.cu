@@ -171,7 +171,8 @@ template <typename W> __device__ __forceinline__ void finish_body(const Plan<W> 
     p.in_set[v] = in;
     mine += in;
   }
-  mispc_block_add<kBlock>(mine, &p.result[0]);
+  mine = mispc_block_sum<kBlock>(mine);
+  if (threadIdx.x == 0 && mine) atomicAdd(&p.result[0], mine);
 }
 
 template <typename W, bool Warp>
@@ -520,7 +521,8 @@ __device__ __forceinline__ void kept_body(const Plan<W> &p, KeptRows<Warp> &kr,
   }
   const bool in = o.v >= 0 && o.t == w_in<W>();
   if (o.v >= 0 && gl == 0) p.in_set[o.v] = in;
-  mispc_block_add<kBlock>((unsigned long long)(in && gl == 0), &p.result[0]);
+  const unsigned long long mine = mispc_block_sum<kBlock>((unsigned long long)(in && gl == 0));
+  if (threadIdx.x == 0 && mine) atomicAdd(&p.result[0], mine);
   if (blockIdx.x == 0 && threadIdx.x == 0) p.result[1] = (unsigned long long)(long long)rounds;
   mis_cuda::publish_result<2>(p.result, p.result_host, p.done);
 }
