@@ -106,14 +106,14 @@ static PetscErrorCode coo_values(const mispc_dist_csr *X, PetscScalar *v) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscCount dist_nnz(const mispc_dist_csr *X) {
+PetscCount MispcDistCSRNnz(const mispc_dist_csr *X) {
   const int64_t n = X->rend - X->rstart;
   return (PetscCount)(X->diag.rowptr[n] + X->offd.rowptr[n]);
 }
 
 PetscErrorCode MispcMatFromDistCSR(const mispc_dist_csr *X, MatType type, PetscInt bs, Mat *M) {
   const PetscInt n = (PetscInt)(X->rend - X->rstart);
-  const PetscCount nnz = dist_nnz(X);
+  const PetscCount nnz = MispcDistCSRNnz(X);
   PetscInt *ci, *cj;
   PetscScalar *v;
   PetscFunctionBegin;
@@ -137,7 +137,7 @@ PetscErrorCode MispcMatFromDistCSR(const mispc_dist_csr *X, MatType type, PetscI
 }
 
 PetscErrorCode MispcMatSetDistValues(Mat M, const mispc_dist_csr *X, PetscCount nnz) {
-  PetscInt bad = dist_nnz(X) != nnz, any = 0;
+  PetscInt bad = MispcDistCSRNnz(X) != nnz, any = 0;
   PetscScalar *v;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPIU_INT, MPI_MAX, X->comm));
@@ -148,10 +148,6 @@ PetscErrorCode MispcMatSetDistValues(Mat M, const mispc_dist_csr *X, PetscCount 
   PetscCall(MatSetValuesCOO(M, v, INSERT_VALUES));
   PetscCall(PetscFree(v));
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscCount MispcDistCSRNnz(const mispc_dist_csr *X) {
-  return dist_nnz(X);
 }
 
 #endif
