@@ -76,8 +76,7 @@ __global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *mask,
     }
     mine += m;
   }
-  mine = mispc_block_sum<kBlock>(mine);
-  if (threadIdx.x == 0 && mine) atomicAdd(count, mine);
+  mispc_block_add<kBlock>(mine, count);
 }
 
 __global__ void aggregate_sizes(int64_t n, const int32_t *tent, int32_t *size) {
@@ -125,8 +124,7 @@ __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, 
     }
     agg[v] = best;
   }
-  mine = mispc_block_sum<kBlock>(mine);
-  if (threadIdx.x == 0 && mine) atomicAdd(deferred, mine);
+  mispc_block_add<kBlock>(mine, deferred);
 }
 
 /* High-degree leftovers: flag them, then gather their neighbours' labels into

@@ -421,8 +421,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int off = W / 2; off; off >>= 1) o += __shfl_xor_sync(gm, o, off);
     if (sl == 0) ocnt[I] = o;
   });
-  all = mispc_block_sum<kBlock>(all);
-  if (threadIdx.x == 0 && all) atomicAdd(total, all);
+  mispc_block_add<kBlock>(all, total);
 }
 
 /* The orphans (I, J) in row order from optr[I]: okey = J, orow = I. */

@@ -307,8 +307,7 @@ template <int L> __global__ void __launch_bounds__(kBlock) jp_pass(Plan p, int r
   int32_t top = -1;
   int did = 0;
   const unsigned w = pass<L>(p, top, did);
-  const unsigned left = mispc_block_sum<kBlock>((threadIdx.x & 31) == 0 ? w : 0u);
-  if (threadIdx.x == 0 && left) atomicAdd(p.word + kLeft + r, left);
+  mispc_block_add<kBlock>((threadIdx.x & 31) == 0 ? w : 0u, p.word + kLeft + r);
   add_top(p, top);
 }
 

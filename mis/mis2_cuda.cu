@@ -171,8 +171,7 @@ template <typename W> __device__ __forceinline__ void finish_body(const Plan<W> 
     p.in_set[v] = in;
     mine += in;
   }
-  mine = mispc_block_sum<kBlock>(mine);
-  if (threadIdx.x == 0 && mine) atomicAdd(&p.result[0], mine);
+  mispc_block_add<kBlock>(mine, &p.result[0]);
 }
 
 template <typename W, bool Warp>
@@ -521,8 +520,7 @@ __device__ __forceinline__ void kept_body(const Plan<W> &p, KeptRows<Warp> &kr,
   }
   const bool in = o.v >= 0 && o.t == w_in<W>();
   if (o.v >= 0 && gl == 0) p.in_set[o.v] = in;
-  const unsigned long long mine = mispc_block_sum<kBlock>((unsigned long long)(in && gl == 0));
-  if (threadIdx.x == 0 && mine) atomicAdd(&p.result[0], mine);
+  mispc_block_add<kBlock>((unsigned long long)(in && gl == 0), &p.result[0]);
   if (blockIdx.x == 0 && threadIdx.x == 0) p.result[1] = (unsigned long long)(long long)rounds;
   mis_cuda::publish_result<2>(p.result, p.result_host, p.done);
 }

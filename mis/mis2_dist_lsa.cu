@@ -152,8 +152,7 @@ __global__ void __launch_bounds__(DIST_BLOCK, 5) rounds_kernel(Plan<W> p, Lsa a)
     a.in_set[v] = (uint8_t)in;
     mine += in;
   }
-  mine = mispc_block_sum<DIST_BLOCK>(mine);
-  if (threadIdx.x == 0 && mine) atomicAdd(a.members, mine);
+  mispc_block_add<DIST_BLOCK>(mine, a.members);
   grid.sync();
   store_count(a, 3, *(volatile unsigned long long *)a.members);
   exchanged(bar, grid, a, kTraceSlots - 2);
