@@ -313,6 +313,7 @@ mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **ou
 
 /* counter words */
 enum { kLeft1, kOrphan, kLeft2, kRoots1, kRoots2, kCounters = 8 };
+enum { kMarks = 32 };
 
 struct work {
   const mispc_dist_csr *g;
@@ -340,7 +341,32 @@ struct work {
   int64_t *h_table; /* its host copy */
   long long *h_all; /* host, 2 P: each rank's root counts of phases 1 and 2 */
   int64_t naggs;    /* labels handed out so far (prov false) */
+  /* -vv: events on the stream after each step (mark), their gaps logged at
+   * the end: where the time goes without a wait between the steps */
+  cudaEvent_t ev[kMarks];
+  const char *ev_name[kMarks];
+  int nev, ev_made;
 };
+
+/* Records the end of step `what` (-vv only). */
+void mark(work *w, const char *what) {
+  if (w->nev < w->ev_made && cudaEventRecord(w->ev[w->nev], w->st) == cudaSuccess)
+    w->ev_name[w->nev++] = what;
+}
+
+/* Logs the steps' times from the marks (after the call's last wait). */
+void log_marks(mispc_context *ctx, work *w) {
+  for (int k = 1; k < w->nev; ++k) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, w->ev[k - 1], w->ev[k]) == cudaSuccess)
+      mispc_logf(ctx, 2, "  dist aggregation step %s: %.1f us", w->ev_name[k], 1e3 * ms);
+  }
+}
+
+void free_marks(work *w) {
+  for (int k = 0; k < w->ev_made; ++k) cudaEventDestroy(w->ev[k]);
+  w->ev_made = 0;
+}
 
 mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buffers *b) {
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
@@ -380,6 +406,8 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
                                                     (int)(nloc + 1), w->st));
   MISPC_TRY(scratch(ctx, b, w->scan_bytes, &w->scan_temp));
   w->grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
+  if (ctx->verbosity >= 2)
+    while (w->ev_made < kMarks && cudaEventCreate(&w->ev[w->ev_made]) == cudaSuccess) ++w->ev_made;
   return MISPC_SUCCESS;
 }
 
@@ -397,6 +425,7 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
   size_t bytes = w->scan_bytes;
   MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(w->scan_temp, bytes, w->pos, w->pos,
                                                     (int)(w->nloc + 1), st));
+  mark(w, "root flags and scan");
   int64_t first = g->rstart + (phase ? g->nglobal : 0);
   if (!w->prov) {
     int32_t count = 0;
@@ -411,9 +440,12 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
   root_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, is_root, w->pos, first, w->rootid,
                                            w->counter + (phase ? kRoots2 : kRoots1));
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mark(w, "root ids");
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
+  mark(w, "root id exchange");
   join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase, w->flag, w->rootid, w->grootid, agg);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mark(w, "join roots");
   return MISPC_SUCCESS;
 }
 
@@ -422,6 +454,7 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
 mispc_status count_left(mispc_context *ctx, work *w, const int32_t *agg, uint8_t *flag, int k) {
   unaggregated<<<w->grid, DIST_BLOCK, 0, w->st>>>(w->nloc, agg, flag, w->counter + k);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mark(w, "count left");
   return MISPC_SUCCESS;
 }
 
@@ -434,11 +467,16 @@ mispc_status aggregate_sizes(mispc_context *ctx, work *w) {
   const cudaStream_t st = w->st;
   root_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->tent, w->gagg, w->cnt);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mark(w, "root sizes");
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->cnt, w->gcnt, sizeof(int64_t)));
+  mark(w, "root size exchange");
   member_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->grootid, w->tent, w->cnt,
                                                w->gcnt, w->asize);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  return mispc_halo_exchange_device(ctx, g->halo, w->asize, w->gsize, sizeof(int64_t));
+  mark(w, "member sizes");
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->asize, w->gsize, sizeof(int64_t)));
+  mark(w, "member size exchange");
+  return MISPC_SUCCESS;
 }
 
 mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
@@ -448,10 +486,12 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(w->tent, agg, (size_t)w->nloc * 4, cudaMemcpyDeviceToDevice, st));
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->tent, w->gagg, sizeof(int32_t)));
+  mark(w, "label exchange");
   if (!basic) MISPC_TRY(aggregate_sizes(ctx, w));
   phase3_pick<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, basic, w->tent, w->gagg, w->asize, w->gsize,
                                               agg, w->counter + kOrphan);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mark(w, "phase 3 pick");
   return MISPC_SUCCESS;
 }
 
@@ -528,8 +568,10 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + kOrphan, 0xff, 8, st));
   fill_i32<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, -1, agg);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mark(w, "start");
   /* Phase 1. */
   MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, NULL, w->set, &r));
+  mark(w, "phase 1 MIS-2");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 MIS-2");
   MISPC_TRY(label_roots(ctx, w, w->set, 0, agg));
   MISPC_TRY(count_left(ctx, w, agg, w->flag, kLeft1));
@@ -539,11 +581,14 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   /* Phase 2: phase-1 root ids kept for phase 3's size count, merged after. */
   if (phase2) {
     MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, w->flag, w->set, &r));
+    mark(w, "phase 2 MIS-2");
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 MIS-2");
     MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->flag, w->gflag, 1));
+    mark(w, "free flag exchange");
     phase2_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->set, w->flag, w->gflag,
                                                  agg_phase2_min_free(o), w->is_root);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
+    mark(w, "phase 2 roots");
     /* phase-1 ids of the owned vertices and of the ghosts (as exchanged
      * after phase 1), merged into phase 2's after it on both sides: no
      * second exchange of the merged ids */
@@ -562,6 +607,7 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
       MISPC_CUDA_LAUNCH_CHECK(ctx);
     }
     MISPC_TRY(count_left(ctx, w, agg, NULL, kLeft2));
+    mark(w, "merge ids, count left");
     in->mis_rounds[1] = r.rounds;
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 labels");
   }
@@ -569,7 +615,12 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   MISPC_TRY(phase3(ctx, w, o->algo == MISPC_AGG_MIS2BASIC, agg));
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 3");
   MISPC_TRY(finish(ctx, w, phase2, agg, in));
+  mark(w, "counts and relabel");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: counts and labels");
+  if (w->nev) {
+    MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation marks"));
+    log_marks(ctx, w);
+  }
   return MISPC_SUCCESS;
 }
 
@@ -588,6 +639,7 @@ extern "C" mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const misp
   memset(&in, 0, sizeof in);
   if (!s) s = run(ctx, &w, opt, agg, &in);
   mispc_scratch_list_free(ctx, &b); /* stream-ordered frees, after the queued work */
+  free_marks(&w);
   free(w.h_table);
   free(w.h_all);
   s = mispc_dist_agree(ctx, g->comm, s);
