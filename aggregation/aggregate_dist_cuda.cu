@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "dist_cuda.cuh"
 #include "agg_backend.h"
@@ -26,13 +28,19 @@
 
 namespace {
 
-__global__ void fill_i32(int64_t n, int32_t value, int32_t *a) {
-  FOR_VERTEX(v, n) a[v] = value;
-}
+/* The scan's input: is_root[v] as 0/1 for v < n, 0 at n (pos[n] = the
+ * roots), read by the scan itself (no flag array written first). */
+struct root_flag_at {
+  const uint8_t *is_root;
+  int64_t n;
+  __device__ int32_t operator()(int64_t v) const {
+    return v < n && is_root[v] != 0;
+  }
+};
+typedef thrust::transform_iterator<root_flag_at, thrust::counting_iterator<int64_t>> root_flag_iter;
 
-/* pos[v] = is_root[v] (0/1), pos[n] = 0: scanned into local root ranks. */
-__global__ void root_flags(int64_t n, const uint8_t *is_root, int32_t *pos) {
-  FOR_VERTEX(v, n + 1) pos[v] = v < n && is_root[v] != 0;
+root_flag_iter root_flags(const uint8_t *is_root, int64_t n) {
+  return root_flag_iter(thrust::counting_iterator<int64_t>(0), root_flag_at{is_root, n});
 }
 
 /* rootid[v] = first + local rank of root v (else -1); *count = the roots. */
@@ -120,12 +128,15 @@ __device__ __forceinline__ int count_hits(bool warp, int lane, int64_t b, int64_
   return cnt;
 }
 
-/* A vertex (phase 1: unaggregated; phase 2: free on entry) takes the id of
- * the root in N[v] (itself first, then the diagonal, then the ghosts). */
-__global__ void join_roots(dev_graph g, int phase2, const uint8_t *flag, const int64_t *rootid,
-                           const int64_t *grootid, int32_t *agg) {
+/* A vertex (phase 1: every vertex; phase 2: those free on entry, flag[v])
+ * takes the id of the root in N[v] (itself first, then the diagonal, then
+ * the ghosts); *left += the vertices it leaves unaggregated. Phase 1 writes
+ * every agg[v] (-1: none) and flag[v] = free after it. */
+__global__ void join_roots(dev_graph g, int phase2, uint8_t *flag, const int64_t *rootid,
+                           const int64_t *grootid, int32_t *agg, unsigned long long *left) {
+  unsigned long long mine = 0;
   for_rows(
-      g, [&](int64_t v) { return phase2 ? flag[v] != 0 : agg[v] < 0; },
+      g, [&](int64_t v) { return !phase2 || flag[v] != 0; },
       [&](int64_t v, int lane, bool warp) {
         int64_t id = rootid[v];
         if (id < 0)
@@ -134,19 +145,13 @@ __global__ void join_roots(dev_graph g, int phase2, const uint8_t *flag, const i
         if (id < 0)
           id = first_hit(warp, lane, g.brp[v], g.brp[v + 1],
                          [&](int64_t q) { return grootid[g.bcol[q]]; });
-        if (id >= 0 && lane == 0) agg[v] = (int32_t)id;
+        if (lane == 0) {
+          mine += id < 0;
+          if (!phase2) flag[v] = (uint8_t)(id < 0);
+          if (!phase2 || id >= 0) agg[v] = (int32_t)id;
+        }
       });
-}
-
-__global__ void unaggregated(int64_t n, const int32_t *agg, uint8_t *flag,
-                             unsigned long long *count) {
-  unsigned long long mine = 0;
-  FOR_VERTEX(v, n) {
-    const int free_v = agg[v] < 0;
-    if (flag) flag[v] = (uint8_t)free_v;
-    mine += free_v;
-  }
-  mispc_block_add<DIST_BLOCK>(mine, count);
+  mispc_block_add<DIST_BLOCK>(mine, left);
 }
 
 /* Phase-2 roots: members free on entry with >= min_free free neighbours
@@ -200,14 +205,24 @@ __device__ __forceinline__ int find_root(const dev_graph &g, const int64_t *root
  * its N[v]), so the root sees all its members and no count travels back
  * to it: this replaced an atomic a member at its root and a reverse sum
  * over the halo. */
-__global__ void root_sizes(dev_graph g, const int64_t *rootid, const int32_t *tent,
-                           const int32_t *gagg, int64_t *cnt) {
+/* Where provisional label l has its size when this rank's root holds it:
+ * phase 1's labels are rstart + k, phase 2's nglobal + rstart + k (k < nloc,
+ * the root's rank in the phase): slot k, or nloc + k; else -1. */
+__device__ __forceinline__ int64_t own_slot(const dev_graph &g, int64_t nglobal, int64_t l) {
+  const int p = l >= nglobal;
+  const int64_t k = l - (p ? nglobal : 0) - g.rstart;
+  return k >= 0 && k < g.nloc ? k + (p ? g.nloc : 0) : -1;
+}
+
+__global__ void root_sizes(dev_graph g, int64_t nglobal, const int64_t *rootid, const int32_t *tent,
+                           const int32_t *gagg, int64_t *cnt, int64_t *lsize) {
   for_rows(
       g, [](int64_t) { return true; },
       [&](int64_t v, int lane, bool warp) {
         int64_t c = 0;
         const int32_t a = tent[v];
-        if (a >= 0 && rootid[v] == a) {
+        const bool root = a >= 0 && rootid[v] == a;
+        if (root) {
           const int hits = count_hits(warp, lane, g.arp[v], g.arp[v + 1], INT_MAX, [&](int64_t q) {
             const int32_t u = g.acol[q];
             return u != v && tent[u] == a;
@@ -216,18 +231,27 @@ __global__ void root_sizes(dev_graph g, const int64_t *rootid, const int32_t *te
                 return gagg[g.bcol[q]] == a;
               });
         }
-        if (lane == 0) cnt[v] = c;
+        if (lane == 0) {
+          cnt[v] = c;
+          if (root && lsize) lsize[own_slot(g, nglobal, a)] = c;
+        }
       });
 }
 
-__global__ void member_sizes(dev_graph g, const int64_t *rootid, const int64_t *grootid,
-                             const int32_t *agg, const int64_t *cnt, const int64_t *gcnt,
-                             int64_t *asize) {
+/* asize[v] = the size of v's aggregate (0: none yet): by its label where
+ * this rank's root holds it (lsize, provisional labels), else from the root
+ * found in N[v], a ghost's count exchanged (gcnt). */
+__global__ void member_sizes(dev_graph g, int64_t nglobal, const int64_t *rootid,
+                             const int64_t *grootid, const int32_t *agg, const int64_t *cnt,
+                             const int64_t *gcnt, const int64_t *lsize, int64_t *asize) {
   for_rows(
       g, [](int64_t) { return true; },
       [&](int64_t v, int lane, bool warp) {
         int64_t o, j, sz = 0;
-        if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, warp, lane, &o, &j))
+        const int64_t slot = agg[v] >= 0 && lsize ? own_slot(g, nglobal, agg[v]) : -1;
+        if (slot >= 0)
+          sz = lsize[slot];
+        else if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, warp, lane, &o, &j))
           sz = o >= 0 ? cnt[o] : gcnt[j];
         if (lane == 0) asize[v] = sz;
       });
@@ -244,65 +268,62 @@ __device__ __forceinline__ bool better(int64_t c1, int64_t s1, int32_t l1, int64
   return c1 > c2 || (c1 == c2 && (s1 < s2 || (s1 == s2 && l1 < l2)));
 }
 
-/* Phase 3 for a leftover v (tent[v] < 0), a warp a vertex (a hub's count
- * is its degree squared: the lanes split the candidates): the aggregate
- * holding most of its neighbours (ties: smaller size, then smaller id, as
- * the host), or for mis2basic the aggregate of its smallest-global-id
- * aggregated neighbour. *orphan: smallest global id left without a
- * candidate. A warp reads the tent words of 32 vertices at once and takes
- * their leftovers one after another: a warp a vertex over every vertex had
- * read one word a step, about 200 dependent steps a warp on 1.7 M vertices
- * (Laplace3D_150 on 2 GPUs: phase 3 0.43 ms of the 1.9). */
+/* Phase 3 for a leftover v (tent[v] < 0), a thread a vertex, or the warp
+ * for rows of more than LONG_ROW entries (a hub's count is its degree
+ * squared: the lanes split the candidates): the aggregate holding most of
+ * its neighbours (ties: smaller size, then smaller id, as the host), or for
+ * mis2basic the aggregate of its smallest-global-id aggregated neighbour.
+ * *orphan: smallest global id left without a candidate. A warp a leftover
+ * (one after another) took 235 us of Laplace3D_150's 1.8 ms on 2 GPUs: a
+ * chain of dependent loads and shuffles for every leftover of the warp;
+ * one process runs a thread a vertex. */
 __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const int32_t *gagg,
                             const int64_t *asize, const int64_t *gsize, int32_t *agg,
                             unsigned long long *orphan) {
-  const int lane = (int)(threadIdx.x & 31);
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t base = blockIdx.x * (int64_t)blockDim.x + (threadIdx.x & ~31u); base < g.nloc;
-       base += stride) {
-    const bool left = base + lane < g.nloc && tent[base + lane] < 0;
-    for (unsigned lm = __ballot_sync(0xffffffffu, left); lm; lm &= lm - 1) {
-      const int64_t v = base + __ffs(lm) - 1;
-      const int64_t a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v], nb = g.brp[v + 1] - b0;
-      int32_t best = -1;
-      int64_t best_cnt = 0, best_size = 0, umin = -1;
-      for (int64_t k = lane; k < na + nb; k += 32) {
-        const int b = k >= na;
-        const int32_t c = b ? g.bcol[b0 + k - na] : g.acol[a0 + k];
-        if (!b && c == v) continue;
-        const int32_t l = b ? gagg[c] : tent[c];
-        if (l < 0) continue;
-        if (basic) {
-          const int64_t gu = b ? g.garray[c] : g.rstart + c;
-          if (umin < 0 || gu < umin) umin = gu, best = l;
-          continue;
+  for_rows(
+      g, [&](int64_t v) { return tent[v] < 0; },
+      [&](int64_t v, int lane, bool warp) {
+        const int64_t a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v], nb = g.brp[v + 1] - b0;
+        int32_t best = -1;
+        int64_t best_cnt = 0, best_size = 0, umin = -1;
+        for (int64_t k = warp ? lane : 0; k < na + nb; k += warp ? 32 : 1) {
+          const int b = k >= na;
+          const int32_t c = b ? g.bcol[b0 + k - na] : g.acol[a0 + k];
+          if (!b && c == v) continue;
+          const int32_t l = b ? gagg[c] : tent[c];
+          if (l < 0) continue;
+          if (basic) {
+            const int64_t gu = b ? g.garray[c] : g.rstart + c;
+            if (umin < 0 || gu < umin) umin = gu, best = l;
+            continue;
+          }
+          const int64_t sz = b ? gsize[c] : asize[c];
+          int64_t cnt = 0;
+          for (int64_t q = a0; q < a0 + na; ++q) {
+            const int32_t c2 = g.acol[q];
+            if (c2 != v) cnt += tent[c2] == l;
+          }
+          for (int64_t q = b0; q < b0 + nb; ++q) cnt += gagg[g.bcol[q]] == l;
+          if (better(cnt, sz, l, best_cnt, best_size, best))
+            best = l, best_cnt = cnt, best_size = sz;
         }
-        const int64_t sz = b ? gsize[c] : asize[c];
-        int64_t cnt = 0;
-        for (int64_t q = a0; q < a0 + na; ++q) {
-          const int32_t c2 = g.acol[q];
-          if (c2 != v) cnt += tent[c2] == l;
+        if (warp)
+          for (int off = 16; off; off >>= 1) {
+            const int32_t ob = __shfl_xor_sync(0xffffffffu, best, off);
+            const int64_t oc = __shfl_xor_sync(0xffffffffu, best_cnt, off);
+            const int64_t os = __shfl_xor_sync(0xffffffffu, best_size, off);
+            const int64_t ou = __shfl_xor_sync(0xffffffffu, umin, off);
+            if (basic ? ou >= 0 && (umin < 0 || ou < umin)
+                      : better(oc, os, ob, best_cnt, best_size, best))
+              best = ob, best_cnt = oc, best_size = os, umin = ou;
+          }
+        if (lane == 0) {
+          if (best >= 0)
+            agg[v] = best;
+          else
+            atomicMin(orphan, (unsigned long long)(g.rstart + v));
         }
-        for (int64_t q = b0; q < b0 + nb; ++q) cnt += gagg[g.bcol[q]] == l;
-        if (better(cnt, sz, l, best_cnt, best_size, best)) best = l, best_cnt = cnt, best_size = sz;
-      }
-      for (int off = 16; off; off >>= 1) {
-        const int32_t ob = __shfl_xor_sync(0xffffffffu, best, off);
-        const int64_t oc = __shfl_xor_sync(0xffffffffu, best_cnt, off);
-        const int64_t os = __shfl_xor_sync(0xffffffffu, best_size, off);
-        const int64_t ou = __shfl_xor_sync(0xffffffffu, umin, off);
-        if (basic ? ou >= 0 && (umin < 0 || ou < umin)
-                  : better(oc, os, ob, best_cnt, best_size, best))
-          best = ob, best_cnt = oc, best_size = os, umin = ou;
-      }
-      if (lane == 0) {
-        if (best >= 0)
-          agg[v] = best;
-        else
-          atomicMin(orphan, (unsigned long long)(g.rstart + v));
-      }
-    }
-  }
+      });
 }
 
 typedef mispc_scratch_list dev_buffers;
@@ -314,6 +335,8 @@ mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **ou
 /* counter words */
 enum { kLeft1, kOrphan, kLeft2, kRoots1, kRoots2, kCounters = 8 };
 enum { kMarks = 32 };
+/* the words a rank contributes to finish's all-gather */
+enum { kGathered = 5 };
 
 struct work {
   const mispc_dist_csr *g;
@@ -325,6 +348,7 @@ struct work {
   int64_t *rootid, *grootid, *keep, *gkeep;
   int32_t *pos, *gagg, *tent;
   int64_t *cnt, *gcnt, *asize, *gsize;
+  int64_t *lsize; /* 2 nloc: sizes by provisional label of this rank's roots (own_slot) */
   unsigned long long *counter; /* kCounters words: vertices left after phases 1 and 2, the
                                   phase 3 orphan, the roots of phases 1 and 2 */
   void *scan_temp;
@@ -339,7 +363,7 @@ struct work {
   int P;
   int64_t *d_table; /* device: ranges (P + 1), then delta (2 P) */
   int64_t *h_table; /* its host copy */
-  long long *h_all; /* host, 2 P: each rank's root counts of phases 1 and 2 */
+  long long *h_all; /* host, kGathered P: each rank's counts (finish) */
   int64_t naggs;    /* labels handed out so far (prov false) */
   /* -vv: events on the stream after each step (mark), their gaps logged at
    * the end: where the time goes without a wait between the steps */
@@ -391,6 +415,7 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
   MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gcnt));
   MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->asize));
   MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gsize));
+  MISPC_TRY(scratch(ctx, b, 2 * nl * 8, (void **)&w->lsize));
   MISPC_TRY(scratch(ctx, b, kCounters * 8, (void **)&w->counter));
   MPI_Comm_size(g->comm, &w->P);
   w->prov = !ctx->tuning.dist_agg_scan_labels && 2 * g->nglobal <= (int64_t)INT32_MAX;
@@ -398,12 +423,12 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
   /* host arrays here, where a failure is agreed on before any exchange */
   w->h_table = (int64_t *)mispc_host_alloc(ctx, (3 * (size_t)w->P + 1) * 8, "label table");
   w->h_all =
-      (long long *)mispc_host_alloc(ctx, 2 * (size_t)w->P * sizeof(long long), "root counts");
+      (long long *)mispc_host_alloc(ctx, kGathered * (size_t)w->P * sizeof(long long), "counts");
   if (!w->h_table || !w->h_all) return MISPC_ERR_ALLOC;
   w->naggs = 0;
   w->scan_bytes = 0;
-  MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, w->pos, w->pos,
-                                                    (int)(nloc + 1), w->st));
+  MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, root_flags(w->set, nloc),
+                                                    w->pos, (int)(nloc + 1), w->st));
   MISPC_TRY(scratch(ctx, b, w->scan_bytes, &w->scan_temp));
   w->grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
   if (ctx->verbosity >= 2)
@@ -419,12 +444,10 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
                          int32_t *agg) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
-  root_flags<<<mispc_device_grid(ctx, w->nloc + 1, DIST_BLOCK), DIST_BLOCK, 0, st>>>(
-      w->nloc, is_root, w->pos);
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
   size_t bytes = w->scan_bytes;
-  MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(w->scan_temp, bytes, w->pos, w->pos,
-                                                    (int)(w->nloc + 1), st));
+  MISPC_CUDA_TRY(ctx,
+                 cub::DeviceScan::ExclusiveSum(w->scan_temp, bytes, root_flags(is_root, w->nloc),
+                                               w->pos, (int)(w->nloc + 1), st));
   mark(w, "root flags and scan");
   int64_t first = g->rstart + (phase ? g->nglobal : 0);
   if (!w->prov) {
@@ -443,18 +466,10 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
   mark(w, "root ids");
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
   mark(w, "root id exchange");
-  join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase, w->flag, w->rootid, w->grootid, agg);
+  join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase, w->flag, w->rootid, w->grootid, agg,
+                                             w->counter + (phase ? kLeft2 : kLeft1));
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  mark(w, "join roots");
-  return MISPC_SUCCESS;
-}
-
-/* Counts the unaggregated vertices into counter word k (read at the end;
- * flag: also marks them, may be NULL). */
-mispc_status count_left(mispc_context *ctx, work *w, const int32_t *agg, uint8_t *flag, int k) {
-  unaggregated<<<w->grid, DIST_BLOCK, 0, w->st>>>(w->nloc, agg, flag, w->counter + k);
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
-  mark(w, "count left");
+  mark(w, "join roots, count left");
   return MISPC_SUCCESS;
 }
 
@@ -465,13 +480,15 @@ mispc_status count_left(mispc_context *ctx, work *w, const int32_t *agg, uint8_t
 mispc_status aggregate_sizes(mispc_context *ctx, work *w) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
-  root_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->tent, w->gagg, w->cnt);
+  int64_t *lsize = w->prov ? w->lsize : NULL;
+  root_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, g->nglobal, w->rootid, w->tent, w->gagg, w->cnt,
+                                             lsize);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   mark(w, "root sizes");
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->cnt, w->gcnt, sizeof(int64_t)));
   mark(w, "root size exchange");
-  member_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->rootid, w->grootid, w->tent, w->cnt,
-                                               w->gcnt, w->asize);
+  member_sizes<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, g->nglobal, w->rootid, w->grootid, w->tent,
+                                               w->cnt, w->gcnt, lsize, w->asize);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   mark(w, "member sizes");
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->asize, w->gsize, sizeof(int64_t)));
@@ -496,24 +513,38 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
 }
 
 /* After the phases: the counters read (the call's one wait besides the
- * MIS-2 calls'), the phase 3 check, the counts summed over the ranks and,
- * with provisional labels, the final ones (one all-gather of the root
- * counts; delta of a rank's phase-p labels = its final first label - its
- * provisional first label). */
+ * MIS-2 calls'), then one all-gather of each rank's counts (vertices left
+ * after phases 1 and 2, roots of phases 1 and 2, phase 3's orphan): every
+ * rank makes the same phase 3 check and sums, and, with provisional
+ * labels, the final ones (delta of a rank's phase-p labels = its final
+ * first label - its provisional first label). */
 mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
                     mispc_dist_agg_info *in) {
   const mispc_dist_csr *g = w->g;
+  const int P = w->P;
   unsigned long long c[kCounters];
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(c, w->counter, sizeof c, cudaMemcpyDeviceToHost, w->st));
   MISPC_TRY(mispc_sync(ctx, w->st, "distributed aggregation counts"));
-  if (c[kOrphan] != ~0ull)
+  const long long mine[kGathered] = {(long long)c[kLeft1], (long long)c[phase2 ? kLeft2 : kLeft1],
+                                     (long long)c[kRoots1], (long long)c[kRoots2],
+                                     c[kOrphan] == ~0ull ? -1 : (long long)c[kOrphan]};
+  long long *all = w->h_all;
+  if (MPI_Allgather(mine, kGathered, MPI_LONG_LONG, all, kGathered, MPI_LONG_LONG, g->comm) !=
+      MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "MPI all-gather of the aggregation counts failed");
+  long long left[2] = {0, 0}, orphan = -1;
+  for (int r = 0; r < P; ++r) {
+    const long long *a = all + kGathered * r;
+    left[0] += a[0];
+    left[1] += a[1];
+    if (a[4] >= 0 && (orphan < 0 || a[4] < orphan)) orphan = a[4];
+  }
+  if (orphan >= 0)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "aggregation phase 3: vertex %lld has no aggregated neighbour (the root "
                         "set is not a maximal distance-2 independent set)",
-                        (long long)c[kOrphan]);
-  long long left[2] = {(long long)c[kLeft1], (long long)c[phase2 ? kLeft2 : kLeft1]};
-  if (MPI_Allreduce(MPI_IN_PLACE, left, 2, MPI_LONG_LONG, MPI_SUM, g->comm) != MPI_SUCCESS)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI sum of the unaggregated counts failed");
+                        orphan);
   in->phase_done[0] = g->nglobal - left[0];
   in->phase_done[1] = g->nglobal - left[1];
   in->phase_done[2] = g->nglobal;
@@ -521,22 +552,17 @@ mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
     in->naggs = in->phase_aggs[1] = in->phase_aggs[2] = w->naggs;
     return MISPC_SUCCESS; /* phase_aggs[0]: run */
   }
-  const int P = w->P;
-  long long mine[2] = {(long long)c[kRoots1], (long long)c[kRoots2]};
-  long long *all = w->h_all;
   int64_t *table = w->h_table;
   mispc_status s = MISPC_SUCCESS;
-  if (MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, g->comm) != MPI_SUCCESS)
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI all-gather of the root counts failed");
-  if (!s) { /* exclusive scans of the counts by rank; phase 2's after all of phase 1 */
+  { /* exclusive scans of the root counts by rank; phase 2's after all of phase 1 */
     for (int r = 0; r <= P; ++r) table[r] = g->ranges[r];
     int64_t run1 = 0, run2 = 0, n1 = 0;
-    for (int r = 0; r < P; ++r) n1 += all[2 * r];
+    for (int r = 0; r < P; ++r) n1 += all[kGathered * r + 2];
     for (int r = 0; r < P; ++r) {
       table[P + 1 + r] = run1 - g->ranges[r];
       table[P + 1 + P + r] = n1 + run2 - (g->ranges[r] + g->nglobal);
-      run1 += all[2 * r];
-      run2 += all[2 * r + 1];
+      run1 += all[kGathered * r + 2];
+      run2 += all[kGathered * r + 3];
     }
     in->phase_aggs[0] = n1;
     in->naggs = in->phase_aggs[1] = in->phase_aggs[2] = n1 + run2;
@@ -566,15 +592,12 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   double t = mispc_wtime();
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter, 0, kCounters * 8, st));
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + kOrphan, 0xff, 8, st));
-  fill_i32<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, -1, agg);
-  MISPC_CUDA_LAUNCH_CHECK(ctx);
   mark(w, "start");
   /* Phase 1. */
   MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, NULL, w->set, &r));
   mark(w, "phase 1 MIS-2");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 MIS-2");
   MISPC_TRY(label_roots(ctx, w, w->set, 0, agg));
-  MISPC_TRY(count_left(ctx, w, agg, w->flag, kLeft1));
   in->mis_rounds[0] = r.rounds;
   in->phase_aggs[0] = w->naggs; /* prov: set by finish */
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 labels");
@@ -606,8 +629,7 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
                                                                                   w->grootid);
       MISPC_CUDA_LAUNCH_CHECK(ctx);
     }
-    MISPC_TRY(count_left(ctx, w, agg, NULL, kLeft2));
-    mark(w, "merge ids, count left");
+    mark(w, "merge ids");
     in->mis_rounds[1] = r.rounds;
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 labels");
   }
