@@ -77,7 +77,9 @@ __global__ void relabel(int64_t n, int64_t nglobal, int P, const int64_t *ranges
  * vertices with rows of more than LONG_ROW entries one at a time, op in
  * every lane (warp = true, lane = its lane); each other vertex runs in its
  * own thread (warp = false, lane = 0). The loop bound is the same in every
- * lane (blockDim.x a multiple of 32), so op's warp votes see all 32 lanes. */
+ * lane (blockDim.x a multiple of 32), so op's warp votes see all 32 lanes.
+ * want(v) runs once for each owned v and may write v's own entries for a
+ * vertex it turns away (so that only the others load their row offsets). */
 template <typename Want, typename Op>
 __device__ __forceinline__ void for_rows(const dev_graph &g, Want want, Op op) {
   const int lane = (int)(threadIdx.x & 31);
@@ -159,18 +161,20 @@ __global__ void join_roots(dev_graph g, int phase2, uint8_t *flag, const int64_t
 __global__ void phase2_roots(dev_graph g, const uint8_t *set, const uint8_t *flag,
                              const uint8_t *gflag, int min_free, uint8_t *is_root) {
   for_rows(
-      g, [](int64_t) { return true; },
+      g,
+      [&](int64_t v) { /* only candidates read their rows */
+                       const bool candidate = set[v] && flag[v];
+                       if (!candidate) is_root[v] = 0;
+                       return candidate;
+      },
       [&](int64_t v, int lane, bool warp) {
-        int cnt = 0;
-        if (set[v] && flag[v]) {
-          cnt = count_hits(warp, lane, g.arp[v], g.arp[v + 1], min_free, [&](int64_t q) {
-            const int32_t c = g.acol[q];
-            return c != v && flag[c];
-          });
-          if (cnt < min_free)
-            cnt += count_hits(warp, lane, g.brp[v], g.brp[v + 1], min_free - cnt,
-                              [&](int64_t q) { return gflag[g.bcol[q]] != 0; });
-        }
+        int cnt = count_hits(warp, lane, g.arp[v], g.arp[v + 1], min_free, [&](int64_t q) {
+          const int32_t c = g.acol[q];
+          return c != v && flag[c];
+        });
+        if (cnt < min_free)
+          cnt += count_hits(warp, lane, g.brp[v], g.brp[v + 1], min_free - cnt,
+                            [&](int64_t q) { return gflag[g.bcol[q]] != 0; });
         if (lane == 0) is_root[v] = cnt >= min_free;
       });
 }
@@ -217,23 +221,25 @@ __device__ __forceinline__ int64_t own_slot(const dev_graph &g, int64_t nglobal,
 __global__ void root_sizes(dev_graph g, int64_t nglobal, const int64_t *rootid, const int32_t *tent,
                            const int32_t *gagg, int64_t *cnt, int64_t *lsize) {
   for_rows(
-      g, [](int64_t) { return true; },
+      g,
+      [&](int64_t v) { /* only roots read their rows */
+                       const int32_t a = tent[v];
+                       const bool root = a >= 0 && rootid[v] == a;
+                       if (!root) cnt[v] = 0;
+                       return root;
+      },
       [&](int64_t v, int lane, bool warp) {
-        int64_t c = 0;
         const int32_t a = tent[v];
-        const bool root = a >= 0 && rootid[v] == a;
-        if (root) {
-          const int hits = count_hits(warp, lane, g.arp[v], g.arp[v + 1], INT_MAX, [&](int64_t q) {
-            const int32_t u = g.acol[q];
-            return u != v && tent[u] == a;
-          });
-          c = 1 + hits + count_hits(warp, lane, g.brp[v], g.brp[v + 1], INT_MAX, [&](int64_t q) {
-                return gagg[g.bcol[q]] == a;
-              });
-        }
+        const int hits = count_hits(warp, lane, g.arp[v], g.arp[v + 1], INT_MAX, [&](int64_t q) {
+          const int32_t u = g.acol[q];
+          return u != v && tent[u] == a;
+        });
+        const int64_t c = 1 + hits +
+                          count_hits(warp, lane, g.brp[v], g.brp[v + 1], INT_MAX,
+                                     [&](int64_t q) { return gagg[g.bcol[q]] == a; });
         if (lane == 0) {
           cnt[v] = c;
-          if (root && lsize) lsize[own_slot(g, nglobal, a)] = c;
+          if (lsize) lsize[own_slot(g, nglobal, a)] = c;
         }
       });
 }
@@ -245,13 +251,16 @@ __global__ void member_sizes(dev_graph g, int64_t nglobal, const int64_t *rootid
                              const int64_t *grootid, const int32_t *agg, const int64_t *cnt,
                              const int64_t *gcnt, const int64_t *lsize, int64_t *asize) {
   for_rows(
-      g, [](int64_t) { return true; },
+      g,
+      [&](int64_t v) { /* only members of other ranks' roots look for the root */
+                       const int32_t a = agg[v];
+                       const int64_t slot = a >= 0 && lsize ? own_slot(g, nglobal, a) : -1;
+                       if (a < 0 || slot >= 0) asize[v] = a < 0 ? 0 : lsize[slot];
+                       return a >= 0 && slot < 0;
+      },
       [&](int64_t v, int lane, bool warp) {
         int64_t o, j, sz = 0;
-        const int64_t slot = agg[v] >= 0 && lsize ? own_slot(g, nglobal, agg[v]) : -1;
-        if (slot >= 0)
-          sz = lsize[slot];
-        else if (agg[v] >= 0 && find_root(g, rootid, grootid, agg, v, warp, lane, &o, &j))
+        if (find_root(g, rootid, grootid, agg, v, warp, lane, &o, &j))
           sz = o >= 0 ? cnt[o] : gcnt[j];
         if (lane == 0) asize[v] = sz;
       });
@@ -266,6 +275,41 @@ __device__ __forceinline__ bool better(int64_t c1, int64_t s1, int32_t l1, int64
   if (l1 < 0) return false;
   if (l2 < 0) return true;
   return c1 > c2 || (c1 == c2 && (s1 < s2 || (s1 == s2 && l1 < l2)));
+}
+
+/* Phase 3's pick for a row of at most LONG_ROW entries in one thread: the
+ * neighbours' labels are loaded once (independent loads) and each
+ * candidate's count is taken from that copy; reloading the row for every
+ * candidate had made a chain of dependent loads (the pick took 134 us on
+ * Laplace3D_150 on 2 GPUs so). Same candidates, counts and order as the
+ * warp's path in phase3_pick. */
+__device__ __forceinline__ int32_t pick_short(const dev_graph &g, int64_t v, const int32_t *tent,
+                                              const int32_t *gagg, const int64_t *asize,
+                                              const int64_t *gsize) {
+  int32_t lab[LONG_ROW], who[LONG_ROW]; /* label; owned column, or ~ghost index */
+  int m = 0;
+  for (int64_t q = g.arp[v], e = g.arp[v + 1]; q < e; ++q) {
+    const int32_t c = g.acol[q];
+    if (c == v) continue;
+    lab[m] = tent[c];
+    who[m++] = c;
+  }
+  for (int64_t q = g.brp[v], e = g.brp[v + 1]; q < e; ++q) {
+    const int32_t c = g.bcol[q];
+    lab[m] = gagg[c];
+    who[m++] = ~c;
+  }
+  int32_t best = -1;
+  int64_t best_cnt = 0, best_size = 0;
+  for (int i = 0; i < m; ++i) {
+    const int32_t l = lab[i];
+    if (l < 0) continue;
+    int64_t cnt = 0;
+    for (int j = 0; j < m; ++j) cnt += lab[j] == l;
+    const int64_t sz = who[i] >= 0 ? asize[who[i]] : gsize[~who[i]];
+    if (better(cnt, sz, l, best_cnt, best_size, best)) best = l, best_cnt = cnt, best_size = sz;
+  }
+  return best;
 }
 
 /* Phase 3 for a leftover v (tent[v] < 0), a thread a vertex, or the warp
@@ -283,6 +327,14 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
   for_rows(
       g, [&](int64_t v) { return tent[v] < 0; },
       [&](int64_t v, int lane, bool warp) {
+        if (!warp && !basic) {
+          const int32_t best = pick_short(g, v, tent, gagg, asize, gsize);
+          if (best >= 0)
+            agg[v] = best;
+          else
+            atomicMin(orphan, (unsigned long long)(g.rstart + v));
+          return;
+        }
         const int64_t a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v], nb = g.brp[v + 1] - b0;
         int32_t best = -1;
         int64_t best_cnt = 0, best_size = 0, umin = -1;
