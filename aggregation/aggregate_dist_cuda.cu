@@ -1,18 +1,21 @@
 /* Distributed MIS-2 aggregation on the GPU (device graphs on several ranks):
  * the phases of aggregate_dist.c with one thread a vertex, ghost labels by
- * the device halo exchange and aggregate sizes by its reverse sum
- * (dist_halo_cuda.cu). The MIS-2 calls are mispc_dist_mis2 on the device
- * graph. Root numbering: an exclusive scan of the root flags on the device
- * (local id order = global id order); a rank's roots are numbered from its
- * first row while the phases run and renumbered once at the end
- * (work.prov), so no host wait or MPI call sits between the phases. Every
- * kernel writes only its own vertex's entries and reads arrays no launch of
- * it writes (the size counts are integer atomics), so the labels equal the
- * host's bit for bit. Labels are in device memory. The kernels that scan
- * N[v] give a row of more than LONG_ROW entries to the whole warp
- * (for_rows): a power-law graph's hubs have 10^5 entries, too long a chain
- * of loads for one thread (a thread a row, gen:kron:22 on 2 ranks took 3x
- * one GPU). The warp keeps the row order, so the results are unchanged. */
+ * the device halo exchange; the aggregate sizes phase 3 reads are counted
+ * by each root over its star (root_sizes), exchanged once, and looked up by
+ * label where this rank holds the root. The MIS-2 calls are
+ * mispc_dist_mis2 on the device graph. Root numbering: an exclusive scan of
+ * the root flags on the device (local id order = global id order); a
+ * rank's roots are numbered from its first row while the phases run and
+ * renumbered once at the end (work.prov), so no host wait or MPI call sits
+ * between the phases. Phases 1 and 2 label `tent`; phase 3 writes every
+ * label into the caller's array. Every kernel writes only its own vertex's
+ * entries and reads arrays no launch of it writes (the counters are integer
+ * atomics), so the labels equal the host's bit for bit. Labels are in
+ * device memory. The kernels that scan N[v] give a row of more than
+ * LONG_ROW entries to the whole warp (for_rows): a power-law graph's hubs
+ * have 10^5 entries, too long a chain of loads for one thread (a thread a
+ * row, gen:kron:22 on 2 ranks took 3x one GPU). The warp keeps the row
+ * order, so the results are unchanged. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,10 +46,16 @@ root_flag_iter root_flags(const uint8_t *is_root, int64_t n) {
   return root_flag_iter(thrust::counting_iterator<int64_t>(0), root_flag_at{is_root, n});
 }
 
-/* rootid[v] = first + local rank of root v (else -1); *count = the roots. */
+/* rootid[v] = first + local rank of root v; the other vertices keep
+ * theirs (phase 2) or get -1 (phase 1, clear); *count = the roots. */
 __global__ void root_ids(int64_t n, const uint8_t *is_root, const int32_t *pos, int64_t first,
-                         int64_t *rootid, unsigned long long *count) {
-  FOR_VERTEX(v, n) rootid[v] = is_root[v] ? first + pos[v] : -1;
+                         int clear, int32_t *rootid, unsigned long long *count) {
+  FOR_VERTEX(v, n) {
+    if (is_root[v])
+      rootid[v] = (int32_t)(first + pos[v]);
+    else if (clear)
+      rootid[v] = -1;
+  }
   if (blockIdx.x == 0 && threadIdx.x == 0) *count = (unsigned long long)pos[n];
 }
 
@@ -134,8 +143,8 @@ __device__ __forceinline__ int count_hits(bool warp, int lane, int64_t b, int64_
  * takes the id of the root in N[v] (itself first, then the diagonal, then
  * the ghosts); *left += the vertices it leaves unaggregated. Phase 1 writes
  * every agg[v] (-1: none) and flag[v] = free after it. */
-__global__ void join_roots(dev_graph g, int phase2, uint8_t *flag, const int64_t *rootid,
-                           const int64_t *grootid, int32_t *agg, unsigned long long *left) {
+__global__ void join_roots(dev_graph g, int phase2, uint8_t *flag, const int32_t *rootid,
+                           const int32_t *grootid, int32_t *agg, unsigned long long *left) {
   unsigned long long mine = 0;
   for_rows(
       g, [&](int64_t v) { return !phase2 || flag[v] != 0; },
@@ -179,14 +188,10 @@ __global__ void phase2_roots(dev_graph g, const uint8_t *set, const uint8_t *fla
       });
 }
 
-__global__ void merge_ids(int64_t n, const int64_t *keep, int64_t *rootid) {
-  FOR_VERTEX(v, n) if (keep[v] >= 0) rootid[v] = keep[v];
-}
-
 /* The root of v's aggregate among N[v]: *own (local id) or *gh (ghost
  * index); the first in row order (v, the diagonal, the ghosts). */
-__device__ __forceinline__ int find_root(const dev_graph &g, const int64_t *rootid,
-                                         const int64_t *grootid, const int32_t *agg, int64_t v,
+__device__ __forceinline__ int find_root(const dev_graph &g, const int32_t *rootid,
+                                         const int32_t *grootid, const int32_t *agg, int64_t v,
                                          bool warp, int lane, int64_t *own, int64_t *gh) {
   *own = *gh = -1;
   const int64_t a = agg[v];
@@ -218,7 +223,7 @@ __device__ __forceinline__ int64_t own_slot(const dev_graph &g, int64_t nglobal,
   return k >= 0 && k < g.nloc ? k + (p ? g.nloc : 0) : -1;
 }
 
-__global__ void root_sizes(dev_graph g, int64_t nglobal, const int64_t *rootid, const int32_t *tent,
+__global__ void root_sizes(dev_graph g, int64_t nglobal, const int32_t *rootid, const int32_t *tent,
                            const int32_t *gagg, int64_t *cnt, int64_t *lsize) {
   for_rows(
       g,
@@ -247,8 +252,8 @@ __global__ void root_sizes(dev_graph g, int64_t nglobal, const int64_t *rootid, 
 /* asize[v] = the size of v's aggregate (0: none yet): by its label where
  * this rank's root holds it (lsize, provisional labels), else from the root
  * found in N[v], a ghost's count exchanged (gcnt). */
-__global__ void member_sizes(dev_graph g, int64_t nglobal, const int64_t *rootid,
-                             const int64_t *grootid, const int32_t *agg, const int64_t *cnt,
+__global__ void member_sizes(dev_graph g, int64_t nglobal, const int32_t *rootid,
+                             const int32_t *grootid, const int32_t *agg, const int64_t *cnt,
                              const int64_t *gcnt, const int64_t *lsize, int64_t *asize) {
   for_rows(
       g,
@@ -325,7 +330,12 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
                             const int64_t *asize, const int64_t *gsize, int32_t *agg,
                             unsigned long long *orphan) {
   for_rows(
-      g, [&](int64_t v) { return tent[v] < 0; },
+      g,
+      [&](int64_t v) { /* agg = tent, leftovers picked */
+                       const int32_t a = tent[v];
+                       if (a >= 0) agg[v] = a;
+                       return a < 0;
+      },
       [&](int64_t v, int lane, bool warp) {
         if (!warp && !basic) {
           const int32_t best = pick_short(g, v, tent, gagg, asize, gsize);
@@ -397,7 +407,7 @@ struct work {
   unsigned grid;
   int64_t nloc, ng;
   uint8_t *set, *is_root, *flag, *gflag;
-  int64_t *rootid, *grootid, *keep, *gkeep;
+  int32_t *rootid, *grootid; /* labels fit int32 (the caller's array) */
   int32_t *pos, *gagg, *tent;
   int64_t *cnt, *gcnt, *asize, *gsize;
   int64_t *lsize; /* 2 nloc: sizes by provisional label of this rank's roots (own_slot) */
@@ -456,10 +466,8 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
   MISPC_TRY(scratch(ctx, b, nl, (void **)&w->is_root));
   MISPC_TRY(scratch(ctx, b, nl, (void **)&w->flag));
   MISPC_TRY(scratch(ctx, b, gn, (void **)&w->gflag));
-  MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->rootid));
-  MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->grootid));
-  MISPC_TRY(scratch(ctx, b, nl * 8, (void **)&w->keep));
-  MISPC_TRY(scratch(ctx, b, gn * 8, (void **)&w->gkeep));
+  MISPC_TRY(scratch(ctx, b, nl * 4, (void **)&w->rootid));
+  MISPC_TRY(scratch(ctx, b, gn * 4, (void **)&w->grootid));
   MISPC_TRY(scratch(ctx, b, (nl + 1) * 4, (void **)&w->pos));
   MISPC_TRY(scratch(ctx, b, gn * 4, (void **)&w->gagg));
   MISPC_TRY(scratch(ctx, b, nl * 4, (void **)&w->tent));
@@ -512,11 +520,11 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
     first = w->naggs + before;
     w->naggs += total;
   }
-  root_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, is_root, w->pos, first, w->rootid,
+  root_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, is_root, w->pos, first, !phase, w->rootid,
                                            w->counter + (phase ? kRoots2 : kRoots1));
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   mark(w, "root ids");
-  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
+  MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int32_t)));
   mark(w, "root id exchange");
   join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase, w->flag, w->rootid, w->grootid, agg,
                                              w->counter + (phase ? kLeft2 : kLeft1));
@@ -551,9 +559,6 @@ mispc_status aggregate_sizes(mispc_context *ctx, work *w) {
 mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
-  if (w->nloc > 0)
-    MISPC_CUDA_TRY(
-        ctx, cudaMemcpyAsync(w->tent, agg, (size_t)w->nloc * 4, cudaMemcpyDeviceToDevice, st));
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->tent, w->gagg, sizeof(int32_t)));
   mark(w, "label exchange");
   if (!basic) MISPC_TRY(aggregate_sizes(ctx, w));
@@ -649,11 +654,11 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, NULL, w->set, &r));
   mark(w, "phase 1 MIS-2");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 MIS-2");
-  MISPC_TRY(label_roots(ctx, w, w->set, 0, agg));
+  MISPC_TRY(label_roots(ctx, w, w->set, 0, w->tent)); /* phases 1, 2 label tent */
   in->mis_rounds[0] = r.rounds;
   in->phase_aggs[0] = w->naggs; /* prov: set by finish */
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 labels");
-  /* Phase 2: phase-1 root ids kept for phase 3's size count, merged after. */
+  /* Phase 2. */
   if (phase2) {
     MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, w->flag, w->set, &r));
     mark(w, "phase 2 MIS-2");
@@ -664,24 +669,12 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
                                                  agg_phase2_min_free(o), w->is_root);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     mark(w, "phase 2 roots");
-    /* phase-1 ids of the owned vertices and of the ghosts (as exchanged
-     * after phase 1), merged into phase 2's after it on both sides: no
-     * second exchange of the merged ids */
-    if (w->nloc > 0)
-      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->keep, w->rootid, (size_t)w->nloc * 8,
-                                          cudaMemcpyDeviceToDevice, st));
-    if (w->ng > 0)
-      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(w->gkeep, w->grootid, (size_t)w->ng * 8,
-                                          cudaMemcpyDeviceToDevice, st));
-    MISPC_TRY(label_roots(ctx, w, w->is_root, 1, agg));
-    merge_ids<<<w->grid, DIST_BLOCK, 0, st>>>(w->nloc, w->keep, w->rootid);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-    if (w->ng > 0) {
-      merge_ids<<<mispc_device_grid(ctx, w->ng, DIST_BLOCK), DIST_BLOCK, 0, st>>>(w->ng, w->gkeep,
-                                                                                  w->grootid);
-      MISPC_CUDA_LAUNCH_CHECK(ctx);
-    }
-    mark(w, "merge ids");
+    /* The phase-2 roots' ids are written over the phase-1 ids (root_ids
+     * keeps the others), and the exchange gives the ghosts both: a vertex
+     * free on entry has no phase-1 root in N[v] (it would have joined it),
+     * so phase 2's joins see only phase-2 roots, and phase 3 finds the
+     * roots of both phases in the one array. */
+    MISPC_TRY(label_roots(ctx, w, w->is_root, 1, w->tent));
     in->mis_rounds[1] = r.rounds;
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 labels");
   }
