@@ -326,9 +326,17 @@ __device__ __forceinline__ int32_t pick_short(const dev_graph &g, int64_t v, con
  * (one after another) took 235 us of Laplace3D_150's 1.8 ms on 2 GPUs: a
  * chain of dependent loads and shuffles for every leftover of the warp;
  * one process runs a thread a vertex. */
+#define PICK_STAGE 256 /* a warp's row of at most this many entries: labels in shared memory */
+
 __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const int32_t *gagg,
                             const int64_t *asize, const int64_t *gsize, int32_t *agg,
                             unsigned long long *orphan) {
+  /* A warp's row of up to PICK_STAGE entries: its labels (-1 for v itself)
+   * loaded once, each lane's candidates counted from them; reloading the
+   * row for every candidate took 0.95 ms of Elasticity3D_80's aggregation
+   * on 2 GPUs (81-entry rows). */
+  __shared__ int32_t staged[DIST_BLOCK / 32][PICK_STAGE];
+  int32_t *lab = staged[threadIdx.x >> 5];
   for_rows(
       g,
       [&](int64_t v) { /* agg = tent, leftovers picked */
@@ -346,9 +354,29 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
           return;
         }
         const int64_t a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v], nb = g.brp[v + 1] - b0;
+        const bool stage = warp && !basic && na + nb <= PICK_STAGE;
+        if (stage) {
+          __syncwarp(); /* the previous vertex's counts are done with lab */
+          for (int64_t k = lane; k < na + nb; k += 32) {
+            const int b = k >= na;
+            const int32_t c = b ? g.bcol[b0 + k - na] : g.acol[a0 + k];
+            lab[k] = b ? gagg[c] : c == v ? -1 : tent[c];
+          }
+          __syncwarp();
+        }
         int32_t best = -1;
         int64_t best_cnt = 0, best_size = 0, umin = -1;
         for (int64_t k = warp ? lane : 0; k < na + nb; k += warp ? 32 : 1) {
+          if (stage) {
+            const int32_t l = lab[k];
+            if (l < 0) continue;
+            int64_t cnt = 0;
+            for (int j = 0; j < (int)(na + nb); ++j) cnt += lab[j] == l;
+            const int64_t sz = k >= na ? gsize[g.bcol[b0 + k - na]] : asize[g.acol[a0 + k]];
+            if (better(cnt, sz, l, best_cnt, best_size, best))
+              best = l, best_cnt = cnt, best_size = sz;
+            continue;
+          }
           const int b = k >= na;
           const int32_t c = b ? g.bcol[b0 + k - na] : g.acol[a0 + k];
           if (!b && c == v) continue;
