@@ -49,7 +49,15 @@ static mispc_status label_roots(mispc_context *ctx, agg_work *w, const uint8_t *
   for (int64_t v = 0; v < w->nloc; ++v) count += is_root[v] != 0;
   MISPC_TRY(agg_dist_scan_count(ctx, g->comm, count, &first, &total));
   int64_t k = base + first;
-  for (int64_t v = 0; v < w->nloc; ++v) w->rootid[v] = is_root[v] ? k++ : -1;
+  /* phase 2 writes its roots' ids over phase 1's and keeps the others: a
+   * vertex free after phase 1 has no phase-1 root in N[v] (it would have
+   * joined it), so its join sees only phase-2 roots, and phase 3 finds the
+   * roots of both phases in one array, exchanged here once */
+  for (int64_t v = 0; v < w->nloc; ++v)
+    if (is_root[v])
+      w->rootid[v] = k++;
+    else if (!phase2)
+      w->rootid[v] = -1;
   MISPC_TRY(mispc_halo_exchange(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
   for (int64_t v = 0; v < w->nloc; ++v) {
     if (phase2 ? !w->flag[v] : agg[v] >= 0) continue; /* phase 2: free on entry only */
@@ -248,7 +256,8 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
   if (g->diag.mem != MISPC_MEM_HOST) /* aggregate_dist_cuda.cu */
     return mispc_dist_aggregate_cuda(ctx, g, &o, agg, info);
   uint8_t *set = (uint8_t *)malloc((size_t)w.nloc + 1),
-          *is_root = (uint8_t *)malloc((size_t)w.nloc + 1);
+          *is_root =
+              (uint8_t *)calloc((size_t)w.nloc + 1, 1); /* calloc: gcc -Wmaybe-uninitialized */
   w.rootid = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.nloc + 1));
   w.grootid = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.ng + 1));
   w.gagg = (int32_t *)malloc(sizeof(int32_t) * (size_t)(w.ng + 1));
@@ -270,22 +279,12 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
   in.phase_aggs[0] = naggs;
   in.phase_done[0] = g->nglobal - left;
   if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
-    int64_t *rid1 = w.rootid;
     s = mispc_dist_mis2(ctx, g, &o.mis, w.flag, set, &r);
     if (!s) s = mispc_halo_exchange(ctx, g->halo, w.flag, w.gflag, 1);
-    if (!s) phase2_roots(&w, set, agg_phase2_min_free(&o), is_root);
-    /* Keep phase-1 root ids for phase 3's size count: merge them after. */
-    int64_t *keep = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(w.nloc + 1));
-    if (!s && !keep) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 2");
-    s = mispc_dist_agree(ctx, g->comm, s);
     if (!s) {
-      memcpy(keep, rid1, sizeof(int64_t) * (size_t)w.nloc);
+      phase2_roots(&w, set, agg_phase2_min_free(&o), is_root);
       s = label_roots(ctx, &w, is_root, naggs, 1, agg, &naggs);
     }
-    for (int64_t v = 0; !s && v < w.nloc; ++v)
-      if (keep[v] >= 0) w.rootid[v] = keep[v];
-    if (!s) s = mispc_halo_exchange(ctx, g->halo, w.rootid, w.grootid, sizeof(int64_t));
-    free(keep);
     left = 0;
     for (int64_t v = 0; !s && v < w.nloc; ++v) left += agg[v] < 0;
     if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
