@@ -170,11 +170,11 @@ __global__ void join_roots(dev_graph g, int phase2, uint8_t *flag, const int32_t
 __global__ void phase2_roots(dev_graph g, const uint8_t *set, const uint8_t *flag,
                              const uint8_t *gflag, int min_free, uint8_t *is_root) {
   for_rows(
-      g,
-      [&](int64_t v) { /* only candidates read their rows */
-                       const bool candidate = set[v] && flag[v];
-                       if (!candidate) is_root[v] = 0;
-                       return candidate;
+      g, /* only candidates read their rows */
+      [&](int64_t v) {
+        const bool candidate = set[v] && flag[v];
+        if (!candidate) is_root[v] = 0;
+        return candidate;
       },
       [&](int64_t v, int lane, bool warp) {
         int cnt = count_hits(warp, lane, g.arp[v], g.arp[v + 1], min_free, [&](int64_t q) {
@@ -208,12 +208,6 @@ __device__ __forceinline__ int find_root(const dev_graph &g, const int32_t *root
   return *gh >= 0;
 }
 
-/* cnt[v] = the size after phase 2 of the aggregate rooted at v (0 where v
- * is no root): v and its neighbours with its label, ghosts included. The
- * aggregates of phases 1 and 2 are stars (every member joined the root in
- * its N[v]), so the root sees all its members and no count travels back
- * to it: this replaced an atomic a member at its root and a reverse sum
- * over the halo. */
 /* Where provisional label l has its size when this rank's root holds it:
  * phase 1's labels are rstart + k, phase 2's nglobal + rstart + k (k < nloc,
  * the root's rank in the phase): slot k, or nloc + k; else -1. */
@@ -223,15 +217,22 @@ __device__ __forceinline__ int64_t own_slot(const dev_graph &g, int64_t nglobal,
   return k >= 0 && k < g.nloc ? k + (p ? g.nloc : 0) : -1;
 }
 
+/* cnt[v] = the size after phase 2 of the aggregate rooted at v (0 where v
+ * is no root): v and its neighbours with its label, ghosts included. The
+ * aggregates of phases 1 and 2 are stars (every member joined the root in
+ * its N[v]), so the root sees all its members and no count travels back
+ * to it: this replaced an atomic a member at its root and a reverse sum
+ * over the halo. lsize (provisional labels): the count also at the root's
+ * label slot (own_slot). */
 __global__ void root_sizes(dev_graph g, int64_t nglobal, const int32_t *rootid, const int32_t *tent,
                            const int32_t *gagg, int64_t *cnt, int64_t *lsize) {
   for_rows(
-      g,
-      [&](int64_t v) { /* only roots read their rows */
-                       const int32_t a = tent[v];
-                       const bool root = a >= 0 && rootid[v] == a;
-                       if (!root) cnt[v] = 0;
-                       return root;
+      g, /* only roots read their rows */
+      [&](int64_t v) {
+        const int32_t a = tent[v];
+        const bool root = a >= 0 && rootid[v] == a;
+        if (!root) cnt[v] = 0;
+        return root;
       },
       [&](int64_t v, int lane, bool warp) {
         const int32_t a = tent[v];
@@ -256,12 +257,12 @@ __global__ void member_sizes(dev_graph g, int64_t nglobal, const int32_t *rootid
                              const int32_t *grootid, const int32_t *agg, const int64_t *cnt,
                              const int64_t *gcnt, const int64_t *lsize, int64_t *asize) {
   for_rows(
-      g,
-      [&](int64_t v) { /* only members of other ranks' roots look for the root */
-                       const int32_t a = agg[v];
-                       const int64_t slot = a >= 0 && lsize ? own_slot(g, nglobal, a) : -1;
-                       if (a < 0 || slot >= 0) asize[v] = a < 0 ? 0 : lsize[slot];
-                       return a >= 0 && slot < 0;
+      g, /* only members of other ranks' roots look for the root */
+      [&](int64_t v) {
+        const int32_t a = agg[v];
+        const int64_t slot = a >= 0 && lsize ? own_slot(g, nglobal, a) : -1;
+        if (a < 0 || slot >= 0) asize[v] = a < 0 ? 0 : lsize[slot];
+        return a >= 0 && slot < 0;
       },
       [&](int64_t v, int lane, bool warp) {
         int64_t o, j, sz = 0;
@@ -338,11 +339,11 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
   __shared__ int32_t staged[DIST_BLOCK / 32][PICK_STAGE];
   int32_t *lab = staged[threadIdx.x >> 5];
   for_rows(
-      g,
-      [&](int64_t v) { /* agg = tent, leftovers picked */
-                       const int32_t a = tent[v];
-                       if (a >= 0) agg[v] = a;
-                       return a < 0;
+      g, /* agg = tent; the leftovers pick */
+      [&](int64_t v) {
+        const int32_t a = tent[v];
+        if (a >= 0) agg[v] = a;
+        return a < 0;
       },
       [&](int64_t v, int lane, bool warp) {
         if (!warp && !basic) {
