@@ -39,6 +39,17 @@ mispc_status agg_dist_route_by_id(mispc_context *ctx, const mispc_dist_csr *g, c
                                   int64_t naggs, const int64_t *value, int64_t **got, int64_t *ngot,
                                   const char *who);
 
+/* Records of `width` int64 words ordered by their first two words (key,
+ * value) in O(n + range) where every key is in [base, base + range): a
+ * stable counting sort by key, where qsort took most of the calls. The
+ * routes deliver each key's records in increasing value (source rank order,
+ * and each source sends in increasing vertex order), so the result is
+ * (key, value) ordered; a scan checks that and sorts fully if not (or if a
+ * key is out of range), so the result never depends on the argument.
+ * `who` names the call in an allocation error. */
+mispc_status agg_dist_sort_records(mispc_context *ctx, int64_t *rec, int64_t n, int width,
+                                   int64_t base, int64_t range, const char *who);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,12 +80,6 @@ void mispc_dist_prolongator_free(mispc_dist_prolongator *P) {
   memset(P, 0, sizeof *P);
 }
 
-static int cmp_member(const void *a, const void *b) {
-  const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b; /* (label, node id) */
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_dist_csr *g,
                                               const int32_t *agg, int64_t naggs, int block_size,
                                               int k, const double *B, mispc_dist_prolongator *P) {
@@ -125,8 +119,12 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
   free(rec);
   free(dest);
   if (s) return s;
-  /* Members of each aggregate in increasing node id, as mispc_tentative_prolongator. */
-  qsort(got, (size_t)ngot, sizeof(int64_t) * (size_t)w, cmp_member);
+  /* Members of each aggregate in increasing node id, as mispc_tentative_prolongator
+   * (qsort took about 3/4 of the call: Laplace3D_60 on 2 ranks, 19 of 4 ms on one) */
+  s = agg_dist_sort_records(ctx, got, ngot, w, id.c0, id.c1 - id.c0, who);
+  if (s) free(got);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) return s;
   const int64_t c0 = id.c0, c1 = id.c1, nc = naggs * k;
   P->cstart = c0;
   P->cend = c1;

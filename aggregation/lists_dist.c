@@ -18,42 +18,43 @@ void mispc_dist_agg_lists_free(mispc_dist_agg_lists *l) {
   memset(l, 0, sizeof *l);
 }
 
-static int cmp_pair(const void *a, const void *b) {
+/* Records compared by their first two words (key, value). */
+static int cmp_key_value(const void *a, const void *b) {
   const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
   if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
   return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* The pairs (key, value) ordered by key in O(n + range), keys in
- * [base, base + range): a stable counting sort where qsort took most of the
- * call. Both routes deliver each key's values in increasing order (source
- * rank order, and each source sends in increasing vertex order), so the
- * result is (key, value) ordered; a scan checks that and sorts fully if
- * not, so the result never depends on the argument. */
-static mispc_status sort_pairs(mispc_context *ctx, int64_t *pairs, int64_t n, int64_t base,
-                               int64_t range, const char *who) {
-  int64_t *tmp = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * n + 2));
+mispc_status agg_dist_sort_records(mispc_context *ctx, int64_t *rec, int64_t n, int width,
+                                   int64_t base, int64_t range, const char *who) {
+  const size_t rb = sizeof(int64_t) * (size_t)width;
+  int64_t *tmp = (int64_t *)malloc(rb * (size_t)n + 1);
   int64_t *start = (int64_t *)calloc((size_t)(range + 1), sizeof(int64_t));
   if (!tmp || !start) {
     free(tmp);
     free(start);
     return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   }
-  for (int64_t i = 0; i < n; ++i) start[pairs[2 * i] - base + 1]++;
-  for (int64_t k = 0; k < range; ++k) start[k + 1] += start[k];
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t at = start[pairs[2 * i] - base]++;
-    tmp[2 * at] = pairs[2 * i];
-    tmp[2 * at + 1] = pairs[2 * i + 1];
+  int inside = 1;
+  for (int64_t i = 0; i < n && inside; ++i) {
+    const int64_t key = rec[width * i] - base;
+    if (key < 0 || key >= range)
+      inside = 0;
+    else
+      start[key + 1]++;
   }
-  memcpy(pairs, tmp, sizeof(int64_t) * (size_t)(2 * n));
+  if (inside) {
+    for (int64_t k = 0; k < range; ++k) start[k + 1] += start[k];
+    for (int64_t i = 0; i < n; ++i)
+      memcpy(tmp + width * start[rec[width * i] - base]++, rec + width * i, rb);
+    memcpy(rec, tmp, rb * (size_t)n);
+  }
   free(tmp);
   free(start);
-  for (int64_t i = 1; i < n; ++i)
-    if (cmp_pair(pairs + 2 * i - 2, pairs + 2 * i) >= 0) {
-      qsort(pairs, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
-      break;
-    }
+  int sorted = inside;
+  for (int64_t i = 1; sorted && i < n; ++i)
+    sorted = cmp_key_value(rec + width * (i - 1), rec + width * i) < 0;
+  if (!sorted) qsort(rec, (size_t)n, rb, cmp_key_value);
   return MISPC_SUCCESS;
 }
 
@@ -68,7 +69,7 @@ mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr
   mispc_status s = agg_dist_route_by_id(ctx, g, agg, naggs, NULL, &got, &ngot, who);
   if (s) return s;
   /* (label, vertex) sorted: each aggregate's first vertex is its head */
-  s = sort_pairs(ctx, got, ngot, id.c0, id.c1 - id.c0, who);
+  s = agg_dist_sort_records(ctx, got, ngot, 2, id.c0, id.c1 - id.c0, who);
   int *hdest = s ? NULL : (int *)malloc(sizeof(int) * (size_t)(ngot + 1));
   if (!s && !hdest) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   s = mispc_dist_agree(ctx, g->comm, s);
@@ -83,8 +84,9 @@ mispc_status mispc_dist_aggregate_lists(mispc_context *ctx, const mispc_dist_csr
   free(hdest);
   if (s) return s;
   /* from several ranks in rank order: sort by (head, member) */
-  s = mispc_dist_agree(ctx, g->comm,
-                       sort_pairs(ctx, mine, nmine, g->rstart, g->rend - g->rstart, who));
+  s = mispc_dist_agree(
+      ctx, g->comm,
+      agg_dist_sort_records(ctx, mine, nmine, 2, g->rstart, g->rend - g->rstart, who));
   if (s) {
     free(mine);
     return s;
