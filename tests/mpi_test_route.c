@@ -1,12 +1,15 @@
 /* White-box tests of the distributed layer's sorting and routing helpers
  * (src/dist_route.c): mispc_sort_unique_pairs against a qsort reference on
  * both of its paths (radix sort of packed 64-bit keys; qsort for small
- * inputs and values outside [0, 2^32)), and mispc_dist_route's arrival
- * order (source rank order, sending order inside) on every rank count. */
+ * inputs and values outside [0, 2^32)), mispc_dist_route's arrival order
+ * (source rank order, sending order inside) on every rank count, and
+ * agg_dist_sort_records (aggregation/lists_dist.c) on its counting path and
+ * both fallbacks. */
 #include <mpi.h>
 #include <stdint.h>
 
 #include "../src/dist_internal.h"
+#include "agg_dist.h"
 #include "test_util.h"
 
 static int rank_ = 0, nranks_ = 1;
@@ -87,12 +90,55 @@ static void test_route_order(void) {
   mispc_context_destroy(ctx);
 }
 
+/* n records of 3 words (key in [base, base + range), value, a payload that
+ * names the record) sorted by agg_dist_sort_records and by qsort: the same
+ * order, every payload with its record. `sorted_values`: each key's values
+ * already increasing (the counting sort's path), else random (the scan
+ * finds the disorder and sorts fully); `outside`: one key out of range. */
+static void check_records(int64_t n, int64_t base, int64_t range, int sorted_values, int outside,
+                          const char *what) {
+  int64_t *p = (int64_t *)malloc(sizeof(int64_t) * (size_t)(3 * n + 3));
+  int64_t *r = (int64_t *)malloc(sizeof(int64_t) * (size_t)(3 * n + 3));
+  mispc_context *ctx = NULL;
+  if (!p || !r || mispc_context_create(&ctx) != MISPC_SUCCESS) {
+    CHECK_MSG(0, "out of memory");
+    free(p), free(r);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    p[3 * i] = base + (int64_t)(next_u64() % (uint64_t)range);
+    p[3 * i + 1] = sorted_values ? i : (int64_t)(next_u64() % 1000000);
+    p[3 * i + 2] = 7 * p[3 * i] + 3 * p[3 * i + 1]; /* follows its record */
+  }
+  if (outside && n > 0)
+    p[3 * (n / 2)] = base + range, p[3 * (n / 2) + 2] = 7 * (base + range) + 3 * p[3 * (n / 2) + 1];
+  memcpy(r, p, sizeof(int64_t) * (size_t)(3 * n));
+  qsort(r, (size_t)n, 3 * sizeof(int64_t), cmp_ref);
+  CHECK_MSG(agg_dist_sort_records(ctx, p, n, 3, base, range, "test") == MISPC_SUCCESS, "%s: status",
+            what);
+  int same = 1;
+  for (int64_t i = 0; i < n && same; ++i)
+    same = p[3 * i] == r[3 * i] && p[3 * i + 1] == r[3 * i + 1] &&
+           p[3 * i + 2] == 7 * p[3 * i] + 3 * p[3 * i + 1];
+  CHECK_MSG(same, "%s: agg_dist_sort_records differs from qsort", what);
+  mispc_context_destroy(ctx);
+  free(p), free(r);
+}
+
+static void test_sort_records(void) {
+  check_records(0, 0, 1, 1, 0, "empty");
+  check_records(50000, 100, 2000, 1, 0, "values increasing (counting sort)");
+  check_records(50000, 100, 2000, 0, 0, "values random (full sort)");
+  check_records(50000, -40, 300, 1, 1, "a key out of range (full sort)");
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
   RUN_TEST(test_sort_unique_pairs);
   RUN_TEST(test_route_order);
+  RUN_TEST(test_sort_records);
   int failed = test_failed_, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   const int rc = TEST_FINISH();
