@@ -121,10 +121,12 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
   if (s) return s;
   /* Members of each aggregate in increasing node id, as mispc_tentative_prolongator
    * (qsort took about 3/4 of the call: Laplace3D_60 on 2 ranks, 19 of 4 ms on one) */
-  s = agg_dist_sort_records(ctx, got, ngot, w, id.c0, id.c1 - id.c0, who);
-  if (s) free(got);
-  s = mispc_dist_agree(ctx, g->comm, s);
-  if (s) return s;
+  s = mispc_dist_agree(ctx, g->comm,
+                       agg_dist_sort_records(ctx, got, ngot, w, id.c0, id.c1 - id.c0, who));
+  if (s) {
+    free(got);
+    return s;
+  }
   const int64_t c0 = id.c0, c1 = id.c1, nc = naggs * k;
   P->cstart = c0;
   P->cend = c1;

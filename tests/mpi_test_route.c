@@ -94,7 +94,8 @@ static void test_route_order(void) {
  * names the record) sorted by agg_dist_sort_records and by qsort: the same
  * order, every payload with its record. `sorted_values`: each key's values
  * already increasing (the counting sort's path), else random (the scan
- * finds the disorder and sorts fully); `outside`: one key out of range. */
+ * finds the disorder and sorts fully); `outside` > 0 (< 0): one key just
+ * above (below) the range. */
 static void check_records(int64_t n, int64_t base, int64_t range, int sorted_values, int outside,
                           const char *what) {
   int64_t *p = (int64_t *)malloc(sizeof(int64_t) * (size_t)(3 * n + 3));
@@ -110,8 +111,11 @@ static void check_records(int64_t n, int64_t base, int64_t range, int sorted_val
     p[3 * i + 1] = sorted_values ? i : (int64_t)(next_u64() % 1000000);
     p[3 * i + 2] = 7 * p[3 * i] + 3 * p[3 * i + 1]; /* follows its record */
   }
-  if (outside && n > 0)
-    p[3 * (n / 2)] = base + range, p[3 * (n / 2) + 2] = 7 * (base + range) + 3 * p[3 * (n / 2) + 1];
+  if (outside && n > 0) { /* one key just above (outside > 0) or below the range */
+    const int64_t i = n / 2, key = outside > 0 ? base + range : base - 1;
+    p[3 * i] = key;
+    p[3 * i + 2] = 7 * key + 3 * p[3 * i + 1];
+  }
   memcpy(r, p, sizeof(int64_t) * (size_t)(3 * n));
   qsort(r, (size_t)n, 3 * sizeof(int64_t), cmp_ref);
   CHECK_MSG(agg_dist_sort_records(ctx, p, n, 3, base, range, "test") == MISPC_SUCCESS, "%s: status",
@@ -129,7 +133,8 @@ static void test_sort_records(void) {
   check_records(0, 0, 1, 1, 0, "empty");
   check_records(50000, 100, 2000, 1, 0, "values increasing (counting sort)");
   check_records(50000, 100, 2000, 0, 0, "values random (full sort)");
-  check_records(50000, -40, 300, 1, 1, "a key out of range (full sort)");
+  check_records(50000, -40, 300, 1, 1, "a key above the range (full sort)");
+  check_records(50000, 10, 300, 1, -1, "a key below the range (full sort)");
 }
 
 int main(int argc, char **argv) {
