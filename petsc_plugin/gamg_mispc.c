@@ -938,22 +938,24 @@ static PetscErrorCode smooth_by_mispc_dist(PC pc, Mat A, PetscReal omega, Mat *P
 
 /* PETSc's products (-pc_gamg_mispc_galerkin 0): P = (I - omega D^-1 A)^s P. */
 static PetscErrorCode smooth_by_petsc(Mat A, PetscReal omega, PetscInt nsmooths, Mat *P) {
+  Vec dinv = NULL; /* D^-1, once for all smoothing steps */
   PetscFunctionBegin;
+  if (nsmooths > 0) {
+    PetscCall(MatCreateVecs(A, &dinv, NULL));
+    PetscCall(MatGetDiagonal(A, dinv));
+    PetscCall(VecReciprocal(dinv));
+  }
   for (PetscInt it = 0; it < nsmooths; ++it) {
     Mat AP;
-    Vec diag;
     PetscCall(MatMatMult(A, *P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP));
     PetscCall(MatProductClear(AP));
-    PetscCall(MatCreateVecs(A, &diag, NULL));
-    PetscCall(MatGetDiagonal(A, diag));
-    PetscCall(VecReciprocal(diag));
-    PetscCall(MatDiagonalScale(AP, diag, NULL));
-    PetscCall(VecDestroy(&diag));
+    PetscCall(MatDiagonalScale(AP, dinv, NULL));
     /* AP = P - omega D^-1 A P (P's pattern is a subset of AP's) */
     PetscCall(MatAYPX(AP, -omega, *P, SUBSET_NONZERO_PATTERN));
     PetscCall(MatDestroy(P));
     *P = AP;
   }
+  PetscCall(VecDestroy(&dinv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
