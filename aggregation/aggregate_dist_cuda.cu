@@ -348,10 +348,8 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
       [&](int64_t v, int lane, bool warp) {
         if (!warp && !basic) {
           const int32_t best = pick_short(g, v, tent, gagg, asize, gsize);
-          if (best >= 0)
-            agg[v] = best;
-          else
-            atomicMin(orphan, (unsigned long long)(g.rstart + v));
+          agg[v] = best; /* -1: an orphan, the call fails */
+          if (best < 0) atomicMin(orphan, (unsigned long long)(g.rstart + v));
           return;
         }
         const int64_t a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v], nb = g.brp[v + 1] - b0;
@@ -409,10 +407,8 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
               best = ob, best_cnt = oc, best_size = os, umin = ou;
           }
         if (lane == 0) {
-          if (best >= 0)
-            agg[v] = best;
-          else
-            atomicMin(orphan, (unsigned long long)(g.rstart + v));
+          agg[v] = best;
+          if (best < 0) atomicMin(orphan, (unsigned long long)(g.rstart + v));
         }
       });
 }
@@ -427,7 +423,7 @@ mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **ou
 enum { kLeft1, kOrphan, kLeft2, kRoots1, kRoots2, kCounters = 8 };
 enum { kMarks = 32 };
 /* the words a rank contributes to finish's all-gather */
-enum { kGathered = 5 };
+enum { kGathered = 6 };
 
 struct work {
   const mispc_dist_csr *g;
@@ -528,9 +524,9 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
 /* Roots (is_root) of phase `phase` (0, 1) get ids in local id order: from
  * this rank's first row (+ nglobal in phase 2) where labels are provisional,
  * else after the labels of the lower ranks (a wait for the count and an MPI
- * scan); the vertices that phase may label join the root in N[v]. */
-mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, int phase,
-                         int32_t *agg) {
+ * scan); the vertices that phase may label join the root in N[v] (w->tent:
+ * phases 1 and 2 label it, phase 3 writes the caller's array). */
+mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, int phase) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
   size_t bytes = w->scan_bytes;
@@ -555,7 +551,7 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
   mark(w, "root ids");
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->rootid, w->grootid, sizeof(int32_t)));
   mark(w, "root id exchange");
-  join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase, w->flag, w->rootid, w->grootid, agg,
+  join_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, phase, w->flag, w->rootid, w->grootid, w->tent,
                                              w->counter + (phase ? kLeft2 : kLeft1));
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   mark(w, "join roots, count left");
@@ -600,7 +596,8 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
 
 /* After the phases: the counters read (the call's one wait besides the
  * MIS-2 calls'), then one all-gather of each rank's counts (vertices left
- * after phases 1 and 2, roots of phases 1 and 2, phase 3's orphan): every
+ * after phases 1 and 2, roots of phases 1 and 2, phase 3's orphan, the
+ * status of that read): every
  * rank makes the same phase 3 check and sums, and, with provisional
  * labels, the final ones (delta of a rank's phase-p labels = its final
  * first label - its provisional first label). */
@@ -609,23 +606,36 @@ mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
   const mispc_dist_csr *g = w->g;
   const int P = w->P;
   unsigned long long c[kCounters];
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(c, w->counter, sizeof c, cudaMemcpyDeviceToHost, w->st));
-  MISPC_TRY(mispc_sync(ctx, w->st, "distributed aggregation counts"));
-  const long long mine[kGathered] = {(long long)c[kLeft1], (long long)c[phase2 ? kLeft2 : kLeft1],
-                                     (long long)c[kRoots1], (long long)c[kRoots2],
-                                     c[kOrphan] == ~0ull ? -1 : (long long)c[kOrphan]};
+  memset(c, 0, sizeof c);
+  /* a failed copy or wait is gathered too: every rank leaves the
+   * all-gather, and all fail together */
+  mispc_status ls =
+      MISPC_CUDA_CALL(ctx, cudaMemcpyAsync(c, w->counter, sizeof c, cudaMemcpyDeviceToHost, w->st));
+  if (!ls) ls = mispc_sync(ctx, w->st, "distributed aggregation counts");
+  const long long mine[kGathered] = {(long long)c[kLeft1],
+                                     (long long)c[phase2 ? kLeft2 : kLeft1],
+                                     (long long)c[kRoots1],
+                                     (long long)c[kRoots2],
+                                     ls || c[kOrphan] == ~0ull ? -1 : (long long)c[kOrphan],
+                                     (long long)ls};
   long long *all = w->h_all;
   if (MPI_Allgather(mine, kGathered, MPI_LONG_LONG, all, kGathered, MPI_LONG_LONG, g->comm) !=
       MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "MPI all-gather of the aggregation counts failed");
   long long left[2] = {0, 0}, orphan = -1;
+  int failed = -1;
   for (int r = 0; r < P; ++r) {
     const long long *a = all + kGathered * r;
     left[0] += a[0];
     left[1] += a[1];
     if (a[4] >= 0 && (orphan < 0 || a[4] < orphan)) orphan = a[4];
+    if (a[5] && failed < 0) failed = r;
   }
+  if (ls) return ls;
+  if (failed >= 0)
+    return mispc_seterr(ctx, (mispc_status)all[kGathered * failed + 5],
+                        "distributed aggregation failed on rank %d", failed);
   if (orphan >= 0)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "aggregation phase 3: vertex %lld has no aggregated neighbour (the root "
@@ -683,17 +693,16 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, NULL, w->set, &r));
   mark(w, "phase 1 MIS-2");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 MIS-2");
-  MISPC_TRY(label_roots(ctx, w, w->set, 0, w->tent)); /* phases 1, 2 label tent */
+  MISPC_TRY(label_roots(ctx, w, w->set, 0));
   in->mis_rounds[0] = r.rounds;
   in->phase_aggs[0] = w->naggs; /* prov: set by finish */
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 labels");
   /* Phase 2. */
   if (phase2) {
-    MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, w->flag, w->set, &r));
+    /* the ghosts' free flags are the subset flags the MIS-2 rounds exchanged */
+    MISPC_TRY(mispc_dist_mis2_ghosts(ctx, g, &o->mis, w->flag, w->set, &r, w->gflag));
     mark(w, "phase 2 MIS-2");
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 MIS-2");
-    MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, w->flag, w->gflag, 1));
-    mark(w, "free flag exchange");
     phase2_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->set, w->flag, w->gflag,
                                                  agg_phase2_min_free(o), w->is_root);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
@@ -703,7 +712,7 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
      * free on entry has no phase-1 root in N[v] (it would have joined it),
      * so phase 2's joins see only phase-2 roots, and phase 3 finds the
      * roots of both phases in the one array. */
-    MISPC_TRY(label_roots(ctx, w, w->is_root, 1, w->tent));
+    MISPC_TRY(label_roots(ctx, w, w->is_root, 1));
     in->mis_rounds[1] = r.rounds;
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 labels");
   }

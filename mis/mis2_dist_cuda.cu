@@ -339,7 +339,7 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
 template <typename W>
 mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis_options *opt,
                     int per_round, const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res,
-                    dev_buffers *b, Sync *y) {
+                    dev_buffers *b, Sync *y, uint8_t *ghost_subset) {
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   mispc_halo *h = g->halo;
@@ -414,10 +414,18 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "dist mis2 (one kernel): setup, init");
     mispc_status s = lsa_call<W>(ctx, g, p, lsa, lsa_blocks, warp, lists, nl, cls, own, aux, in_set,
                                  max_rounds, res, y, st);
+    /* the kernel stored the ghosts' subset flags into gsub (its window) */
+    if (!s && ghost_subset && ng > 0 &&
+        cudaMemcpyAsync(ghost_subset, gsub, (size_t)ng, cudaMemcpyDeviceToDevice, st) !=
+            cudaSuccess)
+      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "distributed MIS-2: copy of the ghosts' subset");
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "dist mis2 (one kernel): lists, rounds, result");
     return s;
   }
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, own, gsub, 1, st));
+  if (ghost_subset && ng > 0)
+    MISPC_CUDA_TRY(ctx,
+                   cudaMemcpyAsync(ghost_subset, gsub, (size_t)ng, cudaMemcpyDeviceToDevice, st));
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
   unsigned long long *h_nb = y->h + max_rounds + 3; /* this rank's boundary size */
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_nb, aux + 1, 4, cudaMemcpyDeviceToHost, st));
@@ -505,12 +513,20 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
                                              const mispc_mis_options *opt, int per_round,
                                              const uint8_t *subset, uint8_t *in_set,
                                              mispc_mis_result *res) {
+  return mispc_dist_mis2_cuda_ghosts(ctx, g, opt, per_round, subset, in_set, res, NULL);
+}
+
+extern "C" mispc_status mispc_dist_mis2_cuda_ghosts(mispc_context *ctx, const mispc_dist_csr *g,
+                                                    const mispc_mis_options *opt, int per_round,
+                                                    const uint8_t *subset, uint8_t *in_set,
+                                                    mispc_mis_result *res, uint8_t *ghost_subset) {
   dev_buffers b = {{0}, 0};
   Sync y;
   memset(&y, 0, sizeof y);
-  mispc_status s = mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
-                       ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y)
-                       : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y);
+  mispc_status s =
+      mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
+          ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y, ghost_subset)
+          : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y, ghost_subset);
   if (s) { /* queued work may still use the scratch: let it finish first */
     cudaStream_t st;
     if (y.comm) cudaStreamSynchronize(y.comm);

@@ -18,3 +18,11 @@ mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dist_csr *g,
                           mispc_seterr(ctx, MISPC_ERR_NO_CUDA,
                                        "mispc_dist_mis2: device graph, but built without CUDA"));
 }
+
+mispc_status mispc_dist_mis2_cuda_ghosts(mispc_context *ctx, const mispc_dist_csr *g,
+                                         const mispc_mis_options *opt, int per_round,
+                                         const uint8_t *subset, uint8_t *in_set,
+                                         mispc_mis_result *res, uint8_t *ghost_subset) {
+  (void)ghost_subset;
+  return mispc_dist_mis2_cuda(ctx, g, opt, per_round, subset, in_set, res);
+}

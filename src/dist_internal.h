@@ -207,6 +207,14 @@ mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const i
 /* Releases the device mirror (no-op without one). */
 void mispc_halo_free_device(mispc_halo *h);
 
+/* mispc_dist_mis2 that also returns the subset flags of the ghosts (the
+ * bytes its rounds exchanged; device graphs on several ranks: a device
+ * array of nghost bytes; NULL: as mispc_dist_mis2). The GPU aggregation's
+ * phase 2 reads them instead of exchanging its free flags again. */
+mispc_status mispc_dist_mis2_ghosts(mispc_context *ctx, const mispc_dist_csr *g,
+                                    const mispc_mis_options *opt, const uint8_t *subset,
+                                    uint8_t *in_set, mispc_mis_result *res, uint8_t *ghost_subset);
+
 /* Sends records of `width` int64 words to their owner ranks (dest[i] for
  * record i) and returns the records this rank receives, in rank order and,
  * from each rank, in the order sent (so the result does not depend on
