@@ -105,8 +105,11 @@ __device__ __forceinline__ void for_rows(const dev_graph &g, Want want, Op op) {
 }
 
 /* f(q) of the first q in [b, e) (row order) with f(q) >= 0, else -1. Warp:
- * 32 consecutive entries a step, the lowest lane with a hit gives its value
- * to all lanes. */
+ * 96 consecutive entries a step, three per lane loaded before the first
+ * vote, so that a row of up to 96 entries costs one chain of dependent
+ * loads (an Elasticity3D row has 81: a step of 32 a chain made the joins
+ * latency-bound); the lowest lane with a hit in the first 32 with one gives
+ * its value to all lanes. */
 template <typename F>
 __device__ __forceinline__ int64_t first_hit(bool warp, int lane, int64_t b, int64_t e, F f) {
   if (!warp) {
@@ -116,16 +119,22 @@ __device__ __forceinline__ int64_t first_hit(bool warp, int lane, int64_t b, int
     }
     return -1;
   }
-  for (int64_t q = b; q < e; q += 32) {
-    const int64_t x = q + lane < e ? f(q + lane) : -1;
-    const unsigned m = __ballot_sync(0xffffffffu, x >= 0);
-    if (m) return __shfl_sync(0xffffffffu, x, __ffs(m) - 1);
+  for (int64_t q = b; q < e; q += 96) {
+    int64_t x[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) x[k] = q + 32 * k + lane < e ? f(q + 32 * k + lane) : -1;
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      const unsigned m = __ballot_sync(0xffffffffu, x[k] >= 0);
+      if (m) return __shfl_sync(0xffffffffu, x[k], __ffs(m) - 1);
+    }
   }
   return -1;
 }
 
 /* The number of q in [b, e) with f(q), counted until it reaches `stop`
- * (warp: a step of 32 may pass it; every lane gets the count). */
+ * (warp: 96 entries a step, as first_hit, may pass it; every lane gets the
+ * count). */
 template <typename F>
 __device__ __forceinline__ int count_hits(bool warp, int lane, int64_t b, int64_t e, int stop,
                                           F f) {
@@ -134,8 +143,13 @@ __device__ __forceinline__ int count_hits(bool warp, int lane, int64_t b, int64_
     for (int64_t q = b; q < e && cnt < stop; ++q) cnt += f(q) ? 1 : 0;
     return cnt;
   }
-  for (int64_t q = b; q < e && cnt < stop; q += 32)
-    cnt += __popc(__ballot_sync(0xffffffffu, q + lane < e && f(q + lane)));
+  for (int64_t q = b; q < e && cnt < stop; q += 96) {
+    bool hit[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) hit[k] = q + 32 * k + lane < e && f(q + 32 * k + lane);
+#pragma unroll
+    for (int k = 0; k < 3; ++k) cnt += __popc(__ballot_sync(0xffffffffu, hit[k]));
+  }
   return cnt;
 }
 
