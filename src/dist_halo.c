@@ -124,8 +124,14 @@ mispc_status mispc_halo_create(mispc_context *ctx, MPI_Comm comm, const int64_t 
     h->sidx = (int32_t *)malloc(sizeof(int32_t) * (size_t)(h->nsend + 1));
     h->mcount = (int *)malloc(sizeof(int) * (size_t)(h->nsrc + h->ndst + 1));
     h->mdispl = (int *)malloc(sizeof(int) * (size_t)(h->nsrc + h->ndst + 1));
+    /* the packing buffer of every host exchange of up to 8-byte elements,
+     * here where a failure is agreed: an exchange that allocated could fail
+     * on one rank and leave its neighbours in the collective */
+    h->sbuf_bytes = 8 * (size_t)(h->nsend + h->nghost) + 1;
+    h->sbuf = malloc(h->sbuf_bytes);
+    if (!h->sbuf) h->sbuf_bytes = 0;
     if (!h->src || !h->dst || !h->rcount || !h->rdispl || !h->scount || !h->sdispl || !h->sidx ||
-        !h->mcount || !h->mdispl)
+        !h->mcount || !h->mdispl || !h->sbuf)
       s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in halo plan");
   }
   s = mispc_dist_agree(ctx, comm, s);

@@ -26,7 +26,7 @@ struct mispc_halo {
   int32_t *sidx;   /* local ids of the owned vertices sent, by destination */
   int64_t nsend;   /* sdispl[ndst] */
   int64_t nghost;  /* rdispl[nsrc] */
-  void *sbuf;      /* packing buffer, grown on demand */
+  void *sbuf;      /* packing buffer: 8 (nsend + nghost) + 1 bytes from mispc_halo_create */
   size_t sbuf_bytes;
   int *mcount, *mdispl; /* MPI int counts and displacements: ndst sends, then nsrc receives */
   mispc_dist_stats stats;
@@ -45,7 +45,10 @@ struct mispc_halo {
                             (mis2_dist_cuda.cu, lsa_wanted) */
 };
 
-/* The packing buffer of h grown to at least `bytes` (host). */
+/* The packing buffer of h grown to at least `bytes` (host). The plan is made
+ * with room for any host exchange of elements up to 8 bytes (full, by key or
+ * by flags), so those never allocate here and cannot fail on one rank while
+ * its neighbours wait in the exchange. */
 mispc_status mispc_halo_buffer(mispc_context *ctx, mispc_halo *h, size_t bytes);
 /* MPI byte counts and displacements of a full exchange of `size`-byte
  * elements in h->mcount / h->mdispl: sends to dst, then receives from src. */

@@ -4,7 +4,10 @@
  * inputs and values outside [0, 2^32)), mispc_dist_route's arrival order
  * (source rank order, sending order inside) on every rank count, and
  * agg_dist_sort_records (aggregation/lists_dist.c) on its counting path and
- * both fallbacks. */
+ * both fallbacks; and that the host halo exchanges (full, by key, by flags)
+ * deliver the owners' values without growing the packing buffer that
+ * mispc_halo_create reserved (an exchange that allocated could fail on one
+ * rank while its neighbours wait in the collective). */
 #include <mpi.h>
 #include <stdint.h>
 
@@ -137,6 +140,78 @@ static void test_sort_records(void) {
   check_records(50000, 10, 300, 1, -1, "a key below the range (full sort)");
 }
 
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A ring: each rank owns 50 rows and has as ghosts the last 3 rows of the
+ * rank before it and the first 3 of the rank after it. */
+static void test_halo_exchanges_reserved(void) {
+  enum { kRows = 50, kEdge = 3 };
+  const int P = nranks_, prev = (rank_ + P - 1) % P, next = (rank_ + 1) % P;
+  int64_t *ranges = (int64_t *)malloc(sizeof(int64_t) * (size_t)(P + 1));
+  for (int p = 0; p <= P; ++p) ranges[p] = (int64_t)kRows * p;
+  int64_t garray[4 * kEdge];
+  int64_t ng = 0;
+  for (int k = 0; P > 1 && k < kEdge; ++k) {
+    garray[ng++] = ranges[prev + 1] - 1 - k;
+    garray[ng++] = ranges[next] + k;
+  }
+  qsort(garray, (size_t)ng, sizeof *garray, cmp_i64);
+  int64_t m = 0; /* P = 2: the rank before is the rank after */
+  for (int64_t j = 0; j < ng; ++j)
+    if (m == 0 || garray[j] != garray[m - 1]) garray[m++] = garray[j];
+  ng = m;
+  const int64_t rstart = ranges[rank_];
+  mispc_context *ctx = NULL;
+  mispc_context_create(&ctx);
+  mispc_halo *h = NULL;
+  CHECK_OK(ctx, mispc_halo_create(ctx, MPI_COMM_WORLD, ranges, rstart, ng, garray, &h));
+  if (!h) {
+    mispc_context_destroy(ctx);
+    free(ranges);
+    return;
+  }
+  CHECK_MSG(h->sbuf && h->sbuf_bytes >= 8 * (size_t)(h->nsend + h->nghost) + 1,
+            "rank %d: packing buffer of %zu bytes for %lld sends and %lld ghosts", rank_,
+            h->sbuf_bytes, (long long)h->nsend, (long long)h->nghost);
+  const void *buf = h->sbuf;
+  const size_t bytes = h->sbuf_bytes;
+  int64_t o8[kRows], g8[4 * kEdge];
+  int32_t o4[kRows], g4[4 * kEdge], skey[4 * kEdge], gkey[4 * kEdge];
+  uint8_t o1[kRows], g1[4 * kEdge], act[4 * kEdge];
+  for (int v = 0; v < kRows; ++v) {
+    const int64_t gid = rstart + v;
+    o8[v] = 3 * gid + 1, o4[v] = (int32_t)(5 * gid + 2), o1[v] = (uint8_t)(gid % 251);
+  }
+  int64_t bad = 0;
+  CHECK_OK(ctx, mispc_halo_exchange(ctx, h, o8, g8, 8));
+  CHECK_OK(ctx, mispc_halo_exchange(ctx, h, o4, g4, 4));
+  CHECK_OK(ctx, mispc_halo_exchange(ctx, h, o1, g1, 1));
+  for (int64_t j = 0; j < ng; ++j)
+    bad += g8[j] != 3 * garray[j] + 1 || g4[j] != (int32_t)(5 * garray[j] + 2) ||
+           g1[j] != (uint8_t)(garray[j] % 251);
+  /* by key: the odd rows only; the even ghosts keep their value */
+  for (int64_t e = 0; e < h->nsend; ++e) skey[e] = (int32_t)((rstart + h->sidx[e]) % 2);
+  for (int64_t j = 0; j < ng; ++j) gkey[j] = (int32_t)(garray[j] % 2), g8[j] = -7;
+  CHECK_OK(ctx, mispc_halo_exchange_where(ctx, h, o8, g8, 8, skey, gkey, 1));
+  for (int64_t j = 0; j < ng; ++j) bad += g8[j] != (garray[j] % 2 ? 3 * garray[j] + 1 : -7);
+  /* by flags: state 1 -> 2 where the owner's row is a multiple of 3 */
+  for (int v = 0; v < kRows; ++v) o1[v] = (uint8_t)((rstart + v) % 3 == 0 ? 2 : 1);
+  for (int64_t e = 0; e < h->nsend; ++e) act[e] = 1;
+  for (int64_t j = 0; j < ng; ++j) g1[j] = 1;
+  CHECK_OK(ctx, mispc_halo_exchange_flags(ctx, h, o1, act, 1, 2, g1));
+  for (int64_t j = 0; j < ng; ++j) bad += g1[j] != (garray[j] % 3 == 0 ? 2 : 1);
+  CHECK_MSG(bad == 0, "rank %d: %lld ghost values wrong", rank_, (long long)bad);
+  CHECK_MSG(h->sbuf == buf && h->sbuf_bytes == bytes,
+            "rank %d: an exchange grew the packing buffer (%zu -> %zu bytes)", rank_, bytes,
+            h->sbuf_bytes);
+  mispc_halo_destroy(h);
+  mispc_context_destroy(ctx);
+  free(ranges);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -144,6 +219,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_sort_unique_pairs);
   RUN_TEST(test_route_order);
   RUN_TEST(test_sort_records);
+  RUN_TEST(test_halo_exchanges_reserved);
   int failed = test_failed_, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   const int rc = TEST_FINISH();
