@@ -59,8 +59,15 @@ static mispc_status gather_ranges(mispc_context *ctx, MPI_Comm comm, int64_t ngl
 }
 
 /* Everything but the blocks: ranges, halo. */
+/* The halo plan; for a device graph also its device mirror (send list,
+ * packing and staging buffers), made here where a failure is agreed, so
+ * that no exchange allocates: one that did could fail on one rank while its
+ * neighbours wait in the exchange. */
 static mispc_status finish(mispc_context *ctx, mispc_dist_csr *g) {
-  return mispc_halo_create(ctx, g->comm, g->ranges, g->rstart, g->nghost, g->garray, &g->halo);
+  MISPC_TRY(mispc_halo_create(ctx, g->comm, g->ranges, g->rstart, g->nghost, g->garray, &g->halo));
+  if (g->diag.mem != MISPC_MEM_DEVICE) return MISPC_SUCCESS;
+  const int32_t *d_sidx = NULL;
+  return mispc_dist_agree(ctx, g->comm, mispc_halo_device_send_list(ctx, g->halo, &d_sidx));
 }
 
 void mispc_dist_csr_free(mispc_context *ctx, mispc_dist_csr *g) {

@@ -14,6 +14,13 @@ mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const i
   return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo: mispc was built without CUDA");
 }
 
+mispc_status mispc_halo_device_send_list(mispc_context *ctx, mispc_halo *h,
+                                         const int32_t **d_sidx) {
+  (void)h;
+  *d_sidx = NULL;
+  return mispc_seterr(ctx, MISPC_ERR_NO_CUDA, "device halo: mispc was built without CUDA");
+}
+
 void mispc_halo_free_device(mispc_halo *h) {
   (void)h;
 }

@@ -107,7 +107,9 @@ mispc_status mispc_halo_exchange_count_device(mispc_context *ctx, mispc_halo *h,
                                               void *ghost, size_t size, const unsigned *d_count,
                                               int n, unsigned long long *d_wide,
                                               unsigned long long *h_out, void *stream);
-/* The send list (owned ids, in send order) in device memory, nsend entries. */
+/* The send list (owned ids, in send order) in device memory, nsend entries;
+ * the first call makes the plan's device mirror (the graph's construction
+ * does, agreed, for device graphs: exchanges then never allocate). */
 mispc_status mispc_halo_device_send_list(mispc_context *ctx, mispc_halo *h, const int32_t **d_sidx);
 /* Per-key send and receive lists of a plan, for device exchanges of one key
  * at a time (the distributed Gauss-Seidel's colors: each color's boundary
