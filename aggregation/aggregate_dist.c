@@ -12,7 +12,11 @@
  *            (ties: smaller size, then smaller id), or for mis2basic the
  *            aggregate of its smallest-global-id aggregated neighbour. Sizes
  *            of aggregates that span ranks are summed at the root (reverse
- *            halo), then sent to every member and from there to the ghosts. */
+ *            halo), then sent to every member and from there to the ghosts.
+ * The vertex loops run on the context's threads (mispc_host_threads); each
+ * writes only its own vertex's entries and the counts are integer sums, so
+ * the labels do not depend on the thread count. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +49,9 @@ mispc_status agg_dist_scan_count(mispc_context *ctx, MPI_Comm comm, int64_t mine
 static mispc_status label_roots(mispc_context *ctx, agg_work *w, const uint8_t *is_root,
                                 int64_t base, int phase2, int32_t *agg, int64_t *naggs) {
   const mispc_dist_csr *g = w->g;
+  const int nt = mispc_host_threads(ctx);
   int64_t count = 0, first = 0, total = 0;
+#pragma omp parallel for reduction(+ : count) schedule(static) num_threads(nt)
   for (int64_t v = 0; v < w->nloc; ++v) count += is_root[v] != 0;
   MISPC_TRY(agg_dist_scan_count(ctx, g->comm, count, &first, &total));
   int64_t k = base + first;
@@ -59,6 +65,8 @@ static mispc_status label_roots(mispc_context *ctx, agg_work *w, const uint8_t *
     else if (!phase2)
       w->rootid[v] = -1;
   MISPC_TRY(mispc_halo_exchange(ctx, g->halo, w->rootid, w->grootid, sizeof(int64_t)));
+  /* each vertex writes only its own label (threads: the same labels) */
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < w->nloc; ++v) {
     if (phase2 ? !w->flag[v] : agg[v] >= 0) continue; /* phase 2: free on entry only */
     int64_t id = w->rootid[v];
@@ -74,8 +82,9 @@ static mispc_status label_roots(mispc_context *ctx, agg_work *w, const uint8_t *
 
 /* Phase-2 roots: members free on entry with >= min_free free neighbours
  * (self loops not counted). */
-static void phase2_roots(agg_work *w, const uint8_t *set, int min_free, uint8_t *is_root) {
+static void phase2_roots(agg_work *w, const uint8_t *set, int min_free, int nt, uint8_t *is_root) {
   const mispc_dist_csr *g = w->g;
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t v = 0; v < w->nloc; ++v) {
     is_root[v] = 0;
     if (!set[v] || !w->flag[v]) continue;
@@ -111,28 +120,33 @@ static mispc_status aggregate_sizes(mispc_context *ctx, agg_work *w, const int32
                                     int64_t *asize, int64_t *gsize) {
   const mispc_dist_csr *g = w->g;
   const int64_t nloc = w->nloc, ng = w->ng;
+  const int nt = mispc_host_threads(ctx);
   int64_t *cnt = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
   int64_t *gcnt = (int64_t *)calloc((size_t)ng + 1, sizeof(int64_t));
   mispc_status s =
       cnt && gcnt ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 3");
   s = mispc_dist_agree(ctx, g->comm, s);
   /* Roots of phase 2 replaced none of phase 1: rootid holds both phases. */
-  for (int64_t v = 0; !s && v < nloc; ++v) {
-    const int32_t a = agg[v];
-    if (a < 0 || w->rootid[v] != a) continue;
-    int64_t c = 1;
-    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p)
-      c += g->diag.colidx[p] != v && agg[g->diag.colidx[p]] == a;
-    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p)
-      c += w->gagg[g->offd.colidx[p]] == a;
-    cnt[v] = c;
-  }
+  if (!s)
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      const int32_t a = agg[v];
+      if (a < 0 || w->rootid[v] != a) continue;
+      int64_t c = 1;
+      for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p)
+        c += g->diag.colidx[p] != v && agg[g->diag.colidx[p]] == a;
+      for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p)
+        c += w->gagg[g->offd.colidx[p]] == a;
+      cnt[v] = c;
+    }
   if (!s) s = mispc_halo_exchange(ctx, g->halo, cnt, gcnt, sizeof(int64_t));
-  for (int64_t v = 0; !s && v < nloc; ++v) {
-    int64_t o, j;
-    asize[v] = 0;
-    if (agg[v] >= 0 && find_root(w, agg, v, &o, &j)) asize[v] = o >= 0 ? cnt[o] : gcnt[j];
-  }
+  if (!s)
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      int64_t o, j;
+      asize[v] = 0;
+      if (agg[v] >= 0 && find_root(w, agg, v, &o, &j)) asize[v] = o >= 0 ? cnt[o] : gcnt[j];
+    }
   if (!s) s = mispc_halo_exchange(ctx, w->g->halo, asize, gsize, sizeof(int64_t));
   free(cnt);
   free(gcnt);
@@ -142,6 +156,7 @@ static mispc_status aggregate_sizes(mispc_context *ctx, agg_work *w, const int32
 static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *agg) {
   const mispc_dist_csr *g = w->g;
   const int64_t nloc = w->nloc, ng = w->ng;
+  const int nt = mispc_host_threads(ctx);
   int32_t *tent = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
   int64_t *asize = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
   int64_t *gsize = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ng + 1));
@@ -154,44 +169,48 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
     s = mispc_halo_exchange(ctx, g->halo, tent, w->gagg, sizeof(int32_t));
   }
   if (!s && !basic) s = aggregate_sizes(ctx, w, tent, asize, gsize);
-  int64_t orphan = -1;
-  for (int64_t v = 0; !s && v < nloc; ++v) {
-    if (tent[v] >= 0) continue;
-    int32_t best = -1;
-    int64_t best_cnt = 0, best_size = 0, umin = -1;
-    /* Candidates: labels of aggregated neighbours; counts by rescanning (rows are short). */
-    for (int b = 0; b < 2; ++b) {
-      const mispc_csr *B = b ? &g->offd : &g->diag;
-      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1]; ++p) {
-        const int32_t c = B->colidx[p];
-        const int64_t gu = b ? g->garray[c] : g->rstart + c;
-        const int32_t l = b ? w->gagg[c] : tent[c];
-        if ((!b && c == v) || l < 0) continue;
-        if (basic) {
-          if (umin < 0 || gu < umin) umin = gu, best = l;
-          continue;
-        }
-        const int64_t sz = b ? gsize[c] : asize[c];
-        int64_t cnt = 0;
-        for (int b2 = 0; b2 < 2; ++b2) {
-          const mispc_csr *B2 = b2 ? &g->offd : &g->diag;
-          for (int64_t q = B2->rowptr[v]; q < B2->rowptr[v + 1]; ++q) {
-            const int32_t c2 = B2->colidx[q];
-            if (!b2 && c2 == v) continue;
-            cnt += (b2 ? w->gagg[c2] : tent[c2]) == l;
+  /* each leftover writes only its own label; the orphan reported is the
+   * lowest, as in one pass (threads: the same labels and message) */
+  int64_t orphan = INT64_MAX;
+  if (!s)
+#pragma omp parallel for reduction(min : orphan) schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      if (tent[v] >= 0) continue;
+      int32_t best = -1;
+      int64_t best_cnt = 0, best_size = 0, umin = -1;
+      /* Candidates: labels of aggregated neighbours; counts by rescanning (rows are short). */
+      for (int b = 0; b < 2; ++b) {
+        const mispc_csr *B = b ? &g->offd : &g->diag;
+        for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1]; ++p) {
+          const int32_t c = B->colidx[p];
+          const int64_t gu = b ? g->garray[c] : g->rstart + c;
+          const int32_t l = b ? w->gagg[c] : tent[c];
+          if ((!b && c == v) || l < 0) continue;
+          if (basic) {
+            if (umin < 0 || gu < umin) umin = gu, best = l;
+            continue;
           }
+          const int64_t sz = b ? gsize[c] : asize[c];
+          int64_t cnt = 0;
+          for (int b2 = 0; b2 < 2; ++b2) {
+            const mispc_csr *B2 = b2 ? &g->offd : &g->diag;
+            for (int64_t q = B2->rowptr[v]; q < B2->rowptr[v + 1]; ++q) {
+              const int32_t c2 = B2->colidx[q];
+              if (!b2 && c2 == v) continue;
+              cnt += (b2 ? w->gagg[c2] : tent[c2]) == l;
+            }
+          }
+          if (cnt > best_cnt ||
+              (cnt == best_cnt && (sz < best_size || (sz == best_size && l < best))))
+            best = l, best_cnt = cnt, best_size = sz;
         }
-        if (cnt > best_cnt ||
-            (cnt == best_cnt && (sz < best_size || (sz == best_size && l < best))))
-          best = l, best_cnt = cnt, best_size = sz;
       }
+      if (best >= 0)
+        agg[v] = best;
+      else if (g->rstart + v < orphan)
+        orphan = g->rstart + v;
     }
-    if (best >= 0)
-      agg[v] = best;
-    else if (orphan < 0)
-      orphan = g->rstart + v;
-  }
-  if (!s && orphan >= 0)
+  if (!s && orphan != INT64_MAX)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "aggregation phase 3: vertex %lld has no aggregated neighbour (the root set "
                      "is not a maximal distance-2 independent set)",
@@ -270,29 +289,42 @@ mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *g,
   memset(&in, 0, sizeof in);
   mispc_mis_result r = {0, 0};
   int64_t naggs = 0, left = 0;
-  for (int64_t v = 0; !s && v < w.nloc; ++v) agg[v] = -1;
+  const int nt = mispc_host_threads(ctx);
+  double t = mispc_wtime(); /* -vv: each phase's time (mispc_log_phase) */
+  if (!s)
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < w.nloc; ++v) agg[v] = -1;
   if (!s) s = mispc_dist_mis2(ctx, g, &o.mis, NULL, set, &r);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist aggregation (host): phase 1 MIS-2");
   if (!s) s = label_roots(ctx, &w, set, 0, 0, agg, &naggs);
-  for (int64_t v = 0; !s && v < w.nloc; ++v) left += (w.flag[v] = agg[v] < 0);
+  if (!s)
+#pragma omp parallel for reduction(+ : left) schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < w.nloc; ++v) left += (w.flag[v] = agg[v] < 0);
   if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist aggregation (host): phase 1 labels");
   in.mis_rounds[0] = r.rounds;
   in.phase_aggs[0] = naggs;
   in.phase_done[0] = g->nglobal - left;
   if (!s && o.algo == MISPC_AGG_MIS2AGG && left > 0) {
     s = mispc_dist_mis2(ctx, g, &o.mis, w.flag, set, &r);
+    mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist aggregation (host): phase 2 MIS-2");
     if (!s) s = mispc_halo_exchange(ctx, g->halo, w.flag, w.gflag, 1);
     if (!s) {
-      phase2_roots(&w, set, agg_phase2_min_free(&o), is_root);
+      phase2_roots(&w, set, agg_phase2_min_free(&o), nt, is_root);
       s = label_roots(ctx, &w, is_root, naggs, 1, agg, &naggs);
     }
     left = 0;
-    for (int64_t v = 0; !s && v < w.nloc; ++v) left += agg[v] < 0;
+    if (!s)
+#pragma omp parallel for reduction(+ : left) schedule(static) num_threads(nt)
+      for (int64_t v = 0; v < w.nloc; ++v) left += agg[v] < 0;
     if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
     in.mis_rounds[1] = r.rounds;
+    mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist aggregation (host): phase 2 labels");
   }
   in.phase_aggs[1] = naggs;
   in.phase_done[1] = g->nglobal - left;
   if (!s && left > 0) s = phase3(ctx, &w, o.algo == MISPC_AGG_MIS2BASIC, agg);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist aggregation (host): phase 3");
   in.phase_aggs[2] = in.naggs = naggs;
   in.phase_done[2] = g->nglobal;
   free(set);
