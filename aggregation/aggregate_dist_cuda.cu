@@ -434,7 +434,7 @@ mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **ou
 }
 
 /* counter words */
-enum { kLeft1, kOrphan, kLeft2, kRoots1, kRoots2, kCounters = 8 };
+enum { kLeft1, kOrphan, kLeft2, kRoots1, kRoots2, kMisRounds1, kMisRounds2, kCounters = 8 };
 enum { kMarks = 32 };
 /* the words a rank contributes to finish's all-gather */
 enum { kGathered = 6 };
@@ -451,7 +451,9 @@ struct work {
   int64_t *cnt, *gcnt, *asize, *gsize;
   int64_t *lsize; /* 2 nloc: sizes by provisional label of this rank's roots (own_slot) */
   unsigned long long *counter; /* kCounters words: vertices left after phases 1 and 2, the
-                                  phase 3 orphan, the roots of phases 1 and 2 */
+                                  phase 3 orphan, the roots of phases 1 and 2, the round
+                                  counts of queued MIS-2 calls */
+  int mis_queued[2];           /* the MIS-2 call of phase 1 / 2 left its rounds in counter */
   void *scan_temp;
   size_t scan_bytes;
   /* Provisional labels (prov): a root numbered from its rank's first row
@@ -608,13 +610,12 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
   return MISPC_SUCCESS;
 }
 
-/* After the phases: the counters read (the call's one wait besides the
- * MIS-2 calls'), then one all-gather of each rank's counts (vertices left
- * after phases 1 and 2, roots of phases 1 and 2, phase 3's orphan, the
- * status of that read): every
- * rank makes the same phase 3 check and sums, and, with provisional
- * labels, the final ones (delta of a rank's phase-p labels = its final
- * first label - its provisional first label). */
+/* After the phases: the counters read (the call's one wait, with queued
+ * MIS-2 calls; their round counts come with the counters), then one all-gather of each rank's
+ * counts (vertices left after phases 1 and 2, roots of phases 1 and 2, phase 3's orphan, the status
+ * of that read): every rank makes the same phase 3 check and sums, and, with provisional labels,
+ * the final ones (delta of a rank's phase-p labels = its final first label - its provisional first
+ * label). */
 mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
                     mispc_dist_agg_info *in) {
   const mispc_dist_csr *g = w->g;
@@ -650,6 +651,19 @@ mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
   if (failed >= 0)
     return mispc_seterr(ctx, (mispc_status)all[kGathered * failed + 5],
                         "distributed aggregation failed on rank %d", failed);
+  /* queued MIS-2 calls: their round counts, the same on every rank (each
+   * rank's kernel sums every rank's counts) */
+  for (int k = 0; k < 2; ++k) {
+    if (!w->mis_queued[k]) continue;
+    const long long rounds = (long long)c[kMisRounds1 + k];
+    if (rounds < 0)
+      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                          "mispc_dist_mis2 (aggregation phase %d): vertices undecided after the "
+                          "last round allowed",
+                          k + 1);
+    in->mis_rounds[k] = (int)rounds;
+    mispc_dist_mis2_account(g, (int)rounds);
+  }
   if (orphan >= 0)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "aggregation phase 3: vertex %lld has no aggregated neighbour (the root "
@@ -690,8 +704,9 @@ mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
   return s;
 }
 
-/* The phases, with no host wait between them but the MIS-2 calls' own
- * (phase 2 and 3 run on every call; a phase with nothing left to label
+/* The phases, with no host wait between them (the MIS-2 calls too where
+ * their rounds run in one kernel; else they wait for their rounds) (phase
+ * 2 and 3 run on every call; a phase with nothing left to label
  * labels nothing). -v -v logs each phase's time (waiting for the GPU). */
 mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_t *agg,
                  mispc_dist_agg_info *in) {
@@ -704,7 +719,12 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->counter + kOrphan, 0xff, 8, st));
   mark(w, "start");
   /* Phase 1. */
-  MISPC_TRY(mispc_dist_mis2(ctx, g, &o->mis, NULL, w->set, &r));
+  /* The MIS-2 calls queue their kernel and return without waiting where
+   * they can (mispc_dist_mis2_extra): their round counts are read with the
+   * counters in finish, the call's one wait. */
+  mispc_dist_mis2_extra x1 = {NULL, w->counter + kMisRounds1, 0};
+  MISPC_TRY(mispc_dist_mis2_ex(ctx, g, &o->mis, NULL, w->set, &r, &x1));
+  w->mis_queued[0] = x1.queued;
   mark(w, "phase 1 MIS-2");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 1 MIS-2");
   MISPC_TRY(label_roots(ctx, w, w->set, 0));
@@ -714,7 +734,9 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
   /* Phase 2. */
   if (phase2) {
     /* the ghosts' free flags are the subset flags the MIS-2 rounds exchanged */
-    MISPC_TRY(mispc_dist_mis2_ghosts(ctx, g, &o->mis, w->flag, w->set, &r, w->gflag));
+    mispc_dist_mis2_extra x2 = {w->gflag, w->counter + kMisRounds2, 0};
+    MISPC_TRY(mispc_dist_mis2_ex(ctx, g, &o->mis, w->flag, w->set, &r, &x2));
+    w->mis_queued[1] = x2.queued;
     mark(w, "phase 2 MIS-2");
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 MIS-2");
     phase2_roots<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, w->set, w->flag, w->gflag,

@@ -289,13 +289,24 @@ static mispc_status lsa_trace_log(mispc_context *ctx, const unsigned long long *
   return MISPC_SUCCESS;
 }
 
+/* The halo statistics of a call of `rounds` rounds in one kernel: a round's
+ * two exchanges store the words the passes wrote, not every boundary
+ * vertex; counted as the host-driven rounds count theirs. */
+void account(mispc_halo *h, int rounds, size_t ws) {
+  h->stats.exchanges += 2 * rounds + 1;
+  h->stats.bytes_sent += (2 * rounds + 1) * h->nsend * (int64_t)ws;
+}
+
 /* The rounds in one kernel (lsa_rounds, after init): the kernel, then its
- * two words (set size, rounds) in the call's one wait. */
+ * two words (set size, rounds) in the call's one wait; or, with d_rounds
+ * (mispc_dist_mis2_extra) and no trace, the kernel and a copy of its round
+ * word to *d_rounds, queued, with no wait (*queued = 1). */
 template <typename W>
 mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
                       const mispc_halo_lsa *lsa, int blocks, bool warp, int32_t *lists, size_t nl,
                       const uint8_t *cls, const uint8_t *own, unsigned *aux, uint8_t *in_set,
-                      int max_rounds, mispc_mis_result *res, Sync *y, cudaStream_t st) {
+                      int max_rounds, mispc_mis_result *res, Sync *y, cudaStream_t st,
+                      unsigned long long *d_rounds, int *queued) {
   mispc_halo *h = g->halo;
   for (int k = 0; k < 2; ++k) { /* every list vertex in the boundary lists; p.cls tells the class */
     p.col[kBoundary][k] = p.col[kInterior][k] = lists + k * nl;
@@ -314,6 +325,14 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
   /* aux[6..7]: the member count (zeroed with the lengths) */
   mispc_status s = lsa_rounds<W>(ctx, p, lsa, blocks, warp, own, aux, in_set, max_rounds,
                                  (unsigned long long *)(aux + 6), y->d, trace, st);
+  if (d_rounds && !trace) { /* queued: the caller reads the round word later */
+    if (!s && cudaMemcpyAsync(d_rounds, y->d + 1, 8, cudaMemcpyDeviceToDevice, st) != cudaSuccess)
+      s = mispc_seterr(ctx, MISPC_ERR_CUDA, "distributed MIS-2: copy of the round count");
+    res->set_size = -1;
+    res->rounds = -1;
+    *queued = !s;
+    return s;
+  }
   if (!s && cudaMemcpyAsync(y->h, y->d, 16, cudaMemcpyDeviceToHost, st) != cudaSuccess)
     s = mispc_seterr(ctx, MISPC_ERR_CUDA, "distributed MIS-2: copy of the result");
   if (!s) s = mispc_sync(ctx, st, "distributed MIS-2 (one kernel)");
@@ -326,10 +345,7 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
   if (rounds < 0)
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                         "mispc_dist_mis2: vertices undecided after %d rounds", max_rounds);
-  /* a round's two exchanges store the words the passes wrote, not every
-   * boundary vertex: counted as the host-driven rounds count theirs */
-  h->stats.exchanges += 2 * rounds + 1;
-  h->stats.bytes_sent += (2 * rounds + 1) * h->nsend * (int64_t)sizeof(W);
+  account(h, rounds, sizeof(W));
   mispc_logf(ctx, 2, "dist mis2 (device, one kernel of %d blocks): %d rounds", blocks, rounds);
   res->set_size = (int64_t)y->h[0];
   res->rounds = rounds;
@@ -339,7 +355,8 @@ mispc_status lsa_call(mispc_context *ctx, const mispc_dist_csr *g, Plan<W> &p,
 template <typename W>
 mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis_options *opt,
                     int per_round, const uint8_t *subset, uint8_t *in_set, mispc_mis_result *res,
-                    dev_buffers *b, Sync *y, uint8_t *ghost_subset) {
+                    dev_buffers *b, Sync *y, mispc_dist_mis2_extra *ex) {
+  uint8_t *ghost_subset = ex ? ex->ghost_subset : NULL;
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   const int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   mispc_halo *h = g->halo;
@@ -412,8 +429,9 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   if (lsa) {
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t0, "dist mis2 (one kernel): setup, init");
-    mispc_status s = lsa_call<W>(ctx, g, p, lsa, lsa_blocks, warp, lists, nl, cls, own, aux, in_set,
-                                 max_rounds, res, y, st);
+    mispc_status s =
+        lsa_call<W>(ctx, g, p, lsa, lsa_blocks, warp, lists, nl, cls, own, aux, in_set, max_rounds,
+                    res, y, st, ex ? ex->d_rounds : NULL, ex ? &ex->queued : NULL);
     /* the kernel stored the ghosts' subset flags into gsub (its window) */
     if (!s && ghost_subset && ng > 0 &&
         cudaMemcpyAsync(ghost_subset, gsub, (size_t)ng, cudaMemcpyDeviceToDevice, st) !=
@@ -513,29 +531,35 @@ extern "C" mispc_status mispc_dist_mis2_cuda(mispc_context *ctx, const mispc_dis
                                              const mispc_mis_options *opt, int per_round,
                                              const uint8_t *subset, uint8_t *in_set,
                                              mispc_mis_result *res) {
-  return mispc_dist_mis2_cuda_ghosts(ctx, g, opt, per_round, subset, in_set, res, NULL);
+  return mispc_dist_mis2_cuda_ex(ctx, g, opt, per_round, subset, in_set, res, NULL);
 }
 
-extern "C" mispc_status mispc_dist_mis2_cuda_ghosts(mispc_context *ctx, const mispc_dist_csr *g,
-                                                    const mispc_mis_options *opt, int per_round,
-                                                    const uint8_t *subset, uint8_t *in_set,
-                                                    mispc_mis_result *res, uint8_t *ghost_subset) {
+extern "C" mispc_status mispc_dist_mis2_cuda_ex(mispc_context *ctx, const mispc_dist_csr *g,
+                                                const mispc_mis_options *opt, int per_round,
+                                                const uint8_t *subset, uint8_t *in_set,
+                                                mispc_mis_result *res, mispc_dist_mis2_extra *x) {
   dev_buffers b = {{0}, 0};
   Sync y;
   memset(&y, 0, sizeof y);
-  mispc_status s =
-      mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
-          ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y, ghost_subset)
-          : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y, ghost_subset);
+  if (x) x->queued = 0;
+  mispc_status s = mis2_word_bits(mis2_id_bits(g->nglobal)) == 32
+                       ? rounds<uint32_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y, x)
+                       : rounds<uint64_t>(ctx, g, opt, per_round, subset, in_set, res, &b, &y, x);
   if (s) { /* queued work may still use the scratch: let it finish first */
     cudaStream_t st;
     if (y.comm) cudaStreamSynchronize(y.comm);
     if (mispc_stream(ctx, &st) == MISPC_SUCCESS) cudaStreamSynchronize(st);
   }
   double t = mispc_wtime();
-  mispc_scratch_list_free(ctx, &b);
+  mispc_scratch_list_free(ctx, &b); /* stream-ordered: after a queued kernel too */
   sync_free(&y);
   s = mispc_dist_agree(ctx, g->comm, s);
+  if (s && x) x->queued = 0;
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist mis2: frees, agreement");
   return s;
+}
+
+extern "C" void mispc_dist_mis2_account(const mispc_dist_csr *g, int rounds) {
+  if (rounds >= 0 && g && g->halo)
+    account(g->halo, rounds, mis2_word_bits(mis2_id_bits(g->nglobal)) / 8);
 }

@@ -57,7 +57,7 @@ static int one_rank(const mispc_context *ctx, const mispc_dist_csr *g) {
  * rank, else the rounds of the graph's memory space. */
 static mispc_status dist_mis(mispc_context *ctx, const mispc_dist_csr *g,
                              const mispc_mis_options *opt, const uint8_t *subset, uint8_t *in_set,
-                             mispc_mis_result *res, int k, uint8_t *ghost_subset) {
+                             mispc_mis_result *res, int k, mispc_dist_mis2_extra *x) {
   MISPC_TRY(check_graph(ctx, g));
   mispc_mis_options o;
   MISPC_TRY(check_dist(ctx, g, opt, &o, in_set, k, k == 1 ? "mispc_dist_mis1" : "mispc_dist_mis2"));
@@ -73,8 +73,8 @@ static mispc_status dist_mis(mispc_context *ctx, const mispc_dist_csr *g,
     static mis_dist_backend_fn *const backend[2][2] = {
         {mispc_dist_mis1_host, mispc_dist_mis1_cuda}, {mispc_dist_mis2_host, mispc_dist_mis2_cuda}};
     const int key = k == 1 ? mis1_key_mode(o.priority) : o.priority != MISPC_PRIORITY_HASH;
-    if (k == 2 && dev && ghost_subset)
-      s = mispc_dist_mis2_cuda_ghosts(ctx, g, &o, key, subset, in_set, &r, ghost_subset);
+    if (k == 2 && dev && x)
+      s = mispc_dist_mis2_cuda_ex(ctx, g, &o, key, subset, in_set, &r, x);
     else
       s = backend[k - 1][dev](ctx, g, &o, key, subset, in_set, &r);
   }
@@ -94,10 +94,11 @@ mispc_status mispc_dist_mis2(mispc_context *ctx, const mispc_dist_csr *g,
   return dist_mis(ctx, g, opt, subset, in_set, res, 2, NULL);
 }
 
-mispc_status mispc_dist_mis2_ghosts(mispc_context *ctx, const mispc_dist_csr *g,
-                                    const mispc_mis_options *opt, const uint8_t *subset,
-                                    uint8_t *in_set, mispc_mis_result *res, uint8_t *ghost_subset) {
-  return dist_mis(ctx, g, opt, subset, in_set, res, 2, ghost_subset);
+mispc_status mispc_dist_mis2_ex(mispc_context *ctx, const mispc_dist_csr *g,
+                                const mispc_mis_options *opt, const uint8_t *subset,
+                                uint8_t *in_set, mispc_mis_result *res, mispc_dist_mis2_extra *x) {
+  if (x) x->queued = 0;
+  return dist_mis(ctx, g, opt, subset, in_set, res, 2, x);
 }
 
 mispc_status mis_dist_result(mispc_context *ctx, const mispc_dist_csr *g, mispc_status s,

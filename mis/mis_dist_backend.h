@@ -17,12 +17,11 @@ typedef mispc_status mis_dist_backend_fn(mispc_context *ctx, const mispc_dist_cs
                                          mispc_mis_result *res);
 mis_dist_backend_fn mispc_dist_mis1_host, mispc_dist_mis2_host, mispc_dist_mis1_cuda,
     mispc_dist_mis2_cuda;
-/* mispc_dist_mis2_cuda that also copies its ghosts' subset flags (the bytes
- * its rounds exchanged) into ghost_subset (device, nghost bytes). */
-mispc_status mispc_dist_mis2_cuda_ghosts(mispc_context *ctx, const mispc_dist_csr *g,
-                                         const mispc_mis_options *opt, int key,
-                                         const uint8_t *subset, uint8_t *in_set,
-                                         mispc_mis_result *res, uint8_t *ghost_subset);
+/* mispc_dist_mis2_cuda with the extras of mispc_dist_mis2_ex (x non-NULL). */
+mispc_status mispc_dist_mis2_cuda_ex(mispc_context *ctx, const mispc_dist_csr *g,
+                                     const mispc_mis_options *opt, int key, const uint8_t *subset,
+                                     uint8_t *in_set, mispc_mis_result *res,
+                                     mispc_dist_mis2_extra *x);
 
 /* The end of a host MIS call: the status agreed on every rank, then (on
  * success) the global set size from in_set and the round count in *res. */

@@ -212,13 +212,33 @@ mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const i
 /* Releases the device mirror (no-op without one). */
 void mispc_halo_free_device(mispc_halo *h);
 
-/* mispc_dist_mis2 that also returns the subset flags of the ghosts (the
- * bytes its rounds exchanged; device graphs on several ranks: a device
- * array of nghost bytes; NULL: as mispc_dist_mis2). The GPU aggregation's
- * phase 2 reads them instead of exchanging its free flags again. */
-mispc_status mispc_dist_mis2_ghosts(mispc_context *ctx, const mispc_dist_csr *g,
-                                    const mispc_mis_options *opt, const uint8_t *subset,
-                                    uint8_t *in_set, mispc_mis_result *res, uint8_t *ghost_subset);
+/* What the GPU aggregation asks of its MIS-2 calls besides mispc_dist_mis2's
+ * work (device graphs on several ranks; mispc_dist_mis2_ex).
+ *   ghost_subset: a device array of nghost bytes that gets the ghosts'
+ *     subset flags (the bytes the rounds exchanged), or NULL; phase 2 reads
+ *     them instead of exchanging its free flags again.
+ *   d_rounds: a device word, or NULL. Where the rounds run in one kernel
+ *     (and -vv is off), the call queues them on the context's stream and
+ *     returns without waiting: the round count (-1: max_rounds ran out)
+ *     arrives in *d_rounds in stream order, res holds -1s, and queued is
+ *     set; the caller reads the word later, checks it and passes it to
+ *     mispc_dist_mis2_account. Else the call waits as mispc_dist_mis2 does
+ *     (queued 0). Failures before the kernel are still agreed by every
+ *     rank before the call returns.
+ * Queued calls need no host barrier between them: the next call's kernel
+ * stores into a rank's windows only after an exchange with that rank (the
+ * symmetric halo: the aggregation's root ids), which that rank joins after
+ * its own kernel ended, and into every rank's only after its first barrier. */
+typedef struct mispc_dist_mis2_extra {
+  uint8_t *ghost_subset;
+  unsigned long long *d_rounds;
+  int queued;
+} mispc_dist_mis2_extra;
+mispc_status mispc_dist_mis2_ex(mispc_context *ctx, const mispc_dist_csr *g,
+                                const mispc_mis_options *opt, const uint8_t *subset,
+                                uint8_t *in_set, mispc_mis_result *res, mispc_dist_mis2_extra *x);
+/* The halo statistics of a queued call, once its round count is known. */
+void mispc_dist_mis2_account(const mispc_dist_csr *g, int rounds);
 
 /* Sends records of `width` int64 words to their owner ranks (dest[i] for
  * record i) and returns the records this rank receives, in rank order and,

@@ -90,7 +90,7 @@ static void agg_variant(int av, mispc_agg_options *ao) {
 static int same_info(const mispc_dist_agg_info *info, const mispc_aggregates *aref) {
   return info->naggs == aref->naggs && info->phase_aggs[0] == aref->phase_aggs[0] &&
          info->phase_aggs[1] == aref->phase_aggs[1] && info->phase_done[1] == aref->phase_done[1] &&
-         info->mis_rounds[1] == aref->mis_rounds[1];
+         info->mis_rounds[0] == aref->mis_rounds[0] && info->mis_rounds[1] == aref->mis_rounds[1];
 }
 
 /* What one comparison runs on: the reference graph G, the distributed graph D
