@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "agg_dist.h"
+#include "rows_host.h"
 
 static const char *const galerkin_who = "mispc_dist_galerkin_product";
 
@@ -260,10 +261,13 @@ typedef struct out_part {
   void *a, *b;
 } out_part;
 
-/* Parts for n items: one a host thread, each of 128 items or more. */
-static int count_parts(mispc_context *ctx, int64_t n) {
-  const int64_t k = n / 128, nt = mispc_host_threads(ctx);
-  return k < 1 ? 1 : (int)(k < nt ? k : nt);
+/* Parts for n items: one a host thread, each of 128 items or more, their
+ * marker arrays (width entries a part) within MARK_BUDGET. */
+static int count_parts(mispc_context *ctx, int64_t n, int64_t width) {
+  int64_t k = n / 128, nt = mispc_host_threads(ctx);
+  if (width > 0 && nt * width > MARK_BUDGET) nt = MARK_BUDGET / width;
+  if (k > nt) k = nt;
+  return k < 1 ? 1 : (int)k;
 }
 
 static int64_t weight_at(const int64_t *w0, const int64_t *w1, int64_t i) {
@@ -390,7 +394,7 @@ static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, con
         A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
     if (len > wmax) wmax = len;
   }
-  const int np = count_parts(ctx, nloc);
+  const int np = count_parts(ctx, nloc, t->ncmap);
   out_part *pt = split_parts(np, nloc, A->diag.rowptr, A->offd.rowptr);
   *apptr = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
   *apcol = NULL, *apval = NULL;
@@ -505,7 +509,7 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
   for (int64_t r = 0; !s && r < ngot; ++r) order[first[product_at(pr, r)[0] - c0]++] = r;
   for (int64_t c = nr; !s && c > 0; --c) first[c] = first[c - 1];
   if (!s) first[0] = 0;
-  const int np = s ? 1 : count_parts(ctx, nr);
+  const int np = s ? 1 : count_parts(ctx, nr, span);
   out_part *pt = s ? NULL : split_parts(np, nr, first, NULL);
   int failed = !s && !pt;
   if (!s && !failed) {
@@ -656,7 +660,7 @@ static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, co
       }
   for (int64_t c = nc; !s && c > 0; --c) tptr[c] = tptr[c - 1];
   if (!s) tptr[0] = 0;
-  const int nparts = s ? 1 : count_parts(ctx, nc);
+  const int nparts = s ? 1 : count_parts(ctx, nc, nc);
   out_part *pt = s ? NULL : split_parts(nparts, nc, tptr, NULL);
   int failed = !s && !pt;
   if (!s && !failed) {
