@@ -722,24 +722,38 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
         ctx, A->comm,
         presum_first(ctx, A, &t, first, apptr, apcol, apval, ranges, np, &part, &pdest, &npart));
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: first ranks' sums");
+  /* The records are written by nch threads, each a slice of the presums
+   * (e in [eb[c], eb[c + 1])) and then of the rows (i in [ib[c], ib[c +
+   * 1])) from the counts of mine and the others' before it (om, orr), as
+   * the serial loops would: the same records in the same places. */
+  const int nch = count_parts(ctx, nloc > npart ? nloc : npart, 0);
   int64_t *cnt = (int64_t *)calloc((size_t)np * 2, sizeof(int64_t)), nrec = 0, nmine = 0;
-  if (!s && !cnt) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
-  for (int64_t k = 0; !s && k < npart; ++k) {
-    cnt[pdest[k]]++;
-    *(pdest[k] == rank ? &nmine : &nrec) += 1;
-  }
-  for (int64_t i = 0; !s && i < nloc; ++i)
-    for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
-      if (first[t.col[q]]) continue;
-      const int64_t b = apptr[i + 1] - apptr[i];
-      if (nrec + nmine > INT64_MAX / 3 - b) {
-        s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
-        break;
-      }
-      const int r = mispc_dist_owner(ranges, np, P->gcol[q]);
-      cnt[r] += b;
-      *(r == rank ? &nmine : &nrec) += b;
+  int64_t *chunk = (int64_t *)malloc(sizeof(int64_t) * 6 * (size_t)(nch + 1));
+  int64_t *eb = chunk, *ib = eb + nch + 1, *om = ib + nch + 1, *orr = om + 2 * (nch + 1);
+  if (!s && (!cnt || !chunk)) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  for (int c = 0; !s && c <= nch; ++c) eb[c] = npart * c / nch, ib[c] = nloc * c / nch;
+  for (int c = 0; !s && c < nch; ++c) {
+    om[c] = nmine, orr[c] = nrec;
+    for (int64_t k = eb[c]; k < eb[c + 1]; ++k) {
+      cnt[pdest[k]]++;
+      *(pdest[k] == rank ? &nmine : &nrec) += 1;
     }
+  }
+  for (int c = 0; !s && c < nch; ++c) {
+    om[nch + 1 + c] = nmine, orr[nch + 1 + c] = nrec;
+    for (int64_t i = ib[c]; !s && i < ib[c + 1]; ++i)
+      for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+        if (first[t.col[q]]) continue;
+        const int64_t b = apptr[i + 1] - apptr[i];
+        if (nrec + nmine > INT64_MAX / 3 - b) {
+          s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
+          break;
+        }
+        const int r = mispc_dist_owner(ranges, np, P->gcol[q]);
+        cnt[r] += b;
+        *(r == rank ? &nmine : &nrec) += b;
+      }
+  }
   if (!s) {
     rec = (int64_t *)mispc_host_alloc_n(ctx, 3 * nrec + 1, sizeof(int64_t), "products");
     mine = (int64_t *)mispc_host_alloc_n(ctx, 3 * nmine + 1, sizeof(int64_t), "products");
@@ -753,28 +767,37 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   products pr = {NULL, mine, 0, 0, nmine};
   for (int p = 0; !s && p < rank; ++p) pr.nlow += cnt[np + p];
   free(cnt);
-  int64_t m = 0, k = 0;
-  for (int64_t e = 0; !s && e < npart; ++e) {
-    int64_t *o = pdest[e] == rank ? mine + 3 * k++ : rec + 3 * m;
-    memcpy(o, part + 3 * e, 3 * sizeof(int64_t));
-    if (pdest[e] != rank) dest[m++] = pdest[e];
-  }
-  free(part), free(pdest);
-  for (int64_t i = 0; !s && i < nloc; ++i)
-    for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
-      if (first[t.col[q]]) continue;
-      const int64_t I = P->gcol[q];
-      const double p = P->values[q];
-      const int r = mispc_dist_owner(ranges, np, I);
-      for (int64_t e = apptr[i]; e < apptr[i + 1]; ++e) {
-        const double x = p * apval[e];
-        int64_t *o = r == rank ? mine + 3 * k++ : rec + 3 * m;
-        o[0] = I;
-        o[1] = t.cmap[apcol[e]];
-        memcpy(&o[2], &x, sizeof x);
-        if (r != rank) dest[m++] = r;
+  if (!s) {
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; ++c) {
+      int64_t k = om[c], m = orr[c];
+      for (int64_t e = eb[c]; e < eb[c + 1]; ++e) {
+        int64_t *o = pdest[e] == rank ? mine + 3 * k++ : rec + 3 * m;
+        memcpy(o, part + 3 * e, 3 * sizeof(int64_t));
+        if (pdest[e] != rank) dest[m++] = pdest[e];
       }
     }
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; ++c) {
+      int64_t k = om[nch + 1 + c], m = orr[nch + 1 + c];
+      for (int64_t i = ib[c]; i < ib[c + 1]; ++i)
+        for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+          if (first[t.col[q]]) continue;
+          const int64_t I = P->gcol[q];
+          const double p = P->values[q];
+          const int r = mispc_dist_owner(ranges, np, I);
+          for (int64_t e = apptr[i]; e < apptr[i + 1]; ++e) {
+            const double x = p * apval[e];
+            int64_t *o = r == rank ? mine + 3 * k++ : rec + 3 * m;
+            o[0] = I;
+            o[1] = t.cmap[apcol[e]];
+            memcpy(&o[2], &x, sizeof x);
+            if (r != rank) dest[m++] = r;
+          }
+        }
+    }
+  }
+  free(part), free(pdest), free(chunk);
   free(apptr), free(apcol), free(apval), free(first);
   prow_table_free(&t);
   int64_t *got = NULL;
