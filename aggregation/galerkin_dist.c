@@ -633,15 +633,16 @@ static int presum_part(const prow_table *t, const int64_t *tptr, const int64_t *
 /* The products of the columns this rank is first in (first[c]), summed
  * here: for each such coarse row I and column J, 0.0 plus P(i, I) * (A P)(i,
  * J) over this rank's rows i in increasing order, which is the beginning of
- * the one-process sum (the other ranks' rows come after). Records (I, J,
- * value bits) into *out (*nout), the owner of each I in *dest; the rows I
- * split among the host threads by their entries of P (presum_part). */
+ * the one-process sum (the other ranks' rows come after). The rows I are
+ * split among the host threads by their entries of P (presum_part): records
+ * (I, J, value bits) and the owner of each I in *parts (*nparts of them, in
+ * order of I; not joined: the caller moves them into its buffers). */
 static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
                                  const uint8_t *first, const int64_t *apptr, const int32_t *apcol,
-                                 const double *apval, const int64_t *ranges, int np, int64_t **out,
-                                 int **dest, int64_t *nout) {
+                                 const double *apval, const int64_t *ranges, int np,
+                                 out_part **parts, int *nparts) {
   const int64_t nloc = A->rend - A->rstart, nc = t->ncmap;
-  *out = NULL, *dest = NULL;
+  *parts = NULL, *nparts = 0;
   int64_t *tptr = (int64_t *)calloc((size_t)nc + 2, sizeof(int64_t));
   mispc_status s = tptr ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   /* P^T of the first columns: each column's (row, value) in increasing row */
@@ -660,25 +661,20 @@ static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, co
       }
   for (int64_t c = nc; !s && c > 0; --c) tptr[c] = tptr[c - 1];
   if (!s) tptr[0] = 0;
-  const int nparts = s ? 1 : count_parts(ctx, nc, nc);
-  out_part *pt = s ? NULL : split_parts(nparts, nc, tptr, NULL);
+  const int npt = s ? 1 : count_parts(ctx, nc, nc);
+  out_part *pt = s ? NULL : split_parts(npt, nc, tptr, NULL);
   int failed = !s && !pt;
   if (!s && !failed) {
-#pragma omp parallel for schedule(static, 1) num_threads(nparts) reduction(| : failed)
-    for (int k = 0; k < nparts; ++k)
+#pragma omp parallel for schedule(static, 1) num_threads(npt) reduction(| : failed)
+    for (int k = 0; k < npt; ++k)
       failed |= presum_part(t, tptr, ti, tv, apptr, apcol, apval, ranges, np, &pt[k]);
   }
-  if (!s && !failed)
-    failed = join_parts(nparts, pt, 3 * sizeof(int64_t), sizeof(int), NULL, (void **)out,
-                        (void **)dest, nout);
-  else
-    free_parts(nparts, pt);
   free(tptr), free(ti), free(tv);
   if (s || failed) {
-    free(*out), free(*dest);
-    *out = NULL, *dest = NULL;
+    free_parts(npt, pt);
     return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", galerkin_who);
   }
+  *parts = pt, *nparts = npt;
   return MISPC_SUCCESS;
 }
 
@@ -714,33 +710,35 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
    * travel as one record an entry (presum_first); the others' products one
    * by one, as below */
   uint8_t *first = NULL;
-  int64_t *part = NULL, npart = 0;
-  int *pdest = NULL;
+  out_part *sums = NULL;
+  int nsum = 0;
   if (!s) s = first_columns(ctx, A, &t, ranges, np, rank, &first);
   if (!s)
     s = mispc_dist_agree(
         ctx, A->comm,
-        presum_first(ctx, A, &t, first, apptr, apcol, apval, ranges, np, &part, &pdest, &npart));
+        presum_first(ctx, A, &t, first, apptr, apcol, apval, ranges, np, &sums, &nsum));
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: first ranks' sums");
-  /* The records are written by nch threads, each a slice of the presums
-   * (e in [eb[c], eb[c + 1])) and then of the rows (i in [ib[c], ib[c +
-   * 1])) from the counts of mine and the others' before it (om, orr), as
-   * the serial loops would: the same records in the same places. */
-  const int nch = count_parts(ctx, nloc > npart ? nloc : npart, 0);
+  /* The records are written by threads, each the records of one part of
+   * the sums (c < nsum) or of one slice of the rows (i in [ib[c], ib[c +
+   * 1])), from the counts of mine and of the others' before it (om[nsum +
+   * c], orr[nsum + c] for the slices), as the serial loops would: the same
+   * records in the same places. */
+  const int nch = count_parts(ctx, nloc, 0);
   int64_t *cnt = (int64_t *)calloc((size_t)np * 2, sizeof(int64_t)), nrec = 0, nmine = 0;
-  int64_t *chunk = (int64_t *)malloc(sizeof(int64_t) * 6 * (size_t)(nch + 1));
-  int64_t *eb = chunk, *ib = eb + nch + 1, *om = ib + nch + 1, *orr = om + 2 * (nch + 1);
+  int64_t *chunk = (int64_t *)malloc(sizeof(int64_t) * (size_t)(3 * (nch + nsum) + 1));
+  int64_t *ib = chunk, *om = ib + nch + 1, *orr = om + nsum + nch;
   if (!s && (!cnt || !chunk)) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
-  for (int c = 0; !s && c <= nch; ++c) eb[c] = npart * c / nch, ib[c] = nloc * c / nch;
-  for (int c = 0; !s && c < nch; ++c) {
+  for (int c = 0; !s && c <= nch; ++c) ib[c] = nloc * c / nch;
+  for (int c = 0; !s && c < nsum; ++c) {
+    const int *pd = (const int *)sums[c].b;
     om[c] = nmine, orr[c] = nrec;
-    for (int64_t k = eb[c]; k < eb[c + 1]; ++k) {
-      cnt[pdest[k]]++;
-      *(pdest[k] == rank ? &nmine : &nrec) += 1;
+    for (int64_t k = 0; k < sums[c].n; ++k) {
+      cnt[pd[k]]++;
+      *(pd[k] == rank ? &nmine : &nrec) += 1;
     }
   }
   for (int c = 0; !s && c < nch; ++c) {
-    om[nch + 1 + c] = nmine, orr[nch + 1 + c] = nrec;
+    om[nsum + c] = nmine, orr[nsum + c] = nrec;
     for (int64_t i = ib[c]; !s && i < ib[c + 1]; ++i)
       for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
         if (first[t.col[q]]) continue;
@@ -768,18 +766,20 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   for (int p = 0; !s && p < rank; ++p) pr.nlow += cnt[np + p];
   free(cnt);
   if (!s) {
-#pragma omp parallel for schedule(static, 1) num_threads(nch)
-    for (int c = 0; c < nch; ++c) {
+#pragma omp parallel for schedule(static, 1) num_threads(nsum)
+    for (int c = 0; c < nsum; ++c) {
+      const int64_t *part = (const int64_t *)sums[c].a;
+      const int *pd = (const int *)sums[c].b;
       int64_t k = om[c], m = orr[c];
-      for (int64_t e = eb[c]; e < eb[c + 1]; ++e) {
-        int64_t *o = pdest[e] == rank ? mine + 3 * k++ : rec + 3 * m;
+      for (int64_t e = 0; e < sums[c].n; ++e) {
+        int64_t *o = pd[e] == rank ? mine + 3 * k++ : rec + 3 * m;
         memcpy(o, part + 3 * e, 3 * sizeof(int64_t));
-        if (pdest[e] != rank) dest[m++] = pdest[e];
+        if (pd[e] != rank) dest[m++] = pd[e];
       }
     }
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
     for (int c = 0; c < nch; ++c) {
-      int64_t k = om[nch + 1 + c], m = orr[nch + 1 + c];
+      int64_t k = om[nsum + c], m = orr[nsum + c];
       for (int64_t i = ib[c]; i < ib[c + 1]; ++i)
         for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
           if (first[t.col[q]]) continue;
@@ -797,7 +797,8 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
         }
     }
   }
-  free(part), free(pdest), free(chunk);
+  free_parts(nsum, sums);
+  free(chunk);
   free(apptr), free(apcol), free(apval), free(first);
   prow_table_free(&t);
   int64_t *got = NULL;
