@@ -9,12 +9,16 @@
  * ghost columns routed from their owners; then every product P(i, I) *
  * (A P)(i, J) travels to the rank of coarse row I. Ranks send in increasing
  * i and arrive in rank order (ranges tile in rank order), so the owner adds
- * them in the one-process order without sorting them. */
+ * them in the one-process order without sorting them. The row-independent
+ * loops (A P, the first ranks' sums, the coarse rows, the smoothing) run on
+ * the host threads, each row computed whole by one thread and the threads'
+ * outputs joined in row order: the same bits for any thread count. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agg_dist.h"
+#include "rows_host.h"
 
 static const char *const galerkin_who = "mispc_dist_galerkin_product";
 
@@ -246,42 +250,123 @@ static int grow_pair(void **a, size_t ea, void **b, size_t eb, int64_t need, int
   return 0;
 }
 
-/* A P for this rank's rows (local coarse ids, sorted rows), as
- * mispc_csr_multiply's host loop: a dense accumulator over the row's
- * pattern, each entry 0.0 plus its products in the merged row's order (the
- * first product of an entry sets it to 0.0 and adds), one pass over the
- * rows into arrays that grow as needed. */
-static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
-                                const char *who, int64_t **apptr, int32_t **apcol, double **apval) {
-  const int64_t nloc = A->rend - A->rstart;
-  int64_t wmax = 1;
-  for (int64_t i = 0; i < nloc; ++i) {
-    int64_t len =
-        A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
-    if (len > wmax) wmax = len;
+/* Threads: the loops below whose items append entries (A P rows, product
+ * records, coarse rows) run in parts of consecutive items, one a thread,
+ * each part into arrays of its own; the parts are joined in item order.
+ * Every item is computed as by one thread, so the result does not depend
+ * on the thread count. A part holds items [i0, i1) and their n entries in
+ * two arrays a and b (capacity cap), starting at off in the joined ones. */
+typedef struct out_part {
+  int64_t i0, i1, n, cap, off;
+  void *a, *b;
+} out_part;
+
+/* Parts for n items: one a host thread, each of 128 items or more, their
+ * marker arrays (width entries a part) within MARK_BUDGET. */
+static int count_parts(mispc_context *ctx, int64_t n, int64_t width) {
+  int64_t k = n / 128, nt = mispc_host_threads(ctx);
+  if (width > 0 && nt * width > MARK_BUDGET) nt = MARK_BUDGET / width;
+  if (k > nt) k = nt;
+  return k < 1 ? 1 : (int)k;
+}
+
+static int64_t weight_at(const int64_t *w0, const int64_t *w1, int64_t i) {
+  return w0[i] + (w1 ? w1[i] : 0);
+}
+
+/* np parts tiling [0, n) of about equal weight, the weight before item i
+ * being w0[i] (+ w1[i]), nondecreasing in i (row pointers); NULL when out
+ * of memory. */
+static out_part *split_parts(int np, int64_t n, const int64_t *w0, const int64_t *w1) {
+  out_part *p = (out_part *)calloc((size_t)np, sizeof *p);
+  if (!p) return NULL;
+  const int64_t base = weight_at(w0, w1, 0), total = weight_at(w0, w1, n) - base;
+  for (int k = 1; k < np; ++k) {
+    const int64_t want = base + total / np * k + total % np * k / np;
+    int64_t lo = p[k - 1].i0, hi = n; /* the first item whose weight reaches want */
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (weight_at(w0, w1, mid) < want)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    p[k].i0 = lo;
+    p[k - 1].i1 = lo;
   }
-  int64_t *row = (int64_t *)mispc_host_alloc_n(ctx, wmax, sizeof(int64_t), "A P rows");
-  double *val = (double *)mispc_host_alloc_n(ctx, wmax, sizeof(double), "A P rows");
-  double *acc = (double *)mispc_host_alloc_n(ctx, t->ncmap + 1, sizeof(double), "A P rows");
-  int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, t->ncmap + 1, sizeof(int64_t), "A P rows");
-  int64_t cap = 2 * (t->ptr[nloc] + 1); /* a first guess: twice the rows of P */
-  *apptr = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
-  *apcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)cap);
-  *apval = (double *)malloc(sizeof(double) * (size_t)cap);
-  mispc_status s =
-      row && val && acc && mark && *apptr && *apcol && *apval ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
-  for (int64_t c = 0; !s && c < t->ncmap; ++c) mark[c] = -1;
-  int64_t used = 0;
-  for (int64_t i = 0; !s && i < nloc; ++i) {
-    const int64_t n = merged_row(A, i, row, val);
+  p[np - 1].i1 = n;
+  return p;
+}
+
+static void free_parts(int np, out_part *p) {
+  for (int k = 0; p && k < np; ++k) free(p[k].a), free(p[k].b);
+  free(p);
+}
+
+/* The parts' entries in part order into *a and *b (ea and eb bytes an
+ * entry; the one part's arrays themselves), *n of them; ptr, if given, holds
+ * ptr[i + 1] of each item i relative to its part and is shifted to the
+ * joined arrays. Frees the parts; nonzero when out of memory. */
+static int join_parts(int np, out_part *p, size_t ea, size_t eb, int64_t *ptr, void **a, void **b,
+                      int64_t *n) {
+  int64_t tot = 0;
+  for (int k = 0; k < np; ++k) p[k].off = tot, tot += p[k].n;
+  *n = tot;
+  if (np == 1) {
+    *a = p[0].a, *b = p[0].b;
+    p[0].a = p[0].b = NULL;
+    free_parts(np, p);
+    return 0;
+  }
+  *a = malloc(ea * (size_t)(tot + 1));
+  *b = malloc(eb * (size_t)(tot + 1));
+  if (!*a || !*b) {
+    free(*a), free(*b);
+    *a = *b = NULL;
+    free_parts(np, p);
+    return 1;
+  }
+#pragma omp parallel for schedule(static, 1) num_threads(np)
+  for (int k = 0; k < np; ++k) {
+    if (p[k].n) {
+      memcpy((char *)*a + ea * (size_t)p[k].off, p[k].a, ea * (size_t)p[k].n);
+      memcpy((char *)*b + eb * (size_t)p[k].off, p[k].b, eb * (size_t)p[k].n);
+    }
+    for (int64_t i = p[k].i0; ptr && i < p[k].i1; ++i) ptr[i + 1] += p[k].off;
+    free(p[k].a), free(p[k].b);
+    p[k].a = p[k].b = NULL;
+  }
+  free_parts(np, p);
+  return 0;
+}
+
+/* Rows [i0, i1) of A P into the part's arrays (p->a columns, p->b values;
+ * ptr[i + 1] relative to the part), as mispc_csr_multiply's host loop: a
+ * dense accumulator over the row's pattern, each entry 0.0 plus its
+ * products in the merged row's order (the first product of an entry sets
+ * it to 0.0 and adds), in arrays that grow as needed. Nonzero when out of
+ * memory. */
+static int ap_rows(const mispc_dist_csr *A, const prow_table *t, int64_t wmax, out_part *pt,
+                   int64_t *ptr) {
+  int64_t *row = (int64_t *)malloc(sizeof(int64_t) * (size_t)wmax);
+  double *val = (double *)malloc(sizeof(double) * (size_t)wmax);
+  double *acc = (double *)malloc(sizeof(double) * (size_t)(t->ncmap + 1));
+  int64_t *mark = (int64_t *)malloc(sizeof(int64_t) * (size_t)(t->ncmap + 1));
+  pt->cap = 2 * (t->ptr[pt->i1] - t->ptr[pt->i0] + 1); /* a first guess: twice the rows of P */
+  pt->a = malloc(sizeof(int32_t) * (size_t)pt->cap);
+  pt->b = malloc(sizeof(double) * (size_t)pt->cap);
+  int failed = !(row && val && acc && mark && pt->a && pt->b);
+  for (int64_t c = 0; !failed && c < t->ncmap; ++c) mark[c] = -1;
+  for (int64_t i = pt->i0; !failed && i < pt->i1; ++i) {
+    const int64_t n = merged_row(A, i, row, val), used = pt->n;
     int64_t bound = 0; /* at most this many entries in row i */
     for (int64_t e = 0; e < n; ++e) bound += t->ptr[row[e] + 1] - t->ptr[row[e]];
-    if (grow_pair((void **)apcol, sizeof(int32_t), (void **)apval, sizeof(double), used + bound,
-                  &cap)) {
-      s = MISPC_ERR_ALLOC;
+    if (grow_pair(&pt->a, sizeof(int32_t), &pt->b, sizeof(double), used + bound, &pt->cap)) {
+      failed = 1;
       break;
     }
-    int32_t *cols = *apcol + used;
+    int32_t *cols = (int32_t *)pt->a + used;
+    double *vals = (double *)pt->b + used;
     int64_t m = 0;
     for (int64_t e = 0; e < n; ++e)
       for (int64_t q = t->ptr[row[e]]; q < t->ptr[row[e] + 1]; ++q) {
@@ -290,12 +375,40 @@ static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, con
         acc[c] += val[e] * t->val[q];
       }
     mispc_sort_i32(cols, m);
-    for (int64_t p = 0; p < m; ++p) (*apval)[used + p] = acc[cols[p]];
-    used += m;
-    (*apptr)[i + 1] = used;
+    for (int64_t p = 0; p < m; ++p) vals[p] = acc[cols[p]];
+    pt->n = used + m;
+    ptr[i + 1] = pt->n;
   }
   free(row), free(val), free(acc), free(mark);
-  if (s) {
+  return failed;
+}
+
+/* A P for this rank's rows (local coarse ids, sorted rows), each row by
+ * ap_rows, the rows split among the host threads by A's entries. */
+static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
+                                const char *who, int64_t **apptr, int32_t **apcol, double **apval) {
+  const int64_t nloc = A->rend - A->rstart;
+  int64_t wmax = 1, nnz = 0;
+  for (int64_t i = 0; i < nloc; ++i) {
+    int64_t len =
+        A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
+    if (len > wmax) wmax = len;
+  }
+  const int np = count_parts(ctx, nloc, t->ncmap);
+  out_part *pt = split_parts(np, nloc, A->diag.rowptr, A->offd.rowptr);
+  *apptr = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
+  *apcol = NULL, *apval = NULL;
+  int failed = !pt || !*apptr;
+  if (!failed) {
+#pragma omp parallel for schedule(static, 1) num_threads(np) reduction(| : failed)
+    for (int k = 0; k < np; ++k) failed |= ap_rows(A, t, wmax, &pt[k], *apptr);
+  }
+  if (failed)
+    free_parts(np, pt);
+  else
+    failed = join_parts(np, pt, sizeof(int32_t), sizeof(double), *apptr, (void **)apcol,
+                        (void **)apval, &nnz);
+  if (failed) {
     free(*apptr), free(*apcol), free(*apval);
     *apptr = NULL, *apcol = NULL, *apval = NULL;
     return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
@@ -316,49 +429,25 @@ static const int64_t *product_at(const products *p, int64_t r) {
   return p->got + 3 * (r - p->nmine);
 }
 
-/* Coarse rows [c0, c1) from the products (row, column, value bits) in the
- * order of p, which is the order they are summed in: each row's
- * pattern is its columns sorted, each entry 0.0 plus its products, in a
- * dense accumulator over the span of the columns received (at most the
- * coarse columns, as mispc_csr_multiply's). */
-static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t nc, int64_t c0,
-                                    int64_t c1, const products *pr, mispc_dist_csr *Ac) {
-  const char *const who = galerkin_who;
-  const int64_t nr = c1 - c0, ngot = pr->ngot + pr->nmine;
-  int64_t lo = nc, hi = -1;
-  for (int64_t r = 0; r < ngot; ++r) {
-    const int64_t j = product_at(pr, r)[1];
-    if (j < lo) lo = j;
-    if (j > hi) hi = j;
-  }
-  const int64_t span = hi >= lo ? hi - lo + 1 : 0;
-  int64_t *first = (int64_t *)calloc((size_t)nr + 2, sizeof(int64_t));
-  int64_t *order = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
-  int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, span + 1, sizeof(int64_t), "coarse rows");
-  double *acc = (double *)mispc_host_alloc_n(ctx, span + 1, sizeof(double), "coarse rows");
-  int32_t *pat = (int32_t *)mispc_host_alloc_n(ctx, span + 1, sizeof(int32_t), "coarse rows");
-  int64_t *rowptr = (int64_t *)calloc((size_t)nr + 1, sizeof(int64_t));
-  int64_t *gcol = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
-  double *values = (double *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(double), "coarse rows");
-  mispc_status s = first && order && mark && acc && pat && rowptr && gcol && values
-                       ? MISPC_SUCCESS
-                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
-  for (int64_t r = 0; !s && r < ngot; ++r) {
-    const int64_t I = product_at(pr, r)[0];
-    if (I < c0 || I >= c1) {
-      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "%s: coarse row %lld arrived outside [%lld, %lld)",
-                       who, (long long)I, (long long)c0, (long long)c1);
-      break;
-    }
-    first[I - c0 + 1]++;
-  }
-  for (int64_t c = 0; !s && c < nr; ++c) first[c + 1] += first[c];
-  for (int64_t r = 0; !s && r < ngot; ++r) order[first[product_at(pr, r)[0] - c0]++] = r;
-  for (int64_t c = nr; !s && c > 0; --c) first[c] = first[c - 1];
-  if (!s) first[0] = 0;
-  for (int64_t j = 0; !s && j < span; ++j) mark[j] = -1;
+/* Coarse rows [i0, i1) of a part (local ids c; p->a global columns, p->b
+ * values, rowptr[c + 1] relative to the part): each row's pattern is its
+ * columns sorted, each entry 0.0 plus its products in the order of pr, in a
+ * dense accumulator over [lo, lo + span). Nonzero when out of memory. */
+static int coarse_rows(const products *pr, const int64_t *first, const int64_t *order, int64_t lo,
+                       int64_t span, out_part *pt, int64_t *rowptr) {
+  int64_t *mark = (int64_t *)malloc(sizeof(int64_t) * (size_t)(span + 1));
+  double *acc = (double *)malloc(sizeof(double) * (size_t)(span + 1));
+  int32_t *pat = (int32_t *)malloc(sizeof(int32_t) * (size_t)(span + 1));
+  /* a row has at most as many entries as products */
+  pt->cap = first[pt->i1] - first[pt->i0] + 1;
+  pt->a = malloc(sizeof(int64_t) * (size_t)pt->cap);
+  pt->b = malloc(sizeof(double) * (size_t)pt->cap);
+  const int failed = !(mark && acc && pat && pt->a && pt->b);
+  int64_t *gcol = (int64_t *)pt->a;
+  double *values = (double *)pt->b;
+  for (int64_t j = 0; !failed && j < span; ++j) mark[j] = -1;
   int64_t nnz = 0;
-  for (int64_t c = 0; !s && c < nr; ++c) {
+  for (int64_t c = pt->i0; !failed && c < pt->i1; ++c) {
     const int64_t b = first[c], e = first[c + 1];
     int64_t m = 0;
     for (int64_t r = b; r < e; ++r) {
@@ -377,10 +466,65 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
     nnz += m;
     rowptr[c + 1] = nnz;
   }
+  pt->n = nnz;
+  free(mark), free(acc), free(pat);
+  return failed;
+}
+
+/* Coarse rows [c0, c1) from the products (row, column, value bits) in the
+ * order of p, which is the order they are summed in: each row's
+ * pattern is its columns sorted, each entry 0.0 plus its products, in a
+ * dense accumulator over the span of the columns received (at most the
+ * coarse columns, as mispc_csr_multiply's); the rows split among the host
+ * threads by their products (coarse_rows). */
+static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t nc, int64_t c0,
+                                    int64_t c1, const products *pr, mispc_dist_csr *Ac) {
+  const char *const who = galerkin_who;
+  const int64_t nr = c1 - c0, ngot = pr->ngot + pr->nmine;
+  int64_t lo = nc, hi = -1;
+  for (int64_t r = 0; r < ngot; ++r) {
+    const int64_t j = product_at(pr, r)[1];
+    if (j < lo) lo = j;
+    if (j > hi) hi = j;
+  }
+  const int64_t span = hi >= lo ? hi - lo + 1 : 0;
+  int64_t *first = (int64_t *)calloc((size_t)nr + 2, sizeof(int64_t));
+  int64_t *order = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
+  int64_t *rowptr = (int64_t *)calloc((size_t)nr + 1, sizeof(int64_t));
+  int64_t *gcol = NULL, nnz = 0;
+  double *values = NULL;
+  mispc_status s = first && order && rowptr
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  for (int64_t r = 0; !s && r < ngot; ++r) {
+    const int64_t I = product_at(pr, r)[0];
+    if (I < c0 || I >= c1) {
+      s = mispc_seterr(ctx, MISPC_ERR_VERIFY, "%s: coarse row %lld arrived outside [%lld, %lld)",
+                       who, (long long)I, (long long)c0, (long long)c1);
+      break;
+    }
+    first[I - c0 + 1]++;
+  }
+  for (int64_t c = 0; !s && c < nr; ++c) first[c + 1] += first[c];
+  for (int64_t r = 0; !s && r < ngot; ++r) order[first[product_at(pr, r)[0] - c0]++] = r;
+  for (int64_t c = nr; !s && c > 0; --c) first[c] = first[c - 1];
+  if (!s) first[0] = 0;
+  const int np = s ? 1 : count_parts(ctx, nr, span);
+  out_part *pt = s ? NULL : split_parts(np, nr, first, NULL);
+  int failed = !s && !pt;
+  if (!s && !failed) {
+#pragma omp parallel for schedule(static, 1) num_threads(np) reduction(| : failed)
+    for (int k = 0; k < np; ++k) failed |= coarse_rows(pr, first, order, lo, span, &pt[k], rowptr);
+  }
+  if (!s && !failed)
+    failed = join_parts(np, pt, sizeof(int64_t), sizeof(double), rowptr, (void **)&gcol,
+                        (void **)&values, &nnz);
+  else
+    free_parts(np, pt);
+  if (!s && failed) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_dist_csr_from_global(ctx, comm, nc, c0, c1, rowptr, gcol, values, Ac);
-  free(first), free(order), free(mark), free(acc), free(pat), free(rowptr), free(gcol),
-      free(values);
+  free(first), free(order), free(rowptr), free(gcol), free(values);
   return s;
 }
 
@@ -442,22 +586,65 @@ static mispc_status first_columns(mispc_context *ctx, const mispc_dist_csr *A, c
   return s;
 }
 
+/* Sums of presum_first for the local coarse ids I of a part: records (I,
+ * J, value bits) in p->a, the owner of each I in p->b, in arrays that grow
+ * as needed. (ti, tv) are P^T's rows of the first columns (tptr). Nonzero
+ * when out of memory. */
+static int presum_part(const prow_table *t, const int64_t *tptr, const int64_t *ti,
+                       const double *tv, const int64_t *apptr, const int32_t *apcol,
+                       const double *apval, const int64_t *ranges, int np, out_part *pt) {
+  const int64_t nc = t->ncmap;
+  int64_t *mark = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nc + 1));
+  double *acc = (double *)malloc(sizeof(double) * (size_t)(nc + 1));
+  int32_t *pat = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nc + 1));
+  int failed = !(mark && acc && pat);
+  for (int64_t c = 0; !failed && c < nc; ++c) mark[c] = -1;
+  for (int64_t I = pt->i0; !failed && I < pt->i1; ++I) {
+    if (tptr[I] == tptr[I + 1]) continue;
+    int64_t m = 0;
+    for (int64_t e = tptr[I]; e < tptr[I + 1]; ++e) {
+      const int64_t i = ti[e];
+      const double p = tv[e];
+      for (int64_t q = apptr[i]; q < apptr[i + 1]; ++q) {
+        const int32_t J = apcol[q];
+        if (mark[J] != I) mark[J] = I, acc[J] = 0.0, pat[m++] = J;
+        acc[J] += p * apval[q];
+      }
+    }
+    if (grow_pair(&pt->a, 3 * sizeof(int64_t), &pt->b, sizeof(int), pt->n + m, &pt->cap)) {
+      failed = 1;
+      break;
+    }
+    const int r = mispc_dist_owner(ranges, np, t->cmap[I]);
+    int64_t *out = (int64_t *)pt->a;
+    int *dest = (int *)pt->b;
+    for (int64_t k = 0, n = pt->n; k < m; ++k, ++n) {
+      out[3 * n] = t->cmap[I];
+      out[3 * n + 1] = t->cmap[pat[k]];
+      memcpy(&out[3 * n + 2], &acc[pat[k]], sizeof(double));
+      dest[n] = r;
+    }
+    pt->n += m;
+  }
+  free(mark), free(acc), free(pat);
+  return failed;
+}
+
 /* The products of the columns this rank is first in (first[c]), summed
  * here: for each such coarse row I and column J, 0.0 plus P(i, I) * (A P)(i,
  * J) over this rank's rows i in increasing order, which is the beginning of
- * the one-process sum (the other ranks' rows come after). Records (I, J,
- * value bits) into *out (*nout), the owner of each I in *dest. */
+ * the one-process sum (the other ranks' rows come after). The rows I are
+ * split among the host threads by their entries of P (presum_part): records
+ * (I, J, value bits) and the owner of each I in *parts (*nparts of them, in
+ * order of I; not joined: the caller moves them into its buffers). */
 static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, const prow_table *t,
                                  const uint8_t *first, const int64_t *apptr, const int32_t *apcol,
-                                 const double *apval, const int64_t *ranges, int np, int64_t **out,
-                                 int **dest, int64_t *nout) {
+                                 const double *apval, const int64_t *ranges, int np,
+                                 out_part **parts, int *nparts) {
   const int64_t nloc = A->rend - A->rstart, nc = t->ncmap;
-  *out = NULL, *dest = NULL;
+  *parts = NULL, *nparts = 0;
   int64_t *tptr = (int64_t *)calloc((size_t)nc + 2, sizeof(int64_t));
-  int64_t *mark = (int64_t *)mispc_host_alloc_n(ctx, nc + 1, sizeof(int64_t), "products");
-  double *acc = (double *)mispc_host_alloc_n(ctx, nc + 1, sizeof(double), "products");
-  int32_t *pat = (int32_t *)mispc_host_alloc_n(ctx, nc + 1, sizeof(int32_t), "products");
-  mispc_status s = tptr && mark && acc && pat ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  mispc_status s = tptr ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   /* P^T of the first columns: each column's (row, value) in increasing row */
   for (int64_t q = 0; !s && q < t->ptr[nloc]; ++q)
     if (first[t->col[q]]) tptr[t->col[q] + 1]++;
@@ -474,40 +661,20 @@ static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, co
       }
   for (int64_t c = nc; !s && c > 0; --c) tptr[c] = tptr[c - 1];
   if (!s) tptr[0] = 0;
-  /* one pass into records that grow as needed */
-  int64_t n = 0, cap = 0;
-  for (int64_t c = 0; !s && c < nc; ++c) mark[c] = -1;
-  for (int64_t I = 0; !s && I < nc; ++I) {
-    if (tptr[I] == tptr[I + 1]) continue;
-    int64_t m = 0;
-    for (int64_t e = tptr[I]; e < tptr[I + 1]; ++e) {
-      const int64_t i = ti[e];
-      const double p = tv[e];
-      for (int64_t q = apptr[i]; q < apptr[i + 1]; ++q) {
-        const int32_t J = apcol[q];
-        if (mark[J] != I) mark[J] = I, acc[J] = 0.0, pat[m++] = J;
-        acc[J] += p * apval[q];
-      }
-    }
-    if (grow_pair((void **)out, 3 * sizeof(int64_t), (void **)dest, sizeof(int), n + m, &cap)) {
-      s = MISPC_ERR_ALLOC;
-      break;
-    }
-    const int r = mispc_dist_owner(ranges, np, t->cmap[I]);
-    for (int64_t k = 0; k < m; ++k, ++n) {
-      (*out)[3 * n] = t->cmap[I];
-      (*out)[3 * n + 1] = t->cmap[pat[k]];
-      memcpy(&(*out)[3 * n + 2], &acc[pat[k]], sizeof(double));
-      (*dest)[n] = r;
-    }
+  const int npt = s ? 1 : count_parts(ctx, nc, nc);
+  out_part *pt = s ? NULL : split_parts(npt, nc, tptr, NULL);
+  int failed = !s && !pt;
+  if (!s && !failed) {
+#pragma omp parallel for schedule(static, 1) num_threads(npt) reduction(| : failed)
+    for (int k = 0; k < npt; ++k)
+      failed |= presum_part(t, tptr, ti, tv, apptr, apcol, apval, ranges, np, &pt[k]);
   }
-  free(tptr), free(mark), free(acc), free(pat), free(ti), free(tv);
-  if (s) {
-    free(*out), free(*dest);
-    *out = NULL, *dest = NULL;
+  free(tptr), free(ti), free(tv);
+  if (s || failed) {
+    free_parts(npt, pt);
     return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", galerkin_who);
   }
-  *nout = n;
+  *parts = pt, *nparts = npt;
   return MISPC_SUCCESS;
 }
 
@@ -543,32 +710,48 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
    * travel as one record an entry (presum_first); the others' products one
    * by one, as below */
   uint8_t *first = NULL;
-  int64_t *part = NULL, npart = 0;
-  int *pdest = NULL;
+  out_part *sums = NULL;
+  int nsum = 0;
   if (!s) s = first_columns(ctx, A, &t, ranges, np, rank, &first);
   if (!s)
     s = mispc_dist_agree(
         ctx, A->comm,
-        presum_first(ctx, A, &t, first, apptr, apcol, apval, ranges, np, &part, &pdest, &npart));
+        presum_first(ctx, A, &t, first, apptr, apcol, apval, ranges, np, &sums, &nsum));
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: first ranks' sums");
+  /* The records are written by threads, each the records of one part of
+   * the sums (c < nsum) or of one slice of the rows (i in [ib[c], ib[c +
+   * 1])), from the counts of mine and of the others' before it (om[nsum +
+   * c], orr[nsum + c] for the slices), as the serial loops would: the same
+   * records in the same places. */
+  const int nch = count_parts(ctx, nloc, 0);
   int64_t *cnt = (int64_t *)calloc((size_t)np * 2, sizeof(int64_t)), nrec = 0, nmine = 0;
-  if (!s && !cnt) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
-  for (int64_t k = 0; !s && k < npart; ++k) {
-    cnt[pdest[k]]++;
-    *(pdest[k] == rank ? &nmine : &nrec) += 1;
-  }
-  for (int64_t i = 0; !s && i < nloc; ++i)
-    for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
-      if (first[t.col[q]]) continue;
-      const int64_t b = apptr[i + 1] - apptr[i];
-      if (nrec + nmine > INT64_MAX / 3 - b) {
-        s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
-        break;
-      }
-      const int r = mispc_dist_owner(ranges, np, P->gcol[q]);
-      cnt[r] += b;
-      *(r == rank ? &nmine : &nrec) += b;
+  int64_t *chunk = (int64_t *)malloc(sizeof(int64_t) * (size_t)(3 * (nch + nsum) + 1));
+  int64_t *ib = chunk, *om = ib + nch + 1, *orr = om + nsum + nch;
+  if (!s && (!cnt || !chunk)) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
+  for (int c = 0; !s && c <= nch; ++c) ib[c] = nloc * c / nch;
+  for (int c = 0; !s && c < nsum; ++c) {
+    const int *pd = (const int *)sums[c].b;
+    om[c] = nmine, orr[c] = nrec;
+    for (int64_t k = 0; k < sums[c].n; ++k) {
+      cnt[pd[k]]++;
+      *(pd[k] == rank ? &nmine : &nrec) += 1;
     }
+  }
+  for (int c = 0; !s && c < nch; ++c) {
+    om[nsum + c] = nmine, orr[nsum + c] = nrec;
+    for (int64_t i = ib[c]; !s && i < ib[c + 1]; ++i)
+      for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+        if (first[t.col[q]]) continue;
+        const int64_t b = apptr[i + 1] - apptr[i];
+        if (nrec + nmine > INT64_MAX / 3 - b) {
+          s = mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "%s: too many products on rank %d", who, rank);
+          break;
+        }
+        const int r = mispc_dist_owner(ranges, np, P->gcol[q]);
+        cnt[r] += b;
+        *(r == rank ? &nmine : &nrec) += b;
+      }
+  }
   if (!s) {
     rec = (int64_t *)mispc_host_alloc_n(ctx, 3 * nrec + 1, sizeof(int64_t), "products");
     mine = (int64_t *)mispc_host_alloc_n(ctx, 3 * nmine + 1, sizeof(int64_t), "products");
@@ -582,28 +765,40 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   products pr = {NULL, mine, 0, 0, nmine};
   for (int p = 0; !s && p < rank; ++p) pr.nlow += cnt[np + p];
   free(cnt);
-  int64_t m = 0, k = 0;
-  for (int64_t e = 0; !s && e < npart; ++e) {
-    int64_t *o = pdest[e] == rank ? mine + 3 * k++ : rec + 3 * m;
-    memcpy(o, part + 3 * e, 3 * sizeof(int64_t));
-    if (pdest[e] != rank) dest[m++] = pdest[e];
-  }
-  free(part), free(pdest);
-  for (int64_t i = 0; !s && i < nloc; ++i)
-    for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
-      if (first[t.col[q]]) continue;
-      const int64_t I = P->gcol[q];
-      const double p = P->values[q];
-      const int r = mispc_dist_owner(ranges, np, I);
-      for (int64_t e = apptr[i]; e < apptr[i + 1]; ++e) {
-        const double x = p * apval[e];
-        int64_t *o = r == rank ? mine + 3 * k++ : rec + 3 * m;
-        o[0] = I;
-        o[1] = t.cmap[apcol[e]];
-        memcpy(&o[2], &x, sizeof x);
-        if (r != rank) dest[m++] = r;
+  if (!s) {
+#pragma omp parallel for schedule(static, 1) num_threads(nsum)
+    for (int c = 0; c < nsum; ++c) {
+      const int64_t *part = (const int64_t *)sums[c].a;
+      const int *pd = (const int *)sums[c].b;
+      int64_t k = om[c], m = orr[c];
+      for (int64_t e = 0; e < sums[c].n; ++e) {
+        int64_t *o = pd[e] == rank ? mine + 3 * k++ : rec + 3 * m;
+        memcpy(o, part + 3 * e, 3 * sizeof(int64_t));
+        if (pd[e] != rank) dest[m++] = pd[e];
       }
     }
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; ++c) {
+      int64_t k = om[nsum + c], m = orr[nsum + c];
+      for (int64_t i = ib[c]; i < ib[c + 1]; ++i)
+        for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; ++q) {
+          if (first[t.col[q]]) continue;
+          const int64_t I = P->gcol[q];
+          const double p = P->values[q];
+          const int r = mispc_dist_owner(ranges, np, I);
+          for (int64_t e = apptr[i]; e < apptr[i + 1]; ++e) {
+            const double x = p * apval[e];
+            int64_t *o = r == rank ? mine + 3 * k++ : rec + 3 * m;
+            o[0] = I;
+            o[1] = t.cmap[apcol[e]];
+            memcpy(&o[2], &x, sizeof x);
+            if (r != rank) dest[m++] = r;
+          }
+        }
+    }
+  }
+  free_parts(nsum, sums);
+  free(chunk);
   free(apptr), free(apcol), free(apval), free(first);
   prow_table_free(&t);
   int64_t *got = NULL;
@@ -661,21 +856,25 @@ mispc_status mispc_dist_smooth_prolongator(mispc_context *ctx, const mispc_dist_
   double *wval = NULL;
   s = mispc_dist_agree(ctx, A->comm, multiply_ap(ctx, A, &t, who, &wptr, &wcol, &wval));
   const int64_t nloc = A->rend - A->rstart;
-  int64_t bad = -1;
-  for (int64_t i = 0; !s && i < nloc; ++i)
-    if (!smooth_row(A, &t, i, omega, wcol, wval, wptr[i], wptr[i + 1])) {
-      bad = A->rstart + i;
-      break;
-    }
-  if (!s && bad >= 0)
+  const int nt = mispc_host_threads(ctx);
+  int64_t bad = nloc; /* the first bad row, as one thread would stop at */
+  if (!s) {
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(min : bad)
+    for (int64_t i = 0; i < nloc; ++i)
+      if (i < bad && !smooth_row(A, &t, i, omega, wcol, wval, wptr[i], wptr[i + 1])) bad = i;
+  }
+  if (!s && bad < nloc)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "%s: diagonal entry of row %lld is missing, zero or not finite (D^-1 is "
                      "needed)",
-                     who, (long long)bad);
+                     who, (long long)(A->rstart + bad));
   const int64_t nnz = s ? 0 : wptr[nloc];
   int64_t *gcol = s ? NULL : (int64_t *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(int64_t), who);
   if (!s && !gcol) s = MISPC_ERR_ALLOC;
-  for (int64_t q = 0; !s && q < nnz; ++q) gcol[q] = t.cmap[wcol[q]];
+  if (!s) {
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t q = 0; q < nnz; ++q) gcol[q] = t.cmap[wcol[q]];
+  }
   free(wcol);
   prow_table_free(&t);
   s = mispc_dist_agree(ctx, A->comm, s);

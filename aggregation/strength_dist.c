@@ -19,10 +19,62 @@
 #include "dist_internal.h"
 #include "rows_host.h"
 
+/* Parts of the merge (no marker arrays): at most this many. */
+#define MERGE_PARTS_MAX 256
+
 /* Whether x is in the sorted list a[0..n). */
 static int row_has(const int32_t *a, int64_t n, int32_t x) {
   const int64_t at = mispc_lower_bound_i32(a, 0, n, x);
   return at < n && a[at] == x;
+}
+
+/* Threads: a loop over node rows whose rows append entries runs in parts of
+ * consecutive rows, one a thread, each part writing from where its rows'
+ * bound (bnd[l], an upper bound of the entries before row l) puts it; the
+ * parts are then moved down in row order. Every row is computed whole by
+ * one thread, so the result does not depend on the thread count. */
+
+/* Part k of np is rows [first_row(k), first_row(k + 1)): equal shares of
+ * the bound. */
+static int64_t first_row(const int64_t *bnd, int64_t nn, int k, int np) {
+  const int64_t total = bnd[nn] - bnd[0];
+  const int64_t want = bnd[0] + total / np * k + total % np * k / np;
+  int64_t lo = 0, hi = nn;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (bnd[mid] < want)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return k == np ? nn : lo;
+}
+
+/* Parts for nn rows: one a host thread, each of 128 rows or more, their
+ * marker arrays (width entries a part) within MARK_BUDGET. */
+static int count_parts(mispc_context *ctx, int64_t nn, int64_t width) {
+  int64_t k = nn / 128, nt = mispc_host_threads(ctx);
+  if (width > 0 && nt * width > MARK_BUDGET) nt = MARK_BUDGET / width;
+  if (k > nt) k = nt;
+  return k < 1 ? 1 : (int)k;
+}
+
+/* The parts' entries (esz bytes each, part k's rows [r[k], r[k + 1]) at
+ * bnd[r[k]], ptr[l + 1] its end) moved down to follow each other; ptr
+ * shifted; returns the entries in all. */
+static int64_t compact_parts(int np, const int64_t *r, const int64_t *bnd, int64_t *ptr, void *a,
+                             size_t esz) {
+  int64_t at = bnd[0];
+  for (int k = 0; k < np; ++k) {
+    if (r[k] == r[k + 1]) continue; /* no rows: ptr[r[k]] is not its own */
+    const int64_t from = bnd[r[k]], n = ptr[r[k + 1]] - from;
+    if (from != at) {
+      memmove((char *)a + esz * (size_t)at, (char *)a + esz * (size_t)from, esz * (size_t)n);
+      for (int64_t l = r[k]; l < r[k + 1]; ++l) ptr[l + 1] -= from - at;
+    }
+    at += n;
+  }
+  return at;
 }
 
 /* Working arrays of one call (freed together). */
@@ -31,7 +83,6 @@ typedef struct strength_work {
   int32_t *gu;     /* column-space id of each ghost dof's node */
   int64_t *uglob;  /* global node id of each column-space id */
   int *gown;       /* rank of each ghost node */
-  int32_t *mark;   /* last node row that took each column-space id */
   int64_t *drp;    /* D: row offsets (local nodes) */
   int32_t *dcol;   /* D: column-space ids, sorted in each row */
   uint8_t *miss;   /* per D entry: 1 transpose missing on this rank, 2 sent */
@@ -46,7 +97,7 @@ typedef struct strength_work {
 } strength_work;
 
 static void work_free(strength_work *w) {
-  free(w->d), free(w->gd), free(w->gu), free(w->uglob), free(w->gown), free(w->mark);
+  free(w->d), free(w->gd), free(w->gu), free(w->uglob), free(w->gown);
   free(w->drp), free(w->dcol), free(w->miss), free(w->rec), free(w->dest), free(w->got);
   free(w->erp), free(w->epos), free(w->ecol), free(w->rowptr), free(w->gcol);
 }
@@ -98,15 +149,14 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
   w.gu = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ngh + 1));
   w.uglob = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nn + ngn + 1));
   w.gown = (int *)malloc(sizeof(int) * (size_t)(ngn + 1));
-  w.mark = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nn + ngn + 1));
   w.drp = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nn + 1));
   w.dcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ne + 1));
   w.miss = (uint8_t *)malloc((size_t)ne + 1);
   w.erp = (int64_t *)calloc((size_t)nn + 1, sizeof(int64_t));
   w.epos = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nn + 1));
   w.rowptr = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nn + 1));
-  if (!w.d || !w.gd || !w.gu || !w.uglob || !w.gown || !w.mark || !w.drp || !w.dcol || !w.miss ||
-      !w.erp || !w.epos || !w.rowptr)
+  if (!w.d || !w.gd || !w.gu || !w.uglob || !w.gown || !w.drp || !w.dcol || !w.miss || !w.erp ||
+      !w.epos || !w.rowptr)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in the strength graph");
   s = mispc_dist_agree(ctx, A->comm, s);
   if (!s && !keep_all) {
@@ -132,37 +182,67 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
     }
     w.gu[c] = (int32_t)(g < gl ? g : g + nn);
   }
-  for (int64_t u = 0; u < nn + ngn; ++u) w.mark[u] = -1;
 
-  /* D, one node row at a time: the distinct strong blocks, sorted. */
-  int64_t m = 0;
-  w.drp[0] = 0;
-  for (int64_t l = 0; l < nn; ++l) {
-    const int32_t uI = (int32_t)(gl + l);
-    const int64_t start = m;
-    for (int64_t i = l * bs; i < (l + 1) * bs; ++i) {
-      for (int64_t p = A->diag.rowptr[i]; p < A->diag.rowptr[i + 1]; ++p) {
-        const int32_t c = A->diag.colidx[p], u = (int32_t)(gl + c / bs);
-        if (u == uI || w.mark[u] == (int32_t)l) continue;
-        if (!keep_all && !(fabs(A->diag.values[p]) > theta * sqrt(fabs(w.d[i] * w.d[c])))) continue;
-        w.mark[u] = (int32_t)l;
-        w.dcol[m++] = u;
+  /* D, one node row at a time: the distinct strong blocks, sorted; in
+   * parts of rows (their A entries the bound), a marker array each */
+  int64_t *bnd = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nn + 1));
+  const int np = count_parts(ctx, nn, nn + ngn);
+  int64_t *pr = (int64_t *)malloc(sizeof(int64_t) * (size_t)(np + 1));
+  int failed = !bnd || !pr;
+  for (int64_t l = 0; !failed && l <= nn; ++l)
+    bnd[l] = A->diag.rowptr[l * bs] + A->offd.rowptr[l * bs];
+  for (int k = 0; !failed && k <= np; ++k) pr[k] = first_row(bnd, nn, k, np);
+  if (!failed) {
+    w.drp[0] = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(np) reduction(| : failed)
+    for (int k = 0; k < np; ++k) {
+      int32_t *mark = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nn + ngn + 1));
+      if (!mark) {
+        failed = 1;
+        continue;
       }
-      for (int64_t p = A->offd.rowptr[i]; p < A->offd.rowptr[i + 1]; ++p) {
-        const int32_t c = A->offd.colidx[p], u = w.gu[c];
-        if (w.mark[u] == (int32_t)l) continue;
-        if (!keep_all && !(fabs(A->offd.values[p]) > theta * sqrt(fabs(w.d[i] * w.gd[c]))))
-          continue;
-        w.mark[u] = (int32_t)l;
-        w.dcol[m++] = u;
+      for (int64_t u = 0; u < nn + ngn; ++u) mark[u] = -1;
+      int64_t m = bnd[pr[k]];
+      for (int64_t l = pr[k]; l < pr[k + 1]; ++l) {
+        const int32_t uI = (int32_t)(gl + l);
+        const int64_t start = m;
+        for (int64_t i = l * bs; i < (l + 1) * bs; ++i) {
+          for (int64_t p = A->diag.rowptr[i]; p < A->diag.rowptr[i + 1]; ++p) {
+            const int32_t c = A->diag.colidx[p], u = (int32_t)(gl + c / bs);
+            if (u == uI || mark[u] == (int32_t)l) continue;
+            if (!keep_all && !(fabs(A->diag.values[p]) > theta * sqrt(fabs(w.d[i] * w.d[c]))))
+              continue;
+            mark[u] = (int32_t)l;
+            w.dcol[m++] = u;
+          }
+          for (int64_t p = A->offd.rowptr[i]; p < A->offd.rowptr[i + 1]; ++p) {
+            const int32_t c = A->offd.colidx[p], u = w.gu[c];
+            if (mark[u] == (int32_t)l) continue;
+            if (!keep_all && !(fabs(A->offd.values[p]) > theta * sqrt(fabs(w.d[i] * w.gd[c]))))
+              continue;
+            mark[u] = (int32_t)l;
+            w.dcol[m++] = u;
+          }
+        }
+        mispc_sort_i32(w.dcol + start, m - start);
+        w.drp[l + 1] = m;
       }
+      free(mark);
     }
-    mispc_sort_i32(w.dcol + start, m - start);
-    w.drp[l + 1] = m;
+  }
+  const int64_t m = failed ? 0 : compact_parts(np, pr, bnd, w.drp, w.dcol, sizeof(int32_t));
+  free(bnd), free(pr);
+  if (failed) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in the strength graph");
+  s = mispc_dist_agree(ctx, A->comm, s);
+  if (s) {
+    work_free(&w);
+    return s;
   }
 
   /* The transposes D lacks: looked up here, or sent to the rank of J. */
   int64_t nsend = 0;
+  /* counts only: the same for any order of the rows */
+#pragma omp parallel for schedule(static) num_threads(count_parts(ctx, nn, 0)) reduction(+ : nsend)
   for (int64_t l = 0; l < nn; ++l) {
     const int32_t uI = (int32_t)(gl + l);
     for (int64_t p = w.drp[l]; p < w.drp[l + 1]; ++p) {
@@ -172,6 +252,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
         const int64_t j = u - gl;
         if (!row_has(w.dcol + w.drp[j], w.drp[j + 1] - w.drp[j], uI)) {
           w.miss[p] = 1;
+#pragma omp atomic
           w.erp[j + 1]++;
         }
       } else {
@@ -218,21 +299,31 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
         if (w.miss[p] == 1) w.ecol[w.epos[w.dcol[p] - gl]++] = n0 + l;
     for (int64_t k = 0; k < ngot; ++k)
       if (w.got[2 * k + 1] >= n0) w.ecol[w.epos[w.got[2 * k] - n0]++] = w.got[2 * k + 1];
-    /* S = D + D^T: each D row merged with its extras */
-    int64_t q = 0;
+    /* S = D + D^T: each D row merged with its extras, in parts of rows
+     * (their D entries and extras the bound, in epos) */
+    for (int64_t l = 0; l <= nn; ++l) w.epos[l] = w.drp[l] + w.erp[l];
+    int64_t pr2[MERGE_PARTS_MAX + 1];
+    int np2 = count_parts(ctx, nn, 0);
+    if (np2 > MERGE_PARTS_MAX) np2 = MERGE_PARTS_MAX;
+    for (int k = 0; k <= np2; ++k) pr2[k] = first_row(w.epos, nn, k, np2);
     w.rowptr[0] = 0;
-    for (int64_t l = 0; l < nn; ++l) {
-      int64_t a = w.drp[l], b = w.erp[l];
-      const int64_t ae = w.drp[l + 1], be = w.erp[l + 1];
-      while (a < ae || b < be) {
-        const int64_t x = a < ae ? w.uglob[w.dcol[a]] : INT64_MAX;
-        const int64_t y = b < be ? w.ecol[b] : INT64_MAX;
-        if (x <= y) ++a;
-        if (y <= x) ++b;
-        w.gcol[q++] = x < y ? x : y;
+#pragma omp parallel for schedule(static, 1) num_threads(np2)
+    for (int k = 0; k < np2; ++k) {
+      int64_t q = w.epos[pr2[k]];
+      for (int64_t l = pr2[k]; l < pr2[k + 1]; ++l) {
+        int64_t a = w.drp[l], b = w.erp[l];
+        const int64_t ae = w.drp[l + 1], be = w.erp[l + 1];
+        while (a < ae || b < be) {
+          const int64_t x = a < ae ? w.uglob[w.dcol[a]] : INT64_MAX;
+          const int64_t y = b < be ? w.ecol[b] : INT64_MAX;
+          if (x <= y) ++a;
+          if (y <= x) ++b;
+          w.gcol[q++] = x < y ? x : y;
+        }
+        w.rowptr[l + 1] = q;
       }
-      w.rowptr[l + 1] = q;
     }
+    compact_parts(np2, pr2, w.epos, w.rowptr, w.gcol, sizeof(int64_t));
     s = mispc_dist_csr_from_global(ctx, A->comm, A->nglobal / bs, n0, n0 + nn, w.rowptr, w.gcol,
                                    NULL, S);
   }

@@ -576,6 +576,12 @@ static void test_coarse_levels(void) {
   check_strength(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 1, 0.1, 1);
   check_strength(ctx, "gen:laplace2d:15", 1, 0.25, 2); /* a pattern: theta ignored */
   mispc_context_destroy(ctx);
+  /* 3 threads a rank split the node rows (parts of 128 rows or more) */
+  ctx = test_context(3);
+  check_strength(ctx, "gen:elasticity3d:9", 3, 0.08, 1);
+  check_strength(ctx, "gen:aniso2d:60:0.01:30", 1, 0.25, 1);
+  check_strength(ctx, "gen:laplace3d:16", 1, 0.0, 0);
+  mispc_context_destroy(ctx);
 }
 
 /* check_gs on the GPU (device matrix and vectors): x equal to the

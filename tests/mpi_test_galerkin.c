@@ -4,9 +4,9 @@
  * tentative prolongators (constant; rigid-body modes on 3-dof nodes) and
  * smoothed ones (and mispc_dist_smooth_prolongator's rows against the
  * one-process mispc_smooth_prolongator's), on uneven row ranges (rank 1 owns no rows when P >= 3);
- * bad inputs fail on every rank. Run with any P (ctest runs P = 1, 2, 3, 4,
- * 7). Test-only shortcut: every rank makes the whole matrices for the
- * reference. */
+ * the same with 1 and 3 host threads a rank; bad inputs fail on every rank.
+ * Run with any P (ctest runs P = 1, 2, 3, 4, 7). Test-only shortcut: every rank makes the whole
+ * matrices for the reference. */
 #include <math.h>
 #include <mpi.h>
 
@@ -175,6 +175,23 @@ static void test_identity(void) {
   mispc_context_destroy(ctx);
 }
 
+/* The host threads split the rows of A P, the first ranks' sums, the coarse
+ * rows and the smoothing (in parts of 128 rows or more): with 1 and 3
+ * threads a rank, on matrices large enough for several parts, every result
+ * still equals the one-process one bit for bit. */
+static void test_threads(void) {
+  static const int nts[] = {1, 3};
+  for (size_t k = 0; k < sizeof nts / sizeof nts[0]; ++k) {
+    mispc_context *ctx;
+    mispc_context_create(&ctx);
+    CHECK_OK(ctx, mispc_context_set_num_threads(ctx, nts[k]));
+    if (rank_ == 0) printf("  %d threads a rank:\n", nts[k]);
+    check_galerkin(ctx, "gen:laplace3d:24", 1, 1);
+    check_galerkin(ctx, "gen:elasticity3d:9", 3, 6);
+    mispc_context_destroy(ctx);
+  }
+}
+
 /* Bad inputs on one rank fail on every rank with that rank's message. */
 static void test_errors(void) {
   mispc_context *ctx;
@@ -256,6 +273,7 @@ static void test_errors(void) {
 int main(int argc, char **argv) {
   if (mpi_test_start(&argc, &argv, &rank_, &nranks_)) return 1;
   RUN_TEST(test_identity);
+  RUN_TEST(test_threads);
   RUN_TEST(test_errors);
   int any = mpi_test_failed_anywhere();
   int64_t rows = 0;
