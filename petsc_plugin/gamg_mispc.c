@@ -566,12 +566,24 @@ static PetscErrorCode build_prolongator(Mat A, PetscInt nrows, PetscInt nloc_col
   PetscCall(MatSetSizes(*P, nrows, nloc_cols, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetBlockSizes(*P, bs, k));
   PetscCall(MatSetType(*P, mtype));
-  PetscCall(PetscMalloc2(n + 1, &ci, n + 1, &cj));
+  /* Host types: the CSR rows as they are (PETSc's COO preallocation sorts
+   * every entry: most of the several-rank prolongator's assembly time);
+   * device types: COO, assembled on the device. Same entries either way. */
+  PetscBool host = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)*P, &host, MATSEQAIJ, MATMPIAIJ, ""));
+  PetscCall(PetscMalloc2(host ? nrows + 1 : n + 1, &ci, n + 1, &cj));
   for (PetscInt i = 0; i < nrows; ++i)
     for (int64_t e = rowptr[i]; e < rowptr[i + 1]; ++e) {
-      ci[e] = rstart + i;
+      if (!host) ci[e] = rstart + i;
       cj[e] = col64 ? (PetscInt)col64[e] : (PetscInt)col32[e];
     }
+  if (host) {
+    for (PetscInt i = 0; i <= nrows; ++i) ci[i] = (PetscInt)rowptr[i];
+    PetscCall(MatSeqAIJSetPreallocationCSR(*P, ci, cj, (const PetscScalar *)val));
+    PetscCall(MatMPIAIJSetPreallocationCSR(*P, ci, cj, (const PetscScalar *)val)); /* assembles */
+    PetscCall(PetscFree2(ci, cj));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatSetPreallocationCOO(*P, n, ci, cj));
   PetscCall(PetscFree2(ci, cj));
   PetscCall(MatSetValuesCOO(*P, (const PetscScalar *)val, INSERT_VALUES)); /* assembles */
