@@ -193,6 +193,27 @@ static void compare_aggregations(mispc_context *ctx, const compared *c, int32_t 
   }
 }
 
+/* A round limit: the distributed aggregation fails or succeeds with one
+ * process's status, on every rank (the GPU's one-kernel MIS-2 calls leave
+ * their round counts on the device until the call's end, where each rank
+ * checks them). */
+static void compare_round_limit(mispc_context *ctx, const compared *c, int32_t *lab) {
+  mispc_agg_options ao;
+  mispc_agg_options_default(&ao);
+  ao.mis.max_rounds = 1;
+  mispc_aggregates aref;
+  memset(&aref, 0, sizeof aref);
+  const mispc_status want = mispc_aggregate(ctx, c->G, &ao, &aref);
+  if (!want) mispc_aggregates_free(ctx, &aref);
+  const mispc_status got = mispc_dist_aggregate(ctx, c->run, &ao, lab, NULL);
+  int st[2] = {(int)got, -(int)got}, all[2] = {0, 0};
+  MPI_Allreduce(st, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK_MSG(got == want && all[0] == -all[1],
+            "%s%s aggregation with max_rounds 1: status %d on rank %d (one process %d; ranks "
+            "%d to %d)",
+            c->tag, c->spec, (int)got, rank_, (int)want, -all[1], all[0]);
+}
+
 static void compare_on(mispc_context *ctx, const char *spec) {
   mispc_csr G = load_graph(ctx, spec);
   int64_t n = G.nrows, r0, r1;
@@ -250,6 +271,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
         compared knob = {spec, tags[k], &G, &D, &DD, 1, r0, r1};
         compare_mis(ctx, &knob, sub, dsub, ref, dset, mine);
         compare_aggregations(ctx, &knob, dlab, hlab);
+        compare_round_limit(ctx, &knob, dlab);
       }
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
@@ -260,6 +282,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     gpu_checked_ = 1;
   }
   compare_aggregations(ctx, &host, hlab, hlab);
+  compare_round_limit(ctx, &host, hlab);
   compare_colorings(ctx, &host, hlab, hlab);
   /* Two neighbours of one color (or a color out of range) fail everywhere. */
   int chas = -1, clast = -1;
