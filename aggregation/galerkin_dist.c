@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "agg_dist.h"
-#include "rows_host.h"
+#include "parts_host.h"
 
 static const char *const galerkin_who = "mispc_dist_galerkin_product";
 
@@ -261,40 +261,15 @@ typedef struct out_part {
   void *a, *b;
 } out_part;
 
-/* Parts for n items: one a host thread, each of 128 items or more, their
- * marker arrays (width entries a part) within MARK_BUDGET. */
-static int count_parts(mispc_context *ctx, int64_t n, int64_t width) {
-  int64_t k = n / 128, nt = mispc_host_threads(ctx);
-  if (width > 0 && nt * width > MARK_BUDGET) nt = MARK_BUDGET / width;
-  if (k > nt) k = nt;
-  return k < 1 ? 1 : (int)k;
-}
-
-static int64_t weight_at(const int64_t *w0, const int64_t *w1, int64_t i) {
-  return w0[i] + (w1 ? w1[i] : 0);
-}
-
-/* np parts tiling [0, n) of about equal weight, the weight before item i
- * being w0[i] (+ w1[i]), nondecreasing in i (row pointers); NULL when out
- * of memory. */
+/* np parts tiling [0, n) of about equal weight (part_first_row); NULL
+ * when out of memory. */
 static out_part *split_parts(int np, int64_t n, const int64_t *w0, const int64_t *w1) {
   out_part *p = (out_part *)calloc((size_t)np, sizeof *p);
   if (!p) return NULL;
-  const int64_t base = weight_at(w0, w1, 0), total = weight_at(w0, w1, n) - base;
-  for (int k = 1; k < np; ++k) {
-    const int64_t want = base + total / np * k + total % np * k / np;
-    int64_t lo = p[k - 1].i0, hi = n; /* the first item whose weight reaches want */
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (weight_at(w0, w1, mid) < want)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    p[k].i0 = lo;
-    p[k - 1].i1 = lo;
+  for (int k = 0; k < np; ++k) {
+    p[k].i0 = part_first_row(w0, w1, n, k, np);
+    p[k].i1 = part_first_row(w0, w1, n, k + 1, np);
   }
-  p[np - 1].i1 = n;
   return p;
 }
 

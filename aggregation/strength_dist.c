@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "dist_internal.h"
-#include "rows_host.h"
+#include "parts_host.h"
 
 /* Parts of the merge (no marker arrays): at most this many. */
 #define MERGE_PARTS_MAX 256
@@ -33,31 +33,6 @@ static int row_has(const int32_t *a, int64_t n, int32_t x) {
  * bound (bnd[l], an upper bound of the entries before row l) puts it; the
  * parts are then moved down in row order. Every row is computed whole by
  * one thread, so the result does not depend on the thread count. */
-
-/* Part k of np is rows [first_row(k), first_row(k + 1)): equal shares of
- * the bound. */
-static int64_t first_row(const int64_t *bnd, int64_t nn, int k, int np) {
-  const int64_t total = bnd[nn] - bnd[0];
-  const int64_t want = bnd[0] + total / np * k + total % np * k / np;
-  int64_t lo = 0, hi = nn;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (bnd[mid] < want)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return k == np ? nn : lo;
-}
-
-/* Parts for nn rows: one a host thread, each of 128 rows or more, their
- * marker arrays (width entries a part) within MARK_BUDGET. */
-static int count_parts(mispc_context *ctx, int64_t nn, int64_t width) {
-  int64_t k = nn / 128, nt = mispc_host_threads(ctx);
-  if (width > 0 && nt * width > MARK_BUDGET) nt = MARK_BUDGET / width;
-  if (k > nt) k = nt;
-  return k < 1 ? 1 : (int)k;
-}
 
 /* The parts' entries (esz bytes each, part k's rows [r[k], r[k + 1]) at
  * bnd[r[k]], ptr[l + 1] its end) moved down to follow each other; ptr
@@ -191,7 +166,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
   int failed = !bnd || !pr;
   for (int64_t l = 0; !failed && l <= nn; ++l)
     bnd[l] = A->diag.rowptr[l * bs] + A->offd.rowptr[l * bs];
-  for (int k = 0; !failed && k <= np; ++k) pr[k] = first_row(bnd, nn, k, np);
+  for (int k = 0; !failed && k <= np; ++k) pr[k] = part_first_row(bnd, NULL, nn, k, np);
   if (!failed) {
     w.drp[0] = 0;
 #pragma omp parallel for schedule(static, 1) num_threads(np) reduction(| : failed)
@@ -305,7 +280,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
     int64_t pr2[MERGE_PARTS_MAX + 1];
     int np2 = count_parts(ctx, nn, 0);
     if (np2 > MERGE_PARTS_MAX) np2 = MERGE_PARTS_MAX;
-    for (int k = 0; k <= np2; ++k) pr2[k] = first_row(w.epos, nn, k, np2);
+    for (int k = 0; k <= np2; ++k) pr2[k] = part_first_row(w.epos, NULL, nn, k, np2);
     w.rowptr[0] = 0;
 #pragma omp parallel for schedule(static, 1) num_threads(np2)
     for (int k = 0; k < np2; ++k) {
