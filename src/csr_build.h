@@ -45,6 +45,13 @@ mispc_status mispc_csr_transpose_cuda(mispc_context *ctx, const mispc_csr *A, mi
 mispc_status mispc_csr_multiply_cuda(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
                                      mispc_csr *C);
 
+/* mispc_csr_transpose / mispc_csr_multiply without the O(nnz) pass over the
+ * column indices: for operands whose indices are known to be in range (made
+ * by the library, or checked once already by the caller's entry point). */
+mispc_status mispc_csr_transpose_trusted(mispc_context *ctx, const mispc_csr *A, mispc_csr *T);
+mispc_status mispc_csr_multiply_trusted(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
+                                        mispc_csr *C);
+
 #ifdef __cplusplus
 }
 #endif

@@ -58,7 +58,10 @@ static mispc_status transpose_host(mispc_context *ctx, const mispc_csr *A, mispc
   return s;
 }
 
-mispc_status mispc_csr_transpose(mispc_context *ctx, const mispc_csr *A, mispc_csr *T) {
+/* The checks every transpose makes; with check_idx, A's indices too (an
+ * O(nnz) pass the Galerkin product makes once for its operands). */
+static mispc_status transpose_checked(mispc_context *ctx, const mispc_csr *A, mispc_csr *T,
+                                      int check_idx) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!T) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "transpose: output is NULL");
   memset(T, 0, sizeof *T);
@@ -70,110 +73,154 @@ mispc_status mispc_csr_transpose(mispc_context *ctx, const mispc_csr *A, mispc_c
   if (A->nnz > INT32_MAX)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "transpose: %lld entries (at most 2^31 - 1)",
                         (long long)A->nnz);
-  MISPC_TRY(check_indices(ctx, A, "A", "transpose"));
+  if (check_idx) MISPC_TRY(check_indices(ctx, A, "A", "transpose"));
   if (A->mem == MISPC_MEM_DEVICE) return mispc_csr_transpose_cuda(ctx, A, T);
   return transpose_host(ctx, A, T);
 }
 
-/* One row of C = A B with a dense accumulator: acc[j] and the list of the
- * row's columns in first-touch order, then sorted. */
-typedef struct {
+mispc_status mispc_csr_transpose(mispc_context *ctx, const mispc_csr *A, mispc_csr *T) {
+  return transpose_checked(ctx, A, T, 1);
+}
+
+mispc_status mispc_csr_transpose_trusted(mispc_context *ctx, const mispc_csr *A, mispc_csr *T) {
+  return transpose_checked(ctx, A, T, 0);
+}
+
+/* C = A B on the host in one pass over the products: rows are computed in
+ * parts of consecutive rows (several a thread, taken dynamically), each row
+ * whole by one thread into its part's growing arrays, with a dense
+ * accumulator: c_ij = 0.0 + the first product, then += the others in the
+ * order of row i's entries in A; the row's columns are listed as first
+ * touched, then sorted. The parts are then copied into C in row order, so
+ * the bits do not depend on the thread count or the schedule. (It replaced
+ * a version that walked each row's pattern twice, once to count and once
+ * with the values: docs/AGGREGATION.md, "Host sparse products".) */
+typedef struct product_part {
+  int64_t i0, i1; /* rows [i0, i1) */
+  int64_t n, cap; /* entries held, capacity */
+  int32_t *cols;
+  double *vals;
+} product_part;
+
+/* Per-thread work arrays over B's columns. */
+typedef struct row_work {
   double *acc;
   int64_t *mark; /* row that last touched column j, or -1 */
-  int32_t *cols;
 } row_work;
 
-static int64_t row_pattern(const mispc_csr *A, const mispc_csr *B, int64_t i, row_work *w) {
-  int64_t n = 0;
-  for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e) {
-    const int32_t k = A->colidx[e];
-    for (int64_t q = B->rowptr[k]; q < B->rowptr[k + 1]; ++q) {
-      const int32_t j = B->colidx[q];
-      if (w->mark[j] != i) {
-        w->mark[j] = i;
-        w->cols[n++] = j;
+/* Grows the part's arrays to hold `need` entries; nonzero when out of
+ * memory (the arrays then stay as they were). */
+static int part_reserve(product_part *pt, int64_t need) {
+  if (need <= pt->cap) return 0;
+  const int64_t ncap = 2 * pt->cap > need ? 2 * pt->cap : need;
+  int32_t *c = (int32_t *)realloc(pt->cols, sizeof(int32_t) * (size_t)ncap);
+  if (!c) return 1;
+  pt->cols = c;
+  double *v = (double *)realloc(pt->vals, sizeof(double) * (size_t)ncap);
+  if (!v) return 1;
+  pt->vals = v;
+  pt->cap = ncap;
+  return 0;
+}
+
+/* Rows [pt->i0, pt->i1) of A B into the part; len[i + 1] = entries of row
+ * i. Sets *dup when a row of B repeats a column next to itself (the GPU
+ * kernels test the same). Nonzero when out of memory. */
+static int product_rows(const mispc_csr *A, const mispc_csr *B, row_work *w, product_part *pt,
+                        int64_t *len, int *dup) {
+  for (int64_t i = pt->i0; i < pt->i1; ++i) {
+    int64_t bound = 0; /* at most this many entries in row i */
+    for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e)
+      bound += B->rowptr[A->colidx[e] + 1] - B->rowptr[A->colidx[e]];
+    if (part_reserve(pt, pt->n + bound)) return 1;
+    int32_t *cols = pt->cols + pt->n;
+    int64_t n = 0;
+    for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e) {
+      const int32_t k = A->colidx[e];
+      const double a = A->values[e];
+      const int64_t qb = B->rowptr[k], qe = B->rowptr[k + 1];
+      for (int64_t q = qb; q < qe; ++q) {
+        const int32_t j = B->colidx[q];
+        if (q > qb && j == B->colidx[q - 1]) *dup = 1;
+        const double x = a * B->values[q];
+        if (w->mark[j] != i) {
+          w->mark[j] = i;
+          cols[n++] = j;
+          w->acc[j] = 0.0 + x; /* the first product of c_ij: 0.0 + x, as the GPU sums */
+        } else {
+          w->acc[j] += x;
+        }
       }
     }
+    mispc_sort_i32(cols, n);
+    double *vals = pt->vals + pt->n;
+    for (int64_t p = 0; p < n; ++p) vals[p] = w->acc[cols[p]];
+    pt->n += n;
+    len[i + 1] = n;
   }
-  return n;
+  return 0;
 }
 
 static mispc_status multiply_host(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
                                   mispc_csr *C) {
   const int64_t m = A->nrows, nb = B->ncols;
-  int64_t *count = (int64_t *)calloc((size_t)m + 1, sizeof(int64_t));
-  if (!count) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in sparse product");
   const int nt = mispc_host_threads(ctx);
-  int failed = 0, dup = 0;
-  mispc_status s = MISPC_SUCCESS;
-  /* pass 1: the number of distinct columns of each row */
-#pragma omp parallel num_threads(nt) reduction(| : failed)
-  {
-    row_work w = {NULL, (int64_t *)malloc(sizeof(int64_t) * (size_t)(nb + 1)),
-                  (int32_t *)malloc(sizeof(int32_t) * (size_t)(nb + 1))};
-    if (!w.mark || !w.cols) failed = 1;
-    if (w.mark)
-      for (int64_t j = 0; j < nb; ++j) w.mark[j] = -1;
-#pragma omp for schedule(dynamic, 256)
-    for (int64_t i = 0; i < m; ++i)
-      if (!failed) count[i + 1] = row_pattern(A, B, i, &w);
-    free(w.mark);
-    free(w.cols);
+  /* parts of about equal numbers of A's entries, a few a thread for balance */
+  int64_t np = m / 256;
+  if (np > 4 * (int64_t)nt) np = 4 * (int64_t)nt;
+  if (np < 1) np = 1;
+  int64_t *len = (int64_t *)calloc((size_t)m + 1, sizeof(int64_t));
+  product_part *pt = (product_part *)calloc((size_t)np, sizeof *pt);
+  int failed = !len || !pt, dup = 0;
+  for (int64_t k = 0; !failed && k < np; ++k) {
+    pt[k].i0 = mispc_lower_bound_i64(A->rowptr, 0, m, A->nnz / np * k + A->nnz % np * k / np);
+    pt[k].i1 = m;
+    if (k) pt[k - 1].i1 = pt[k].i0;
   }
-  if (failed) {
-    free(count);
-    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in sparse product");
-  }
-  for (int64_t i = 0; i < m; ++i) count[i + 1] += count[i];
-  s = mispc_csr_alloc(ctx, MISPC_MEM_HOST, m, nb, count[m], 1, C);
-  if (s) {
-    free(count);
-    return s;
-  }
-  memcpy(C->rowptr, count, sizeof(int64_t) * (size_t)(m + 1));
-  free(count);
-  /* pass 2: values, each summed in the order of A's row entries */
+  if (!failed) {
 #pragma omp parallel num_threads(nt) reduction(| : failed, dup)
-  {
-    row_work w = {(double *)malloc(sizeof(double) * (size_t)(nb + 1)),
-                  (int64_t *)malloc(sizeof(int64_t) * (size_t)(nb + 1)), NULL};
-    if (!w.acc || !w.mark) failed = 1;
-    if (w.mark)
-      for (int64_t j = 0; j < nb; ++j) w.mark[j] = -1;
-#pragma omp for schedule(dynamic, 256)
-    for (int64_t i = 0; i < m; ++i) {
-      if (failed) continue;
-      w.cols = C->colidx + C->rowptr[i];
-      const int64_t n = row_pattern(A, B, i, &w);
-      mispc_sort_i32(w.cols, n);
-      for (int64_t p = 0; p < n; ++p) w.acc[w.cols[p]] = 0.0;
-      for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e) {
-        const int32_t k = A->colidx[e];
-        const double a = A->values[e];
-        for (int64_t q = B->rowptr[k]; q < B->rowptr[k + 1]; ++q) {
-          /* a column twice in one row of B: the GPU would race on it */
-          if (q > B->rowptr[k] && B->colidx[q] == B->colidx[q - 1]) dup = 1;
-          w.acc[B->colidx[q]] += a * B->values[q];
-        }
-      }
-      for (int64_t p = 0; p < n; ++p) C->values[C->rowptr[i] + p] = w.acc[w.cols[p]];
+    {
+      row_work w = {(double *)malloc(sizeof(double) * (size_t)(nb + 1)),
+                    (int64_t *)malloc(sizeof(int64_t) * (size_t)(nb + 1))};
+      int mine = !w.acc || !w.mark;
+      for (int64_t j = 0; !mine && j < nb; ++j) w.mark[j] = -1;
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t k = 0; k < np; ++k)
+        if (!mine) mine = product_rows(A, B, &w, &pt[k], len, &dup);
+      failed |= mine;
+      free(w.acc);
+      free(w.mark);
     }
-    free(w.acc);
-    free(w.mark);
   }
-  if (failed || dup) {
-    mispc_csr_free(ctx, C);
-    if (dup)
-      return mispc_seterr(ctx, MISPC_ERR_DUPLICATE,
-                          "sparse product: a row of B repeats a column (merge duplicates first, "
-                          "mispc_csr_sort_rows)");
-    return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in sparse product");
+  mispc_status s = MISPC_SUCCESS;
+  if (failed)
+    s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in sparse product");
+  else if (dup)
+    s = mispc_seterr(ctx, MISPC_ERR_DUPLICATE,
+                     "sparse product: a row of B repeats a column (merge duplicates first, "
+                     "mispc_csr_sort_rows)");
+  if (!s) {
+    for (int64_t i = 0; i < m; ++i) len[i + 1] += len[i];
+    s = mispc_csr_alloc(ctx, MISPC_MEM_HOST, m, nb, len[m], 1, C);
   }
-  return MISPC_SUCCESS;
+  if (!s) {
+    memcpy(C->rowptr, len, sizeof(int64_t) * (size_t)(m + 1));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int64_t k = 0; k < np; ++k)
+      if (pt[k].n) {
+        const int64_t at = len[pt[k].i0];
+        memcpy(C->colidx + at, pt[k].cols, sizeof(int32_t) * (size_t)pt[k].n);
+        memcpy(C->values + at, pt[k].vals, sizeof(double) * (size_t)pt[k].n);
+      }
+  }
+  for (int64_t k = 0; pt && k < np; ++k) free(pt[k].cols), free(pt[k].vals);
+  free(pt);
+  free(len);
+  return s;
 }
 
-mispc_status mispc_csr_multiply(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
-                                mispc_csr *C) {
+static mispc_status multiply_checked(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
+                                     mispc_csr *C, int check_idx) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!C) return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "sparse product: output is NULL");
   memset(C, 0, sizeof *C);
@@ -186,8 +233,20 @@ mispc_status mispc_csr_multiply(mispc_context *ctx, const mispc_csr *A, const mi
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "sparse product: A has %lld columns, B %lld rows", (long long)A->ncols,
                         (long long)B->nrows);
-  MISPC_TRY(check_indices(ctx, A, "A", "sparse product"));
-  MISPC_TRY(check_indices(ctx, B, "B", "sparse product"));
+  if (check_idx) {
+    MISPC_TRY(check_indices(ctx, A, "A", "sparse product"));
+    MISPC_TRY(check_indices(ctx, B, "B", "sparse product"));
+  }
   if (A->mem == MISPC_MEM_DEVICE) return mispc_csr_multiply_cuda(ctx, A, B, C);
   return multiply_host(ctx, A, B, C);
+}
+
+mispc_status mispc_csr_multiply(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
+                                mispc_csr *C) {
+  return multiply_checked(ctx, A, B, C, 1);
+}
+
+mispc_status mispc_csr_multiply_trusted(mispc_context *ctx, const mispc_csr *A, const mispc_csr *B,
+                                        mispc_csr *C) {
+  return multiply_checked(ctx, A, B, C, 0);
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "galerkin_inputs.h"
+#include "internal.h" /* mispc_sort_i32 */
 
 static mispc_context *ctx;
 
@@ -121,6 +122,67 @@ static void test_multiply_long_rows(void) {
   mispc_csr_free(ctx, &C1);
 }
 
+/* Rows in many parts (the host product computes parts of rows on the
+ * threads and joins them): the same bits on 1, 2 and 3 threads, and the
+ * defined order; long rows (more than 32 entries, the sort's quicksort
+ * path) among short ones. */
+static void test_multiply_parts(void) {
+  mispc_csr A, B, C, C1;
+  gi_random(ctx, 6000, 900, 40, 1, 1, 31, &A);
+  gi_random(ctx, 900, 700, 12, 0, 0, 32, &B);
+  mispc_context_set_num_threads(ctx, 1);
+  CHECK_OK(ctx, mispc_csr_multiply(ctx, &A, &B, &C));
+  check_product(&A, &B, &C, "parts");
+  int64_t longest = 0;
+  for (int64_t i = 0; i < C.nrows; ++i)
+    if (C.rowptr[i + 1] - C.rowptr[i] > longest) longest = C.rowptr[i + 1] - C.rowptr[i];
+  CHECK_MSG(longest > 200, "rows of C hold at most %lld entries", (long long)longest);
+  for (int nt = 2; nt <= 3; ++nt) {
+    mispc_context_set_num_threads(ctx, nt);
+    CHECK_OK(ctx, mispc_csr_multiply(ctx, &A, &B, &C1));
+    CHECK_MSG(same_csr(&C, &C1), "%d threads differ from 1", nt);
+    mispc_csr_free(ctx, &C1);
+  }
+  mispc_context_set_num_threads(ctx, 0);
+  mispc_csr_free(ctx, &A);
+  mispc_csr_free(ctx, &B);
+  mispc_csr_free(ctx, &C);
+}
+
+/* mispc_sort_i32 (the introsort the products sort rows with) against an
+ * insertion sort, on sizes around its cut-offs and on inputs that break
+ * simple pivots: sorted, reversed, all equal, two values, organ pipe,
+ * sawtooth, random. */
+static void test_sort_i32(void) {
+  const int64_t sizes[] = {0, 1, 2, 3, 31, 32, 33, 34, 63, 64, 65, 100, 257, 1000, 4099, 20000};
+  int64_t bad = 0;
+  uint64_t seed = 77;
+  for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z) {
+    const int64_t m = sizes[z];
+    int32_t *a = malloc(sizeof(int32_t) * (size_t)(m + 1));
+    int32_t *ref = malloc(sizeof(int32_t) * (size_t)(m + 1));
+    for (int kind = 0; kind < 7; ++kind) {
+      for (int64_t i = 0; i < m; ++i) {
+        const int32_t r = (int32_t)gi_next(&seed);
+        a[i] = kind == 0   ? (int32_t)i
+               : kind == 1 ? (int32_t)(m - i)
+               : kind == 2 ? 5
+               : kind == 3 ? (r & 1 ? INT32_MAX : INT32_MIN)
+               : kind == 4 ? (int32_t)(i < m / 2 ? i : m - i)
+               : kind == 5 ? (int32_t)(i % 17)
+                           : r - (1 << 30);
+      }
+      memcpy(ref, a, sizeof(int32_t) * (size_t)m);
+      mispc_isort_i32(ref, 0, m);
+      mispc_sort_i32(a, m);
+      if (m && memcmp(a, ref, sizeof(int32_t) * (size_t)m)) ++bad;
+    }
+    free(a);
+    free(ref);
+  }
+  CHECK_MSG(bad == 0, "%lld sorts differ from the insertion sort", (long long)bad);
+}
+
 /* P = P0 - omega D^-1 A P0 and Ac = P^T A P against dense products. */
 static void check_galerkin(const char *spec, int bs) {
   mispc_csr A, P0, P, Ac, Ac1;
@@ -223,6 +285,8 @@ int main(void) {
   RUN_TEST(test_transpose);
   RUN_TEST(test_multiply_random);
   RUN_TEST(test_multiply_long_rows);
+  RUN_TEST(test_multiply_parts);
+  RUN_TEST(test_sort_i32);
   RUN_TEST(test_galerkin_laplace);
   RUN_TEST(test_galerkin_elasticity);
   RUN_TEST(test_errors);
