@@ -369,7 +369,7 @@ static mispc_status multiply_ap(mispc_context *ctx, const mispc_dist_csr *A, con
         A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
     if (len > wmax) wmax = len;
   }
-  const int np = count_parts(ctx, nloc, t->ncmap);
+  const int np = count_parts(ctx, nloc, t->ncmap, 16);
   out_part *pt = split_parts(np, nloc, A->diag.rowptr, A->offd.rowptr);
   *apptr = (int64_t *)calloc((size_t)nloc + 1, sizeof(int64_t));
   *apcol = NULL, *apval = NULL;
@@ -484,7 +484,7 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
   for (int64_t r = 0; !s && r < ngot; ++r) order[first[product_at(pr, r)[0] - c0]++] = r;
   for (int64_t c = nr; !s && c > 0; --c) first[c] = first[c - 1];
   if (!s) first[0] = 0;
-  const int np = s ? 1 : count_parts(ctx, nr, span);
+  const int np = s ? 1 : count_parts(ctx, nr, span, 20);
   out_part *pt = s ? NULL : split_parts(np, nr, first, NULL);
   int failed = !s && !pt;
   if (!s && !failed) {
@@ -636,7 +636,7 @@ static mispc_status presum_first(mispc_context *ctx, const mispc_dist_csr *A, co
       }
   for (int64_t c = nc; !s && c > 0; --c) tptr[c] = tptr[c - 1];
   if (!s) tptr[0] = 0;
-  const int npt = s ? 1 : count_parts(ctx, nc, nc);
+  const int npt = s ? 1 : count_parts(ctx, nc, nc, 20);
   out_part *pt = s ? NULL : split_parts(npt, nc, tptr, NULL);
   int failed = !s && !pt;
   if (!s && !failed) {
@@ -698,7 +698,7 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
    * 1])), from the counts of mine and of the others' before it (om[nsum +
    * c], orr[nsum + c] for the slices), as the serial loops would: the same
    * records in the same places. */
-  const int nch = count_parts(ctx, nloc, 0);
+  const int nch = count_parts(ctx, nloc, 0, 0);
   int64_t *cnt = (int64_t *)calloc((size_t)np * 2, sizeof(int64_t)), nrec = 0, nmine = 0;
   int64_t *chunk = (int64_t *)malloc(sizeof(int64_t) * (size_t)(3 * (nch + nsum) + 1));
   int64_t *ib = chunk, *om = ib + nch + 1, *orr = om + nsum + nch;

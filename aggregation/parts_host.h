@@ -11,10 +11,12 @@
 #include "rows_host.h"
 
 /* Parts for n rows: one a host thread, each of 128 rows or more, their
- * marker arrays (width entries a part) within MARK_BUDGET. */
-static inline int count_parts(mispc_context *ctx, int64_t n, int64_t width) {
+ * dense scratch (width entries of entry_bytes bytes a part: markers,
+ * accumulators) within MARK_BUDGET 4-byte entries over all parts. */
+static inline int count_parts(mispc_context *ctx, int64_t n, int64_t width, int entry_bytes) {
   int64_t k = n / 128, nt = mispc_host_threads(ctx);
-  if (width > 0 && nt * width > MARK_BUDGET) nt = MARK_BUDGET / width;
+  const int64_t words = width * ((entry_bytes + 3) / 4); /* 4-byte words a part */
+  if (words > 0 && nt * words > MARK_BUDGET) nt = MARK_BUDGET / words;
   if (k > nt) k = nt;
   return k < 1 ? 1 : (int)k;
 }

@@ -5,7 +5,8 @@
 
 #include <stdint.h>
 
-/* Marker arrays: at most this many entries over all threads. */
+/* Marker arrays: at most this many 4-byte entries over all threads (the
+ * parts of parts_host.h count wider scratch entries by their bytes). */
 #define MARK_BUDGET ((int64_t)1 << 26)
 
 #endif

@@ -161,7 +161,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
   /* D, one node row at a time: the distinct strong blocks, sorted; in
    * parts of rows (their A entries the bound), a marker array each */
   int64_t *bnd = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nn + 1));
-  const int np = count_parts(ctx, nn, nn + ngn);
+  const int np = count_parts(ctx, nn, nn + ngn, 4);
   int64_t *pr = (int64_t *)malloc(sizeof(int64_t) * (size_t)(np + 1));
   int failed = !bnd || !pr;
   for (int64_t l = 0; !failed && l <= nn; ++l)
@@ -217,7 +217,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
   /* The transposes D lacks: looked up here, or sent to the rank of J. */
   int64_t nsend = 0;
   /* counts only: the same for any order of the rows */
-#pragma omp parallel for schedule(static) num_threads(count_parts(ctx, nn, 0)) reduction(+ : nsend)
+#pragma omp parallel for schedule(static) num_threads(count_parts(ctx, nn, 0, 0)) reduction(+ : nsend)
   for (int64_t l = 0; l < nn; ++l) {
     const int32_t uI = (int32_t)(gl + l);
     for (int64_t p = w.drp[l]; p < w.drp[l + 1]; ++p) {
@@ -278,7 +278,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
      * (their D entries and extras the bound, in epos) */
     for (int64_t l = 0; l <= nn; ++l) w.epos[l] = w.drp[l] + w.erp[l];
     int64_t pr2[MERGE_PARTS_MAX + 1];
-    int np2 = count_parts(ctx, nn, 0);
+    int np2 = count_parts(ctx, nn, 0, 0);
     if (np2 > MERGE_PARTS_MAX) np2 = MERGE_PARTS_MAX;
     for (int k = 0; k <= np2; ++k) pr2[k] = part_first_row(w.epos, NULL, nn, k, np2);
     w.rowptr[0] = 0;
