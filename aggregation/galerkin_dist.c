@@ -405,10 +405,12 @@ static const int64_t *product_at(const products *p, int64_t r) {
 }
 
 /* Coarse rows [i0, i1) of a part (local ids c; p->a global columns, p->b
- * values, rowptr[c + 1] relative to the part): each row's pattern is its
- * columns sorted, each entry 0.0 plus its products in the order of pr, in a
- * dense accumulator over [lo, lo + span). Nonzero when out of memory. */
-static int coarse_rows(const products *pr, const int64_t *first, const int64_t *order, int64_t lo,
+ * values, rowptr[c + 1] relative to the part): the products of row c are
+ * (bj, bv)[first[c] .. first[c + 1]) in the order they are summed (columns
+ * less lo); each entry is 0.0 plus its products in that order, in a dense
+ * accumulator over [lo, lo + span), and the row's columns are sorted.
+ * Nonzero when out of memory. */
+static int coarse_rows(const int32_t *bj, const double *bv, const int64_t *first, int64_t lo,
                        int64_t span, out_part *pt, int64_t *rowptr) {
   int64_t *mark = (int64_t *)malloc(sizeof(int64_t) * (size_t)(span + 1));
   double *acc = (double *)malloc(sizeof(double) * (size_t)(span + 1));
@@ -423,20 +425,17 @@ static int coarse_rows(const products *pr, const int64_t *first, const int64_t *
   for (int64_t j = 0; !failed && j < span; ++j) mark[j] = -1;
   int64_t nnz = 0;
   for (int64_t c = pt->i0; !failed && c < pt->i1; ++c) {
-    const int64_t b = first[c], e = first[c + 1];
     int64_t m = 0;
-    for (int64_t r = b; r < e; ++r) {
-      const int32_t j = (int32_t)(product_at(pr, order[r])[1] - lo);
-      if (mark[j] != c) mark[j] = c, pat[m++] = j;
+    for (int64_t r = first[c]; r < first[c + 1]; ++r) {
+      const int32_t j = bj[r];
+      if (mark[j] != c) {
+        mark[j] = c, pat[m++] = j;
+        acc[j] = 0.0 + bv[r]; /* the entry's first product: 0.0 + x */
+      } else {
+        acc[j] += bv[r];
+      }
     }
     mispc_sort_i32(pat, m);
-    for (int64_t q = 0; q < m; ++q) acc[pat[q]] = 0.0;
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t *g = product_at(pr, order[r]);
-      double x;
-      memcpy(&x, &g[2], sizeof x);
-      acc[g[1] - lo] += x;
-    }
     for (int64_t q = 0; q < m; ++q) gcol[nnz + q] = lo + pat[q], values[nnz + q] = acc[pat[q]];
     nnz += m;
     rowptr[c + 1] = nnz;
@@ -447,11 +446,13 @@ static int coarse_rows(const products *pr, const int64_t *first, const int64_t *
 }
 
 /* Coarse rows [c0, c1) from the products (row, column, value bits) in the
- * order of p, which is the order they are summed in: each row's
- * pattern is its columns sorted, each entry 0.0 plus its products, in a
- * dense accumulator over the span of the columns received (at most the
- * coarse columns, as mispc_csr_multiply's); the rows split among the host
- * threads by their products (coarse_rows). */
+ * order of p, which is the order they are summed in: the products are
+ * moved by row (a stable counting sort, the column less lo and the value
+ * of each in arrays of their own, so that a row reads its products in
+ * sequence), then each row's pattern is its columns sorted and each entry
+ * 0.0 plus its products, in a dense accumulator over the span of the
+ * columns received (at most the coarse columns, as mispc_csr_multiply's);
+ * the rows split among the host threads by their products (coarse_rows). */
 static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t nc, int64_t c0,
                                     int64_t c1, const products *pr, mispc_dist_csr *Ac) {
   const char *const who = galerkin_who;
@@ -464,11 +465,12 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
   }
   const int64_t span = hi >= lo ? hi - lo + 1 : 0;
   int64_t *first = (int64_t *)calloc((size_t)nr + 2, sizeof(int64_t));
-  int64_t *order = (int64_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int64_t), "coarse rows");
+  int32_t *bj = (int32_t *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(int32_t), "coarse rows");
+  double *bv = (double *)mispc_host_alloc_n(ctx, ngot + 1, sizeof(double), "coarse rows");
   int64_t *rowptr = (int64_t *)calloc((size_t)nr + 1, sizeof(int64_t));
   int64_t *gcol = NULL, nnz = 0;
   double *values = NULL;
-  mispc_status s = first && order && rowptr
+  mispc_status s = first && bj && bv && rowptr
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   for (int64_t r = 0; !s && r < ngot; ++r) {
@@ -481,7 +483,12 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
     first[I - c0 + 1]++;
   }
   for (int64_t c = 0; !s && c < nr; ++c) first[c + 1] += first[c];
-  for (int64_t r = 0; !s && r < ngot; ++r) order[first[product_at(pr, r)[0] - c0]++] = r;
+  for (int64_t r = 0; !s && r < ngot; ++r) {
+    const int64_t *g = product_at(pr, r);
+    const int64_t at = first[g[0] - c0]++;
+    bj[at] = (int32_t)(g[1] - lo);
+    memcpy(&bv[at], &g[2], sizeof(double));
+  }
   for (int64_t c = nr; !s && c > 0; --c) first[c] = first[c - 1];
   if (!s) first[0] = 0;
   const int np = s ? 1 : count_parts(ctx, nr, span, 20);
@@ -489,7 +496,7 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
   int failed = !s && !pt;
   if (!s && !failed) {
 #pragma omp parallel for schedule(static, 1) num_threads(np) reduction(| : failed)
-    for (int k = 0; k < np; ++k) failed |= coarse_rows(pr, first, order, lo, span, &pt[k], rowptr);
+    for (int k = 0; k < np; ++k) failed |= coarse_rows(bj, bv, first, lo, span, &pt[k], rowptr);
   }
   if (!s && !failed)
     failed = join_parts(np, pt, sizeof(int64_t), sizeof(double), rowptr, (void **)&gcol,
@@ -499,7 +506,7 @@ static mispc_status sum_coarse_rows(mispc_context *ctx, MPI_Comm comm, int64_t n
   if (!s && failed) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in %s", who);
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_dist_csr_from_global(ctx, comm, nc, c0, c1, rowptr, gcol, values, Ac);
-  free(first), free(order), free(rowptr), free(gcol), free(values);
+  free(first), free(bj), free(bv), free(rowptr), free(gcol), free(values);
   return s;
 }
 
@@ -688,6 +695,7 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
   out_part *sums = NULL;
   int nsum = 0;
   if (!s) s = first_columns(ctx, A, &t, ranges, np, rank, &first);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: first ranks of the columns");
   if (!s)
     s = mispc_dist_agree(
         ctx, A->comm,
@@ -773,6 +781,7 @@ mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mispc_dist_cs
     }
   }
   free_parts(nsum, sums);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t0, "dist Galerkin product: product records");
   free(chunk);
   free(apptr), free(apcol), free(apval), free(first);
   prow_table_free(&t);
