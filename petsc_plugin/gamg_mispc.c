@@ -915,9 +915,12 @@ static PetscErrorCode smooth_by_mispc_dist(PC pc, Mat A, PetscReal omega, Mat *P
   Mat Pn = NULL;
   mispc_status s = MISPC_SUCCESS;
   PetscFunctionBegin;
+  PetscLogDouble tw[4] = {0, 0, 0, 0};
   memset(&m->dP0, 0, sizeof m->dP0);
   m->have_dP0 = PETSC_FALSE;
+  PetscCall(PetscTime(&tw[0]));
   PetscErrorCode ierr = MispcDistMatBegin(m->mctx, A, &w);
+  if (!ierr) ierr = PetscTime(&tw[1]);
   if (!ierr) ierr = PetscLogEventBegin(MISPC_EventProduct, A, 0, 0, 0);
   for (PetscInt it = 0; !ierr && !s && it < m->set->nsmooths; ++it) {
     s = mispc_dist_smooth_prolongator(m->mctx, &w.D, &cur, (double)omega, &next);
@@ -925,6 +928,7 @@ static PetscErrorCode smooth_by_mispc_dist(PC pc, Mat A, PetscReal omega, Mat *P
     if (!s) cur = next;
   }
   if (!ierr) ierr = PetscLogEventEnd(MISPC_EventProduct, A, 0, 0, 0);
+  if (!ierr) ierr = PetscTime(&tw[2]);
   PetscErrorCode ierr2 = MispcDistMatEnd(m->mctx, &w);
   if (!ierr) ierr = ierr2;
   if (!ierr && !s) ierr = MatGetBlockSizes(*P, &rb, &cb);
@@ -932,6 +936,12 @@ static PetscErrorCode smooth_by_mispc_dist(PC pc, Mat A, PetscReal omega, Mat *P
   if (!ierr && !s)
     ierr = build_prolongator(A, (PetscInt)cur.nrows, ncl, rb, cb, cur.rowptr, NULL, cur.gcol,
                              cur.values, &Pn);
+  if (!ierr && !s) ierr = PetscTime(&tw[3]);
+  if (!ierr && !s)
+    ierr = PetscInfo(pc,
+                     "mispc level %" PetscInt_FMT
+                     ": smoothing: A's blocks and halo %.3g s, smoothing %.3g s, P's Mat %.3g s\n",
+                     MispcGAMGLevel(pc), tw[1] - tw[0], tw[2] - tw[1], tw[3] - tw[2]);
   mispc_dist_prolongator_free(&cur);
   if (!ierr && !s) {
     mispc_context *pctx;
