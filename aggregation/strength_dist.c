@@ -22,20 +22,13 @@
 /* Parts of the merge (no marker arrays): at most this many. */
 #define MERGE_PARTS_MAX 256
 
-/* Whether x is in the sorted list a[0..n): a binary search without
- * branches on the data (the step is a conditional move), which took the
- * transpose check of a level-1 Galerkin operator (31 entries a row) from
- * about 13 to 4-7 ms a rank, and level 0 (7 a row) from 6.5 to 5 ms
- * (2026-11-28, VM, 2 ranks, gen:laplace3d:60 under the GAMG type). */
+/* Whether x is in the sorted list a[0..n) (branch-free search: the
+ * transpose check of a level-1 Galerkin operator, 31 entries a row, took
+ * 13 ms a rank with mispc_lower_bound_i32 and 4-7 ms with it; level 0, 7 a
+ * row, 6.5 and 5 ms: 2026-11-28, VM, 2 ranks, gen:laplace3d:60 under the
+ * GAMG type). */
 static int row_has(const int32_t *a, int64_t n, int32_t x) {
-  if (n <= 0) return 0;
-  const int32_t *base = a;
-  while (n > 1) { /* x, if present, is in base[0 .. n) */
-    const int64_t half = n / 2;
-    base = base[half] <= x ? base + half : base;
-    n -= half;
-  }
-  return *base == x;
+  return mispc_sorted_has_i32(a, n, x);
 }
 
 /* Threads: a loop over node rows whose rows append entries runs in parts of

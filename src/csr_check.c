@@ -10,8 +10,7 @@ mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_csr *A, unsi
 
 /* Is j present in the sorted row r of A? */
 static int row_contains(const mispc_csr *A, int64_t r, int32_t j) {
-  const int64_t at = mispc_lower_bound_i32(A->colidx, A->rowptr[r], A->rowptr[r + 1], j);
-  return at < A->rowptr[r + 1] && A->colidx[at] == j;
+  return mispc_sorted_has_i32(A->colidx + A->rowptr[r], A->rowptr[r + 1] - A->rowptr[r], j);
 }
 
 /* Checks row i; returns its first problem (and the column) or success. */

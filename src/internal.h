@@ -163,6 +163,21 @@ MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i32, int32_t)
 MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i64, int64_t)
 #undef MISPC_DEFINE_LOWER_BOUND
 
+/* Whether x is in the sorted list a[0..n): a binary search whose step is a
+ * conditional move, not a branch on the data (the mispredicted branches of
+ * mispc_lower_bound_i32 made the symmetry checks of rows of ~30 entries
+ * 2-3x slower: docs/AGGREGATION.md, "Host sparse products"). */
+static inline int mispc_sorted_has_i32(const int32_t *a, int64_t n, int32_t x) {
+  if (n <= 0) return 0;
+  const int32_t *base = a;
+  while (n > 1) { /* x, if present, is in base[0 .. n) */
+    const int64_t half = n / 2;
+    base = base[half] <= x ? base + half : base;
+    n -= half;
+  }
+  return *base == x;
+}
+
 /* Insertion sort of a[lo, hi). */
 static inline void mispc_isort_i32(int32_t *a, int64_t lo, int64_t hi) {
   for (int64_t i = lo + 1; i < hi; ++i) {
