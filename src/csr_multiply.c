@@ -165,8 +165,9 @@ static mispc_status multiply_host(mispc_context *ctx, const mispc_csr *A, const 
                                   mispc_csr *C) {
   const int64_t m = A->nrows, nb = B->ncols;
   const int nt = mispc_host_threads(ctx);
-  /* parts of about equal numbers of A's entries, a few a thread for balance */
-  int64_t np = m / 256;
+  /* parts of about equal numbers of A's entries, a few a thread for balance;
+   * one thread: one part, whose arrays become C's (below) */
+  int64_t np = nt > 1 ? m / 256 : 1;
   if (np > 4 * (int64_t)nt) np = 4 * (int64_t)nt;
   if (np < 1) np = 1;
   int64_t *len = (int64_t *)calloc((size_t)m + 1, sizeof(int64_t));
@@ -199,10 +200,25 @@ static mispc_status multiply_host(mispc_context *ctx, const mispc_csr *A, const 
     s = mispc_seterr(ctx, MISPC_ERR_DUPLICATE,
                      "sparse product: a row of B repeats a column (merge duplicates first, "
                      "mispc_csr_sort_rows)");
-  if (!s) {
+  if (!s)
     for (int64_t i = 0; i < m; ++i) len[i + 1] += len[i];
-    s = mispc_csr_alloc(ctx, MISPC_MEM_HOST, m, nb, len[m], 1, C);
+  if (!s && np == 1) {
+    /* C takes the part's arrays (host CSR arrays are malloc'd: mispc_csr_free
+     * frees them), shrunk to fit, and len as its row offsets: no second copy
+     * of C and no fresh pages to fault in */
+    const int64_t n = len[m];
+    int32_t *cols = (int32_t *)realloc(pt[0].cols, sizeof(int32_t) * (size_t)(n + 1));
+    if (cols) pt[0].cols = cols;
+    double *vals = (double *)realloc(pt[0].vals, sizeof(double) * (size_t)(n + 1));
+    if (vals) pt[0].vals = vals;
+    if (pt[0].cols && pt[0].vals) {
+      mispc_csr out = {m, nb, n, len, pt[0].cols, pt[0].vals, MISPC_MEM_HOST, 1};
+      *C = out;
+      free(pt);
+      return MISPC_SUCCESS;
+    }
   }
+  if (!s) s = mispc_csr_alloc(ctx, MISPC_MEM_HOST, m, nb, len[m], 1, C);
   if (!s) {
     memcpy(C->rowptr, len, sizeof(int64_t) * (size_t)(m + 1));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
