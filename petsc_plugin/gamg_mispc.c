@@ -916,9 +916,9 @@ static PetscErrorCode smooth_by_mispc_dist(PC pc, Mat A, PetscReal omega, Mat *P
   mispc_status s = MISPC_SUCCESS;
   PetscFunctionBegin;
   PetscLogDouble tw[4] = {0, 0, 0, 0};
+  PetscCall(PetscTime(&tw[0])); /* before P0 moves into cur: nothing to free yet */
   memset(&m->dP0, 0, sizeof m->dP0);
   m->have_dP0 = PETSC_FALSE;
-  PetscCall(PetscTime(&tw[0]));
   PetscErrorCode ierr = MispcDistMatBegin(m->mctx, A, &w);
   if (!ierr) ierr = PetscTime(&tw[1]);
   if (!ierr) ierr = PetscLogEventBegin(MISPC_EventProduct, A, 0, 0, 0);

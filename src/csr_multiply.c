@@ -227,6 +227,8 @@ static mispc_status multiply_host(mispc_context *ctx, const mispc_csr *A, const 
         const int64_t at = len[pt[k].i0];
         memcpy(C->colidx + at, pt[k].cols, sizeof(int32_t) * (size_t)pt[k].n);
         memcpy(C->values + at, pt[k].vals, sizeof(double) * (size_t)pt[k].n);
+        free(pt[k].cols), free(pt[k].vals); /* the peak: C and the parts not yet copied */
+        pt[k].cols = NULL, pt[k].vals = NULL;
       }
   }
   for (int64_t k = 0; pt && k < np; ++k) free(pt[k].cols), free(pt[k].vals);

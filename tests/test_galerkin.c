@@ -149,6 +149,33 @@ static void test_multiply_parts(void) {
   mispc_csr_free(ctx, &C);
 }
 
+/* Products without entries: no rows, rows without entries, B without
+ * columns; on 1 thread (C takes the part's arrays) and on 3. */
+static void test_multiply_empty(void) {
+  const int64_t dims[][3] = {{0, 5, 3}, {4, 5, 3}, {4, 5, 0}};
+  for (int nt = 1; nt <= 3; nt += 2) {
+    mispc_context_set_num_threads(ctx, nt);
+    for (size_t c = 0; c < sizeof dims / sizeof dims[0]; ++c) {
+      mispc_csr A, B, C;
+      gi_random(ctx, dims[c][0], dims[c][1], 0, 0, 0, 40 + c, &A); /* no entries */
+      if (dims[c][2] > 0)
+        gi_random(ctx, dims[c][1], dims[c][2], 3, 0, 0, 50 + c, &B);
+      else
+        CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, dims[c][1], 0, 0, 1, &B));
+      for (int64_t i = 0; i <= B.nrows && dims[c][2] == 0; ++i) B.rowptr[i] = 0;
+      CHECK_OK(ctx, mispc_csr_multiply(ctx, &A, &B, &C));
+      CHECK_MSG(C.nrows == dims[c][0] && C.ncols == dims[c][2] && C.nnz == 0 &&
+                    C.rowptr[C.nrows] == 0 && C.mem == MISPC_MEM_HOST && C.owned,
+                "case %zu, %d threads: %lld x %lld, %lld entries", c, nt, (long long)C.nrows,
+                (long long)C.ncols, (long long)C.nnz);
+      mispc_csr_free(ctx, &A);
+      mispc_csr_free(ctx, &B);
+      mispc_csr_free(ctx, &C);
+    }
+  }
+  mispc_context_set_num_threads(ctx, 0);
+}
+
 /* mispc_sort_i32 (the introsort the products sort rows with) against an
  * insertion sort, on sizes around its cut-offs and on inputs that break
  * simple pivots: sorted, reversed, all equal, two values, organ pipe,
@@ -286,6 +313,7 @@ int main(void) {
   RUN_TEST(test_multiply_random);
   RUN_TEST(test_multiply_long_rows);
   RUN_TEST(test_multiply_parts);
+  RUN_TEST(test_multiply_empty);
   RUN_TEST(test_sort_i32);
   RUN_TEST(test_galerkin_laplace);
   RUN_TEST(test_galerkin_elasticity);
