@@ -234,22 +234,6 @@ static int64_t merged_row(const mispc_dist_csr *A, int64_t i, int64_t *row, doub
   return n;
 }
 
-/* Two arrays of *cap entries (ea and eb bytes an entry) grown together to
- * hold at least `need` entries (twice the capacity, or need, whichever is
- * more); nonzero when out of memory (the arrays then stay as they were). */
-static int grow_pair(void **a, size_t ea, void **b, size_t eb, int64_t need, int64_t *cap) {
-  if (need <= *cap) return 0;
-  const int64_t ncap = 2 * *cap > need ? 2 * *cap : need;
-  void *na = realloc(*a, ea * (size_t)ncap);
-  if (!na) return 1;
-  *a = na;
-  void *nb = realloc(*b, eb * (size_t)ncap);
-  if (!nb) return 1;
-  *b = nb;
-  *cap = ncap;
-  return 0;
-}
-
 /* Threads: the loops below whose items append entries (A P rows, product
  * records, coarse rows) run in parts of consecutive items, one a thread,
  * each part into arrays of its own; the parts are joined in item order.
@@ -336,7 +320,7 @@ static int ap_rows(const mispc_dist_csr *A, const prow_table *t, int64_t wmax, o
     const int64_t n = merged_row(A, i, row, val), used = pt->n;
     int64_t bound = 0; /* at most this many entries in row i */
     for (int64_t e = 0; e < n; ++e) bound += t->ptr[row[e] + 1] - t->ptr[row[e]];
-    if (grow_pair(&pt->a, sizeof(int32_t), &pt->b, sizeof(double), used + bound, &pt->cap)) {
+    if (mispc_grow_pair(&pt->a, sizeof(int32_t), &pt->b, sizeof(double), used + bound, &pt->cap)) {
       failed = 1;
       break;
     }
@@ -593,7 +577,7 @@ static int presum_part(const prow_table *t, const int64_t *tptr, const int64_t *
         acc[J] += p * apval[q];
       }
     }
-    if (grow_pair(&pt->a, 3 * sizeof(int64_t), &pt->b, sizeof(int), pt->n + m, &pt->cap)) {
+    if (mispc_grow_pair(&pt->a, 3 * sizeof(int64_t), &pt->b, sizeof(int), pt->n + m, &pt->cap)) {
       failed = 1;
       break;
     }

@@ -22,15 +22,6 @@
 /* Parts of the merge (no marker arrays): at most this many. */
 #define MERGE_PARTS_MAX 256
 
-/* Whether x is in the sorted list a[0..n) (branch-free search: the
- * transpose check of a level-1 Galerkin operator, 31 entries a row, took
- * 13 ms a rank with mispc_lower_bound_i32 and 4-7 ms with it; level 0, 7 a
- * row, 6.5 and 5 ms: 2026-11-28, VM, 2 ranks, gen:laplace3d:60 under the
- * GAMG type). */
-static int row_has(const int32_t *a, int64_t n, int32_t x) {
-  return mispc_sorted_has_i32(a, n, x);
-}
-
 /* Threads: a loop over node rows whose rows append entries runs in parts of
  * consecutive rows, one a thread, each part writing from where its rows'
  * bound (bnd[l], an upper bound of the entries before row l) puts it; the
@@ -230,7 +221,9 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
       w.miss[p] = 0;
       if (u >= gl && u < gl + nn) {
         const int64_t j = u - gl;
-        if (!row_has(w.dcol + w.drp[j], w.drp[j + 1] - w.drp[j], uI)) {
+        /* branch-free search: 13 -> 4-7 ms a rank on level 1 of Laplace3D_60
+         * (docs/AGGREGATION.md, "Host sparse products") */
+        if (!mispc_sorted_has_i32(w.dcol + w.drp[j], w.drp[j + 1] - w.drp[j], uI)) {
           w.miss[p] = 1;
 #pragma omp atomic
           w.erp[j + 1]++;

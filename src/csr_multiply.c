@@ -108,21 +108,6 @@ typedef struct row_work {
   int64_t *mark; /* row that last touched column j, or -1 */
 } row_work;
 
-/* Grows the part's arrays to hold `need` entries; nonzero when out of
- * memory (the arrays then stay as they were). */
-static int part_reserve(product_part *pt, int64_t need) {
-  if (need <= pt->cap) return 0;
-  const int64_t ncap = 2 * pt->cap > need ? 2 * pt->cap : need;
-  int32_t *c = (int32_t *)realloc(pt->cols, sizeof(int32_t) * (size_t)ncap);
-  if (!c) return 1;
-  pt->cols = c;
-  double *v = (double *)realloc(pt->vals, sizeof(double) * (size_t)ncap);
-  if (!v) return 1;
-  pt->vals = v;
-  pt->cap = ncap;
-  return 0;
-}
-
 /* Rows [pt->i0, pt->i1) of A B into the part; len[i + 1] = entries of row
  * i. Sets *dup when a row of B repeats a column next to itself (the GPU
  * kernels test the same). Nonzero when out of memory. */
@@ -132,7 +117,11 @@ static int product_rows(const mispc_csr *A, const mispc_csr *B, row_work *w, pro
     int64_t bound = 0; /* at most this many entries in row i */
     for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e)
       bound += B->rowptr[A->colidx[e] + 1] - B->rowptr[A->colidx[e]];
-    if (part_reserve(pt, pt->n + bound)) return 1;
+    void *c = pt->cols, *v = pt->vals; /* both kept: one may have moved on a failure */
+    const int grow_failed =
+        mispc_grow_pair(&c, sizeof(int32_t), &v, sizeof(double), pt->n + bound, &pt->cap);
+    pt->cols = (int32_t *)c, pt->vals = (double *)v;
+    if (grow_failed) return 1;
     int32_t *cols = pt->cols + pt->n;
     int64_t n = 0;
     for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; ++e) {

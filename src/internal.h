@@ -163,6 +163,23 @@ MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i32, int32_t)
 MISPC_DEFINE_LOWER_BOUND(mispc_lower_bound_i64, int64_t)
 #undef MISPC_DEFINE_LOWER_BOUND
 
+/* Two arrays of *cap entries (ea and eb bytes an entry) grown together to
+ * hold at least `need` entries (twice the capacity, or need, whichever is
+ * more); nonzero when out of memory (the arrays then stay as they were). */
+static inline int mispc_grow_pair(void **a, size_t ea, void **b, size_t eb, int64_t need,
+                                  int64_t *cap) {
+  if (need <= *cap) return 0;
+  const int64_t ncap = 2 * *cap > need ? 2 * *cap : need;
+  void *na = realloc(*a, ea * (size_t)ncap);
+  if (!na) return 1;
+  *a = na;
+  void *nb = realloc(*b, eb * (size_t)ncap);
+  if (!nb) return 1;
+  *b = nb;
+  *cap = ncap;
+  return 0;
+}
+
 /* Whether x is in the sorted list a[0..n): a binary search whose step is a
  * conditional move, not a branch on the data (the mispredicted branches of
  * mispc_lower_bound_i32 made the symmetry checks of rows of ~30 entries
