@@ -25,7 +25,7 @@ int cmd_dist_gs(int argc, char **argv) {
 typedef struct gs_args {
   cli_dist_common c; /* first: cli_dist_begin reads it */
   const char *spec;
-  int kind, sweep, sweeps, bs, reps, local, lines;
+  int kind, sweep, sweeps, bs, reps, local, lines, block_solve;
   double omega, theta;
 } gs_args;
 
@@ -49,6 +49,9 @@ static int parse(int argc, char **argv, void *args) {
                    "line clusters: merge clusters along chains (with --theta: whole "
                    "lines of strong couplings)",
                    &a->lines, 1),
+      CLI_OPT_FLAG("--block-solve",
+                   "solve each cluster's block exactly (block Gauss-Seidel; omega 1)",
+                   &a->block_solve, 1),
       CLI_OPT_INT("--reps", "N", "timed applies, median reported (default 20)", &a->reps, 1,
                   100000),
       CLI_OPT_FLAG("--local", "also time the rank-local sweep (block Jacobi between ranks)",
@@ -145,6 +148,7 @@ int cmd_dist_gs(int argc, char **argv) {
   o.block_size = a.bs;
   o.strength_threshold = a.theta;
   o.line_clusters = a.lines;
+  o.block_solve = a.block_solve;
   mispc_dist_csr H, G;
   memset(&H, 0, sizeof H);
   memset(&G, 0, sizeof G);

@@ -6,6 +6,7 @@
 
 #include "agg_backend.h"
 #include "csr_build.h"
+#include "gs_exact.h"
 #include "gs_internal.h"
 
 void mispc_gs_options_default(mispc_gs_options *opt) {
@@ -46,6 +47,12 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
   if (o.line_clusters != 0 && o.line_clusters != 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "line_clusters must be 0 or 1, got %d",
                         o.line_clusters);
+  if (o.block_solve != 0 && o.block_solve != 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "block_solve must be 0 or 1, got %d",
+                        o.block_solve);
+  if (o.block_solve && o.kind == MISPC_GS_CLUSTER && o.omega != 1.0)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "exact cluster solves need omega = 1, got %g",
+                        o.omega);
   if (o.kind != MISPC_GS_POINT && o.kind != MISPC_GS_CLUSTER)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "unknown Gauss-Seidel kind %d", (int)o.kind);
   if (o.sweep != MISPC_GS_FORWARD && o.sweep != MISPC_GS_BACKWARD && o.sweep != MISPC_GS_SYMMETRIC)
@@ -63,7 +70,7 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
 }
 
 void gs_device_copy_free(mispc_context *ctx, mispc_gs *g) {
-  if (g->mem == MISPC_MEM_DEVICE) gs_release_cuda(g);
+  if (g->mem == MISPC_MEM_DEVICE) gs_release_cuda(g), gs_exact_free(ctx, g, MISPC_MEM_DEVICE);
   mispc_pool_free(ctx, g->mem, g->io_slot);
   g->io_slot = NULL;
   free(g->color_rows);
@@ -273,10 +280,17 @@ mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr 
   else
     MISPC_TRY(gs_host_values(ctx, gs, A, &bad, &kind));
   if (bad >= 0) {
-    static const char *what[] = {"",           "missing",  "zero",
-                                 "not finite", "negative", "so small that omega / a_ii overflows"};
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "mispc_gs_numeric: diagonal entry %s at row %lld", what[kind],
+    static const char *what[] = {"",
+                                 "missing",
+                                 "zero",
+                                 "not finite",
+                                 "negative",
+                                 "so small that omega / a_ii overflows",
+                                 "of its cluster's exact factor zero, not finite or negative",
+                                 "mirror missing in its cluster (exact solves need a symmetric "
+                                 "pattern)"};
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_numeric: %s entry %s at row %lld",
+                        kind >= GS_EXACT_BAD_PIVOT ? "pivot" : "diagonal", what[kind],
                         (long long)bad);
   }
   gs->have_numeric = 1;

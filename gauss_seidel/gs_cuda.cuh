@@ -60,6 +60,9 @@ constexpr size_t kDefaultSmem = 48 * 1024;
 
 } // namespace
 
+/* gs_cuda_symbolic.cu: in-place exclusive sum of v[0..n) (CUB) */
+mispc_status gs_exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v, int64_t n);
+
 /* gs_cuda_tuning.cu */
 int gs_lanes_per_row(const mispc_context *ctx, const mispc_gs *gs, double mean);
 mispc_status gs_choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream_t s,

@@ -142,5 +142,6 @@ extern "C" mispc_status gs_permute_values_cuda(mispc_context *ctx, mispc_gs *gs,
   MISPC_TRY(st);
   *bad_row = *h == ~0ull ? -1 : (int64_t)(*h >> 3);
   *bad_kind = *h == ~0ull ? 0 : (int)(*h & 7);
+  if (gs_exact(gs)) return gs_exact_values_cuda(ctx, gs, A, bad_row, bad_kind);
   return MISPC_SUCCESS;
 }

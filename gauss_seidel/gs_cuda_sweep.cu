@@ -697,6 +697,7 @@ mispc_status gs_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   if (gs->color_ptr[c + 1] <= gs->color_ptr[c]) return MISPC_SUCCESS;
+  if (gs_exact(gs)) return gs_exact_sweep_color_cuda(ctx, gs, c, backward, x_rows);
   /* every column readable (the ghosts' too), x written in row order */
   const PassIO pio = {gs->perm, {NULL, x_rows, NULL, NULL}, false, false, true,
                       0,        (int32_t)gs->ncols};

@@ -282,8 +282,7 @@ extern "C" mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, co
   return st;
 }
 
-/* In-place exclusive sum of v[0..n) (CUB). */
-static mispc_status exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v, int64_t n) {
+mispc_status gs_exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v, int64_t n) {
   size_t bytes = 0;
   void *temp = NULL;
   cub::DeviceScan::ExclusiveSum(NULL, bytes, v, v, n, s);
@@ -385,7 +384,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(nc + 1) * 8, (void **)&gs->pcl, "cluster rows"));
     cluster_sizes<<<mispc_device_grid(ctx, nc + 1, kBlock), kBlock, 0, s>>>(nc, nc + 1, gs->order,
                                                                             gs->cl_ptr, gs->pcl);
-    MISPC_TRY(exclusive_sum(ctx, s, gs->pcl, nc + 1));
+    MISPC_TRY(gs_exclusive_sum(ctx, s, gs->pcl, nc + 1));
     gs->color_rows =
         (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(gs->ncolors + 1), "color rows");
     if (!gs->color_rows) return MISPC_ERR_ALLOC;
@@ -422,10 +421,10 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     return 0;
   });
   mispc_log_phase(ctx, d, &tp, "  pattern: sweep order and row lengths");
-  MISPC_TRY(exclusive_sum(ctx, s, gs->prow, n + 1));
+  MISPC_TRY(gs_exclusive_sum(ctx, s, gs->prow, n + 1));
   if (rc) {
-    MISPC_TRY(exclusive_sum(ctx, s, gs->bptr, n + 1));
-    MISPC_TRY(exclusive_sum(ctx, s, gs->fptr, n + 1));
+    MISPC_TRY(gs_exclusive_sum(ctx, s, gs->bptr, n + 1));
+    MISPC_TRY(gs_exclusive_sum(ctx, s, gs->fptr, n + 1));
     if (n > 0)
       part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
           n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
@@ -455,5 +454,6 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   mispc_log_phase(ctx, d, &tp, "  pattern: copy");
   if (cluster && gs->nclusters > 0) MISPC_TRY(gs_choose_cluster_mode(ctx, gs, s, chain));
   mispc_log_phase(ctx, d, &tp, "  pattern: chain lanes");
+  if (gs_exact(gs)) MISPC_TRY(gs_exact_pattern_cuda(ctx, gs, A));
   return mispc_sync(ctx, s, "Gauss-Seidel sweep order");
 }

@@ -258,7 +258,7 @@ static copy_rows pass_copy(const mispc_gs *gs, int backward, int from_zero) {
 }
 
 int gs_host_skips_zero(const mispc_gs *gs) {
-  return gs->opt.sweep != MISPC_GS_BACKWARD && gs->h.zptr && !gs->h.zlong;
+  return !gs_exact(gs) && gs->opt.sweep != MISPC_GS_BACKWARD && gs->h.zptr && !gs->h.zlong;
 }
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
@@ -266,6 +266,10 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int nt0 = mispc_context_num_threads(ctx);
   const int nt = nt0 ? nt0 : omp_get_max_threads();
   const int32_t ncol = gs->ncolors;
+  if (gs_exact(gs)) { /* x = 0 already where from_zero */
+    gs_exact_sweep_host(ctx, gs, b, x, backward);
+    return MISPC_SUCCESS;
+  }
   const copy_rows r = pass_copy(gs, backward, from_zero);
   if (gs->h.blocked) { /* rows (point) or clusters by level */
     if (gs->opt.kind == MISPC_GS_CLUSTER && gs->h.prefetch)
@@ -292,6 +296,10 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
                          int32_t c, int backward) {
   const int nt0 = mispc_context_num_threads(ctx);
   const int nt = nt0 ? nt0 : omp_get_max_threads();
+  if (gs_exact(gs)) {
+    gs_exact_sweep_color_host(ctx, gs, b, x, c, backward);
+    return;
+  }
   const copy_rows r = pass_copy(gs, backward, 0);
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   sweep_color_part(gs, r, b, x, c, backward, omp_get_thread_num(), omp_get_num_threads());

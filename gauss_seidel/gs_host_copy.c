@@ -17,6 +17,7 @@ void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
                h->src[0], h->src[1],  h->src[2], h->val[0], h->val[1], h->val[2]};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
+  if (gs->mem == MISPC_MEM_HOST) gs_exact_free(ctx, gs, MISPC_MEM_HOST);
 }
 
 static int nthreads_of(const mispc_context *ctx) {
@@ -324,6 +325,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     }
   }
   mispc_pool_free(ctx, MISPC_MEM_HOST, rcolor);
+  if (!s && gs_exact(gs)) s = gs_exact_pattern_host(ctx, gs, A);
   return s;
 }
 
@@ -364,5 +366,6 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
   }
   *bad_row = first_bad == UINT64_MAX ? -1 : (int64_t)(first_bad >> 3);
   *bad_kind = first_bad == UINT64_MAX ? 0 : (int)(first_bad & 7);
+  if (gs_exact(gs)) return gs_exact_values_host(ctx, gs, A, bad_row, bad_kind);
   return MISPC_SUCCESS;
 }

@@ -12,6 +12,18 @@
 extern "C" {
 #endif
 
+/* Exact cluster solves (opt.block_solve; gs_exact.h): in the handle's
+ * memory space, by sweep position q (the host copy's h.perm / h.cl, the
+ * device copy's perm / pcl): each row's entries outside its cluster (optr,
+ * ocol, osrc: offset in its row of A, oval), its envelope's first local
+ * index and place in lu (first, eptr; 2 (k - first) + 1 values), the
+ * factors (lu); host only: iperm, row -> position. */
+struct gs_exact_lu {
+  int64_t *optr, *eptr;
+  int32_t *ocol, *osrc, *first, *iperm;
+  double *oval, *lu;
+};
+
 struct mispc_gs {
   mispc_gs_options opt;
   mispc_memspace mem;
@@ -130,6 +142,7 @@ struct mispc_gs {
     int prefetch;          /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
                             * exceed GS_PREFETCH_MIN_BYTES (blocked: and no row is longer than 32) */
   } h;
+  struct gs_exact_lu ex; /* exact cluster solves (opt.block_solve) */
 };
 
 /* The numeric setup's verdict on a diagonal entry a (found: stored in its
@@ -226,6 +239,33 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
  * columns than rows (the ghosts' values after the rows' in x). */
 void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                          int32_t c, int backward);
+
+/* Exact cluster solves (gs_exact_host.c, gs_exact_cuda.cu): the pattern
+ * after the sweep-ordered copy's (gs_host_pattern, gs_permute_pattern_cuda
+ * call it), the factors after the copy's values (*bad_row, *bad_kind as
+ * gs_diag_host, kinds GS_EXACT_BAD_PIVOT / GS_EXACT_ASYMMETRIC; left as
+ * they are where a diagonal was already bad), a sweep (all colors, or color
+ * c, as gs_sweep_host / gs_sweep_color_host and the GPU's), and the
+ * arrays' release. */
+mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                  int64_t *bad_row, int *bad_kind);
+void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                         int backward);
+void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                               int32_t c, int backward);
+mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
+mispc_status gs_exact_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                  int64_t *bad_row, int *bad_kind);
+/* Device: one forward or backward pass over color c (its clusters in
+ * parallel) on bp / xp, each new x also written to x_rows (row order). */
+mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c,
+                                       int backward, double *x_rows);
+void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem);
+/* Whether the handle solves its clusters exactly. */
+static inline int gs_exact(const mispc_gs *gs) {
+  return gs->opt.kind == MISPC_GS_CLUSTER && gs->opt.block_solve;
+}
 
 /* Host cluster GS prefetches rows ahead where one pass reads more than
  * this (gs_host.c says why and what it measured). */

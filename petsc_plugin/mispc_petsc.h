@@ -66,6 +66,8 @@ PETSC_EXTERN PetscErrorCode PCClusterGSSetStrengthThreshold(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCClusterGSGetStrengthThreshold(PC, PetscReal *);
 PETSC_EXTERN PetscErrorCode PCClusterGSSetLineClusters(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCClusterGSGetLineClusters(PC, PetscBool *);
+PETSC_EXTERN PetscErrorCode PCClusterGSSetBlockSolve(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCClusterGSGetBlockSolve(PC, PetscBool *);
 /* the clusters: MATCOARSENMIS2AGG or MATCOARSENMIS2BASIC */
 PETSC_EXTERN PetscErrorCode PCClusterGSSetCoarsen(PC, const char[]);
 PETSC_EXTERN PetscErrorCode PCClusterGSGetCoarsen(PC, const char **);

@@ -31,6 +31,7 @@ typedef struct {
   PetscReal strength_threshold; /* negative: the automatic rule (opt-in; default 0) */
   PetscInt block_size;          /* 0: the matrix's block size (1 with the automatic threshold) */
   PetscBool lines;              /* mispc_gs_options.line_clusters */
+  PetscBool block_solve;        /* mispc_gs_options.block_solve */
   PetscInt seed;
   mispc_coloring_algo coloring;
   PetscInt recolor; /* -1: by kind (mispc_gs_recolor_passes) */
@@ -67,7 +68,7 @@ static const char *const coloring_names[] = {"mis", "greedy", "MispcColoring", "
 typedef struct {
   const char *title, *man;
   const char *sweeps, *omega, *type, *symmetric, *backward, *exact, *seed, *coloring, *recolor,
-      *coarsen, *strength_threshold, *block_size, *lines;
+      *coarsen, *strength_threshold, *block_size, *lines, *block_solve;
 } GSOptionNames;
 
 static const GSOptionNames point_options = {
@@ -100,6 +101,7 @@ static const GSOptionNames cluster_options = {
     .strength_threshold = "-pc_clustergs_strength_threshold",
     .block_size = "-pc_clustergs_block_size",
     .lines = "-pc_clustergs_line_clusters",
+    .block_solve = "-pc_clustergs_block_solve",
 };
 
 static const GSOptionNames *options_of(const PC_MispcGS *g) {
@@ -139,7 +141,8 @@ static PetscBool settings_equal(const GSSettings *a, const GSSettings *b) {
                      a->exact == b->exact && a->coarsen == b->coarsen &&
                      a->strength_threshold == b->strength_threshold &&
                      a->block_size == b->block_size && a->lines == b->lines && a->seed == b->seed &&
-                     a->coloring == b->coloring && a->recolor == b->recolor);
+                     a->block_solve == b->block_solve && a->coloring == b->coloring &&
+                     a->recolor == b->recolor);
 }
 
 /* New settings: a setup made with the old ones is dropped (PCApply sets up
@@ -258,6 +261,10 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
                                "Grow clusters along chains of clusters (whole lines of strong "
                                "couplings with a strength threshold)",
                                o->man, s.lines, &s.lines, NULL));
+    PetscCall(PetscOptionsBool(o->block_solve,
+                               "Solve each cluster's block exactly (block Gauss-Seidel; needs "
+                               "omega 1)",
+                               o->man, s.block_solve, &s.block_solve, NULL));
   }
   /* listed for -help; read (under the prefix, then without) when the setup
    * creates its context (MispcContextCreate) */
@@ -443,6 +450,7 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.coloring.algo = g->set.coloring;
     o.coloring.recolor = (int)g->set.recolor;
     o.line_clusters = g->set.lines ? 1 : 0;
+    o.block_solve = g->set.block_solve ? 1 : 0;
     PetscCall(MatGetBlockSize(A, &bs));
     /* the automatic threshold works on rows: block size 1 unless one is set */
     const PetscBool automatic = (PetscBool)(g->set.strength_threshold < 0);
@@ -657,10 +665,11 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
       PetscCall(PetscSNPrintf(th, sizeof th, "auto"));
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
-        "  clusters: %s aggregates, strength threshold %s, block size %" PetscInt_FMT "%s\n",
+        "  clusters: %s aggregates, strength threshold %s, block size %" PetscInt_FMT "%s%s\n",
         coarsen_names[g->set.coarsen], th,
         g->have_symbolic ? g->used_block_size : g->set.block_size,
-        g->set.lines ? ", grown along lines" : ""));
+        g->set.lines ? ", grown along lines" : "",
+        g->set.block_solve ? ", each solved exactly (block Gauss-Seidel)" : ""));
   }
 #if MISPC_ENABLE_MPI
   if (g->have_symbolic && g->use_dist) {
@@ -738,6 +747,7 @@ GS_FIELD_ACCESSORS(Exact, PetscBool, exact)
 GS_FIELD_ACCESSORS(BlockSize, PetscInt, block_size)
 GS_FIELD_ACCESSORS(StrengthThreshold, PetscReal, strength_threshold)
 GS_FIELD_ACCESSORS(LineClusters, PetscBool, lines)
+GS_FIELD_ACCESSORS(BlockSolve, PetscBool, block_solve)
 #undef GS_FIELD_ACCESSORS
 
 static PetscErrorCode PCGSSetType_MispcGS(PC pc, PCMCGSSweepType t) {
@@ -799,6 +809,8 @@ static PetscErrorCode compose_setters(PC pc, mispc_gs_kind kind, PetscBool remov
     COMPOSE("PCClusterGSGetStrengthThreshold_C", PCGSGetStrengthThreshold_MispcGS);
     COMPOSE("PCClusterGSSetLineClusters_C", PCGSSetLineClusters_MispcGS);
     COMPOSE("PCClusterGSGetLineClusters_C", PCGSGetLineClusters_MispcGS);
+    COMPOSE("PCClusterGSSetBlockSolve_C", PCGSSetBlockSolve_MispcGS);
+    COMPOSE("PCClusterGSGetBlockSolve_C", PCGSGetBlockSolve_MispcGS);
     COMPOSE("PCClusterGSSetCoarsen_C", PCGSSetCoarsen_MispcGS);
     COMPOSE("PCClusterGSGetCoarsen_C", PCGSGetCoarsen_MispcGS);
   }
@@ -913,6 +925,9 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .  -pc_clustergs_line_clusters <false>  - grow clusters along chains of clusters (with a
                                           strength threshold: whole lines of strong
                                           couplings), see `PCClusterGSSetLineClusters()`
+.  -pc_clustergs_block_solve <false>    - solve each cluster's block exactly (block
+                                          Gauss-Seidel; with line clusters, exact line
+                                          solves), see `PCClusterGSSetBlockSolve()`
 .  -pc_clustergs_exact <true>           - several ranks: the one-rank
                                           output bit for bit, see `PCClusterGSSetExact()`
 .  -pc_clustergs_seed <0>               - seed of the hashed priorities
@@ -943,7 +958,8 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .seealso: [](ch_ksp), `PCMCGS`, `PCSOR`, `PCGAMG`, `MATCOARSENMIS2AGG`,
           `PCClusterGSSetSweeps()`, `PCClusterGSSetOmega()`, `PCClusterGSSetType()`,
           `PCClusterGSSetBlockSize()`, `PCClusterGSSetStrengthThreshold()`,
-`PCClusterGSSetLineClusters()`, `PCClusterGSSetCoarsen()`, `PCClusterGSSetExact()`
+`PCClusterGSSetLineClusters()`, `PCClusterGSSetBlockSolve()`, `PCClusterGSSetCoarsen()`,
+          `PCClusterGSSetExact()`
 M*/
 static PetscErrorCode PCCreate_ClusterGS(PC pc) {
   PetscFunctionBegin;

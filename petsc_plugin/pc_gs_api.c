@@ -528,6 +528,66 @@ PetscErrorCode PCClusterGSGetLineClusters(PC pc, PetscBool *flg) {
 }
 
 /*@
+  PCClusterGSSetBlockSolve - Solves each cluster's block of a `PCCLUSTERGS` exactly
+  (block Gauss-Seidel) instead of sweeping its rows one after another.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- flg - `PETSC_TRUE` to solve the blocks exactly
+
+  Options Database Key:
+. -pc_clustergs_block_solve <false> - the same from the options database
+
+  Level: intermediate
+
+  Notes:
+  A cluster C's update is x_C = A_CC^{-1} (b_C - A_C,out x_out), by an LU factor of A_CC
+  without pivoting in the cluster's row order, kept in envelope storage (computed at the
+  numeric setup). With `PCClusterGSSetLineClusters()` and a strength threshold on an
+  anisotropic operator the clusters are whole lines and a sweep is a line Gauss-Seidel
+  with exact line solves, which takes far fewer Krylov iterations than point
+  Gauss-Seidel. Needs omega 1 and blocks whose LU needs no pivoting (an SPD matrix's);
+  a zero or non-finite pivot is an error at the setup. Host and GPU give the same
+  output, and so does any rank count. Does nothing unless pc is a `PCCLUSTERGS`; called
+  after `PCSetUp()`, it makes the next use set up again.
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetBlockSolve()`,
+          `PCClusterGSSetLineClusters()`
+@*/
+PetscErrorCode PCClusterGSSetBlockSolve(PC pc, PetscBool flg) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(pc, flg, 2);
+  PetscTryMethod(pc, "PCClusterGSSetBlockSolve_C", (PC, PetscBool), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCClusterGSGetBlockSolve - Tells whether a `PCCLUSTERGS` solves its clusters' blocks
+  exactly.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. flg - the value
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSSetBlockSolve()`
+@*/
+PetscErrorCode PCClusterGSGetBlockSolve(PC pc, PetscBool *flg) {
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCClusterGSGetBlockSolve_C", (PC, PetscBool *), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   PCClusterGSSetCoarsen - Sets the aggregation that makes the clusters of a `PCCLUSTERGS`.
 
   Logically Collective

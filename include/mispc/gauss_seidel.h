@@ -68,6 +68,19 @@ typedef struct mispc_gs_options {
    * can hold thousands of rows (a GPU sweeps a cluster's rows one after
    * another). The same clusters for any number of ranks. */
   int line_clusters;
+  /* Cluster only: solve each cluster's block exactly (default 0: the rows of
+   * a cluster one after another). 1: block Gauss-Seidel with the clusters as
+   * blocks, x_C = A_CC^-1 (b_C - A_C,out x_out), by an LU factor of A_CC
+   * without pivoting in the cluster's row order (increasing row id), kept in
+   * envelope storage: a line ordered along itself (line clusters) stores 3
+   * values a row, a compact cluster of s rows at most s^2. With
+   * line_clusters and strength_threshold > 0 a sweep is a line Gauss-Seidel
+   * with exact line solves. Needs omega = 1 and A_CC's LU without pivoting
+   * (an SPD A has it; a zero or non-finite pivot, or a negative one with
+   * require_positive_diagonal, is an error of mispc_gs_numeric naming the
+   * row). Host and GPU give the same bits; the GPU gives a cluster one
+   * thread. */
+  int block_solve;
 } mispc_gs_options;
 
 #define MISPC_GS_RECOLOR_BY_KIND (-1)

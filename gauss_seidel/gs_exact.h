@@ -1,0 +1,175 @@
+/* Internal: exact cluster solves (mispc_gs_options.block_solve), block
+ * Gauss-Seidel with the clusters as blocks. A cluster C's update is
+ *   x_C = A_CC^{-1} (b_C - A_C,out x_out),
+ * by an LU factor of A_CC without pivoting in the cluster's row order
+ * (increasing row id, as the cluster's rows are swept one after another),
+ * kept in envelope (skyline) storage: row k of a cluster stores L_kj and
+ * U_jk for j from first_k (its leftmost entry inside the cluster) to k - 1,
+ * then U_kk. A pattern-symmetric A_CC fills only inside that envelope, so a
+ * line ordered along itself costs 3 values a row (Saad, Iterative Methods,
+ * 2nd ed., §3.3 for the skyline form; the block sweep is §4.1.2's block
+ * Gauss-Seidel).
+ *
+ * These functions are the arithmetic every backend runs, one cluster at a
+ * time (the host loops over clusters, the GPU gives a thread a cluster), in
+ * files built without contraction (-ffp-contract=off, nvcc --fmad=false),
+ * so host and GPU agree bit for bit. A cluster is the sweep positions q0 ..
+ * q1 - 1 of the handle's order; perm[q] is the row at q, iperm the inverse
+ * (row -> position) for rows < nrows (columns at or past nrows are the
+ * distributed sweep's ghosts, always outside). */
+#ifndef MISPC_GS_EXACT_H
+#define MISPC_GS_EXACT_H
+
+#include <stdint.h>
+
+#include "mispc/hash.h" /* MISPC_HD */
+
+/* The kind gs_diag_kind's callers report for a pivot of an exact cluster
+ * factor that is zero, not finite or (require_positive) negative: the
+ * cluster's block is singular or not positive definite. */
+#define GS_EXACT_BAD_PIVOT 6
+/* ... and for an entry of A_CC whose mirror entry is missing (A's pattern
+ * is not symmetric inside the cluster). */
+#define GS_EXACT_ASYMMETRIC 7
+
+/* Pattern, pass 1: for each position q of the cluster, the count of row
+ * perm[q]'s entries outside the cluster (ocount[q]), its envelope's first
+ * local index (first[q]) and its envelope size 2 (k - first) + 1
+ * (ecount[q]). */
+MISPC_HD void gs_exact_count(const int64_t *rowptr, const int32_t *colidx, int64_t nrows,
+                             const int32_t *row_cluster, const int32_t *perm, const int32_t *iperm,
+                             int64_t q0, int64_t q1, int64_t *ocount, int32_t *first,
+                             int64_t *ecount) {
+  for (int64_t q = q0; q < q1; ++q) {
+    const int32_t i = perm[q], c = row_cluster[i];
+    const int64_t k = q - q0;
+    int64_t f = k, out = 0;
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+      const int32_t j = colidx[p];
+      if (j < nrows && row_cluster[j] == c) {
+        const int64_t kj = iperm[j] - q0;
+        f = kj < f ? kj : f;
+      } else {
+        ++out;
+      }
+    }
+    ocount[q] = out;
+    first[q] = (int32_t)f;
+    ecount[q] = 2 * (k - f) + 1;
+  }
+}
+
+/* Pattern, pass 2: the outside entries of each row in storage order, their
+ * column (colmap[j] for j < nrows where colmap is given, else j) and their
+ * offset in the row of A. */
+MISPC_HD void gs_exact_fill(const int64_t *rowptr, const int32_t *colidx, int64_t nrows,
+                            const int32_t *row_cluster, const int32_t *perm, const int32_t *colmap,
+                            int64_t q0, int64_t q1, const int64_t *optr, int32_t *ocol,
+                            int32_t *osrc) {
+  for (int64_t q = q0; q < q1; ++q) {
+    const int32_t i = perm[q], c = row_cluster[i];
+    int64_t o = optr[q];
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+      const int32_t j = colidx[p];
+      if (j < nrows && row_cluster[j] == c) continue;
+      ocol[o] = colmap && j < nrows ? colmap[j] : j;
+      osrc[o++] = (int32_t)(p - rowptr[i]);
+    }
+  }
+}
+
+/* Numeric: gathers the outside values and factors A_CC in place in lu.
+ * Returns 0 if the factor exists, else q * 8 + kind + 1 for the position q
+ * where it failed, kind GS_EXACT_BAD_PIVOT or GS_EXACT_ASYMMETRIC. */
+MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
+                                  const double *values, int64_t nrows, const int32_t *row_cluster,
+                                  const int32_t *perm, const int32_t *iperm, int64_t q0, int64_t q1,
+                                  const int32_t *first, const int64_t *eptr, const int64_t *optr,
+                                  const int32_t *osrc, double *oval, double *lu,
+                                  int require_positive) {
+  for (int64_t e = eptr[q0]; e < eptr[q1]; ++e) lu[e] = 0.0;
+  for (int64_t q = q0; q < q1; ++q) {
+    const int32_t i = perm[q], c = row_cluster[i];
+    const int64_t k = q - q0, base = rowptr[i];
+    for (int64_t o = optr[q]; o < optr[q + 1]; ++o) oval[o] = values[base + osrc[o]];
+    for (int64_t p = base; p < rowptr[i + 1]; ++p) {
+      const int32_t j = colidx[p];
+      if (j >= nrows || row_cluster[j] != c) continue;
+      const int64_t kj = iperm[j] - q0;
+      if (kj <= k) { /* L_kj (a_kj for now) or the diagonal */
+        lu[eptr[q] + (kj < k ? kj - first[q] : 2 * (k - first[q]))] = values[p];
+      } else { /* U_k,kj: column kj's part of row kj */
+        const int64_t fj = first[q0 + kj];
+        if (k < fj) return (uint64_t)(q0 + kj) * 8 + GS_EXACT_ASYMMETRIC + 1;
+        lu[eptr[q0 + kj] + (kj - fj) + (k - fj)] = values[p];
+      }
+    }
+  }
+  for (int64_t k = 0; k < q1 - q0; ++k) { /* Doolittle, row k of L and column k of U */
+    const int64_t fk = first[q0 + k];
+    double *Lk = lu + eptr[q0 + k], *Uk = Lk + (k - fk);
+    for (int64_t j = fk; j < k; ++j) {
+      const int64_t fj = first[q0 + j], m0 = fk > fj ? fk : fj;
+      const double *Lj = lu + eptr[q0 + j], *Uj = Lj + (j - fj);
+      double l = Lk[j - fk], u = Uk[j - fk];
+      for (int64_t m = m0; m < j; ++m) {
+        const double pl = Lk[m - fk] * Uj[m - fj];
+        l = l - pl;
+        const double pu = Lj[m - fj] * Uk[m - fk];
+        u = u - pu;
+      }
+      Lk[j - fk] = l / Uj[j - fj]; /* Uj[j - fj]: U_jj */
+      Uk[j - fk] = u;
+    }
+    double d = Uk[k - fk];
+    for (int64_t m = fk; m < k; ++m) {
+      const double pd = Lk[m - fk] * Uk[m - fk];
+      d = d - pd;
+    }
+    Uk[k - fk] = d;
+    if (d == 0 || d != d || d - d != 0 || (require_positive && d < 0))
+      return (uint64_t)(q0 + k) * 8 + GS_EXACT_BAD_PIVOT + 1;
+  }
+  return 0;
+}
+
+/* One cluster's update. b, x indexed by at[q] where at is given (the host:
+ * rows in A's numbering), else by q (the GPU: vectors in sweep order); the
+ * outside columns index x as laid out by gs_exact_fill. t = b - A_C,out
+ * x_out row by row (storage order), then L y = t forward and U z = y
+ * backward (column by column), y and z kept in x_C, whose old values are
+ * not read. x_rows (or NULL): each new x also written at x_rows[perm[q]]. */
+MISPC_HD void gs_exact_solve(int64_t q0, int64_t q1, const int32_t *at, const int32_t *perm,
+                             const int64_t *optr, const int32_t *ocol, const double *oval,
+                             const int32_t *first, const int64_t *eptr, const double *lu,
+                             const double *b, double *x, double *x_rows) {
+#define GS_AT(q) (at ? at[q] : (q))
+  for (int64_t q = q0; q < q1; ++q) {
+    double t = b[GS_AT(q)];
+    for (int64_t o = optr[q]; o < optr[q + 1]; ++o) {
+      const double prod = oval[o] * x[ocol[o]];
+      t = t - prod;
+    }
+    const int64_t fk = first[q], k = q - q0;
+    const double *Lk = lu + eptr[q];
+    for (int64_t m = fk; m < k; ++m) {
+      const double prod = Lk[m - fk] * x[GS_AT(q0 + m)];
+      t = t - prod;
+    }
+    x[GS_AT(q)] = t;
+  }
+  for (int64_t q = q1 - 1; q >= q0; --q) {
+    const int64_t fk = first[q], k = q - q0;
+    const double *Uk = lu + eptr[q] + (k - fk);
+    const double z = x[GS_AT(q)] / Uk[k - fk];
+    x[GS_AT(q)] = z;
+    if (x_rows) x_rows[perm[q]] = z;
+    for (int64_t m = fk; m < k; ++m) {
+      const double prod = Uk[m - fk] * z;
+      x[GS_AT(q0 + m)] = x[GS_AT(q0 + m)] - prod;
+    }
+  }
+#undef GS_AT
+}
+
+#endif

@@ -1,0 +1,135 @@
+/* GPU exact cluster solves (gs_exact.h): a thread a cluster for the
+ * pattern, the factors and each color's solves, on the sweep-ordered copy
+ * (gs->perm, gs->pcl; vectors in sweep order, bp / xp). Built with
+ * --fmad=false (CMakeLists.txt), as gs_exact_host.c is with
+ * -ffp-contract=off: the same bits on both. A cluster's rows wait on each
+ * other, so one thread walks them; the clusters of a color run in
+ * parallel. */
+#include "gs_cuda.cuh"
+#include "gs_exact.h"
+
+namespace {
+
+__global__ void exact_count(int64_t nc, const int64_t *pcl, const int64_t *rowptr,
+                            const int32_t *colidx, int64_t nrows, const int32_t *row_cluster,
+                            const int32_t *perm, const int32_t *iperm, int64_t *ocount,
+                            int32_t *first, int64_t *ecount) {
+  const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (m == 0) ocount[nrows] = ecount[nrows] = 0;
+  if (m < nc)
+    gs_exact_count(rowptr, colidx, nrows, row_cluster, perm, iperm, pcl[m], pcl[m + 1], ocount,
+                   first, ecount);
+}
+
+__global__ void exact_fill(int64_t nc, const int64_t *pcl, const int64_t *rowptr,
+                           const int32_t *colidx, int64_t nrows, const int32_t *row_cluster,
+                           const int32_t *perm, const int32_t *iperm, const int64_t *optr,
+                           int32_t *ocol, int32_t *osrc) {
+  const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (m < nc)
+    gs_exact_fill(rowptr, colidx, nrows, row_cluster, perm, iperm, pcl[m], pcl[m + 1], optr, ocol,
+                  osrc);
+}
+
+/* *bad: the least (row << 3 | kind) of a failed factor */
+__global__ void exact_factor(int64_t nc, const int64_t *pcl, const int64_t *rowptr,
+                             const int32_t *colidx, const double *values, int64_t nrows,
+                             const int32_t *row_cluster, const int32_t *perm, const int32_t *iperm,
+                             struct gs_exact_lu e, int require_positive, unsigned long long *bad) {
+  const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (m >= nc) return;
+  const uint64_t r =
+      gs_exact_factor(rowptr, colidx, values, nrows, row_cluster, perm, iperm, pcl[m], pcl[m + 1],
+                      e.first, e.eptr, e.optr, e.osrc, e.oval, e.lu, require_positive);
+  if (r) atomicMin(bad, (unsigned long long)perm[(r - 1) / 8] << 3 | (r - 1) % 8);
+}
+
+/* the clusters order[k0 .. k1) of one color */
+__global__ void exact_solve(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
+                            struct gs_exact_lu e, const double *bp, double *xp, double *x_rows) {
+  const int64_t m = k0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (m < k1)
+    gs_exact_solve(pcl[m], pcl[m + 1], NULL, perm, e.optr, e.ocol, e.oval, e.first, e.eptr, e.lu,
+                   bp, xp, x_rows);
+}
+
+/* Clusters of a color a block: few threads, each a long dependent walk. */
+constexpr int kSolveBlock = 64;
+
+} // namespace
+
+template <typename T>
+static mispc_status dalloc(mispc_context *ctx, T **p, int64_t count, const char *what) {
+  return mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)(count + 1) * sizeof(T), (void **)p, what);
+}
+
+extern "C" mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
+                                              const mispc_csr *A) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  struct gs_exact_lu *e = &gs->ex;
+  const int64_t n = gs->n, nc = gs->nclusters;
+  gs_exact_free(ctx, gs, MISPC_MEM_DEVICE);
+  MISPC_TRY(dalloc(ctx, &e->first, n, "exact solves: envelopes"));
+  MISPC_TRY(dalloc(ctx, &e->optr, n, "exact solves: outside entries"));
+  MISPC_TRY(dalloc(ctx, &e->eptr, n, "exact solves: envelopes"));
+  const unsigned grid = (unsigned)((nc + kBlock - 1) / kBlock);
+  exact_count<<<grid ? grid : 1, kBlock, 0, s>>>(nc, gs->pcl, A->rowptr, A->colidx, n,
+                                                 gs->row_cluster, gs->perm, gs->iperm, e->optr,
+                                                 e->first, e->eptr);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_TRY(gs_exclusive_sum(ctx, s, e->optr, n + 1));
+  MISPC_TRY(gs_exclusive_sum(ctx, s, e->eptr, n + 1));
+  int64_t tot[2] = {0, 0};
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&tot[0], e->optr + n, 8, cudaMemcpyDeviceToHost, s));
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&tot[1], e->eptr + n, 8, cudaMemcpyDeviceToHost, s));
+  MISPC_TRY(mispc_sync(ctx, s, "exact solves: sizes"));
+  MISPC_TRY(dalloc(ctx, &e->ocol, tot[0], "exact solves: outside columns"));
+  MISPC_TRY(dalloc(ctx, &e->osrc, tot[0], "exact solves: outside entries"));
+  MISPC_TRY(dalloc(ctx, &e->oval, tot[0], "exact solves: outside values"));
+  MISPC_TRY(dalloc(ctx, &e->lu, tot[1], "exact solves: factors"));
+  if (nc > 0)
+    exact_fill<<<grid, kBlock, 0, s>>>(nc, gs->pcl, A->rowptr, A->colidx, n, gs->row_cluster,
+                                       gs->perm, gs->iperm, e->optr, e->ocol, e->osrc);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mispc_logf(ctx, 2, "gs exact clusters: %lld outside entries, %lld factor values",
+             (long long)tot[0], (long long)tot[1]);
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status gs_exact_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                             int64_t *bad_row, int *bad_kind) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const int64_t nc = gs->nclusters;
+  unsigned long long *d = NULL, *h = NULL;
+  MISPC_TRY(mispc_pinned_scratch(ctx, sizeof *h, (void **)&h));
+  MISPC_TRY(mispc_scratch_alloc(ctx, sizeof *d, (void **)&d, "exact factor check"));
+  cudaMemsetAsync(d, 0xff, sizeof *d, s);
+  if (nc > 0)
+    exact_factor<<<(unsigned)((nc + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
+        nc, gs->pcl, A->rowptr, A->colidx, A->values, gs->n, gs->row_cluster, gs->perm, gs->iperm,
+        gs->ex, gs->opt.require_positive_diagonal, d);
+  cudaMemcpyAsync(h, d, sizeof *h, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, "exact cluster factors");
+  mispc_scratch_free(ctx, d);
+  MISPC_TRY(st);
+  if (*bad_row < 0 && *h != ~0ull) {
+    *bad_row = (int64_t)(*h >> 3);
+    *bad_kind = (int)(*h & 7);
+  }
+  return MISPC_SUCCESS;
+}
+
+extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c,
+                                                  int backward, double *x_rows) {
+  (void)backward; /* a cluster's exact solve is the same either way */
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
+  if (k1 <= k0) return MISPC_SUCCESS;
+  exact_solve<<<(unsigned)((k1 - k0 + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
+      k0, k1, gs->pcl, gs->perm, gs->ex, gs->bp, gs->xp, x_rows);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  return MISPC_SUCCESS;
+}

@@ -1,0 +1,114 @@
+/* Host exact cluster solves (gs_exact.h): the pattern and factors on the
+ * sweep-ordered copy's order (gs->h.perm, gs->h.cl) and the block sweeps.
+ * Built with -ffp-contract=off (CMakeLists.txt), as gs_exact_cuda.cu is
+ * with --fmad=false: the same bits on both. */
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_exact.h"
+#include "gs_internal.h"
+
+static int nthreads_of(const mispc_context *ctx) {
+  const int nt = mispc_context_num_threads(ctx);
+  return nt ? nt : omp_get_max_threads();
+}
+
+void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem) {
+  struct gs_exact_lu *e = &gs->ex;
+  void *p[] = {e->optr, e->eptr, e->ocol, e->osrc, e->first, e->iperm, e->oval, e->lu};
+  for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, mem, p[k]);
+  memset(e, 0, sizeof *e);
+}
+
+#define ALLOC(ptr, count, elem, what)                                                              \
+  if (!s) s = mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what)
+
+mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  struct gs_exact_lu *e = &gs->ex;
+  const struct gs_host_copy *h = &gs->h;
+  const int64_t n = gs->n, nc = gs->nclusters;
+  const int nt = nthreads_of(ctx);
+  mispc_status s = MISPC_SUCCESS;
+  gs_exact_free(ctx, gs, MISPC_MEM_HOST);
+  ALLOC(e->iperm, n + 1, 4, "exact solves: sweep positions");
+  ALLOC(e->first, n + 1, 4, "exact solves: envelopes");
+  ALLOC(e->optr, n + 1, 8, "exact solves: outside entries");
+  ALLOC(e->eptr, n + 1, 8, "exact solves: envelopes");
+  if (s) return s;
+  for (int64_t q = 0; q < n; ++q) e->iperm[h->perm[q]] = (int32_t)q;
+  e->optr[0] = e->eptr[0] = 0;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t m = 0; m < nc; ++m)
+    gs_exact_count(A->rowptr, A->colidx, n, gs->row_cluster, h->perm, e->iperm, h->cl[m],
+                   h->cl[m + 1], e->optr + 1, e->first, e->eptr + 1);
+  for (int64_t q = 0; q < n; ++q) {
+    e->optr[q + 1] += e->optr[q];
+    e->eptr[q + 1] += e->eptr[q];
+  }
+  ALLOC(e->ocol, e->optr[n] + 1, 4, "exact solves: outside columns");
+  ALLOC(e->osrc, e->optr[n] + 1, 4, "exact solves: outside entries");
+  ALLOC(e->oval, e->optr[n] + 1, 8, "exact solves: outside values");
+  ALLOC(e->lu, e->eptr[n] + 1, 8, "exact solves: factors");
+  if (s) return s;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t m = 0; m < nc; ++m)
+    gs_exact_fill(A->rowptr, A->colidx, n, gs->row_cluster, h->perm, NULL, h->cl[m], h->cl[m + 1],
+                  e->optr, e->ocol, e->osrc);
+  mispc_logf(ctx, 2, "gs exact clusters: %lld outside entries, %lld factor values",
+             (long long)e->optr[n], (long long)e->eptr[n]);
+  return MISPC_SUCCESS;
+}
+
+mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                  int64_t *bad_row, int *bad_kind) {
+  struct gs_exact_lu *e = &gs->ex;
+  const struct gs_host_copy *h = &gs->h;
+  const int64_t nc = gs->nclusters;
+  const int nt = nthreads_of(ctx);
+  const int rp = gs->opt.require_positive_diagonal;
+  uint64_t first_bad = UINT64_MAX; /* the least (row << 3 | kind) */
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt) reduction(min : first_bad)
+  for (int64_t m = 0; m < nc; ++m) {
+    const uint64_t r = gs_exact_factor(A->rowptr, A->colidx, A->values, gs->n, gs->row_cluster,
+                                       h->perm, e->iperm, h->cl[m], h->cl[m + 1], e->first, e->eptr,
+                                       e->optr, e->osrc, e->oval, e->lu, rp);
+    if (r) {
+      const uint64_t key = (uint64_t)h->perm[(r - 1) / 8] << 3 | (r - 1) % 8;
+      first_bad = key < first_bad ? key : first_bad;
+    }
+  }
+  if (*bad_row < 0 && first_bad != UINT64_MAX) {
+    *bad_row = (int64_t)(first_bad >> 3);
+    *bad_kind = (int)(first_bad & 7);
+  }
+  return MISPC_SUCCESS;
+}
+
+static inline void solve_cluster(const mispc_gs *gs, int64_t m, const double *b, double *x) {
+  const struct gs_exact_lu *e = &gs->ex;
+  gs_exact_solve(gs->h.cl[m], gs->h.cl[m + 1], gs->h.perm, gs->h.perm, e->optr, e->ocol, e->oval,
+                 e->first, e->eptr, e->lu, b, x, NULL);
+}
+
+void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                               int32_t c, int backward) {
+  (void)backward; /* a cluster's exact solve is the same either way */
+  const int nt = nthreads_of(ctx);
+  const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
+  /* a color's clusters share no entry: any split gives the same bits */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1 && k1 - k0 > 1)
+  for (int64_t m = k0; m < k1; ++m) solve_cluster(gs, m, b, x);
+}
+
+void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                         int backward) {
+  const int64_t nc = gs->nclusters;
+  if (gs->h.blocked) { /* one thread, clusters by level (each after its earlier colors') */
+    for (int64_t k = 0; k < nc; ++k) solve_cluster(gs, backward ? nc - 1 - k : k, b, x);
+    return;
+  }
+  for (int32_t k = 0; k < gs->ncolors; ++k)
+    gs_exact_sweep_color_host(ctx, gs, b, x, backward ? gs->ncolors - 1 - k : k, backward);
+}
