@@ -6,7 +6,6 @@
 
 #include "agg_backend.h"
 #include "csr_build.h"
-#include "gs_exact.h"
 #include "gs_internal.h"
 
 void mispc_gs_options_default(mispc_gs_options *opt) {
@@ -260,6 +259,19 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
   return MISPC_SUCCESS;
 }
 
+const char *gs_value_kind_text(int kind) {
+  static const char *what[] = {"",
+                               "diagonal entry missing",
+                               "diagonal entry zero",
+                               "diagonal entry not finite",
+                               "diagonal entry negative",
+                               "diagonal entry so small that omega / a_ii overflows",
+                               "pivot of its cluster's exact factor zero, not finite or negative",
+                               "entry of its cluster without its mirror (exact solves need a "
+                               "symmetric pattern)"};
+  return kind >= 0 && kind < (int)(sizeof what / sizeof *what) ? what[kind] : "unusable value";
+}
+
 mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!gs || !gs->have_symbolic)
@@ -279,20 +291,9 @@ mispc_status mispc_gs_numeric(mispc_context *ctx, mispc_gs *gs, const mispc_csr 
     MISPC_TRY(gs_permute_values_cuda(ctx, gs, A, &bad, &kind));
   else
     MISPC_TRY(gs_host_values(ctx, gs, A, &bad, &kind));
-  if (bad >= 0) {
-    static const char *what[] = {"",
-                                 "missing",
-                                 "zero",
-                                 "not finite",
-                                 "negative",
-                                 "so small that omega / a_ii overflows",
-                                 "of its cluster's exact factor zero, not finite or negative",
-                                 "mirror missing in its cluster (exact solves need a symmetric "
-                                 "pattern)"};
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_numeric: %s entry %s at row %lld",
-                        kind >= GS_EXACT_BAD_PIVOT ? "pivot" : "diagonal", what[kind],
-                        (long long)bad);
-  }
+  if (bad >= 0)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gs_numeric: %s at row %lld",
+                        gs_value_kind_text(kind), (long long)bad);
   gs->have_numeric = 1;
   gs->t_numeric = mispc_wtime() - t0;
   return MISPC_SUCCESS;

@@ -165,13 +165,9 @@ static mispc_status numeric_host(mispc_context *ctx, mispc_dist_gs *gs, const mi
     const int k = gs_diag_kind(found, d, gs->opt.require_positive_diagonal, gs->opt.omega, &w);
     if (k && bad < 0) bad = A->rstart + i, kind = k;
   }
-  if (bad >= 0) {
-    static const char *what[] = {"",           "missing",  "zero",
-                                 "not finite", "negative", "so small that omega / a_ii overflows"};
-    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                     "mispc_dist_gs_numeric: diagonal entry %s at row %lld", what[kind],
-                     (long long)bad);
-  }
+  if (bad >= 0)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_gs_numeric: %s at row %lld",
+                     gs_value_kind_text(kind), (long long)bad);
   s = mispc_dist_agree(ctx, A->comm, s);
   if (!s && gs->cl) s = gs_dist_cluster_numeric(ctx, gs, A->comm);
   if (!s) gs->have_numeric = 1;
@@ -262,10 +258,17 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
   if (s) return s;
   s = numeric_host(ctx, gs, dev ? &H : A);
   if (!s && !dev) { /* the copy's values (the diagonal was checked above) */
-    int64_t bad;
-    int kind;
-    s = mispc_dist_agree(ctx, A->comm,
-                         gs_host_values(ctx, &gs->host, gs->cl ? &gs->cl->W : &gs->M, &bad, &kind));
+    int64_t bad = -1;
+    int kind = 0;
+    s = gs_host_values(ctx, &gs->host, gs->cl ? &gs->cl->W : &gs->M, &bad, &kind);
+    if (!s && bad >= 0) { /* the diagonal passed above: an exact cluster factor failed */
+      int rank = 0;
+      MPI_Comm_rank(A->comm, &rank);
+      s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                       "mispc_dist_gs_numeric: %s at swept row %lld of rank %d",
+                       gs_value_kind_text(kind), (long long)bad, rank);
+    }
+    s = mispc_dist_agree(ctx, A->comm, s);
     if (s) gs->have_numeric = 0;
   }
   if (dev) host_view_free(ctx, &H);

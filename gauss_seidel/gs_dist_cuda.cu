@@ -154,6 +154,10 @@ extern "C" mispc_status gs_dist_device_values(mispc_context *ctx, mispc_dist_gs 
   int64_t bad = -1;
   int kind = 0;
   MISPC_TRY(gs_permute_values_cuda(ctx, &d->sweep, &d->S, &bad, &kind));
+  if (bad >= 0 && kind >= GS_EXACT_BAD_PIVOT)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "mispc_dist_gs_numeric: %s at swept row %lld of this rank",
+                        gs_value_kind_text(kind), (long long)bad);
   if (bad >= 0)
     return mispc_seterr(ctx, MISPC_ERR_VERIFY,
                         "distributed Gauss-Seidel: the device copy's diagonal of swept row %lld "

@@ -5,7 +5,8 @@
  * (increasing row id, as the cluster's rows are swept one after another),
  * kept in envelope (skyline) storage: row k of a cluster stores L_kj and
  * U_jk for j from first_k (its leftmost entry inside the cluster) to k - 1,
- * then U_kk. A pattern-symmetric A_CC fills only inside that envelope, so a
+ * then 1 / U_kk (a multiply, not a division, on the solves' critical
+ * path). A pattern-symmetric A_CC fills only inside that envelope, so a
  * line ordered along itself costs 3 values a row (Saad, Iterative Methods,
  * 2nd ed., §3.3 for the skyline form; the block sweep is §4.1.2's block
  * Gauss-Seidel).
@@ -118,7 +119,7 @@ MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
         const double pu = Lj[m - fj] * Uk[m - fk];
         u = u - pu;
       }
-      Lk[j - fk] = l / Uj[j - fj]; /* Uj[j - fj]: U_jj */
+      Lk[j - fk] = l * Uj[j - fj]; /* Uj[j - fj]: 1 / U_jj */
       Uk[j - fk] = u;
     }
     double d = Uk[k - fk];
@@ -126,50 +127,56 @@ MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
       const double pd = Lk[m - fk] * Uk[m - fk];
       d = d - pd;
     }
-    Uk[k - fk] = d;
-    if (d == 0 || d != d || d - d != 0 || (require_positive && d < 0))
+    const double dinv = 1.0 / d;
+    Uk[k - fk] = dinv; /* kept inverted: a multiply on the solves' critical path */
+    if (d == 0 || d != d || dinv - dinv != 0 || (require_positive && d < 0))
       return (uint64_t)(q0 + k) * 8 + GS_EXACT_BAD_PIVOT + 1;
   }
   return 0;
 }
 
-/* One cluster's update. b, x indexed by at[q] where at is given (the host:
- * rows in A's numbering), else by q (the GPU: vectors in sweep order); the
- * outside columns index x as laid out by gs_exact_fill. t = b - A_C,out
- * x_out row by row (storage order), then L y = t forward and U z = y
- * backward (column by column), y and z kept in x_C, whose old values are
- * not read. x_rows (or NULL): each new x also written at x_rows[perm[q]]. */
-MISPC_HD void gs_exact_solve(int64_t q0, int64_t q1, const int32_t *at, const int32_t *perm,
+/* One cluster's update. The cluster's values live in xc[0 .. q1 - q0)
+ * (the GPU: its slice of x in sweep order; the host: a buffer its caller
+ * scatters to x after), the outside ones in x, at the columns gs_exact_fill
+ * laid out; b is read at bat[q] where bat is given (the host: rows in A's
+ * numbering), else at q (the GPU: sweep order). t = b - A_C,out x_out row
+ * by row (storage order), then L y = t forward and U z = y backward
+ * (column by column), y and z kept in xc, whose old values are not read.
+ * x_rows (or NULL): each new value also written at x_rows[perm[q]]. */
+MISPC_HD void gs_exact_solve(int64_t q0, int64_t q1, const int32_t *bat, const int32_t *perm,
                              const int64_t *optr, const int32_t *ocol, const double *oval,
                              const int32_t *first, const int64_t *eptr, const double *lu,
-                             const double *b, double *x, double *x_rows) {
-#define GS_AT(q) (at ? at[q] : (q))
+                             const double *b, const double *x, double *xc, double *x_rows) {
+  /* the outside sums first: independent rows, whose loads overlap */
   for (int64_t q = q0; q < q1; ++q) {
-    double t = b[GS_AT(q)];
+    double t = b[bat ? bat[q] : q];
     for (int64_t o = optr[q]; o < optr[q + 1]; ++o) {
       const double prod = oval[o] * x[ocol[o]];
       t = t - prod;
     }
+    xc[q - q0] = t;
+  }
+  for (int64_t q = q0; q < q1; ++q) { /* then the chain through L */
     const int64_t fk = first[q], k = q - q0;
     const double *Lk = lu + eptr[q];
+    double t = xc[k];
     for (int64_t m = fk; m < k; ++m) {
-      const double prod = Lk[m - fk] * x[GS_AT(q0 + m)];
+      const double prod = Lk[m - fk] * xc[m];
       t = t - prod;
     }
-    x[GS_AT(q)] = t;
+    xc[k] = t;
   }
   for (int64_t q = q1 - 1; q >= q0; --q) {
     const int64_t fk = first[q], k = q - q0;
     const double *Uk = lu + eptr[q] + (k - fk);
-    const double z = x[GS_AT(q)] / Uk[k - fk];
-    x[GS_AT(q)] = z;
+    const double z = xc[k] * Uk[k - fk];
+    xc[k] = z;
     if (x_rows) x_rows[perm[q]] = z;
     for (int64_t m = fk; m < k; ++m) {
       const double prod = Uk[m - fk] * z;
-      x[GS_AT(q0 + m)] = x[GS_AT(q0 + m)] - prod;
+      xc[m] = xc[m] - prod;
     }
   }
-#undef GS_AT
 }
 
 #endif

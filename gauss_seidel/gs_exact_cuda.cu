@@ -6,7 +6,6 @@
  * other, so one thread walks them; the clusters of a color run in
  * parallel. */
 #include "gs_cuda.cuh"
-#include "gs_exact.h"
 
 namespace {
 
@@ -50,7 +49,7 @@ __global__ void exact_solve(int64_t k0, int64_t k1, const int64_t *pcl, const in
   const int64_t m = k0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (m < k1)
     gs_exact_solve(pcl[m], pcl[m + 1], NULL, perm, e.optr, e.ocol, e.oval, e.first, e.eptr, e.lu,
-                   bp, xp, x_rows);
+                   bp, xp, xp + pcl[m], x_rows);
 }
 
 /* Clusters of a color a block: few threads, each a long dependent walk. */

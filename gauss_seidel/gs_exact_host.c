@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gs_exact.h"
 #include "gs_internal.h"
 
 static int nthreads_of(const mispc_context *ctx) {
@@ -17,7 +16,7 @@ static int nthreads_of(const mispc_context *ctx) {
 
 void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem) {
   struct gs_exact_lu *e = &gs->ex;
-  void *p[] = {e->optr, e->eptr, e->ocol, e->osrc, e->first, e->iperm, e->oval, e->lu};
+  void *p[] = {e->optr, e->eptr, e->ocol, e->osrc, e->first, e->iperm, e->oval, e->lu, e->xs};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, mem, p[k]);
   memset(e, 0, sizeof *e);
 }
@@ -51,6 +50,7 @@ mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc
   ALLOC(e->osrc, e->optr[n] + 1, 4, "exact solves: outside entries");
   ALLOC(e->oval, e->optr[n] + 1, 8, "exact solves: outside values");
   ALLOC(e->lu, e->eptr[n] + 1, 8, "exact solves: factors");
+  ALLOC(e->xs, n + 1, 8, "exact solves: x in sweep order");
   if (s) return s;
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t m = 0; m < nc; ++m)
@@ -86,10 +86,17 @@ mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_
   return MISPC_SUCCESS;
 }
 
+/* Cluster m (of h->cl) solved in its slice of e->xs (its values
+ * contiguous, as the GPU's slice of x in sweep order), then scattered to
+ * x. */
 static inline void solve_cluster(const mispc_gs *gs, int64_t m, const double *b, double *x) {
   const struct gs_exact_lu *e = &gs->ex;
-  gs_exact_solve(gs->h.cl[m], gs->h.cl[m + 1], gs->h.perm, gs->h.perm, e->optr, e->ocol, e->oval,
-                 e->first, e->eptr, e->lu, b, x, NULL);
+  const int64_t q0 = gs->h.cl[m], q1 = gs->h.cl[m + 1];
+  const int32_t *perm = gs->h.perm;
+  double *xc = e->xs + q0;
+  gs_exact_solve(q0, q1, perm, perm, e->optr, e->ocol, e->oval, e->first, e->eptr, e->lu, b, x, xc,
+                 NULL);
+  for (int64_t q = q0; q < q1; ++q) x[perm[q]] = xc[q - q0];
 }
 
 void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,

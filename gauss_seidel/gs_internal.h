@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "gs_exact.h"
 #include "internal.h"
 #include "mispc/gauss_seidel.h"
 #include "mispc/hash.h" /* MISPC_HD */
@@ -17,11 +18,12 @@ extern "C" {
  * device copy's perm / pcl): each row's entries outside its cluster (optr,
  * ocol, osrc: offset in its row of A, oval), its envelope's first local
  * index and place in lu (first, eptr; 2 (k - first) + 1 values), the
- * factors (lu); host only: iperm, row -> position. */
+ * factors (lu); host only: iperm, row -> position, and xs. */
 struct gs_exact_lu {
   int64_t *optr, *eptr;
   int32_t *ocol, *osrc, *first, *iperm;
   double *oval, *lu;
+  double *xs; /* host: the clusters' values during their solves, in sweep order */
 };
 
 struct mispc_gs {
@@ -262,6 +264,9 @@ mispc_status gs_exact_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_
 mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c,
                                        int backward, double *x_rows);
 void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem);
+/* The numeric setup's words for a bad value of kind k (gs_diag_kind's,
+ * GS_EXACT_BAD_PIVOT, GS_EXACT_ASYMMETRIC). */
+const char *gs_value_kind_text(int kind);
 /* Whether the handle solves its clusters exactly. */
 static inline int gs_exact(const mispc_gs *gs) {
   return gs->opt.kind == MISPC_GS_CLUSTER && gs->opt.block_solve;

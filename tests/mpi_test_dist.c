@@ -721,7 +721,7 @@ typedef struct gs_case {
   int sweeps;
   double omega;
   int zero_guess;
-  int lines; /* mispc_gs_options.line_clusters */
+  int lines; /* mispc_gs_options.line_clusters, | 2: block_solve */
 } gs_case;
 
 #define PT       (1u << MISPC_GS_POINT)
@@ -744,6 +744,11 @@ static const gs_case gs_cases[] = {
     {"gen:aniso2d:30:0.01:30", CL, 1, 0.25, MISPC_GS_FORWARD, 2, 1.1, 1, 1},
     {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 1},
     {BCSSTK13, CL, 1, 0.02, MISPC_GS_BACKWARD, 1, 1.0, 0, 1},
+    /* exact block solves (lines | 2): whole lines, node clusters, MIS-2 clusters */
+    {"gen:aniso2d:30:0.001", CL, 1, 0.05, MISPC_GS_SYMMETRIC, 2, 1.0, 1, 3},
+    {"gen:elasticity3d:4", CL, 3, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 0, 2},
+    {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_FORWARD, 1, 1.0, 0, 2},
+    {BCSSTK13, CL, 1, 0.02, MISPC_GS_BACKWARD, 1, 1.0, 0, 3},
 };
 #undef BCSSTK13
 #undef CL
@@ -789,6 +794,23 @@ static void test_gauss_seidel(void) {
     CHECK_OK(ctx, mispc_dist_gs_create(ctx, &o, &gd));
     CHECK_STATUS(ctx, mispc_dist_gs_symbolic(ctx, gd, &U), MISPC_ERR_UNSORTED);
     CHECK(strstr(mispc_context_error(ctx), "not sorted") != NULL);
+    mispc_dist_gs_destroy(ctx, gd);
+    mispc_dist_csr_free(ctx, &U);
+  }
+  { /* exact block solves of singular 2 x 2 clusters [1 1; 1 1] fail on every rank */
+    mispc_dist_csr U;
+    const int64_t n = 2 * nranks_, u0 = 2 * rank_;
+    int64_t rp[3] = {0, 2, 4}, gc[4] = {u0, u0 + 1, u0, u0 + 1};
+    double val[4] = {1.0, 1.0, 1.0, 1.0};
+    CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, u0, u0 + 2, rp, gc, val, &U));
+    mispc_gs_options ob;
+    mispc_gs_options_default(&ob);
+    ob.block_solve = 1;
+    CHECK_OK(ctx, mispc_dist_gs_create(ctx, &ob, &gd));
+    CHECK_OK(ctx, mispc_dist_gs_symbolic(ctx, gd, &U));
+    CHECK_STATUS(ctx, mispc_dist_gs_numeric(ctx, gd, &U), MISPC_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(mispc_context_error(ctx), "pivot") != NULL, "singular clusters: %s",
+              mispc_context_error(ctx));
     mispc_dist_gs_destroy(ctx, gd);
     mispc_dist_csr_free(ctx, &U);
   }

@@ -94,7 +94,8 @@ static inline void test_require_gpu_or_skip(void) {
 }
 
 /* mispc_gs_options_default with the sweep (kind, sweep, sweeps, omega) and the
- * cluster graph (block_size, strength_threshold, line_clusters) set. */
+ * cluster graph (block_size, strength_threshold, line_clusters) set;
+ * line_clusters | 2 also sets block_solve. */
 static inline mispc_gs_options test_gs_options(mispc_gs_kind kind, mispc_gs_sweep sweep, int sweeps,
                                                double omega, int block_size,
                                                double strength_threshold, int line_clusters) {
@@ -106,7 +107,8 @@ static inline mispc_gs_options test_gs_options(mispc_gs_kind kind, mispc_gs_swee
   o.omega = omega;
   o.block_size = block_size;
   o.strength_threshold = strength_threshold;
-  o.line_clusters = line_clusters;
+  o.line_clusters = line_clusters & 1;
+  o.block_solve = line_clusters >> 1 & 1;
   return o;
 }
 
