@@ -555,7 +555,10 @@ mispc_status label_roots(mispc_context *ctx, work *w, const uint8_t *is_root, in
     int32_t count = 0;
     MISPC_CUDA_TRY(
         ctx, cudaMemcpyAsync(&count, w->pos + w->nloc, sizeof count, cudaMemcpyDeviceToHost, st));
-    MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation root scan"));
+    /* agreed: a failure of the queued MIS-2 kernel surfaces at this wait,
+     * on its rank only, just before the scan's collectives */
+    MISPC_TRY(
+        mispc_dist_agree(ctx, g->comm, mispc_sync(ctx, st, "distributed aggregation root scan")));
     int64_t before = 0, total = 0;
     MISPC_TRY(agg_dist_scan_count(ctx, g->comm, count, &before, &total));
     first = w->naggs + before;

@@ -441,9 +441,6 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
     return s;
   }
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, own, gsub, 1, st));
-  if (ghost_subset && ng > 0)
-    MISPC_CUDA_TRY(ctx,
-                   cudaMemcpyAsync(ghost_subset, gsub, (size_t)ng, cudaMemcpyDeviceToDevice, st));
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
   unsigned long long *h_nb = y->h + max_rounds + 3; /* this rank's boundary size */
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_nb, aux + 1, 4, cudaMemcpyDeviceToHost, st));
@@ -520,6 +517,12 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   MISPC_TRY(mispc_halo_count_start(ctx, h, aux + 2, 1, y->d, y->h, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 members"));
   MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h, &size));
+  /* the ghosts' subset flags (gsub is only read by the rounds): copied after
+   * the last collective, so that a failed copy cannot leave this rank out of
+   * an exchange the others are in (the caller agrees the status) */
+  if (ghost_subset && ng > 0 &&
+      cudaMemcpyAsync(ghost_subset, gsub, (size_t)ng, cudaMemcpyDeviceToDevice, st) != cudaSuccess)
+    return mispc_seterr(ctx, MISPC_ERR_CUDA, "distributed MIS-2: copy of the ghosts' subset");
   res->set_size = size;
   res->rounds = done;
   return MISPC_SUCCESS;
