@@ -135,28 +135,33 @@ MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
   return 0;
 }
 
-/* One cluster's update. The cluster's values live in xc[0 .. q1 - q0)
- * (the GPU: its slice of x in sweep order; the host: a buffer its caller
- * scatters to x after), the outside ones in x, at the columns gs_exact_fill
- * laid out; b is read at bat[q] where bat is given (the host: rows in A's
- * numbering), else at q (the GPU: sweep order). t = b - A_C,out x_out row
- * by row (storage order), then L y = t forward and U z = y backward
- * (column by column), y and z kept in xc, whose old values are not read.
- * x_rows (or NULL): each new value also written at x_rows[perm[q]]. */
-MISPC_HD void gs_exact_solve(int64_t q0, int64_t q1, const int32_t *bat, const int32_t *perm,
-                             const int64_t *optr, const int32_t *ocol, const double *oval,
-                             const int32_t *first, const int64_t *eptr, const double *lu,
-                             const double *b, const double *x, double *xc, double *x_rows) {
-  /* the outside sums first: independent rows, whose loads overlap */
-  for (int64_t q = q0; q < q1; ++q) {
-    double t = b[bat ? bat[q] : q];
-    for (int64_t o = optr[q]; o < optr[q + 1]; ++o) {
-      const double prod = oval[o] * x[ocol[o]];
-      t = t - prod;
-    }
-    xc[q - q0] = t;
+/* A cluster's update, in two steps. The cluster's values live in xc[0 ..
+ * q1 - q0) (the GPU: its slice of x in sweep order; the host: a buffer its
+ * caller scatters to x after), the outside ones in x, at the columns
+ * gs_exact_fill laid out.
+ *
+ * Step 1, row q: t = b - A_q,out x_out, one entry after another in storage
+ * order (b read at bat[q] where bat is given: the host's rows in A's
+ * numbering; else at q, the GPU's sweep order). The rows of a color are
+ * independent here (no two clusters of a color touch), so the GPU gives a
+ * thread a row. */
+MISPC_HD double gs_exact_outside(int64_t q, const int32_t *bat, const int64_t *optr,
+                                 const int32_t *ocol, const double *oval, const double *b,
+                                 const double *x) {
+  double t = b[bat ? bat[q] : q];
+  for (int64_t o = optr[q]; o < optr[q + 1]; ++o) {
+    const double prod = oval[o] * x[ocol[o]];
+    t = t - prod;
   }
-  for (int64_t q = q0; q < q1; ++q) { /* then the chain through L */
+  return t;
+}
+
+/* Step 2, the cluster q0 .. q1 - 1 with xc holding step 1's t: L y = t
+ * forward and U z = y backward (column by column), y and z kept in xc.
+ * x_rows (or NULL): each new value also written at x_rows[perm[q]]. */
+MISPC_HD void gs_exact_chain(int64_t q0, int64_t q1, const int32_t *perm, const int32_t *first,
+                             const int64_t *eptr, const double *lu, double *xc, double *x_rows) {
+  for (int64_t q = q0; q < q1; ++q) {
     const int64_t fk = first[q], k = q - q0;
     const double *Lk = lu + eptr[q];
     double t = xc[k];

@@ -43,13 +43,18 @@ __global__ void exact_factor(int64_t nc, const int64_t *pcl, const int64_t *rowp
   if (r) atomicMin(bad, (unsigned long long)perm[(r - 1) / 8] << 3 | (r - 1) % 8);
 }
 
-/* the clusters order[k0 .. k1) of one color */
-__global__ void exact_solve(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
-                            struct gs_exact_lu e, const double *bp, double *xp, double *x_rows) {
+/* Step 1 over the rows q0 .. q1 - 1 of one color: a thread a row. */
+__global__ void exact_outside(int64_t q0, int64_t q1, struct gs_exact_lu e, const double *bp,
+                              double *xp) {
+  const int64_t q = q0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (q < q1) xp[q] = gs_exact_outside(q, NULL, e.optr, e.ocol, e.oval, bp, xp);
+}
+
+/* Step 2 over the clusters order[k0 .. k1) of one color: a thread a cluster. */
+__global__ void exact_chain(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
+                            struct gs_exact_lu e, double *xp, double *x_rows) {
   const int64_t m = k0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (m < k1)
-    gs_exact_solve(pcl[m], pcl[m + 1], NULL, perm, e.optr, e.ocol, e.oval, e.first, e.eptr, e.lu,
-                   bp, xp, xp + pcl[m], x_rows);
+  if (m < k1) gs_exact_chain(pcl[m], pcl[m + 1], perm, e.first, e.eptr, e.lu, xp + pcl[m], x_rows);
 }
 
 /* Clusters of a color a block: few threads, each a long dependent walk. */
@@ -127,8 +132,12 @@ extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const misp
   MISPC_TRY(mispc_stream(ctx, &s));
   const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
   if (k1 <= k0) return MISPC_SUCCESS;
-  exact_solve<<<(unsigned)((k1 - k0 + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
-      k0, k1, gs->pcl, gs->perm, gs->ex, gs->bp, gs->xp, x_rows);
+  /* the color's rows are contiguous in sweep order (color_rows) */
+  const int64_t q0 = gs->color_rows[c], q1 = gs->color_rows[c + 1];
+  exact_outside<<<(unsigned)((q1 - q0 + kBlock - 1) / kBlock), kBlock, 0, s>>>(q0, q1, gs->ex,
+                                                                               gs->bp, gs->xp);
+  exact_chain<<<(unsigned)((k1 - k0 + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
+      k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return MISPC_SUCCESS;
 }

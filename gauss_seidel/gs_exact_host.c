@@ -94,8 +94,9 @@ static inline void solve_cluster(const mispc_gs *gs, int64_t m, const double *b,
   const int64_t q0 = gs->h.cl[m], q1 = gs->h.cl[m + 1];
   const int32_t *perm = gs->h.perm;
   double *xc = e->xs + q0;
-  gs_exact_solve(q0, q1, perm, perm, e->optr, e->ocol, e->oval, e->first, e->eptr, e->lu, b, x, xc,
-                 NULL);
+  for (int64_t q = q0; q < q1; ++q)
+    xc[q - q0] = gs_exact_outside(q, perm, e->optr, e->ocol, e->oval, b, x);
+  gs_exact_chain(q0, q1, perm, e->first, e->eptr, e->lu, xc, NULL);
   for (int64_t q = q0; q < q1; ++q) x[perm[q]] = xc[q - q0];
 }
 
