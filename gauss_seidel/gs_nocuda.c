@@ -34,3 +34,17 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
   *min_size = *max_size = *singletons = 0;
   return no_cuda(ctx);
 }
+mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A) {
+  (void)gs, (void)A;
+  return no_cuda(ctx);
+}
+mispc_status gs_exact_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                                  int64_t *bad_row, int *bad_kind) {
+  (void)gs, (void)A, (void)bad_row, (void)bad_kind;
+  return no_cuda(ctx);
+}
+mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c,
+                                       int backward, double *x_rows) {
+  (void)gs, (void)c, (void)backward, (void)x_rows;
+  return no_cuda(ctx);
+}
