@@ -115,6 +115,8 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
   info->max_cluster = gs->max_cluster;
   info->symbolic_seconds = gs->t_symbolic;
   info->numeric_seconds = gs->t_numeric;
+  info->outside_entries = gs->ex.nout;
+  info->factor_values = gs->ex.nfactor;
   return MISPC_SUCCESS;
 }
 

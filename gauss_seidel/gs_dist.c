@@ -233,6 +233,7 @@ mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   if (!s && !dev) {
     s = mispc_dist_agree(ctx, A->comm, host_copy_pattern(ctx, gs));
     if (s) release(ctx, gs);
+    if (!s) gs->block_outside = gs->host.ex.nout, gs->block_factor = gs->host.ex.nfactor;
   }
   if (!s && dev) {
     s = mispc_dist_agree(ctx, A->comm, gs_dist_device_setup(ctx, gs, &H));
@@ -340,5 +341,7 @@ mispc_status mispc_dist_gs_get_info(const mispc_dist_gs *gs, mispc_gs_info *info
     info->max_cluster = gs->cl->max_cluster;
   }
   if (apply_bytes) *apply_bytes = gs->apply_bytes;
+  info->outside_entries = gs->block_outside;
+  info->factor_values = gs->block_factor;
   return MISPC_SUCCESS;
 }

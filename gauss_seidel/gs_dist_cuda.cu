@@ -117,6 +117,7 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   if (!s) s = upload(ctx, &d->cl_rows, cl->cl_rows, n);
   if (!s) s = upload(ctx, &d->row_cluster, cl->row_cluster, ncols);
   if (!s) s = sweep_copy_pattern(ctx, gs, d);
+  if (!s) gs->block_outside = d->sweep.ex.nout, gs->block_factor = d->sweep.ex.nfactor;
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->be, 8 * (size_t)(n + 1)));
   if (!s) {
     int32_t *kown = (int32_t *)malloc(sizeof(int32_t) * (size_t)(gs->nloc + 1));

@@ -62,8 +62,9 @@ struct mispc_dist_gs {
   int32_t *gcolor;     /* point: color of each ghost */
   double *xe;          /* point: [x | ghosts] work vector */
   int64_t apply_bytes; /* sent by the last apply */
-  gs_dist_cluster *cl; /* cluster kind only */
-  int device;          /* device matrices: setups on host copies, applies on the GPU */
+  int64_t block_outside, block_factor; /* block_solve: mispc_gs_info's counts, this rank */
+  gs_dist_cluster *cl;                 /* cluster kind only */
+  int device; /* device matrices: setups on host copies, applies on the GPU */
   /* Host matrices: the one-process host sweep's sweep-ordered copy
    * (gs_host_copy.c) of the sweep matrix (point: M, cluster: W), built
    * through a handle whose orderings are borrowed from this one. */

@@ -88,6 +88,8 @@ extern "C" mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&tot[0], e->optr + n, 8, cudaMemcpyDeviceToHost, s));
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&tot[1], e->eptr + n, 8, cudaMemcpyDeviceToHost, s));
   MISPC_TRY(mispc_sync(ctx, s, "exact solves: sizes"));
+  e->nout = tot[0];
+  e->nfactor = tot[1];
   MISPC_TRY(dalloc(ctx, &e->ocol, tot[0], "exact solves: outside columns"));
   MISPC_TRY(dalloc(ctx, &e->osrc, tot[0], "exact solves: outside entries"));
   MISPC_TRY(dalloc(ctx, &e->oval, tot[0], "exact solves: outside values"));

@@ -46,6 +46,8 @@ mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc
     e->optr[q + 1] += e->optr[q];
     e->eptr[q + 1] += e->eptr[q];
   }
+  e->nout = e->optr[n];
+  e->nfactor = e->eptr[n];
   ALLOC(e->ocol, e->optr[n] + 1, 4, "exact solves: outside columns");
   ALLOC(e->osrc, e->optr[n] + 1, 4, "exact solves: outside entries");
   ALLOC(e->oval, e->optr[n] + 1, 8, "exact solves: outside values");

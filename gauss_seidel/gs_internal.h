@@ -23,7 +23,8 @@ struct gs_exact_lu {
   int64_t *optr, *eptr;
   int32_t *ocol, *osrc, *first, *iperm;
   double *oval, *lu;
-  double *xs; /* host: the clusters' values during their solves, in sweep order */
+  double *xs;            /* host: the clusters' values during their solves, in sweep order */
+  int64_t nout, nfactor; /* entries of ocol / oval and of lu */
 };
 
 struct mispc_gs {

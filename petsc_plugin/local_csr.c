@@ -67,7 +67,8 @@ PetscErrorCode MispcErrorCode(mispc_status s, const char *message) {
   case MISPC_SUCCESS:
     return PETSC_SUCCESS;
   case MISPC_ERR_INVALID_ARG: /* mispc_gs_numeric / mispc_dist_gs_numeric: "diagonal entry %s" */
-    if (strstr(m, "diagonal entry zero") || strstr(m, "diagonal entry missing"))
+    if (strstr(m, "diagonal entry zero") || strstr(m, "diagonal entry missing") ||
+        strstr(m, "exact factor zero")) /* block_solve: a singular cluster block */
       return PETSC_ERR_MAT_LU_ZRPVT;
     if (strstr(m, "diagonal entry not finite") || strstr(m, "overflows")) return PETSC_ERR_FP;
     return PETSC_ERR_ARG_WRONG;

@@ -114,6 +114,11 @@ typedef struct mispc_gs_info {
   int64_t singletons;               /* clusters of one row (point: all) */
   int64_t min_cluster, max_cluster; /* rows per cluster (point: 1, 1) */
   double symbolic_seconds, numeric_seconds;
+  /* block_solve (else 0): entries of A outside the clusters and values of
+   * the clusters' factors (L and U off the diagonal, and one a row); a
+   * pass over all clusters costs 2 outside + 2 (factor - rows) + rows
+   * flops. Several ranks: this rank's clusters. */
+  int64_t outside_entries, factor_values;
 } mispc_gs_info;
 MISPC_API mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info);
 
