@@ -29,7 +29,8 @@ static void gs_more_help(FILE *f) {
 
 int cmd_bench_gs(int argc, char **argv) {
   int reps = 10, which = 2, verbose = 0, block_size = 1, recolor = -1, coloring_index = 0;
-  double omega = 1.0;
+  int lines = 0, block_solve = 0;
+  double omega = 1.0, theta = 0.0;
   const char *specs[64];
   int nspecs = 0;
   mispc_tuning tune = {0};
@@ -51,6 +52,16 @@ int cmd_bench_gs(int argc, char **argv) {
                   "clusters hold whole nodes (as -pc_type clustergs does with\n"
                   "the matrix block size; default 1)",
                   &block_size, 1, 1 << 20),
+      CLI_OPT_REAL("--theta", "T",
+                   "cluster GS: strength threshold of the clusters\n"
+                   "(mispc_gs_options.strength_threshold; default 0)",
+                   &theta, 0, 1e300),
+      CLI_OPT_FLAG("--lines", "cluster GS: line clusters (mispc_gs_options.line_clusters)", &lines,
+                   1),
+      CLI_OPT_FLAG("--block-solve",
+                   "cluster GS: exact cluster solves (mispc_gs_options.block_solve;\n"
+                   "needs --omega 1)",
+                   &block_solve, 1),
       CLI_OPT_CALL("--tune", "NAME=VALUE", "a tuning knob, repeatable (below)", bench_tune_option,
                    &tune),
       CLI_OPT_FLAG("-v", "what the setup chose (stderr)", &verbose, 1),
@@ -126,7 +137,12 @@ int cmd_bench_gs(int argc, char **argv) {
       o.omega = omega;
       o.coloring.algo = coloring;
       if (recolor >= 0) o.coloring.recolor = recolor;
-      if (kind) o.block_size = block_size;
+      if (kind) {
+        o.block_size = block_size;
+        o.strength_threshold = theta;
+        o.line_clusters = lines;
+        o.block_solve = block_solve;
+      }
       /* host reference: one symmetric sweep */
       mispc_gs *h = NULL;
       mispc_status s = mispc_gs_create(ctx, &o, &h);
