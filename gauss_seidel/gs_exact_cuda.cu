@@ -57,8 +57,50 @@ __global__ void exact_chain(int64_t k0, int64_t k1, const int64_t *pcl, const in
   if (m < k1) gs_exact_chain(pcl[m], pcl[m + 1], perm, e.first, e.eptr, e.lu, xp + pcl[m], x_rows);
 }
 
+/* Step 2 with a warp a cluster, for large clusters (a thread would walk
+ * s^2 / 2 values one after another): the same subtractions in the same
+ * order as gs_exact_chain, by columns. Forward, for k = 0, 1, ...: y_k is
+ * final once the columns before k are applied, then every later row m of
+ * the envelope (first[m] <= k) subtracts L_mk y_k, each row by its lane, so
+ * row m still subtracts L_mj y_j for increasing j from first[m] (the
+ * row-oriented loop's order). Backward as the thread's: z_k, then the rows
+ * of column k by lanes. */
+__global__ void exact_chain_warp(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
+                                 struct gs_exact_lu e, double *xp, double *x_rows) {
+  const int64_t m = k0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (m >= k1) return; /* a whole warp a cluster */
+  const int64_t q0 = pcl[m], s = pcl[m + 1] - q0;
+  double *xc = xp + q0;
+  for (int64_t k = 0; k < s; ++k) {
+    __syncwarp();
+    const double y = xc[k];
+    for (int64_t r = k + 1 + lane; r < s; r += 32) {
+      const int64_t fr = e.first[q0 + r];
+      if (fr <= k) xc[r] = __dsub_rn(xc[r], __dmul_rn(e.lu[e.eptr[q0 + r] + (k - fr)], y));
+    }
+  }
+  for (int64_t k = s - 1; k >= 0; --k) {
+    __syncwarp();
+    const int64_t fk = e.first[q0 + k];
+    const double *Uk = e.lu + e.eptr[q0 + k] + (k - fk);
+    const double z = __dmul_rn(xc[k], Uk[k - fk]);
+    __syncwarp();
+    if (lane == 0) {
+      xc[k] = z;
+      if (x_rows) x_rows[perm[q0 + k]] = z;
+    }
+    for (int64_t r = fk + lane; r < k; r += 32) xc[r] = __dsub_rn(xc[r], __dmul_rn(Uk[r - fk], z));
+  }
+}
+
 /* Clusters of a color a block: few threads, each a long dependent walk. */
 constexpr int kSolveBlock = 64;
+/* Factors of more values a row than this (mean envelope width over 7.5:
+ * dense blocks, elasticity's node clusters) take a warp a cluster
+ * (exact_chain_warp); lines (3 a row) and MIS-2 clusters of a Laplacian
+ * (4.4) keep a thread a cluster, whose chain has little to share. */
+constexpr int64_t kWarpChainValuesPerRow = 16;
 
 } // namespace
 
@@ -138,8 +180,12 @@ extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const misp
   const int64_t q0 = gs->color_rows[c], q1 = gs->color_rows[c + 1];
   exact_outside<<<(unsigned)((q1 - q0 + kBlock - 1) / kBlock), kBlock, 0, s>>>(q0, q1, gs->ex,
                                                                                gs->bp, gs->xp);
-  exact_chain<<<(unsigned)((k1 - k0 + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
-      k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
+  if (gs->ex.nfactor > kWarpChainValuesPerRow * gs->n)
+    exact_chain_warp<<<(unsigned)((k1 - k0 + 3) / 4), 128, 0, s>>>(k0, k1, gs->pcl, gs->perm,
+                                                                   gs->ex, gs->xp, x_rows);
+  else
+    exact_chain<<<(unsigned)((k1 - k0 + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
+        k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return MISPC_SUCCESS;
 }
