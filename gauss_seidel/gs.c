@@ -248,6 +248,7 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
     mispc_aggregates_free(ctx, &aggs);
   }
   if (!s && gs->mem == MISPC_MEM_HOST) s = gs_host_pattern(ctx, gs, A, 1);
+  if (!s && gs->mem == MISPC_MEM_HOST && gs_exact(gs)) s = gs_exact_edges_host(ctx, gs);
   if (!s && gs->mem == MISPC_MEM_DEVICE) s = gs_permute_pattern_cuda(ctx, gs, A);
   mispc_log_phase(ctx, gs->mem, &tp, "sweep-ordered pattern");
   if (s) {
@@ -315,6 +316,13 @@ mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
   /* both on the sweep-ordered copy of the setup */
   if (gs->mem == MISPC_MEM_DEVICE) return gs_apply_cuda(ctx, gs, b, x, zero_guess);
   if (zero_guess && !gs_host_skips_zero(gs)) MISPC_TRY(gs_zero_host(ctx, gs->n, x));
+  if (gs_exact(gs)) { /* a pass after one the other way skips its first color */
+    const int per = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
+    for (int p = 0; p < gs->opt.sweeps * per; ++p)
+      gs_exact_sweep_host(ctx, gs, b, x, gs->opt.sweep == MISPC_GS_BACKWARD || (per == 2 && p % 2),
+                          per == 2 && p > 0);
+    return MISPC_SUCCESS;
+  }
   for (int k = 0; k < gs->opt.sweeps; ++k) {
     const int first = zero_guess && k == 0;
     if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 0, first));

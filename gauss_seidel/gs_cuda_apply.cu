@@ -52,7 +52,9 @@ extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const do
     const int per_sweep = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
     for (int p = 0; p < gs->opt.sweeps * per_sweep; ++p) {
       const int backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && p % 2 == 1);
-      for (int32_t j = 0; j < gs->ncolors; ++j)
+      /* after a pass the other way, the first color's clusters would give
+       * what they gave last (gs_exact_sweep_host): skipped */
+      for (int32_t j = per_sweep == 2 && p > 0 ? 1 : 0; j < gs->ncolors; ++j)
         MISPC_TRY(
             gs_exact_sweep_color_cuda(ctx, gs, backward ? gs->ncolors - 1 - j : j, backward, x));
     }

@@ -16,7 +16,8 @@ static int nthreads_of(const mispc_context *ctx) {
 
 void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem) {
   struct gs_exact_lu *e = &gs->ex;
-  void *p[] = {e->optr, e->eptr, e->ocol, e->osrc, e->first, e->iperm, e->oval, e->lu, e->xs};
+  void *p[] = {e->optr,  e->eptr, e->ocol, e->osrc, e->first,
+               e->iperm, e->oval, e->lu,   e->xs,   e->edge};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, mem, p[k]);
   memset(e, 0, sizeof *e);
 }
@@ -112,13 +113,40 @@ void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const dou
   for (int64_t m = k0; m < k1; ++m) solve_cluster(gs, m, b, x);
 }
 
-void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
-                         int backward) {
+mispc_status gs_exact_edges_host(mispc_context *ctx, mispc_gs *gs) {
+  struct gs_exact_lu *e = &gs->ex;
   const int64_t nc = gs->nclusters;
+  int32_t *ccolor = NULL;
+  mispc_status s = MISPC_SUCCESS;
+  ALLOC(ccolor, nc + 1, 4, "exact solves: cluster colors");
+  ALLOC(e->edge, nc + 1, 1, "exact solves: first and last colors");
+  if (s) {
+    mispc_pool_free(ctx, MISPC_MEM_HOST, ccolor);
+    return s;
+  }
+  for (int32_t c = 0; c < gs->ncolors; ++c)
+    for (int64_t k = gs->color_ptr[c]; k < gs->color_ptr[c + 1]; ++k) ccolor[gs->order[k]] = c;
+  for (int64_t m = 0; m < nc; ++m) { /* the cluster at h.cl[m], by its first row */
+    const int32_t c = ccolor[gs->row_cluster[gs->h.perm[gs->h.cl[m]]]];
+    e->edge[m] = (uint8_t)((c == 0) | (c == gs->ncolors - 1) << 1);
+  }
+  mispc_pool_free(ctx, MISPC_MEM_HOST, ccolor);
+  return MISPC_SUCCESS;
+}
+
+void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
+                         int backward, int skip_first) {
+  const int64_t nc = gs->nclusters;
+  /* the clusters of the color a pass starts with, where the pass before
+   * ended with them: skipped (gs_exact_edges_host) */
+  const uint8_t skip = skip_first && gs->ex.edge ? (backward ? 2 : 1) : 0;
   if (gs->h.blocked) { /* one thread, clusters by level (each after its earlier colors') */
-    for (int64_t k = 0; k < nc; ++k) solve_cluster(gs, backward ? nc - 1 - k : k, b, x);
+    for (int64_t k = 0; k < nc; ++k) {
+      const int64_t m = backward ? nc - 1 - k : k;
+      if (!(gs->ex.edge && gs->ex.edge[m] & skip)) solve_cluster(gs, m, b, x);
+    }
     return;
   }
-  for (int32_t k = 0; k < gs->ncolors; ++k)
+  for (int32_t k = skip ? 1 : 0; k < gs->ncolors; ++k)
     gs_exact_sweep_color_host(ctx, gs, b, x, backward ? gs->ncolors - 1 - k : k, backward);
 }

@@ -267,7 +267,7 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int nt = nt0 ? nt0 : omp_get_max_threads();
   const int32_t ncol = gs->ncolors;
   if (gs_exact(gs)) { /* x = 0 already where from_zero */
-    gs_exact_sweep_host(ctx, gs, b, x, backward);
+    gs_exact_sweep_host(ctx, gs, b, x, backward, 0);
     return MISPC_SUCCESS;
   }
   const copy_rows r = pass_copy(gs, backward, from_zero);

@@ -25,6 +25,9 @@ struct gs_exact_lu {
   double *oval, *lu;
   double *xs;            /* host: the clusters' values during their solves, in sweep order */
   int64_t nout, nfactor; /* entries of ocol / oval and of lu */
+  /* host, the handle's own apply (gs_exact_edges_host): for the cluster at
+   * h.cl[m], bit 0 its color is the first, bit 1 the last */
+  uint8_t *edge;
 };
 
 struct mispc_gs {
@@ -253,8 +256,12 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
 mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
 mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
                                   int64_t *bad_row, int *bad_kind);
+/* skip_first: the pass before ran the other way, so the clusters of this
+ * pass's first color were solved last with what they read now: the same
+ * result, skipped (needs gs_exact_edges_host; the handle's own apply). */
 void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
-                         int backward);
+                         int backward, int skip_first);
+mispc_status gs_exact_edges_host(mispc_context *ctx, mispc_gs *gs);
 void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                                int32_t c, int backward);
 mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
