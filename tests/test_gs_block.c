@@ -219,6 +219,18 @@ static void test_block_converges_faster(void) {
     res[block] = resid_norm(&A, b, x);
     mispc_gs_destroy(ctx, g);
   }
+  { /* the factor's size: a line ordered along itself stores 3 values a row, 1 its first */
+    mispc_gs *g = make(&A, &c, MISPC_GS_SYMMETRIC, 1, 1);
+    mispc_gs_info info;
+    if (g && !mispc_gs_get_info(g, &info))
+      CHECK_MSG(info.factor_values == 3 * n - 2 * info.nclusters &&
+                    info.outside_entries == A.nnz - (3 * n - 2 * info.nclusters),
+                "aniso2d:40 lines: %lld factor values, %lld outside entries (want %lld, %lld)",
+                (long long)info.factor_values, (long long)info.outside_entries,
+                (long long)(3 * n - 2 * info.nclusters),
+                (long long)(A.nnz - (3 * n - 2 * info.nclusters)));
+    mispc_gs_destroy(ctx, g);
+  }
   const double r0 = resid_norm(&A, b, (memset(x, 0, sizeof(double) * (size_t)n), x));
   printf("  aniso2d:40:0.001 lines, 5 SGS sweeps from 0: residual %.3g (rows) vs %.3g (blocks), "
          "start %.3g\n",
