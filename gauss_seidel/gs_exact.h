@@ -161,25 +161,42 @@ MISPC_HD double gs_exact_outside(int64_t q, const int32_t *bat, const int64_t *o
  * x_rows (or NULL): each new value also written at x_rows[perm[q]]. */
 MISPC_HD void gs_exact_chain(int64_t q0, int64_t q1, const int32_t *perm, const int32_t *first,
                              const int64_t *eptr, const double *lu, double *xc, double *x_rows) {
+  /* The neighbouring row's value (y_k-1 forward, the updated y_k-1 after
+   * column k backward) stays in a register: a line's chain then runs
+   * without reading back what it just stored (on the GPU a trip to L2 a
+   * row). The same values, so the same bits. */
+  double prev = 0.0;
   for (int64_t q = q0; q < q1; ++q) {
     const int64_t fk = first[q], k = q - q0;
     const double *Lk = lu + eptr[q];
     double t = xc[k];
-    for (int64_t m = fk; m < k; ++m) {
+    for (int64_t m = fk; m < k - 1; ++m) {
       const double prod = Lk[m - fk] * xc[m];
       t = t - prod;
     }
+    if (fk < k) {
+      const double prod = Lk[k - 1 - fk] * prev;
+      t = t - prod;
+    }
     xc[k] = t;
+    prev = t;
   }
+  int have_next = 0;
+  double next = 0.0;
   for (int64_t q = q1 - 1; q >= q0; --q) {
     const int64_t fk = first[q], k = q - q0;
     const double *Uk = lu + eptr[q] + (k - fk);
-    const double z = xc[k] * Uk[k - fk];
+    const double z = (have_next ? next : xc[k]) * Uk[k - fk];
     xc[k] = z;
     if (x_rows) x_rows[perm[q]] = z;
-    for (int64_t m = fk; m < k; ++m) {
+    for (int64_t m = fk; m < k - 1; ++m) {
       const double prod = Uk[m - fk] * z;
       xc[m] = xc[m] - prod;
+    }
+    have_next = fk < k; /* column k is the last to update row k - 1 */
+    if (have_next) {
+      const double prod = Uk[k - 1 - fk] * z;
+      next = xc[k - 1] - prod; /* row k - 1's z overwrites it: no store */
     }
   }
 }
