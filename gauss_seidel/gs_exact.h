@@ -7,17 +7,16 @@
  * U_jk for j from first_k (its leftmost entry inside the cluster) to k - 1,
  * then 1 / U_kk (a multiply, not a division, on the solves' critical
  * path). A pattern-symmetric A_CC fills only inside that envelope, so a
- * line ordered along itself costs 3 values a row (Saad, Iterative Methods,
- * 2nd ed., §3.3 for the skyline form; the block sweep is §4.1.2's block
- * Gauss-Seidel).
+ * line ordered along itself costs 3 values a row (block relaxation: Saad,
+ * Iterative Methods for Sparse Linear Systems, 2nd ed., ch. 4).
  *
- * These functions are the arithmetic every backend runs, one cluster at a
- * time (the host loops over clusters, the GPU gives a thread a cluster), in
- * files built without contraction (-ffp-contract=off, nvcc --fmad=false),
- * so host and GPU agree bit for bit. A cluster is the sweep positions q0 ..
- * q1 - 1 of the handle's order; perm[q] is the row at q, iperm the inverse
- * (row -> position) for rows < nrows (columns at or past nrows are the
- * distributed sweep's ghosts, always outside). */
+ * These functions are the arithmetic every backend runs (the host a
+ * cluster at a time; the GPU a thread a row for the outside sums and a
+ * thread a cluster for the rest, or a warp by columns in the same order for
+ * dense factors: gs_exact_cuda.cu), in files built without contraction (-ffp-contract=off, nvcc
+ * --fmad=false), so host and GPU agree bit for bit. A cluster is the sweep positions q0 .. q1 - 1
+ * of the handle's order; perm[q] is the row at q, iperm the inverse (row -> position) for rows <
+ * nrows (columns at or past nrows are the distributed sweep's ghosts, always outside). */
 #ifndef MISPC_GS_EXACT_H
 #define MISPC_GS_EXACT_H
 
