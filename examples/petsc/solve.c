@@ -4,7 +4,8 @@
  * true residual).
  *
  *   solve [-problem laplace3d|elasticity3d] [-n N] [-f FILE|gen:SPEC]
- *         [-pcs jacobi,sor,mcgs,clustergs,gamg,gamg-mis2agg,...] [-ksp_type cg|gmres]
+ *         [-pcs jacobi,sor,mcgs,clustergs,clustergs-block,gamg,gamg-mis2agg,...]
+ *         [-ksp_type cg|gmres]
  *         [-ksp_rtol 1e-8] [any PETSc option, e.g. -mat_type aijcusparse -vec_type cuda]
  *
  * b = A * ones, x0 = 0. FILE: PETSc binary, or .mtx/.mtx.gz/METIS through
@@ -25,6 +26,13 @@ static const Entry entries[] = {
     {"sor", "sor", "", "PETSc SOR (host; local symmetric sweeps)"},
     {"mcgs", "mcgs", "", "mispc point multicolor SGS"},
     {"clustergs", "clustergs", "", "mispc cluster multicolor SGS"},
+    {"clustergs-block", "clustergs",
+     "-pc_clustergs_strength_threshold -1 -pc_clustergs_block_solve true",
+     "mispc cluster SGS, automatic clusters solved exactly (block GS)"},
+    {"clustergs-lines", "clustergs",
+     "-pc_clustergs_strength_threshold -1 -pc_clustergs_line_clusters true "
+     "-pc_clustergs_block_solve true",
+     "mispc cluster SGS, clusters grown along lines and solved exactly (line GS)"},
     {"gamg", "gamg", "", "PETSc GAMG, default configuration"},
     {"gamg-mis2agg", "gamg", MISPC_GAMG_COARSEN_OPTION " mis2agg -pc_gamg_aggressive_coarsening 0",
      "GAMG with mispc mis2agg aggregation"},
