@@ -160,43 +160,66 @@ MISPC_HD double gs_exact_outside(int64_t q, const int32_t *bat, const int64_t *o
  * x_rows (or NULL): each new value also written at x_rows[perm[q]]. */
 MISPC_HD void gs_exact_chain(int64_t q0, int64_t q1, const int32_t *perm, const int32_t *first,
                              const int64_t *eptr, const double *lu, double *xc, double *x_rows) {
-  /* The neighbouring row's value (y_k-1 forward, the updated y_k-1 after
-   * column k backward) stays in a register: a line's chain then runs
-   * without reading back what it just stored (on the GPU a trip to L2 a
-   * row). The same values, so the same bits. */
-  double prev = 0.0;
-  for (int64_t q = q0; q < q1; ++q) {
-    const int64_t fk = first[q], k = q - q0;
-    const double *Lk = lu + eptr[q];
-    double t = xc[k];
+  /* The neighbouring row's value (y_k-1 forward, row k-1's value after
+   * column k backward) stays in a register, and what the next row reads
+   * that the chain does not change (its place in lu, its first column, its
+   * start value, the entries on the chain) is loaded one row ahead: a
+   * line's chain then waits on its arithmetic, not on a memory round trip a
+   * row (a GPU thread issues in order). The same values and operations, so
+   * the same bits. */
+  const int64_t s = q1 - q0;
+  if (s <= 0) return;
+  /* forward, row k: fk, ek (first, eptr), xk (step 1's t), lk (L_k,k-1) */
+  int64_t fk = first[q0], ek = eptr[q0];
+  double xk = xc[0], lk = 0.0, prev = 0.0;
+  for (int64_t k = 0; k < s; ++k) {
+    int64_t fn = 0, en = 0;
+    double xn = 0.0, ln = 0.0;
+    if (k + 1 < s) { /* row k + 1: not written by row k */
+      fn = first[q0 + k + 1], en = eptr[q0 + k + 1];
+      xn = xc[k + 1];
+      if (fn <= k) ln = lu[en + (k - fn)];
+    }
+    const double *Lk = lu + ek;
+    double t = xk;
     for (int64_t m = fk; m < k - 1; ++m) {
       const double prod = Lk[m - fk] * xc[m];
       t = t - prod;
     }
     if (fk < k) {
-      const double prod = Lk[k - 1 - fk] * prev;
+      const double prod = lk * prev;
       t = t - prod;
     }
     xc[k] = t;
     prev = t;
+    fk = fn, ek = en, xk = xn, lk = ln;
   }
-  int have_next = 0;
-  double next = 0.0;
-  for (int64_t q = q1 - 1; q >= q0; --q) {
-    const int64_t fk = first[q], k = q - q0;
-    const double *Uk = lu + eptr[q] + (k - fk);
-    const double z = (have_next ? next : xc[k]) * Uk[k - fk];
+  /* backward, column k: fk, ek, xk (row k's value), ik (1 / U_kk), uk (U_k-1,k) */
+  fk = first[q1 - 1], ek = eptr[q1 - 1];
+  xk = xc[s - 1];
+  double ik = lu[ek + 2 * (s - 1 - fk)], uk = fk < s - 1 ? lu[ek + 2 * (s - 1 - fk) - 1] : 0.0;
+  for (int64_t k = s - 1; k >= 0; --k) {
+    int64_t f1 = 0, e1 = 0;
+    double x1 = 0.0, i1 = 0.0, u1 = 0.0;
+    if (k >= 1) { /* row k - 1: column k changes it only through x1 below */
+      f1 = first[q0 + k - 1], e1 = eptr[q0 + k - 1];
+      x1 = xc[k - 1];
+      i1 = lu[e1 + 2 * (k - 1 - f1)];
+      if (f1 < k - 1) u1 = lu[e1 + 2 * (k - 1 - f1) - 1];
+    }
+    const double z = xk * ik;
     xc[k] = z;
-    if (x_rows) x_rows[perm[q]] = z;
+    if (x_rows) x_rows[perm[q0 + k]] = z;
+    const double *Uk = lu + ek + (k - fk);
     for (int64_t m = fk; m < k - 1; ++m) {
       const double prod = Uk[m - fk] * z;
       xc[m] = xc[m] - prod;
     }
-    have_next = fk < k; /* column k is the last to update row k - 1 */
-    if (have_next) {
-      const double prod = Uk[k - 1 - fk] * z;
-      next = xc[k - 1] - prod; /* row k - 1's z overwrites it: no store */
+    if (fk < k) { /* column k is the last to change row k - 1 */
+      const double prod = uk * z;
+      x1 = x1 - prod;
     }
+    fk = f1, ek = e1, xk = x1, ik = i1, uk = u1;
   }
 }
 
