@@ -2,17 +2,11 @@
  * sweep-ordered copy's order (gs->h.perm, gs->h.cl) and the block sweeps.
  * Built with -ffp-contract=off (CMakeLists.txt), as gs_exact_cuda.cu is
  * with --fmad=false: the same bits on both. */
-#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gs_internal.h"
-
-static int nthreads_of(const mispc_context *ctx) {
-  const int nt = mispc_context_num_threads(ctx);
-  return nt ? nt : omp_get_max_threads();
-}
 
 void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem) {
   struct gs_exact_lu *e = &gs->ex;
@@ -29,7 +23,7 @@ mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc
   struct gs_exact_lu *e = &gs->ex;
   const struct gs_host_copy *h = &gs->h;
   const int64_t n = gs->n, nc = gs->nclusters;
-  const int nt = nthreads_of(ctx);
+  const int nt = mispc_host_threads(ctx);
   mispc_status s = MISPC_SUCCESS;
   gs_exact_free(ctx, gs, MISPC_MEM_HOST);
   ALLOC(e->iperm, n + 1, 4, "exact solves: sweep positions");
@@ -69,7 +63,7 @@ mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_
   struct gs_exact_lu *e = &gs->ex;
   const struct gs_host_copy *h = &gs->h;
   const int64_t nc = gs->nclusters;
-  const int nt = nthreads_of(ctx);
+  const int nt = mispc_host_threads(ctx);
   const int rp = gs->opt.require_positive_diagonal;
   uint64_t first_bad = UINT64_MAX; /* the least (row << 3 | kind) */
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt) reduction(min : first_bad)
@@ -106,7 +100,7 @@ static inline void solve_cluster(const mispc_gs *gs, int64_t m, const double *b,
 void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                                int32_t c, int backward) {
   (void)backward; /* a cluster's exact solve is the same either way */
-  const int nt = nthreads_of(ctx);
+  const int nt = mispc_host_threads(ctx);
   const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
   /* a color's clusters share no entry: any split gives the same bits */
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1 && k1 - k0 > 1)

@@ -263,8 +263,7 @@ int gs_host_skips_zero(const mispc_gs *gs) {
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                            int backward, int from_zero) {
-  const int nt0 = mispc_context_num_threads(ctx);
-  const int nt = nt0 ? nt0 : omp_get_max_threads();
+  const int nt = mispc_host_threads(ctx);
   const int32_t ncol = gs->ncolors;
   if (gs_exact(gs)) { /* x = 0 already where from_zero */
     gs_exact_sweep_host(ctx, gs, b, x, backward, 0);
@@ -294,8 +293,7 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
 
 void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                          int32_t c, int backward) {
-  const int nt0 = mispc_context_num_threads(ctx);
-  const int nt = nt0 ? nt0 : omp_get_max_threads();
+  const int nt = mispc_host_threads(ctx);
   if (gs_exact(gs)) {
     gs_exact_sweep_color_host(ctx, gs, b, x, c, backward);
     return;

@@ -2,7 +2,6 @@
  * (gs_internal.h, struct gs_host_copy). The symbolic setup lays out the
  * pattern and where each value lies in A, so a numeric refresh only
  * gathers. */
-#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +17,6 @@ void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
   if (gs->mem == MISPC_MEM_HOST) gs_exact_free(ctx, gs, MISPC_MEM_HOST);
-}
-
-static int nthreads_of(const mispc_context *ctx) {
-  const int nt = mispc_context_num_threads(ctx);
-  return nt ? nt : omp_get_max_threads();
 }
 
 /* Which part of cluster row i an entry (column j) goes to, as
@@ -187,7 +181,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   const int64_t n = gs->n, ncol = gs->ncolors, nnz = gs->nnz;
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
-  const int nt = nthreads_of(ctx);
+  const int nt = mispc_host_threads(ctx);
   /* more columns than rows (the distributed sweep's ghosts): no zero-pass
    * copy, whose test needs every column's color; cluster GS: only the
    * handle's own sweep (may_block), with rows longer than 32 (2-core VM,
@@ -336,7 +330,7 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
                             int *bad_kind) {
   const struct gs_host_copy *h = &gs->h;
   const int64_t n = gs->n;
-  const int nt = nthreads_of(ctx);
+  const int nt = mispc_host_threads(ctx);
   const int rp = gs->opt.require_positive_diagonal;
   const double omega = gs->opt.omega;
   uint64_t first_bad = UINT64_MAX; /* the least (row << 3 | kind), as gs_diag_host's first row */
