@@ -265,10 +265,6 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
                            int backward, int from_zero) {
   const int nt = mispc_host_threads(ctx);
   const int32_t ncol = gs->ncolors;
-  if (gs_exact(gs)) { /* x = 0 already where from_zero */
-    gs_exact_sweep_host(ctx, gs, b, x, backward, 0);
-    return MISPC_SUCCESS;
-  }
   const copy_rows r = pass_copy(gs, backward, from_zero);
   if (gs->h.blocked) { /* rows (point) or clusters by level */
     if (gs->opt.kind == MISPC_GS_CLUSTER && gs->h.prefetch)

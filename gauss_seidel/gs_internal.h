@@ -237,7 +237,8 @@ void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs);
 /* One forward (backward = 0) or backward sweep over all colors, on the
  * sweep-ordered copy (gs->h); b and x in row order. from_zero: x = 0 and
  * this is the apply's first pass (forward: only the entries it has
- * updated are read). */
+ * updated are read). Row sweeps only: mispc_gs_apply runs exact cluster
+ * solves itself (gs_exact_sweep_host). */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                            int backward, int from_zero);
 /* One color c of a sweep (no from-zero copy): the distributed sweep, whose
