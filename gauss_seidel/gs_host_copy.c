@@ -193,7 +193,12 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   int64_t maxlen = 0; /* the longest row */
   for (int64_t i = 0; i < n; ++i)
     maxlen = A->rowptr[i + 1] - A->rowptr[i] > maxlen ? A->rowptr[i + 1] - A->rowptr[i] : maxlen;
-  const int zcopy = A->ncols == n && (!cluster || (may_block && (maxlen > 32 || nt == 1)));
+  /* exact cluster solves read their own arrays (gs_exact_host.c), not the
+   * row sweep's copies: only the order, the clusters' places and the
+   * diagonal's are built (and no values gathered) */
+  const int copies = !gs_exact(gs);
+  const int zcopy =
+      copies && A->ncols == n && (!cluster || (may_block && (maxlen > 32 || nt == 1)));
   int32_t *rcolor = NULL;
   mispc_status s = MISPC_SUCCESS;
   ALLOC(rcolor, n + 1, 4, "row colors");
@@ -204,7 +209,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   ALLOC(h->wdiag, n + 1, 8, "omega over the sorted diagonal");
   ALLOC(h->diag_at, n + 1, 4, "diagonal places");
   for (int d = 0; d < 2; ++d)
-    if (d == 0 || cluster) {
+    if (copies && (d == 0 || cluster)) {
       ALLOC(h->col[d], nnz + 1, 4, "sorted columns");
       ALLOC(h->val[d], nnz + 1, 8, "sorted values");
       if (cluster) ALLOC(h->src[d], nnz + 1, 4, "value places");
@@ -287,11 +292,11 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");
   }
-  if (h->blocked) {
+  if (h->blocked && copies) {
     ALLOC(h->rlen, n + 1, 1, "row lengths");
     if (h->zptr) ALLOC(h->zrlen, n + 1, 1, "row lengths");
   }
-  if (!s) {
+  if (!s && copies) {
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t q = 0; q < n; ++q) {
       if (h->rlen) h->rlen[q] = (uint8_t)(h->ptr[q + 1] - h->ptr[q]);
