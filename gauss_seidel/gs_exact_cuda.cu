@@ -1,10 +1,10 @@
-/* GPU exact cluster solves (gs_exact.h): a thread a cluster for the
- * pattern, the factors and each color's solves, on the sweep-ordered copy
- * (gs->perm, gs->pcl; vectors in sweep order, bp / xp). Built with
- * --fmad=false (CMakeLists.txt), as gs_exact_host.c is with
- * -ffp-contract=off: the same bits on both. A cluster's rows wait on each
- * other, so one thread walks them; the clusters of a color run in
- * parallel. */
+/* GPU exact cluster solves (gs_exact.h) on the sweep-ordered copy
+ * (gs->perm, gs->pcl; vectors in sweep order, bp / xp): a thread a cluster
+ * for the pattern and factors; a color's solve is its outside sums a thread
+ * a row, then the chains a thread a cluster (a warp where the factors are
+ * dense). Built with --fmad=false (CMakeLists.txt), as gs_exact_host.c is
+ * with -ffp-contract=off: the same bits on both. A cluster's rows wait on
+ * each other; the clusters of a color run in parallel. */
 #include "gs_cuda.cuh"
 
 namespace {
