@@ -118,9 +118,9 @@ int cmd_bench(int argc, char **argv) {
   if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
   if (prio >= 0) base.priority = cli_priority(prio);
   /* Variants: the chosen options, then each optimisation switched off. */
-  variant vars[8];
+  variant vars[10];
   int nvar = 0;
-  for (int v = 0; v < 8; ++v) vars[v].opt = base, vars[v].tune = tune;
+  for (int v = 0; v < 10; ++v) vars[v].opt = base, vars[v].tune = tune;
   vars[nvar++].name = "default";
   if (ablation) {
     if (k == 1) {
@@ -134,6 +134,7 @@ int cmd_bench(int argc, char **argv) {
     vars[nvar].tune.mis_no_warp_mapping = 1, vars[nvar++].name = "no-warp";
     vars[nvar].tune.mis_no_worklist = 1, vars[nvar++].name = "no-worklist";
     vars[nvar].tune.mis_no_persistent = 1, vars[nvar++].name = "no-persistent";
+    vars[nvar].tune.mis_no_smem = 1, vars[nvar++].name = "no-smem";
   }
 
   char dev[256]; /* for the JSON record */

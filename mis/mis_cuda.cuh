@@ -13,6 +13,17 @@
 #define MISPC_PERSISTENT_PER_SM 8 /* CMake's MISPC_PERSISTENT_PER_SM overrides it */
 #endif
 
+/* Small graphs in shared memory (mis_smem_cuda.cu): the blocks of the
+ * cluster that takes MIS-k of g (subset: whether one is given), 0 where the
+ * persistent kernels do; and the call itself with that many blocks (mode: the
+ * MIS-1 key mode, or MIS-2's per-round priorities). Same sets and rounds as
+ * the host. */
+extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset);
+extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr *g, int k,
+                                            const mispc_mis_options *opt, int mode, int blocks,
+                                            const uint8_t *subset, uint8_t *in_set,
+                                            mispc_mis_result *res);
+
 namespace mis_cuda {
 
 constexpr int kBlock = 256;

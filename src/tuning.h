@@ -37,6 +37,9 @@ typedef struct mispc_tuning {
   int mis_no_persistent;      /* one launch per round (MIS, GPU coloring) instead of one
                                  cooperative kernel */
   int mis_no_sync_free;       /* MIS-1: synchronous rounds even where the sync-free pass runs */
+  int mis_no_smem;            /* MIS: no shared-memory cluster kernel on small graphs */
+  int mis_smem_blocks;        /* MIS: 1, 2, 4 or 8 blocks for the shared-memory kernel wherever
+                                 the graph fits it (0: by the graph's size) */
   int mis1_lanes;             /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
                                  (0: by the mean degree) */
   /* Gauss-Seidel on the GPU, read by mispc_gs_symbolic (kept by the handle). */

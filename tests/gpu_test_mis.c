@@ -281,6 +281,93 @@ static void test_gpu_mis2_small_graphs_equal_host(void) {
   }
 }
 
+/* The shared-memory kernel (mis_smem_cuda.cu) with each cluster size it
+ * takes (mis_smem_blocks; 1 block, 2, 4, 8 with distributed shared memory,
+ * the columns in shared memory or, where they do not fit, read from global
+ * memory; blocks that own no vertex): the host's set and rounds for MIS-1
+ * (whose rounds it reports, unlike the sync-free pass) and MIS-2, every
+ * priority, subsets, and the round limit. */
+static void test_gpu_smem_cluster_sizes_equal_host(void) {
+  const char *g[] = {"gen:laplace2d:32",
+                     "gen:laplace3d:20",
+                     "gen:kron:12",
+                     "gen:random:16000:8",
+                     "gen:grid3d27:12",
+                     "gen:path:3000",
+                     "gen:random:300:200",
+                     "gen:kron:16",
+                     MISPC_TEST_DATA "/bcsstk13.mtx",
+                     MISPC_TEST_DATA "/PGPgiantcompo.metis.graph"};
+  const int blocks[] = {1, 2, 4, 8};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i)
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; ++b)
+      for (int v = 0; v < 4; ++v) {
+        mispc_mis_options o;
+        mispc_mis_options_default(&o);
+        mispc_tuning t = {0};
+        t.mis_smem_blocks = blocks[b];
+        o.seed = (uint64_t)(3 * i + b + v);
+        const int k = 1 + (v & 1);
+        if (v == 2) o.priority = MISPC_PRIORITY_HASH;
+        if (v == 3) o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+        compare_backends(g[i], &o, &t, k);
+        if (k == 1) { /* the rounds, not the sync-free pass's 0 */
+          mispc_csr H, D;
+          const int gen = !strncmp(g[i], "gen:", 4);
+          CHECK_OK(ctx, gen ? mispc_generate(ctx, g[i], 3, &H) : mispc_load(ctx, g[i], &H));
+          CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+          uint8_t *hs = malloc((size_t)H.nrows), *ds = NULL;
+          CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)H.nrows, (void **)&ds));
+          mispc_mis_result hr, gr;
+          CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+          CHECK_OK(ctx, mispc_mis1(ctx, &H, &o, hs, &hr));
+          CHECK_OK(ctx, mispc_mis1(ctx, &D, &o, ds, &gr));
+          if (H.nrows <= 65536 && H.nnz <= 1000000)
+            CHECK_MSG(gr.rounds == hr.rounds && hr.rounds > 0, "%s, %d blocks: %d rounds, host %d",
+                      g[i], blocks[b], gr.rounds, hr.rounds);
+          mispc_context_set_tuning_(ctx, NULL);
+          mispc_free(ctx, MISPC_MEM_DEVICE, ds);
+          free(hs);
+          mispc_csr_free(ctx, &D);
+          mispc_csr_free(ctx, &H);
+        }
+      }
+  for (size_t i = 0; i < 6; ++i) /* subsets and the round limit */
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; ++b) {
+      subset_case c;
+      subset_case_open(&c, g[i], 13 + b, 60);
+      mispc_tuning t = {0};
+      t.mis_smem_blocks = blocks[b];
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      for (int k = 1; k <= 2; ++k) {
+        mispc_mis_result hr, gr;
+        CHECK_OK(ctx, k == 1 ? mispc_mis1_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr)
+                             : mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
+        CHECK_OK(ctx, k == 1 ? mispc_mis1_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr)
+                             : mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
+        CHECK_MSG(subset_case_same(&c) && hr.rounds == gr.rounds && hr.set_size == gr.set_size,
+                  "%s, %d blocks: subset MIS-%d GPU != host", g[i], blocks[b], k);
+        CHECK_OK(ctx, k == 1 ? mispc_mis1(ctx, &c.H, NULL, c.hs, &hr)
+                             : mispc_mis2(ctx, &c.H, NULL, c.hs, &hr));
+        mispc_mis_options o;
+        mispc_mis_options_default(&o);
+        o.max_rounds = hr.rounds; /* exactly the host's rounds pass, one fewer does not */
+        CHECK_OK(ctx, k == 1 ? mispc_mis1(ctx, &c.D, &o, c.ds, &gr)
+                             : mispc_mis2(ctx, &c.D, &o, c.ds, &gr));
+        CHECK_MSG(subset_case_same(&c) && gr.rounds == hr.rounds, "%s: MIS-%d at its round limit",
+                  g[i], k);
+        o.max_rounds = hr.rounds - 1;
+        if (o.max_rounds > 0)
+          CHECK_STATUS(ctx,
+                       k == 1 ? mispc_mis1(ctx, &c.D, &o, c.ds, &gr)
+                              : mispc_mis2(ctx, &c.D, &o, c.ds, &gr),
+                       MISPC_ERR_NOT_CONVERGED);
+      }
+      mispc_context_set_tuning_(ctx, NULL);
+      subset_case_close(&c);
+    }
+}
+
 static void test_gpu_star_and_clique(void) {
   mispc_csr S = star_graph(ctx, 5000), C = clique_graph(ctx, 300), D;
   uint8_t *ds = NULL, hs[6000];
@@ -398,6 +485,7 @@ int main(void) {
   RUN_TEST(test_gpu_mis1_sync_free_rule_and_subset);
   RUN_TEST(test_gpu_small_graphs_equal_host);
   RUN_TEST(test_gpu_mis2_small_graphs_equal_host);
+  RUN_TEST(test_gpu_smem_cluster_sizes_equal_host);
   RUN_TEST(test_gpu_star_and_clique);
   RUN_TEST(test_gpu_mis1_equals_greedy);
   RUN_TEST(test_gpu_edge_cases_and_errors);

@@ -1,0 +1,575 @@
+/* MIS-1 and MIS-2 of small graphs in shared memory (issue 31 item 6).
+ *
+ * On graphs of up to 65,536 vertices a call is latency: the launch and the
+ * wait cost about 12 us on an H200 (bench/experiments/launch_floor.cu), a
+ * grid barrier 0.75 us and a dependent global load 0.4-0.6 us, so the
+ * persistent kernels (mis1_cuda.cu, mis2_cuda.cu) spend 17-70 us in chains of
+ * global loads and grid barriers. Here one thread block cluster of 1 to 8
+ * blocks of 1024 threads (one block an SM) holds the whole state in shared
+ * memory: block b owns vertices [b 2^s, (b+1) 2^s), their row offsets,
+ * status words and, where they fit, their column indices (16 bits). A
+ * neighbour's word is read from its owner's shared memory (distributed
+ * shared memory when b differs), and a round's phases are separated by block
+ * (one block) or cluster barriers (0.1 / 0.3 us). No global atomics, no
+ * worklists, no host round trip: one launch, one wait, the result words in
+ * mapped pinned memory.
+ *
+ * The rounds are those of the host backends, phase for phase, so the set and
+ * the round count equal the host's for any cluster size:
+ * - MIS-1 (mis1_host.c): A) an undecided vertex joins when no undecided
+ *   neighbour comes before it; B) joiners are IN, their neighbours OUT.
+ * - MIS-2 (mis2_host.c): column minima of T over closed neighbourhoods, then
+ *   the decide scan over M.
+ * Rows longer than 32 entries are scanned by the whole warp (hubs).
+ * Needs compute capability 9.0 for clusters of more than one block. */
+#include <cooperative_groups.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mis_backend.h"
+#include "mis_common.h"
+#include "mis_cuda.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+constexpr int kThreads = 1024;
+constexpr int kLongRow = 32;            /* longer rows: the whole warp */
+constexpr int kMaxCluster = 8;          /* portable cluster size */
+constexpr int kMaxVertices = 65536;     /* 16-bit column indices */
+constexpr uint32_t kOut2 = 0xFFFFFFFFu; /* MIS-2 words: IN = 0, OUT = all ones */
+/* Entries a block takes in the automatic choice of the cluster size (more
+ * blocks above it, none of this kernel above 8 of them). */
+constexpr int64_t kEntriesPerBlock = 16384;
+
+struct SmemPlan {
+  const int64_t *rowptr;
+  const int32_t *colidx;
+  const uint8_t *subset;
+  uint8_t *in_set;
+  unsigned long long *result; /* [0] set size, [1] MIS-1 undecided / MIS-2 -1 on failure,
+                                 [2] rounds (mapped pinned or device words) */
+  uint64_t seed;
+  int n;
+  int shift;        /* block b owns [b << shift, (b + 1) << shift) */
+  unsigned col_cap; /* 16-bit column slots a block has */
+  int mode;         /* MIS-1 key mode, or MIS-2 per-round priorities */
+  int idbits;       /* MIS-2 */
+  int max_rounds;
+};
+
+/* A block's shared memory: per owned vertex the row offset, one or two
+ * words and (MIS-2 with a subset) a flag; the column slots after them. */
+struct Layout {
+  uint32_t *off; /* nv + 1 offsets into the block's entries */
+  uint32_t *w0;  /* MIS-1 status, MIS-2 T */
+  uint32_t *w1;  /* MIS-2 M */
+  uint8_t *sub;  /* MIS-2 subset flags */
+  uint16_t *col; /* the block's column indices where they fit */
+  __host__ __device__ static size_t fixed_bytes(int per_block, int words, bool has_sub) {
+    const size_t v = (size_t)per_block;
+    return ((v + 1) * 4 + v * 4 * words + (has_sub ? v : 0) + 15) & ~(size_t)15;
+  }
+  __device__ Layout(unsigned char *base, int per_block, int words, bool has_sub) {
+    off = (uint32_t *)base;
+    w0 = off + per_block + 1;
+    w1 = w0 + per_block;
+    sub = (uint8_t *)(w0 + per_block * words);
+    col = (uint16_t *)(base + fixed_bytes(per_block, words, has_sub));
+  }
+};
+
+/* The shared state a cluster agrees on: the round flags and the tallies. */
+struct Shared {
+  unsigned flag[2]; /* rank 0's: work left, by round parity */
+  unsigned long long set_size, undecided;
+  uint32_t *w0[kMaxCluster], *w1[kMaxCluster]; /* every rank's words (generic addresses) */
+  uint8_t *sub[kMaxCluster];
+  Shared *rank0;
+};
+
+/* Barrier over the block (C: one block) or the cluster, with the ordering
+ * of shared memory writes. */
+template <bool C> __device__ __forceinline__ void sync_all() {
+  if constexpr (C)
+    cg::this_cluster().sync();
+  else
+    __syncthreads();
+}
+
+/* Where vertex u's words are: its owner's (local when C is false). */
+template <bool C> struct Words {
+  uint32_t *const *w;
+  uint32_t *local;
+  int shift;
+  unsigned mask;
+  __device__ __forceinline__ uint32_t &operator[](int u) const {
+    if constexpr (C)
+      return w[u >> shift][u & mask];
+    else
+      return local[u];
+  }
+};
+
+/* Loads the block's rows: offsets, and the columns as 16-bit ids where they
+ * fit (else they are read from colidx). Returns the block's first vertex,
+ * its count and entry base in v0 / nv / gb; *local_cols says where the
+ * columns are. */
+__device__ void load_rows(const SmemPlan &p, const Layout &L, int rank, int *v0, int *nv,
+                          int64_t *gb, bool *local_cols) {
+  const int first = min(rank << p.shift, p.n); /* a last block may own nothing */
+  const int cnt = max(0, min(1 << p.shift, p.n - first));
+  const int64_t b = p.rowptr[first];
+  const int64_t ne = p.rowptr[first + cnt] - b;
+  for (int i = threadIdx.x; i <= cnt; i += kThreads) L.off[i] = (uint32_t)(p.rowptr[first + i] - b);
+  const bool fits = (uint64_t)ne <= p.col_cap;
+  if (fits)
+    for (int64_t q = threadIdx.x; q < ne; q += kThreads) L.col[q] = (uint16_t)p.colidx[b + q];
+  *v0 = first, *nv = cnt, *gb = b, *local_cols = fits;
+}
+
+/* The column of the block's entry q. */
+struct Cols {
+  const uint16_t *s;
+  const int32_t *g;
+  bool local;
+  __device__ __forceinline__ int operator()(uint32_t q) const {
+    return local ? (int)s[q] : g[q];
+  }
+};
+
+/* Fills sh's table of every rank's words (before the first cluster barrier). */
+template <bool C> __device__ void publish_words(Shared *sh, const Layout &L) {
+  if (threadIdx.x != 0) return;
+  if constexpr (C) {
+    cg::cluster_group cl = cg::this_cluster();
+    for (unsigned r = 0; r < cl.num_blocks(); ++r) {
+      sh->w0[r] = cl.map_shared_rank(L.w0, r);
+      sh->w1[r] = cl.map_shared_rank(L.w1, r);
+      sh->sub[r] = cl.map_shared_rank(L.sub, r);
+    }
+    sh->rank0 = cl.map_shared_rank(sh, 0);
+  } else {
+    sh->w0[0] = L.w0, sh->w1[0] = L.w1, sh->sub[0] = L.sub;
+    sh->rank0 = sh;
+  }
+  sh->flag[0] = sh->flag[1] = 0;
+  sh->set_size = sh->undecided = 0;
+}
+
+template <bool C> __device__ __forceinline__ int block_rank() {
+  if constexpr (C)
+    return (int)cg::this_cluster().block_rank();
+  else
+    return 0;
+}
+
+/* Rank 0 writes the result words after the last barrier. */
+__device__ void write_result(const SmemPlan &p, const Shared *sh, unsigned long long w1,
+                             int rounds) {
+  p.result[0] = sh->set_size;
+  p.result[1] = w1;
+  p.result[2] = (unsigned long long)rounds;
+  __threadfence_system();
+}
+
+/* ---- MIS-1 ---------------------------------------------------------------- */
+
+template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_smem(SmemPlan p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ Shared sh;
+  const int per_block = 1 << p.shift;
+  const Layout L(smem, per_block, 1, false);
+  const int rank = block_rank<C>();
+  int v0, nv;
+  int64_t gb;
+  bool lc;
+  load_rows(p, L, rank, &v0, &nv, &gb, &lc);
+  const Cols col = {L.col, p.colidx + gb, lc};
+  __syncthreads(); /* offsets before the keys */
+  for (int i = threadIdx.x; i < nv; i += kThreads) {
+    const int v = v0 + i;
+    uint32_t w = MIS1_STAMP_EXCLUDED;
+    if (!p.subset || p.subset[v]) {
+      const int64_t b = gb + L.off[i], m = (int64_t)(L.off[i + 1] - L.off[i]);
+      const uint32_t cls = p.mode == MIS1_KEY_LINES ? mis1_line_class_row(p.colidx + b, m, v) : 1u;
+      w = mis1_key_of(p.mode, p.seed, v, m, cls);
+    }
+    L.w0[i] = w;
+  }
+  publish_words<C>(&sh, L);
+  sync_all<C>();
+  const Words<C> W = {sh.w0, L.w0, p.shift, (unsigned)per_block - 1u};
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  Shared *const r0 = sh.rank0;
+  int r = 0;
+  bool failed = false;
+  for (;; ++r) {
+    /* A: who joins (state at the start of the round: nobody writes in A) */
+    uint64_t join = 0; /* bit c: this lane's vertex of chunk c */
+    bool left = false;
+    for (int base = warp * 32, c = 0; base < nv; base += kThreads, ++c) {
+      const int i = base + lane;
+      const uint32_t kv = i < nv ? L.w0[i] : 0u;
+      const bool open = i < nv && !mis1_is_decided(kv);
+      const uint32_t b = open ? L.off[i] : 0u, e = open ? L.off[i + 1] : 0u;
+      const bool lng = open && e - b > (uint32_t)kLongRow;
+      const int v = v0 + i;
+      bool blocked = false;
+      if (open && !lng)
+        for (uint32_t q = b; q < e && !blocked; ++q) {
+          const int u = col(q);
+          if (u == v) continue;
+          const uint32_t ku = W[u];
+          blocked = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
+        }
+      unsigned hm = __ballot_sync(0xffffffffu, lng);
+      while (hm) { /* the warp scans each long row */
+        const int src = __ffs(hm) - 1;
+        hm &= hm - 1;
+        const int hv = __shfl_sync(0xffffffffu, v, src);
+        const uint32_t hk = __shfl_sync(0xffffffffu, kv, src);
+        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
+        bool hbl = false;
+        for (uint32_t q0 = hb; q0 < he && !hbl; q0 += 32) {
+          bool x = false;
+          if (q0 + lane < he) {
+            const int u = col(q0 + lane);
+            const uint32_t ku = u == hv ? 0u : W[u];
+            x = u != hv && !mis1_is_decided(ku) && mis1_before(ku, u, hk, hv);
+          }
+          hbl = __any_sync(0xffffffffu, x);
+        }
+        if (lane == src) blocked = hbl;
+      }
+      left |= open;
+      if (open && !blocked) join |= 1ull << c;
+    }
+    if (__any_sync(0xffffffffu, left) && lane == 0) atomicOr(&r0->flag[r & 1], 1u);
+    sync_all<C>();
+    if (!r0->flag[r & 1]) break;
+    if (r >= p.max_rounds) {
+      failed = true;
+      break;
+    }
+    if (rank == 0 && threadIdx.x == 0) r0->flag[(r + 1) & 1] = 0; /* read before this barrier */
+    /* B: joiners IN, their neighbours OUT (no joiner is a neighbour of another) */
+    const uint32_t in = mis1_stamp(r, 0), out = mis1_stamp(r, 1);
+    for (int base = warp * 32, c = 0; base < nv; base += kThreads, ++c) {
+      const int i = base + lane;
+      const bool j = (join >> c) & 1;
+      const uint32_t b = j ? L.off[i] : 0u, e = j ? L.off[i + 1] : 0u;
+      const bool lng = j && e - b > (uint32_t)kLongRow;
+      const int v = v0 + i;
+      if (j) L.w0[i] = in;
+      if (j && !lng)
+        for (uint32_t q = b; q < e; ++q) {
+          const int u = col(q);
+          if (u != v) W[u] = out;
+        }
+      unsigned hm = __ballot_sync(0xffffffffu, lng);
+      while (hm) {
+        const int src = __ffs(hm) - 1;
+        hm &= hm - 1;
+        const int hv = __shfl_sync(0xffffffffu, v, src);
+        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
+        for (uint32_t q = hb + lane; q < he; q += 32) {
+          const int u = col(q);
+          if (u != hv) W[u] = out;
+        }
+      }
+    }
+    sync_all<C>();
+  }
+  /* the set, its size and (after too many rounds) what is left undecided */
+  unsigned long long size = 0, und = 0;
+  for (int i = threadIdx.x; i < nv; i += kThreads) {
+    const uint32_t s = L.w0[i];
+    const bool inset = mis1_in_set(s);
+    p.in_set[v0 + i] = inset;
+    size += inset;
+    und += !mis1_is_decided(s);
+  }
+  for (int o = 16; o; o >>= 1) {
+    size += __shfl_xor_sync(0xffffffffu, size, o);
+    und += __shfl_xor_sync(0xffffffffu, und, o);
+  }
+  if (lane == 0 && (size || und)) {
+    atomicAdd(&r0->set_size, size);
+    atomicAdd(&r0->undecided, und);
+  }
+  sync_all<C>();
+  if (rank == 0 && threadIdx.x == 0) write_result(p, &sh, failed ? sh.undecided : 0ull, r);
+}
+
+/* ---- MIS-2 ---------------------------------------------------------------- */
+
+template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemPlan p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ Shared sh;
+  const int per_block = 1 << p.shift;
+  const Layout L(smem, per_block, 2, p.subset != nullptr);
+  const int rank = block_rank<C>();
+  int v0, nv;
+  int64_t gb;
+  bool lc;
+  load_rows(p, L, rank, &v0, &nv, &gb, &lc);
+  const Cols col = {L.col, p.colidx + gb, lc};
+  bool any = false;
+  for (int i = threadIdx.x; i < nv; i += kThreads) {
+    const int v = v0 + i;
+    const bool inside = !p.subset || p.subset[v];
+    L.w0[i] = inside ? (uint32_t)mis2_tuple(p.mode, p.seed, 0, v, p.idbits, 32) : kOut2;
+    L.w1[i] = inside ? 0u : kOut2;
+    if (p.subset) L.sub[i] = inside;
+    any |= inside;
+  }
+  publish_words<C>(&sh, L);
+  sync_all<C>(); /* the table and the flags before anybody's atomics */
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  Shared *const r0 = sh.rank0;
+  if (__any_sync(0xffffffffu, any) && lane == 0) atomicOr(&r0->flag[1], 1u);
+  sync_all<C>();
+  const unsigned mask = (unsigned)per_block - 1u;
+  const Words<C> T = {sh.w0, L.w0, p.shift, mask}, M = {sh.w1, L.w1, p.shift, mask};
+  const uint8_t *const *subs = sh.sub;
+  auto inside = [&](int u) -> bool {
+    if (!p.subset) return true;
+    if constexpr (C)
+      return subs[u >> p.shift][u & mask];
+    else
+      return L.sub[u];
+  };
+  int r = 0;
+  bool failed = false;
+  for (bool go = r0->flag[1]; go;) {
+    if (r >= p.max_rounds) {
+      failed = true;
+      break;
+    }
+    /* column: M = min of T over N[v]; an IN minimum makes it OUT */
+    for (int base = warp * 32; base < nv; base += kThreads) {
+      const int i = base + lane;
+      const bool open = i < nv && L.w1[i] != kOut2;
+      const uint32_t b = open ? L.off[i] : 0u, e = open ? L.off[i + 1] : 0u;
+      const bool lng = open && e - b > (uint32_t)kLongRow;
+      uint32_t m = open ? L.w0[i] : 0u;
+      if (open && !lng)
+        for (uint32_t q = b; q < e; ++q) m = min(m, T[col(q)]);
+      unsigned hm = __ballot_sync(0xffffffffu, lng);
+      while (hm) {
+        const int src = __ffs(hm) - 1;
+        hm &= hm - 1;
+        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
+        uint32_t hmin = __shfl_sync(0xffffffffu, m, src);
+        for (uint32_t q = hb + lane; q < he; q += 32) hmin = min(hmin, T[col(q)]);
+        hmin = __reduce_min_sync(0xffffffffu, hmin);
+        if (lane == src) m = hmin;
+      }
+      if (open) L.w1[i] = m == 0u ? kOut2 : m;
+    }
+    sync_all<C>();
+    /* decide: OUT next to an OUT column, IN where every column is T[v] */
+    bool left = false;
+    for (int base = warp * 32; base < nv; base += kThreads) {
+      const int i = base + lane;
+      const uint32_t t = i < nv ? L.w0[i] : 0u;
+      const bool open = i < nv && t != 0u && t != kOut2;
+      const uint32_t b = open ? L.off[i] : 0u, e = open ? L.off[i + 1] : 0u;
+      const bool lng = open && e - b > (uint32_t)kLongRow;
+      bool out = open && L.w1[i] == kOut2, all = open && L.w1[i] == t;
+      if (open && !lng)
+        for (uint32_t q = b; q < e && !out && (all || r > 0); ++q) {
+          const int u = col(q);
+          if (!inside(u)) continue;
+          const uint32_t m = M[u];
+          out = m == kOut2;
+          all = all && m == t;
+        }
+      unsigned hm = __ballot_sync(0xffffffffu, lng);
+      while (hm) { /* any OUT, every column t (the scan's result without its early exit) */
+        const int src = __ffs(hm) - 1;
+        hm &= hm - 1;
+        const uint32_t ht = __shfl_sync(0xffffffffu, t, src);
+        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
+        bool ho = __shfl_sync(0xffffffffu, out, src), ha = __shfl_sync(0xffffffffu, all, src);
+        for (uint32_t q0 = hb; q0 < he && !ho && (ha || r > 0); q0 += 32) {
+          bool o = false, a = true;
+          if (q0 + lane < he) {
+            const int u = col(q0 + lane);
+            if (inside(u)) {
+              const uint32_t m = M[u];
+              o = m == kOut2;
+              a = m == ht;
+            }
+          }
+          ho = __any_sync(0xffffffffu, o);
+          ha = ha && __all_sync(0xffffffffu, a);
+        }
+        if (lane == src) out = ho, all = ha;
+      }
+      if (open) {
+        const uint32_t nt = out ? kOut2
+                            : all
+                                ? 0u
+                                : (uint32_t)mis2_tuple(p.mode, p.seed, r + 1, v0 + i, p.idbits, 32);
+        L.w0[i] = nt;
+        left |= !out && !all;
+      }
+    }
+    if (__any_sync(0xffffffffu, left) && lane == 0) atomicOr(&r0->flag[r & 1], 1u);
+    sync_all<C>();
+    go = r0->flag[r & 1];
+    ++r;
+    if (rank == 0 && threadIdx.x == 0) r0->flag[r & 1] = 0; /* last read before this barrier */
+  }
+  unsigned long long size = 0;
+  for (int i = threadIdx.x; i < nv; i += kThreads) {
+    const bool inset = L.w0[i] == 0u;
+    p.in_set[v0 + i] = inset;
+    size += inset;
+  }
+  for (int o = 16; o; o >>= 1) size += __shfl_xor_sync(0xffffffffu, size, o);
+  if (lane == 0 && size) atomicAdd(&r0->set_size, size);
+  sync_all<C>();
+  if (rank == 0 && threadIdx.x == 0)
+    write_result(p, &sh, failed ? ~0ull : (unsigned long long)r, r);
+}
+
+/* The device's shared memory a block may opt into, looked up once. */
+int max_smem_optin() {
+  static int bytes = -1;
+  if (bytes < 0) {
+    int dev = 0, b = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&b, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+      b = 0;
+    bytes = b;
+  }
+  return bytes;
+}
+
+/* Clusters of more than one block need compute capability 9.0. */
+bool cluster_launch_ok() {
+  static int ok = -1;
+  if (ok < 0) {
+    int dev = 0, v = 0;
+    ok = cudaGetDevice(&dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, dev) == cudaSuccess && v;
+  }
+  cudaGetLastError();
+  return ok;
+}
+
+/* Raises the kernel's dynamic shared memory limit to `bytes` (once a kernel). */
+mispc_status allow_smem(mispc_context *ctx, const void *kernel, int bytes) {
+  MISPC_CUDA_TRY(ctx,
+                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  return MISPC_SUCCESS;
+}
+
+} // namespace
+
+/* Blocks of the cluster for graph g (k = 1, 2; with a subset for MIS-2), or
+ * 0 where the shared-memory kernel does not run: more than 65,536
+ * vertices, more entries than the automatic choice takes (forced sizes take
+ * any graph whose words fit), or ablations of the other kernels. */
+extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset) {
+  const mispc_tuning *tu = &ctx->tuning;
+  if (tu->mis_no_smem || tu->mis_no_persistent || tu->mis_no_worklist || tu->mis_no_sync_free ||
+      tu->mis_no_warp_mapping || tu->mis_force_warp_mapping || tu->mis1_lanes)
+    return 0;
+  const int64_t n = g->nrows;
+  if (n < 1 || n > kMaxVertices || g->ncols > kMaxVertices) return 0;
+  const int optin = max_smem_optin();
+  const int words = k == 1 ? 1 : 2;
+  int cs = tu->mis_smem_blocks;
+  if (!cs) {
+    /* measured (docs/BENCHMARKS.md, "Small graphs"): a block keeps up to
+     * kEntriesPerBlock entries a round within the latency of the others */
+    if (g->nnz > (int64_t)kMaxCluster * kEntriesPerBlock) return 0;
+    cs = 1;
+    while (cs < kMaxCluster && g->nnz > (int64_t)cs * kEntriesPerBlock) cs *= 2;
+  }
+  if (cs > 1 && !cluster_launch_ok()) return 0;
+  for (;; cs *= 2) { /* the words must fit */
+    if (cs > kMaxCluster) return 0;
+    int per = 1;
+    while ((int64_t)per * cs < n) per *= 2;
+    if (Layout::fixed_bytes(per, words, k == 2 && subset) + 1024 <= (size_t)optin) return cs;
+    if (tu->mis_smem_blocks || cs > 1 && !cluster_launch_ok()) return 0;
+  }
+}
+
+extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr *g, int k,
+                                            const mispc_mis_options *opt, int mode, int blocks,
+                                            const uint8_t *subset, uint8_t *in_set,
+                                            mispc_mis_result *res) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const int n = (int)g->nrows;
+  int per = 1, shift = 0;
+  while ((int64_t)per * blocks < n) per *= 2, ++shift;
+  const int words = k == 1 ? 1 : 2;
+  const size_t fixed = Layout::fixed_bytes(per, words, k == 2 && subset);
+  const int optin = max_smem_optin();
+  const int smem = optin - (int)sizeof(Shared) - 64;
+  SmemPlan p;
+  memset(&p, 0, sizeof p);
+  p.rowptr = g->rowptr;
+  p.colidx = g->colidx;
+  p.subset = subset;
+  p.in_set = in_set;
+  p.seed = opt->seed;
+  p.n = n;
+  p.shift = shift;
+  p.col_cap = smem > (int)fixed ? (unsigned)((smem - (int)fixed) / 2) : 0u;
+  p.mode = mode;
+  p.idbits = mis2_id_bits(n);
+  p.max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  unsigned long long *h_mapped = NULL, *d_mapped = NULL, *d_words = NULL;
+  MISPC_TRY(mispc_pinned_mapped(ctx, 3 * sizeof(unsigned long long), (void **)&h_mapped,
+                                (void **)&d_mapped));
+  if (!d_mapped) /* the device cannot write host memory: device words and a copy */
+    MISPC_TRY(mispc_scratch_alloc(ctx, 3 * sizeof(unsigned long long), (void **)&d_words,
+                                  "MIS result words"));
+  p.result = d_mapped ? d_mapped : d_words;
+  const void *kern =
+      k == 1 ? (blocks > 1 ? (const void *)mis1_smem<true> : (const void *)mis1_smem<false>)
+             : (blocks > 1 ? (const void *)mis2_smem<true> : (const void *)mis2_smem<false>);
+  mispc_status st = allow_smem(ctx, kern, smem);
+  if (!st) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1] = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.stream = s;
+    if (blocks > 1) {
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = (unsigned)blocks;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+    }
+    void *args[] = {&p};
+    st = MISPC_CUDA_CALL(ctx, cudaLaunchKernelExC(&cfg, kern, args));
+  }
+  unsigned long long h[3] = {0, 0, 0};
+  if (!st)
+    st = mis_cuda::fetch_result(ctx, s, h, d_words, d_mapped ? h_mapped : NULL, sizeof h,
+                                k == 1 ? "MIS-1" : "MIS-2");
+  if (d_words) mispc_scratch_free(ctx, d_words);
+  if (st) return st;
+  res->set_size = (int64_t)h[0];
+  res->rounds = (int)h[2];
+  if (k == 1 && h[1] != 0)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                        "mispc_mis1: %llu vertices undecided after %d rounds", h[1], p.max_rounds);
+  if (k == 2 && h[1] == ~0ull)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                        "mispc_mis2: vertices still undecided after %d rounds", p.max_rounds);
+  return MISPC_SUCCESS;
+}
