@@ -23,6 +23,7 @@
  * Rows longer than 32 entries are scanned by the whole warp (hubs).
  * Needs compute capability 9.0 for clusters of more than one block. */
 #include <cooperative_groups.h>
+#include <atomic>
 #include <stdint.h>
 #include <string.h>
 
@@ -35,7 +36,6 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kThreads = 1024;
-constexpr int kLongRow = 32;            /* longer rows: the whole warp */
 constexpr int kMaxCluster = 8;          /* portable cluster size */
 constexpr int kMaxVertices = 65536;     /* 16-bit column indices */
 constexpr uint32_t kOut2 = 0xFFFFFFFFu; /* MIS-2 words: IN = 0, OUT = all ones */
@@ -60,23 +60,24 @@ struct SmemPlan {
 };
 
 /* A block's shared memory: per owned vertex the row offset, one or two
- * words and (MIS-2 with a subset) a flag; the column slots after them. */
+ * words, (MIS-1) a join flag or (MIS-2 with a subset) a subset flag; the
+ * column slots after them. */
 struct Layout {
   uint32_t *off; /* nv + 1 offsets into the block's entries */
   uint32_t *w0;  /* MIS-1 status, MIS-2 T */
   uint32_t *w1;  /* MIS-2 M */
-  uint8_t *sub;  /* MIS-2 subset flags */
+  uint8_t *flag; /* MIS-1: joins this round; MIS-2: inside the subset */
   uint16_t *col; /* the block's column indices where they fit */
-  __host__ __device__ static size_t fixed_bytes(int per_block, int words, bool has_sub) {
+  __host__ __device__ static size_t fixed_bytes(int per_block, int words, bool flags) {
     const size_t v = (size_t)per_block;
-    return ((v + 1) * 4 + v * 4 * words + (has_sub ? v : 0) + 15) & ~(size_t)15;
+    return ((v + 1) * 4 + v * 4 * words + (flags ? v : 0) + 15) & ~(size_t)15;
   }
-  __device__ Layout(unsigned char *base, int per_block, int words, bool has_sub) {
+  __device__ Layout(unsigned char *base, int per_block, int words, bool flags) {
     off = (uint32_t *)base;
     w0 = off + per_block + 1;
     w1 = w0 + per_block;
-    sub = (uint8_t *)(w0 + per_block * words);
-    col = (uint16_t *)(base + fixed_bytes(per_block, words, has_sub));
+    flag = (uint8_t *)(w0 + per_block * words);
+    col = (uint16_t *)(base + fixed_bytes(per_block, words, flags));
   }
 };
 
@@ -85,7 +86,7 @@ struct Shared {
   unsigned flag[2]; /* rank 0's: work left, by round parity */
   unsigned long long set_size, undecided;
   uint32_t *w0[kMaxCluster], *w1[kMaxCluster]; /* every rank's words (generic addresses) */
-  uint8_t *sub[kMaxCluster];
+  uint8_t *flag_of[kMaxCluster];
   Shared *rank0;
 };
 
@@ -98,13 +99,13 @@ template <bool C> __device__ __forceinline__ void sync_all() {
     __syncthreads();
 }
 
-/* Where vertex u's words are: its owner's (local when C is false). */
-template <bool C> struct Words {
-  uint32_t *const *w;
-  uint32_t *local;
+/* Vertex u's entry of a per-vertex array: its owner's (local when C is false). */
+template <bool C, typename T> struct Words {
+  T *const *w;
+  T *local;
   int shift;
   unsigned mask;
-  __device__ __forceinline__ uint32_t &operator[](int u) const {
+  __device__ __forceinline__ T &operator[](int u) const {
     if constexpr (C)
       return w[u >> shift][u & mask];
     else
@@ -113,19 +114,38 @@ template <bool C> struct Words {
 };
 
 /* Loads the block's rows: offsets, and the columns as 16-bit ids where they
- * fit (else they are read from colidx). Returns the block's first vertex,
- * its count and entry base in v0 / nv / gb; *local_cols says where the
- * columns are. */
+ * fit (else they are read from colidx), UNROLL independent loads a thread
+ * (one SM keeps few loads in flight otherwise: a thread's load-store pairs
+ * one after another made a 54k-entry graph take 50 us). Returns the block's
+ * first vertex, its count and entry base in v0 / nv / gb; *local_cols says
+ * where the columns are. */
+constexpr int kUnroll = 8;
 __device__ void load_rows(const SmemPlan &p, const Layout &L, int rank, int *v0, int *nv,
                           int64_t *gb, bool *local_cols) {
   const int first = min(rank << p.shift, p.n); /* a last block may own nothing */
   const int cnt = max(0, min(1 << p.shift, p.n - first));
   const int64_t b = p.rowptr[first];
   const int64_t ne = p.rowptr[first + cnt] - b;
-  for (int i = threadIdx.x; i <= cnt; i += kThreads) L.off[i] = (uint32_t)(p.rowptr[first + i] - b);
+  const int64_t *rp = p.rowptr + first;
+  for (int i0 = threadIdx.x; i0 <= cnt; i0 += kUnroll * kThreads) {
+    int64_t x[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) x[k] = i0 + k * kThreads <= cnt ? rp[i0 + k * kThreads] : 0;
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k)
+      if (i0 + k * kThreads <= cnt) L.off[i0 + k * kThreads] = (uint32_t)(x[k] - b);
+  }
   const bool fits = (uint64_t)ne <= p.col_cap;
+  const int32_t *cp = p.colidx + b;
   if (fits)
-    for (int64_t q = threadIdx.x; q < ne; q += kThreads) L.col[q] = (uint16_t)p.colidx[b + q];
+    for (int64_t q0 = threadIdx.x; q0 < ne; q0 += kUnroll * kThreads) {
+      int32_t x[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) x[k] = q0 + k * kThreads < ne ? cp[q0 + k * kThreads] : 0;
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k)
+        if (q0 + k * kThreads < ne) L.col[q0 + k * kThreads] = (uint16_t)x[k];
+    }
   *v0 = first, *nv = cnt, *gb = b, *local_cols = fits;
 }
 
@@ -139,7 +159,35 @@ struct Cols {
   }
 };
 
-/* Fills sh's table of every rank's words (before the first cluster barrier). */
+/* mis1_line_class_row (mis_common.h) over the block's entries [b, b + m)
+ * of vertex v, read through col (shared memory where the columns are). */
+__device__ uint32_t line_class(const Cols &col, uint32_t b, uint32_t m, int v) {
+  if (!col.local) return mis1_line_class_row(col.g + b, m, v);
+  if (m > MIS1_LINE_MAX_DEG + 1) return 1u;
+  uint32_t lo = 0, hi = m;
+  while (lo < hi) { /* first entry >= v - 2 */
+    const uint32_t mid = (lo + hi) >> 1;
+    if (col(b + mid) < v - 2)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int near1 = 0;
+  for (uint32_t q = lo; q < m && col(b + q) <= v + 2; ++q) {
+    const int u = col(b + q);
+    if (u == v - 2 || u == v + 2) return 1u;
+    near1 |= u == v - 1 || u == v + 1;
+  }
+  if (!near1) return 1u;
+  mis1_runs r = {0, -3};
+  for (uint32_t q = 0; q < m; ++q) {
+    const int u = col(b + q);
+    if (u != v && mis1_runs_step(&r, u, v)) return 1u;
+  }
+  return mis1_runs_end(&r, v) ? 1u : 2u * (uint32_t)(v & 1);
+}
+
+/* Fills sh's table of every rank's arrays (before the first cluster barrier). */
 template <bool C> __device__ void publish_words(Shared *sh, const Layout &L) {
   if (threadIdx.x != 0) return;
   if constexpr (C) {
@@ -147,11 +195,11 @@ template <bool C> __device__ void publish_words(Shared *sh, const Layout &L) {
     for (unsigned r = 0; r < cl.num_blocks(); ++r) {
       sh->w0[r] = cl.map_shared_rank(L.w0, r);
       sh->w1[r] = cl.map_shared_rank(L.w1, r);
-      sh->sub[r] = cl.map_shared_rank(L.sub, r);
+      sh->flag_of[r] = cl.map_shared_rank(L.flag, r);
     }
     sh->rank0 = cl.map_shared_rank(sh, 0);
   } else {
-    sh->w0[0] = L.w0, sh->w1[0] = L.w1, sh->sub[0] = L.sub;
+    sh->w0[0] = L.w0, sh->w1[0] = L.w1, sh->flag_of[0] = L.flag;
     sh->rank0 = sh;
   }
   sh->flag[0] = sh->flag[1] = 0;
@@ -174,57 +222,89 @@ __device__ void write_result(const SmemPlan &p, const Shared *sh, unsigned long 
   __threadfence_system();
 }
 
+/* A group of L lanes a vertex: the warp's steps over the block's vertices
+ * (32 / L vertices a warp and step, the same bound in every lane), and rows
+ * longer than long_row() scanned by the whole warp (hubs). */
+template <int L> struct Group {
+  static constexpr int kGroups = kThreads / L;
+  const int gl = threadIdx.x & (L - 1);
+  const unsigned gmask = mispc_group_mask<L>();
+  __device__ static int first() {
+    return (threadIdx.x >> 5) * (32 / L);
+  }
+  __device__ static int offset() {
+    return (threadIdx.x & 31) / L;
+  }
+  __device__ static constexpr uint32_t long_row() {
+    return L >= 8 ? 128u : 32u;
+  }
+};
+
+/* Sum over the warp, then one atomic a warp into rank 0's tally. */
+__device__ __forceinline__ void add_to(unsigned long long *tally, unsigned long long x) {
+  for (int o = 16; o; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+  if ((threadIdx.x & 31) == 0 && x) atomicAdd(tally, x);
+}
+
 /* ---- MIS-1 ---------------------------------------------------------------- */
 
-template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_smem(SmemPlan p) {
+template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_smem(SmemPlan p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ Shared sh;
   const int per_block = 1 << p.shift;
-  const Layout L(smem, per_block, 1, false);
+  const Layout Lo(smem, per_block, 1, true);
   const int rank = block_rank<C>();
   int v0, nv;
   int64_t gb;
   bool lc;
-  load_rows(p, L, rank, &v0, &nv, &gb, &lc);
-  const Cols col = {L.col, p.colidx + gb, lc};
-  __syncthreads(); /* offsets before the keys */
+  load_rows(p, Lo, rank, &v0, &nv, &gb, &lc);
+  const Cols col = {Lo.col, p.colidx + gb, lc};
+  __syncthreads(); /* offsets and columns before the keys */
   for (int i = threadIdx.x; i < nv; i += kThreads) {
     const int v = v0 + i;
     uint32_t w = MIS1_STAMP_EXCLUDED;
     if (!p.subset || p.subset[v]) {
-      const int64_t b = gb + L.off[i], m = (int64_t)(L.off[i + 1] - L.off[i]);
-      const uint32_t cls = p.mode == MIS1_KEY_LINES ? mis1_line_class_row(p.colidx + b, m, v) : 1u;
+      const uint32_t b = Lo.off[i], m = Lo.off[i + 1] - b;
+      const uint32_t cls = p.mode == MIS1_KEY_LINES ? line_class(col, b, m, v) : 1u;
       w = mis1_key_of(p.mode, p.seed, v, m, cls);
     }
-    L.w0[i] = w;
+    Lo.w0[i] = w;
   }
-  publish_words<C>(&sh, L);
+  publish_words<C>(&sh, Lo);
   sync_all<C>();
-  const Words<C> W = {sh.w0, L.w0, p.shift, (unsigned)per_block - 1u};
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const Words<C, uint32_t> W = {sh.w0, Lo.w0, p.shift, (unsigned)per_block - 1u};
+  const int lane = threadIdx.x & 31;
+  const Group<L> G;
   Shared *const r0 = sh.rank0;
   int r = 0;
   bool failed = false;
   for (;; ++r) {
-    /* A: who joins (state at the start of the round: nobody writes in A) */
-    uint64_t join = 0; /* bit c: this lane's vertex of chunk c */
+    /* A: who joins (state at the start of the round: nobody writes a word in A) */
     bool left = false;
-    for (int base = warp * 32, c = 0; base < nv; base += kThreads, ++c) {
-      const int i = base + lane;
-      const uint32_t kv = i < nv ? L.w0[i] : 0u;
+    for (int base = G.first(); base < nv; base += G.kGroups) {
+      const int i = base + G.offset();
+      const uint32_t kv = i < nv ? Lo.w0[i] : 0u;
       const bool open = i < nv && !mis1_is_decided(kv);
-      const uint32_t b = open ? L.off[i] : 0u, e = open ? L.off[i + 1] : 0u;
-      const bool lng = open && e - b > (uint32_t)kLongRow;
+      const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
+      const bool lng = open && e - b > G.long_row();
       const int v = v0 + i;
       bool blocked = false;
       if (open && !lng)
-        for (uint32_t q = b; q < e && !blocked; ++q) {
-          const int u = col(q);
-          if (u == v) continue;
-          const uint32_t ku = W[u];
-          blocked = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
+        for (uint32_t q0 = b; q0 < e; q0 += L) {
+          bool x = false;
+          if (q0 + G.gl < e) {
+            const int u = col(q0 + G.gl);
+            if (u != v) {
+              const uint32_t ku = W[u];
+              x = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
+            }
+          }
+          if (__any_sync(G.gmask, x)) {
+            blocked = true;
+            break;
+          }
         }
-      unsigned hm = __ballot_sync(0xffffffffu, lng);
+      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
       while (hm) { /* the warp scans each long row */
         const int src = __ffs(hm) - 1;
         hm &= hm - 1;
@@ -236,15 +316,17 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_smem(SmemP
           bool x = false;
           if (q0 + lane < he) {
             const int u = col(q0 + lane);
-            const uint32_t ku = u == hv ? 0u : W[u];
-            x = u != hv && !mis1_is_decided(ku) && mis1_before(ku, u, hk, hv);
+            if (u != hv) {
+              const uint32_t ku = W[u];
+              x = !mis1_is_decided(ku) && mis1_before(ku, u, hk, hv);
+            }
           }
           hbl = __any_sync(0xffffffffu, x);
         }
-        if (lane == src) blocked = hbl;
+        if ((lane & ~(L - 1)) == src) blocked = hbl; /* the whole group */
       }
       left |= open;
-      if (open && !blocked) join |= 1ull << c;
+      if (open && G.gl == 0) Lo.flag[i] = !blocked;
     }
     if (__any_sync(0xffffffffu, left) && lane == 0) atomicOr(&r0->flag[r & 1], 1u);
     sync_all<C>();
@@ -256,19 +338,20 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_smem(SmemP
     if (rank == 0 && threadIdx.x == 0) r0->flag[(r + 1) & 1] = 0; /* read before this barrier */
     /* B: joiners IN, their neighbours OUT (no joiner is a neighbour of another) */
     const uint32_t in = mis1_stamp(r, 0), out = mis1_stamp(r, 1);
-    for (int base = warp * 32, c = 0; base < nv; base += kThreads, ++c) {
-      const int i = base + lane;
-      const bool j = (join >> c) & 1;
-      const uint32_t b = j ? L.off[i] : 0u, e = j ? L.off[i + 1] : 0u;
-      const bool lng = j && e - b > (uint32_t)kLongRow;
+    for (int base = G.first(); base < nv; base += G.kGroups) {
+      const int i = base + G.offset();
+      const bool j = i < nv && !mis1_is_decided(Lo.w0[i]) && Lo.flag[i];
+      const uint32_t b = j ? Lo.off[i] : 0u, e = j ? Lo.off[i + 1] : 0u;
+      const bool lng = j && e - b > G.long_row();
       const int v = v0 + i;
-      if (j) L.w0[i] = in;
+      __syncwarp(); /* every lane read w0[i] before lane 0 of its group writes it */
+      if (j && G.gl == 0) Lo.w0[i] = in;
       if (j && !lng)
-        for (uint32_t q = b; q < e; ++q) {
+        for (uint32_t q = b + G.gl; q < e; q += L) {
           const int u = col(q);
           if (u != v) W[u] = out;
         }
-      unsigned hm = __ballot_sync(0xffffffffu, lng);
+      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
       while (hm) {
         const int src = __ffs(hm) - 1;
         hm &= hm - 1;
@@ -285,62 +368,51 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_smem(SmemP
   /* the set, its size and (after too many rounds) what is left undecided */
   unsigned long long size = 0, und = 0;
   for (int i = threadIdx.x; i < nv; i += kThreads) {
-    const uint32_t s = L.w0[i];
+    const uint32_t s = Lo.w0[i];
     const bool inset = mis1_in_set(s);
     p.in_set[v0 + i] = inset;
     size += inset;
     und += !mis1_is_decided(s);
   }
-  for (int o = 16; o; o >>= 1) {
-    size += __shfl_xor_sync(0xffffffffu, size, o);
-    und += __shfl_xor_sync(0xffffffffu, und, o);
-  }
-  if (lane == 0 && (size || und)) {
-    atomicAdd(&r0->set_size, size);
-    atomicAdd(&r0->undecided, und);
-  }
+  add_to(&r0->set_size, size);
+  add_to(&r0->undecided, und);
   sync_all<C>();
   if (rank == 0 && threadIdx.x == 0) write_result(p, &sh, failed ? sh.undecided : 0ull, r);
 }
 
 /* ---- MIS-2 ---------------------------------------------------------------- */
 
-template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemPlan p) {
+template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemPlan p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ Shared sh;
   const int per_block = 1 << p.shift;
-  const Layout L(smem, per_block, 2, p.subset != nullptr);
+  const Layout Lo(smem, per_block, 2, p.subset != nullptr);
   const int rank = block_rank<C>();
   int v0, nv;
   int64_t gb;
   bool lc;
-  load_rows(p, L, rank, &v0, &nv, &gb, &lc);
-  const Cols col = {L.col, p.colidx + gb, lc};
+  load_rows(p, Lo, rank, &v0, &nv, &gb, &lc);
+  const Cols col = {Lo.col, p.colidx + gb, lc};
   bool any = false;
   for (int i = threadIdx.x; i < nv; i += kThreads) {
     const int v = v0 + i;
     const bool inside = !p.subset || p.subset[v];
-    L.w0[i] = inside ? (uint32_t)mis2_tuple(p.mode, p.seed, 0, v, p.idbits, 32) : kOut2;
-    L.w1[i] = inside ? 0u : kOut2;
-    if (p.subset) L.sub[i] = inside;
+    Lo.w0[i] = inside ? (uint32_t)mis2_tuple(p.mode, p.seed, 0, v, p.idbits, 32) : kOut2;
+    Lo.w1[i] = inside ? 0u : kOut2;
+    if (p.subset) Lo.flag[i] = inside;
     any |= inside;
   }
-  publish_words<C>(&sh, L);
+  publish_words<C>(&sh, Lo);
   sync_all<C>(); /* the table and the flags before anybody's atomics */
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
+  const Group<L> G;
   Shared *const r0 = sh.rank0;
   if (__any_sync(0xffffffffu, any) && lane == 0) atomicOr(&r0->flag[1], 1u);
   sync_all<C>();
   const unsigned mask = (unsigned)per_block - 1u;
-  const Words<C> T = {sh.w0, L.w0, p.shift, mask}, M = {sh.w1, L.w1, p.shift, mask};
-  const uint8_t *const *subs = sh.sub;
-  auto inside = [&](int u) -> bool {
-    if (!p.subset) return true;
-    if constexpr (C)
-      return subs[u >> p.shift][u & mask];
-    else
-      return L.sub[u];
-  };
+  const Words<C, uint32_t> T = {sh.w0, Lo.w0, p.shift, mask}, M = {sh.w1, Lo.w1, p.shift, mask};
+  const Words<C, uint8_t> In = {sh.flag_of, Lo.flag, p.shift, mask};
+  const bool sub = p.subset != nullptr;
   int r = 0;
   bool failed = false;
   for (bool go = r0->flag[1]; go;) {
@@ -349,15 +421,17 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemP
       break;
     }
     /* column: M = min of T over N[v]; an IN minimum makes it OUT */
-    for (int base = warp * 32; base < nv; base += kThreads) {
-      const int i = base + lane;
-      const bool open = i < nv && L.w1[i] != kOut2;
-      const uint32_t b = open ? L.off[i] : 0u, e = open ? L.off[i + 1] : 0u;
-      const bool lng = open && e - b > (uint32_t)kLongRow;
-      uint32_t m = open ? L.w0[i] : 0u;
-      if (open && !lng)
-        for (uint32_t q = b; q < e; ++q) m = min(m, T[col(q)]);
-      unsigned hm = __ballot_sync(0xffffffffu, lng);
+    for (int base = G.first(); base < nv; base += G.kGroups) {
+      const int i = base + G.offset();
+      const bool open = i < nv && Lo.w1[i] != kOut2;
+      const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
+      const bool lng = open && e - b > G.long_row();
+      uint32_t m = open ? Lo.w0[i] : 0u;
+      if (open && !lng) {
+        for (uint32_t q = b + G.gl; q < e; q += L) m = min(m, T[col(q)]);
+        for (int o = L / 2; o; o >>= 1) m = min(m, __shfl_xor_sync(G.gmask, m, o));
+      }
+      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
       while (hm) {
         const int src = __ffs(hm) - 1;
         hm &= hm - 1;
@@ -365,30 +439,37 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemP
         uint32_t hmin = __shfl_sync(0xffffffffu, m, src);
         for (uint32_t q = hb + lane; q < he; q += 32) hmin = min(hmin, T[col(q)]);
         hmin = __reduce_min_sync(0xffffffffu, hmin);
-        if (lane == src) m = hmin;
+        if ((lane & ~(L - 1)) == src) m = hmin;
       }
-      if (open) L.w1[i] = m == 0u ? kOut2 : m;
+      if (open && G.gl == 0) Lo.w1[i] = m == 0u ? kOut2 : m;
     }
     sync_all<C>();
     /* decide: OUT next to an OUT column, IN where every column is T[v] */
     bool left = false;
-    for (int base = warp * 32; base < nv; base += kThreads) {
-      const int i = base + lane;
-      const uint32_t t = i < nv ? L.w0[i] : 0u;
+    for (int base = G.first(); base < nv; base += G.kGroups) {
+      const int i = base + G.offset();
+      const uint32_t t = i < nv ? Lo.w0[i] : 0u;
       const bool open = i < nv && t != 0u && t != kOut2;
-      const uint32_t b = open ? L.off[i] : 0u, e = open ? L.off[i + 1] : 0u;
-      const bool lng = open && e - b > (uint32_t)kLongRow;
-      bool out = open && L.w1[i] == kOut2, all = open && L.w1[i] == t;
+      const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
+      const bool lng = open && e - b > G.long_row();
+      bool out = open && Lo.w1[i] == kOut2, all = open && Lo.w1[i] == t;
+      /* any OUT column, every column t: the host scan's result without its early exit */
       if (open && !lng)
-        for (uint32_t q = b; q < e && !out && (all || r > 0); ++q) {
-          const int u = col(q);
-          if (!inside(u)) continue;
-          const uint32_t m = M[u];
-          out = m == kOut2;
-          all = all && m == t;
+        for (uint32_t q0 = b; q0 < e && !out && (all || r > 0); q0 += L) {
+          bool o = false, a = true;
+          if (q0 + G.gl < e) {
+            const int u = col(q0 + G.gl);
+            if (!sub || In[u]) {
+              const uint32_t m = M[u];
+              o = m == kOut2;
+              a = m == t;
+            }
+          }
+          out = __any_sync(G.gmask, o);
+          all = all && __all_sync(G.gmask, a);
         }
-      unsigned hm = __ballot_sync(0xffffffffu, lng);
-      while (hm) { /* any OUT, every column t (the scan's result without its early exit) */
+      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
+      while (hm) {
         const int src = __ffs(hm) - 1;
         hm &= hm - 1;
         const uint32_t ht = __shfl_sync(0xffffffffu, t, src);
@@ -398,7 +479,7 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemP
           bool o = false, a = true;
           if (q0 + lane < he) {
             const int u = col(q0 + lane);
-            if (inside(u)) {
+            if (!sub || In[u]) {
               const uint32_t m = M[u];
               o = m == kOut2;
               a = m == ht;
@@ -407,14 +488,14 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemP
           ho = __any_sync(0xffffffffu, o);
           ha = ha && __all_sync(0xffffffffu, a);
         }
-        if (lane == src) out = ho, all = ha;
+        if ((lane & ~(L - 1)) == src) out = ho, all = ha;
       }
       if (open) {
-        const uint32_t nt = out ? kOut2
-                            : all
-                                ? 0u
-                                : (uint32_t)mis2_tuple(p.mode, p.seed, r + 1, v0 + i, p.idbits, 32);
-        L.w0[i] = nt;
+        __syncwarp(G.gmask); /* the group read t before lane 0 writes */
+        if (G.gl == 0)
+          Lo.w0[i] = out   ? kOut2
+                     : all ? 0u
+                           : (uint32_t)mis2_tuple(p.mode, p.seed, r + 1, v0 + i, p.idbits, 32);
         left |= !out && !all;
       }
     }
@@ -426,12 +507,11 @@ template <bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemP
   }
   unsigned long long size = 0;
   for (int i = threadIdx.x; i < nv; i += kThreads) {
-    const bool inset = L.w0[i] == 0u;
+    const bool inset = Lo.w0[i] == 0u;
     p.in_set[v0 + i] = inset;
     size += inset;
   }
-  for (int o = 16; o; o >>= 1) size += __shfl_xor_sync(0xffffffffu, size, o);
-  if (lane == 0 && size) atomicAdd(&r0->set_size, size);
+  add_to(&r0->set_size, size);
   sync_all<C>();
   if (rank == 0 && threadIdx.x == 0)
     write_result(p, &sh, failed ? ~0ull : (unsigned long long)r, r);
@@ -462,10 +542,21 @@ bool cluster_launch_ok() {
   return ok;
 }
 
-/* Raises the kernel's dynamic shared memory limit to `bytes` (once a kernel). */
+/* Raises the kernel's dynamic shared memory limit to `bytes`, once a kernel
+ * (the same bytes every time: the device's limit). */
 mispc_status allow_smem(mispc_context *ctx, const void *kernel, int bytes) {
+  static std::atomic<const void *> done[64];
+  for (auto &d : done) {
+    const void *k = d.load(std::memory_order_acquire);
+    if (k == kernel) return MISPC_SUCCESS;
+    if (!k) break;
+  }
   MISPC_CUDA_TRY(ctx,
                  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  for (auto &d : done) {
+    const void *expect = nullptr;
+    if (d.compare_exchange_strong(expect, kernel) || expect == kernel) break;
+  }
   return MISPC_SUCCESS;
 }
 
@@ -497,7 +588,7 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
     if (cs > kMaxCluster) return 0;
     int per = 1;
     while ((int64_t)per * cs < n) per *= 2;
-    if (Layout::fixed_bytes(per, words, k == 2 && subset) + 1024 <= (size_t)optin) return cs;
+    if (Layout::fixed_bytes(per, words, k == 1 || subset) + 1024 <= (size_t)optin) return cs;
     if (tu->mis_smem_blocks || cs > 1 && !cluster_launch_ok()) return 0;
   }
 }
@@ -512,7 +603,7 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   int per = 1, shift = 0;
   while ((int64_t)per * blocks < n) per *= 2, ++shift;
   const int words = k == 1 ? 1 : 2;
-  const size_t fixed = Layout::fixed_bytes(per, words, k == 2 && subset);
+  const size_t fixed = Layout::fixed_bytes(per, words, k == 1 || subset);
   const int optin = max_smem_optin();
   const int smem = optin - (int)sizeof(Shared) - 64;
   SmemPlan p;
@@ -535,9 +626,20 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
     MISPC_TRY(mispc_scratch_alloc(ctx, 3 * sizeof(unsigned long long), (void **)&d_words,
                                   "MIS result words"));
   p.result = d_mapped ? d_mapped : d_words;
-  const void *kern =
-      k == 1 ? (blocks > 1 ? (const void *)mis1_smem<true> : (const void *)mis1_smem<false>)
-             : (blocks > 1 ? (const void *)mis2_smem<true> : (const void *)mis2_smem<false>);
+  /* Lanes a vertex: 8 where rows average more than 12 entries (as the
+   * persistent kernels), and more where that still leaves threads idle. */
+  int lanes = ctx->tuning.mis_smem_lanes;
+  if (!lanes) {
+    lanes = g->nnz <= 12 * (int64_t)n ? 1 : 8;
+    while (lanes < 32 && (int64_t)lanes * 2 * n <= (int64_t)blocks * kThreads) lanes *= 2;
+  }
+  const void *kern = mispc_with_lanes(lanes, [&](auto l) {
+    constexpr int L = decltype(l)::value;
+    return k == 1
+               ? (blocks > 1 ? (const void *)mis1_smem<L, true> : (const void *)mis1_smem<L, false>)
+               : (blocks > 1 ? (const void *)mis2_smem<L, true>
+                             : (const void *)mis2_smem<L, false>);
+  });
   mispc_status st = allow_smem(ctx, kern, smem);
   if (!st) {
     cudaLaunchConfig_t cfg = {};

@@ -40,8 +40,9 @@ typedef struct mispc_tuning {
   int mis_no_smem;            /* MIS: no shared-memory cluster kernel on small graphs */
   int mis_smem_blocks;        /* MIS: 1, 2, 4 or 8 blocks for the shared-memory kernel wherever
                                  the graph fits it (0: by the graph's size) */
-  int mis1_lanes;             /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
-                                 (0: by the mean degree) */
+  int mis_smem_lanes; /* MIS: lanes a vertex in the shared-memory kernel, 1 .. 32 (0 auto) */
+  int mis1_lanes;     /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
+                         (0: by the mean degree) */
   /* Gauss-Seidel on the GPU, read by mispc_gs_symbolic (kept by the handle). */
   int gs_lanes;          /* point: lanes a row; cluster: lanes a cluster's chain; 1 .. 32,
                             a power of two (0: by the mean row / chain) */

@@ -283,6 +283,7 @@ static void test_gpu_mis2_small_graphs_equal_host(void) {
 
 /* The shared-memory kernel (mis_smem_cuda.cu) with each cluster size it
  * takes (mis_smem_blocks; 1 block, 2, 4, 8 with distributed shared memory,
+ * 1 to 32 lanes a vertex (mis_smem_lanes),
  * the columns in shared memory or, where they do not fit, read from global
  * memory; blocks that own no vertex): the host's set and rounds for MIS-1
  * (whose rounds it reports, unlike the sync-free pass) and MIS-2, every
@@ -298,18 +299,20 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
                      "gen:kron:16",
                      MISPC_TEST_DATA "/bcsstk13.mtx",
                      MISPC_TEST_DATA "/PGPgiantcompo.metis.graph"};
-  const int blocks[] = {1, 2, 4, 8};
+  const int blocks[] = {1, 2, 4, 8}, lanes[] = {0, 1, 4, 32};
   for (size_t i = 0; i < sizeof g / sizeof *g; ++i)
     for (size_t b = 0; b < sizeof blocks / sizeof *blocks; ++b)
-      for (int v = 0; v < 4; ++v) {
+      for (int v = 0; v < 8; ++v) {
         mispc_mis_options o;
         mispc_mis_options_default(&o);
         mispc_tuning t = {0};
         t.mis_smem_blocks = blocks[b];
+        t.mis_smem_lanes = lanes[(v >> 1) & 3];
         o.seed = (uint64_t)(3 * i + b + v);
         const int k = 1 + (v & 1);
         if (v == 2) o.priority = MISPC_PRIORITY_HASH;
         if (v == 3) o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+        if (v == 4) o.priority = MISPC_PRIORITY_DEGREE;
         compare_backends(g[i], &o, &t, k);
         if (k == 1) { /* the rounds, not the sync-free pass's 0 */
           mispc_csr H, D;
@@ -338,6 +341,7 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
       subset_case_open(&c, g[i], 13 + b, 60);
       mispc_tuning t = {0};
       t.mis_smem_blocks = blocks[b];
+      t.mis_smem_lanes = lanes[b];
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       for (int k = 1; k <= 2; ++k) {
         mispc_mis_result hr, gr;
