@@ -36,12 +36,13 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kThreads = 1024;
-constexpr int kMaxCluster = 8;          /* portable cluster size */
+constexpr int kMaxCluster = 16;         /* 8 is portable; 16 where the device allows it */
 constexpr int kMaxVertices = 65536;     /* 16-bit column indices */
 constexpr uint32_t kOut2 = 0xFFFFFFFFu; /* MIS-2 words: IN = 0, OUT = all ones */
 /* Entries a block takes in the automatic choice of the cluster size (more
  * blocks above it, none of this kernel above 8 of them). */
 constexpr int64_t kEntriesPerBlock = 16384;
+constexpr int kAutoCluster = 8; /* the largest size the automatic choice takes */
 
 struct SmemPlan {
   const int64_t *rowptr;
@@ -85,9 +86,7 @@ struct Layout {
 struct Shared {
   unsigned flag[2]; /* rank 0's: work left, by round parity */
   unsigned long long set_size, undecided;
-  uint32_t *w0[kMaxCluster], *w1[kMaxCluster]; /* every rank's words (generic addresses) */
-  uint8_t *flag_of[kMaxCluster];
-  Shared *rank0;
+  Shared *rank0; /* rank 0's copy (generic address) */
 };
 
 /* Barrier over the block (C: one block) or the cluster, with the ordering
@@ -99,15 +98,15 @@ template <bool C> __device__ __forceinline__ void sync_all() {
     __syncthreads();
 }
 
-/* Vertex u's entry of a per-vertex array: its owner's (local when C is false). */
+/* Vertex u's entry of a per-vertex array: its owner's (local when C is
+ * false; else the owner's shared memory, mapped by one mapa instruction). */
 template <bool C, typename T> struct Words {
-  T *const *w;
   T *local;
   int shift;
   unsigned mask;
   __device__ __forceinline__ T &operator[](int u) const {
     if constexpr (C)
-      return w[u >> shift][u & mask];
+      return *cg::this_cluster().map_shared_rank(local + (u & mask), (unsigned)(u >> shift));
     else
       return local[u];
   }
@@ -187,21 +186,13 @@ __device__ uint32_t line_class(const Cols &col, uint32_t b, uint32_t m, int v) {
   return mis1_runs_end(&r, v) ? 1u : 2u * (uint32_t)(v & 1);
 }
 
-/* Fills sh's table of every rank's arrays (before the first cluster barrier). */
-template <bool C> __device__ void publish_words(Shared *sh, const Layout &L) {
+/* Resets sh and points it at rank 0's copy (before the first cluster barrier). */
+template <bool C> __device__ void init_shared(Shared *sh) {
   if (threadIdx.x != 0) return;
-  if constexpr (C) {
-    cg::cluster_group cl = cg::this_cluster();
-    for (unsigned r = 0; r < cl.num_blocks(); ++r) {
-      sh->w0[r] = cl.map_shared_rank(L.w0, r);
-      sh->w1[r] = cl.map_shared_rank(L.w1, r);
-      sh->flag_of[r] = cl.map_shared_rank(L.flag, r);
-    }
-    sh->rank0 = cl.map_shared_rank(sh, 0);
-  } else {
-    sh->w0[0] = L.w0, sh->w1[0] = L.w1, sh->flag_of[0] = L.flag;
+  if constexpr (C)
+    sh->rank0 = cg::this_cluster().map_shared_rank(sh, 0);
+  else
     sh->rank0 = sh;
-  }
   sh->flag[0] = sh->flag[1] = 0;
   sh->set_size = sh->undecided = 0;
 }
@@ -270,9 +261,9 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
     }
     Lo.w0[i] = w;
   }
-  publish_words<C>(&sh, Lo);
+  init_shared<C>(&sh);
   sync_all<C>();
-  const Words<C, uint32_t> W = {sh.w0, Lo.w0, p.shift, (unsigned)per_block - 1u};
+  const Words<C, uint32_t> W = {Lo.w0, p.shift, (unsigned)per_block - 1u};
   const int lane = threadIdx.x & 31;
   const Group<L> G;
   Shared *const r0 = sh.rank0;
@@ -289,7 +280,15 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
       const bool lng = open && e - b > G.long_row();
       const int v = v0 + i;
       bool blocked = false;
-      if (open && !lng)
+      if constexpr (L == 1) {
+        if (open && !lng)
+          for (uint32_t q = b; q < e && !blocked; ++q) {
+            const int u = col(q);
+            if (u == v) continue;
+            const uint32_t ku = W[u];
+            blocked = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
+          }
+      } else if (open && !lng)
         for (uint32_t q0 = b; q0 < e; q0 += L) {
           bool x = false;
           if (q0 + G.gl < e) {
@@ -326,7 +325,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
         if ((lane & ~(L - 1)) == src) blocked = hbl; /* the whole group */
       }
       left |= open;
-      if (open && G.gl == 0) Lo.flag[i] = !blocked;
+      if (i < nv && G.gl == 0) Lo.flag[i] = open && !blocked;
     }
     if (__any_sync(0xffffffffu, left) && lane == 0) atomicOr(&r0->flag[r & 1], 1u);
     sync_all<C>();
@@ -340,11 +339,10 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
     const uint32_t in = mis1_stamp(r, 0), out = mis1_stamp(r, 1);
     for (int base = G.first(); base < nv; base += G.kGroups) {
       const int i = base + G.offset();
-      const bool j = i < nv && !mis1_is_decided(Lo.w0[i]) && Lo.flag[i];
+      const bool j = i < nv && Lo.flag[i]; /* not w0[i]: a joiner may be writing it */
       const uint32_t b = j ? Lo.off[i] : 0u, e = j ? Lo.off[i + 1] : 0u;
       const bool lng = j && e - b > G.long_row();
       const int v = v0 + i;
-      __syncwarp(); /* every lane read w0[i] before lane 0 of its group writes it */
       if (j && G.gl == 0) Lo.w0[i] = in;
       if (j && !lng)
         for (uint32_t q = b + G.gl; q < e; q += L) {
@@ -402,7 +400,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
     if (p.subset) Lo.flag[i] = inside;
     any |= inside;
   }
-  publish_words<C>(&sh, Lo);
+  init_shared<C>(&sh);
   sync_all<C>(); /* the table and the flags before anybody's atomics */
   const int lane = threadIdx.x & 31;
   const Group<L> G;
@@ -410,8 +408,8 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
   if (__any_sync(0xffffffffu, any) && lane == 0) atomicOr(&r0->flag[1], 1u);
   sync_all<C>();
   const unsigned mask = (unsigned)per_block - 1u;
-  const Words<C, uint32_t> T = {sh.w0, Lo.w0, p.shift, mask}, M = {sh.w1, Lo.w1, p.shift, mask};
-  const Words<C, uint8_t> In = {sh.flag_of, Lo.flag, p.shift, mask};
+  const Words<C, uint32_t> T = {Lo.w0, p.shift, mask}, M = {Lo.w1, p.shift, mask};
+  const Words<C, uint8_t> In = {Lo.flag, p.shift, mask};
   const bool sub = p.subset != nullptr;
   int r = 0;
   bool failed = false;
@@ -454,7 +452,16 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
       const bool lng = open && e - b > G.long_row();
       bool out = open && Lo.w1[i] == kOut2, all = open && Lo.w1[i] == t;
       /* any OUT column, every column t: the host scan's result without its early exit */
-      if (open && !lng)
+      if constexpr (L == 1) {
+        if (open && !lng)
+          for (uint32_t q = b; q < e && !out && (all || r > 0); ++q) {
+            const int u = col(q);
+            if (sub && !In[u]) continue;
+            const uint32_t m = M[u];
+            out = m == kOut2;
+            all = all && m == t;
+          }
+      } else if (open && !lng)
         for (uint32_t q0 = b; q0 < e && !out && (all || r > 0); q0 += L) {
           bool o = false, a = true;
           if (q0 + G.gl < e) {
@@ -517,33 +524,24 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
     write_result(p, &sh, failed ? ~0ull : (unsigned long long)r, r);
 }
 
-/* The device's shared memory a block may opt into, looked up once. */
+constexpr int kMaxDevices = 64;
+
+/* The device's shared memory a block may opt into, looked up once a device. */
 int max_smem_optin() {
-  static int bytes = -1;
-  if (bytes < 0) {
-    int dev = 0, b = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&b, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-      b = 0;
-    bytes = b;
-  }
-  return bytes;
-}
-
-/* Clusters of more than one block need compute capability 9.0. */
-bool cluster_launch_ok() {
-  static int ok = -1;
-  if (ok < 0) {
-    int dev = 0, v = 0;
-    ok = cudaGetDevice(&dev) == cudaSuccess &&
-         cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, dev) == cudaSuccess && v;
-  }
+  static std::atomic<int> bytes[kMaxDevices];
+  int dev = 0, b = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 0;
+  if ((b = bytes[dev].load()) > 0) return b;
+  if (cudaDeviceGetAttribute(&b, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+    b = 0;
   cudaGetLastError();
-  return ok;
+  bytes[dev] = b;
+  return b;
 }
 
-/* Raises the kernel's dynamic shared memory limit to `bytes`, once a kernel
- * (the same bytes every time: the device's limit). */
+/* Raises the kernel's limits, once a kernel: dynamic shared memory to
+ * `bytes` (the same every time: the device's limit less the static part),
+ * and clusters of 16 blocks allowed. */
 mispc_status allow_smem(mispc_context *ctx, const void *kernel, int bytes) {
   static std::atomic<const void *> done[64];
   for (auto &d : done) {
@@ -553,11 +551,51 @@ mispc_status allow_smem(mispc_context *ctx, const void *kernel, int bytes) {
   }
   MISPC_CUDA_TRY(ctx,
                  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+      cudaSuccess)
+    cudaGetLastError(); /* portable sizes only: cluster_ok says so */
   for (auto &d : done) {
     const void *expect = nullptr;
     if (d.compare_exchange_strong(expect, kernel) || expect == kernel) break;
   }
   return MISPC_SUCCESS;
+}
+
+/* Whether a cluster of `blocks` blocks of this kernel's shape runs on the
+ * device (compute capability 9.0; 16 blocks only where the device allows),
+ * looked up once a device and size. */
+bool cluster_ok(mispc_context *ctx, int blocks) {
+  if (blocks == 1) return true;
+  static std::atomic<int> ok[kMaxDevices][5]; /* 0 unknown, 1 yes, 2 no */
+  int dev = 0, lg = 0;
+  while ((1 << lg) < blocks) ++lg;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices || lg > 4) {
+    cudaGetLastError();
+    return false;
+  }
+  const int known = ok[dev][lg].load();
+  if (known) return known == 1;
+  int v = 0, clusters = 0;
+  const void *kern = (const void *)mis2_smem<1, true>;
+  const int smem = max_smem_optin() - (int)sizeof(Shared) - 64;
+  bool yes = cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, dev) == cudaSuccess && v &&
+             smem > 0 && allow_smem(ctx, kern, smem) == MISPC_SUCCESS;
+  if (yes) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1] = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = (size_t)smem;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)blocks;
+    attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    yes = cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg) == cudaSuccess && clusters > 0;
+  }
+  cudaGetLastError();
+  ok[dev][lg] = yes ? 1 : 2;
+  return yes;
 }
 
 } // namespace
@@ -579,17 +617,16 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
   if (!cs) {
     /* measured (docs/BENCHMARKS.md, "Small graphs"): a block keeps up to
      * kEntriesPerBlock entries a round within the latency of the others */
-    if (g->nnz > (int64_t)kMaxCluster * kEntriesPerBlock) return 0;
+    if (g->nnz > (int64_t)kAutoCluster * kEntriesPerBlock) return 0;
     cs = 1;
-    while (cs < kMaxCluster && g->nnz > (int64_t)cs * kEntriesPerBlock) cs *= 2;
+    while (cs < kAutoCluster && g->nnz > (int64_t)cs * kEntriesPerBlock) cs *= 2;
   }
-  if (cs > 1 && !cluster_launch_ok()) return 0;
   for (;; cs *= 2) { /* the words must fit */
-    if (cs > kMaxCluster) return 0;
+    if (cs > kMaxCluster || !cluster_ok(ctx, cs)) return 0;
     int per = 1;
     while ((int64_t)per * cs < n) per *= 2;
     if (Layout::fixed_bytes(per, words, k == 1 || subset) + 1024 <= (size_t)optin) return cs;
-    if (tu->mis_smem_blocks || cs > 1 && !cluster_launch_ok()) return 0;
+    if (tu->mis_smem_blocks) return 0;
   }
 }
 

@@ -24,7 +24,7 @@ static const knob knobs[] = {
     KNOB(mis_no_persistent, "0|1", "MIS, coloring (GPU): a launch a round"),
     KNOB(mis_no_sync_free, "0|1", "MIS-1 (GPU): rounds instead of the sync-free pass"),
     KNOB(mis_no_smem, "0|1", "MIS (GPU): no shared-memory kernel on small graphs"),
-    KNOB(mis_smem_blocks, "0|1|2|4|8", "MIS (GPU): blocks of the shared-memory kernel, 0 auto"),
+    KNOB(mis_smem_blocks, "0|1|2|4|8|16", "MIS (GPU): blocks of the shared-memory kernel, 0 auto"),
     KNOB(mis_smem_lanes, "0|1|2|4|8|16|32", "MIS (GPU): lanes a vertex, shared-memory kernel"),
     KNOB(mis1_lanes, "0|1|2|4|8|16|32", "MIS-1 (GPU): lanes a low-degree vertex, 0 auto"),
     KNOB(gs_lanes, "0|1|2|4|8|16|32", "GS (GPU): lanes a row (point) or chain (cluster)"),

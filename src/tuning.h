@@ -38,7 +38,7 @@ typedef struct mispc_tuning {
                                  cooperative kernel */
   int mis_no_sync_free;       /* MIS-1: synchronous rounds even where the sync-free pass runs */
   int mis_no_smem;            /* MIS: no shared-memory cluster kernel on small graphs */
-  int mis_smem_blocks;        /* MIS: 1, 2, 4 or 8 blocks for the shared-memory kernel wherever
+  int mis_smem_blocks;        /* MIS: 1, 2, 4, 8 or 16 blocks for the shared-memory kernel wherever
                                  the graph fits it (0: by the graph's size) */
   int mis_smem_lanes; /* MIS: lanes a vertex in the shared-memory kernel, 1 .. 32 (0 auto) */
   int mis1_lanes;     /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
