@@ -50,7 +50,7 @@ struct SmemPlan {
   const uint8_t *subset;
   uint8_t *in_set;
   unsigned long long *result; /* [0] set size, [1] MIS-1 undecided / MIS-2 -1 on failure,
-                                 [2] rounds (mapped pinned or device words) */
+                                 [2] rounds, [3] done (mapped pinned or device words) */
   uint64_t seed;
   int n;
   int shift;        /* block b owns [b << shift, (b + 1) << shift) */
@@ -210,7 +210,8 @@ __device__ void write_result(const SmemPlan &p, const Shared *sh, unsigned long 
   p.result[0] = sh->set_size;
   p.result[1] = w1;
   p.result[2] = (unsigned long long)rounds;
-  __threadfence_system();
+  __threadfence_system(); /* the words and the set before the done word */
+  *(volatile unsigned long long *)(p.result + 3) = 1ull;
 }
 
 /* A group of L lanes a vertex: the warp's steps over the block's vertices
@@ -657,10 +658,9 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   p.idbits = mis2_id_bits(n);
   p.max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   unsigned long long *h_mapped = NULL, *d_mapped = NULL, *d_words = NULL;
-  MISPC_TRY(mispc_pinned_mapped(ctx, 3 * sizeof(unsigned long long), (void **)&h_mapped,
-                                (void **)&d_mapped));
+  MISPC_TRY(mis_cuda::mapped_result<3>(ctx, 1, &h_mapped, &d_mapped)); /* and a done word */
   if (!d_mapped) /* the device cannot write host memory: device words and a copy */
-    MISPC_TRY(mispc_scratch_alloc(ctx, 3 * sizeof(unsigned long long), (void **)&d_words,
+    MISPC_TRY(mispc_scratch_alloc(ctx, 4 * sizeof(unsigned long long), (void **)&d_words,
                                   "MIS result words"));
   p.result = d_mapped ? d_mapped : d_words;
   /* Lanes a vertex: 8 where rows average more than 12 entries (as the
