@@ -1,18 +1,18 @@
 /* MIS-1 and MIS-2 of small graphs in shared memory (issue 31 item 6).
  *
- * On graphs of up to 65,536 vertices a call is latency: the launch and the
- * wait cost about 12 us on an H200 (bench/experiments/launch_floor.cu), a
- * grid barrier 0.75 us and a dependent global load 0.4-0.6 us, so the
- * persistent kernels (mis1_cuda.cu, mis2_cuda.cu) spend 17-70 us in chains of
- * global loads and grid barriers. Here one thread block cluster of 1 to 8
- * blocks of 1024 threads (one block an SM) holds the whole state in shared
- * memory: block b owns vertices [b 2^s, (b+1) 2^s), their row offsets,
- * status words and, where they fit, their column indices (16 bits). A
- * neighbour's word is read from its owner's shared memory (distributed
- * shared memory when b differs), and a round's phases are separated by block
- * (one block) or cluster barriers (0.1 / 0.3 us). No global atomics, no
- * worklists, no host round trip: one launch, one wait, the result words in
- * mapped pinned memory.
+ * On small graphs a call is latency: a launch and its wait cost about 12 us
+ * on an H200 (bench/experiments/launch_floor.cu), a grid barrier 0.75-2.4
+ * us and a dependent global load 0.4-0.6 us, and the persistent kernels
+ * (mis1_cuda.cu, mis2_cuda.cu) chain both. Here one thread block cluster of
+ * 1 to 16 blocks of 1024 threads (a block an SM) holds the whole state in
+ * shared memory: block b owns vertices [b 2^s, (b+1) 2^s), their row
+ * offsets, status words and, where they fit, their column indices (16 bits,
+ * so at most 65,536 vertices). A neighbour's word is read from its owner's
+ * shared memory (distributed shared memory when b differs), a round's phases
+ * are separated by block or cluster barriers (0.1 / 0.3 us), and a group of
+ * lanes takes a vertex (one, or 8 where rows average more than 12 entries;
+ * rows over 32 / 128 entries the whole warp). No global atomics, no
+ * worklists, one launch, the result words in mapped pinned memory.
  *
  * The rounds are those of the host backends, phase for phase, so the set and
  * the round count equal the host's for any cluster size:
@@ -20,8 +20,13 @@
  *   neighbour comes before it; B) joiners are IN, their neighbours OUT.
  * - MIS-2 (mis2_host.c): column minima of T over closed neighbourhoods, then
  *   the decide scan over M.
- * Rows longer than 32 entries are scanned by the whole warp (hubs).
- * Needs compute capability 9.0 for clusters of more than one block. */
+ *
+ * It pays only on the smallest graphs (kSmallEntries): 16 SMs issue too few
+ * instructions for a round that visits every row of larger ones, where the
+ * persistent kernels, with the whole GPU and shrinking worklists, win
+ * (measurements: docs/BENCHMARKS.md, "Small graphs"). Clusters of more than
+ * one block need compute capability 9.0, 16 blocks a device that allows
+ * them (H100, H200). */
 #include <cooperative_groups.h>
 #include <atomic>
 #include <stdint.h>
@@ -39,10 +44,14 @@ constexpr int kThreads = 1024;
 constexpr int kMaxCluster = 16;         /* 8 is portable; 16 where the device allows it */
 constexpr int kMaxVertices = 65536;     /* 16-bit column indices */
 constexpr uint32_t kOut2 = 0xFFFFFFFFu; /* MIS-2 words: IN = 0, OUT = all ones */
-/* Entries a block takes in the automatic choice of the cluster size (more
- * blocks above it, none of this kernel above 8 of them). */
-constexpr int64_t kEntriesPerBlock = 16384;
-constexpr int kAutoCluster = 8; /* the largest size the automatic choice takes */
+/* The automatic choice (H200, docs/BENCHMARKS.md "Small graphs"): this
+ * kernel up to kSmallEntries entries, one block up to kOneBlockEntries, else
+ * 16 blocks where the device allows (8 otherwise). One SM issues too few
+ * instructions for more: a round visits every row of the block, and the
+ * persistent kernels, with the whole GPU and worklists, won from 38k entries
+ * (grid3d27:12) on, by 2x at 54k (laplace3d:20). */
+constexpr int64_t kSmallEntries = 24576;
+constexpr int64_t kOneBlockEntries = 6144;
 
 struct SmemPlan {
   const int64_t *rowptr;
@@ -440,6 +449,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
         hmin = __reduce_min_sync(0xffffffffu, hmin);
         if ((lane & ~(L - 1)) == src) m = hmin;
       }
+      __syncwarp(); /* the group read w1[i] before lane 0 writes it */
       if (open && G.gl == 0) Lo.w1[i] = m == 0u ? kOut2 : m;
     }
     sync_all<C>();
@@ -616,11 +626,8 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
   const int words = k == 1 ? 1 : 2;
   int cs = tu->mis_smem_blocks;
   if (!cs) {
-    /* measured (docs/BENCHMARKS.md, "Small graphs"): a block keeps up to
-     * kEntriesPerBlock entries a round within the latency of the others */
-    if (g->nnz > (int64_t)kAutoCluster * kEntriesPerBlock) return 0;
-    cs = 1;
-    while (cs < kAutoCluster && g->nnz > (int64_t)cs * kEntriesPerBlock) cs *= 2;
+    if (g->nnz > kSmallEntries) return 0;
+    cs = g->nnz <= kOneBlockEntries ? 1 : cluster_ok(ctx, 16) ? 16 : 8;
   }
   for (;; cs *= 2) { /* the words must fit */
     if (cs > kMaxCluster || !cluster_ok(ctx, cs)) return 0;
