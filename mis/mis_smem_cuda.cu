@@ -650,7 +650,12 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   const int words = k == 1 ? 1 : 2;
   const size_t fixed = Layout::fixed_bytes(per, words, k == 1 || subset);
   const int optin = max_smem_optin();
-  const int smem = optin - (int)sizeof(Shared) - 64;
+  const int smem = optin - (int)sizeof(Shared) - 64; /* the kernel's limit */
+  /* What this launch asks for: the words and room for every column (a
+   * block's are at most the graph's), so small graphs take little shared
+   * memory and the SMs need not switch their L1 / shared split for them. */
+  const int64_t want = (int64_t)fixed + ((2 * g->nnz + 15) & ~(int64_t)15);
+  const int use = want < smem ? (int)want : smem;
   SmemPlan p;
   memset(&p, 0, sizeof p);
   p.rowptr = g->rowptr;
@@ -660,7 +665,7 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   p.seed = opt->seed;
   p.n = n;
   p.shift = shift;
-  p.col_cap = smem > (int)fixed ? (unsigned)((smem - (int)fixed) / 2) : 0u;
+  p.col_cap = use > (int)fixed ? (unsigned)((use - (int)fixed) / 2) : 0u;
   p.mode = mode;
   p.idbits = mis2_id_bits(n);
   p.max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
@@ -690,7 +695,7 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
     cudaLaunchAttribute attr[1] = {};
     cfg.gridDim = dim3((unsigned)blocks);
     cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.dynamicSmemBytes = (size_t)use;
     cfg.stream = s;
     if (blocks > 1) {
       attr[0].id = cudaLaunchAttributeClusterDimension;
