@@ -1,7 +1,7 @@
 /* MIS-1 and MIS-2 of small graphs in shared memory (issue 31 item 6).
  *
  * On small graphs a call is latency: a launch and its wait cost about 12 us
- * on an H200 (bench/experiments/launch_floor.cu), a grid barrier 0.75-2.4
+ * on an H200 (bench/experiments/launch_floor.cu), a grid barrier 0.8-2.4
  * us and a dependent global load 0.4-0.6 us, and the persistent kernels
  * (mis1_cuda.cu, mis2_cuda.cu) chain both. Here one thread block cluster of
  * 1 to 16 blocks of 1024 threads (a block an SM) holds the whole state in
@@ -9,7 +9,7 @@
  * offsets, status words and, where they fit, their column indices (16 bits,
  * so at most 65,536 vertices). A neighbour's word is read from its owner's
  * shared memory (distributed shared memory when b differs), a round's phases
- * are separated by block or cluster barriers (0.1 / 0.3 us), and a group of
+ * are separated by block or cluster barriers (0.05 / 0.3 us), and a group of
  * lanes takes a vertex (one, or 8 where rows average more than 12 entries;
  * rows over 32 / 128 entries the whole warp). No global atomics, no
  * worklists, one launch, the result words in mapped pinned memory.

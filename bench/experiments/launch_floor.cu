@@ -98,10 +98,14 @@ int main() {
   int *hflag = NULL, *dflag = NULL;
   cudaHostAlloc(&hflag, 64, cudaHostAllocMapped);
   cudaHostGetDevicePointer(&dflag, hflag, 0);
-  printf("empty <<<1,32>>> + stream sync            %8.2f\n",
-         timed(s, [&] { empty_kernel<<<1, 32, 0, s>>>(d); cudaStreamSynchronize(s); }));
-  printf("empty <<<4,256>>> + stream sync           %8.2f\n",
-         timed(s, [&] { empty_kernel<<<4, 256, 0, s>>>(d); cudaStreamSynchronize(s); }));
+  printf("empty <<<1,32>>> + stream sync            %8.2f\n", timed(s, [&] {
+           empty_kernel<<<1, 32, 0, s>>>(d);
+           cudaStreamSynchronize(s);
+         }));
+  printf("empty <<<4,256>>> + stream sync           %8.2f\n", timed(s, [&] {
+           empty_kernel<<<4, 256, 0, s>>>(d);
+           cudaStreamSynchronize(s);
+         }));
   int val = 0;
   printf("empty <<<1,32>>> + spin on mapped flag    %8.2f\n", timed(s, [&] {
            ++val;
