@@ -9,6 +9,7 @@
 #include "bench_gpu.h"
 #include "bench_util.h"
 #include "cli.h"
+#include "tuning.h"
 
 static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
                            const mispc_aggregates *d) {
@@ -29,8 +30,13 @@ static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
   return same;
 }
 
+static void agg_more_help(FILE *f) {
+  bench_print_tuning_help(f);
+}
+
 int cmd_bench_agg(int argc, char **argv) {
   int reps = 10, bs_opt = 0, algo_index = 0, isolated = 0, verbose = 0;
+  mispc_tuning tune = {0};
   long long max_size = 0;
   double theta = 0;
   const char *specs[64];
@@ -46,6 +52,8 @@ int cmd_bench_agg(int argc, char **argv) {
                   &bs_opt, 1, 1 << 20),
       CLI_OPT_INT("--reps", "N", "timed repetitions (default 10; the median is reported)", &reps, 1,
                   1000000),
+      CLI_OPT_CALL("--tune", "NAME=VALUE", "a tuning knob, repeatable (below)", bench_tune_option,
+                   &tune),
       CLI_OPT_FLAG("-vv",
                    "the time of each phase of the strength graph and the aggregation\n"
                    "(stderr; synchronizes between phases, so use it with --reps 1)",
@@ -58,6 +66,7 @@ int cmd_bench_agg(int argc, char **argv) {
                "the GPU (at most 64 matrices), against one cuSPARSE SpMV on the matrix,\n"
                "and checks the GPU aggregates against the host's.",
       CLI_SPEC_OPERANDS(opts, 64, "matrix"),
+      .more_help = agg_more_help,
       .example = "mispc bench agg gen:laplace3d:100 gen:elasticity3d:60 --algo mis2agg --reps 10",
   };
   int rc = cli_args_parse(&cmd, argc, argv, 2, specs, &nspecs);
@@ -75,6 +84,7 @@ int cmd_bench_agg(int argc, char **argv) {
   mispc_context_set_verbosity(ctx, verbose);
   mispc_context_set_logger(ctx, cli_log, NULL);
   int gpu = mispc_have_gpu();
+  if (mispc_context_set_tuning_(ctx, &tune)) rc = cli_fail(ctx, "--tune", MISPC_ERR_INVALID_ARG);
   for (int si = 0; si < nspecs && !rc; ++si) {
     int bs = bs_opt ? bs_opt : !strncmp(specs[si], "gen:elasticity3d", 16) ? 3 : 1;
     mispc_csr A = {0}, S = {0}, DA = {0}, DS = {0};
