@@ -178,10 +178,11 @@ struct Parts {
 inline mispc_status fetch_result(mispc_context *ctx, cudaStream_t s, void *h, const void *d,
                                  const void *mapped, size_t bytes, const char *what) {
   if (mapped) {
-    const volatile unsigned long long *flag = (const unsigned long long *)mapped + bytes / 8;
-    for (unsigned spin = 1; !*flag; ++spin)
+    /* acquire: the words are read after the flag on any host (a plain mov on x86) */
+    const unsigned long long *flag = (const unsigned long long *)mapped + bytes / 8;
+    for (unsigned spin = 1; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); ++spin)
       if (!(spin & 255) && cudaStreamQuery(s) != cudaErrorNotReady) break;
-    if (*flag) {
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
       memcpy(h, mapped, bytes);
       return MISPC_SUCCESS;
     }

@@ -98,13 +98,25 @@ struct Shared {
   Shared *rank0; /* rank 0's copy (generic address) */
 };
 
+/* Clusters exist from compute capability 9.0 on; for older targets
+ * (CMAKE_CUDA_ARCHITECTURES below 90) the clustered kernels compile to the
+ * one-block code and are never launched (cluster_ok says no there). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define MISPC_SMEM_CLUSTERS 1
+#else
+#define MISPC_SMEM_CLUSTERS 0
+#endif
+
 /* Barrier over the block (C: one block) or the cluster, with the ordering
  * of shared memory writes. */
 template <bool C> __device__ __forceinline__ void sync_all() {
-  if constexpr (C)
+#if MISPC_SMEM_CLUSTERS
+  if constexpr (C) {
     cg::this_cluster().sync();
-  else
-    __syncthreads();
+    return;
+  }
+#endif
+  __syncthreads();
 }
 
 /* Vertex u's entry of a per-vertex array: its owner's (local when C is
@@ -114,10 +126,11 @@ template <bool C, typename T> struct Words {
   int shift;
   unsigned mask;
   __device__ __forceinline__ T &operator[](int u) const {
+#if MISPC_SMEM_CLUSTERS
     if constexpr (C)
       return *cg::this_cluster().map_shared_rank(local + (u & mask), (unsigned)(u >> shift));
-    else
-      return local[u];
+#endif
+    return local[u];
   }
 };
 
@@ -198,19 +211,19 @@ __device__ uint32_t line_class(const Cols &col, uint32_t b, uint32_t m, int v) {
 /* Resets sh and points it at rank 0's copy (before the first cluster barrier). */
 template <bool C> __device__ void init_shared(Shared *sh) {
   if (threadIdx.x != 0) return;
-  if constexpr (C)
-    sh->rank0 = cg::this_cluster().map_shared_rank(sh, 0);
-  else
-    sh->rank0 = sh;
+  sh->rank0 = sh;
+#if MISPC_SMEM_CLUSTERS
+  if constexpr (C) sh->rank0 = cg::this_cluster().map_shared_rank(sh, 0);
+#endif
   sh->flag[0] = sh->flag[1] = 0;
   sh->set_size = sh->undecided = 0;
 }
 
 template <bool C> __device__ __forceinline__ int block_rank() {
-  if constexpr (C)
-    return (int)cg::this_cluster().block_rank();
-  else
-    return 0;
+#if MISPC_SMEM_CLUSTERS
+  if constexpr (C) return (int)cg::this_cluster().block_rank();
+#endif
+  return 0;
 }
 
 /* Rank 0 writes the result words after the last barrier. */
@@ -446,7 +459,11 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
         const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
         uint32_t hmin = __shfl_sync(0xffffffffu, m, src);
         for (uint32_t q = hb + lane; q < he; q += 32) hmin = min(hmin, T[col(q)]);
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
         hmin = __reduce_min_sync(0xffffffffu, hmin);
+#else
+        for (int o = 16; o; o >>= 1) hmin = min(hmin, __shfl_xor_sync(0xffffffffu, hmin, o));
+#endif
         if ((lane & ~(L - 1)) == src) m = hmin;
       }
       __syncwarp(); /* the group read w1[i] before lane 0 writes it */
@@ -618,7 +635,8 @@ bool cluster_ok(mispc_context *ctx, int blocks) {
 extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset) {
   const mispc_tuning *tu = &ctx->tuning;
   if (tu->mis_no_smem || tu->mis_no_persistent || tu->mis_no_worklist || tu->mis_no_sync_free ||
-      tu->mis_no_warp_mapping || tu->mis_force_warp_mapping || tu->mis1_lanes)
+      tu->mis_no_early_exit || tu->mis_no_warp_mapping || tu->mis_force_warp_mapping ||
+      tu->mis1_lanes)
     return 0;
   const int64_t n = g->nrows;
   if (n < 1 || n > kMaxVertices || g->ncols > kMaxVertices) return 0;
