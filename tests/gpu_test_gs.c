@@ -10,10 +10,6 @@
 
 static mispc_context *ctx;
 
-static double rnd(uint64_t seed, int64_t i) {
-  return (double)(mispc_hash3(seed, 13, (uint64_t)i) >> 11) * 0x1.0p-52 - 1.0;
-}
-
 static int node_block_size = 1; /* > 1: cluster whole nodes of the strength graph */
 static double node_theta = 0.0; /* its threshold (0: the cluster graph from the nodes) */
 static int line_clusters = 0;   /* mispc_gs_options.line_clusters, | 2: block_solve */
@@ -59,7 +55,8 @@ static problem problem_make(const char *spec, uint64_t gen_seed, uint64_t b_seed
   const int64_t n = P.H.nrows;
   P.b = malloc(sizeof(double) * (size_t)(n + 1));
   P.x0 = malloc(sizeof(double) * (size_t)(n + 1));
-  for (int64_t i = 0; i < n; ++i) P.b[i] = rnd(b_seed, i), P.x0[i] = rnd(x_seed, i);
+  for (int64_t i = 0; i < n; ++i)
+    P.b[i] = test_rnd(b_seed, 13, i), P.x0[i] = test_rnd(x_seed, 13, i);
   return P;
 }
 
@@ -251,7 +248,7 @@ static problem dense_nodes(const char *spec, int32_t b) {
   CHECK_OK(ctx, mispc_csr_copy(ctx, &P.H, MISPC_MEM_DEVICE, &P.D));
   P.b = malloc(sizeof(double) * (size_t)(n + 1));
   P.x0 = malloc(sizeof(double) * (size_t)(n + 1));
-  for (int64_t i = 0; i < n; ++i) P.b[i] = rnd(5, i), P.x0[i] = rnd(6, i);
+  for (int64_t i = 0; i < n; ++i) P.b[i] = test_rnd(5, 13, i), P.x0[i] = test_rnd(6, 13, i);
   return P;
 }
 

@@ -10,17 +10,6 @@
 
 static mispc_context *ctx;
 
-/* A deterministic pseudo-random number in [-1, 1). */
-static double rnd(uint64_t seed, int64_t i) {
-  return (double)(mispc_hash3(seed, 11, (uint64_t)i) >> 11) * 0x1.0p-52 - 1.0;
-}
-
-static double *rnd_vec(uint64_t seed, int64_t n) {
-  double *v = malloc(sizeof(double) * (size_t)(n + 1));
-  for (int64_t i = 0; i < n; ++i) v[i] = rnd(seed, i);
-  return v;
-}
-
 static double *copy_vec(const double *v, int64_t n) {
   double *c = malloc(sizeof(double) * (size_t)(n + 1));
   memcpy(c, v, sizeof(double) * (size_t)n);
@@ -113,7 +102,7 @@ static mispc_csr gen(const char *spec) {
 static mispc_csr dense_spd(int32_t n) {
   mispc_csr A;
   if (mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, (int64_t)n * n, 1, &A)) exit(1);
-  double *B = rnd_vec(3, (int64_t)n * n);
+  double *B = test_rnd_vec(3, 11, (int64_t)n * n);
   for (int32_t i = 0; i < n; ++i) {
     A.rowptr[i + 1] = (int64_t)(i + 1) * n;
     for (int32_t j = 0; j < n; ++j) {
@@ -133,7 +122,7 @@ static mispc_csr diagonal_matrix(int32_t n) {
   for (int32_t i = 0; i < n; ++i) {
     A.rowptr[i + 1] = i + 1;
     A.colidx[i] = i;
-    A.values[i] = 0.5 + fabs(rnd(4, i)) * 3;
+    A.values[i] = 0.5 + fabs(test_rnd(4, 11, i)) * 3;
   }
   return A;
 }
@@ -147,7 +136,7 @@ static const char *sweep_name(mispc_gs_sweep sw) {
 static void compare_with_reference(const mispc_csr *A, mispc_gs_kind kind, const int32_t *ord,
                                    int exact, const char *what) {
   int64_t n = A->nrows;
-  double *b = rnd_vec(21, n), *x0 = rnd_vec(22, n);
+  double *b = test_rnd_vec(21, 11, n), *x0 = test_rnd_vec(22, 11, n);
   mispc_gs_sweep sws[3] = {MISPC_GS_FORWARD, MISPC_GS_BACKWARD, MISPC_GS_SYMMETRIC};
   double omegas[2] = {1.0, 0.8};
   int nsweeps[2] = {1, 3};
@@ -327,7 +316,7 @@ static void test_gs_energy_decreases(void) {
       A = gen(specs[s]);
     }
     int64_t n = A.nrows;
-    double *xs = rnd_vec(31, n), *b = malloc(sizeof(double) * (size_t)n);
+    double *xs = test_rnd_vec(31, 11, n), *b = malloc(sizeof(double) * (size_t)n);
     double *t1 = malloc(sizeof(double) * (size_t)n), *t2 = malloc(sizeof(double) * (size_t)n);
     spmv(&A, xs, b);
     for (int kind = 0; kind <= 1; ++kind)
@@ -372,7 +361,7 @@ static void test_gs_symmetric_operator(void) {
   for (size_t s = 0; s < 2; ++s) {
     mispc_csr A = gen(specs[s]);
     int64_t n = A.nrows;
-    double *x = rnd_vec(41, n), *y = rnd_vec(42, n);
+    double *x = test_rnd_vec(41, 11, n), *y = test_rnd_vec(42, 11, n);
     double *mx = malloc(sizeof(double) * (size_t)n), *my = malloc(sizeof(double) * (size_t)n);
     for (int kind = 0; kind <= 1; ++kind)
       for (int w = 0; w < 2; ++w) {
@@ -423,7 +412,7 @@ static void test_gs_setup_split(void) {
     for (int kind = 0; kind <= 1; ++kind) {
       mispc_csr A = gen(specs[s]);
       int64_t n = A.nrows;
-      double *b = rnd_vec(51, n), *x0 = rnd_vec(52, n);
+      double *b = test_rnd_vec(51, 11, n), *x0 = test_rnd_vec(52, 11, n);
       mispc_gs *g = make_gs(&A, (mispc_gs_kind)kind, MISPC_GS_SYMMETRIC, 2, 1.0, specs[s]);
       if (!g) continue;
       double *xa = copy_vec(x0, n);
@@ -517,7 +506,7 @@ static void test_gs_errors(void) {
   mispc_csr A = gen("gen:laplace2d:10");
   int64_t n = A.nrows, p37 = diag_pos(&A, 37);
   double d37 = A.values[p37];
-  double *b = rnd_vec(61, n), *x = calloc((size_t)n, sizeof(double));
+  double *b = test_rnd_vec(61, 11, n), *x = calloc((size_t)n, sizeof(double));
 
   /* apply before symbolic / numeric */
   CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
@@ -653,7 +642,7 @@ static void test_gs_deterministic_across_threads(void) {
   for (size_t s = 0; s < 3; ++s) {
     mispc_csr A = gen(specs[s]);
     int64_t n = A.nrows;
-    double *b = rnd_vec(71, n), *x0 = rnd_vec(72, n);
+    double *b = test_rnd_vec(71, 11, n), *x0 = test_rnd_vec(72, 11, n);
     for (int kind = 0; kind <= 1; ++kind)
       for (int zg = 0; zg <= 1; ++zg) {
         double *x[2];
@@ -685,7 +674,7 @@ static void test_gs_deterministic_across_threads(void) {
 static void test_gs_sweeps_compose(void) {
   mispc_csr A = gen("gen:laplace3d:10");
   int64_t n = A.nrows;
-  double *b = rnd_vec(81, n), *x0 = rnd_vec(82, n);
+  double *b = test_rnd_vec(81, 11, n), *x0 = test_rnd_vec(82, 11, n);
   for (int kind = 0; kind <= 1; ++kind)
     for (int sw = 0; sw < 3; ++sw) {
       mispc_gs *g3 = make_gs(&A, (mispc_gs_kind)kind, (mispc_gs_sweep)sw, 3, 1.1, "sweeps 3");
@@ -712,7 +701,7 @@ static void test_gs_sweeps_compose(void) {
 static void test_gs_node_clusters(void) {
   mispc_csr A = gen("gen:elasticity3d:6");
   const int64_t n = A.nrows;
-  double *xs = rnd_vec(5, n), *b = malloc(sizeof(double) * (size_t)n);
+  double *xs = test_rnd_vec(5, 11, n), *b = malloc(sizeof(double) * (size_t)n);
   double *t1 = malloc(sizeof(double) * (size_t)n), *t2 = malloc(sizeof(double) * (size_t)n);
   spmv(&A, xs, b);
   const double thetas[] = {0.0, 0.02};
@@ -889,7 +878,7 @@ static void test_gs_host_copy_equals_row_by_row(void) {
     mispc_csr A;
     CHECK_OK(ctx, mispc_load(ctx, cases[m].spec, &A));
     const int64_t n = A.nrows;
-    double *b = rnd_vec(91, n), *x0 = rnd_vec(92, n);
+    double *b = test_rnd_vec(91, 11, n), *x0 = test_rnd_vec(92, 11, n);
     int bad = 0, nblocked = 0, ncblocked = 0;
     for (int kind = 0; kind <= 1; ++kind) {
       if (kind == MISPC_GS_POINT && cases[m].bs > 1) continue; /* the same point GS */
@@ -918,7 +907,7 @@ static void test_gs_host_copy_equals_row_by_row(void) {
             B.values = copy_vec(A.values, A.nnz);
             for (int64_t i = 0; i < n; ++i)
               for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p)
-                if (A.colidx[p] != i) B.values[p] *= 1 + rnd(93, p) / 4;
+                if (A.colidx[p] != i) B.values[p] *= 1 + test_rnd(93, 11, p) / 4;
             for (int refresh = 0; refresh <= 1; ++refresh) {
               const mispc_csr *M = refresh ? &B : &A;
               CHECK_OK(ctx, mispc_gs_numeric(ctx, g, M));

@@ -12,16 +12,6 @@
 
 static mispc_context *ctx;
 
-static double rnd(uint64_t seed, int64_t i) {
-  return (double)(mispc_hash3(seed, 13, (uint64_t)i) >> 11) * 0x1.0p-52 - 1.0;
-}
-
-static double *rnd_vec(uint64_t seed, int64_t n) {
-  double *v = malloc(sizeof(double) * (size_t)(n + 1));
-  for (int64_t i = 0; i < n; ++i) v[i] = rnd(seed, i);
-  return v;
-}
-
 typedef struct block_case {
   const char *spec;
   double theta;
@@ -134,7 +124,7 @@ static void test_block_equals_reference(void) {
   for (size_t t = 0; t < sizeof cases / sizeof *cases; ++t) {
     mispc_csr A = generated_graph(ctx, cases[t].spec, 5);
     const int64_t n = A.nrows;
-    double *b = rnd_vec(1, n), *x0 = rnd_vec(2, n);
+    double *b = test_rnd_vec(1, 13, n), *x0 = test_rnd_vec(2, 13, n);
     double *x = malloc(sizeof(double) * (size_t)n), *xr = malloc(sizeof(double) * (size_t)n);
     for (int w = 0; w < 3; ++w)
       for (int ns = 1; ns <= 2; ++ns) {
@@ -164,7 +154,7 @@ static void test_block_same_bits(void) {
   for (size_t t = 0; t < sizeof cases / sizeof *cases; ++t) {
     mispc_csr A = generated_graph(ctx, cases[t].spec, 5);
     const int64_t n = A.nrows;
-    double *b = rnd_vec(3, n), *x0 = rnd_vec(4, n), *ref = NULL;
+    double *b = test_rnd_vec(3, 13, n), *x0 = test_rnd_vec(4, 13, n), *ref = NULL;
     double *x = malloc(sizeof(double) * (size_t)n);
     for (int nt = 1; nt <= 3; ++nt) {
       CHECK_OK(ctx, mispc_context_set_num_threads(ctx, nt));
@@ -210,7 +200,7 @@ static void test_block_converges_faster(void) {
   const block_case c = {"gen:aniso2d:40:0.001", 0.05, 1, 1};
   mispc_csr A = generated_graph(ctx, c.spec, 5);
   const int64_t n = A.nrows;
-  double *b = rnd_vec(5, n), *x = malloc(sizeof(double) * (size_t)n);
+  double *b = test_rnd_vec(5, 13, n), *x = malloc(sizeof(double) * (size_t)n);
   double res[2];
   for (int block = 0; block < 2; ++block) {
     mispc_gs *g = make(&A, &c, MISPC_GS_SYMMETRIC, 5, block);

@@ -81,6 +81,20 @@ static inline void test_tmp_file(char *out, size_t n, const char *stem, const ch
 }
 
 /* GPU tests: exit 77 (ctest "skipped") without a GPU unless MISPC_REQUIRE_GPU=1. */
+/* A deterministic pseudo-random number in [-1, 1) for test data; the salt
+ * keeps the streams of different test files apart (their reference values
+ * were made with these). */
+static inline double test_rnd(uint64_t seed, uint64_t salt, int64_t i) {
+  return (double)(mispc_hash3(seed, salt, (uint64_t)i) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* n of them (room for n + 1), from malloc. */
+static inline double *test_rnd_vec(uint64_t seed, uint64_t salt, int64_t n) {
+  double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+  for (int64_t i = 0; i < n; ++i) v[i] = test_rnd(seed, salt, i);
+  return v;
+}
+
 static inline void test_require_gpu_or_skip(void) {
   if (mispc_have_gpu()) return;
   const char *req = getenv("MISPC_REQUIRE_GPU");
