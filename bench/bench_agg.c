@@ -30,10 +30,6 @@ static int same_aggregates(mispc_context *ctx, const mispc_aggregates *h,
   return same;
 }
 
-static void agg_more_help(FILE *f) {
-  bench_print_tuning_help(f);
-}
-
 int cmd_bench_agg(int argc, char **argv) {
   int reps = 10, bs_opt = 0, algo_index = 0, isolated = 0, verbose = 0;
   mispc_tuning tune = {0};
@@ -66,7 +62,7 @@ int cmd_bench_agg(int argc, char **argv) {
                "the GPU (at most 64 matrices), against one cuSPARSE SpMV on the matrix,\n"
                "and checks the GPU aggregates against the host's.",
       CLI_SPEC_OPERANDS(opts, 64, "matrix"),
-      .more_help = agg_more_help,
+      .more_help = bench_print_tuning_help,
       .example = "mispc bench agg gen:laplace3d:100 gen:elasticity3d:60 --algo mis2agg --reps 10",
   };
   int rc = cli_args_parse(&cmd, argc, argv, 2, specs, &nspecs);

@@ -23,10 +23,6 @@ static double rel_residual(const mispc_csr *A, const double *b, const double *x)
   return sqrt(r2 / b2);
 }
 
-static void gs_more_help(FILE *f) {
-  bench_print_tuning_help(f);
-}
-
 int cmd_bench_gs(int argc, char **argv) {
   int reps = 10, which = 2, verbose = 0, block_size = 1, recolor = -1, coloring_index = 0;
   int lines = 0, block_solve = 0;
@@ -77,7 +73,7 @@ int cmd_bench_gs(int argc, char **argv) {
                "cluster multicolor Gauss-Seidel on the GPU (at most 64 matrices with values),\n"
                "against one double cuSPARSE SpMV, and checks x against the host's bit for bit.",
       CLI_SPEC_OPERANDS(opts, 64, "matrix"),
-      .more_help = gs_more_help,
+      .more_help = bench_print_tuning_help,
       .example = "mispc bench gs gen:laplace3d:100 gen:elasticity3d:60 --kind both --reps 20",
   };
   int rc = cli_args_parse(&cmd, argc, argv, 2, specs, &nspecs);
