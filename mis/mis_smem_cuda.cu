@@ -626,6 +626,20 @@ bool cluster_ok(mispc_context *ctx, int blocks) {
   return yes;
 }
 
+/* log2 of the vertices a block of `blocks` owns: the least s with
+ * blocks 2^s >= n. */
+int owner_shift(int64_t n, int blocks) {
+  int s = 0;
+  while (((int64_t)blocks << s) < n) ++s;
+  return s;
+}
+
+/* A block's shared memory before its columns, for MIS-k (k = 1 keeps join
+ * flags, MIS-2 subset flags where a subset is given). */
+size_t part_bytes(int shift, int k, bool subset) {
+  return Layout::fixed_bytes(1 << shift, k == 1 ? 1 : 2, k == 1 || subset);
+}
+
 } // namespace
 
 /* Blocks of the cluster for graph g (k = 1, 2; with a subset for MIS-2), or
@@ -641,7 +655,6 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
   const int64_t n = g->nrows;
   if (n < 1 || n > kMaxVertices || g->ncols > kMaxVertices) return 0;
   const int optin = max_smem_optin();
-  const int words = k == 1 ? 1 : 2;
   int cs = tu->mis_smem_blocks;
   if (!cs) {
     if (g->nnz > kSmallEntries) return 0;
@@ -649,9 +662,7 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
   }
   for (;; cs *= 2) { /* the words must fit */
     if (cs > kMaxCluster || !cluster_ok(ctx, cs)) return 0;
-    int per = 1;
-    while ((int64_t)per * cs < n) per *= 2;
-    if (Layout::fixed_bytes(per, words, k == 1 || subset) + 1024 <= (size_t)optin) return cs;
+    if (part_bytes(owner_shift(n, cs), k, subset) + 1024 <= (size_t)optin) return cs;
     if (tu->mis_smem_blocks) return 0;
   }
 }
@@ -663,10 +674,8 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   const int n = (int)g->nrows;
-  int per = 1, shift = 0;
-  while ((int64_t)per * blocks < n) per *= 2, ++shift;
-  const int words = k == 1 ? 1 : 2;
-  const size_t fixed = Layout::fixed_bytes(per, words, k == 1 || subset);
+  const int shift = owner_shift(n, blocks);
+  const size_t fixed = part_bytes(shift, k, subset != NULL);
   const int optin = max_smem_optin();
   const int smem = optin - (int)sizeof(Shared) - 64; /* the kernel's limit */
   /* What this launch asks for: the words and room for every column (a
