@@ -120,7 +120,7 @@ int cmd_bench(int argc, char **argv) {
   /* Variants: the chosen options, then each optimisation switched off. */
   variant vars[10];
   int nvar = 0;
-  for (int v = 0; v < 10; ++v) vars[v].opt = base, vars[v].tune = tune;
+  for (size_t v = 0; v < sizeof vars / sizeof *vars; ++v) vars[v].opt = base, vars[v].tune = tune;
   vars[nvar++].name = "default";
   if (ablation) {
     if (k == 1) {
