@@ -721,8 +721,11 @@ extern "C" mispc_status mispc_mis1_cuda(mispc_context *ctx, const mispc_csr *g,
   if (n == 0) return MISPC_SUCCESS;
   /* Small graphs: one launch of a cluster that keeps everything in shared
    * memory (rounds = the host's; no sync-free pass there) */
-  if (const int blocks = mispc_mis_smem_blocks(ctx, g, 1, subset != NULL))
-    return mispc_mis_smem_cuda(ctx, g, 1, opt, mode, blocks, subset, in_set, res);
+  if (const int blocks = mispc_mis_smem_blocks(ctx, g, 1, subset != NULL)) {
+    int ran = 0;
+    MISPC_TRY(mispc_mis_smem_cuda(ctx, g, 1, opt, mode, blocks, subset, in_set, res, &ran));
+    if (ran) return MISPC_SUCCESS;
+  }
   const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
   const int persistent = !tu->mis_no_persistent;
   const size_t ncnt = (3 * (size_t)(max_rounds + 2) + 1) & ~(size_t)1; /* keep result 8-aligned */

@@ -577,8 +577,11 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
   MISPC_TRY(mis_cuda::start(ctx, n, opt, res, &s, &sms, &max_rounds));
   if (n == 0) return MISPC_SUCCESS;
   /* Small graphs: one launch of a cluster that keeps everything in shared memory */
-  if (const int blocks = mispc_mis_smem_blocks(ctx, g, 2, subset != NULL))
-    return mispc_mis_smem_cuda(ctx, g, 2, opt, per_round, blocks, subset, in_set, res);
+  if (const int blocks = mispc_mis_smem_blocks(ctx, g, 2, subset != NULL)) {
+    int ran = 0;
+    MISPC_TRY(mispc_mis_smem_cuda(ctx, g, 2, opt, per_round, blocks, subset, in_set, res, &ran));
+    if (ran) return MISPC_SUCCESS;
+  }
   /* Warp per vertex when the average degree is >= 16 (§V-D), unless forced. */
   const mispc_tuning *tu = &ctx->tuning; /* ablations (tuning.h) */
   const bool warp = tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && g->nnz >= 16 * n);

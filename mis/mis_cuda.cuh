@@ -16,13 +16,14 @@
 /* Small graphs in shared memory (mis_smem_cuda.cu): the blocks of the
  * cluster that takes MIS-k of g (subset: whether one is given), 0 where the
  * persistent kernels do; and the call itself with that many blocks (mode: the
- * MIS-1 key mode, or MIS-2's per-round priorities). Same sets and rounds as
- * the host. */
+ * MIS-1 key mode, or MIS-2's per-round priorities), *ran = 0 (and nothing
+ * done) where the device refused the cluster. Same sets and rounds as the
+ * host. */
 extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset);
 extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr *g, int k,
                                             const mispc_mis_options *opt, int mode, int blocks,
                                             const uint8_t *subset, uint8_t *in_set,
-                                            mispc_mis_result *res);
+                                            mispc_mis_result *res, int *ran);
 
 namespace mis_cuda {
 
@@ -174,14 +175,24 @@ struct Parts {
  * host spins on the word after them, which the kernel sets last, instead of
  * a stream sync (1.8 us less a call on an H200: launch_floor.cu), and asks
  * the stream every 256 spins, so a failed kernel is reported, not waited
- * for; later work on the stream is ordered after the kernel anyway. */
+ * for; after about 100 us it syncs the stream instead. Later work on the
+ * stream is ordered after the kernel anyway. */
 inline mispc_status fetch_result(mispc_context *ctx, cudaStream_t s, void *h, const void *d,
                                  const void *mapped, size_t bytes, const char *what) {
   if (mapped) {
     /* acquire: the words are read after the flag on any host (a plain mov on x86) */
     const unsigned long long *flag = (const unsigned long long *)mapped + bytes / 8;
+    double t0 = 0;
     for (unsigned spin = 1; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); ++spin)
-      if (!(spin & 255) && cudaStreamQuery(s) != cudaErrorNotReady) break;
+      if (!(spin & 255)) {
+        if (cudaStreamQuery(s) != cudaErrorNotReady) break;
+        /* long kernels: the stream sync below (which honours the device's
+         * blocking-sync flag) rather than a core kept busy */
+        if (!t0)
+          t0 = mispc_wtime();
+        else if (mispc_wtime() - t0 > 100e-6)
+          break;
+      }
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
       memcpy(h, mapped, bytes);
       return MISPC_SUCCESS;

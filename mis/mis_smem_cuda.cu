@@ -58,8 +58,8 @@ struct SmemPlan {
   const int32_t *colidx;
   const uint8_t *subset;
   uint8_t *in_set;
-  unsigned long long *result; /* [0] set size, [1] MIS-1 undecided / MIS-2 -1 on failure,
-                                 [2] rounds, [3] done (mapped pinned or device words) */
+  unsigned long long *result; /* [0] set size, [1] undecided after max_rounds (0 when
+                                 done), [2] rounds, [3] done (mapped pinned or device words) */
   uint64_t seed;
   int n;
   int shift;        /* block b owns [b << shift, (b + 1) << shift) */
@@ -540,16 +540,17 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
     ++r;
     if (rank == 0 && threadIdx.x == 0) r0->flag[r & 1] = 0; /* last read before this barrier */
   }
-  unsigned long long size = 0;
+  unsigned long long size = 0, und = 0;
   for (int i = threadIdx.x; i < nv; i += kThreads) {
-    const bool inset = Lo.w0[i] == 0u;
-    p.in_set[v0 + i] = inset;
-    size += inset;
+    const uint32_t t = Lo.w0[i];
+    p.in_set[v0 + i] = t == 0u;
+    size += t == 0u;
+    und += t != 0u && t != kOut2; /* the host's count after its last round */
   }
   add_to(&r0->set_size, size);
+  add_to(&r0->undecided, und);
   sync_all<C>();
-  if (rank == 0 && threadIdx.x == 0)
-    write_result(p, &sh, failed ? ~0ull : (unsigned long long)r, r);
+  if (rank == 0 && threadIdx.x == 0) write_result(p, &sh, failed ? sh.undecided : 0ull, r);
 }
 
 constexpr int kMaxDevices = 64;
@@ -567,34 +568,45 @@ int max_smem_optin() {
   return b;
 }
 
-/* Raises the kernel's limits, once a kernel: dynamic shared memory to
- * `bytes` (the same every time: the device's limit less the static part),
- * and clusters of 16 blocks allowed. */
-mispc_status allow_smem(mispc_context *ctx, const void *kernel, int bytes) {
-  static std::atomic<const void *> done[64];
-  for (auto &d : done) {
+/* Raises the kernel's limits, once a device and kernel (attributes are per
+ * device): dynamic shared memory to `bytes` (the same every time: the
+ * device's limit less the static part), and clusters of 16 blocks allowed.
+ * The CUDA error of the first, cleared. */
+cudaError_t allow_smem(const void *kernel, int bytes) {
+  static std::atomic<const void *> done[kMaxDevices][32];
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess || dev < 0 || dev >= kMaxDevices)
+    return e != cudaSuccess ? (cudaGetLastError(), e) : cudaErrorInvalidDevice;
+  for (auto &d : done[dev]) {
     const void *k = d.load(std::memory_order_acquire);
-    if (k == kernel) return MISPC_SUCCESS;
+    if (k == kernel) return cudaSuccess;
     if (!k) break;
   }
-  MISPC_CUDA_TRY(ctx,
-                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return e;
+  }
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
       cudaSuccess)
     cudaGetLastError(); /* portable sizes only: cluster_ok says so */
-  for (auto &d : done) {
+  for (auto &d : done[dev]) {
     const void *expect = nullptr;
     if (d.compare_exchange_strong(expect, kernel) || expect == kernel) break;
   }
-  return MISPC_SUCCESS;
+  return cudaSuccess;
 }
+
+/* Cluster sizes known to run (1) or not (2) on a device, by log2 of the size. */
+std::atomic<int> cluster_known[kMaxDevices][5];
 
 /* Whether a cluster of `blocks` blocks of this kernel's shape runs on the
  * device (compute capability 9.0; 16 blocks only where the device allows),
  * looked up once a device and size. */
-bool cluster_ok(mispc_context *ctx, int blocks) {
+bool cluster_ok(int blocks) {
   if (blocks == 1) return true;
-  static std::atomic<int> ok[kMaxDevices][5]; /* 0 unknown, 1 yes, 2 no */
+  std::atomic<int>(&ok)[kMaxDevices][5] = cluster_known; /* 0 unknown, 1 yes, 2 no */
   int dev = 0, lg = 0;
   while ((1 << lg) < blocks) ++lg;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices || lg > 4) {
@@ -607,7 +619,7 @@ bool cluster_ok(mispc_context *ctx, int blocks) {
   const void *kern = (const void *)mis2_smem<1, true>;
   const int smem = max_smem_optin() - (int)sizeof(Shared) - 64;
   bool yes = cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, dev) == cudaSuccess && v &&
-             smem > 0 && allow_smem(ctx, kern, smem) == MISPC_SUCCESS;
+             smem > 0 && allow_smem(kern, smem) == cudaSuccess;
   if (yes) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1] = {};
@@ -658,10 +670,10 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
   int cs = tu->mis_smem_blocks;
   if (!cs) {
     if (g->nnz > kSmallEntries) return 0;
-    cs = g->nnz <= kOneBlockEntries ? 1 : cluster_ok(ctx, 16) ? 16 : 8;
+    cs = g->nnz <= kOneBlockEntries ? 1 : cluster_ok(16) ? 16 : 8;
   }
   for (;; cs *= 2) { /* the words must fit */
-    if (cs > kMaxCluster || !cluster_ok(ctx, cs)) return 0;
+    if (cs > kMaxCluster || !cluster_ok(cs)) return 0;
     if (part_bytes(owner_shift(n, cs), k, subset) + 1024 <= (size_t)optin) return cs;
     if (tu->mis_smem_blocks) return 0;
   }
@@ -670,7 +682,8 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
 extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr *g, int k,
                                             const mispc_mis_options *opt, int mode, int blocks,
                                             const uint8_t *subset, uint8_t *in_set,
-                                            mispc_mis_result *res) {
+                                            mispc_mis_result *res, int *ran) {
+  *ran = 0;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   const int n = (int)g->nrows;
@@ -716,8 +729,13 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
                : (blocks > 1 ? (const void *)mis2_smem<L, true>
                              : (const void *)mis2_smem<L, false>);
   });
-  mispc_status st = allow_smem(ctx, kern, smem);
-  if (!st) {
+  /* A cluster the device refuses now (other work holds its SMs: MPS, a
+   * partitioned GPU) sends the call to the persistent kernels, as does a
+   * kernel whose limits cannot be raised; a refused size is not tried again
+   * on this device. */
+  cudaError_t ce = allow_smem(kern, smem);
+  mispc_status st = MISPC_SUCCESS;
+  if (ce == cudaSuccess) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1] = {};
     cfg.gridDim = dim3((unsigned)blocks);
@@ -733,8 +751,27 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
       cfg.numAttrs = 1;
     }
     void *args[] = {&p};
-    st = MISPC_CUDA_CALL(ctx, cudaLaunchKernelExC(&cfg, kern, args));
+    ce = cudaLaunchKernelExC(&cfg, kern, args);
+    if (ce != cudaSuccess) cudaGetLastError();
   }
+  if (ce != cudaSuccess && blocks > 1) {
+    int dev = 0, lg = 0;
+    while ((1 << lg) < blocks) ++lg;
+    if (cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < kMaxDevices && lg <= 4)
+      cluster_known[dev][lg] = 2;
+    cudaGetLastError();
+    mispc_logf(ctx, 2, "mispc_mis%d: a cluster of %d blocks was refused (%s): persistent kernels",
+               k, blocks, cudaGetErrorString(ce));
+    if (d_words) mispc_scratch_free(ctx, d_words);
+    return MISPC_SUCCESS; /* *ran = 0 */
+  }
+  if (ce != cudaSuccess)
+    st = mispc_seterr(ctx, MISPC_ERR_CUDA, "mispc_mis%d: shared-memory kernel launch failed: %s", k,
+                      cudaGetErrorString(ce));
+  else
+    mispc_logf(ctx, 2, "mispc_mis%d: shared-memory kernel, %d block%s, %d lane%s a vertex", k,
+               blocks, blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "");
+  *ran = 1;
   unsigned long long h[3] = {0, 0, 0};
   if (!st)
     st = mis_cuda::fetch_result(ctx, s, h, d_words, d_mapped ? h_mapped : NULL, sizeof h,
@@ -743,11 +780,9 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   if (st) return st;
   res->set_size = (int64_t)h[0];
   res->rounds = (int)h[2];
-  if (k == 1 && h[1] != 0)
+  if (h[1] != 0) /* the host backends' words */
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                        "mispc_mis1: %llu vertices undecided after %d rounds", h[1], p.max_rounds);
-  if (k == 2 && h[1] == ~0ull)
-    return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                        "mispc_mis2: vertices still undecided after %d rounds", p.max_rounds);
+                        "mispc_mis%d: %llu vertices undecided after %d rounds", k, h[1],
+                        p.max_rounds);
   return MISPC_SUCCESS;
 }

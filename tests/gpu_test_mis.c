@@ -372,6 +372,136 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
     }
 }
 
+/* The last "shared-memory kernel" line of a call (verbosity 2), "" when the
+ * persistent kernels ran. */
+static char smem_line[256];
+static void catch_smem_line(void *user, const char *line) {
+  (void)user;
+  if (strstr(line, "shared-memory kernel")) snprintf(smem_line, sizeof smem_line, "%s", line);
+}
+
+/* Which kernel takes MIS-k of spec (generated, seed 3) under tuning t:
+ * copies the log line into what (empty for the persistent kernels) and
+ * checks the set and rounds against the host. */
+static void which_kernel(const char *spec, int k, const mispc_tuning *t, char *what, size_t len) {
+  mispc_csr H, D;
+  CHECK_OK(ctx, mispc_generate(ctx, spec, 3, &H));
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+  size_t n = (size_t)H.nrows;
+  uint8_t *hs = malloc(n), *gs = malloc(n), *ds = NULL;
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&ds));
+  mispc_mis_result hr, gr;
+  CHECK_OK(ctx, k == 1 ? mispc_mis1(ctx, &H, NULL, hs, &hr) : mispc_mis2(ctx, &H, NULL, hs, &hr));
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, t));
+  mispc_context_set_logger(ctx, catch_smem_line, NULL);
+  mispc_context_set_verbosity(ctx, 2);
+  smem_line[0] = 0;
+  CHECK_OK(ctx, k == 1 ? mispc_mis1(ctx, &D, NULL, ds, &gr) : mispc_mis2(ctx, &D, NULL, ds, &gr));
+  mispc_context_set_verbosity(ctx, 0);
+  mispc_context_set_logger(ctx, NULL, NULL);
+  mispc_context_set_tuning_(ctx, NULL);
+  snprintf(what, len, "%s", smem_line);
+  CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
+  CHECK_MSG(!memcmp(hs, gs, n) && hr.set_size == gr.set_size &&
+                (hr.rounds == gr.rounds || (k == 1 && !what[0] && gr.rounds == 0)),
+            "%s MIS-%d: GPU != host (%s)", spec, k, what[0] ? what : "persistent kernels");
+  mispc_free(ctx, MISPC_MEM_DEVICE, ds);
+  free(hs);
+  free(gs);
+  mispc_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &H);
+}
+
+/* The automatic choice at its edges (paths: 2 (n - 1) entries; 6,144
+ * entries: one block, 24,576: a cluster, one more: the persistent kernels;
+ * 65,536 vertices fit, 65,537 do not), the knobs, and that a forced size
+ * runs where the words fit (a path of 65,536 vertices on 8 blocks). */
+static void test_gpu_smem_choice(void) {
+  char w[256];
+  mispc_tuning t = {0};
+  for (int k = 1; k <= 2; ++k) {
+    which_kernel("gen:path:3073", k, &t, w, sizeof w);
+    CHECK_MSG(strstr(w, ", 1 block,") != NULL, "path:3073 MIS-%d: '%s'", k, w);
+    which_kernel("gen:path:3074", k, &t, w, sizeof w);
+    CHECK_MSG(strstr(w, "16 blocks") || strstr(w, "8 blocks"), "path:3074 MIS-%d: '%s'", k, w);
+    which_kernel("gen:path:12289", k, &t, w, sizeof w);
+    CHECK_MSG(strstr(w, "16 blocks") || strstr(w, "8 blocks"), "path:12289 MIS-%d: '%s'", k, w);
+    which_kernel("gen:path:12290", k, &t, w, sizeof w);
+    CHECK_MSG(!w[0], "path:12290 MIS-%d: '%s'", k, w);
+    t.mis_smem_blocks = 8;
+    which_kernel("gen:path:65536", k, &t, w, sizeof w);
+    CHECK_MSG(strstr(w, "8 blocks") != NULL, "path:65536 on 8 blocks, MIS-%d: '%s'", k, w);
+    which_kernel("gen:path:65537", k, &t, w, sizeof w);
+    CHECK_MSG(!w[0], "path:65537 MIS-%d: '%s'", k, w);
+    t.mis_smem_blocks = 4;
+    which_kernel("gen:laplace3d:20", k, &t, w, sizeof w);
+    CHECK_MSG(strstr(w, "4 blocks") != NULL, "laplace3d:20 on 4 blocks, MIS-%d: '%s'", k, w);
+    t.mis_smem_blocks = 0;
+    t.mis_no_smem = 1;
+    which_kernel("gen:laplace2d:32", k, &t, w, sizeof w);
+    CHECK_MSG(!w[0], "mis_no_smem MIS-%d: '%s'", k, w);
+    t.mis_no_smem = 0;
+    t.mis_no_early_exit = 1; /* an ablation of the persistent kernels */
+    which_kernel("gen:laplace2d:32", k, &t, w, sizeof w);
+    CHECK_MSG(!w[0], "mis_no_early_exit MIS-%d: '%s'", k, w);
+    t.mis_no_early_exit = 0;
+  }
+}
+
+/* The done word and the result words in the context's pinned scratch, over
+ * calls of both kernels and a call that grows the scratch (the
+ * one-launch-a-round rounds keep their counts there): each call's set size
+ * counts its own members (in_set prefilled with 0xAA); and a round limit
+ * gives the host's error text. */
+static void test_gpu_smem_result_words(void) {
+  mispc_csr H, D;
+  CHECK_OK(ctx, mispc_generate(ctx, "gen:laplace2d:32", 3, &H));
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+  const size_t n = (size_t)H.nrows;
+  uint8_t *gs = malloc(n), *ds = NULL;
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, n, (void **)&ds));
+  for (int step = 0; step < 6; ++step) {
+    mispc_tuning t = {0};
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    const int k = 1 + (step & 1);
+    if (step == 2) t.mis_no_persistent = 1, o.max_rounds = MIS1_MAX_ROUNDS;
+    if (step == 3) t.mis_no_smem = 1;
+    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+    memset(gs, 0xAA, n);
+    CHECK_OK(ctx, mispc_memcpy(ctx, ds, MISPC_MEM_DEVICE, gs, MISPC_MEM_HOST, n));
+    mispc_mis_result r = {-1, -1};
+    CHECK_OK(ctx, k == 1 ? mispc_mis1(ctx, &D, &o, ds, &r) : mispc_mis2(ctx, &D, &o, ds, &r));
+    mispc_context_set_tuning_(ctx, NULL);
+    CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
+    int64_t members = 0, bad = 0;
+    for (size_t v = 0; v < n; ++v) members += gs[v] == 1, bad += gs[v] > 1;
+    CHECK_MSG(!bad && members == r.set_size && r.rounds > 0,
+              "step %d MIS-%d: %lld members, set size %lld, %lld bytes neither 0 nor 1", step, k,
+              (long long)members, (long long)r.set_size, (long long)bad);
+  }
+  for (int k = 1; k <= 2; ++k) { /* the host's words after a round limit */
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    o.max_rounds = 1;
+    mispc_mis_result r;
+    uint8_t *hs = malloc(n);
+    CHECK_STATUS(ctx, k == 1 ? mispc_mis1(ctx, &H, &o, hs, &r) : mispc_mis2(ctx, &H, &o, hs, &r),
+                 MISPC_ERR_NOT_CONVERGED);
+    char host[256];
+    snprintf(host, sizeof host, "%s", mispc_context_error(ctx));
+    CHECK_STATUS(ctx, k == 1 ? mispc_mis1(ctx, &D, &o, ds, &r) : mispc_mis2(ctx, &D, &o, ds, &r),
+                 MISPC_ERR_NOT_CONVERGED);
+    CHECK_MSG(!strcmp(host, mispc_context_error(ctx)), "MIS-%d round limit: host '%s', GPU '%s'", k,
+              host, mispc_context_error(ctx));
+    free(hs);
+  }
+  mispc_free(ctx, MISPC_MEM_DEVICE, ds);
+  free(gs);
+  mispc_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &H);
+}
+
 static void test_gpu_star_and_clique(void) {
   mispc_csr S = star_graph(ctx, 5000), C = clique_graph(ctx, 300), D;
   uint8_t *ds = NULL, hs[6000];
@@ -490,6 +620,8 @@ int main(void) {
   RUN_TEST(test_gpu_small_graphs_equal_host);
   RUN_TEST(test_gpu_mis2_small_graphs_equal_host);
   RUN_TEST(test_gpu_smem_cluster_sizes_equal_host);
+  RUN_TEST(test_gpu_smem_choice);
+  RUN_TEST(test_gpu_smem_result_words);
   RUN_TEST(test_gpu_star_and_clique);
   RUN_TEST(test_gpu_mis1_equals_greedy);
   RUN_TEST(test_gpu_edge_cases_and_errors);
