@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -345,7 +347,8 @@ __device__ __forceinline__ int32_t pick_short(const dev_graph &g, int64_t v, con
 
 __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const int32_t *gagg,
                             const int64_t *asize, const int64_t *gsize, int32_t *agg,
-                            unsigned long long *orphan) {
+                            unsigned long long *orphan, int64_t sort_rows, int32_t *defer,
+                            unsigned long long *ndefer) {
   /* A warp's row of up to PICK_STAGE entries: its labels (-1 for v itself)
    * loaded once, each lane's candidates counted from them; reloading the
    * row for every candidate took 0.95 ms of Elasticity3D_80's aggregation
@@ -367,6 +370,13 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
           return;
         }
         const int64_t a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v], nb = g.brp[v + 1] - b0;
+        if (defer && !basic && na + nb > sort_rows) { /* pick_sorted's (a warp's row) */
+          if (lane == 0) {
+            defer[atomicAdd(ndefer, 1ull)] = (int32_t)v;
+            atomicAdd(ndefer + 1, (unsigned long long)(na + nb));
+          }
+          return;
+        }
         const bool stage = warp && !basic && na + nb <= PICK_STAGE;
         if (stage) {
           __syncwarp(); /* the previous vertex's counts are done with lab */
@@ -427,6 +437,95 @@ __global__ void phase3_pick(dev_graph g, int basic, const int32_t *tent, const i
       });
 }
 
+/* Phase 3 for the leftovers of long rows (phase3_pick's deferred list, in
+ * any order: each row is picked on its own). Counting every candidate over
+ * the row is the degree squared, and a power-law graph's leftover hubs made
+ * that the largest step of its aggregation (gen:kron:21 on 2 GPUs: the pick
+ * 2.3 ms of 12.7). Here each row's neighbours become keys (label << 32 |
+ * aggregate size; no label: all ones, sorted last), a CUB segmented sort
+ * orders each row's keys, and a warp a row takes each run of one label: its
+ * length is the count, so the candidates, counts, sizes and the order
+ * (better) are phase3_pick's and the labels the same bits, at O(d log d) a
+ * row. As the one-process phase3_high_degree, with the rows' count read
+ * back (one wait) since CUB takes the segments' number from the host. */
+__device__ __forceinline__ int64_t row_len(const dev_graph &g, int64_t v) {
+  return g.arp[v + 1] - g.arp[v] + g.brp[v + 1] - g.brp[v];
+}
+
+struct row_len_at {
+  dev_graph g;
+  __device__ int64_t operator()(int64_t v) const {
+    return row_len(g, v);
+  }
+};
+
+/* off[i] = the row length of defer[i], off[h] = 0 (the scan makes them the
+ * segments' offsets and off[h] the keys' number). */
+__global__ void defer_sizes(dev_graph g, int64_t h, const int32_t *defer, int64_t *off) {
+  FOR_VERTEX(i, h + 1) off[i] = i < h ? row_len(g, defer[i]) : 0;
+}
+
+__device__ __forceinline__ unsigned long long pick_key(int32_t label, int64_t size) {
+  return label < 0 ? ~0ull : (unsigned long long)(uint32_t)label << 32 | (uint32_t)size;
+}
+
+/* A warp a deferred row: its neighbours' keys at off[i] (v itself: none). */
+__global__ void defer_keys(dev_graph g, int64_t h, const int32_t *defer, const int64_t *off,
+                           const int32_t *tent, const int32_t *gagg, const int64_t *asize,
+                           const int64_t *gsize, unsigned long long *keys) {
+  const int lane = (int)(threadIdx.x & 31);
+  const int64_t nwarps = (int64_t)gridDim.x * (blockDim.x >> 5);
+  for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; i < h; i += nwarps) {
+    const int64_t v = defer[i], a0 = g.arp[v], na = g.arp[v + 1] - a0, b0 = g.brp[v];
+    const int64_t n = row_len(g, v);
+    unsigned long long *out = keys + off[i];
+    for (int64_t k = lane; k < n; k += 32) {
+      if (k < na) {
+        const int32_t c = g.acol[a0 + k];
+        out[k] = c == v ? ~0ull : pick_key(tent[c], asize[c]);
+      } else {
+        const int32_t c = g.bcol[b0 + k - na];
+        out[k] = pick_key(gagg[c], gsize[c]);
+      }
+    }
+  }
+}
+
+/* A warp a deferred row over its sorted keys: each lane takes the runs that
+ * start at its positions (a run's end by binary search), then the warp's
+ * best by `better`, as phase3_pick's reduction. */
+__global__ void pick_sorted(int64_t h, const int32_t *defer, const int64_t *off,
+                            const unsigned long long *sorted, int64_t rstart, int32_t *agg,
+                            unsigned long long *orphan) {
+  const int lane = (int)(threadIdx.x & 31);
+  const int64_t nwarps = (int64_t)gridDim.x * (blockDim.x >> 5);
+  for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; i < h; i += nwarps) {
+    const int64_t b = off[i], e = off[i + 1];
+    int32_t best = -1;
+    int64_t best_cnt = 0, best_size = 0;
+    for (int64_t k = b + lane; k < e; k += 32) {
+      const unsigned long long key = sorted[k];
+      const uint32_t l = (uint32_t)(key >> 32);
+      if (l == 0xffffffffu || (k > b && (uint32_t)(sorted[k - 1] >> 32) == l)) continue;
+      const int64_t end = mispc_lower_bound(sorted, k + 1, e, (unsigned long long)(l + 1ull) << 32);
+      const int64_t sz = (int64_t)(key & 0xffffffffu);
+      if (better(end - k, sz, (int32_t)l, best_cnt, best_size, best))
+        best = (int32_t)l, best_cnt = end - k, best_size = sz;
+    }
+    for (int o = 16; o; o >>= 1) {
+      const int32_t ob = __shfl_xor_sync(0xffffffffu, best, o);
+      const int64_t oc = __shfl_xor_sync(0xffffffffu, best_cnt, o);
+      const int64_t os = __shfl_xor_sync(0xffffffffu, best_size, o);
+      if (better(oc, os, ob, best_cnt, best_size, best)) best = ob, best_cnt = oc, best_size = os;
+    }
+    if (lane == 0) {
+      const int64_t v = defer[i];
+      agg[v] = best;
+      if (best < 0) atomicMin(orphan, (unsigned long long)(rstart + v));
+    }
+  }
+}
+
 typedef mispc_scratch_list dev_buffers;
 
 mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **out) {
@@ -434,7 +533,18 @@ mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, void **ou
 }
 
 /* counter words */
-enum { kLeft1, kOrphan, kLeft2, kRoots1, kRoots2, kMisRounds1, kMisRounds2, kCounters = 8 };
+enum {
+  kLeft1,
+  kOrphan,
+  kLeft2,
+  kRoots1,
+  kRoots2,
+  kMisRounds1,
+  kMisRounds2,
+  kDefer,        /* phase 3's leftovers of long rows (pick_sorted) */
+  kDeferEntries, /* and their entries */
+  kCounters = 10
+};
 enum { kMarks = 32 };
 /* the words a rank contributes to finish's all-gather */
 enum { kGathered = 6 };
@@ -456,6 +566,10 @@ struct work {
   int mis_queued[2];           /* the MIS-2 call of phase 1 / 2 left its rounds in counter */
   void *scan_temp;
   size_t scan_bytes;
+  /* phase 3: leftovers of rows longer than sort_rows pick from sorted keys
+   * (pick_sorted); defer = NULL where this rank has no such row */
+  int64_t sort_rows;
+  int32_t *defer;
   /* Provisional labels (prov): a root numbered from its rank's first row
    * (+ nglobal in phase 2) needs no scan over the ranks while the phases
    * run: no host wait, no MPI call between them. The order of labels is
@@ -532,6 +646,29 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
                                                     w->pos, (int)(nloc + 1), w->st));
   MISPC_TRY(scratch(ctx, b, w->scan_bytes, &w->scan_temp));
   w->grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
+  /* phase 3's sorted picks: the rank's longest row, measured once a graph
+   * (kept with its halo plan); the deferred list where a row is longer */
+  const int knob = ctx->tuning.dist_pick_sort_rows;
+  w->sort_rows = knob ? (knob < LONG_ROW ? LONG_ROW : knob) : PICK_STAGE;
+  mispc_halo *h = g->halo;
+  if (!h->max_row1 && nloc > 0) {
+    int64_t *d_max = NULL, max_row = 0;
+    void *temp = NULL;
+    size_t bytes = 0;
+    const auto lens =
+        thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), row_len_at{w->d});
+    MISPC_CUDA_TRY(ctx, cub::DeviceReduce::Max(NULL, bytes, lens, d_max, nloc, w->st));
+    MISPC_TRY(scratch(ctx, b, bytes + 16, &temp));
+    MISPC_TRY(scratch(ctx, b, 8, (void **)&d_max));
+    MISPC_CUDA_TRY(ctx, cub::DeviceReduce::Max(temp, bytes, lens, d_max, nloc, w->st));
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&max_row, d_max, 8, cudaMemcpyDeviceToHost, w->st));
+    MISPC_TRY(mispc_sync(ctx, w->st, "distributed aggregation: longest row"));
+    h->max_row1 = 1 + max_row;
+  }
+  if (h->max_row1 - 1 > w->sort_rows) {
+    const int64_t nnz = g->diag.nnz + g->offd.nnz, most = nnz / (w->sort_rows + 1) + 1;
+    MISPC_TRY(scratch(ctx, b, (size_t)(most < nloc ? most : nloc) * 4, (void **)&w->defer));
+  }
   if (ctx->verbosity >= 2)
     while (w->ev_made < kMarks && cudaEventCreate(&w->ev[w->ev_made]) == cudaSuccess) ++w->ev_made;
   return MISPC_SUCCESS;
@@ -607,9 +744,52 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
   mark(w, "label exchange");
   if (!basic) MISPC_TRY(aggregate_sizes(ctx, w));
   phase3_pick<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, basic, w->tent, w->gagg, w->asize, w->gsize,
-                                              agg, w->counter + kOrphan);
+                                              agg, w->counter + kOrphan, w->sort_rows,
+                                              basic ? NULL : w->defer, w->counter + kDefer);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   mark(w, "phase 3 pick");
+  return MISPC_SUCCESS;
+}
+
+/* Phase 3's deferred leftovers (pick_sorted): their number and entries read
+ * back (a wait), then scan, keys, segmented sort and the picks. Local: no
+ * exchange, so a failure here goes to finish's all-gather. */
+mispc_status pick_long_rows(mispc_context *ctx, work *w, dev_buffers *b, int32_t *agg) {
+  const cudaStream_t st = w->st;
+  unsigned long long c[2] = {0, 0};
+  MISPC_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(c, w->counter + kDefer, sizeof c, cudaMemcpyDeviceToHost, st));
+  MISPC_TRY(mispc_sync(ctx, st, "distributed aggregation: long rows of phase 3"));
+  const int64_t h = (int64_t)c[0], total = (int64_t)c[1];
+  mispc_logf(ctx, 2,
+             "  dist aggregation phase 3: %lld leftovers of rows over %lld entries "
+             "(%lld entries) pick from sorted labels",
+             (long long)h, (long long)w->sort_rows, (long long)total);
+  if (h == 0) return MISPC_SUCCESS;
+  int64_t *off = NULL;
+  unsigned long long *keys = NULL;
+  void *temp = NULL;
+  size_t scan_bytes = 0, sort_bytes = 0;
+  MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, off, off, (int)(h + 1), st));
+  MISPC_CUDA_TRY(ctx, cub::DeviceSegmentedSort::SortKeys(NULL, sort_bytes, keys, keys, total, h,
+                                                         off, off + 1, st));
+  MISPC_TRY(scratch(ctx, b, (size_t)(h + 1) * 8, (void **)&off));
+  MISPC_TRY(scratch(ctx, b, (size_t)total * 16, (void **)&keys));
+  MISPC_TRY(scratch(ctx, b, (scan_bytes > sort_bytes ? scan_bytes : sort_bytes) + 16, &temp));
+  const unsigned grid = mispc_device_grid(ctx, h + 1, DIST_BLOCK);
+  const unsigned wgrid = mispc_device_grid(ctx, 32 * h, DIST_BLOCK);
+  defer_sizes<<<grid, DIST_BLOCK, 0, st>>>(w->d, h, w->defer, off);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_CUDA_TRY(ctx, cub::DeviceScan::ExclusiveSum(temp, scan_bytes, off, off, (int)(h + 1), st));
+  defer_keys<<<wgrid, DIST_BLOCK, 0, st>>>(w->d, h, w->defer, off, w->tent, w->gagg, w->asize,
+                                           w->gsize, keys);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  MISPC_CUDA_TRY(ctx, cub::DeviceSegmentedSort::SortKeys(temp, sort_bytes, keys, keys + total,
+                                                         total, h, off, off + 1, st));
+  pick_sorted<<<wgrid, DIST_BLOCK, 0, st>>>(h, w->defer, off, keys + total, w->g->rstart, agg,
+                                            w->counter + kOrphan);
+  MISPC_CUDA_LAUNCH_CHECK(ctx);
+  mark(w, "phase 3 sorted picks");
   return MISPC_SUCCESS;
 }
 
@@ -619,16 +799,17 @@ mispc_status phase3(mispc_context *ctx, work *w, int basic, int32_t *agg) {
  * of that read): every rank makes the same phase 3 check and sums, and, with provisional labels,
  * the final ones (delta of a rank's phase-p labels = its final first label - its provisional first
  * label). */
-mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
-                    mispc_dist_agg_info *in) {
+mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg, mispc_dist_agg_info *in,
+                    mispc_status local) {
   const mispc_dist_csr *g = w->g;
   const int P = w->P;
   unsigned long long c[kCounters];
   memset(c, 0, sizeof c);
   /* a failed copy or wait is gathered too: every rank leaves the
    * all-gather, and all fail together */
-  mispc_status ls =
-      MISPC_CUDA_CALL(ctx, cudaMemcpyAsync(c, w->counter, sizeof c, cudaMemcpyDeviceToHost, w->st));
+  mispc_status ls = local ? local
+                          : MISPC_CUDA_CALL(ctx, cudaMemcpyAsync(c, w->counter, sizeof c,
+                                                                 cudaMemcpyDeviceToHost, w->st));
   if (!ls) ls = mispc_sync(ctx, w->st, "distributed aggregation counts");
   const long long mine[kGathered] = {(long long)c[kLeft1],
                                      (long long)c[phase2 ? kLeft2 : kLeft1],
@@ -711,8 +892,8 @@ mispc_status finish(mispc_context *ctx, work *w, bool phase2, int32_t *agg,
  * their rounds run in one kernel; else they wait for their rounds) (phase
  * 2 and 3 run on every call; a phase with nothing left to label
  * labels nothing). -v -v logs each phase's time (waiting for the GPU). */
-mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_t *agg,
-                 mispc_dist_agg_info *in) {
+mispc_status run(mispc_context *ctx, work *w, dev_buffers *b, const mispc_agg_options *o,
+                 int32_t *agg, mispc_dist_agg_info *in) {
   const mispc_dist_csr *g = w->g;
   const cudaStream_t st = w->st;
   const bool phase2 = o->algo == MISPC_AGG_MIS2AGG;
@@ -756,9 +937,11 @@ mispc_status run(mispc_context *ctx, work *w, const mispc_agg_options *o, int32_
     mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 2 labels");
   }
   /* Phase 3. */
-  MISPC_TRY(phase3(ctx, w, o->algo == MISPC_AGG_MIS2BASIC, agg));
+  const bool basic = o->algo == MISPC_AGG_MIS2BASIC;
+  MISPC_TRY(phase3(ctx, w, basic, agg));
+  const mispc_status local = w->defer && !basic ? pick_long_rows(ctx, w, b, agg) : MISPC_SUCCESS;
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: phase 3");
-  MISPC_TRY(finish(ctx, w, phase2, agg, in));
+  MISPC_TRY(finish(ctx, w, phase2, agg, in, local));
   mark(w, "counts and relabel");
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist aggregation: counts and labels");
   if (w->nev) {
@@ -781,7 +964,7 @@ extern "C" mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const misp
   mispc_status s = mispc_dist_agree(ctx, g->comm, setup(ctx, g, &w, &b));
   mispc_dist_agg_info in;
   memset(&in, 0, sizeof in);
-  if (!s) s = run(ctx, &w, opt, agg, &in);
+  if (!s) s = run(ctx, &w, &b, opt, agg, &in);
   mispc_scratch_list_free(ctx, &b); /* stream-ordered frees, after the queued work */
   free_marks(&w);
   free(w.h_table);

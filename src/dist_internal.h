@@ -43,6 +43,8 @@ struct mispc_halo {
   int lsa_tried;         /* 1 once mispc_halo_lsa_get found none for this plan */
   int lsa_rule;          /* one-kernel MIS-2 rounds by default: 1 yes, -1 no, 0 not yet asked
                             (mis2_dist_cuda.cu, lsa_wanted) */
+  int64_t max_row1;      /* 1 + the longest owned row (diagonal + ghost entries) of the device
+                            graph; 0 not yet measured (aggregate_dist_cuda.cu, phase 3) */
 };
 
 /* The packing buffer of h grown to at least `bytes` (host). The plan is made

@@ -41,6 +41,8 @@ static const knob knobs[] = {
          "distributed GPU MIS-2 over NCCL: all rounds in one kernel (0 small halos, 1 on, 2 off)"),
     KNOB(dist_agg_scan_labels, "0|1",
          "distributed GPU aggregation: roots numbered a phase at a time"),
+    KNOB(dist_pick_sort_rows, NULL,
+         "distributed GPU aggregation: phase 3 sorts the labels of rows longer than N (0: 256)"),
 };
 #undef KNOB
 #define NKNOBS (sizeof knobs / sizeof *knobs)

@@ -250,6 +250,13 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       compared scanned = {spec, "GPU scanned labels ", &G, &D, &DD, 1, r0, r1};
       compare_aggregations(ctx, &scanned, dlab, hlab);
+      /* phase 3's leftovers of every row of more than 32 entries (the warp's
+       * rows) pick from sorted labels, as by default those of over 256 */
+      t = t0;
+      t.dist_pick_sort_rows = 32;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      compared sorted = {spec, "GPU sorted picks ", &G, &D, &DD, 1, r0, r1};
+      compare_aggregations(ctx, &sorted, dlab, hlab);
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
     if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
