@@ -153,6 +153,47 @@ static mispc_status aggregate_sizes(mispc_context *ctx, agg_work *w, const int32
   return s;
 }
 
+/* Leftovers with rows of more than this many entries (tuning
+ * dist_pick_sort_rows moves it) pick by pick_sorted: counting each
+ * candidate over the row, as the loop in phase3 does, is the degree squared
+ * (a power-law graph's hubs). */
+#define PICK_SORT_ROWS 64
+
+static int compare_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Phase 3's pick for leftover v from its neighbours' keys (label << 32 |
+ * aggregate size), sorted: a run of one label is its count. The candidates,
+ * counts, sizes and order of phase3's loop, so the same label (as
+ * aggregate_dist_cuda.cu's pick_sorted); keys holds the row. */
+static int32_t pick_sorted(const agg_work *w, const int32_t *tent, const int64_t *asize,
+                           const int64_t *gsize, int64_t v, uint64_t *keys) {
+  const mispc_dist_csr *g = w->g;
+  int64_t m = 0;
+  for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
+    const int32_t c = g->diag.colidx[p];
+    if (c != v && tent[c] >= 0) keys[m++] = (uint64_t)(uint32_t)tent[c] << 32 | (uint32_t)asize[c];
+  }
+  for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
+    const int32_t c = g->offd.colidx[p];
+    if (w->gagg[c] >= 0) keys[m++] = (uint64_t)(uint32_t)w->gagg[c] << 32 | (uint32_t)gsize[c];
+  }
+  qsort(keys, (size_t)m, sizeof *keys, compare_u64);
+  int32_t best = -1;
+  int64_t best_cnt = 0, best_size = 0;
+  for (int64_t i = 0, j; i < m; i = j) {
+    for (j = i + 1; j < m && keys[j] >> 32 == keys[i] >> 32; ++j) {
+    }
+    const int32_t l = (int32_t)(keys[i] >> 32);
+    const int64_t cnt = j - i, sz = (int64_t)(keys[i] & 0xffffffffu);
+    if (cnt > best_cnt || (cnt == best_cnt && (sz < best_size || (sz == best_size && l < best))))
+      best = l, best_cnt = cnt, best_size = sz;
+  }
+  return best;
+}
+
 static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *agg) {
   const mispc_dist_csr *g = w->g;
   const int64_t nloc = w->nloc, ng = w->ng;
@@ -169,13 +210,40 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
     s = mispc_halo_exchange(ctx, g->halo, tent, w->gagg, sizeof(int32_t));
   }
   if (!s && !basic) s = aggregate_sizes(ctx, w, tent, asize, gsize);
+  /* long rows: a buffer of keys a thread (pick_sorted) */
+  const int knob = ctx->tuning.dist_pick_sort_rows;
+  const int64_t sort_rows = knob ? knob : PICK_SORT_ROWS;
+  int64_t longest = 0;
+  if (!s && !basic)
+#pragma omp parallel for reduction(max : longest) schedule(static) num_threads(nt)
+    for (int64_t v = 0; v < nloc; ++v) {
+      const int64_t d =
+          g->diag.rowptr[v + 1] - g->diag.rowptr[v] + g->offd.rowptr[v + 1] - g->offd.rowptr[v];
+      if (tent[v] < 0 && d > longest) longest = d;
+    }
+  const int sorted = longest > sort_rows;
   /* each leftover writes only its own label; the orphan reported is the
    * lowest, as in one pass (threads: the same labels and message) */
   int64_t orphan = INT64_MAX;
+  int failed = 0;
   if (!s)
-#pragma omp parallel for reduction(min : orphan) schedule(static) num_threads(nt)
+#pragma omp parallel reduction(min : orphan) reduction(| : failed) num_threads(nt)
+  {
+    uint64_t *keys = sorted ? (uint64_t *)malloc(sizeof(uint64_t) * (size_t)longest) : NULL;
+    if (sorted && !keys) failed = 1;
+#pragma omp for schedule(static)
     for (int64_t v = 0; v < nloc; ++v) {
       if (tent[v] >= 0) continue;
+      const int64_t d =
+          g->diag.rowptr[v + 1] - g->diag.rowptr[v] + g->offd.rowptr[v + 1] - g->offd.rowptr[v];
+      if (!basic && d > sort_rows) {
+        const int32_t l = keys ? pick_sorted(w, tent, asize, gsize, v, keys) : -1;
+        if (l >= 0)
+          agg[v] = l;
+        else if (keys && g->rstart + v < orphan)
+          orphan = g->rstart + v;
+        continue;
+      }
       int32_t best = -1;
       int64_t best_cnt = 0, best_size = 0, umin = -1;
       /* Candidates: labels of aggregated neighbours; counts by rescanning (rows are short). */
@@ -210,6 +278,9 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
       else if (g->rstart + v < orphan)
         orphan = g->rstart + v;
     }
+    free(keys);
+  }
+  if (!s && failed) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 3");
   if (!s && orphan != INT64_MAX)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "aggregation phase 3: vertex %lld has no aggregated neighbour (the root set "

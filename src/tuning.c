@@ -42,7 +42,7 @@ static const knob knobs[] = {
     KNOB(dist_agg_scan_labels, "0|1",
          "distributed GPU aggregation: roots numbered a phase at a time"),
     KNOB(dist_pick_sort_rows, NULL,
-         "distributed GPU aggregation: phase 3 sorts the labels of rows longer than N (0: 256)"),
+         "distributed aggregation: phase 3 sorts the labels of rows over N (0: GPU 256, host 64)"),
 };
 #undef KNOB
 #define NKNOBS (sizeof knobs / sizeof *knobs)

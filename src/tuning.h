@@ -70,9 +70,10 @@ typedef struct mispc_tuning {
                                   by an MPI scan (a host wait a phase) instead of provisional
                                   labels renumbered at the end (the path of graphs of 2^30
                                   vertices or more) */
-  int dist_pick_sort_rows;     /* GPU aggregation on several ranks: phase 3's leftovers with
-                                  rows of more than this many entries pick from their
-                                  neighbours' sorted labels (0: 256; at least 32) */
+  int dist_pick_sort_rows;     /* aggregation on several ranks: phase 3's leftovers with rows
+                                  of more than this many entries pick from their neighbours'
+                                  sorted labels (0: 256 on the GPU, at least 32 there; 64 on
+                                  the host) */
 } mispc_tuning;
 
 /* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the

@@ -289,6 +289,17 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     gpu_checked_ = 1;
   }
   compare_aggregations(ctx, &host, hlab, hlab);
+  { /* every phase-3 leftover picks from sorted labels (by default those of
+       rows over 64 entries) */
+    mispc_tuning t0, t;
+    mispc_context_get_tuning_(ctx, &t0);
+    t = t0;
+    t.dist_pick_sort_rows = 1;
+    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+    compared sorted = {spec, "sorted picks ", &G, &D, &D, 0, r0, r1};
+    compare_aggregations(ctx, &sorted, hlab, hlab);
+    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+  }
   compare_round_limit(ctx, &host, hlab);
   compare_colorings(ctx, &host, hlab, hlab);
   /* Two neighbours of one color (or a color out of range) fail everywhere. */
