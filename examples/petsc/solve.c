@@ -36,6 +36,8 @@ static const Entry entries[] = {
     {"gamg", "gamg", "", "PETSc GAMG, default configuration"},
     {"gamg-mis2agg", "gamg", MISPC_GAMG_COARSEN_OPTION " mis2agg -pc_gamg_aggressive_coarsening 0",
      "GAMG with mispc mis2agg aggregation"},
+    {"gamg-mispc", "gamg", "-pc_gamg_type mispc",
+     "GAMG type mispc: mis2agg aggregation, its own products on one rank"},
     {"gamg-mis2basic", "gamg",
      MISPC_GAMG_COARSEN_OPTION " mis2basic -pc_gamg_aggressive_coarsening 0",
      "GAMG with mispc mis2basic aggregation"},
