@@ -193,6 +193,16 @@ static void compare_aggregations(mispc_context *ctx, const compared *c, int32_t 
   }
 }
 
+/* compare_aggregations under tuning t (the context's own restored after). */
+static void compare_aggregations_tuned(mispc_context *ctx, const compared *c, int32_t *lab,
+                                       int32_t *hlab, const mispc_tuning *t) {
+  mispc_tuning t0;
+  mispc_context_get_tuning_(ctx, &t0);
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, t));
+  compare_aggregations(ctx, c, lab, hlab);
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+}
+
 /* A round limit: the distributed aggregation fails or succeeds with one
  * process's status, on every rank (the GPU's one-kernel MIS-2 calls leave
  * their round counts on the device until the call's end, where each rank
@@ -242,22 +252,20 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
     compare_colorings(ctx, &gpu, dlab, hlab);
     compare_aggregations(ctx, &gpu, dlab, hlab);
-    { /* the roots numbered by a scan a phase (graphs of 2^30 vertices or more) */
+    {
       mispc_tuning t0, t;
       mispc_context_get_tuning_(ctx, &t0);
+      /* the roots numbered by a scan a phase (graphs of 2^30 vertices or more) */
       t = t0;
       t.dist_agg_scan_labels = 1;
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       compared scanned = {spec, "GPU scanned labels ", &G, &D, &DD, 1, r0, r1};
-      compare_aggregations(ctx, &scanned, dlab, hlab);
+      compare_aggregations_tuned(ctx, &scanned, dlab, hlab, &t);
       /* phase 3's leftovers of every row of more than 32 entries (the warp's
        * rows) pick from sorted labels, as by default those of over 256 */
       t = t0;
       t.dist_pick_sort_rows = 32;
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       compared sorted = {spec, "GPU sorted picks ", &G, &D, &DD, 1, r0, r1};
-      compare_aggregations(ctx, &sorted, dlab, hlab);
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+      compare_aggregations_tuned(ctx, &sorted, dlab, hlab, &t);
     }
     if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
       /* MIS-2 rounds as CUDA graphs, all rounds in one kernel a rank with the
@@ -291,14 +299,11 @@ static void compare_on(mispc_context *ctx, const char *spec) {
   compare_aggregations(ctx, &host, hlab, hlab);
   { /* every phase-3 leftover picks from sorted labels (by default those of
        rows over 64 entries) */
-    mispc_tuning t0, t;
-    mispc_context_get_tuning_(ctx, &t0);
-    t = t0;
+    mispc_tuning t;
+    mispc_context_get_tuning_(ctx, &t);
     t.dist_pick_sort_rows = 1;
-    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
     compared sorted = {spec, "sorted picks ", &G, &D, &D, 0, r0, r1};
-    compare_aggregations(ctx, &sorted, hlab, hlab);
-    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+    compare_aggregations_tuned(ctx, &sorted, hlab, hlab, &t);
   }
   compare_round_limit(ctx, &host, hlab);
   compare_colorings(ctx, &host, hlab, hlab);
