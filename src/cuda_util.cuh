@@ -53,13 +53,16 @@ void mispc_scratch_free(mispc_context *ctx, void *p);
 /* The device scratch of one call, freed together (stream-ordered, after the
  * queued work): the buffers of the distributed device passes. */
 typedef struct mispc_scratch_list {
-  void *p[24];
+  void *p[32]; /* the GPU aggregation on several ranks takes up to 23 */
   int n;
 } mispc_scratch_list;
 /* One more buffer of `bytes` (8 spare) on list b; `what` names it in an
- * allocation error. */
+ * allocation error (and in the error of a full list). */
 static inline mispc_status mispc_scratch_list_alloc(mispc_context *ctx, mispc_scratch_list *b,
                                                     size_t bytes, const char *what, void **out) {
+  if (b->n >= (int)(sizeof b->p / sizeof *b->p))
+    return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "%s: more than %d buffers in one call", what,
+                        (int)(sizeof b->p / sizeof *b->p));
   MISPC_TRY(mispc_scratch_alloc(ctx, bytes + 8, out, what));
   b->p[b->n++] = *out;
   return MISPC_SUCCESS;
