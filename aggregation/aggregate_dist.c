@@ -224,10 +224,11 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
   const int sorted = longest > sort_rows;
   /* each leftover writes only its own label; the orphan reported is the
    * lowest, as in one pass (threads: the same labels and message) */
-  int64_t orphan = INT64_MAX;
+  int64_t orphan = INT64_MAX, nsorted = 0;
   int failed = 0;
   if (!s)
-#pragma omp parallel reduction(min : orphan) reduction(| : failed) num_threads(nt)
+#pragma omp parallel reduction(min : orphan) reduction(| : failed) reduction(+ : nsorted) \
+    num_threads(nt)
   {
     uint64_t *keys = sorted ? (uint64_t *)malloc(sizeof(uint64_t) * (size_t)longest) : NULL;
     if (sorted && !keys) failed = 1;
@@ -237,6 +238,7 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
       const int64_t d =
           g->diag.rowptr[v + 1] - g->diag.rowptr[v] + g->offd.rowptr[v + 1] - g->offd.rowptr[v];
       if (!basic && d > sort_rows) {
+        ++nsorted;
         const int32_t l = keys ? pick_sorted(w, tent, asize, gsize, v, keys) : -1;
         if (l >= 0)
           agg[v] = l;
@@ -281,6 +283,11 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
     free(keys);
   }
   if (!s && failed) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in phase 3");
+  if (!s && sorted)
+    mispc_logf(ctx, 2,
+               "  dist aggregation (host) phase 3: %lld leftovers of rows over %lld entries pick "
+               "from sorted labels",
+               (long long)nsorted, (long long)sort_rows);
   if (!s && orphan != INT64_MAX)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "aggregation phase 3: vertex %lld has no aggregated neighbour (the root set "
