@@ -159,28 +159,24 @@ static mispc_status aggregate_sizes(mispc_context *ctx, agg_work *w, const int32
  * (a power-law graph's hubs). */
 #define PICK_SORT_ROWS 64
 
-static int compare_u64(const void *a, const void *b) {
-  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Phase 3's pick for leftover v from its neighbours' keys (label << 32 |
- * aggregate size), sorted: a run of one label is its count. The candidates,
+ * aggregate size; labels < 2^31, so the keys are non-negative int64),
+ * sorted: a run of one label is its count. The candidates,
  * counts, sizes and order of phase3's loop, so the same label (as
  * aggregate_dist_cuda.cu's pick_sorted); keys holds the row. */
 static int32_t pick_sorted(const agg_work *w, const int32_t *tent, const int64_t *asize,
-                           const int64_t *gsize, int64_t v, uint64_t *keys) {
+                           const int64_t *gsize, int64_t v, int64_t *keys) {
   const mispc_dist_csr *g = w->g;
   int64_t m = 0;
   for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
     const int32_t c = g->diag.colidx[p];
-    if (c != v && tent[c] >= 0) keys[m++] = (uint64_t)(uint32_t)tent[c] << 32 | (uint32_t)asize[c];
+    if (c != v && tent[c] >= 0) keys[m++] = (int64_t)tent[c] << 32 | (uint32_t)asize[c];
   }
   for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
     const int32_t c = g->offd.colidx[p];
-    if (w->gagg[c] >= 0) keys[m++] = (uint64_t)(uint32_t)w->gagg[c] << 32 | (uint32_t)gsize[c];
+    if (w->gagg[c] >= 0) keys[m++] = (int64_t)w->gagg[c] << 32 | (uint32_t)gsize[c];
   }
-  qsort(keys, (size_t)m, sizeof *keys, compare_u64);
+  qsort(keys, (size_t)m, sizeof *keys, mispc_cmp_i64);
   int32_t best = -1;
   int64_t best_cnt = 0, best_size = 0;
   for (int64_t i = 0, j; i < m; i = j) {
@@ -217,8 +213,7 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
   if (!s && !basic)
 #pragma omp parallel for reduction(max : longest) schedule(static) num_threads(nt)
     for (int64_t v = 0; v < nloc; ++v) {
-      const int64_t d =
-          g->diag.rowptr[v + 1] - g->diag.rowptr[v] + g->offd.rowptr[v + 1] - g->offd.rowptr[v];
+      const int64_t d = mispc_dist_row_len(g, v);
       if (tent[v] < 0 && d > longest) longest = d;
     }
   const int sorted = longest > sort_rows;
@@ -230,14 +225,12 @@ static mispc_status phase3(mispc_context *ctx, agg_work *w, int basic, int32_t *
 #pragma omp parallel reduction(min : orphan) reduction(| : failed) reduction(+ : nsorted) \
     num_threads(nt)
   {
-    uint64_t *keys = sorted ? (uint64_t *)malloc(sizeof(uint64_t) * (size_t)longest) : NULL;
+    int64_t *keys = sorted ? (int64_t *)malloc(sizeof(int64_t) * (size_t)longest) : NULL;
     if (sorted && !keys) failed = 1;
 #pragma omp for schedule(static)
     for (int64_t v = 0; v < nloc; ++v) {
       if (tent[v] >= 0) continue;
-      const int64_t d =
-          g->diag.rowptr[v + 1] - g->diag.rowptr[v] + g->offd.rowptr[v + 1] - g->offd.rowptr[v];
-      if (!basic && d > sort_rows) {
+      if (!basic && mispc_dist_row_len(g, v) > sort_rows) {
         ++nsorted;
         const int32_t l = keys ? pick_sorted(w, tent, asize, gsize, v, keys) : -1;
         if (l >= 0)

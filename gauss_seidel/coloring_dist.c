@@ -79,8 +79,7 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
   s = mispc_dist_agree(ctx, g->comm, s);
   if (!s) {
     for (int64_t v = 0; v < nloc; ++v) {
-      int64_t deg =
-          (g->diag.rowptr[v + 1] - g->diag.rowptr[v]) + (g->offd.rowptr[v + 1] - g->offd.rowptr[v]);
+      const int64_t deg = mispc_dist_row_len(g, v);
       key[v] = mis1_key(mode, seed, g->rstart + v, deg);
       col[v] = -1;
     }

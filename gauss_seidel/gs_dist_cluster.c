@@ -22,11 +22,6 @@
 
 #include "gs_dist_internal.h"
 
-static int cmp_i64(const void *a, const void *b) {
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* records of three int64 words, lexicographic */
 static int cmp_triple(const void *a, const void *b) {
   const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
@@ -279,7 +274,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
       e += rmeta[5 * k + 4];
       cl->recv_src[k] = (int)rmeta[5 * k + 3];
     }
-    qsort(sw, (size_t)ns, 2 * sizeof(int64_t), cmp_i64); /* rows are distinct */
+    qsort(sw, (size_t)ns, 2 * sizeof(int64_t), mispc_cmp_i64); /* rows are distinct */
     for (q = 0, e = 0; q < ns; ++q) {
       if (sw[2 * q + 1] >= 0) {
         cl->kept[sw[2 * q + 1]] = (int32_t)q;
@@ -340,7 +335,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
         }
     for (int64_t e = 0; !s && e < cl->nrecv_vals; ++e)
       if (swept_at(cl, rstart, nloc, rgid, rq, rent[e]) < 0) q[nq++] = rent[e];
-    if (q) qsort(q, (size_t)nq, sizeof(int64_t), cmp_i64);
+    if (q) qsort(q, (size_t)nq, sizeof(int64_t), mispc_cmp_i64);
     int64_t u = 0;
     for (int64_t k = 0; k < nq; ++k)
       if (!u || q[k] != q[u - 1]) q[u++] = q[k];
@@ -366,7 +361,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
     s = mispc_dist_agree(ctx, comm, s);
     if (!s) {
       /* qans sorted by row lines up with q; ghost order is new-id order */
-      qsort(qans, (size_t)nq, 2 * sizeof(int64_t), cmp_i64);
+      qsort(qans, (size_t)nq, 2 * sizeof(int64_t), mispc_cmp_i64);
       int64_t *byid = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nq + 1));
       int32_t *gpos = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nq + 1));
       cl->garray = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nq + 1));
@@ -374,7 +369,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
         s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for sweep ghosts");
       if (!s) {
         for (int64_t k = 0; k < nq; ++k) byid[2 * k] = qans[2 * k + 1], byid[2 * k + 1] = k;
-        qsort(byid, (size_t)nq, 2 * sizeof(int64_t), cmp_i64);
+        qsort(byid, (size_t)nq, 2 * sizeof(int64_t), mispc_cmp_i64);
         for (int64_t j = 0; j < nq; ++j) {
           cl->garray[j] = byid[2 * j];
           gpos[byid[2 * j + 1]] = (int32_t)j;

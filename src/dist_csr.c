@@ -5,11 +5,6 @@
 
 #include "dist_internal.h"
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Every rank's range, checked to tile [0, nglobal) in rank order with the
  * same nglobal everywhere. Collective; ranges gets P + 1 offsets. */
 static mispc_status gather_ranges(mispc_context *ctx, MPI_Comm comm, int64_t nglobal,
@@ -109,7 +104,7 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
   int64_t k = 0;
   for (int64_t p = 0; p < nnz; ++p)
     if (gcol[p] < g->rstart || gcol[p] >= g->rend) gh[k++] = gcol[p];
-  qsort(gh, (size_t)no, sizeof *gh, cmp_i64);
+  qsort(gh, (size_t)no, sizeof *gh, mispc_cmp_i64);
   int64_t ng = 0;
   for (int64_t j = 0; j < no; ++j)
     if (j == 0 || gh[j] != gh[j - 1]) gh[ng++] = gh[j];
@@ -127,7 +122,7 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
         if (values) g->diag.values[a] = values[p];
         ++a;
       } else {
-        const int64_t *at = (const int64_t *)bsearch(&c, gh, (size_t)ng, sizeof *gh, cmp_i64);
+        const int64_t *at = (const int64_t *)bsearch(&c, gh, (size_t)ng, sizeof *gh, mispc_cmp_i64);
         g->offd.colidx[b] = (int32_t)(at - gh);
         if (values) g->offd.values[b] = values[p];
         ++b;

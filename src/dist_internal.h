@@ -47,6 +47,11 @@ struct mispc_halo {
                             graph; 0 not yet measured (aggregate_dist_cuda.cu, phase 3) */
 };
 
+/* Entries of owned row v of g (diagonal and off-diagonal blocks, host). */
+static inline int64_t mispc_dist_row_len(const mispc_dist_csr *g, int64_t v) {
+  return g->diag.rowptr[v + 1] - g->diag.rowptr[v] + g->offd.rowptr[v + 1] - g->offd.rowptr[v];
+}
+
 /* The packing buffer of h grown to at least `bytes` (host). The plan is made
  * with room for any host exchange of elements up to 8 bytes (full, by key or
  * by flags), so those never allocate here and cannot fail on one rank while

@@ -180,6 +180,12 @@ static inline int mispc_grow_pair(void **a, size_t ea, void **b, size_t eb, int6
   return 0;
 }
 
+/* qsort / bsearch comparison of int64 values (the first word of a record). */
+static inline int mispc_cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* Whether x is in the sorted list a[0..n): a binary search whose step is a
  * conditional move, not a branch on the data (the mispredicted branches of
  * mispc_lower_bound_i32 made the symmetry checks of rows of ~30 entries
