@@ -107,11 +107,31 @@ __device__ __forceinline__ void for_rows(const dev_graph &g, Want want, Op op) {
 }
 
 /* f(q) of the first q in [b, e) (row order) with f(q) >= 0, else -1. Warp:
- * 96 consecutive entries a step, three per lane loaded before the first
- * vote, so that a row of up to 96 entries costs one chain of dependent
- * loads (an Elasticity3D row has 81: a step of 32 a chain made the joins
- * latency-bound); the lowest lane with a hit in the first 32 with one gives
- * its value to all lanes. */
+ * 32 Depth consecutive entries a step, Depth per lane loaded before the
+ * first vote (3: a row of up to 96 entries costs one chain of dependent
+ * loads; an Elasticity3D row has 81, and a step of 32 a chain made the
+ * joins latency-bound); the lowest lane with a hit in the first 32 with one
+ * gives its value to all lanes. */
+template <int Depth, typename F>
+__device__ __forceinline__ int64_t first_hit_steps(int lane, int64_t b, int64_t e, F f) {
+  for (int64_t q = b; q < e; q += 32 * Depth) {
+    int64_t x[Depth];
+#pragma unroll
+    for (int k = 0; k < Depth; ++k) x[k] = q + 32 * k + lane < e ? f(q + 32 * k + lane) : -1;
+#pragma unroll
+    for (int k = 0; k < Depth; ++k) {
+      const unsigned m = __ballot_sync(0xffffffffu, x[k] >= 0);
+      if (m) return __shfl_sync(0xffffffffu, x[k], __ffs(m) - 1);
+    }
+  }
+  return -1;
+}
+
+/* Rows longer than this take 256 entries a step (8 loads a lane in flight):
+ * a hub's scan for its root is the critical path of a join (gen:kron:21 on
+ * 2 GPUs: joins 512 us, member sizes 290 us, at 96 a step). */
+#define HUB_ROW 768
+
 template <typename F>
 __device__ __forceinline__ int64_t first_hit(bool warp, int lane, int64_t b, int64_t e, F f) {
   if (!warp) {
@@ -121,17 +141,7 @@ __device__ __forceinline__ int64_t first_hit(bool warp, int lane, int64_t b, int
     }
     return -1;
   }
-  for (int64_t q = b; q < e; q += 96) {
-    int64_t x[3];
-#pragma unroll
-    for (int k = 0; k < 3; ++k) x[k] = q + 32 * k + lane < e ? f(q + 32 * k + lane) : -1;
-#pragma unroll
-    for (int k = 0; k < 3; ++k) {
-      const unsigned m = __ballot_sync(0xffffffffu, x[k] >= 0);
-      if (m) return __shfl_sync(0xffffffffu, x[k], __ffs(m) - 1);
-    }
-  }
-  return -1;
+  return e - b > HUB_ROW ? first_hit_steps<8>(lane, b, e, f) : first_hit_steps<3>(lane, b, e, f);
 }
 
 /* The number of q in [b, e) with f(q), counted until it reaches `stop`
