@@ -4,8 +4,11 @@
 #ifndef MISPC_AGG_BACKEND_H
 #define MISPC_AGG_BACKEND_H
 
+#include <math.h>
+
 #include "internal.h"
 #include "mispc/aggregation.h"
+#include "mispc/hash.h" /* MISPC_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,6 +81,23 @@ mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double th
                                mispc_csr *S);
 mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta, int bs,
                                mispc_csr *S);
+/* mispc_strength_auto on a checked square A with values. */
+mispc_status agg_strength_auto_host(mispc_context *ctx, const mispc_csr *A, double *theta,
+                                    double *weak_max);
+mispc_status agg_strength_auto_cuda(mispc_context *ctx, const mispc_csr *A, double *theta,
+                                    double *weak_max);
+/* The automatic threshold's arithmetic, shared by the backends and the
+ * distributed version (the same bits): r_i, then s_ij = |a_ij| r_j r_i (products only: no
+ * contraction can change them), theta from the smallest row maximum. */
+MISPC_HD double agg_strength_scale(double a_ii) {
+  return 1.0 / sqrt(fabs(a_ii));
+}
+MISPC_HD double agg_strength_of(double a_ij, double r_j, double r_i) {
+  return fabs(a_ij) * r_j * r_i;
+}
+MISPC_HD double agg_strength_theta(double min_row_max) {
+  return min_row_max < INFINITY ? min_row_max * (2.0 / 3.0) : 0.0;
+}
 mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
                              int64_t naggs, mispc_csr *coarse);
 mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,

@@ -16,6 +16,10 @@ mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double th
                                mispc_csr *S) {
   return no_cuda(ctx);
 }
+mispc_status agg_strength_auto_cuda(mispc_context *ctx, const mispc_csr *A, double *theta,
+                                    double *weak_max) {
+  return no_cuda(ctx);
+}
 mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
                              int64_t naggs, mispc_csr *coarse) {
   return no_cuda(ctx);

@@ -7,6 +7,7 @@
  * is the same sorted pattern the host builds. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cub/device/device_scan.cuh>
 #include <cub/warp/warp_scan.cuh>
@@ -691,6 +692,48 @@ mispc_status csr_from_rows(mispc_context *ctx, cudaStream_t s, int64_t nrows_in,
   return st;
 }
 
+/* mispc_strength_auto's passes (strength_auto.c has the host's), a group
+ * of W lanes a row, r_j = agg_strength_scale(diag[j]) taken where read.
+ * Each row's largest s_ij: its positive maxima's minimum by atomicMin on the
+ * bits (non-negative doubles order as their bits do), +inf where none. */
+template <int W>
+__global__ void strongest_coupling(int64_t n, const int64_t *rowptr, const int32_t *colidx,
+                                   const double *val, const double *diag,
+                                   unsigned long long *min_bits) {
+  mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
+    const double ri = agg_strength_scale(diag[i]);
+    double m = 0;
+    for (int64_t p = rowptr[i] + sl; p < rowptr[i + 1]; p += W) {
+      const int32_t j = colidx[p];
+      const double t = agg_strength_of(val[p], agg_strength_scale(diag[j]), ri);
+      if (j != i && t > m) m = t;
+    }
+    for (int o = W / 2; o; o >>= 1) m = fmax(m, __shfl_xor_sync(gm, m, o));
+    if (sl == 0 && m > 0 && m < INFINITY)
+      atomicMin(min_bits, (unsigned long long)__double_as_longlong(m));
+  });
+}
+
+/* The largest s_ij <= theta (theta from min_bits, as the host takes it):
+ * its bits + 1 by atomicMax into *weak (0: none). */
+template <int W>
+__global__ void weakest_kept(int64_t n, const int64_t *rowptr, const int32_t *colidx,
+                             const double *val, const double *diag,
+                             const unsigned long long *min_bits, unsigned long long *weak) {
+  const double th = agg_strength_theta(__longlong_as_double((long long)*min_bits));
+  mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
+    const double ri = agg_strength_scale(diag[i]);
+    double w = -1;
+    for (int64_t p = rowptr[i] + sl; p < rowptr[i + 1]; p += W) {
+      const int32_t j = colidx[p];
+      const double t = agg_strength_of(val[p], agg_strength_scale(diag[j]), ri);
+      if (j != i && t <= th && t > w) w = t;
+    }
+    for (int o = W / 2; o; o >>= 1) w = fmax(w, __shfl_xor_sync(gm, w, o));
+    if (sl == 0 && w >= 0) atomicMax(weak, (unsigned long long)__double_as_longlong(w) + 1ull);
+  });
+}
+
 } // namespace
 
 extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A, double theta,
@@ -745,6 +788,45 @@ extern "C" mispc_status agg_strength_cuda(mispc_context *ctx, const mispc_csr *A
   mispc_scratch_free(ctx, diag);
   mispc_scratch_free(ctx, skip);
   return st;
+}
+
+extern "C" mispc_status agg_strength_auto_cuda(mispc_context *ctx, const mispc_csr *A,
+                                               double *theta, double *weak_max) {
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const int64_t n = A->nrows;
+  double *diag = NULL;
+  unsigned long long *d_res = NULL, res[2] = {0x7ff0000000000000ull, 0}; /* +inf, no weak entry */
+  mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 8 + 8, (void **)&diag, "diagonal");
+  if (!st) st = mispc_scratch_alloc(ctx, 16, (void **)&d_res, "strength extremes");
+  if (!st) {
+    cudaMemcpyAsync(d_res, res, 16, cudaMemcpyHostToDevice, s);
+    diagonal<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, A->nnz, A->rowptr, A->colidx,
+                                                                  A->values, diag);
+    mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto lanes) {
+      constexpr int W = decltype(lanes)::value;
+      const int grid = mispc_device_grid(ctx, (long long)W * n, kBlock);
+      strongest_coupling<W>
+          <<<grid, kBlock, 0, s>>>(n, A->rowptr, A->colidx, A->values, diag, d_res);
+      weakest_kept<W>
+          <<<grid, kBlock, 0, s>>>(n, A->rowptr, A->colidx, A->values, diag, d_res, d_res + 1);
+      return 0;
+    });
+    cudaMemcpyAsync(res, d_res, 16, cudaMemcpyDeviceToHost, s);
+    st = mispc_sync(ctx, s, "automatic strength threshold");
+  }
+  mispc_scratch_free(ctx, d_res);
+  mispc_scratch_free(ctx, diag);
+  if (st) return st;
+  double mn;
+  memcpy(&mn, &res[0], 8);
+  *theta = agg_strength_theta(mn);
+  const unsigned long long wb = res[1] - 1;
+  if (res[1])
+    memcpy(weak_max, &wb, 8);
+  else
+    *weak_max = -1;
+  return MISPC_SUCCESS;
 }
 
 extern "C" mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,

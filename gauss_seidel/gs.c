@@ -39,17 +39,18 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "omega must be in (0, 2), got %g", o.omega);
   if (o.sweeps < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "sweeps must be >= 1, got %d", o.sweeps);
-  if (o.block_size < 1 || !(o.strength_threshold >= 0))
+  if (o.block_size < 1 || isnan(o.strength_threshold) || isinf(o.strength_threshold))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "block_size must be >= 1 and strength_threshold >= 0, got %d and %g",
+                        "block_size must be >= 1 and strength_threshold finite (< 0: automatic), "
+                        "got %d and %g",
                         o.block_size, o.strength_threshold);
-  if (o.line_clusters != 0 && o.line_clusters != 1)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "line_clusters must be 0 or 1, got %d",
-                        o.line_clusters);
-  if (o.block_solve != 0 && o.block_solve != 1)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "block_solve must be 0 or 1, got %d",
-                        o.block_solve);
-  if (o.block_solve && o.kind == MISPC_GS_CLUSTER && o.omega != 1.0)
+  if (o.line_clusters < MISPC_GS_AUTO || o.line_clusters > 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "line_clusters must be 0, 1 or MISPC_GS_AUTO, got %d", o.line_clusters);
+  if (o.block_solve < MISPC_GS_AUTO || o.block_solve > 1)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "block_solve must be 0, 1 or MISPC_GS_AUTO, got %d", o.block_solve);
+  if (o.block_solve == 1 && o.kind == MISPC_GS_CLUSTER && o.omega != 1.0)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "exact cluster solves need omega = 1, got %g",
                         o.omega);
   if (o.kind != MISPC_GS_POINT && o.kind != MISPC_GS_CLUSTER)
@@ -63,9 +64,35 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
                         MISPC_COLORING_MAX_RECOLOR, o.coloring.recolor);
   mispc_gs *g = (mispc_gs *)calloc(1, sizeof *g);
   if (!g) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory");
-  g->opt = o;
+  g->opt = g->asked = o;
   *gs = g;
   return MISPC_SUCCESS;
+}
+
+int gs_auto_wanted(const mispc_gs_options *o) {
+  return o->kind == MISPC_GS_CLUSTER &&
+         (o->strength_threshold < 0 || o->line_clusters < 0 || o->block_solve < 0);
+}
+
+void gs_resolve_auto(mispc_gs_options *o, double theta, double weak_max) {
+  const int weak = weak_max >= 0;
+  const int aniso = o->kind == MISPC_GS_CLUSTER && weak && weak_max <= MISPC_GS_ANISOTROPIC * theta;
+  if (o->strength_threshold < 0) {
+    o->strength_threshold = weak ? theta : 0;
+    if (weak) o->block_size = 1;
+  }
+  if (o->line_clusters < 0) o->line_clusters = aniso;
+  if (o->block_solve < 0) o->block_solve = aniso && o->omega == 1.0;
+}
+
+void gs_info_options(const mispc_gs_options *o, double theta, double weak_max,
+                     mispc_gs_info *info) {
+  info->strength_threshold = o->strength_threshold;
+  info->block_size = o->block_size;
+  info->line_clusters = o->line_clusters;
+  info->block_solve = o->block_solve;
+  info->auto_theta = theta;
+  info->auto_weak_max = weak_max;
 }
 
 void gs_device_copy_free(mispc_context *ctx, mispc_gs *g) {
@@ -117,6 +144,7 @@ mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info) {
   info->numeric_seconds = gs->t_numeric;
   info->outside_entries = gs->ex.nout;
   info->factor_values = gs->ex.nfactor;
+  gs_info_options(&gs->opt, gs->auto_theta, gs->auto_weak_max, info);
   return MISPC_SUCCESS;
 }
 
@@ -158,6 +186,21 @@ mispc_status mispc_gs_symbolic(mispc_context *ctx, mispc_gs *gs, const mispc_csr
   mispc_log_phase(ctx, A->mem, &tp, "graph check");
   mispc_status s = MISPC_SUCCESS;
   release_symbolic(ctx, gs);
+  /* the automatic options from this matrix (A was checked above) */
+  gs->opt = gs->asked;
+  gs->auto_theta = 0;
+  gs->auto_weak_max = -1;
+  if (gs_auto_wanted(&gs->opt)) {
+    MISPC_TRY(MISPC_ON(A->mem == MISPC_MEM_DEVICE, agg_strength_auto, ctx, A, &gs->auto_theta,
+                       &gs->auto_weak_max));
+    mispc_log_phase(ctx, A->mem, &tp, "automatic threshold");
+  }
+  gs_resolve_auto(&gs->opt, gs->auto_theta, gs->auto_weak_max);
+  mispc_logf(ctx, 2,
+             "gs symbolic: strength threshold %g, block size %d, line clusters %d, block "
+             "solves %d (automatic theta %g, weakest kept-out coupling %g)",
+             gs->opt.strength_threshold, gs->opt.block_size, gs->opt.line_clusters,
+             gs->opt.block_solve, gs->auto_theta, gs->auto_weak_max);
   gs->mem = A->mem;
   gs->n = A->nrows;
   gs->nnz = A->nnz;

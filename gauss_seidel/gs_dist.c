@@ -21,6 +21,7 @@ mispc_status mispc_dist_gs_create(mispc_context *ctx, const mispc_gs_options *op
     g->opt = *opt;
   else
     mispc_gs_options_default(&g->opt);
+  g->asked = g->opt;
   /* the one-process checks of the options */
   mispc_gs *probe = NULL;
   mispc_status s = mispc_gs_create(ctx, &g->opt, &probe);
@@ -95,6 +96,13 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
   s = mispc_dist_agree(ctx, A->comm, s);
   if (s) return s;
   release(ctx, gs);
+  /* the automatic options, the one-process values (gs.c) */
+  gs->opt = gs->asked;
+  gs->auto_theta = 0;
+  gs->auto_weak_max = -1;
+  if (gs_auto_wanted(&gs->opt))
+    MISPC_TRY(mispc_dist_strength_auto(ctx, A, &gs->auto_theta, &gs->auto_weak_max));
+  gs_resolve_auto(&gs->opt, gs->auto_theta, gs->auto_weak_max);
   gs->nloc = A->rend - A->rstart;
   gs->nghost = A->nghost;
   gs->nnz = A->diag.nnz + A->offd.nnz;
@@ -343,5 +351,6 @@ mispc_status mispc_dist_gs_get_info(const mispc_dist_gs *gs, mispc_gs_info *info
   if (apply_bytes) *apply_bytes = gs->apply_bytes;
   info->outside_entries = gs->block_outside;
   info->factor_values = gs->block_factor;
+  gs_info_options(&gs->opt, gs->auto_theta, gs->auto_weak_max, info);
   return MISPC_SUCCESS;
 }

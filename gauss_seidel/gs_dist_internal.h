@@ -50,7 +50,9 @@ typedef struct gs_dist_cluster {
 typedef struct gs_dist_device gs_dist_device;
 
 struct mispc_dist_gs {
-  mispc_gs_options opt;
+  mispc_gs_options opt;             /* in use: asked, automatic ones resolved (gs_resolve_auto) */
+  mispc_gs_options asked;           /* as given to mispc_dist_gs_create */
+  double auto_theta, auto_weak_max; /* mispc_dist_strength_auto's (0, -1: none computed) */
   int have_symbolic, have_numeric;
   int64_t nloc, nghost, nnz;
   int32_t ncolors;

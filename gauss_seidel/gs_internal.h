@@ -31,7 +31,9 @@ struct gs_exact_lu {
 };
 
 struct mispc_gs {
-  mispc_gs_options opt;
+  mispc_gs_options opt;   /* in use: asked, automatic ones resolved by the symbolic setup */
+  mispc_gs_options asked; /* as given to mispc_gs_create */
+  double auto_theta, auto_weak_max; /* mispc_strength_auto's (0, -1: none computed) */
   mispc_memspace mem;
   int64_t n, nnz;
   int64_t
@@ -276,6 +278,13 @@ void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem);
 /* The numeric setup's words for a bad value of kind k (gs_diag_kind's,
  * GS_EXACT_BAD_PIVOT, GS_EXACT_ASYMMETRIC). */
 const char *gs_value_kind_text(int kind);
+/* Automatic options (gauss_seidel.h): whether o asks for any (cluster kind
+ * only), and o with them resolved from mispc_strength_auto's theta and
+ * weak_max (point kind: off); info's option fields from the resolved o. */
+int gs_auto_wanted(const mispc_gs_options *o);
+void gs_resolve_auto(mispc_gs_options *o, double theta, double weak_max);
+void gs_info_options(const mispc_gs_options *o, double theta, double weak_max, mispc_gs_info *info);
+
 /* Whether the handle solves its clusters exactly. */
 static inline int gs_exact(const mispc_gs *gs) {
   return gs->opt.kind == MISPC_GS_CLUSTER && gs->opt.block_solve;

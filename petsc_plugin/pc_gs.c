@@ -28,10 +28,10 @@ typedef struct {
   PCMCGSSweepType type;
   PetscBool exact; /* several ranks: the distributed sweep */
   mispc_agg_algo coarsen;
-  PetscReal strength_threshold; /* negative: the automatic rule (opt-in; default 0) */
-  PetscInt block_size;          /* 0: the matrix's block size (1 with the automatic threshold) */
-  PetscBool lines;              /* mispc_gs_options.line_clusters */
-  PetscBool block_solve;        /* mispc_gs_options.block_solve */
+  PetscReal strength_threshold; /* negative: automatic (clustergs' default) */
+  PetscInt block_size;          /* 0: the matrix's block size */
+  PetscInt lines;               /* mispc_gs_options.line_clusters: MISPC_GS_AUTO (default), 0, 1 */
+  PetscInt block_solve;         /* mispc_gs_options.block_solve: MISPC_GS_AUTO (default), 0, 1 */
   PetscInt seed;
   mispc_coloring_algo coloring;
   PetscInt recolor; /* -1: by kind (mispc_gs_recolor_passes) */
@@ -45,9 +45,7 @@ typedef struct {
   mispc_gs *gs;
   MispcLocalCSR L;
   PetscBool have_symbolic;
-  PetscInt used_block_size;
   PetscLogDouble block_pass; /* block_solve: flops of a pass over this rank's clusters, else 0 */
-  PetscReal used_threshold;  /* the threshold of the last symbolic setup */
   PetscMPIInt nranks;
   Vec w, xl, wl; /* work for several sweeps on several ranks */
   PetscBool use_dist;
@@ -249,23 +247,30 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
     PetscCall(PetscOptionsEList(o->coarsen, "Clusters: MIS-2 aggregation algorithm", o->man,
                                 coarsen_names, 2, coarsen_names[c], &c, NULL));
     s.coarsen = (mispc_agg_algo)c;
+    PetscBool lines = (PetscBool)(s.lines == 1), block = (PetscBool)(s.block_solve == 1), set_l,
+              set_bl;
     PetscCall(PetscOptionsReal(
         o->strength_threshold,
-        "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering (negative: automatic, 2/3 of "
-        "the smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|))",
+        "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering (negative, the default: automatic, "
+        "2/3 of the smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|), 0 where no coupling is "
+        "below it)",
         o->man, s.strength_threshold, &s.strength_threshold, NULL));
     PetscCall(PetscOptionsInt(o->block_size,
-                              "Rows per node for clustering (0: the matrix block size, 1 with the "
-                              "automatic threshold)",
+                              "Rows per node for clustering (0: the matrix block size; rows where "
+                              "the automatic threshold drops a coupling)",
                               o->man, s.block_size, &s.block_size, NULL));
     PetscCall(PetscOptionsBool(o->lines,
                                "Grow clusters along chains of clusters (whole lines of strong "
-                               "couplings with a strength threshold)",
-                               o->man, s.lines, &s.lines, NULL));
+                               "couplings with a strength threshold; default: automatic, on for "
+                               "strongly anisotropic operators)",
+                               o->man, lines, &lines, &set_l));
     PetscCall(PetscOptionsBool(o->block_solve,
                                "Solve each cluster's block exactly (block Gauss-Seidel; needs "
-                               "omega 1)",
-                               o->man, s.block_solve, &s.block_solve, NULL));
+                               "omega 1; default: automatic, on for strongly anisotropic "
+                               "operators)",
+                               o->man, block, &block, &set_bl));
+    if (set_l) s.lines = lines;
+    if (set_bl) s.block_solve = block;
   }
   /* listed for -help; read (under the prefix, then without) when the setup
    * creates its context (MispcContextCreate) */
@@ -342,90 +347,6 @@ static PetscErrorCode dist_end(PC pc) {
 }
 #endif
 
-/* The automatic strength threshold of clustergs (strength_threshold < 0, an
- * option; docs/GAUSS_SEIDEL.md, "Automatic threshold"): 2/3 of the smallest,
- * over the rows with a nonzero off-diagonal entry, of the row's largest
- * s_ij = |a_ij| / sqrt(|a_ii a_jj|); 0 when no row has one. Every row then
- * keeps its strongest couplings, and on an operator whose rows are all alike
- * only the couplings within 2/3 of a row's strongest stay strong (aniso2d:
- * the lines; Elasticity3D: each component along its own axis; Laplace3D:
- * all). Run by a symbolic setup only (the clusters are fixed until the next
- * one). Read from the host CSR arrays of the rank's diagonal and
- * off-diagonal blocks (the values of a GPU matrix are copied to the host
- * when the host copy is stale): the diagonal first (a scan of each row up
- * to its diagonal entry), the ghost columns' diagonal with one VecScatter,
- * then one pass over the entries; maxima and a minimum only, so the same
- * value for any rank count and either backend. */
-static PetscErrorCode auto_threshold(Mat A, PetscReal *theta) {
-  MispcHostBlocks b;
-  const PetscScalar *dgv = NULL;
-  PetscInt nghost = 0;
-  PetscScalar *r; /* 1 / sqrt(|a_ii|) */
-  PetscReal mn = PETSC_MAX_REAL;
-  Vec dg = NULL;
-  PetscFunctionBegin;
-  PetscCall(MispcHostBlocksGet(A, &b));
-  PetscCheck(b.rstart == b.cstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "mispc: the automatic strength threshold needs the same row and column layout (rows "
-             "from %" PetscInt_FMT ", columns from %" PetscInt_FMT ")",
-             b.rstart, b.cstart);
-  const PetscInt n = b.n, *ai = b.ai, *aj = b.aj, *bi = b.bi, *bj = b.bj;
-  const PetscScalar *aa = b.aa, *ba = b.ba;
-  PetscCall(PetscMalloc1(n, &r));
-  for (PetscInt i = 0; i < n; ++i) { /* a missing diagonal entry is 0: r_i = inf */
-    PetscReal di = 0;
-    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e)
-      if (aj[e] == i) {
-        di = PetscAbsScalar(aa[e]);
-        break;
-      }
-    r[i] = (PetscReal)1 / PetscSqrtReal(di);
-  }
-  if (b.Ao) { /* r of the ghost columns, in the order of garray */
-    Vec dv;
-    IS is;
-    VecScatter sc;
-    PetscCall(MatGetSize(b.Ao, NULL, &nghost));
-    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, n, PETSC_DECIDE, r, &dv));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &dg));
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, b.garray, PETSC_USE_POINTER, &is));
-    PetscCall(VecScatterCreate(dv, is, dg, NULL, &sc));
-    PetscCall(VecScatterBegin(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(sc, dv, dg, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterDestroy(&sc));
-    PetscCall(ISDestroy(&is));
-    PetscCall(VecDestroy(&dv));
-    PetscCall(VecGetArrayRead(dg, &dgv));
-  }
-  /* max_j s_ij = r_i max_j |a_ij| r_j (rounding is monotone: the same as the maximum of the
-   * products). A zero diagonal makes inf or NaN, which never counts; nor does the order of
-   * the entries. */
-  for (PetscInt i = 0; i < n; ++i) {
-    PetscReal m = 0;
-    for (PetscInt e = ai[i]; e < ai[i + 1]; ++e) {
-      const PetscReal t = PetscAbsScalar(aa[e]) * PetscRealPart(r[aj[e]]);
-      if (aj[e] != i && t > m) m = t;
-    }
-    if (bi)
-      for (PetscInt e = bi[i]; e < bi[i + 1]; ++e) {
-        const PetscReal t = PetscAbsScalar(ba[e]) * PetscRealPart(dgv[bj[e]]);
-        if (t > m) m = t;
-      }
-    m *= PetscRealPart(r[i]);
-    if (m > 0 && m < mn) mn = m;
-  }
-  PetscCall(PetscFree(r));
-  PetscCall(MispcHostBlocksRestore(&b));
-  if (dg) {
-    PetscCall(VecRestoreArrayRead(dg, &dgv));
-    PetscCall(VecDestroy(&dg));
-  }
-  PetscCallMPI(
-      MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPIU_REAL, MPI_MIN, PetscObjectComm((PetscObject)A)));
-  *theta = mn < PETSC_MAX_REAL ? (PetscReal)(2.0 / 3.0) * mn : 0;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* g->block_pass from the setup's counts: 2 flops an outside entry and an
  * off-diagonal factor value, 1 a row (rows: this rank's; several ranks
  * sweep a few rows of other ranks' near the boundaries, not counted). */
@@ -462,21 +383,13 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
     o.coloring.mis.seed = (uint64_t)g->set.seed;
     o.coloring.algo = g->set.coloring;
     o.coloring.recolor = (int)g->set.recolor;
-    o.line_clusters = g->set.lines ? 1 : 0;
-    o.block_solve = g->set.block_solve ? 1 : 0;
+    /* automatic ones (negative) resolved by the library's symbolic setup from the matrix:
+     * the same on host and GPU matrices and for any rank count */
+    o.line_clusters = (int)g->set.lines;
+    o.block_solve = (int)g->set.block_solve;
+    o.strength_threshold = g->set.strength_threshold;
     PetscCall(MatGetBlockSize(A, &bs));
-    /* the automatic threshold works on rows: block size 1 unless one is set */
-    const PetscBool automatic = (PetscBool)(g->set.strength_threshold < 0);
-    if (automatic) bs = 1;
-    g->used_threshold = g->set.strength_threshold;
-    if (g->kind == MISPC_GS_CLUSTER && automatic) {
-      PetscCall(PetscLogEventBegin(MISPC_EventGSThreshold, pc, A, 0, 0));
-      PetscCall(auto_threshold(A, &g->used_threshold));
-      PetscCall(PetscLogEventEnd(MISPC_EventGSThreshold, pc, A, 0, 0));
-    }
-    o.strength_threshold = g->used_threshold > 0 ? g->used_threshold : 0;
     o.block_size = (int)(g->set.block_size > 0 ? g->set.block_size : bs);
-    g->used_block_size = o.block_size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &g->nranks));
 #if MISPC_ENABLE_MPI
     g->use_dist = (PetscBool)(g->nranks > 1 && g->set.exact);
@@ -664,6 +577,56 @@ static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -pc_view's line on the clusters: the options as set, and after a
+ * symbolic setup the ones it used (automatic ones resolved). */
+/* mispc_gs_info of the last symbolic setup (one rank's or the distributed handle's). */
+static PetscErrorCode last_info(PC_MispcGS *g, mispc_gs_info *info) {
+  PetscFunctionBegin;
+#if MISPC_ENABLE_MPI
+  if (g->use_dist) MispcCall(g->mctx, mispc_dist_gs_get_info(g->dgs, info, NULL));
+#endif
+  if (!g->use_dist) MispcCall(g->mctx, mispc_gs_get_info(g->gs, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode view_clusters(PC pc, PetscViewer viewer) {
+  PC_MispcGS *g = (PC_MispcGS *)pc->data;
+  mispc_gs_info info;
+  char th[128];
+  PetscFunctionBegin;
+  if (!g->have_symbolic) {
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer,
+        "  clusters: %s aggregates, strength threshold %s, line clusters %s, block solves %s\n",
+        coarsen_names[g->set.coarsen], g->set.strength_threshold < 0 ? "auto" : "as set",
+        g->set.lines < 0 ? "auto"
+        : g->set.lines   ? "on"
+                         : "off",
+        g->set.block_solve < 0 ? "auto"
+        : g->set.block_solve   ? "on"
+                               : "off"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(last_info(g, &info));
+  if (g->set.strength_threshold < 0 && info.auto_weak_max < 0)
+    PetscCall(PetscSNPrintf(th, sizeof th, "auto: 0 (no coupling below %g)", info.auto_theta));
+  else if (g->set.strength_threshold < 0)
+    PetscCall(PetscSNPrintf(th, sizeof th, "auto: %g (weakest coupling below it %.3g of it)",
+                            info.strength_threshold, info.auto_weak_max / info.auto_theta));
+  else
+    PetscCall(PetscSNPrintf(th, sizeof th, "%g", info.strength_threshold));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  clusters: %s aggregates, strength threshold %s, block size %d%s%s%s\n",
+      coarsen_names[g->set.coarsen], th, info.block_size,
+      info.line_clusters ? ", grown along lines" : "",
+      info.block_solve ? ", each solved exactly (block Gauss-Seidel)" : "",
+      (g->set.lines < 0 || g->set.block_solve < 0) && info.auto_weak_max >= 0 &&
+              info.auto_weak_max <= MISPC_GS_ANISOTROPIC * info.auto_theta
+          ? " (auto: strongly anisotropic)"
+          : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   PetscBool ascii;
@@ -681,22 +644,7 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
                              g->kind == MISPC_GS_CLUSTER ? "cluster" : "point",
                              PCMCGSSweepTypes[g->set.type], g->set.sweeps, (double)g->set.omega,
                              coloring_names[g->set.coloring], mispc_gs_recolor_passes(&vo)));
-  if (g->kind == MISPC_GS_CLUSTER) {
-    char th[96];
-    if (g->set.strength_threshold >= 0)
-      PetscCall(PetscSNPrintf(th, sizeof th, "%g", (double)g->set.strength_threshold));
-    else if (g->have_symbolic)
-      PetscCall(PetscSNPrintf(th, sizeof th, "auto %g", (double)g->used_threshold));
-    else
-      PetscCall(PetscSNPrintf(th, sizeof th, "auto"));
-    PetscCall(PetscViewerASCIIPrintf(
-        viewer,
-        "  clusters: %s aggregates, strength threshold %s, block size %" PetscInt_FMT "%s%s\n",
-        coarsen_names[g->set.coarsen], th,
-        g->have_symbolic ? g->used_block_size : g->set.block_size,
-        g->set.lines ? ", grown along lines" : "",
-        g->set.block_solve ? ", each solved exactly (block Gauss-Seidel)" : ""));
-  }
+  if (g->kind == MISPC_GS_CLUSTER) PetscCall(view_clusters(pc, viewer));
 #if MISPC_ENABLE_MPI
   if (g->have_symbolic && g->use_dist) {
     mispc_gs_info info;
@@ -772,9 +720,33 @@ GS_FIELD_ACCESSORS(Omega, PetscReal, omega)
 GS_FIELD_ACCESSORS(Exact, PetscBool, exact)
 GS_FIELD_ACCESSORS(BlockSize, PetscInt, block_size)
 GS_FIELD_ACCESSORS(StrengthThreshold, PetscReal, strength_threshold)
-GS_FIELD_ACCESSORS(LineClusters, PetscBool, lines)
-GS_FIELD_ACCESSORS(BlockSolve, PetscBool, block_solve)
 #undef GS_FIELD_ACCESSORS
+
+/* lines and block_solve: a setter makes them explicit; a getter gives the
+ * setting, or where automatic the last symbolic setup's choice (PETSC_FALSE
+ * before one). */
+#define GS_FLAG_ACCESSORS(Name, field, info_field)                                                 \
+  static PetscErrorCode PCGSSet##Name##_MispcGS(PC pc, PetscBool v) {                              \
+    GSSettings s = ((PC_MispcGS *)pc->data)->set;                                                  \
+    PetscFunctionBegin;                                                                            \
+    s.field = v ? 1 : 0;                                                                           \
+    PetscCall(change_settings(pc, &s));                                                            \
+    PetscFunctionReturn(PETSC_SUCCESS);                                                            \
+  }                                                                                                \
+  static PetscErrorCode PCGSGet##Name##_MispcGS(PC pc, PetscBool *v) {                             \
+    PC_MispcGS *g = (PC_MispcGS *)pc->data;                                                        \
+    mispc_gs_info info;                                                                            \
+    PetscFunctionBegin;                                                                            \
+    *v = (PetscBool)(g->set.field == 1);                                                           \
+    if (g->set.field < 0 && g->have_symbolic) {                                                    \
+      PetscCall(last_info(g, &info));                                                              \
+      *v = (PetscBool)(info.info_field != 0);                                                      \
+    }                                                                                              \
+    PetscFunctionReturn(PETSC_SUCCESS);                                                            \
+  }
+GS_FLAG_ACCESSORS(LineClusters, lines, line_clusters)
+GS_FLAG_ACCESSORS(BlockSolve, block_solve, block_solve)
+#undef GS_FLAG_ACCESSORS
 
 static PetscErrorCode PCGSSetType_MispcGS(PC pc, PCMCGSSweepType t) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
@@ -859,8 +831,11 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->set.coloring = MISPC_COLORING_MIS;
   g->set.recolor = MISPC_GS_RECOLOR_BY_KIND;
   g->set.exact = PETSC_TRUE;
-  /* threshold 0 on the matrix's nodes, no line clusters: the automatic threshold and
-   * lines save iterations but not time (docs/GAUSS_SEIDEL.md, "Automatic threshold") */
+  /* cluster kind: clusters, lines and block solves chosen from the matrix
+   * (docs/GAUSS_SEIDEL.md, "Automatic threshold"); unused by the point kind */
+  g->set.strength_threshold = -1;
+  g->set.lines = MISPC_GS_AUTO;
+  g->set.block_solve = MISPC_GS_AUTO;
   pc->data = (void *)g;
   pc->ops->setup = PCSetUp_MispcGS;
   pc->ops->apply = PCApply_MispcGS;

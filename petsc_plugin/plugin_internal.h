@@ -25,9 +25,9 @@ PetscErrorCode MispcErrorCode(mispc_status s, const char *message);
               "mispc: %s (%s)", mispc_context_error(mctx), mispc_strerror(_mispc_s));              \
   } while (0)
 
-extern PetscLogEvent MISPC_EventGSThreshold, MISPC_EventGSSymbolic, MISPC_EventGSNumeric,
-    MISPC_EventGSApply, MISPC_EventCoarsen, MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg,
-    MISPC_EventCoarsenLists, MISPC_EventProduct, MISPC_EventMatFromCSR;
+extern PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply,
+    MISPC_EventCoarsen, MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists,
+    MISPC_EventProduct, MISPC_EventMatFromCSR;
 
 PetscErrorCode MispcRegisterPCs(void);
 PetscErrorCode MispcRegisterCoarseners(void);

@@ -4,9 +4,9 @@
 #include "gamg_mispc.h"
 #include "plugin_internal.h"
 
-PetscLogEvent MISPC_EventGSThreshold, MISPC_EventGSSymbolic, MISPC_EventGSNumeric,
-    MISPC_EventGSApply, MISPC_EventCoarsen, MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg,
-    MISPC_EventCoarsenLists, MISPC_EventProduct, MISPC_EventMatFromCSR;
+PetscLogEvent MISPC_EventGSSymbolic, MISPC_EventGSNumeric, MISPC_EventGSApply, MISPC_EventCoarsen,
+    MISPC_EventCoarsenGraph, MISPC_EventCoarsenAgg, MISPC_EventCoarsenLists, MISPC_EventProduct,
+    MISPC_EventMatFromCSR;
 
 PetscErrorCode mispc_petsc_register(void) {
   static PetscBool registered = PETSC_FALSE;
@@ -19,7 +19,6 @@ PetscErrorCode mispc_petsc_register(void) {
   PetscCall(MispcRegisterCoarseners());
   PetscCall(MispcRegisterGAMG());
   /* clustergs: the automatic strength threshold (a symbolic setup, before MispcGSSymbolic) */
-  PetscCall(PetscLogEventRegister("MispcGSThreshold", PC_CLASSID, &MISPC_EventGSThreshold));
   PetscCall(PetscLogEventRegister("MispcGSSymbolic", PC_CLASSID, &MISPC_EventGSSymbolic));
   PetscCall(PetscLogEventRegister("MispcGSNumeric", PC_CLASSID, &MISPC_EventGSNumeric));
   PetscCall(PetscLogEventRegister("MispcGSApply", PC_CLASSID, &MISPC_EventGSApply));

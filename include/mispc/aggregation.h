@@ -30,6 +30,19 @@ extern "C" {
 MISPC_API mispc_status mispc_strength_graph(mispc_context *ctx, const mispc_csr *A, double theta,
                                             int block_size, mispc_csr *S);
 
+/* The automatic strength threshold of a square matrix with values (cluster
+ * Gauss-Seidel's strength_threshold < 0; docs/GAUSS_SEIDEL.md, "Automatic
+ * threshold"). With r_i = 1 / sqrt(|a_ii|) (stored diagonal entries summed)
+ * and s_ij = |a_ij| r_j r_i for i != j: *theta = 2/3 of the smallest, over
+ * the rows with a positive max_j s_ij, of that maximum (0 when no row has
+ * one), so every row keeps its strongest couplings; *weak_max = the largest
+ * s_ij <= *theta (-1 when every off-diagonal entry is above it: an
+ * isotropic operator). Maxima and a minimum only: the same bits for host and
+ * device matrices and, through mispc_dist_strength_auto, any rank count. A
+ * pattern (values NULL) gives 0 and -1. */
+MISPC_API mispc_status mispc_strength_auto(mispc_context *ctx, const mispc_csr *A, double *theta,
+                                           double *weak_max);
+
 typedef enum mispc_agg_algo {
   MISPC_AGG_MIS2AGG = 0, /* Alg. 3: roots, secondary MIS-2 roots, clean-up (default) */
   MISPC_AGG_MIS2BASIC    /* Alg. 2: roots and their neighbours, leftovers join a neighbour */

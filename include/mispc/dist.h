@@ -185,6 +185,11 @@ MISPC_API mispc_status mispc_dist_aggregate(mispc_context *ctx, const mispc_dist
  * symmetrization goes to the owners of the other nodes. */
 MISPC_API mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr *A,
                                                  double theta, int block_size, mispc_dist_csr *S);
+/* mispc_strength_auto of a distributed matrix (host): the ghosts' diagonal
+ * by the halo, a minimum and a maximum over the ranks; the one-process bits
+ * for any rank count. */
+MISPC_API mispc_status mispc_dist_strength_auto(mispc_context *ctx, const mispc_dist_csr *A,
+                                                double *theta, double *weak_max);
 
 /* Coarse levels. Coarse row (aggregate) c lives on rank p for c in
  * [naggs p / P, naggs (p + 1) / P): even ranges of mispc_aggregate's own

@@ -55,7 +55,13 @@ typedef struct mispc_gs_options {
   /* Cluster only: aggregate the strength graph (mispc_strength_graph) on nodes of
    * block_size rows instead of the matrix graph; a cluster then holds whole
    * nodes (all dofs of a vertex of an elasticity mesh). Defaults 0 and 1 (the
-   * matrix graph itself). block_size must divide the number of rows. */
+   * matrix graph itself). block_size must divide the number of rows.
+   * strength_threshold < 0: automatic, from the matrix at each symbolic
+   * setup (mispc_strength_auto's theta and weak_max; docs/GAUSS_SEIDEL.md,
+   * "Automatic threshold"): where every off-diagonal coupling is above the
+   * threshold (isotropic operators) theta = 0 on nodes of block_size rows,
+   * as by default; otherwise that theta on rows (block_size 1), every row
+   * keeping its strongest couplings. */
   double strength_threshold;
   int block_size;
   /* Cluster only: grow clusters along lines (default 0: off). After the
@@ -66,7 +72,8 @@ typedef struct mispc_gs_options {
    * a line Gauss-Seidel; where every cluster has more than two neighbours
    * (isotropic problems, the matrix graph itself) nothing changes. Clusters
    * can hold thousands of rows (a GPU sweeps a cluster's rows one after
-   * another). The same clusters for any number of ranks. */
+   * another). The same clusters for any number of ranks. MISPC_GS_AUTO:
+   * on where the operator is strongly anisotropic (below). */
   int line_clusters;
   /* Cluster only: solve each cluster's block exactly (default 0: the rows of
    * a cluster one after another). 1: block Gauss-Seidel with the clusters as
@@ -79,11 +86,19 @@ typedef struct mispc_gs_options {
    * (an SPD A has it; a zero or non-finite pivot, or a negative one with
    * require_positive_diagonal, is an error of mispc_gs_numeric naming the
    * row). Host and GPU give the same bits; the GPU gives a cluster one
-   * thread. */
+   * thread. MISPC_GS_AUTO: on where the operator is strongly anisotropic
+   * and omega = 1. Strongly anisotropic: some coupling is at or below the
+   * automatic threshold and every such one is at most
+   * MISPC_GS_ANISOTROPIC times it (aniso2d:300:0.001 0.0015, aniso3d:60:0.01
+   * 0.015; Elasticity3D 0.75, aniso2d:300:0.1 0.15): lines or planes of
+   * strong couplings that exact cluster solves capture. */
   int block_solve;
 } mispc_gs_options;
 
 #define MISPC_GS_RECOLOR_BY_KIND (-1)
+/* line_clusters / block_solve: decided from the matrix at each symbolic setup */
+#define MISPC_GS_AUTO        (-1)
+#define MISPC_GS_ANISOTROPIC 0.1
 
 MISPC_API void mispc_gs_options_default(mispc_gs_options *opt);
 /* The recoloring passes opt asks for (MISPC_GS_RECOLOR_BY_KIND resolved). */
@@ -119,6 +134,11 @@ typedef struct mispc_gs_info {
    * pass over all clusters costs 2 outside + 2 (factor - rows) + rows
    * flops. Several ranks: this rank's clusters. */
   int64_t outside_entries, factor_values;
+  /* Cluster only, the options the symbolic setup used (automatic ones
+   * resolved), and mispc_strength_auto's values where one was automatic
+   * (else 0 and -1). */
+  double strength_threshold, auto_theta, auto_weak_max;
+  int block_size, line_clusters, block_solve;
 } mispc_gs_info;
 MISPC_API mispc_status mispc_gs_get_info(const mispc_gs *gs, mispc_gs_info *info);
 

@@ -14,7 +14,7 @@ common=(-f "$spec" -pcs clustergs -ksp_rtol 1e-8 -pc_clustergs_strength_threshol
 fail=0
 # shellcheck source=clustergs_ranks.sh
 . "$(dirname "$0")/clustergs_ranks.sh"
-rows=$(clustergs_its "$("$solve" "${common[@]}" 2>&1)")
+rows=$(clustergs_its "$("$solve" "${common[@]}" -pc_clustergs_block_solve false 2>&1)")
 same_on_ranks "whole lines solved exactly" "grown along lines, each solved exactly" \
   "clusters 60 \(rows per cluster: (mean 60.00, )?min 60, max 60\)" -- \
   "$solve" "${common[@]}" -pc_clustergs_block_solve -ksp_view
