@@ -1,6 +1,6 @@
-/* Aggregation on the GPU: strength graph, aggregates (both algorithms, all
- * phases) and coarse graph bit-identical to the host; device aggregates pass
- * verification. Skips without a GPU. */
+/* Aggregation on the GPU: strength graph, automatic strength threshold,
+ * aggregates (both algorithms, all phases) and coarse graph bit-identical to
+ * the host; device aggregates pass verification. Skips without a GPU. */
 #include "mis_test_graphs.h" /* mispc_csr_from_coo (internal) */
 #include "test_util.h"
 
@@ -459,6 +459,58 @@ static void test_gpu_small_graphs(void) {
   }
 }
 
+/* mispc_strength_auto on the GPU: theta and weak_max bit for bit the host's,
+ * on matrices with values (anisotropic, isotropic, elasticity, a real one)
+ * and on a pattern (0 and -1 on both); and what each says of its matrix:
+ * theta > 0 with values, no coupling at or below it for Laplace 3D (weak_max
+ * < 0), all of them at most 0.1 theta for the anisotropic ones, more for
+ * Elasticity 3D. */
+static void test_gpu_strength_auto(void) {
+  enum { ANY, ISOTROPIC, ANISOTROPIC, ELASTICITY, PATTERN };
+  const struct {
+    const char *spec;
+    int expect;
+  } mats[] = {{"gen:aniso2d:40:0.001", ANISOTROPIC},  {"gen:aniso3d:12:0.01", ANISOTROPIC},
+              {"gen:laplace3d:10", ISOTROPIC},        {"gen:elasticity3d:5", ELASTICITY},
+              {MISPC_TEST_DATA "/bcsstk13.mtx", ANY}, {"gen:kron:10", PATTERN}};
+  for (size_t m = 0; m < sizeof mats / sizeof *mats; ++m) {
+    const char *spec = mats[m].spec;
+    mispc_csr A, DA;
+    CHECK_OK(ctx, strncmp(spec, "gen:", 4) ? mispc_load(ctx, spec, &A)
+                                           : mispc_generate(ctx, spec, 5, &A));
+    CHECK_MSG(!A.values == (mats[m].expect == PATTERN), "%s: values %s", spec,
+              A.values ? "present" : "missing");
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &A, MISPC_MEM_DEVICE, &DA));
+    double th = -2, w = -2, dth = -3, dw = -3;
+    CHECK_OK(ctx, mispc_strength_auto(ctx, &A, &th, &w));
+    CHECK_OK(ctx, mispc_strength_auto(ctx, &DA, &dth, &dw));
+    CHECK_MSG(!memcmp(&th, &dth, sizeof th) && !memcmp(&w, &dw, sizeof w),
+              "%s: host theta %.17g weak_max %.17g, GPU %.17g %.17g", spec, th, w, dth, dw);
+    switch (mats[m].expect) {
+    case PATTERN:
+      CHECK_MSG(th == 0 && w == -1, "%s (pattern): theta %g weak_max %g, want 0 and -1", spec, th,
+                w);
+      break;
+    case ISOTROPIC:
+      CHECK_MSG(th > 0 && w < 0, "%s: theta %g weak_max %g, want > 0 and < 0", spec, th, w);
+      break;
+    case ANISOTROPIC:
+      CHECK_MSG(th > 0 && w >= 0 && w <= 0.1 * th,
+                "%s: theta %g weak_max %g, want > 0 and in [0, 0.1 theta]", spec, th, w);
+      break;
+    case ELASTICITY:
+      CHECK_MSG(th > 0 && w > 0.1 * th, "%s: theta %g weak_max %g, want > 0 and > 0.1 theta", spec,
+                th, w);
+      break;
+    default:
+      CHECK_MSG(th > 0, "%s: theta %g, want > 0", spec, th);
+    }
+    printf("  %-40s theta %.6g weak_max %.6g\n", spec, th, w);
+    mispc_csr_free(ctx, &A);
+    mispc_csr_free(ctx, &DA);
+  }
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
@@ -470,6 +522,7 @@ int main(void) {
   RUN_TEST(test_gpu_isolated_collected);
   RUN_TEST(test_gpu_max_size_splits);
   RUN_TEST(test_gpu_small_graphs);
+  RUN_TEST(test_gpu_strength_auto);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -1,6 +1,6 @@
 /* Point and cluster multicolor Gauss-Seidel on the GPU: bit-identical to the
- * host for every sweep kind, and the numeric-only setup after a value change.
- * Skips without a GPU. */
+ * host for every sweep kind, the numeric-only setup after a value change, and
+ * the automatic cluster options resolved as on the host. Skips without a GPU. */
 #include <stdlib.h>
 
 #include "../gauss_seidel/gs_internal.h" /* chain_tile: whether the chains streamed */
@@ -14,12 +14,11 @@ static int node_block_size = 1; /* > 1: cluster whole nodes of the strength grap
 static double node_theta = 0.0; /* its threshold (0: the cluster graph from the nodes) */
 static int line_clusters = 0;   /* mispc_gs_options.line_clusters, | 2: block_solve */
 
-static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, double omega,
-                         const char *what) {
-  mispc_gs_options o =
-      test_gs_options(kind, sw, 2, omega, node_block_size, node_theta, line_clusters);
+/* A Gauss-Seidel handle with options o, set up on A (NULL after a failure,
+ * reported). */
+static mispc_gs *make_gs_opt(const mispc_csr *A, const mispc_gs_options *o, const char *what) {
   mispc_gs *g = NULL;
-  mispc_status s = mispc_gs_create(ctx, &o, &g);
+  mispc_status s = mispc_gs_create(ctx, o, &g);
   if (!s) s = mispc_gs_symbolic(ctx, g, A);
   if (!s) s = mispc_gs_numeric(ctx, g, A);
   CHECK_MSG(s == MISPC_SUCCESS, "%s (%s): setup: %s", what,
@@ -29,6 +28,13 @@ static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep 
     return NULL;
   }
   return g;
+}
+
+static mispc_gs *make_gs(const mispc_csr *A, mispc_gs_kind kind, mispc_gs_sweep sw, double omega,
+                         const char *what) {
+  mispc_gs_options o =
+      test_gs_options(kind, sw, 2, omega, node_block_size, node_theta, line_clusters);
+  return make_gs_opt(A, &o, what);
 }
 
 /* make_gs with the context's tuning set to *t for the setup (the GPU setup
@@ -434,6 +440,65 @@ static void test_gpu_gs_errors(void) {
   mispc_csr_free(ctx, &D);
 }
 
+/* Automatic cluster options (strength_threshold < 0, line_clusters and
+ * block_solve MISPC_GS_AUTO, the rest default) resolved on the GPU as on
+ * the host: the same threshold, block size, lines and block solves, the
+ * same mispc_strength_auto values bit for bit, colors and clusters; lines
+ * with exact block solves on the anisotropic problem, neither (on rows) on
+ * Elasticity 3D; and a symmetric apply gives the host's x bit for bit. */
+static void test_gpu_gs_auto_options(void) {
+  const char *specs[] = {"gen:aniso2d:100:0.001", "gen:elasticity3d:8"};
+  for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
+    const int aniso = s == 0;
+    problem P = problem_make(specs[s], 3, 1, 2);
+    mispc_gs_options o;
+    mispc_gs_options_default(&o);
+    o.strength_threshold = -1;
+    o.line_clusters = MISPC_GS_AUTO;
+    o.block_solve = MISPC_GS_AUTO;
+    char what[120];
+    snprintf(what, sizeof what, "%s automatic cluster options", specs[s]);
+    mispc_gs *hg = make_gs_opt(&P.H, &o, what);
+    mispc_gs *dg = make_gs_opt(&P.D, &o, what);
+    if (hg && dg) {
+      mispc_gs_info hi, di;
+      CHECK_OK(ctx, mispc_gs_get_info(hg, &hi));
+      CHECK_OK(ctx, mispc_gs_get_info(dg, &di));
+      CHECK_MSG(!memcmp(&hi.strength_threshold, &di.strength_threshold, sizeof(double)) &&
+                    !memcmp(&hi.auto_theta, &di.auto_theta, sizeof(double)) &&
+                    !memcmp(&hi.auto_weak_max, &di.auto_weak_max, sizeof(double)) &&
+                    hi.block_size == di.block_size && hi.line_clusters == di.line_clusters &&
+                    hi.block_solve == di.block_solve,
+                "%s: host threshold %.17g (theta %.17g weak_max %.17g) block size %d lines %d "
+                "block solves %d, GPU %.17g (%.17g %.17g) %d %d %d",
+                what, hi.strength_threshold, hi.auto_theta, hi.auto_weak_max, hi.block_size,
+                hi.line_clusters, hi.block_solve, di.strength_threshold, di.auto_theta,
+                di.auto_weak_max, di.block_size, di.line_clusters, di.block_solve);
+      CHECK_MSG(hi.ncolors == di.ncolors && hi.nclusters == di.nclusters,
+                "%s: host %d colors %lld clusters, GPU %d %lld", what, hi.ncolors,
+                (long long)hi.nclusters, di.ncolors, (long long)di.nclusters);
+      CHECK_MSG(hi.auto_theta > 0 && hi.strength_threshold == hi.auto_theta,
+                "%s: threshold %g, automatic theta %g", what, hi.strength_threshold, hi.auto_theta);
+      if (aniso)
+        CHECK_MSG(di.line_clusters == 1 && di.block_solve == 1,
+                  "%s: lines %d block solves %d, want 1 and 1", what, di.line_clusters,
+                  di.block_solve);
+      else
+        CHECK_MSG(di.line_clusters == 0 && di.block_solve == 0 && di.block_size == 1,
+                  "%s: lines %d block solves %d block size %d, want 0, 0 and 1", what,
+                  di.line_clusters, di.block_solve, di.block_size);
+      printf("  %-26s threshold %.6g (weak_max %.6g) block size %d lines %d block solves %d: "
+             "%d colors, %lld clusters\n",
+             specs[s], di.strength_threshold, di.auto_weak_max, di.block_size, di.line_clusters,
+             di.block_solve, di.ncolors, (long long)di.nclusters);
+      compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+    }
+    mispc_gs_destroy(ctx, hg);
+    mispc_gs_destroy(ctx, dg);
+    problem_free(&P);
+  }
+}
+
 int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
@@ -444,6 +509,7 @@ int main(void) {
   RUN_TEST(test_gpu_gs_graph_vectors);
   RUN_TEST(test_gpu_gs_setup_split);
   RUN_TEST(test_gpu_gs_errors);
+  RUN_TEST(test_gpu_gs_auto_options);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -593,6 +593,47 @@ static void check_strength(mispc_context *ctx, const char *spec, int bs, double 
   mispc_csr_free(ctx, &A);
 }
 
+/* mispc_dist_strength_auto equals mispc_strength_auto of the whole matrix
+ * bit for bit on every rank (uneven row ranges); pattern: values dropped,
+ * 0 and -1 on both. */
+static void check_strength_auto(mispc_context *ctx, const char *spec, int pattern) {
+  mispc_csr A;
+  CHECK_OK(ctx, mispc_load(ctx, spec, &A));
+  mispc_csr P = A; /* borrowed arrays, values dropped for a pattern */
+  P.owned = 0;
+  if (pattern) P.values = NULL;
+  double t1 = 42, w1 = 42, t2 = 43, w2 = 43;
+  CHECK_OK(ctx, mispc_strength_auto(ctx, &P, &t1, &w1));
+  int64_t r0, r1;
+  split(P.nrows, &r0, &r1);
+  mispc_dist_csr D;
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &P, r0, r1, &D));
+  CHECK_OK(ctx, mispc_dist_strength_auto(ctx, &D, &t2, &w2));
+  CHECK_MSG(!memcmp(&t1, &t2, sizeof t1) && !memcmp(&w1, &w2, sizeof w1),
+            "%s%s: automatic threshold %.17g / %.17g, weak max %.17g / %.17g on rank %d of %d",
+            spec, pattern ? " (pattern)" : "", t1, t2, w1, w2, rank_, nranks_);
+  if (pattern)
+    CHECK_MSG(t2 == 0 && w2 == -1, "%s (pattern): theta %g, weak max %g", spec, t2, w2);
+  else
+    CHECK_MSG(t2 > 0, "%s: theta %g", spec, t2);
+  /* a NULL output fails (every rank passes it) */
+  CHECK_STATUS(ctx, mispc_dist_strength_auto(ctx, &D, NULL, &w2), MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_dist_strength_auto(ctx, &D, &t2, NULL), MISPC_ERR_INVALID_ARG);
+  mispc_dist_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &A);
+}
+
+static void test_strength_auto(void) {
+  mispc_context *ctx = test_context(0);
+  check_strength_auto(ctx, "gen:aniso2d:30:0.001", 0);
+  check_strength_auto(ctx, "gen:aniso3d:10:0.01", 0);
+  check_strength_auto(ctx, "gen:laplace3d:8", 0);
+  check_strength_auto(ctx, "gen:elasticity3d:4", 0);
+  check_strength_auto(ctx, MISPC_TEST_DATA "/bcsstk13.mtx", 0);
+  check_strength_auto(ctx, "gen:aniso2d:30:0.001", 1);
+  mispc_context_destroy(ctx);
+}
+
 static void test_coarse_levels(void) {
   mispc_context *ctx = test_context(0);
   check_coarse(ctx, "gen:laplace3d:12", 1, 1);
@@ -678,10 +719,14 @@ static void check_gs_gpu(mispc_context *ctx, const mispc_gs_options *o, const mi
 }
 
 /* Point and cluster multicolor GS / SOR / SGS: x bit-identical to the
- * one-process apply, the same colors and clusters. Cluster GS: bs and theta
- * as mispc_gs_options (block_size, strength_threshold, line_clusters). */
-static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, int bs, double theta,
-                     int lines, mispc_gs_sweep sw, int sweeps, double omega, int zero_guess) {
+ * one-process apply, the same colors and clusters, and the same options the
+ * symbolic setups resolved (mispc_gs_info). Cluster GS: bs and theta as
+ * mispc_gs_options (block_size, strength_threshold), lines as
+ * test_gs_options (line_clusters | 2: block_solve), lines < 0: both
+ * MISPC_GS_AUTO. Gives the distributed info. */
+static mispc_gs_info check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, int bs,
+                              double theta, int lines, mispc_gs_sweep sw, int sweeps, double omega,
+                              int zero_guess) {
   mispc_csr A;
   CHECK_OK(ctx, mispc_load(ctx, spec, &A));
   const int64_t n = A.nrows;
@@ -691,6 +736,7 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
   mispc_dist_csr D;
   CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &A, r0, r1, &D));
   mispc_gs_options o = test_gs_options(kind, sw, sweeps, omega, bs, theta, lines);
+  if (lines < 0) o.line_clusters = o.block_solve = MISPC_GS_AUTO;
   double *b = malloc(sizeof(double) * (size_t)(n + 1)),
          *x = malloc(sizeof(double) * (size_t)(n + 1));
   double *xl = malloc(sizeof(double) * (size_t)(r1 - r0 + 1));
@@ -726,11 +772,24 @@ static void check_gs(mispc_context *ctx, const char *spec, mispc_gs_kind kind, i
             spec, (int)kind, bs, theta, lines, (int)sw, sweeps, omega, zero_guess, (long long)diff,
             i1.ncolors, i2.ncolors, (long long)i1.nclusters, (long long)i2.nclusters, rank_,
             nranks_);
+  CHECK_MSG(!memcmp(&i1.strength_threshold, &i2.strength_threshold, sizeof(double)) &&
+                !memcmp(&i1.auto_theta, &i2.auto_theta, sizeof(double)) &&
+                !memcmp(&i1.auto_weak_max, &i2.auto_weak_max, sizeof(double)) &&
+                i1.block_size == i2.block_size && i1.line_clusters == i2.line_clusters &&
+                i1.block_solve == i2.block_solve,
+            "%s GS kind %d theta %g lines %d: resolved options differ on rank %d of %d: theta "
+            "%.17g/%.17g, auto %.17g/%.17g, weak %.17g/%.17g, bs %d/%d, lines %d/%d, block solve "
+            "%d/%d",
+            spec, (int)kind, theta, lines, rank_, nranks_, i1.strength_threshold,
+            i2.strength_threshold, i1.auto_theta, i2.auto_theta, i1.auto_weak_max, i2.auto_weak_max,
+            i1.block_size, i2.block_size, i1.line_clusters, i2.line_clusters, i1.block_solve,
+            i2.block_solve);
   mispc_gs_destroy(ctx, g1);
   mispc_dist_gs_destroy(ctx, gd);
   free(b), free(x), free(xl);
   mispc_dist_csr_free(ctx, &D);
   mispc_csr_free(ctx, &A);
+  return i2;
 }
 
 /* The Gauss-Seidel variants compared (check_gs's arguments), each for the
@@ -786,6 +845,21 @@ static void test_gauss_seidel(void) {
         check_gs(ctx, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
                  c->zero_guess);
     }
+  { /* automatic options: threshold, lines and block solves from the matrix */
+    mispc_gs_info in = check_gs(ctx, "gen:aniso2d:30:0.001", MISPC_GS_CLUSTER, 1, -1, -1,
+                                MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+    CHECK_MSG(in.line_clusters == 1 && in.block_solve == 1 && in.strength_threshold > 0 &&
+                  in.block_size == 1,
+              "aniso2d automatic: lines %d, block solve %d, theta %g, bs %d on rank %d",
+              in.line_clusters, in.block_solve, in.strength_threshold, in.block_size, rank_);
+    /* nodes of 3 rows asked for; weak couplings, not strongly anisotropic: theta on rows */
+    in = check_gs(ctx, "gen:elasticity3d:4", MISPC_GS_CLUSTER, 3, -1, -1, MISPC_GS_SYMMETRIC, 1,
+                  1.0, 0);
+    CHECK_MSG(in.line_clusters == 0 && in.block_solve == 0 && in.strength_threshold > 0 &&
+                  in.block_size == 1,
+              "elasticity3d automatic: lines %d, block solve %d, theta %g, bs %d on rank %d",
+              in.line_clusters, in.block_solve, in.strength_threshold, in.block_size, rank_);
+  }
   /* a zero diagonal on the last rank fails on every rank */
   mispc_csr A;
   CHECK_OK(ctx, mispc_load(ctx, "gen:laplace2d:12", &A));
@@ -1049,6 +1123,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_identity);
   RUN_TEST(test_row_generators);
   RUN_TEST(test_coarse_levels);
+  RUN_TEST(test_strength_auto);
   RUN_TEST(test_aggregate_lists);
   RUN_TEST(test_gauss_seidel);
   RUN_TEST(test_transports);

@@ -390,6 +390,90 @@ static void test_strength_graph_semantics(void) {
   mispc_csr_free(ctx, &A);
 }
 
+/* mispc_strength_auto against the definition written another way
+ * (|a_ij| / sqrt(|a_ii a_jj|), to rounding), and what it promises: every
+ * row with a positive coupling keeps one in the strength graph at theta, and
+ * weak_max < 0 exactly where that graph is the theta = 0 one. */
+static void check_strength_auto(const mispc_csr *A, const char *what) {
+  double th, w;
+  CHECK_OK(ctx, mispc_strength_auto(ctx, A, &th, &w));
+  double *d = calloc((size_t)A->nrows + 1, sizeof(double)), mn = INFINITY, wr = -1;
+  for (int64_t i = 0; i < A->nrows; ++i)
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
+      if (A->colidx[p] == i) d[i] += A->values[p];
+  for (int64_t i = 0; i < A->nrows; ++i) {
+    double m = 0;
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
+      if (A->colidx[p] != i) m = fmax(m, fabs(A->values[p]) / sqrt(fabs(d[i] * d[A->colidx[p]])));
+    if (m > 0 && m < mn) mn = m;
+  }
+  const double ref = mn < INFINITY ? 2 * mn / 3 : 0;
+  for (int64_t i = 0; i < A->nrows; ++i)
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
+      const double t = fabs(A->values[p]) / sqrt(fabs(d[i] * d[A->colidx[p]]));
+      if (A->colidx[p] != i && t <= ref * (1 + 1e-14) && t > wr) wr = t;
+    }
+  CHECK_MSG(fabs(th - ref) <= 1e-14 * ref && (w < 0) == (wr < 0) && fabs(w - wr) <= 1e-14 * ref,
+            "%s: theta %.17g weak %.17g, expected %.17g and %.17g", what, th, w, ref, wr);
+  mispc_csr S = strength(A, th, 1), S0 = strength(A, 0, 1);
+  int64_t lonely = 0;
+  for (int64_t i = 0; i < A->nrows; ++i)
+    lonely += S.rowptr[i + 1] == S.rowptr[i] && S0.rowptr[i + 1] > S0.rowptr[i];
+  CHECK_MSG(lonely == 0, "%s: %lld rows lose every coupling at theta %g", what, (long long)lonely,
+            th);
+  CHECK_MSG((w < 0) == same_csr(&S, &S0), "%s: weak_max %g but the graphs %s", what, w,
+            same_csr(&S, &S0) ? "agree" : "differ");
+  /* the same bits for any thread count */
+  double th1, w1;
+  mispc_context_set_num_threads(ctx, 1);
+  CHECK_OK(ctx, mispc_strength_auto(ctx, A, &th1, &w1));
+  mispc_context_set_num_threads(ctx, 0);
+  CHECK_MSG(!memcmp(&th, &th1, 8) && !memcmp(&w, &w1, 8), "%s: 1 thread differs", what);
+  mispc_csr_free(ctx, &S);
+  mispc_csr_free(ctx, &S0);
+  free(d);
+}
+
+static void test_strength_auto(void) {
+  const char *specs[] = {"gen:laplace3d:6",       "gen:aniso2d:12:0.001",
+                         "gen:aniso2d:12:0.1:30", "gen:aniso3d:6:0.01",
+                         "gen:elasticity3d:3",    MISPC_TEST_DATA "/bcsstk13.mtx"};
+  for (int k = 0; k < (int)(sizeof specs / sizeof *specs); ++k) {
+    mispc_csr A;
+    CHECK_OK(ctx, mispc_load(ctx, specs[k], &A));
+    check_strength_auto(&A, specs[k]);
+    double th, w;
+    CHECK_OK(ctx, mispc_strength_auto(ctx, &A, &th, &w));
+    if (k == 0) /* every coupling 1/6: nothing below 2/3 of it */
+      CHECK_MSG(fabs(th - 1.0 / 9) < 1e-15 && w == -1, "laplace3d: %g %g", th, w);
+    if (k == 1) /* weak couplings 0.001 / 2.002 against 2/3 of 1 / 2.002 */
+      CHECK_MSG(fabs(w / th - 0.0015) < 1e-12, "aniso2d: weak / theta %g", w / th);
+    mispc_csr_free(ctx, &A);
+  }
+  /* the 4 x 4 of test_strength_graph_semantics: row 3 has no diagonal (its
+   * couplings inf or NaN) and the stored zeros give NaN: none counts, so
+   * theta = 2/3 of row 2's 0.01 / 4 and nothing is at or below it */
+  int32_t I[] = {0, 0, 0, 1, 1, 2, 2, 2, 3, 3};
+  int32_t J[] = {0, 1, 2, 0, 1, 0, 2, 3, 2, 1};
+  double V[] = {4, -1, -0.01, -1, 4, -0.01, 4, 0, 0, -5}, th, w;
+  mispc_csr A;
+  CHECK_OK(ctx, mispc_csr_from_coo(ctx, 4, 4, 10, I, J, V, 0, &A));
+  CHECK_OK(ctx, mispc_strength_auto(ctx, &A, &th, &w));
+  CHECK_MSG(th == 0.0025 * (2.0 / 3.0) && w == -1, "4x4: theta %.17g weak %g", th, w);
+  mispc_csr P = A; /* a pattern: 0 and -1 */
+  P.values = NULL;
+  P.owned = 0;
+  CHECK_OK(ctx, mispc_strength_auto(ctx, &P, &th, &w));
+  CHECK(th == 0 && w == -1);
+  CHECK_STATUS(ctx, mispc_strength_auto(ctx, &A, NULL, &w), MISPC_ERR_INVALID_ARG);
+  CHECK_STATUS(ctx, mispc_strength_auto(ctx, &A, &th, NULL), MISPC_ERR_INVALID_ARG);
+  mispc_csr R = A; /* 3 x 4 */
+  R.nrows = 3;
+  R.owned = 0;
+  CHECK_STATUS(ctx, mispc_strength_auto(ctx, &R, &th, &w), MISPC_ERR_NOT_SQUARE);
+  mispc_csr_free(ctx, &A);
+}
+
 static void test_strength_graph_errors(void) {
   mispc_csr A = gen("gen:laplace2d:3"), S; /* 9 x 9 */
   CHECK_STATUS(ctx, mispc_strength_graph(ctx, &A, 0, 2, &S), MISPC_ERR_INVALID_ARG);
@@ -1175,6 +1259,7 @@ int main(void) {
   RUN_TEST(test_matrix_with_diagonal_as_graph);
   RUN_TEST(test_strength_graph_semantics);
   RUN_TEST(test_strength_graph_errors);
+  RUN_TEST(test_strength_auto);
   RUN_TEST(test_aggregation_edge_cases);
   RUN_TEST(test_backend_steps_by_hand);
   RUN_TEST(test_verify_rejects_bad_aggregations);

@@ -497,6 +497,104 @@ static void expect_numeric_error(mispc_gs *g, const mispc_csr *A, const char *ro
 }
 
 /* f. Error paths. */
+/* One symmetric apply from x = 0 of handle g (set up on A). */
+static double *apply_once(mispc_gs *g, const mispc_csr *A) {
+  double *b = test_rnd_vec(29, 5, A->nrows), *x = calloc((size_t)A->nrows + 1, sizeof(double));
+  CHECK_OK(ctx, mispc_gs_numeric(ctx, g, A));
+  CHECK_OK(ctx, mispc_gs_apply(ctx, g, A, b, x, 1));
+  free(b);
+  return x;
+}
+
+/* The automatic options (strength_threshold < 0, line_clusters and
+ * block_solve MISPC_GS_AUTO) resolve at each symbolic setup to what
+ * mispc_strength_auto says, and then act as those options given by hand. */
+static void test_gs_auto_options(void) {
+  mispc_gs_options o, e;
+  mispc_gs_options_default(&o);
+  o.strength_threshold = -1;
+  o.line_clusters = o.block_solve = MISPC_GS_AUTO;
+  mispc_gs *g = NULL, *h = NULL;
+  mispc_gs_info info;
+  double th, w;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  /* strongly anisotropic: lines solved exactly, as the same options by hand */
+  mispc_csr A = gen("gen:aniso2d:40:0.001");
+  CHECK_OK(ctx, mispc_strength_auto(ctx, &A, &th, &w));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK_MSG(info.strength_threshold == th && info.auto_theta == th && info.auto_weak_max == w &&
+                info.block_size == 1 && info.line_clusters == 1 && info.block_solve == 1 &&
+                info.nclusters == 40,
+            "aniso2d:40 auto: threshold %g (auto %g, weak %g), block size %d, lines %d, block "
+            "solves %d, %lld clusters",
+            info.strength_threshold, info.auto_theta, info.auto_weak_max, info.block_size,
+            info.line_clusters, info.block_solve, (long long)info.nclusters);
+  mispc_gs_options_default(&e);
+  e.strength_threshold = th;
+  e.line_clusters = e.block_solve = 1;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &e, &h));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, h, &A));
+  double *xa = apply_once(g, &A), *xe = apply_once(h, &A);
+  CHECK_MSG(!memcmp(xa, xe, sizeof(double) * (size_t)A.nrows),
+            "aniso2d:40: automatic options and the same by hand differ");
+  free(xa), free(xe);
+  mispc_gs_destroy(ctx, h);
+  /* the same handle on an isotropic matrix: threshold 0, no lines, no block
+   * solves, the default clusters */
+  mispc_csr L = gen("gen:laplace3d:8");
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &L));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK_MSG(info.strength_threshold == 0 && info.auto_weak_max == -1 && info.line_clusters == 0 &&
+                info.block_solve == 0,
+            "laplace3d:8 auto: threshold %g weak %g lines %d block solves %d",
+            info.strength_threshold, info.auto_weak_max, info.line_clusters, info.block_solve);
+  mispc_gs_options_default(&e);
+  CHECK_OK(ctx, mispc_gs_create(ctx, &e, &h));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, h, &L));
+  xa = apply_once(g, &L), xe = apply_once(h, &L);
+  CHECK_MSG(!memcmp(xa, xe, sizeof(double) * (size_t)L.nrows),
+            "laplace3d:8: automatic options and the defaults differ");
+  free(xa), free(xe);
+  mispc_gs_destroy(ctx, h);
+  mispc_gs_destroy(ctx, g);
+  /* elasticity (nodes of 3): weak couplings, not strongly anisotropic:
+   * the threshold on rows, no lines, no block solves */
+  mispc_csr E = gen("gen:elasticity3d:3");
+  o.block_size = 3;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &E));
+  CHECK_OK(ctx, mispc_strength_auto(ctx, &E, &th, &w));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK_MSG(info.strength_threshold == th && w > MISPC_GS_ANISOTROPIC * th &&
+                info.block_size == 1 && info.line_clusters == 0 && info.block_solve == 0,
+            "elasticity3d:3 auto: threshold %g (auto %g, weak %g) block size %d lines %d block "
+            "solves %d",
+            info.strength_threshold, th, w, info.block_size, info.line_clusters, info.block_solve);
+  mispc_gs_destroy(ctx, g);
+  /* omega != 1: block solves stay off where chosen automatically */
+  o.block_size = 1;
+  o.omega = 1.2;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK(info.line_clusters == 1 && info.block_solve == 0);
+  mispc_gs_destroy(ctx, g);
+  /* out of range */
+  o.omega = 1;
+  o.block_solve = 2;
+  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  o.block_solve = MISPC_GS_AUTO;
+  o.line_clusters = -2;
+  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  o.line_clusters = MISPC_GS_AUTO;
+  o.strength_threshold = NAN;
+  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  mispc_csr_free(ctx, &A);
+  mispc_csr_free(ctx, &L);
+  mispc_csr_free(ctx, &E);
+}
+
 static void test_gs_errors(void) {
   mispc_gs_options o;
   mispc_gs_options_default(&o);
@@ -1019,6 +1117,7 @@ int main(void) {
   RUN_TEST(test_gs_greedy_coloring);
   RUN_TEST(test_gs_host_copy_equals_row_by_row);
   RUN_TEST(test_gs_line_clusters);
+  RUN_TEST(test_gs_auto_options);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }
