@@ -39,10 +39,13 @@ mispc_status mispc_gs_create(mispc_context *ctx, const mispc_gs_options *opt, mi
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "omega must be in (0, 2), got %g", o.omega);
   if (o.sweeps < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "sweeps must be >= 1, got %d", o.sweeps);
-  if (o.block_size < 1 || isnan(o.strength_threshold) || isinf(o.strength_threshold))
+  if (o.block_size < 1 || !((o.strength_threshold >= 0 && o.strength_threshold < INFINITY) ||
+                            o.strength_threshold == MISPC_GS_THETA_AUTO ||
+                            o.strength_threshold == MISPC_GS_THETA_ANISOTROPIC))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "block_size must be >= 1 and strength_threshold finite (< 0: automatic), "
-                        "got %d and %g",
+                        "block_size must be >= 1 and strength_threshold >= 0 and finite, or "
+                        "MISPC_GS_THETA_AUTO (-1) or MISPC_GS_THETA_ANISOTROPIC (-2), got %d "
+                        "and %g",
                         o.block_size, o.strength_threshold);
   if (o.line_clusters < MISPC_GS_AUTO || o.line_clusters > 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
@@ -78,8 +81,9 @@ void gs_resolve_auto(mispc_gs_options *o, double theta, double weak_max) {
   const int weak = weak_max >= 0;
   const int aniso = o->kind == MISPC_GS_CLUSTER && weak && weak_max <= MISPC_GS_ANISOTROPIC * theta;
   if (o->strength_threshold < 0) {
-    o->strength_threshold = weak ? theta : 0;
-    if (weak) o->block_size = 1;
+    const int rows = o->strength_threshold == MISPC_GS_THETA_ANISOTROPIC ? aniso : weak;
+    o->strength_threshold = rows ? theta : 0;
+    if (rows) o->block_size = 1;
   }
   if (o->line_clusters < 0) o->line_clusters = aniso;
   if (o->block_solve < 0) o->block_solve = aniso && o->omega == 1.0;

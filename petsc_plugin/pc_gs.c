@@ -28,7 +28,7 @@ typedef struct {
   PCMCGSSweepType type;
   PetscBool exact; /* several ranks: the distributed sweep */
   mispc_agg_algo coarsen;
-  PetscReal strength_threshold; /* negative: automatic (clustergs' default) */
+  PetscReal strength_threshold; /* MISPC_GS_THETA_ANISOTROPIC (default) or _AUTO: automatic */
   PetscInt block_size;          /* 0: the matrix's block size */
   PetscInt lines;               /* mispc_gs_options.line_clusters: MISPC_GS_AUTO (default), 0, 1 */
   PetscInt block_solve;         /* mispc_gs_options.block_solve: MISPC_GS_AUTO (default), 0, 1 */
@@ -172,6 +172,12 @@ static PetscErrorCode check_settings(PC pc, const GSSettings *s, const char *swe
              recolor, MISPC_COLORING_MAX_RECOLOR, s->recolor);
   /* 0 (the default) takes the matrix's block size; the library checks that
    * a positive size divides the rows. */
+  PetscCheck(s->strength_threshold >= 0 || s->strength_threshold == MISPC_GS_THETA_AUTO ||
+                 s->strength_threshold == MISPC_GS_THETA_ANISOTROPIC,
+             comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "the strength threshold must be >= 0, -1 (automatic) or -2 (automatic where "
+             "strongly anisotropic), got %g",
+             (double)s->strength_threshold);
   PetscCheck(s->block_size >= 0 && s->block_size <= INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "%s must be 0 (the matrix block size) or a positive number of rows per node, got "
              "%" PetscInt_FMT,
@@ -251,9 +257,10 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
               set_bl;
     PetscCall(PetscOptionsReal(
         o->strength_threshold,
-        "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering (negative, the default: automatic, "
-        "2/3 of the smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|), 0 where no coupling is "
-        "below it)",
+        "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering. -2 (default): the automatic "
+        "threshold (2/3 of the smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|)) on rows where "
+        "the operator is strongly anisotropic, else 0; -1: the automatic threshold on rows "
+        "wherever a coupling falls below it",
         o->man, s.strength_threshold, &s.strength_threshold, NULL));
     PetscCall(PetscOptionsInt(o->block_size,
                               "Rows per node for clustering (0: the matrix block size; rows where "
@@ -610,9 +617,14 @@ static PetscErrorCode view_clusters(PC pc, PetscViewer viewer) {
   PetscCall(last_info(g, &info));
   if (g->set.strength_threshold < 0 && info.auto_weak_max < 0)
     PetscCall(PetscSNPrintf(th, sizeof th, "auto: 0 (no coupling below %g)", info.auto_theta));
-  else if (g->set.strength_threshold < 0)
+  else if (g->set.strength_threshold < 0 && info.strength_threshold > 0)
     PetscCall(PetscSNPrintf(th, sizeof th, "auto: %g (weakest coupling below it %.3g of it)",
                             info.strength_threshold, info.auto_weak_max / info.auto_theta));
+  else if (g->set.strength_threshold < 0)
+    PetscCall(PetscSNPrintf(th, sizeof th,
+                            "auto: 0 (weakest coupling below %g %.3g of it: not strongly "
+                            "anisotropic)",
+                            info.auto_theta, info.auto_weak_max / info.auto_theta));
   else
     PetscCall(PetscSNPrintf(th, sizeof th, "%g", info.strength_threshold));
   PetscCall(PetscViewerASCIIPrintf(
@@ -833,7 +845,7 @@ static PetscErrorCode create_common(PC pc, mispc_gs_kind kind) {
   g->set.exact = PETSC_TRUE;
   /* cluster kind: clusters, lines and block solves chosen from the matrix
    * (docs/GAUSS_SEIDEL.md, "Automatic threshold"); unused by the point kind */
-  g->set.strength_threshold = -1;
+  g->set.strength_threshold = MISPC_GS_THETA_ANISOTROPIC;
   g->set.lines = MISPC_GS_AUTO;
   g->set.block_solve = MISPC_GS_AUTO;
   pc->data = (void *)g;

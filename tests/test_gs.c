@@ -572,6 +572,23 @@ static void test_gs_auto_options(void) {
             "solves %d",
             info.strength_threshold, th, w, info.block_size, info.line_clusters, info.block_solve);
   mispc_gs_destroy(ctx, g);
+  /* MISPC_GS_THETA_ANISOTROPIC: the same matrix keeps threshold 0 on its
+   * nodes (not strongly anisotropic); aniso2d gets the threshold on rows */
+  o.strength_threshold = MISPC_GS_THETA_ANISOTROPIC;
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &E));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK_MSG(info.strength_threshold == 0 && info.block_size == 3 && info.auto_theta == th &&
+                info.line_clusters == 0 && info.block_solve == 0,
+            "elasticity3d:3 anisotropic-only: threshold %g block size %d lines %d block solves %d",
+            info.strength_threshold, info.block_size, info.line_clusters, info.block_solve);
+  CHECK_OK(ctx, mispc_strength_auto(ctx, &A, &th, &w));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK(info.strength_threshold == th && info.block_size == 1 && info.line_clusters == 1 &&
+        info.block_solve == 1);
+  mispc_gs_destroy(ctx, g);
+  o.strength_threshold = MISPC_GS_THETA_AUTO;
   /* omega != 1: block solves stay off where chosen automatically */
   o.block_size = 1;
   o.omega = 1.2;
@@ -588,8 +605,11 @@ static void test_gs_auto_options(void) {
   o.line_clusters = -2;
   CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
   o.line_clusters = MISPC_GS_AUTO;
-  o.strength_threshold = NAN;
-  CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  const double bad[] = {NAN, INFINITY, -0.5, -3};
+  for (int k = 0; k < 4; ++k) {
+    o.strength_threshold = bad[k];
+    CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);
+  }
   mispc_csr_free(ctx, &A);
   mispc_csr_free(ctx, &L);
   mispc_csr_free(ctx, &E);

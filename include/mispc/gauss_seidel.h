@@ -56,12 +56,13 @@ typedef struct mispc_gs_options {
    * block_size rows instead of the matrix graph; a cluster then holds whole
    * nodes (all dofs of a vertex of an elasticity mesh). Defaults 0 and 1 (the
    * matrix graph itself). block_size must divide the number of rows.
-   * strength_threshold < 0: automatic, from the matrix at each symbolic
-   * setup (mispc_strength_auto's theta and weak_max; docs/GAUSS_SEIDEL.md,
-   * "Automatic threshold"): where every off-diagonal coupling is above the
-   * threshold (isotropic operators) theta = 0 on nodes of block_size rows,
-   * as by default; otherwise that theta on rows (block_size 1), every row
-   * keeping its strongest couplings. */
+   * Automatic thresholds, from the matrix at each symbolic setup
+   * (mispc_strength_auto's theta and weak_max; docs/GAUSS_SEIDEL.md,
+   * "Automatic threshold"): MISPC_GS_THETA_AUTO: where some coupling is at
+   * or below theta, theta on rows (block_size 1: every row keeps its
+   * strongest couplings), else 0; MISPC_GS_THETA_ANISOTROPIC (PETSc
+   * clustergs' default): theta on rows where the operator is strongly
+   * anisotropic (below), else 0 on nodes of block_size rows. */
   double strength_threshold;
   int block_size;
   /* Cluster only: grow clusters along lines (default 0: off). After the
@@ -99,6 +100,9 @@ typedef struct mispc_gs_options {
 /* line_clusters / block_solve: decided from the matrix at each symbolic setup */
 #define MISPC_GS_AUTO        (-1)
 #define MISPC_GS_ANISOTROPIC 0.1
+/* strength_threshold: the automatic ones (above) */
+#define MISPC_GS_THETA_AUTO        (-1.0)
+#define MISPC_GS_THETA_ANISOTROPIC (-2.0)
 
 MISPC_API void mispc_gs_options_default(mispc_gs_options *opt);
 /* The recoloring passes opt asks for (MISPC_GS_RECOLOR_BY_KIND resolved). */

@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
-# auto_clusters.sh MPIEXEC SOLVE: clustergs' automatic clusters (the default;
-# docs/GAUSS_SEIDEL.md "Automatic threshold").
+# auto_clusters.sh MPIEXEC SOLVE: clustergs' automatic clusters
+# (docs/GAUSS_SEIDEL.md "Automatic threshold").
 # - Elasticity3D_8 (block size 3): every row's largest |a_ij| / sqrt(|a_ii a_jj|)
 #   is 0.2273 (a component with its neighbours along its own axis), so the
-#   threshold is 2/3 of it, 0.151515, on rows; the weakest coupling below it
-#   is 0.75 of it, not strongly anisotropic: no lines, no block solves. The
-#   same threshold, clusters and iterations on 1, 2 and 3 ranks, fewer
-#   iterations than threshold 0 on the matrix's nodes (-ksp_view says block
-#   size 3). With -pc_clustergs_line_clusters the clusters are the 192 grid
-#   lines of one component, 8 rows each.
+#   automatic threshold is 2/3 of it, 0.151515; the weakest coupling below it
+#   is 0.75 of it: not strongly anisotropic. By default (-2) the clusters
+#   stay threshold 0 on the matrix's nodes (-ksp_view says so), the same
+#   iterations as threshold 0 given by hand. With -1 the threshold goes on
+#   rows: the same threshold, clusters and iterations on 1, 2 and 3 ranks,
+#   fewer iterations than the default; with -pc_clustergs_line_clusters too
+#   the clusters are the 192 grid lines of one component, 8 rows each.
 # - Laplace3D_10 (all couplings alike, 1/6): no coupling below the threshold
-#   0.111111, so threshold 0, as before this default.
+#   0.111111, so threshold 0.
 # - gen:aniso2d:60:0.001: every coupling below the threshold is 0.0015 of it
-#   (strongly anisotropic), so lines solved exactly, on any rank count, in
-#   fewer iterations than with both turned off.
+#   (strongly anisotropic), so by default lines solved exactly, on any rank
+#   count, in fewer iterations than with both turned off.
 set -uo pipefail
 mpiexec=$1 solve=$2
 common=(-problem elasticity3d -n 8 -pcs clustergs -ksp_rtol 1e-8 -ksp_view)
+auto=(-pc_clustergs_strength_threshold -1)
 fail=0
 # shellcheck source=clustergs_ranks.sh
 . "$(dirname "$0")/clustergs_ranks.sh"
-same_on_ranks "the automatic threshold without lines" \
+same_on_ranks "the automatic threshold on rows without lines" \
   "strength threshold auto: 0\.151515 \(weakest coupling below it 0\.75 of it\), block size 1$" \
-  -- "$solve" "${common[@]}"
+  -- "$solve" "${common[@]}" "${auto[@]}"
 old=$("$solve" "${common[@]}" -pc_clustergs_strength_threshold 0 2>&1)
 o=$(clustergs_its "$old")
 if ! grep -Eq "strength threshold 0\.?, block size 3$" <<<"$old"; then
@@ -30,14 +32,21 @@ if ! grep -Eq "strength threshold 0\.?, block size 3$" <<<"$old"; then
   grep -E "strength threshold" <<<"$old" >&2
   fail=1
 fi
-lines=$("$solve" "${common[@]}" -pc_clustergs_line_clusters 2>&1)
+def=$("$solve" "${common[@]}" 2>&1)
+if ! grep -q "strength threshold auto: 0 (weakest coupling below 0.151515 0.75 of it: not strongly anisotropic), block size 3$" <<<"$def" ||
+  [ "$(clustergs_its "$def")" != "$o" ]; then
+  echo "FAIL: the default is not threshold 0 on nodes (not strongly anisotropic), $o iterations" >&2
+  grep -E "strength threshold|^clustergs" <<<"$def" >&2
+  fail=1
+fi
+lines=$("$solve" "${common[@]}" "${auto[@]}" -pc_clustergs_line_clusters 2>&1)
 if ! grep -q "strength threshold auto: 0.151515 .*, block size 1, grown along lines$" <<<"$lines" ||
   ! grep -Eq "clusters 192 \(rows per cluster: (mean 8.00, )?min 8, max 8\)" <<<"$lines"; then
   echo "FAIL: -pc_clustergs_line_clusters: not 192 lines of 8 rows" >&2
   grep -E "clusters" <<<"$lines" >&2
   fail=1
 fi
-echo "Elasticity3D_8: automatic clusters $ref iterations (1, 2, 3 ranks), threshold 0 $o," \
+echo "Elasticity3D_8: automatic threshold on rows $ref iterations (1, 2, 3 ranks), default $o," \
   "with lines $(clustergs_its "$lines")"
 if [ -z "$o" ] || [ -z "$ref" ] || [ "$ref" -ge "$o" ]; then
   echo "FAIL: the automatic clusters do not save iterations" >&2

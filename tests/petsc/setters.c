@@ -39,9 +39,9 @@ static const Config configs[] = {
      "-pc_type clustergs -pc_clustergs_sweeps 3 -pc_clustergs_omega 0.9 -pc_clustergs_type "
      "symmetric -pc_clustergs_block_size 2 -pc_clustergs_strength_threshold 0.05 "
      "-pc_clustergs_coarsen mis2basic -pc_clustergs_line_clusters"},
-    /* the defaults: the automatic threshold (-1), line clusters automatic: off on
-     * this Laplacian, as the setters set them */
-    {PCCLUSTERGS, 1, 1.1, PC_MCGS_SWEEP_FORWARD, PETSC_TRUE, 0, -1, MATCOARSENMIS2AGG, PETSC_FALSE,
+    /* the defaults: the automatic threshold where strongly anisotropic (-2), line
+     * clusters automatic: off on this Laplacian, as the setters set them */
+    {PCCLUSTERGS, 1, 1.1, PC_MCGS_SWEEP_FORWARD, PETSC_TRUE, 0, -2, MATCOARSENMIS2AGG, PETSC_FALSE,
      "-pc_type clustergs -pc_clustergs_omega 1.1 -pc_clustergs_type forward"},
 };
 
