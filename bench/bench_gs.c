@@ -25,7 +25,7 @@ static double rel_residual(const mispc_csr *A, const double *b, const double *x)
 
 int cmd_bench_gs(int argc, char **argv) {
   int reps = 10, which = 2, verbose = 0, block_size = 1, recolor = -1, coloring_index = 0;
-  int lines = 0, block_solve = 0;
+  int lines = 0, block_solve = 0, automatic = 0;
   double omega = 1.0, theta = 0.0;
   const char *specs[64];
   int nspecs = 0;
@@ -58,6 +58,11 @@ int cmd_bench_gs(int argc, char **argv) {
                    "cluster GS: exact cluster solves (mispc_gs_options.block_solve;\n"
                    "needs --omega 1)",
                    &block_solve, 1),
+      CLI_OPT_FLAG("--auto",
+                   "cluster GS: clusters chosen from the matrix, as PETSc\n"
+                   "clustergs' default (MISPC_GS_THETA_ANISOTROPIC, lines and\n"
+                   "block solves MISPC_GS_AUTO; overrides --theta, --lines, --block-solve)",
+                   &automatic, 1),
       CLI_OPT_CALL("--tune", "NAME=VALUE", "a tuning knob, repeatable (below)", bench_tune_option,
                    &tune),
       CLI_OPT_FLAG("-v", "what the setup chose (stderr)", &verbose, 1),
@@ -138,6 +143,10 @@ int cmd_bench_gs(int argc, char **argv) {
         o.strength_threshold = theta;
         o.line_clusters = lines;
         o.block_solve = block_solve;
+        if (automatic) {
+          o.strength_threshold = MISPC_GS_THETA_ANISOTROPIC;
+          o.line_clusters = o.block_solve = MISPC_GS_AUTO;
+        }
       }
       /* host reference: one symmetric sweep */
       mispc_gs *h = NULL;

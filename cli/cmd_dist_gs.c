@@ -25,7 +25,7 @@ int cmd_dist_gs(int argc, char **argv) {
 typedef struct gs_args {
   cli_dist_common c; /* first: cli_dist_begin reads it */
   const char *spec;
-  int kind, sweep, sweeps, bs, reps, local, lines, block_solve;
+  int kind, sweep, sweeps, bs, reps, local, lines, block_solve, automatic;
   double omega, theta;
 } gs_args;
 
@@ -52,6 +52,11 @@ static int parse(int argc, char **argv, void *args) {
       CLI_OPT_FLAG("--block-solve",
                    "solve each cluster's block exactly (block Gauss-Seidel; omega 1)",
                    &a->block_solve, 1),
+      CLI_OPT_FLAG("--auto",
+                   "clusters chosen from the matrix, as PETSc clustergs' default: the automatic "
+                   "threshold, lines and block solves where strongly anisotropic (overrides "
+                   "--theta, --lines, --block-solve)",
+                   &a->automatic, 1),
       CLI_OPT_INT("--reps", "N", "timed applies, median reported (default 20)", &a->reps, 1,
                   100000),
       CLI_OPT_FLAG("--local", "also time the rank-local sweep (block Jacobi between ranks)",
@@ -149,6 +154,10 @@ int cmd_dist_gs(int argc, char **argv) {
   o.strength_threshold = a.theta;
   o.line_clusters = a.lines;
   o.block_solve = a.block_solve;
+  if (a.automatic) {
+    o.strength_threshold = MISPC_GS_THETA_ANISOTROPIC;
+    o.line_clusters = o.block_solve = MISPC_GS_AUTO;
+  }
   mispc_dist_csr H, G;
   memset(&H, 0, sizeof H);
   memset(&G, 0, sizeof G);
@@ -225,8 +234,12 @@ int cmd_dist_gs(int argc, char **argv) {
            a.sweeps, a.sweeps > 1 ? "s" : "", a.omega, a.spec, P, P > 1 ? "s" : "",
            a.c.gpu ? "GPU" : "host", (long long)H.nglobal, info.ncolors);
     if (a.kind)
-      printf(", %lld clusters (max %lld rows)", (long long)info.nclusters,
-             (long long)info.max_cluster);
+      printf(
+          ", %lld clusters (max %lld rows)\nclusters: strength threshold %g (automatic %g, "
+          "weakest coupling at or below it %g), block size %d, line clusters %d, block solves %d",
+          (long long)info.nclusters, (long long)info.max_cluster, info.strength_threshold,
+          info.auto_theta, info.auto_weak_max, info.block_size, info.line_clusters,
+          info.block_solve);
     printf("\nchecksum %016llx (of y = M^-1 b; the same for any rank count)\n",
            (unsigned long long)total);
     printf("setup: symbolic %.3f ms, numeric %.3f ms (rank 0)\n", 1e3 * t_sym, 1e3 * t_num);
