@@ -464,16 +464,8 @@ static void test_gpu_gs_auto_options(void) {
       mispc_gs_info hi, di;
       CHECK_OK(ctx, mispc_gs_get_info(hg, &hi));
       CHECK_OK(ctx, mispc_gs_get_info(dg, &di));
-      CHECK_MSG(!memcmp(&hi.strength_threshold, &di.strength_threshold, sizeof(double)) &&
-                    !memcmp(&hi.auto_theta, &di.auto_theta, sizeof(double)) &&
-                    !memcmp(&hi.auto_weak_max, &di.auto_weak_max, sizeof(double)) &&
-                    hi.block_size == di.block_size && hi.line_clusters == di.line_clusters &&
-                    hi.block_solve == di.block_solve,
-                "%s: host threshold %.17g (theta %.17g weak_max %.17g) block size %d lines %d "
-                "block solves %d, GPU %.17g (%.17g %.17g) %d %d %d",
-                what, hi.strength_threshold, hi.auto_theta, hi.auto_weak_max, hi.block_size,
-                hi.line_clusters, hi.block_solve, di.strength_threshold, di.auto_theta,
-                di.auto_weak_max, di.block_size, di.line_clusters, di.block_solve);
+      char why[512];
+      CHECK_MSG(test_same_gs_choice(&hi, &di, why, sizeof why), "%s: host / GPU %s", what, why);
       CHECK_MSG(hi.ncolors == di.ncolors && hi.nclusters == di.nclusters,
                 "%s: host %d colors %lld clusters, GPU %d %lld", what, hi.ncolors,
                 (long long)hi.nclusters, di.ncolors, (long long)di.nclusters);

@@ -772,18 +772,10 @@ static mispc_gs_info check_gs(mispc_context *ctx, const char *spec, mispc_gs_kin
             spec, (int)kind, bs, theta, lines, (int)sw, sweeps, omega, zero_guess, (long long)diff,
             i1.ncolors, i2.ncolors, (long long)i1.nclusters, (long long)i2.nclusters, rank_,
             nranks_);
-  CHECK_MSG(!memcmp(&i1.strength_threshold, &i2.strength_threshold, sizeof(double)) &&
-                !memcmp(&i1.auto_theta, &i2.auto_theta, sizeof(double)) &&
-                !memcmp(&i1.auto_weak_max, &i2.auto_weak_max, sizeof(double)) &&
-                i1.block_size == i2.block_size && i1.line_clusters == i2.line_clusters &&
-                i1.block_solve == i2.block_solve,
-            "%s GS kind %d theta %g lines %d: resolved options differ on rank %d of %d: theta "
-            "%.17g/%.17g, auto %.17g/%.17g, weak %.17g/%.17g, bs %d/%d, lines %d/%d, block solve "
-            "%d/%d",
-            spec, (int)kind, theta, lines, rank_, nranks_, i1.strength_threshold,
-            i2.strength_threshold, i1.auto_theta, i2.auto_theta, i1.auto_weak_max, i2.auto_weak_max,
-            i1.block_size, i2.block_size, i1.line_clusters, i2.line_clusters, i1.block_solve,
-            i2.block_solve);
+  char why[512];
+  CHECK_MSG(test_same_gs_choice(&i1, &i2, why, sizeof why),
+            "%s GS kind %d theta %g lines %d: resolved options differ on rank %d of %d: %s", spec,
+            (int)kind, theta, lines, rank_, nranks_, why);
   mispc_gs_destroy(ctx, g1);
   mispc_dist_gs_destroy(ctx, gd);
   free(b), free(x), free(xl);

@@ -126,6 +126,23 @@ static inline mispc_gs_options test_gs_options(mispc_gs_kind kind, mispc_gs_swee
   return o;
 }
 
+/* 1 if a and b hold the same options of a symbolic setup (the automatic
+ * ones as chosen; the doubles bit for bit); else 0, both sets in msg. */
+static inline int test_same_gs_choice(const mispc_gs_info *a, const mispc_gs_info *b, char *msg,
+                                      size_t n) {
+  snprintf(msg, n,
+           "threshold %.17g / %.17g, automatic %.17g / %.17g, weakest %.17g / %.17g, block size "
+           "%d / %d, lines %d / %d, block solves %d / %d",
+           a->strength_threshold, b->strength_threshold, a->auto_theta, b->auto_theta,
+           a->auto_weak_max, b->auto_weak_max, a->block_size, b->block_size, a->line_clusters,
+           b->line_clusters, a->block_solve, b->block_solve);
+  return !memcmp(&a->strength_threshold, &b->strength_threshold, sizeof(double)) &&
+         !memcmp(&a->auto_theta, &b->auto_theta, sizeof(double)) &&
+         !memcmp(&a->auto_weak_max, &b->auto_weak_max, sizeof(double)) &&
+         a->block_size == b->block_size && a->line_clusters == b->line_clusters &&
+         a->block_solve == b->block_solve;
+}
+
 /* 1 if two host CSRs hold the same sizes, pattern and values, bit for bit. */
 static inline int csr_same_bits(const mispc_csr *a, const mispc_csr *b) {
   if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz) return 0;
