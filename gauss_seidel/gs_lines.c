@@ -56,7 +56,8 @@ mispc_status gs_grow_line_clusters(mispc_context *ctx, const mispc_csr *G,
   if (!s) s = mispc_csr_copy(ctx, &D, MISPC_MEM_HOST, &C);
   mispc_csr_free(ctx, &D);
   int64_t nc = n0;
-  for (int round = 0; !s && round < GS_LINE_ROUNDS; ++round) {
+  const int rounds = ctx->tuning.gs_line_rounds ? ctx->tuning.gs_line_rounds : GS_LINE_ROUNDS;
+  for (int round = 0; !s && round < rounds; ++round) {
     mispc_csr L = {0}, next = {0};
     mispc_aggregates m = {0};
     s = gs_line_graph_host(ctx, &C, &L);

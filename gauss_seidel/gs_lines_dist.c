@@ -93,7 +93,8 @@ mispc_status gs_grow_line_clusters_dist(mispc_context *ctx, const mispc_dist_csr
   for (int64_t c = 0; !s && c < nc0; ++c) map[c] = (int32_t)(c0 + c);
   s = mispc_dist_agree(ctx, comm, s);
   int64_t nc = n0;
-  for (int round = 0; !s && round < GS_LINE_ROUNDS; ++round) {
+  const int rounds = ctx->tuning.gs_line_rounds ? ctx->tuning.gs_line_rounds : GS_LINE_ROUNDS;
+  for (int round = 0; !s && round < rounds; ++round) {
     mispc_dist_csr L = {0}, next = {0};
     mispc_dist_agg_info mi = {0};
     s = line_graph_dist(ctx, &C, &L);

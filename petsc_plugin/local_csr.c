@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plugin_internal.h"
+#include "tuning.h"
 
 PetscErrorCode MispcLocalBlock(Mat A, Mat *Ad, PetscBool *gpu) {
   PetscBool mpi, seq;
@@ -117,6 +118,20 @@ PetscErrorCode MispcContextCreate(PetscObject obj, PetscBool gpu, mispc_context 
   PetscInt verbosity = 1;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-mispc_verbosity", &verbosity, NULL));
   MispcCall(*ctx, mispc_context_set_verbosity(*ctx, (int)verbosity));
+  /* -mispc_tune NAME=VALUE[,NAME=VALUE...]: the library's internal tuning knobs (src/tuning.h;
+   * `mispc bench --help` lists them), for experiments */
+  {
+    char tune[1024];
+    PetscBool has = PETSC_FALSE;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-mispc_tune", tune, sizeof tune, &has));
+    if (has) {
+      mispc_tuning t;
+      MispcCall(*ctx, mispc_context_get_tuning_(*ctx, &t));
+      for (char *save = NULL, *w = strtok_r(tune, ",", &save); w; w = strtok_r(NULL, ",", &save))
+        MispcCall(*ctx, mispc_tuning_parse_(*ctx, &t, w));
+      MispcCall(*ctx, mispc_context_set_tuning_(*ctx, &t));
+    }
+  }
   /* Host threads: -mispc_num_threads N, else OMP_NUM_THREADS, else 1 per rank
    * when several ranks share the machine (PETSc runs one process per core),
    * else all cores. */

@@ -584,8 +584,6 @@ static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -pc_view's line on the clusters: the options as set, and after a
- * symbolic setup the ones it used (automatic ones resolved). */
 /* mispc_gs_info of the last symbolic setup (one rank's or the distributed handle's). */
 static PetscErrorCode last_info(PC_MispcGS *g, mispc_gs_info *info) {
   PetscFunctionBegin;
@@ -596,6 +594,8 @@ static PetscErrorCode last_info(PC_MispcGS *g, mispc_gs_info *info) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -pc_view's line on the clusters: the options as set, and after a
+ * symbolic setup the ones it used (automatic ones resolved). */
 static PetscErrorCode view_clusters(PC pc, PetscViewer viewer) {
   PC_MispcGS *g = (PC_MispcGS *)pc->data;
   mispc_gs_info info;

@@ -35,6 +35,7 @@ static const knob knobs[] = {
     KNOB(gs_no_graph, "0|1", "GS (GPU): a launch a color, no CUDA graph"),
     KNOB(gs_chain_rows, "0|1", "cluster GS (GPU): chain values through row offsets"),
     KNOB(gs_cluster_order, "auto|id|size", "cluster GS (GPU): each color's cluster order"),
+    KNOB(gs_line_rounds, NULL, "cluster GS: line clusters merge at most N rounds (0: whole lines)"),
     KNOB(dist_rounds_on_one_rank, "0|1", "distributed calls: rounds and halo on one rank too"),
     KNOB(dist_graph_rounds, "0|1", "distributed GPU MIS-2 over NCCL: a CUDA graph a round"),
     KNOB(dist_lsa_rounds, "0|1|2",

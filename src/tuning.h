@@ -57,6 +57,9 @@ typedef struct mispc_tuning {
   int gs_chain_rows;     /* cluster: 1 gathers chain values through row offsets instead of
                             their entries of A */
   int gs_cluster_order;  /* cluster: a mispc_tune_order */
+  int gs_line_rounds;    /* cluster, line clusters: at most this many merge rounds (0:
+                            GS_LINE_ROUNDS, whole lines); a chain shrinks about threefold a
+                            round, so r rounds cap lines near 3.6 * 3^r rows */
   /* Distributed layer. */
   int dist_rounds_on_one_rank; /* 1: one rank runs the distributed rounds and its transport
                                   instead of the one-process kernels (tests of a transport) */

@@ -1116,6 +1116,26 @@ static void test_gs_line_clusters(void) {
   mispc_gs_destroy(ctx, on);
   mispc_csr_free(ctx, &A);
 
+  /* tuning gs_line_rounds = 1: one merge round, pieces of the lines */
+  A = gen("gen:aniso2d:40:0.001");
+  mispc_gs_options_default(&o);
+  o.strength_threshold = 0.05;
+  o.line_clusters = 1;
+  mispc_tuning t0, t;
+  CHECK_OK(ctx, mispc_context_get_tuning_(ctx, &t0));
+  t = t0;
+  t.gs_line_rounds = 1;
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK_MSG(info.nclusters > side && info.max_cluster < side,
+            "aniso2d:40 one line round: %lld clusters of at most %lld rows",
+            (long long)info.nclusters, (long long)info.max_cluster);
+  mispc_gs_destroy(ctx, g);
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+  mispc_csr_free(ctx, &A);
+
   o.line_clusters = 2;
   g = NULL;
   CHECK_STATUS(ctx, mispc_gs_create(ctx, &o, &g), MISPC_ERR_INVALID_ARG);

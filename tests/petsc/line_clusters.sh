@@ -22,4 +22,14 @@ if [ -z "$b" ] || [ -z "$ref" ] || [ "$ref" -ge "$b" ]; then
   echo "FAIL: line clusters do not save iterations" >&2
   fail=1
 fi
+# -mispc_tune gs_line_rounds=1 (one merge round): pieces of lines, 5-22 rows, the same on
+# 1-3 ranks; an unknown knob is an error naming it
+same_on_ranks "one round of line merging" \
+  "clusters 309 \(rows per cluster: (mean 11.65, )?min 5, max 22\)" -- \
+  "$solve" "${common[@]}" -pc_clustergs_line_clusters -ksp_view -mispc_tune gs_line_rounds=1
+out=$("$solve" "${common[@]}" -mispc_tune nosuch=1 2>&1)
+if ! grep -q "unknown knob 'nosuch'" <<<"$out"; then
+  echo "FAIL: -mispc_tune nosuch=1 was not refused by name" >&2
+  fail=1
+fi
 exit $fail
