@@ -87,6 +87,31 @@ static void test_device_validation(void) {
     free(ci2);
   }
   mispc_csr_free(ctx, &G);
+  /* a graph with hubs: rows of more than 256 entries are checked by a whole
+   * block (src/csr_check_cuda.cu); break the longest row three ways */
+  CHECK_OK(ctx, mispc_generate(ctx, "gen:kron:12", 1, &G));
+  int64_t hub = 0;
+  for (int64_t i = 0; i < G.nrows; ++i)
+    if (G.rowptr[i + 1] - G.rowptr[i] > G.rowptr[hub + 1] - G.rowptr[hub]) hub = i;
+  const int64_t hb = G.rowptr[hub], he = G.rowptr[hub + 1];
+  CHECK_MSG(he - hb > 256, "kron:12's longest row has %lld entries", (long long)(he - hb));
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_SUCCESS);
+  const int64_t mid = hb + (he - hb) / 2;
+  save = G.colidx[mid];
+  G.colidx[mid] = G.colidx[mid + 1]; /* duplicate */
+  expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_ERR_DUPLICATE);
+  G.colidx[mid] = (int32_t)G.nrows; /* out of range */
+  expect_same_verdict(&G, MISPC_CHECK_INDICES, MISPC_ERR_INDEX_RANGE);
+  G.colidx[mid] = save;
+  /* the row's last column one higher: (hub, last + 1) has no transpose (the
+   * graph was symmetric and the row did not hold last + 1) */
+  const int32_t last = G.colidx[he - 1];
+  if (last + 1 < G.nrows && last + 1 != hub) {
+    G.colidx[he - 1] = last + 1;
+    expect_same_verdict(&G, MISPC_CHECK_GRAPH, MISPC_ERR_UNSYMMETRIC);
+    G.colidx[he - 1] = last;
+  }
+  mispc_csr_free(ctx, &G);
   /* non-square */
   int64_t rp[3] = {0, 1, 1};
   int32_t ci[1] = {2};
