@@ -1,6 +1,6 @@
 /* Device-side CSR validation in one launch and one wait: a group of lanes
  * per row (sized by the mean row length, so loads of a row coalesce; rows of
- * more than kLongRow entries by the whole block) checks
+ * more than 4 times the mean, hubs, by the whole block) checks
  * offsets, column range, order and self loops, and, for symmetry, that every
  * entry (i, j) above the diagonal has its (j, i) and that there are as many
  * entries below the diagonal as above. The device only answers pass / fail;
@@ -48,17 +48,15 @@ __device__ __forceinline__ void check_entry(int64_t i, int64_t b, int64_t p, int
   missing += !(l < len && row[l] == (int32_t)i);
 }
 
-/* Rows of more than this many entries are checked by the whole block: with
- * W lanes a hub row's searches ran one after another (gen:kron:10, rows of
- * hundreds of entries: 62 us for 21,034 entries on an H200, 2026-11-29). */
-constexpr int64_t kLongRow = 256;
-
-/* W lanes a row, a block a pass over kBlock / W consecutive rows; the long
- * ones among them are then checked by all kBlock threads together. */
+/* W lanes a row, a block a pass over kBlock / W consecutive rows; those of
+ * more than long_row entries are then checked by all kBlock threads
+ * together: with W lanes a hub row's searches ran one after another
+ * (gen:kron:16 2.23 ms on an H200, 2026-11-29; 0.21 ms with rows over 256
+ * entries block-wide). */
 template <int W>
 __global__ void __launch_bounds__(kBlock)
     check_rows(int64_t n, int64_t ncols, int64_t nnz, const int64_t *rowptr, const int32_t *colidx,
-               unsigned checks, unsigned long long *r) {
+               int64_t long_row, unsigned checks, unsigned long long *r) {
   constexpr int R = kBlock / W;
   __shared__ int64_t longs[R];
   __shared__ int nlong;
@@ -76,7 +74,7 @@ __global__ void __launch_bounds__(kBlock)
       const int64_t b = rowptr[i], e = rowptr[i + 1];
       if (e < b || b < 0 || e > nnz)
         bad = true;
-      else if (e - b > kLongRow) {
+      else if (e - b > long_row) {
         if (lane == 0) longs[atomicAdd(&nlong, 1)] = i;
       } else
         for (int64_t p = b + lane; p < e; p += W)
@@ -115,10 +113,14 @@ extern "C" mispc_status mispc_csr_check_device(mispc_context *ctx, const mispc_c
    * more rows in flight a warp hide them better (H100, Elasticity3D_60's
    * 78-entry rows: 0.93 ms with 32 lanes, 0.59 with 8) */
   const int w = mispc_lanes_for_rows(A);
+  /* hubs: rows over 4 times the mean length (and over 32 entries) go block-wide */
+  const int64_t mean = A->nrows > 0 ? A->nnz / A->nrows : 0,
+                long_row = mean * 4 > 32 ? mean * 4 : 32;
   mispc_with_lanes(w < 8 ? w : 8, [&](auto lanes) {
     constexpr int W = decltype(lanes)::value;
-    check_rows<W><<<mispc_device_grid(ctx, (long long)W * (A->nrows > 0 ? A->nrows : 1), kBlock),
-                    kBlock, 0, s>>>(A->nrows, A->ncols, A->nnz, A->rowptr, A->colidx, checks, d);
+    check_rows<W>
+        <<<mispc_device_grid(ctx, (long long)W * (A->nrows > 0 ? A->nrows : 1), kBlock), kBlock, 0,
+           s>>>(A->nrows, A->ncols, A->nnz, A->rowptr, A->colidx, long_row, checks, d);
     return 0;
   });
   cudaMemcpyAsync(h, d, 3 * sizeof *h, cudaMemcpyDeviceToHost, s);
