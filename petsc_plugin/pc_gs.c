@@ -928,19 +928,22 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
                                           error with -pc_clustergs_symmetric true)
 .  -pc_clustergs_coarsen <mis2agg>      - the clusters: mis2agg or mis2basic,
                                           see `PCClusterGSSetCoarsen()`
-.  -pc_clustergs_strength_threshold <0> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
-                                          clustering; negative: automatic, 2/3 of the
-                                          smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|),
+.  -pc_clustergs_strength_threshold <-2> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
+                                          clustering; -2: automatic where the operator is
+                                          strongly anisotropic, else 0; -1: automatic
+                                          wherever a coupling is weak,
                                           see `PCClusterGSSetStrengthThreshold()`
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the
-                                          matrix block size; 1 with the automatic threshold),
-                                          see `PCClusterGSSetBlockSize()`
-.  -pc_clustergs_line_clusters <false>  - grow clusters along chains of clusters (with a
+                                          matrix block size; rows where the automatic
+                                          threshold is used), see `PCClusterGSSetBlockSize()`
+.  -pc_clustergs_line_clusters <auto>   - grow clusters along chains of clusters (with a
                                           strength threshold: whole lines of strong
-                                          couplings), see `PCClusterGSSetLineClusters()`
-.  -pc_clustergs_block_solve <false>    - solve each cluster's block exactly (block
+                                          couplings); automatic: on where strongly
+                                          anisotropic, see `PCClusterGSSetLineClusters()`
+.  -pc_clustergs_block_solve <auto>     - solve each cluster's block exactly (block
                                           Gauss-Seidel; with line clusters, exact line
-                                          solves), see `PCClusterGSSetBlockSolve()`
+                                          solves); automatic: on where strongly
+                                          anisotropic, see `PCClusterGSSetBlockSolve()`
 .  -pc_clustergs_exact <true>           - several ranks: the one-rank
                                           output bit for bit, see `PCClusterGSSetExact()`
 .  -pc_clustergs_seed <0>               - seed of the hashed priorities

@@ -423,18 +423,21 @@ PetscErrorCode PCClusterGSGetBlockSize(PC pc, PetscInt *bs) {
 - threshold - the value
 
   Options Database Key:
-. -pc_clustergs_strength_threshold <0> - the same from the options database
+. -pc_clustergs_strength_threshold <-2> - the same from the options database
 
   Level: intermediate
 
   Note:
   Entries with |a_ij| <= threshold sqrt(|a_ii a_jj|) are dropped from the graph before
-  clustering (default 0). A negative threshold is chosen at setup: 2/3 of the smallest, over
-  the rows with a nonzero off-diagonal entry, of the row's largest |a_ij| / sqrt(|a_ii a_jj|),
-  on rows (block size 1 unless one is set); the same for any number of ranks; it is computed
-  by each symbolic setup. It saves iterations on elasticity and anisotropic operators but
-  not time (docs/GAUSS_SEIDEL.md, "Automatic threshold"). Does nothing unless pc is a
-  `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
+  clustering. -2 (the default) and -1 are chosen by each symbolic setup from the matrix:
+  theta = 2/3 of the smallest, over the rows with a nonzero off-diagonal entry, of the row's
+  largest |a_ij| / sqrt(|a_ii a_jj|); -2 uses theta on rows where the operator is strongly
+  anisotropic (every coupling at or below theta is at most 0.1 theta), else 0 on the
+  matrix's nodes; -1 uses theta on rows wherever a coupling is at or below it (fewer
+  iterations on elasticity, but 1.6-1.8 times the GPU time). The same for any number of
+  ranks, host or GPU (docs/GAUSS_SEIDEL.md, "Automatic threshold"). Other negative values
+  are an error. Does nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it
+  makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetStrengthThreshold()`
 @*/
@@ -480,7 +483,7 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
 - flg - `PETSC_TRUE` to grow them
 
   Options Database Key:
-. -pc_clustergs_line_clusters <false> - the same from the options database
+. -pc_clustergs_line_clusters <auto> - the same from the options database
 
   Level: intermediate
 
@@ -490,9 +493,11 @@ PetscErrorCode PCClusterGSGetStrengthThreshold(PC pc, PetscReal *threshold) {
   strength threshold (`PCClusterGSSetStrengthThreshold()`) on an anisotropic operator a
   cluster becomes a whole line of strong couplings, so a sweep acts like a line
   Gauss-Seidel; where every cluster touches more than two others nothing changes. The
-  clusters are the same for any number of ranks. Off by default: on a GPU the rows of a
-  cluster are swept one after another, so whole lines are long chains. Does nothing unless
-  pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it makes the next use set up again.
+  clusters are the same for any number of ranks. By default chosen at setup: on where the
+  operator is strongly anisotropic (`PCClusterGSSetStrengthThreshold()`), else off, since on
+  a GPU the rows of a cluster are swept one after another, so whole lines are long chains;
+  this function makes the choice explicit. Does nothing unless pc is a `PCCLUSTERGS`;
+  called after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetLineClusters()`
 @*/
@@ -514,7 +519,7 @@ PetscErrorCode PCClusterGSSetLineClusters(PC pc, PetscBool flg) {
 . pc - the preconditioner context
 
   Output Parameter:
-. flg - the value
+. flg - the value: as set, or where automatic the last setup's choice (false before one)
 
   Level: intermediate
 
@@ -538,7 +543,7 @@ PetscErrorCode PCClusterGSGetLineClusters(PC pc, PetscBool *flg) {
 - flg - `PETSC_TRUE` to solve the blocks exactly
 
   Options Database Key:
-. -pc_clustergs_block_solve <false> - the same from the options database
+. -pc_clustergs_block_solve <auto> - the same from the options database
 
   Level: intermediate
 
@@ -550,7 +555,9 @@ PetscErrorCode PCClusterGSGetLineClusters(PC pc, PetscBool *flg) {
   with exact line solves, which takes far fewer Krylov iterations than point
   Gauss-Seidel. Needs omega 1 and blocks whose LU needs no pivoting (an SPD matrix's);
   a zero or non-finite pivot is an error at the setup. Host and GPU give the same
-  output, and so does any rank count. Does nothing unless pc is a `PCCLUSTERGS`; called
+  output, and so does any rank count. By default chosen at setup: on where the operator is
+  strongly anisotropic and omega is 1 (`PCClusterGSSetStrengthThreshold()`), else off; this
+  function makes the choice explicit. Does nothing unless pc is a `PCCLUSTERGS`; called
   after `PCSetUp()`, it makes the next use set up again.
 
 .seealso: [](ch_ksp), `PCCLUSTERGS`, `PCClusterGSGetBlockSolve()`,
@@ -574,7 +581,7 @@ PetscErrorCode PCClusterGSSetBlockSolve(PC pc, PetscBool flg) {
 . pc - the preconditioner context
 
   Output Parameter:
-. flg - the value
+. flg - the value: as set, or where automatic the last setup's choice (false before one)
 
   Level: intermediate
 
