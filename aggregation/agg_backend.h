@@ -98,6 +98,30 @@ MISPC_HD double agg_strength_of(double a_ij, double r_j, double r_i) {
 MISPC_HD double agg_strength_theta(double min_row_max) {
   return min_row_max < INFINITY ? min_row_max * (2.0 / 3.0) : 0.0;
 }
+/* Entries p = b, b + step, ... < e of row i (columns col[p], their scales
+ * r[col[p]], the row's ri; the entry of column self, the row's own, is
+ * skipped, -1: none): *m raised to the largest s_ij, *w to the largest
+ * s_ij <= th. A zero diagonal makes inf or NaN, which never counts as a
+ * positive maximum (callers take m only when finite) nor at or below th. */
+MISPC_HD void agg_strength_row(const int32_t *col, const double *val, int64_t b, int64_t e,
+                               int step, int64_t self, const double *r, double ri, double th,
+                               double *m, double *w) {
+  for (int64_t p = b; p < e; p += step) {
+    const int32_t j = col[p];
+    if (j == self) continue;
+    const double t = agg_strength_of(val[p], r[j], ri);
+    if (t > *m) *m = t;
+    if (t <= th && t > *w) *w = t;
+  }
+}
+/* a_ii of a host CSR: its stored diagonal entries summed (0 when none), as
+ * every strength computation takes it. */
+static inline double agg_diag_sum(const mispc_csr *A, int64_t i) {
+  double d = 0;
+  for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
+    if (A->colidx[p] == i) d += A->values[p];
+  return d;
+}
 mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,
                              int64_t naggs, mispc_csr *coarse);
 mispc_status agg_coarse_cuda(mispc_context *ctx, const mispc_csr *g, const int32_t *agg,

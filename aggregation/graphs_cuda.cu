@@ -692,45 +692,36 @@ mispc_status csr_from_rows(mispc_context *ctx, cudaStream_t s, int64_t nrows_in,
   return st;
 }
 
-/* mispc_strength_auto's passes (strength_auto.c has the host's), a group
- * of W lanes a row, r_j = agg_strength_scale(diag[j]) taken where read.
- * Each row's largest s_ij: its positive maxima's minimum by atomicMin on the
- * bits (non-negative doubles order as their bits do), +inf where none. */
-template <int W>
-__global__ void strongest_coupling(int64_t n, const int64_t *rowptr, const int32_t *colidx,
-                                   const double *val, const double *diag,
-                                   unsigned long long *min_bits) {
-  mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
-    const double ri = agg_strength_scale(diag[i]);
-    double m = 0;
-    for (int64_t p = rowptr[i] + sl; p < rowptr[i + 1]; p += W) {
-      const int32_t j = colidx[p];
-      const double t = agg_strength_of(val[p], agg_strength_scale(diag[j]), ri);
-      if (j != i && t > m) m = t;
-    }
-    for (int o = W / 2; o; o >>= 1) m = fmax(m, __shfl_xor_sync(gm, m, o));
-    if (sl == 0 && m > 0 && m < INFINITY)
-      atomicMin(min_bits, (unsigned long long)__double_as_longlong(m));
-  });
+/* r[i] = agg_strength_scale(a_ii), in place over the diagonal. */
+__global__ void strength_scales(int64_t n, double *d) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    d[i] = agg_strength_scale(d[i]);
 }
 
-/* The largest s_ij <= theta (theta from min_bits, as the host takes it):
- * its bits + 1 by atomicMax into *weak (0: none). */
+/* A pass of mispc_strength_auto (strength_auto.c has the host's), a group
+ * of W lanes a row, on the bits of non-negative doubles (they order as their
+ * bits do). min_bits NULL: each row's largest s_ij, their positive finite
+ * minimum by atomicMin into *out (+inf where none). Else theta from
+ * *min_bits as the host takes it, and the largest s_ij <= theta, its bits
+ * + 1 by atomicMax into *out (0: none). */
 template <int W>
-__global__ void weakest_kept(int64_t n, const int64_t *rowptr, const int32_t *colidx,
-                             const double *val, const double *diag,
-                             const unsigned long long *min_bits, unsigned long long *weak) {
-  const double th = agg_strength_theta(__longlong_as_double((long long)*min_bits));
+__global__ void strength_extremes(int64_t n, const int64_t *rowptr, const int32_t *colidx,
+                                  const double *val, const double *r,
+                                  const unsigned long long *min_bits, unsigned long long *out) {
+  const double th =
+      min_bits ? agg_strength_theta(__longlong_as_double((long long)*min_bits)) : -INFINITY;
   mispc_for_each_row<W>(n, [&](int64_t i, int sl, unsigned gm) {
-    const double ri = agg_strength_scale(diag[i]);
-    double w = -1;
-    for (int64_t p = rowptr[i] + sl; p < rowptr[i + 1]; p += W) {
-      const int32_t j = colidx[p];
-      const double t = agg_strength_of(val[p], agg_strength_scale(diag[j]), ri);
-      if (j != i && t <= th && t > w) w = t;
+    double m = 0, w = -1;
+    agg_strength_row(colidx, val, rowptr[i] + sl, rowptr[i + 1], W, i, r, r[i], th, &m, &w);
+    for (int o = W / 2; o; o >>= 1) {
+      m = fmax(m, __shfl_xor_sync(gm, m, o));
+      w = fmax(w, __shfl_xor_sync(gm, w, o));
     }
-    for (int o = W / 2; o; o >>= 1) w = fmax(w, __shfl_xor_sync(gm, w, o));
-    if (sl == 0 && w >= 0) atomicMax(weak, (unsigned long long)__double_as_longlong(w) + 1ull);
+    if (sl != 0) return;
+    if (!min_bits && m > 0 && m < INFINITY)
+      atomicMin(out, (unsigned long long)__double_as_longlong(m));
+    if (min_bits && w >= 0) atomicMax(out, (unsigned long long)__double_as_longlong(w) + 1ull);
   });
 }
 
@@ -795,20 +786,21 @@ extern "C" mispc_status agg_strength_auto_cuda(mispc_context *ctx, const mispc_c
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   const int64_t n = A->nrows;
-  double *diag = NULL;
+  double *diag = NULL; /* a_ii, then their scales r_i */
   unsigned long long *d_res = NULL, res[2] = {0x7ff0000000000000ull, 0}; /* +inf, no weak entry */
   mispc_status st = mispc_scratch_alloc(ctx, (size_t)n * 8 + 8, (void **)&diag, "diagonal");
   if (!st) st = mispc_scratch_alloc(ctx, 16, (void **)&d_res, "strength extremes");
   if (!st) {
     cudaMemcpyAsync(d_res, res, 16, cudaMemcpyHostToDevice, s);
-    diagonal<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, A->nnz, A->rowptr, A->colidx,
-                                                                  A->values, diag);
+    const unsigned g1 = mispc_device_grid(ctx, n, kBlock);
+    diagonal<<<g1, kBlock, 0, s>>>(n, A->nnz, A->rowptr, A->colidx, A->values, diag);
+    strength_scales<<<g1, kBlock, 0, s>>>(n, diag);
     mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto lanes) {
       constexpr int W = decltype(lanes)::value;
       const int grid = mispc_device_grid(ctx, (long long)W * n, kBlock);
-      strongest_coupling<W>
-          <<<grid, kBlock, 0, s>>>(n, A->rowptr, A->colidx, A->values, diag, d_res);
-      weakest_kept<W>
+      strength_extremes<W>
+          <<<grid, kBlock, 0, s>>>(n, A->rowptr, A->colidx, A->values, diag, NULL, d_res);
+      strength_extremes<W>
           <<<grid, kBlock, 0, s>>>(n, A->rowptr, A->colidx, A->values, diag, d_res, d_res + 1);
       return 0;
     });

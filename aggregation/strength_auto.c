@@ -17,33 +17,23 @@ mispc_status agg_strength_auto_host(mispc_context *ctx, const mispc_csr *A, doub
   double *r = (double *)malloc(sizeof(double) * (size_t)(n + 1));
   if (!r) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for the diagonal scales");
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t i = 0; i < n; ++i) {
-    double d = 0; /* stored diagonal entries summed, as the strength graph */
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
-      if (A->colidx[p] == i) d += A->values[p];
-    r[i] = agg_strength_scale(d);
-  }
+  for (int64_t i = 0; i < n; ++i) r[i] = agg_strength_scale(agg_diag_sum(A, i));
   double mn = INFINITY;
-  /* a zero diagonal makes inf or NaN, which never counts */
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(min : mn)
   for (int64_t i = 0; i < n; ++i) {
-    double m = 0;
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-      const int32_t j = A->colidx[p];
-      const double t = agg_strength_of(A->values[p], r[j], r[i]);
-      if (j != i && t > m) m = t;
-    }
+    double m = 0, w = -1;
+    agg_strength_row(A->colidx, A->values, A->rowptr[i], A->rowptr[i + 1], 1, i, r, r[i], -INFINITY,
+                     &m, &w);
     if (m > 0 && m < mn) mn = m;
   }
   const double th = agg_strength_theta(mn);
   double w = -1;
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(max : w)
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-      const int32_t j = A->colidx[p];
-      const double t = agg_strength_of(A->values[p], r[j], r[i]);
-      if (j != i && t <= th && t > w) w = t;
-    }
+  for (int64_t i = 0; i < n; ++i) {
+    double m = 0;
+    agg_strength_row(A->colidx, A->values, A->rowptr[i], A->rowptr[i + 1], 1, i, r, r[i], th, &m,
+                     &w);
+  }
   free(r);
   *theta = th;
   *weak_max = w;

@@ -14,21 +14,12 @@
  * when none), over this rank's two blocks; ghosts' scales in rg. */
 static void row_strength(const mispc_dist_csr *A, const double *r, const double *rg, int64_t i,
                          double th, double *m, double *w) {
-  double mm = 0, ww = -1;
-  for (int64_t p = A->diag.rowptr[i]; p < A->diag.rowptr[i + 1]; ++p) {
-    const int32_t j = A->diag.colidx[p];
-    const double t = agg_strength_of(A->diag.values[p], r[j], r[i]);
-    if (j == i) continue;
-    if (t > mm) mm = t;
-    if (t <= th && t > ww) ww = t;
-  }
-  for (int64_t p = A->offd.rowptr[i]; p < A->offd.rowptr[i + 1]; ++p) {
-    const double t = agg_strength_of(A->offd.values[p], rg[A->offd.colidx[p]], r[i]);
-    if (t > mm) mm = t;
-    if (t <= th && t > ww) ww = t;
-  }
-  *m = mm;
-  *w = ww;
+  *m = 0;
+  *w = -1;
+  agg_strength_row(A->diag.colidx, A->diag.values, A->diag.rowptr[i], A->diag.rowptr[i + 1], 1, i,
+                   r, r[i], th, m, w);
+  agg_strength_row(A->offd.colidx, A->offd.values, A->offd.rowptr[i], A->offd.rowptr[i + 1], 1, -1,
+                   rg, r[i], th, m, w);
 }
 
 mispc_status mispc_dist_strength_auto(mispc_context *ctx, const mispc_dist_csr *A, double *theta,
@@ -57,9 +48,7 @@ mispc_status mispc_dist_strength_auto(mispc_context *ctx, const mispc_dist_csr *
   if (!d || !rg) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory (automatic threshold)");
   s = mispc_dist_agree(ctx, A->comm, s);
   if (!s) {
-    for (int64_t i = 0; i < n; ++i) /* stored diagonal entries summed */
-      for (int64_t p = A->diag.rowptr[i]; p < A->diag.rowptr[i + 1]; ++p)
-        if (A->diag.colidx[p] == i) d[i] += A->diag.values[p];
+    for (int64_t i = 0; i < n; ++i) d[i] = agg_diag_sum(&A->diag, i);
     s = mispc_dist_agree(ctx, A->comm, mispc_halo_exchange(ctx, A->halo, d, rg, sizeof(double)));
   }
   double ext[2] = {INFINITY, -1}; /* the smallest positive row maximum, the weak maximum */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg_backend.h"
 #include "dist_internal.h"
 #include "parts_host.h"
 
@@ -131,9 +132,7 @@ mispc_status mispc_dist_strength_graph(mispc_context *ctx, const mispc_dist_csr 
   s = mispc_dist_agree(ctx, A->comm, s);
   if (!s && !keep_all) {
     /* a_ii: stored diagonal entries summed; 0 when the row stores none */
-    for (int64_t i = 0; i < nloc; ++i)
-      for (int64_t p = A->diag.rowptr[i]; p < A->diag.rowptr[i + 1]; ++p)
-        if (A->diag.colidx[p] == i) w.d[i] += A->diag.values[p];
+    for (int64_t i = 0; i < nloc; ++i) w.d[i] = agg_diag_sum(&A->diag, i);
     s = mispc_dist_agree(ctx, A->comm,
                          mispc_halo_exchange(ctx, A->halo, w.d, w.gd, sizeof(double)));
   }

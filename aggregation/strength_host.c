@@ -52,12 +52,7 @@ mispc_status agg_strength_host(mispc_context *ctx, const mispc_csr *A, double th
     /* a_ii: stored diagonal entries summed (duplicates add up as everywhere
      * else in mispc); 0 when the row stores none */
 #pragma omp parallel for schedule(static) num_threads(nt)
-    for (int64_t i = 0; i < n; ++i) {
-      double d = 0;
-      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
-        if (A->colidx[p] == i) d += val[p];
-      diag[i] = d;
-    }
+    for (int64_t i = 0; i < n; ++i) diag[i] = agg_diag_sum(A, i);
   }
   int mt = nt; /* threads holding a marker array of nn entries */
   if (nn > 0 && (int64_t)mt * nn > MARK_BUDGET)

@@ -632,8 +632,9 @@ static PetscErrorCode view_clusters(PC pc, PetscViewer viewer) {
       coarsen_names[g->set.coarsen], th, info.block_size,
       info.line_clusters ? ", grown along lines" : "",
       info.block_solve ? ", each solved exactly (block Gauss-Seidel)" : "",
-      (g->set.lines < 0 || g->set.block_solve < 0) && info.auto_weak_max >= 0 &&
-              info.auto_weak_max <= MISPC_GS_ANISOTROPIC * info.auto_theta
+      /* automatic lines or block solves are on only where the library found the
+       * operator strongly anisotropic */
+      (g->set.lines < 0 && info.line_clusters) || (g->set.block_solve < 0 && info.block_solve)
           ? " (auto: strongly anisotropic)"
           : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
