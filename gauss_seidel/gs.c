@@ -370,11 +370,17 @@ mispc_status mispc_gs_apply(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
                           per == 2 && p > 0);
     return MISPC_SUCCESS;
   }
+  /* from x = 0: the first pass reads only what it has written; a symmetric
+   * sweep's backward pass after it goes on from its sums (point GS) */
   for (int k = 0; k < gs->opt.sweeps; ++k) {
     const int first = zero_guess && k == 0;
-    if (gs->opt.sweep != MISPC_GS_BACKWARD) MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 0, first));
+    if (gs->opt.sweep != MISPC_GS_BACKWARD)
+      MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 0, first ? GS_PASS_FROM_ZERO : GS_PASS_FULL));
     if (gs->opt.sweep != MISPC_GS_FORWARD)
-      MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 1, first && gs->opt.sweep == MISPC_GS_BACKWARD));
+      MISPC_TRY(gs_sweep_host(ctx, gs, b, x, 1,
+                              !first                               ? GS_PASS_FULL
+                              : gs->opt.sweep == MISPC_GS_BACKWARD ? GS_PASS_FROM_ZERO
+                                                                   : GS_PASS_RESUME));
   }
   return MISPC_SUCCESS;
 }

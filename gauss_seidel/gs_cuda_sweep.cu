@@ -9,7 +9,8 @@
 namespace {
 
 /* point rows of at most this many entries are summed one by one, longer
- * ones in chunks of 32 as trees (the host's rule, gs_row_update.h gs_update_row) */
+ * ones part by part in chunks of 32 as trees (the host's rule,
+ * gs_row_update.h gs_update_row) */
 constexpr int kChainedRow = 32;
 
 /* s minus the products held by lanes 0 .. m_max-1 of each group of W lanes,
@@ -101,24 +102,48 @@ struct ApplyIO {
  * sweep-ordered copy. first_b: the first pass from x = 0 reads b through
  * perm instead of a gathered copy (and keeps it in bp for later passes when
  * keep_b), and x of the rows it has not reached is 0: only columns in
- * [klo, khi) are read. x_out: the last pass also writes x in the caller's
- * order, so no gather and no scatter launch is needed around the sweeps. */
+ * [klo, khi) are read, and of a point row only its lower part (forward) or
+ * the others (backward). x_out: the last pass also writes x in the
+ * caller's order, so no gather and no scatter launch is needed around the
+ * sweeps. Point GS: store_t, the first pass keeps each row's sum in tp;
+ * from_t, the backward pass after it goes on from there with the entries
+ * after the lower part. */
 struct PassIO {
   const int32_t *perm;
   ApplyIO io;
   bool first_b, keep_b, x_out;
   int32_t klo, khi; /* sweep positions (perm is 32-bit) */
+  bool backward, store_t, from_t;
 };
 
+/* s minus a long point row's entries b .. e-1 (one part of it) in chunks
+ * of 32 as trees, zeros past e (gs_row_update.h, gs_sub_chunks); only
+ * columns in [klo, khi) are read. */
+template <int W>
+__device__ __forceinline__ double part_chunks(double s, int64_t b, int64_t e, const int32_t *pcol,
+                                              const double *pval, const double *xp, int lane,
+                                              unsigned mask, int32_t klo, int32_t khi) {
+  for (int64_t c0 = b; c0 < e; c0 += 32)
+    s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
+                    const int64_t p = c0 + t;
+                    const int32_t c = p < e ? pcol[p] : -1;
+                    return c >= klo && c < khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
+                  }));
+  return s;
+}
+
 /* Point GS over rows lo .. hi-1 of the sweep-ordered copy (one color), a
- * group of W lanes per row. An empty [klo, khi) (the first color of a
- * sweep from x = 0) reads no matrix entries: the same x bit for bit
- * (x_i = 0 + s w_i absorbs the sign of a zero sum). At most 40 registers
- * (6 blocks an SM; 32 spill and were slower on an H100). */
+ * group of W lanes per row: its lower part (prow .. pout-1), then the
+ * others (pout .. prow+1 - 1). A first pass from x = 0 reads one part (the
+ * other's x are 0) and an empty [klo, khi) (its first color) no entries:
+ * the same x bit for bit (x_i = 0 + s w_i absorbs the sign of a zero sum).
+ * At most 40 registers (6 blocks an SM; 32 spill and were slower on an
+ * H100). */
 template <int W>
 __global__ void __launch_bounds__(kBlock, 6)
-    sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int32_t *pcol,
-                 const double *pval, const double *pwdiag, double *bp, double *xp, PassIO pio) {
+    sweep_points(int64_t lo, int64_t hi, const int64_t *prow, const int64_t *pout,
+                 const int32_t *pcol, const double *pval, const double *pwdiag, double *bp,
+                 double *tp, double *xp, PassIO pio) {
   pio.io.store();
   const int lane = threadIdx.x & (W - 1);
   const unsigned mask = mispc_group_mask<W>();
@@ -128,24 +153,30 @@ __global__ void __launch_bounds__(kBlock, 6)
   for (int64_t i = lo + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / W; i < hi;
        i += ngroups) {
     const int32_t row = b || x ? pio.perm[i] : 0;
-    const double bi = b ? b[row] : bp[i];
-    const int64_t rb = pio.klo < pio.khi ? prow[i] : 0, re = pio.klo < pio.khi ? prow[i + 1] : 0;
-    double s = bi;
+    const double bi = pio.from_t ? tp[i] : b ? b[row] : bp[i];
+    const int64_t rb = prow[i], rm = pout[i], re = prow[i + 1];
+    int64_t p0 = rb, p1 = re; /* the entries this pass reads */
+    if (pio.first_b) {
+      if (pio.backward)
+        p0 = rm;
+      else
+        p1 = rm;
+      if (pio.klo >= pio.khi) p1 = p0;
+    }
+    if (pio.from_t) p0 = rm;
+    double s;
     if (re - rb <= kChainedRow) {
-      s = row_chain<W>(bi, rb, re, pcol, pval, xp, lane, mask, pio.klo, pio.khi);
-    } else { /* long rows: chunks of 32 as trees (gs_row_update.h, gs_update_row) */
-      for (int64_t c0 = rb; c0 < re; c0 += 32)
-        s = __dsub_rn(s, chunk_sum<W>(lane, mask, [&](int t) {
-                        const int64_t p = c0 + t;
-                        const int32_t c = p < re ? pcol[p] : -1;
-                        return c >= pio.klo && c < pio.khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
-                      }));
+      s = row_chain<W>(bi, p0, p1, pcol, pval, xp, lane, mask, pio.klo, pio.khi);
+    } else { /* long rows: each part in chunks of 32 as trees (gs_row_update.h) */
+      s = part_chunks<W>(bi, p0, min(p1, rm), pcol, pval, xp, lane, mask, pio.klo, pio.khi);
+      s = part_chunks<W>(s, max(p0, rm), p1, pcol, pval, xp, lane, mask, pio.klo, pio.khi);
     }
     if (lane == 0) {
       const double xi = __dadd_rn(b ? 0.0 : xp[i], __dmul_rn(s, pwdiag[i]));
       xp[i] = xi;
       if (x) x[row] = xi;
       if (b && pio.keep_b) bp[i] = bi;
+      if (pio.store_t) tp[i] = s;
     }
   }
 }
@@ -595,8 +626,9 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
       pio.klo = (int32_t)(backward ? hi : 0);
       pio.khi = (int32_t)(backward ? gs->n : lo);
     }
+    pio.backward = backward;
     sweep_points<W><<<mispc_device_grid(ctx, (long long)W * (hi - lo), kBlock), kBlock, 0, s>>>(
-        lo, hi, gs->prow, gs->pcol, gs->pval, gs->pwdiag, gs->bp, gs->xp, pio);
+        lo, hi, gs->prow, gs->pout, gs->pcol, gs->pval, gs->pwdiag, gs->bp, gs->tp, gs->xp, pio);
     return;
   }
   const int64_t rlo = gs->color_rows[c], rhi = gs->color_rows[c + 1];
@@ -656,10 +688,16 @@ static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaSt
         gs->n, gs->perm, io_next(), zero_guess, gs->bp, gs->xp);
   const int per_sweep = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
   const int passes = gs->opt.sweeps * per_sweep;
+  /* point GS from x = 0, symmetric: the backward pass goes on from the
+   * forward one's sums (gs_row_update.h, gs_update_row), and needs no b */
+  const bool resume = !gathers(gs, zero_guess) && per_sweep == 2;
   for (int k = 0; k < passes; ++k) {
     const bool backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && k % 2 == 1);
-    PassIO pio = {gs->perm, rest, false, passes > 1, k == passes - 1, 0, (int32_t)gs->ncols};
+    PassIO pio = {gs->perm,          rest, false, passes > (resume ? 2 : 1), k == passes - 1, 0,
+                  (int32_t)gs->ncols};
     pio.first_b = k == 0 && !gathers(gs, zero_guess);
+    pio.store_t = resume && k == 0;
+    pio.from_t = resume && k == 1;
     for (int32_t j = 0; j < gs->ncolors; ++j) {
       const int32_t c = backward ? gs->ncolors - 1 - j : j;
       if (gs->color_ptr[c + 1] <= gs->color_ptr[c]) continue;
@@ -730,7 +768,7 @@ mispc_status gs_set_root_vectors(mispc_context *ctx, mispc_gs *gs, int k, const 
     io = *(const ApplyIO *)args[2];
     io.b = b, io.x = x;
     args[2] = &io;
-  } else { /* sweep_points(lo, hi, prow, pcol, pval, pwdiag, bp, xp, pio): pio last */
+  } else { /* sweep_points(lo, hi, prow, pout, pcol, pval, pwdiag, bp, tp, xp, pio): pio last */
     memcpy(args, p.kernelParams, nsweep * sizeof(void *));
     pio = *(const PassIO *)args[nsweep - 1];
     pio.io.b = b, pio.io.x = x;

@@ -82,6 +82,36 @@ __global__ void invert_and_lengths(int64_t n, const int32_t *perm, const int64_t
   });
 }
 
+/* Point GS: the sweep position of column j as the lower parts compare it
+ * (gs_internal.h, ghost_key): a row's own, a ghost's key past the n rows. */
+__device__ __forceinline__ int32_t point_key(int64_t n, const int32_t *iperm,
+                                             const int32_t *ghost_key, int32_t j) {
+  return j < n ? iperm[j] : ghost_key ? ghost_key[j - n] : INT32_MAX;
+}
+
+/* Point GS: lower[q] = the entries of row perm[q] of A in columns of
+ * earlier colors (sweep positions below q: rows are by color, and a row's
+ * neighbours have other colors), a thread a row. */
+__global__ void point_lower_lengths(int64_t n, const int32_t *perm, const int32_t *iperm,
+                                    const int64_t *rowptr, const int32_t *colidx,
+                                    const int32_t *ghost_key, int64_t *lower) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t i = perm[q];
+    int64_t m = 0;
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
+      m += point_key(n, iperm, ghost_key, colidx[p]) < q;
+    lower[q] = m;
+  }
+}
+
+/* Point GS: pout[q] = prow[q] + lower[q] (in place: pout held lower). */
+__global__ void point_part_offsets(int64_t n, const int64_t *prow, int64_t *pout) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x)
+    pout[q] += prow[q];
+}
+
 /* pout[q] and pup[q]: where row q's middle and upper parts start (lptr,
  * uptr: the scanned numbers of lower and upper entries). */
 __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr,
@@ -132,20 +162,22 @@ template <int W> constexpr bool kSearchAfter = W >= 16;
 /* Where copy_rows writes the sweep-ordered pattern and where each of its
  * values lies in A, so that the numeric setup (copy_values) only gathers. */
 struct CopyOut {
-  const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pout .. bptr: cluster only */
+  const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pup .. bptr: cluster only */
   int32_t *pcol, *fcol, *bcol;
-  int32_t *psrc;        /* cluster only: offset of each entry in its row of A */
-  int32_t *pdiag_at;    /* offset of a_ii in row i of A, -1 if missing */
-  int32_t *fsrc, *bsrc; /* where each chain value lies in A: its entry (abs),
-                         * else its offset in the row the chain entry names,
-                         * whose a_jq it holds */
+  int32_t *psrc;            /* offset of each entry in its row of A */
+  const int32_t *ghost_key; /* point GS, the distributed sweep: gs_internal.h */
+  int32_t *pdiag_at;        /* offset of a_ii in row i of A, -1 if missing */
+  int32_t *fsrc, *bsrc;     /* where each chain value lies in A: its entry (abs),
+                             * else its offset in the row the chain entry names,
+                             * whose a_jq it holds */
   bool abs;
   bool sorted; /* rows sorted by column (not so where ghosts follow the rows) */
 };
 
 /* A group per row q: row perm[q] of A into row q of the copy, renumbered
  * columns (those past the n rows, the distributed sweep's ghosts, keep
- * their numbers), in parts (row_part) each in storage order: a stable partition by
+ * their numbers), in parts (cluster GS: row_part; point GS: earlier
+ * colors, then the others) each in storage order: a stable partition by
  * ballots. Cluster GS also puts row q's lower entries into its backward
  * push chain and the upper ones into its forward one, both in storage
  * order, naming the transposed values a_jq (binary searches in rows j;
@@ -163,8 +195,7 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
     /* where the next entry of each part goes (lower, middle, upper), and of
      * the backward (lower) and forward (upper) chains; scalars, not arrays
      * indexed by part, which would live in local memory */
-    int64_t at0 = o.prow[q], at1 = row_cluster ? o.pout[q] : o.prow[q],
-            at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
+    int64_t at0 = o.prow[q], at1 = o.pout[q], at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
     int64_t cf = row_cluster ? o.fptr[q] : 0, cb = row_cluster ? o.bptr[q] : 0;
     const int64_t cf0 = cf, cb0 = cb;
     bool has_diag = false;
@@ -180,10 +211,12 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
       }
 #pragma unroll
       for (int t = 0; t < kCopySteps<W>; ++t)
-        parts[t] = js[t] >= 0 ? row_part(row_cluster, c, i, js[t]) : -1;
+        ijs[t] = js[t] < 0 ? 0 : js[t] < n ? iperm[js[t]] : js[t];
 #pragma unroll
       for (int t = 0; t < kCopySteps<W>; ++t)
-        ijs[t] = js[t] < 0 ? 0 : js[t] < n ? iperm[js[t]] : js[t];
+        parts[t] = js[t] < 0     ? -1
+                   : row_cluster ? row_part(row_cluster, c, i, js[t])
+                                 : (point_key(n, iperm, o.ghost_key, js[t]) < q ? 0 : 1);
 #pragma unroll
       for (int t = 0; t < kCopySteps<W>; ++t) {
         if (k00 + t * W >= len) break; /* group-uniform */
@@ -201,7 +234,7 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
           o.pcol[d] = ijs[t];
           if (o.psrc) o.psrc[d] = (int32_t)k;
           if (j == i) o.pdiag_at[q] = (int32_t)k, has_diag = true;
-          if (part != 1) {
+          if (row_cluster && part != 1) {
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
             (part == 0 ? o.bsrc : o.fsrc)[dc] =
@@ -300,6 +333,7 @@ static CopyOut copy_out(const mispc_gs *gs) {
   o.psrc = gs->psrc, o.pdiag_at = gs->pdiag_at, o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
   o.abs = gs->chain_abs;
   o.sorted = gs->ncols == gs->n;
+  o.ghost_key = gs->ghost_key;
   return o;
 }
 
@@ -405,9 +439,14 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->fptr, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->bptr, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->psrc, "value places"));
-  } else if (n > 0) {
-    MISPC_CUDA_TRY(
-        ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
+  } else {
+    if (n > 0)
+      MISPC_CUDA_TRY(
+          ctx, cudaMemcpyAsync(gs->perm, gs->order, (size_t)n * 4, cudaMemcpyDeviceToDevice, s));
+    /* the lower parts (gs_internal.h) and the first pass's sums */
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pout, "row parts"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->psrc, "value places"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->tp, "first pass sums"));
   }
   mispc_log_phase(ctx, d, &tp, "  pattern: clusters in sweep order");
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
@@ -420,8 +459,13 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
     return 0;
   });
+  if (!rc && n > 0)
+    point_lower_lengths<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
+        n, gs->perm, gs->iperm, A->rowptr, A->colidx, gs->ghost_key, gs->pout);
   mispc_log_phase(ctx, d, &tp, "  pattern: sweep order and row lengths");
   MISPC_TRY(gs_exclusive_sum(ctx, s, gs->prow, n + 1));
+  if (!rc && n > 0)
+    point_part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, gs->prow, gs->pout);
   if (rc) {
     MISPC_TRY(gs_exclusive_sum(ctx, s, gs->bptr, n + 1));
     MISPC_TRY(gs_exclusive_sum(ctx, s, gs->fptr, n + 1));

@@ -208,6 +208,7 @@ static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs) {
   h->color_ptr = gs->color_ptr;
   h->order = gs->order;
   h->nclusters = gs->nloc;
+  h->ghost_color = gs->gcolor; /* the rows' lower parts */
   return gs_host_pattern(ctx, h, &gs->M, 0);
 }
 

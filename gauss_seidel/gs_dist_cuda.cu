@@ -26,6 +26,7 @@ struct gs_dist_device {
    * whose arrays gs_dist_device_free frees */
   mispc_csr S;
   int32_t *items;                 /* point: rows by color; cluster: clusters by color */
+  int32_t *ghost_key;             /* point: each ghost's key (gs_internal.h, ghost_key) */
   int64_t *cl_ptr;                /* cluster: rows of each local cluster */
   int32_t *cl_rows, *row_cluster; /* cluster */
   mispc_gs sweep;                 /* the one-process copy over S (orderings: the arrays above) */
@@ -47,9 +48,9 @@ template <typename T> static mispc_status upload(mispc_context *ctx, T **d, cons
 extern "C" void gs_dist_device_free(mispc_context *ctx, gs_dist_device *d) {
   if (!d) return;
   gs_device_copy_free(ctx, &d->sweep);
-  void *p[] = {d->S.rowptr, d->S.colidx,    d->S.values, d->items,    d->cl_ptr,
-               d->cl_rows,  d->row_cluster, d->xe,       d->be,       d->kown,
-               d->kpos,     d->move_row,    d->recv_row, d->back_row, d->tmp};
+  void *p[] = {d->S.rowptr, d->S.colidx,    d->S.values, d->items, d->ghost_key, d->cl_ptr,
+               d->cl_rows,  d->row_cluster, d->xe,       d->be,    d->kown,      d->kpos,
+               d->move_row, d->recv_row,    d->back_row, d->tmp};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k)
     if (p[k]) cudaFree(p[k]);
   if (d->htmp) cudaFreeHost(d->htmp);
@@ -83,6 +84,7 @@ static mispc_status sweep_copy_pattern(mispc_context *ctx, const mispc_dist_gs *
   } else {
     h->nclusters = d->S.nrows;
     h->max_cluster = 1;
+    h->ghost_key = d->ghost_key;
   }
   return gs_permute_pattern_cuda(ctx, h, &d->S);
 }
@@ -106,6 +108,15 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
                        &d->S);
   if (!cl) {
     if (!s) s = upload(ctx, &d->items, gs->order, n);
+    if (!s) { /* a ghost of color g: the last position of colors up to g */
+      const int64_t ng = ncols - n;
+      int32_t *key = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1));
+      if (!key) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+      for (int64_t g = 0; !s && g < ng; ++g)
+        key[g] = (int32_t)(gs->color_ptr[gs->gcolor[g] + 1] - 1);
+      if (!s) s = upload(ctx, &d->ghost_key, key, ng);
+      free(key);
+    }
     if (!s) s = sweep_copy_pattern(ctx, gs, d);
     if (!s)
       s = mispc_halo_keyed_create(ctx, A->halo, gs->scolor, gs->gcolor, gs->ncolors, &d->keyed);

@@ -33,13 +33,16 @@ mispc_status gs_diag_host(mispc_context *ctx, const mispc_csr *A, int require_po
  * pass a row. */
 
 /* Copy d of the sweep-ordered copy: its row pointer, columns, values; zero:
- * copy [2], the first forward pass from x = 0. */
+ * cluster copy [2], the first forward pass from x = 0; start: point GS's
+ * GS_PASS_* (gs_internal.h), keep: its GS_PASS_FROM_ZERO pass stores its
+ * sums in h.t (a GS_PASS_RESUME pass follows). */
 typedef struct copy_rows {
   const int64_t *ptr;
   const int32_t *col;
   const double *val;
   const uint8_t *len; /* blocked: the row lengths */
   int zero;
+  int start, keep;
 } copy_rows;
 
 /* Product l of a chunk of m entries from p: 0 after the row's end. */
@@ -68,33 +71,104 @@ static inline double chunk_sum(const int32_t *restrict col, const double *restri
 #undef F_
 }
 
-/* gs_update_row on row q of a copy: storage order, chunks of 32 for long
- * rows. zero: copy [2], whose pass starts from x = 0: x_i = +0 + t without
- * reading x_i (x need not be set to 0 first where no row is long). */
-static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, const double *b,
-                                  double *x, int64_t q, int zero) {
-  const int32_t i = h->perm[q];
-  const int64_t rb = r.ptr[q], re = r.ptr[q + 1];
-  const int32_t *restrict col = r.col;
-  const double *restrict val = r.val;
-  double s = b[i];
-  if (re - rb <= 32) {
-    for (int64_t p = rb; p < re; ++p) {
-      double prod = val[p] * x[col[p]];
-      s = s - prod;
-    }
-  } else {
-    int64_t p = rb;
-    for (; p + 32 <= re; p += 32) s = s - chunk_sum(col, val, x, p, 32);
-    if (p < re) s = s - chunk_sum(col, val, x, p, (int)(re - p));
-  }
-  double t = s * h->wdiag[q];
-  x[i] = (zero ? 0.0 : x[i]) + t;
+/* s minus the products of entries p .. e-1 in chunks of 32 as trees
+ * (gs_row_update.h, gs_sub_chunks). */
+static inline double sub_chunks(double s, const int32_t *restrict col, const double *restrict val,
+                                const double *restrict x, int64_t p, int64_t e) {
+  for (; p + 32 <= e; p += 32) s = s - chunk_sum(col, val, x, p, 32);
+  if (p < e) s = s - chunk_sum(col, val, x, p, (int)(e - p));
+  return s;
 }
 
-/* gs_update_row (point GS) or gs_update_cluster_row on row q of a blocked
- * copy: its m entries at col, val, in the order the row's update takes
- * them (the running place of a pass through the copy, which reads one byte
+/* gs_update_row on row q of the point copies: its lower part (copy [2]),
+ * then the others (copy [0]); each in chunks of 32 for long rows. start (a
+ * literal at each call): GS_PASS_FULL every entry; GS_PASS_FROM_ZERO the
+ * lower part only, x_i = +0 + s w_i without reading x_i (x need not be 0
+ * first), the sum kept in h.t with r.keep; GS_PASS_RESUME from h.t[q], the
+ * others only. */
+static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, const double *b,
+                                  double *x, int64_t q, int start) {
+  const int32_t i = h->perm[q];
+  const int64_t lb = h->zptr[q], le = h->zptr[q + 1], ob = h->ptr[q], oe = h->ptr[q + 1];
+  const int32_t *restrict lcol = h->col[2], *restrict ocol = h->col[0];
+  const double *restrict lval = h->val[2], *restrict oval = h->val[0];
+  double s = start == GS_PASS_RESUME ? h->t[q] : b[i];
+  if (le - lb + oe - ob <= 32) {
+    if (start != GS_PASS_RESUME)
+      for (int64_t p = lb; p < le; ++p) {
+        double prod = lval[p] * x[lcol[p]];
+        s = s - prod;
+      }
+    if (start != GS_PASS_FROM_ZERO)
+      for (int64_t p = ob; p < oe; ++p) {
+        double prod = oval[p] * x[ocol[p]];
+        s = s - prod;
+      }
+  } else {
+    if (start != GS_PASS_RESUME) s = sub_chunks(s, lcol, lval, x, lb, le);
+    if (start != GS_PASS_FROM_ZERO) s = sub_chunks(s, ocol, oval, x, ob, oe);
+  }
+  if (start == GS_PASS_FROM_ZERO && r.keep) h->t[q] = s;
+  double t = s * h->wdiag[q];
+  x[i] = (start == GS_PASS_FROM_ZERO ? 0.0 : x[i]) + t;
+}
+
+/* s minus the m products of entries col, val (one after another). */
+static inline double sub_short(double s, const int32_t *restrict col, const double *restrict val,
+                               int m, const double *restrict x) {
+  for (int k = 0; k < m; ++k) {
+    double prod = val[k] * x[col[k]];
+    s = s - prod;
+  }
+  return s;
+}
+
+/* A pass over the blocked point copies (rows of at most 32 entries, one
+ * byte a row for each part's length: zrlen, rlen), on one thread: forward
+ * from the first row (start GS_PASS_FULL or GS_PASS_FROM_ZERO, as
+ * copy_point_row), backward from the last (GS_PASS_FULL or
+ * GS_PASS_RESUME); start is a literal at each call. */
+static inline void blocked_point_forward(const struct gs_host_copy *h, int64_t n, copy_rows r,
+                                         const double *b, double *x, int start) {
+  const int32_t *lcol = h->col[2], *ocol = h->col[0];
+  const double *lval = h->val[2], *oval = h->val[0];
+  for (int64_t q = 0; q < n; ++q) {
+    const int32_t i = h->perm[q];
+    const int ml = h->zrlen[q], mo = h->rlen[q];
+    double s = sub_short(b[i], lcol, lval, ml, x);
+    if (start != GS_PASS_FROM_ZERO) s = sub_short(s, ocol, oval, mo, x);
+    if (start == GS_PASS_FROM_ZERO && r.keep) h->t[q] = s;
+    double t = s * h->wdiag[q];
+    x[i] = (start == GS_PASS_FROM_ZERO ? 0.0 : x[i]) + t;
+    lcol += ml, lval += ml;
+    if (start != GS_PASS_FROM_ZERO) ocol += mo, oval += mo;
+  }
+}
+
+static inline void blocked_point_backward(const struct gs_host_copy *h, int64_t n, copy_rows r,
+                                          const double *b, double *x, int start) {
+  const int32_t *lcol = h->col[2] + h->zptr[n], *ocol = h->col[0] + h->ptr[n];
+  const double *lval = h->val[2] + h->zptr[n], *oval = h->val[0] + h->ptr[n];
+  (void)r;
+  for (int64_t q = n - 1; q >= 0; --q) {
+    const int32_t i = h->perm[q];
+    const int ml = h->zrlen[q], mo = h->rlen[q];
+    ocol -= mo, oval -= mo;
+    double s;
+    if (start == GS_PASS_RESUME) {
+      s = h->t[q];
+    } else {
+      lcol -= ml, lval -= ml;
+      s = sub_short(b[i], lcol, lval, ml, x);
+    }
+    s = sub_short(s, ocol, oval, mo, x);
+    double t = s * h->wdiag[q];
+    x[i] = x[i] + t;
+  }
+}
+
+/* gs_update_cluster_row on row q of a blocked cluster copy: its m entries at col, val, in the order
+ * the row's update takes them (the running place of a pass through the copy, which reads one byte
  * a row for its length instead of two row pointers). */
 static inline void short_row(const struct gs_host_copy *h, const int32_t *restrict col,
                              const double *restrict val, int m, const double *b, double *x,
@@ -178,10 +252,10 @@ static inline void blocked_forward(const struct gs_host_copy *h, int64_t n, copy
   }
 }
 
-/* A pass over a blocked copy, on one thread (whatever the context's count
- * now): the copy's rows in order (backward: from the last), one byte a row
- * for its length. Point GS (rows of at most 32 entries) or clusters by
- * level, one after another, each row by row. pf: prefetch b and x of the
+/* A pass over a blocked cluster copy, on one thread (whatever the
+ * context's count now): the copy's rows in order (backward: from the
+ * last), one byte a row for its length: clusters by level, one after
+ * another, each row by row. pf: prefetch b and x of the
  * row GS_PREFETCH_AHEAD rows ahead (clusters; copy_cluster says why), not
  * the x of its columns: in the level order those were mostly cached
  * already (the same time without them, Laplace3D_100 on the 2-core VM),
@@ -235,10 +309,12 @@ static inline void sweep_color_part(const mispc_gs *gs, copy_rows r, const doubl
   } else {
     const int64_t lo = h->rows[c], len = h->rows[c + 1] - lo;
     const int64_t a = lo + len * t / T, e = lo + len * (t + 1) / T;
-    if (r.zero)
-      for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q, 1);
+    if (r.start == GS_PASS_FROM_ZERO)
+      for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q, GS_PASS_FROM_ZERO);
+    else if (r.start == GS_PASS_RESUME)
+      for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q, GS_PASS_RESUME);
     else
-      for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q, 0);
+      for (int64_t q = a; q < e; ++q) copy_point_row(h, r, b, x, q, GS_PASS_FULL);
   }
 }
 
@@ -246,28 +322,53 @@ static inline void sweep_color_part(const mispc_gs *gs, copy_rows r, const doubl
  * the zero pass's on the first forward pass from x = 0 (for clusters:
  * their handle's own sweep; before clusters were ordered by level on one
  * thread it saved no time, their chains of dependent rows, not the entries
- * read, bound a pass). */
-static copy_rows pass_copy(const mispc_gs *gs, int backward, int from_zero) {
+ * read, bound a pass). Point GS: GS_PASS_FROM_ZERO forward only (a first
+ * backward pass from x = 0 reads every entry of x = 0), GS_PASS_RESUME
+ * only after it (h.t: the handle's own sweep), which keeps its sums for
+ * one in a symmetric sweep. */
+static copy_rows pass_copy(const mispc_gs *gs, int backward, int start) {
   const struct gs_host_copy *h = &gs->h;
-  const int d = from_zero && !backward && h->zptr  ? 2
-                : gs->opt.kind == MISPC_GS_CLUSTER ? backward
-                                                   : 0;
-  const copy_rows r = {d == 2 ? h->zptr : h->ptr, h->col[d], h->val[d], d == 2 ? h->zrlen : h->rlen,
-                       d == 2};
+  const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
+  const int from_zero = start == GS_PASS_FROM_ZERO && !backward;
+  const int d = cluster && from_zero && h->zptr ? 2 : cluster ? backward : 0; /* point: [0] */
+  copy_rows r = {d == 2 ? h->zptr : h->ptr,
+                 h->col[d],
+                 h->val[d],
+                 d == 2 ? h->zrlen : h->rlen,
+                 d == 2,
+                 GS_PASS_FULL,
+                 0};
+  if (!cluster) {
+    r.start = from_zero                                     ? GS_PASS_FROM_ZERO
+              : start == GS_PASS_RESUME && backward && h->t ? GS_PASS_RESUME
+                                                            : GS_PASS_FULL;
+    r.keep = from_zero && h->t && gs->opt.sweep == MISPC_GS_SYMMETRIC;
+  }
   return r;
 }
 
 int gs_host_skips_zero(const mispc_gs *gs) {
-  return !gs_exact(gs) && gs->opt.sweep != MISPC_GS_BACKWARD && gs->h.zptr && !gs->h.zlong;
+  return !gs_exact(gs) && gs->opt.sweep != MISPC_GS_BACKWARD && gs->h.zptr;
 }
 
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
-                           int backward, int from_zero) {
+                           int backward, int start) {
   const int nt = mispc_host_threads(ctx);
   const int32_t ncol = gs->ncolors;
-  const copy_rows r = pass_copy(gs, backward, from_zero);
-  if (gs->h.blocked) { /* rows (point) or clusters by level */
-    if (gs->opt.kind == MISPC_GS_CLUSTER && gs->h.prefetch)
+  const copy_rows r = pass_copy(gs, backward, start);
+  if (gs->h.blocked && gs->opt.kind != MISPC_GS_CLUSTER) { /* rows by level */
+    if (backward && r.start == GS_PASS_RESUME)
+      blocked_point_backward(&gs->h, gs->n, r, b, x, GS_PASS_RESUME);
+    else if (backward)
+      blocked_point_backward(&gs->h, gs->n, r, b, x, GS_PASS_FULL);
+    else if (r.start == GS_PASS_FROM_ZERO)
+      blocked_point_forward(&gs->h, gs->n, r, b, x, GS_PASS_FROM_ZERO);
+    else
+      blocked_point_forward(&gs->h, gs->n, r, b, x, GS_PASS_FULL);
+    return MISPC_SUCCESS;
+  }
+  if (gs->h.blocked) { /* clusters by level */
+    if (gs->h.prefetch)
       blocked_pass(&gs->h, gs->n, r, b, x, backward, 1);
     else
       blocked_pass(&gs->h, gs->n, r, b, x, backward, 0);
@@ -294,7 +395,7 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
     gs_exact_sweep_color_host(ctx, gs, b, x, c, backward);
     return;
   }
-  const copy_rows r = pass_copy(gs, backward, 0);
+  const copy_rows r = pass_copy(gs, backward, GS_PASS_FULL);
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   sweep_color_part(gs, r, b, x, c, backward, omp_get_thread_num(), omp_get_num_threads());
 }

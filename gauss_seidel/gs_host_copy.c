@@ -11,9 +11,9 @@
 
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   struct gs_host_copy *h = &gs->h;
-  void *p[] = {h->rlen,   h->zrlen,   h->perm,   h->rows,   h->cl,     h->ptr,
-               h->zptr,   h->diag_at, h->wdiag,  h->col[0], h->col[1], h->col[2],
-               h->src[0], h->src[1],  h->src[2], h->val[0], h->val[1], h->val[2]};
+  void *p[] = {h->rlen,    h->zrlen,  h->perm,   h->rows,   h->cl,     h->ptr,    h->zptr,
+               h->diag_at, h->wdiag,  h->t,      h->col[0], h->col[1], h->col[2], h->src[0],
+               h->src[1],  h->src[2], h->val[0], h->val[1], h->val[2]};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
   if (gs->mem == MISPC_MEM_HOST) gs_exact_free(ctx, gs, MISPC_MEM_HOST);
@@ -30,12 +30,11 @@ static inline int row_part(const int32_t *row_cluster, int32_t c, int32_t i, int
 #define ALLOC(ptr, count, elem, what)                                                              \
   if (!s) s = mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what)
 
-/* Point GS: whether the first forward pass from x = 0 reads the entry of
- * row i (color ci, len entries) in column j (color cj): rows of earlier
- * colors, every entry of a row longer than 32 (its chunks keep their
- * places). */
-static inline int zero_pass_reads(int32_t cj, int32_t ci, int64_t len) {
-  return cj < ci || len > 32;
+/* Point GS: whether the entry of row i (color ci) in column j (color cj)
+ * is in the row's lower part (gs_row_update.h, gs_update_row): j of an
+ * earlier color. */
+static inline int point_lower(int32_t cj, int32_t ci) {
+  return cj < ci;
 }
 
 /* Cluster GS: whether the first forward pass from x = 0 reads the entry
@@ -53,12 +52,19 @@ static inline int cluster_zero_reads(const int32_t *rc, const int32_t *rcolor, i
 }
 
 /* Point GS, one thread: h->perm (rows by color, each color's rows
- * increasing) reordered by (level, color, row), level(i) the largest of
+ * increasing) reordered by (level, color, lower part's length, row),
+ * level(i) the largest of
  * i / GS_BLOCK_ROWS and the levels of i's neighbours of earlier colors. A
  * row then comes after its neighbours of earlier colors and before those of
  * later ones, as in the color-by-color order: every row reads the same x as
  * there (the same bits), but a pass moves through b and x about once
  * instead of once a color, the colors' fronts a few mesh layers apart.
+ * Inside a (level, color) the rows of one lower length come together (any
+ * order of one color's rows gives the same bits), so the loops over a
+ * row's two parts run the same number of times from one row to the next
+ * and their branches are predicted (the 2-core VM, one thread, symmetric
+ * point sweep from x = 0 of gen:laplace3d:50: 1.47-1.50 ms an apply
+ * in rows by (level, color, row), 1.00 so).
  * Leaves the order as it is (returns 0) if the counting sort's keys would
  * be too many. */
 static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
@@ -67,30 +73,38 @@ static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
   const int64_t n = gs->n, ncol = gs->ncolors;
   const int64_t nkeys = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol;
   if (n < 2 || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return 0;
-  int32_t *level = NULL, *perm = NULL;
+  int32_t *level = NULL, *perm = NULL, *lower = NULL, *by_lower = NULL;
   int64_t *at = NULL;
   mispc_status s = MISPC_SUCCESS;
   ALLOC(level, n, 4, "sweep levels");
   ALLOC(perm, n, 4, "sweep order");
-  ALLOC(at, nkeys + 1, 8, "sweep levels");
+  ALLOC(lower, n, 4, "sweep order");
+  ALLOC(by_lower, n, 4, "sweep order");
+  ALLOC(at, (nkeys > 33 ? nkeys : 33) + 1, 8, "sweep levels");
   if (!s) {
     for (int64_t c = 0; c < ncol; ++c) /* colors in order: earlier colors' levels are known */
       for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
         const int32_t i = h->perm[q];
-        int32_t l = (int32_t)(i / GS_BLOCK_ROWS);
+        int32_t l = (int32_t)(i / GS_BLOCK_ROWS), m = 0;
         for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
           const int32_t j = A->colidx[p];
           if (rcolor[j] < c && level[j] > l) l = level[j];
+          m += point_lower(rcolor[j], (int32_t)c);
         }
         level[i] = l;
+        lower[i] = m < 32 ? m : 32; /* rows here have at most 32 entries */
       }
     for (int64_t i = 0; i < n; ++i) level[i] = (int32_t)(level[i] * ncol + rcolor[i]); /* keys */
-    /* rows by (level, color, row): each color's rows were increasing */
-    s = mispc_order_by_key_host(ctx, n, level, (int32_t)nkeys, perm, at);
-    if (!s) memcpy(h->perm, perm, sizeof(int32_t) * (size_t)n);
+    /* rows by (lower length, row), then (stable) by (level, color) */
+    s = mispc_order_by_key_host(ctx, n, lower, 33, by_lower, at);
+    for (int64_t k = 0; !s && k < n; ++k) lower[k] = level[by_lower[k]];
+    if (!s) s = mispc_order_by_key_host(ctx, n, lower, (int32_t)nkeys, perm, at);
+    for (int64_t k = 0; !s && k < n; ++k) h->perm[k] = by_lower[perm[k]];
   }
   mispc_pool_free(ctx, MISPC_MEM_HOST, level);
   mispc_pool_free(ctx, MISPC_MEM_HOST, perm);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, lower);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, by_lower);
   mispc_pool_free(ctx, MISPC_MEM_HOST, at);
   return !s;
 }
@@ -182,9 +196,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   const int nt = mispc_host_threads(ctx);
-  /* more columns than rows (the distributed sweep's ghosts): no zero-pass
-   * copy, whose test needs every column's color; cluster GS: only the
-   * handle's own sweep (may_block), with rows longer than 32 (2-core VM,
+  /* cluster GS's zero-pass copy: only the handle's own sweep (may_block;
+   * the distributed sweep's ghosts follow the rows), with rows longer than 32 (2-core VM,
    * one thread, PETSc PCApply: Elasticity3D_30 23.3 -> 20.6 ms a call) or
    * set up for one thread (clusters by level): there Laplace3D_100's first
    * forward pass took 15 -> 10.9 ms once its prefetch left the columns
@@ -197,11 +210,13 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
    * row sweep's copies: only the order, the clusters' places and the
    * diagonal's are built (and no values gathered) */
   const int copies = !gs_exact(gs);
-  const int zcopy =
-      copies && A->ncols == n && (!cluster || (may_block && (maxlen > 32 || nt == 1)));
-  int32_t *rcolor = NULL;
+  const int zcopy = copies && cluster && A->ncols == n && may_block && (maxlen > 32 || nt == 1);
+  /* the handle's own sweep, not the distributed one's: point GS's rows by
+   * level and its first forward pass's sums */
+  const int own = A->ncols == n && may_block;
+  int32_t *rcolor = NULL; /* every column's color: the rows', then the ghosts' */
   mispc_status s = MISPC_SUCCESS;
-  ALLOC(rcolor, n + 1, 4, "row colors");
+  ALLOC(rcolor, A->ncols + 1, 4, "row colors");
   ALLOC(h->perm, n + 1, 4, "sweep order");
   ALLOC(h->rows, ncol + 1, 8, "color rows");
   ALLOC(h->ptr, n + 1, 8, "sorted rows");
@@ -212,8 +227,10 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     if (copies && (d == 0 || cluster)) {
       ALLOC(h->col[d], nnz + 1, 4, "sorted columns");
       ALLOC(h->val[d], nnz + 1, 8, "sorted values");
-      if (cluster) ALLOC(h->src[d], nnz + 1, 4, "value places");
+      ALLOC(h->src[d], nnz + 1, 4, "value places");
     }
+  if (copies && !cluster) ALLOC(h->zptr, n + 1, 8, "sorted rows");
+  if (copies && !cluster && own) ALLOC(h->t, n + 1, 8, "first pass sums");
   if (cluster) ALLOC(h->cl, gs->nclusters + 1, 8, "cluster rows");
   if (s) {
     mispc_pool_free(ctx, MISPC_MEM_HOST, rcolor);
@@ -250,16 +267,18 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     memcpy(h->perm, gs->order, sizeof(int32_t) * (size_t)n);
     memcpy(h->rows, gs->color_ptr, sizeof(int64_t) * (size_t)(ncol + 1));
   }
-  if (!cluster) { /* row colors: the zero pass's copy and block_order */
+  if (!cluster) { /* row colors: the lower parts and block_order */
     for (int64_t c = 0; c < ncol; ++c)
       for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) rcolor[h->perm[q]] = (int32_t)c;
+    for (int64_t g = 0; g < A->ncols - n; ++g) /* the distributed sweep's ghosts */
+      rcolor[n + g] = gs->ghost_color ? gs->ghost_color[g] : INT32_MAX;
     /* set up for one thread, rows of at most 32 entries (longer ones, read
      * backward through memory, ran slower so): rows by level (block_order) */
-    h->blocked = zcopy && may_block && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
+    h->blocked = copies && own && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
   }
   h->ptr[0] = 0;
-  if (zcopy) h->zptr[0] = 0;
-    /* row lengths (their running sums after), a_ii's place */
+  if (h->zptr) h->zptr[0] = 0;
+    /* row lengths (their running sums after), lower parts, a_ii's place */
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t q = 0; q < n; ++q) {
     const int32_t i = h->perm[q];
@@ -269,25 +288,23 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     for (int64_t k = 0; k < len; ++k) {
       const int32_t j = A->colidx[rb + k];
       if (j == i && diag < 0) diag = (int32_t)k;
-      if (zcopy)
-        zlen += cluster ? cluster_zero_reads(rc, rcolor, i, j)
-                        : zero_pass_reads(rcolor[j], rcolor[i], len);
+      if (zcopy) zlen += cluster_zero_reads(rc, rcolor, i, j);
+      if (!cluster && copies) zlen += point_lower(rcolor[j], rcolor[i]);
     }
-    h->ptr[q + 1] = len;
-    if (zcopy) h->zptr[q + 1] = zlen;
+    h->ptr[q + 1] = cluster ? len : len - zlen; /* point: the others */
+    if (h->zptr) h->zptr[q + 1] = zlen;
     h->diag_at[q] = diag;
   }
   for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
-  if (zcopy) {
+  if (h->zptr) {
     for (int64_t q = 0; q < n; ++q) h->zptr[q + 1] += h->zptr[q];
   }
   if (zcopy && h->zptr[n] > nnz / 4 * 3) {
-    /* it would save less than a quarter of the entries (rows longer than 32
-     * stay whole: Elasticity3D): x = 0 and copy 0 instead, no third copy */
+    /* it would save less than a quarter of the entries: x = 0 and copy 0
+     * instead, no third copy */
     mispc_pool_free(ctx, MISPC_MEM_HOST, h->zptr);
     h->zptr = NULL;
-  } else if (zcopy) {
-    h->zlong = !cluster && maxlen > 32;
+  } else if (h->zptr) {
     ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");
@@ -314,13 +331,14 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
             }
         continue;
       }
-      memcpy(h->col[0] + h->ptr[q], A->colidx + rb, sizeof(int32_t) * (size_t)len);
-      if (h->zptr)
-        for (int64_t k = 0, e = h->zptr[q]; k < len; ++k) /* the zero pass's entries */
-          if (zero_pass_reads(rcolor[A->colidx[rb + k]], rcolor[i], len)) {
-            h->col[2][e] = A->colidx[rb + k];
-            h->src[2][e++] = (int32_t)k;
-          }
+      /* the lower part into copy [2], the others into [0], in storage order */
+      for (int64_t k = 0, lo = h->zptr[q], hi = h->ptr[q]; k < len; ++k) {
+        const int32_t j = A->colidx[rb + k];
+        const int d = point_lower(rcolor[j], rcolor[i]) ? 2 : 0;
+        const int64_t e = d ? lo++ : hi++;
+        h->col[d][e] = j;
+        h->src[d][e] = (int32_t)k;
+      }
     }
   }
   mispc_pool_free(ctx, MISPC_MEM_HOST, rcolor);
@@ -351,9 +369,6 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
       const int64_t *ptr = d == 2 ? h->zptr : h->ptr;
       if (h->src[d])
         for (int64_t p = ptr[q]; p < ptr[q + 1]; ++p) h->val[d][p] = A->values[base + h->src[d][p]];
-      else if (h->val[d]) /* point: the row as it is */
-        memcpy(h->val[d] + ptr[q], A->values + base,
-               sizeof(double) * (size_t)(ptr[q + 1] - ptr[q]));
     }
     const int32_t at = h->diag_at[q];
     const int kind =

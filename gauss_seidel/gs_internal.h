@@ -48,8 +48,12 @@ struct mispc_gs {
   /* Device only: a copy of the matrix with its rows in sweep order (colors,
    * then clusters, then rows inside a cluster), columns renumbered, and
    * vectors gathered into that order for each apply: a color's rows are
-   * contiguous, so its loads coalesce as in an SpMV. Point GS: prow is the
-   * row pointer, entries in their original order. Cluster GS: each row q
+   * contiguous, so its loads coalesce as in an SpMV. Point GS: row q holds
+   * the entries of earlier colors (lower, prow[q] .. pout[q]-1), then the
+   * others (pout[q] .. prow[q+1]-1), each part in storage order
+   * (gs_row_update.h, gs_update_row): a first forward pass from x = 0 reads
+   * the lower part and keeps its sums in tp, from which the backward pass
+   * after it goes on with the rest. Cluster GS: each row q
    * holds, each part in storage order, the entries of earlier rows of its
    * cluster (lower, prow[q] .. pout[q]-1), those outside the cluster and the
    * diagonal (pout[q] .. pup[q]-1), then later rows of its cluster (upper,
@@ -63,14 +67,14 @@ struct mispc_gs {
   int32_t *perm;        /* n: sweep position -> row */
   int32_t *iperm;       /* n: row -> sweep position */
   int64_t *prow;        /* n + 1 */
-  int64_t *pout, *pup;  /* cluster only, n each */
+  int64_t *pout, *pup;  /* n each (pup: cluster only) */
   int32_t *pcol;        /* nnz */
   double *pval;         /* nnz (numeric) */
   double *pwdiag;       /* n (numeric): omega / a_ii in sweep order */
   int64_t *fptr, *bptr; /* cluster only, n + 1 each */
   int32_t *fcol, *bcol; /* cluster only: sweep positions j */
   double *fval, *bval;  /* cluster only (numeric): a_qj */
-  int32_t *psrc;        /* cluster only, nnz: offset of each pval in its row of A */
+  int32_t *psrc;        /* nnz: offset of each pval in its row of A */
   int32_t *pdiag_at;    /* n: offset of a_ii in row perm[q] of A, -1 if missing */
   int32_t *fsrc, *bsrc; /* cluster only: where each fval / bval lies in A: its
                          * entry (chain_abs), or its offset in the row the
@@ -80,7 +84,16 @@ struct mispc_gs {
   int64_t *dcolor_ptr; /* device, cluster only: a copy of color_ptr for the setup's kernels */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
-  double *tp;          /* cluster, global mode only, n: the fixed part of each row's sum */
+  double *tp;          /* n: point, the lower part's sums of a first forward pass from x = 0 (for
+                        * the backward pass after it); cluster, global mode only, the fixed part
+                        * of each row's sum */
+  /* Distributed sweep (the copy of a matrix with ghost columns after the n
+   * rows), borrowed: host, ghost_color[g] the color of ghost g (point GS's
+   * lower parts); device, ghost_key[g] = the last sweep position of the
+   * ghost's color or of an earlier one (color_ptr[color + 1] - 1), so that
+   * a ghost is of an earlier color than row q exactly when its key is
+   * below q, as an own column's sweep position is. */
+  const int32_t *ghost_color, *ghost_key;
   int64_t nclusters, singletons, min_cluster, max_cluster;
   /* Device only: lanes per row (point) or per cluster chain (cluster: a
    * warp then takes 32 / lanes clusters of a block at once); cluster only:
@@ -109,38 +122,41 @@ struct mispc_gs {
    * perm, each cluster's rows contiguous; values and omega / a_ii contiguous
    * in that order. Unlike the device copy, columns keep A's numbering and b,
    * x stay in row order: no gather and scatter an apply, and a row's x
-   * neighbours stay as near in memory as in A. Point GS: one copy, a row's
-   * entries in storage order ([0]). Cluster GS: a copy a direction, each row
-   * in the order gs_update_cluster_row subtracts its entries, so a row is one
-   * loop over contiguous entries with no cluster look-ups: forward [0]
-   * outside + diagonal, later rows of its cluster (each in storage order),
-   * then earlier rows (increasing); backward [1] earlier rows, outside +
-   * diagonal (storage order), then later rows (decreasing). Point GS [2],
-   * rows by zptr: the first forward pass from x = 0, only the entries of
-   * earlier colors, as the GPU's pass from x = 0 reads (gs_cuda_sweep.cu):
-   * the others' products are +-0 (finite a_ij, as the GPU assumes there),
-   * which leave a nonzero running sum as it is, and x_i = +0 + s w_i
-   * absorbs the sign of a zero one. Rows longer than 32 entries stay whole
-   * there (their chunks keep their places; zlong); without such rows the
-   * pass reads only x of rows it has written and needs no x = 0 first
-   * (gs_host_skips_zero). No copy [2] (zptr NULL) where it would hold over
-   * 3/4 of the entries. Cluster GS [2] (the handle's own sweep, not the
-   * distributed one's): copy [0]'s rows without the entries whose x are
-   * still 0 in the first forward pass from x = 0 (the row itself, its
-   * cluster's later rows, clusters of later colors: gs_host_copy.c,
-   * cluster_zero_reads); no zlong. */
+   * neighbours stay as near in memory as in A. Point GS: each row's entries
+   * of earlier colors (its lower part) in copy [2] (row pointer zptr), the
+   * others in copy [0], each in storage order; a row's sum takes [2]'s
+   * entries, then [0]'s (gs_row_update.h, gs_update_row). Two copies, not
+   * one row after another, so that a pass reading one part of each row
+   * reads contiguous memory. The first forward pass from x = 0 reads only
+   * copy [2], as the GPU's (gs_cuda_sweep.cu): the others' products are +-0
+   * (finite a_ij, as the GPU assumes there), which leave a nonzero running
+   * sum as it is, and x_i = +0 + s w_i absorbs the sign of a zero one; it
+   * reads only x of rows it has written, so x needs no 0 first
+   * (gs_host_skips_zero), and it keeps each row's sum in t, from which the
+   * backward pass right after it goes on with the others (the lower
+   * neighbours' x have not changed in between). Cluster GS: a copy a
+   * direction, each row in the order gs_update_cluster_row subtracts its
+   * entries, so a row is one loop over contiguous entries with no cluster
+   * look-ups: forward [0] outside + diagonal, later rows of its cluster
+   * (each in storage order), then earlier rows (increasing); backward [1]
+   * earlier rows, outside + diagonal (storage order), then later rows
+   * (decreasing); [2] (the handle's own sweep, not the distributed one's),
+   * rows by zptr: copy [0]'s rows without the entries whose x are still 0
+   * in the first forward pass from x = 0 (the row itself, its cluster's
+   * later rows, clusters of later colors: gs_host_copy.c,
+   * cluster_zero_reads). */
   struct gs_host_copy {
     int32_t *perm;         /* n: sweep position -> row */
     int64_t *rows;         /* ncolors + 1: positions of each color's rows (not blocked) */
     int64_t *cl;           /* cluster only, nclusters + 1: positions of the clusters of `order` */
     int64_t *ptr;          /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;         /* NULL or n + 1: row pointer of copy [2] */
+    int64_t *zptr;         /* NULL (cluster) or n + 1: row pointer of copy [2] */
     int32_t *col[3];       /* columns of A ([1]: cluster only) */
-    int32_t *src[3];       /* offset of each entry in its row of A (NULL for point [0]: the row) */
+    int32_t *src[3];       /* offset of each entry in its row of A */
     int32_t *diag_at;      /* n: offset of a_ii in its row of A, -1 if missing */
     double *val[3];        /* (numeric) */
     double *wdiag;         /* n (numeric): omega / a_ii in sweep order */
-    int zlong;             /* copy [2] holds rows longer than 32, whole */
+    double *t;             /* point, n: the first forward pass's sums (its lower parts) */
     int blocked;           /* set up for one thread: rows (point) or clusters by level, not
                             * color (gs_host_copy.c, block_order, cluster_block_order);
                             * sweeps run on one thread */
@@ -192,8 +208,8 @@ mispc_status gs_cluster_sizes_cuda(mispc_context *ctx, int64_t nc, const int64_t
 /* x[0..n) = 0 */
 mispc_status gs_zero_host(mispc_context *ctx, int64_t n, double *x);
 /* Whether the host apply from x = 0 can leave x as it is: its first pass is
- * forward on copy [2] without long rows, which writes every x_i before any
- * row reads it. */
+ * forward and reads only x it has written (point GS's lower parts, cluster
+ * GS's copy [2]). */
 int gs_host_skips_zero(const mispc_gs *gs);
 
 /* Device: builds the sweep-ordered pattern (perm .. pcl, the chains, bp, xp,
@@ -236,13 +252,20 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
                             int *bad_kind);
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs);
 
+/* How a host pass starts: GS_PASS_FULL, every entry; GS_PASS_FROM_ZERO,
+ * x = 0 and this is the apply's first pass (forward: only the entries it
+ * has updated are read; point GS keeps its sums in h.t); GS_PASS_RESUME,
+ * point GS, the backward pass right after a forward GS_PASS_FROM_ZERO one:
+ * each row goes on from its sum there with the entries after its lower
+ * part. */
+enum { GS_PASS_FULL = 0, GS_PASS_FROM_ZERO = 1, GS_PASS_RESUME = 2 };
+
 /* One forward (backward = 0) or backward sweep over all colors, on the
- * sweep-ordered copy (gs->h); b and x in row order. from_zero: x = 0 and
- * this is the apply's first pass (forward: only the entries it has
- * updated are read). Row sweeps only: mispc_gs_apply runs exact cluster
- * solves itself (gs_exact_sweep_host). */
+ * sweep-ordered copy (gs->h); b and x in row order; start: GS_PASS_*. Row
+ * sweeps only: mispc_gs_apply runs exact cluster solves itself
+ * (gs_exact_sweep_host). */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
-                           int backward, int from_zero);
+                           int backward, int start);
 /* One color c of a sweep (no from-zero copy): the distributed sweep, whose
  * colors are separated by exchanges, on a copy of a matrix with more
  * columns than rows (the ghosts' values after the rows' in x). */

@@ -21,33 +21,45 @@ MISPC_HD double gs_chunk_tree(double a[32]) {
   return a[0];
 }
 
-/* Point GS row i over a CSR (rowptr, colidx, values) whose columns index x:
- * x_i = x_i + (b_i - sum_p a_ip x_colp) w_i, w_i = omega / a_ii formed at
- * the numeric setup (as PETSc's MatSOR keeps omega / a_ii). The sum runs in
- * storage order, one entry after another, for rows of at most 32 entries;
- * longer rows subtract chunks of 32 entries (storage order), each summed as
- * gs_chunk_tree with zeros after the row's end, so a GPU group forms a long
- * row's sum in a few dependent steps instead of one per entry. */
-MISPC_HD void gs_update_row(const int64_t *rowptr, const int32_t *colidx, const double *values,
-                            const double *wdiag, const double *b, double *x, int64_t i) {
+/* s minus the products of entries p .. e-1 in chunks of 32 (storage
+ * order), each summed as gs_chunk_tree with zeros after e. */
+MISPC_HD double gs_sub_chunks(double s, const int32_t *colidx, const double *values,
+                              const double *x, int64_t p, int64_t e) {
+  for (; p < e; p += 32) {
+    double a[32];
+    for (int l = 0; l < 32; ++l) a[l] = p + l < e ? values[p + l] * x[colidx[p + l]] : 0.0;
+    s = s - gs_chunk_tree(a);
+  }
+  return s;
+}
+
+/* Point GS row i over a CSR (rowptr, colidx, values) whose columns index x
+ * and whose rows hold first the entries of columns of earlier colors (the
+ * lower part, rowptr[i] .. rowmid[i]-1), then the others (the diagonal
+ * and later colors), each part in A's storage order: x_i = x_i + (b_i -
+ * sum_p a_ip x_colp) w_i, w_i = omega / a_ii formed at the numeric setup
+ * (as PETSc's MatSOR keeps omega / a_ii). The sum runs in that order, one
+ * entry after another, for rows of at most 32 entries; longer rows
+ * subtract each part in chunks of 32 entries (gs_sub_chunks), so a GPU
+ * group forms a long row's sum in a few dependent steps instead of one
+ * per entry. Lower part first: a forward pass from x = 0 reads only it
+ * (the others' x are 0) and its sum s_i is where the backward pass right
+ * after goes on (the lower neighbours' x have not changed in between), so
+ * a symmetric sweep from x = 0 reads each entry once, as PETSc's MatSOR
+ * with SOR_ZERO_INITIAL_GUESS does. */
+MISPC_HD void gs_update_row(const int64_t *rowptr, const int64_t *rowmid, const int32_t *colidx,
+                            const double *values, const double *wdiag, const double *b, double *x,
+                            int64_t i) {
   double s = b[i];
-  const int64_t rb = rowptr[i], re = rowptr[i + 1];
+  const int64_t rb = rowptr[i], rm = rowmid[i], re = rowptr[i + 1];
   if (re - rb <= 32) {
     for (int64_t p = rb; p < re; ++p) {
       const double prod = values[p] * x[colidx[p]];
       s = s - prod;
     }
   } else {
-    double a[32];
-    int m = 0;
-    for (int64_t p = rb; p < re; ++p) {
-      a[m++] = values[p] * x[colidx[p]];
-      if (m == 32) s = s - gs_chunk_tree(a), m = 0;
-    }
-    if (m) {
-      for (int l = m; l < 32; ++l) a[l] = 0.0;
-      s = s - gs_chunk_tree(a);
-    }
+    s = gs_sub_chunks(s, colidx, values, x, rb, rm);
+    s = gs_sub_chunks(s, colidx, values, x, rm, re);
   }
   const double t = s * wdiag[i];
   x[i] = x[i] + t;

@@ -910,19 +910,38 @@ static double ref_tree32(double a[32]) { /* a[l] + a[l + h], h = 16 .. 1 */
   return a[0];
 }
 
-static void ref_point_row(const mispc_csr *A, const double *w, const double *b, double *x,
-                          int64_t i) {
+/* s minus the products of row entries ps[0 .. m-1] (places in A) in chunks
+ * of 32, each a fixed tree, zeros after the end */
+static double ref_chunks(const mispc_csr *A, const double *x, double s, const int64_t *ps,
+                         int64_t m) {
+  for (int64_t k0 = 0; k0 < m; k0 += 32) {
+    double a[32];
+    for (int l = 0; l < 32; ++l)
+      a[l] = k0 + l < m ? mul_rn(A->values[ps[k0 + l]], x[A->colidx[ps[k0 + l]]]) : 0.0;
+    s = s - ref_tree32(a);
+  }
+  return s;
+}
+
+/* the entries of earlier colors (storage order), then the others (storage
+ * order); rows over 32 entries: each part in chunks */
+static void ref_point_row(const mispc_csr *A, const int32_t *color, const double *w,
+                          const double *b, double *x, int64_t i) {
   const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
+  int64_t ps[2][512], m[2] = {0, 0};
+  CHECK(re - rb <= 512);
+  for (int64_t p = rb; p < re && p - rb < 512; ++p) {
+    const int part = color[A->colidx[p]] < color[i] ? 0 : 1;
+    ps[part][m[part]++] = p;
+  }
   double s = b[i];
   if (re - rb <= 32) {
-    for (int64_t p = rb; p < re; ++p) s = s - mul_rn(A->values[p], x[A->colidx[p]]);
-  } else { /* chunks of 32 in storage order, each a fixed tree, zeros after the end */
-    for (int64_t p0 = rb; p0 < re; p0 += 32) {
-      double a[32];
-      for (int l = 0; l < 32; ++l)
-        a[l] = p0 + l < re ? mul_rn(A->values[p0 + l], x[A->colidx[p0 + l]]) : 0.0;
-      s = s - ref_tree32(a);
-    }
+    for (int part = 0; part < 2; ++part)
+      for (int64_t k = 0; k < m[part]; ++k)
+        s = s - mul_rn(A->values[ps[part][k]], x[A->colidx[ps[part][k]]]);
+  } else {
+    s = ref_chunks(A, x, s, ps[0], m[0]);
+    s = ref_chunks(A, x, s, ps[1], m[1]);
   }
   x[i] = x[i] + mul_rn(s, w[i]);
 }
@@ -945,13 +964,13 @@ static void ref_cluster_row(const mispc_csr *A, const int32_t *rc, const double 
   x[i] = x[i] + mul_rn(s, w[i]);
 }
 
-static void ref_sweep(const mispc_gs *g, const mispc_csr *A, const double *w, const double *b,
-                      double *x, int backward) {
+static void ref_sweep(const mispc_gs *g, const mispc_csr *A, const int32_t *color, const double *w,
+                      const double *b, double *x, int backward) {
   for (int32_t k = 0; k < g->ncolors; ++k) {
     const int32_t c = backward ? g->ncolors - 1 - k : k;
     for (int64_t q = g->color_ptr[c]; q < g->color_ptr[c + 1]; ++q) {
       if (g->opt.kind == MISPC_GS_POINT) {
-        ref_point_row(A, w, b, x, g->order[q]);
+        ref_point_row(A, color, w, b, x, g->order[q]);
         continue;
       }
       const int64_t r0 = g->cl_ptr[g->order[q]], r1 = g->cl_ptr[g->order[q] + 1];
@@ -966,13 +985,18 @@ static void ref_apply(const mispc_gs *g, const mispc_csr *A, const double *b, do
                       int zero_guess) {
   const int64_t n = A->nrows;
   double *w = malloc(sizeof(double) * (size_t)(n + 1));
+  int32_t *color = malloc(sizeof(int32_t) * (size_t)(n + 1)); /* point GS: each row's */
+  for (int32_t c = 0; c < g->ncolors; ++c)
+    for (int64_t q = g->color_ptr[c]; q < g->color_ptr[c + 1]; ++q)
+      if (g->opt.kind == MISPC_GS_POINT) color[g->order[q]] = c;
   for (int64_t i = 0; i < n; ++i) w[i] = g->opt.omega / diag_of(A, i);
   if (zero_guess) memset(x, 0, sizeof(double) * (size_t)n);
   for (int k = 0; k < g->opt.sweeps; ++k) {
-    if (g->opt.sweep != MISPC_GS_BACKWARD) ref_sweep(g, A, w, b, x, 0);
-    if (g->opt.sweep != MISPC_GS_FORWARD) ref_sweep(g, A, w, b, x, 1);
+    if (g->opt.sweep != MISPC_GS_BACKWARD) ref_sweep(g, A, color, w, b, x, 0);
+    if (g->opt.sweep != MISPC_GS_FORWARD) ref_sweep(g, A, color, w, b, x, 1);
   }
   free(w);
+  free(color);
 }
 
 /* The host apply (sweep-ordered copy, OpenMP) equals the row-by-row sweep

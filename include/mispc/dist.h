@@ -290,7 +290,8 @@ MISPC_API mispc_status mispc_dist_galerkin_product(mispc_context *ctx, const mis
  * one-process ones (mispc_dist_color, mispc_dist_aggregate); after each
  * color only that color's boundary values travel; every row sums its
  * entries in global column order (the diagonal and off-diagonal blocks
- * merged), the one-process storage order. Cluster GS: each cluster is
+ * merged), the one-process storage order (point GS: its lower part first,
+ * as mispc_gs_apply). Cluster GS: each cluster is
  * swept whole by the rank of its smallest row; rows of other ranks move
  * there (pattern at the symbolic setup, values at the numeric one, b and x
  * at each apply); with

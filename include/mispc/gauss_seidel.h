@@ -10,10 +10,15 @@
  *
  * One row update is x_i += (b_i - sum_j a_ij x_j) * w_i with w_i = omega /
  * a_ii, rounded once at the numeric setup (as PETSc's MatSOR keeps omega /
- * a_ii: a multiply instead of a division on the sweep's critical path), the
- * sum taken over the stored entries of row i in storage order, each product
- * rounded before it is added (no fused multiply-add), so host and GPU give
- * bit-identical vectors.
+ * a_ii: a multiply instead of a division on the sweep's critical path), each
+ * product rounded before it is added (no fused multiply-add), so host and
+ * GPU give bit-identical vectors. Point GS takes the stored entries of row
+ * i whose columns have earlier colors first, then the others, each in
+ * storage order (rows over 32 entries: each part in chunks of 32 summed as
+ * fixed trees); so the backward pass of a symmetric sweep from x = 0 goes
+ * on from the forward pass's sums and the sweep reads each entry once, as
+ * PETSc's MatSOR with SOR_ZERO_INITIAL_GUESS does. Cluster GS's order is
+ * in docs/GAUSS_SEIDEL.md.
  *
  * Setup is split: mispc_gs_symbolic (pattern: clusters, colors, orderings;
  * reusable while the pattern stays the same) and mispc_gs_numeric (values:
