@@ -223,8 +223,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   if (zcopy) ALLOC(h->zptr, n + 1, 8, "sorted rows");
   ALLOC(h->wdiag, n + 1, 8, "omega over the sorted diagonal");
   ALLOC(h->diag_at, n + 1, 4, "diagonal places");
-  for (int d = 0; d < 2; ++d)
-    if (copies && (d == 0 || cluster)) {
+  for (int d = 0; d < 2; ++d) /* point GS's copies: once their lengths are known */
+    if (copies && cluster) {
       ALLOC(h->col[d], nnz + 1, 4, "sorted columns");
       ALLOC(h->val[d], nnz + 1, 8, "sorted values");
       ALLOC(h->src[d], nnz + 1, 4, "value places");
@@ -308,6 +308,11 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     ALLOC(h->col[2], h->zptr[n] + 1, 4, "sorted columns");
     ALLOC(h->val[2], h->zptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[2], h->zptr[n] + 1, 4, "value places");
+  }
+  if (copies && !cluster) { /* point: the others */
+    ALLOC(h->col[0], h->ptr[n] + 1, 4, "sorted columns");
+    ALLOC(h->val[0], h->ptr[n] + 1, 8, "sorted values");
+    ALLOC(h->src[0], h->ptr[n] + 1, 4, "value places");
   }
   if (h->blocked && copies) {
     ALLOC(h->rlen, n + 1, 1, "row lengths");
