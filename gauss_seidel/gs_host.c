@@ -80,6 +80,16 @@ static inline double sub_chunks(double s, const int32_t *restrict col, const dou
   return s;
 }
 
+/* s minus the m products of entries col, val (one after another). */
+static inline double sub_short(double s, const int32_t *restrict col, const double *restrict val,
+                               int m, const double *restrict x) {
+  for (int k = 0; k < m; ++k) {
+    double prod = val[k] * x[col[k]];
+    s = s - prod;
+  }
+  return s;
+}
+
 /* gs_update_row on row q of the point copies: its lower part (copy [2]),
  * then the others (copy [0]); each in chunks of 32 for long rows. start (a
  * literal at each call): GS_PASS_FULL every entry; GS_PASS_FROM_ZERO the
@@ -94,16 +104,8 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
   const double *restrict lval = h->val[2], *restrict oval = h->val[0];
   double s = start == GS_PASS_RESUME ? h->t[q] : b[i];
   if (le - lb + oe - ob <= 32) {
-    if (start != GS_PASS_RESUME)
-      for (int64_t p = lb; p < le; ++p) {
-        double prod = lval[p] * x[lcol[p]];
-        s = s - prod;
-      }
-    if (start != GS_PASS_FROM_ZERO)
-      for (int64_t p = ob; p < oe; ++p) {
-        double prod = oval[p] * x[ocol[p]];
-        s = s - prod;
-      }
+    if (start != GS_PASS_RESUME) s = sub_short(s, lcol + lb, lval + lb, (int)(le - lb), x);
+    if (start != GS_PASS_FROM_ZERO) s = sub_short(s, ocol + ob, oval + ob, (int)(oe - ob), x);
   } else {
     if (start != GS_PASS_RESUME) s = sub_chunks(s, lcol, lval, x, lb, le);
     if (start != GS_PASS_FROM_ZERO) s = sub_chunks(s, ocol, oval, x, ob, oe);
@@ -111,16 +113,6 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
   if (start == GS_PASS_FROM_ZERO && r.keep) h->t[q] = s;
   double t = s * h->wdiag[q];
   x[i] = (start == GS_PASS_FROM_ZERO ? 0.0 : x[i]) + t;
-}
-
-/* s minus the m products of entries col, val (one after another). */
-static inline double sub_short(double s, const int32_t *restrict col, const double *restrict val,
-                               int m, const double *restrict x) {
-  for (int k = 0; k < m; ++k) {
-    double prod = val[k] * x[col[k]];
-    s = s - prod;
-  }
-  return s;
 }
 
 /* A pass over the blocked point copies (rows of at most 32 entries, one
@@ -145,11 +137,10 @@ static inline void blocked_point_forward(const struct gs_host_copy *h, int64_t n
   }
 }
 
-static inline void blocked_point_backward(const struct gs_host_copy *h, int64_t n, copy_rows r,
-                                          const double *b, double *x, int start) {
+static inline void blocked_point_backward(const struct gs_host_copy *h, int64_t n, const double *b,
+                                          double *x, int start) {
   const int32_t *lcol = h->col[2] + h->zptr[n], *ocol = h->col[0] + h->ptr[n];
   const double *lval = h->val[2] + h->zptr[n], *oval = h->val[0] + h->ptr[n];
-  (void)r;
   for (int64_t q = n - 1; q >= 0; --q) {
     const int32_t i = h->perm[q];
     const int ml = h->zrlen[q], mo = h->rlen[q];
@@ -174,11 +165,7 @@ static inline void short_row(const struct gs_host_copy *h, const int32_t *restri
                              const double *restrict val, int m, const double *b, double *x,
                              int64_t q, int zero) {
   const int32_t i = h->perm[q];
-  double s = b[i];
-  for (int k = 0; k < m; ++k) {
-    double prod = val[k] * x[col[k]];
-    s = s - prod;
-  }
+  const double s = sub_short(b[i], col, val, m, x);
   double t = s * h->wdiag[q];
   x[i] = (zero ? 0.0 : x[i]) + t;
 }
@@ -358,9 +345,9 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const copy_rows r = pass_copy(gs, backward, start);
   if (gs->h.blocked && gs->opt.kind != MISPC_GS_CLUSTER) { /* rows by level */
     if (backward && r.start == GS_PASS_RESUME)
-      blocked_point_backward(&gs->h, gs->n, r, b, x, GS_PASS_RESUME);
+      blocked_point_backward(&gs->h, gs->n, b, x, GS_PASS_RESUME);
     else if (backward)
-      blocked_point_backward(&gs->h, gs->n, r, b, x, GS_PASS_FULL);
+      blocked_point_backward(&gs->h, gs->n, b, x, GS_PASS_FULL);
     else if (r.start == GS_PASS_FROM_ZERO)
       blocked_point_forward(&gs->h, gs->n, r, b, x, GS_PASS_FROM_ZERO);
     else
