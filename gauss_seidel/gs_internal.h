@@ -150,7 +150,7 @@ struct mispc_gs {
     int64_t *rows;         /* ncolors + 1: positions of each color's rows (not blocked) */
     int64_t *cl;           /* cluster only, nclusters + 1: positions of the clusters of `order` */
     int64_t *ptr;          /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;         /* NULL (cluster) or n + 1: row pointer of copy [2] */
+    int64_t *zptr;         /* n + 1: row pointer of copy [2] (cluster: NULL where not built) */
     int32_t *col[3];       /* columns of A ([1]: cluster only) */
     int32_t *src[3];       /* offset of each entry in its row of A */
     int32_t *diag_at;      /* n: offset of a_ii in its row of A, -1 if missing */
