@@ -222,6 +222,33 @@ static void test_gpu_gs_cluster_modes(void) {
   }
 }
 
+/* Exact solves of dense clusters (elasticity's nodes, block size 3): the
+ * warp chains with each cluster staged in shared memory (the default) and
+ * walked in global memory (gs_exact_unstaged) give the host's x bit for
+ * bit, every sweep kind, from x0 and from x = 0. */
+static void test_gpu_gs_exact_staging(void) {
+  problem P = problem_make("gen:elasticity3d:9", 3, 1, 2);
+  node_block_size = 3;
+  line_clusters = 2; /* block_solve */
+  for (int sw = 0; sw < 3; ++sw) {
+    mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, "exact host");
+    for (int u = 0; u <= 1; ++u) {
+      char what[160];
+      snprintf(what, sizeof what, "elasticity3d:9 exact solves %s gs_exact_unstaged=%d",
+               sweep_name(sw), u);
+      mispc_tuning t = {0};
+      t.gs_exact_unstaged = u;
+      mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, &t, what);
+      if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+      mispc_gs_destroy(ctx, dg);
+    }
+    mispc_gs_destroy(ctx, hg);
+  }
+  node_block_size = 1;
+  line_clusters = 0;
+  problem_free(&P);
+}
+
 /* L (x) dense blocks of b x b: row (I, p) couples with every (J, q) where
  * L couples I and J; a_(I,p),(J,q) = L_IJ for p == q, 0.1 |L_IJ| (1 + h)
  * otherwise (h a hash in [0, 1)), so nodes of b rows are densely coupled
@@ -497,6 +524,7 @@ int main(void) {
   RUN_TEST(test_gpu_gs_equals_host);
   RUN_TEST(test_gpu_gs_cluster_modes);
   RUN_TEST(test_gpu_gs_dense_clusters);
+  RUN_TEST(test_gpu_gs_exact_staging);
   RUN_TEST(test_gpu_gs_point_lanes);
   RUN_TEST(test_gpu_gs_graph_vectors);
   RUN_TEST(test_gpu_gs_setup_split);
