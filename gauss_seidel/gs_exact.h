@@ -78,15 +78,16 @@ MISPC_HD void gs_exact_fill(const int64_t *rowptr, const int32_t *colidx, int64_
   }
 }
 
-/* Numeric: gathers the outside values and factors A_CC in place in lu.
- * Returns 0 if the factor exists, else q * 8 + kind + 1 for the position q
- * where it failed, kind GS_EXACT_BAD_PIVOT or GS_EXACT_ASYMMETRIC. */
-MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
-                                  const double *values, int64_t nrows, const int32_t *row_cluster,
-                                  const int32_t *perm, const int32_t *iperm, int64_t q0, int64_t q1,
-                                  const int32_t *first, const int64_t *eptr, const int64_t *optr,
-                                  const int32_t *osrc, double *oval, double *lu,
-                                  int require_positive) {
+/* Numeric, part 1: gathers the outside values and A_CC's into lu (the
+ * factor's places). Returns 0, or q * 8 + GS_EXACT_ASYMMETRIC + 1 for the
+ * first position q whose mirror entry is missing. */
+MISPC_HD uint64_t gs_exact_fill_values(const int64_t *rowptr, const int32_t *colidx,
+                                       const double *values, int64_t nrows,
+                                       const int32_t *row_cluster, const int32_t *perm,
+                                       const int32_t *iperm, int64_t q0, int64_t q1,
+                                       const int32_t *first, const int64_t *eptr,
+                                       const int64_t *optr, const int32_t *osrc, double *oval,
+                                       double *lu) {
   for (int64_t e = eptr[q0]; e < eptr[q1]; ++e) lu[e] = 0.0;
   for (int64_t q = q0; q < q1; ++q) {
     const int32_t i = perm[q], c = row_cluster[i];
@@ -105,6 +106,22 @@ MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
       }
     }
   }
+  return 0;
+}
+
+/* Whether pivot d (and its inverse) is not usable: the factor fails there. */
+MISPC_HD int gs_exact_bad_pivot(double d, double dinv, int require_positive) {
+  return d == 0 || d != d || dinv - dinv != 0 || (require_positive && d < 0);
+}
+
+/* Numeric, part 2: A_CC's LU in place in lu, Doolittle a row at a time
+ * (row k of L, then column k of U, each entry's subtractions in increasing
+ * m, the pivots kept inverted). Returns 0, or q * 8 + GS_EXACT_BAD_PIVOT + 1
+ * for the first position q whose pivot is zero, not finite or (with
+ * require_positive) negative. The GPU's warp version (gs_exact_cuda.cu,
+ * exact_factor_staged) makes the same subtractions in the same order. */
+MISPC_HD uint64_t gs_exact_lu_rows(int64_t q0, int64_t q1, const int32_t *first,
+                                   const int64_t *eptr, double *lu, int require_positive) {
   for (int64_t k = 0; k < q1 - q0; ++k) { /* Doolittle, row k of L and column k of U */
     const int64_t fk = first[q0 + k];
     double *Lk = lu + eptr[q0 + k], *Uk = Lk + (k - fk);
@@ -128,10 +145,24 @@ MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
     }
     const double dinv = 1.0 / d;
     Uk[k - fk] = dinv; /* kept inverted: a multiply on the solves' critical path */
-    if (d == 0 || d != d || dinv - dinv != 0 || (require_positive && d < 0))
+    if (gs_exact_bad_pivot(d, dinv, require_positive))
       return (uint64_t)(q0 + k) * 8 + GS_EXACT_BAD_PIVOT + 1;
   }
   return 0;
+}
+
+/* Numeric: gathers the outside values and factors A_CC in place in lu.
+ * Returns 0 if the factor exists, else q * 8 + kind + 1 for the position q
+ * where it failed, kind GS_EXACT_BAD_PIVOT or GS_EXACT_ASYMMETRIC. */
+MISPC_HD uint64_t gs_exact_factor(const int64_t *rowptr, const int32_t *colidx,
+                                  const double *values, int64_t nrows, const int32_t *row_cluster,
+                                  const int32_t *perm, const int32_t *iperm, int64_t q0, int64_t q1,
+                                  const int32_t *first, const int64_t *eptr, const int64_t *optr,
+                                  const int32_t *osrc, double *oval, double *lu,
+                                  int require_positive) {
+  const uint64_t r = gs_exact_fill_values(rowptr, colidx, values, nrows, row_cluster, perm, iperm,
+                                          q0, q1, first, eptr, optr, osrc, oval, lu);
+  return r ? r : gs_exact_lu_rows(q0, q1, first, eptr, lu, require_positive);
 }
 
 /* A cluster's update, in two steps. The cluster's values live in xc[0 ..

@@ -146,6 +146,85 @@ __global__ void exact_chain_staged(int64_t k0, const int64_t *pcl, const int32_t
   }
 }
 
+/* The numeric setup's first part for the staged factors: the values
+ * gathered, a thread a cluster; failed[m] = 1 where cluster m's pattern
+ * is not symmetric (reported in *bad as exact_factor does). */
+__global__ void exact_gather(int64_t nc, const int64_t *pcl, const int64_t *rowptr,
+                             const int32_t *colidx, const double *values, int64_t nrows,
+                             const int32_t *row_cluster, const int32_t *perm, const int32_t *iperm,
+                             struct gs_exact_lu e, uint8_t *failed, unsigned long long *bad) {
+  const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (m >= nc) return;
+  const uint64_t r =
+      gs_exact_fill_values(rowptr, colidx, values, nrows, row_cluster, perm, iperm, pcl[m],
+                           pcl[m + 1], e.first, e.eptr, e.optr, e.osrc, e.oval, e.lu);
+  failed[m] = r != 0;
+  if (r) atomicMin(bad, (unsigned long long)perm[(r - 1) / 8] << 3 | (r - 1) % 8);
+}
+
+/* gs_exact_lu_rows of cluster blockIdx.x by a warp, staged in shared
+ * memory as exact_chain_staged stages it: right-looking, pivot m by pivot
+ * m: its pivot inverted, then the rows below it finalise their L_km, then
+ * every row k below subtracts L_km U_mi from its L_ki and L_im U_mk from its
+ * U_ik (i between m and k) and L_km U_mk from its pivot, a lane a row. Each
+ * entry gets the subtractions of the row-at-a-time loop in the same
+ * (increasing m) order and the same multiply by the inverted pivot, so the
+ * same bits; the first bad pivot of the cluster is reported in *bad. */
+__global__ void exact_factor_staged(const int64_t *pcl, const int32_t *perm, struct gs_exact_lu e,
+                                    const uint8_t *failed, int require_positive,
+                                    unsigned long long *bad) {
+  extern __shared__ double sm[];
+  const int lane = threadIdx.x;
+  const int64_t c = blockIdx.x;
+  if (failed[c]) return; /* the whole block */
+  const int64_t q0 = pcl[c], s = pcl[c + 1] - q0;
+  const int64_t e0 = e.eptr[q0], nv = e.eptr[q0 + s] - e0;
+  double *lu = sm;
+  int32_t *fs = (int32_t *)(sm + nv + s), *es = fs + s; /* exact_chain_staged's places */
+  for (int64_t t = lane; t < nv; t += 32) lu[t] = e.lu[e0 + t];
+  for (int64_t t = lane; t < s; t += 32) {
+    fs[t] = e.first[q0 + t];
+    es[t] = (int32_t)(e.eptr[q0 + t] - e0);
+  }
+  bool reported = false;
+  for (int64_t m = 0; m < s; ++m) {
+    __syncwarp();
+    const int64_t fm = fs[m];
+    double *pm = lu + es[m] + 2 * (m - fm);
+    if (lane == 0) {
+      const double d = *pm, dinv = 1.0 / d;
+      *pm = dinv;
+      if (!reported && gs_exact_bad_pivot(d, dinv, require_positive)) {
+        reported = true;
+        atomicMin(bad, (unsigned long long)perm[q0 + m] << 3 | GS_EXACT_BAD_PIVOT);
+      }
+    }
+    __syncwarp();
+    const double inv = *pm;
+    for (int64_t k = m + 1 + lane; k < s; k += 32) {
+      const int64_t fk = fs[k];
+      if (fk <= m) lu[es[k] + (m - fk)] = __dmul_rn(lu[es[k] + (m - fk)], inv);
+    }
+    __syncwarp();
+    for (int64_t k = m + 1 + lane; k < s; k += 32) {
+      const int64_t fk = fs[k];
+      if (fk > m) continue;
+      double *Lk = lu + es[k], *Uk = Lk + (k - fk);
+      const double lkm = Lk[m - fk], umk = Uk[m - fk];
+      for (int64_t i = m + 1; i < k; ++i) {
+        const int64_t fi = fs[i];
+        if (fi > m) continue;
+        const double *Li = lu + es[i], *Ui = Li + (i - fi);
+        Lk[i - fk] = __dsub_rn(Lk[i - fk], __dmul_rn(lkm, Ui[m - fi]));
+        Uk[i - fk] = __dsub_rn(Uk[i - fk], __dmul_rn(Li[m - fi], umk));
+      }
+      Uk[k - fk] = __dsub_rn(Uk[k - fk], __dmul_rn(lkm, umk));
+    }
+  }
+  __syncwarp();
+  for (int64_t t = lane; t < nv; t += 32) e.lu[e0 + t] = lu[t];
+}
+
 /* *out = the largest stage_bytes_of over the clusters */
 __global__ void exact_stage_size(int64_t nc, const int64_t *pcl, const int64_t *eptr,
                                  unsigned long long *out) {
@@ -221,6 +300,8 @@ extern "C" mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
             cudaSuccess &&
         h > 0 && h <= (unsigned long long)optin &&
         cudaFuncSetAttribute((const void *)exact_chain_staged,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) == cudaSuccess &&
+        cudaFuncSetAttribute((const void *)exact_factor_staged,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) == cudaSuccess)
       e->stage_bytes = (int64_t)h;
     cudaGetLastError(); /* a refused size leaves the unstaged warp chains */
@@ -239,12 +320,26 @@ extern "C" mispc_status gs_exact_values_cuda(mispc_context *ctx, mispc_gs *gs, c
   MISPC_TRY(mispc_pinned_scratch(ctx, sizeof *h, (void **)&h));
   MISPC_TRY(mispc_scratch_alloc(ctx, sizeof *d, (void **)&d, "exact factor check"));
   cudaMemsetAsync(d, 0xff, sizeof *d, s);
-  if (nc > 0)
-    exact_factor<<<(unsigned)((nc + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
-        nc, gs->pcl, A->rowptr, A->colidx, A->values, gs->n, gs->row_cluster, gs->perm, gs->iperm,
-        gs->ex, gs->opt.require_positive_diagonal, d);
+  uint8_t *failed = NULL;
+  const int rp = gs->opt.require_positive_diagonal;
+  const unsigned tgrid = (unsigned)((nc + kSolveBlock - 1) / kSolveBlock);
+  mispc_status st = MISPC_SUCCESS;
+  if (nc > 0 && gs->ex.stage_bytes > 0) { /* dense factors: gathered, then a warp a cluster */
+    st = mispc_scratch_alloc(ctx, (size_t)nc, (void **)&failed, "exact factor check");
+    if (!st) {
+      exact_gather<<<tgrid, kSolveBlock, 0, s>>>(nc, gs->pcl, A->rowptr, A->colidx, A->values,
+                                                 gs->n, gs->row_cluster, gs->perm, gs->iperm,
+                                                 gs->ex, failed, d);
+      exact_factor_staged<<<(unsigned)nc, 32, (size_t)gs->ex.stage_bytes, s>>>(
+          gs->pcl, gs->perm, gs->ex, failed, rp, d);
+    }
+  } else if (nc > 0) {
+    exact_factor<<<tgrid, kSolveBlock, 0, s>>>(nc, gs->pcl, A->rowptr, A->colidx, A->values, gs->n,
+                                               gs->row_cluster, gs->perm, gs->iperm, gs->ex, rp, d);
+  }
   cudaMemcpyAsync(h, d, sizeof *h, cudaMemcpyDeviceToHost, s);
-  mispc_status st = mispc_sync(ctx, s, "exact cluster factors");
+  if (!st) st = mispc_sync(ctx, s, "exact cluster factors");
+  if (failed) mispc_scratch_free(ctx, failed);
   mispc_scratch_free(ctx, d);
   MISPC_TRY(st);
   if (*bad_row < 0 && *h != ~0ull) {

@@ -249,6 +249,46 @@ static void test_gpu_gs_exact_staging(void) {
   problem_free(&P);
 }
 
+/* Exact solves of one dense 20-row cluster (a complete graph: the factor
+ * is staged and computed by a warp on the GPU): all ones is singular, and
+ * the GPU's numeric setup fails at the host's row (the second pivot);
+ * with 30 on the diagonal it succeeds and applies give the host's x bit for
+ * bit, from x0 and from x = 0. */
+static void test_gpu_gs_exact_dense_pivot(void) {
+  const int64_t n = 20;
+  mispc_csr H, D;
+  CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n, n * n, 1, &H));
+  for (int64_t i = 0; i <= n; ++i) H.rowptr[i] = i * n;
+  for (int64_t p = 0; p < n * n; ++p) H.colidx[p] = (int32_t)(p % n), H.values[p] = 1.0;
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+  mispc_gs_options o;
+  mispc_gs_options_default(&o);
+  o.block_solve = 1;
+  char msg[2][256] = {"", ""};
+  for (int dev = 0; dev <= 1; ++dev) {
+    mispc_gs *g = NULL;
+    CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+    CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, dev ? &D : &H));
+    CHECK_STATUS(ctx, mispc_gs_numeric(ctx, g, dev ? &D : &H), MISPC_ERR_INVALID_ARG);
+    snprintf(msg[dev], sizeof msg[dev], "%s", mispc_context_error(ctx));
+    mispc_gs_destroy(ctx, g);
+  }
+  CHECK_MSG(strstr(msg[1], "pivot") != NULL && !strcmp(msg[0], msg[1]),
+            "singular dense cluster: host \"%s\", GPU \"%s\"", msg[0], msg[1]);
+  for (int64_t i = 0; i < n; ++i) H.values[i * n + i] = 30.0;
+  mispc_csr_free(ctx, &D);
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+  mispc_gs *hg = make_gs_opt(&H, &o, "dense cluster host");
+  mispc_gs *dg = make_gs_opt(&D, &o, "dense cluster GPU");
+  double *b = test_rnd_vec(5, 13, n), *x0 = test_rnd_vec(6, 13, n);
+  if (hg && dg) compare_apply(hg, dg, &H, &D, b, x0, "dense 20-row cluster, exact solves");
+  free(b), free(x0);
+  mispc_gs_destroy(ctx, hg);
+  mispc_gs_destroy(ctx, dg);
+  mispc_csr_free(ctx, &H);
+  mispc_csr_free(ctx, &D);
+}
+
 /* L (x) dense blocks of b x b: row (I, p) couples with every (J, q) where
  * L couples I and J; a_(I,p),(J,q) = L_IJ for p == q, 0.1 |L_IJ| (1 + h)
  * otherwise (h a hash in [0, 1)), so nodes of b rows are densely coupled
@@ -525,6 +565,7 @@ int main(void) {
   RUN_TEST(test_gpu_gs_cluster_modes);
   RUN_TEST(test_gpu_gs_dense_clusters);
   RUN_TEST(test_gpu_gs_exact_staging);
+  RUN_TEST(test_gpu_gs_exact_dense_pivot);
   RUN_TEST(test_gpu_gs_point_lanes);
   RUN_TEST(test_gpu_gs_graph_vectors);
   RUN_TEST(test_gpu_gs_setup_split);
