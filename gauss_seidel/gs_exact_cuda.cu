@@ -57,6 +57,13 @@ __global__ void exact_chain(int64_t k0, int64_t k1, const int64_t *pcl, const in
   if (m < k1) gs_exact_chain(pcl[m], pcl[m + 1], perm, e.first, e.eptr, e.lu, xp + pcl[m], x_rows);
 }
 
+/* Shared bytes a staged cluster of s rows and nv factor values takes (the
+ * chain and the factor): the values, the rows' values in the chain, their
+ * first columns and places in the values. */
+__host__ __device__ inline int64_t stage_bytes_of(int64_t s, int64_t nv) {
+  return nv * 8 + s * 8 + s * 8;
+}
+
 /* Step 2 with a warp a cluster, for large clusters (a thread would walk
  * s^2 / 2 values one after another): the same subtractions in the same
  * order as gs_exact_chain, by columns. Forward, for k = 0, 1, ...: y_k is
@@ -64,76 +71,55 @@ __global__ void exact_chain(int64_t k0, int64_t k1, const int64_t *pcl, const in
  * the envelope (first[m] <= k) subtracts L_mk y_k, each row by its lane, so
  * row m still subtracts L_mj y_j for increasing j from first[m] (the
  * row-oriented loop's order). Backward as the thread's: z_k, then the rows
- * of column k by lanes. */
+ * of column k by lanes. Staged (the default where the largest cluster
+ * fits, ex.stage_bytes): a block of one warp a cluster, which first loads
+ * its factor, first columns, places and values into shared memory, so a
+ * column's step waits on shared memory instead of a global load (H200,
+ * Elasticity3D_40 on nodes, one SGS 5.21 -> 2.35 ms); else 4 clusters a
+ * block of 128, read from global memory. The values go to xp and x_rows
+ * at the end. */
+template <bool Staged>
 __global__ void exact_chain_warp(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
                                  struct gs_exact_lu e, double *xp, double *x_rows) {
+  extern __shared__ double sm[];
   const int64_t m = k0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (m >= k1) return; /* a whole warp a cluster */
   const int64_t q0 = pcl[m], s = pcl[m + 1] - q0;
+  const int64_t e0 = e.eptr[q0];
+  /* the cluster's factor (from its first value), values, first columns
+   * and places (from e0) */
+  const double *lu = e.lu + e0;
   double *xc = xp + q0;
-  for (int64_t k = 0; k < s; ++k) {
-    __syncwarp();
-    const double y = xc[k];
-    for (int64_t r = k + 1 + lane; r < s; r += 32) {
-      const int64_t fr = e.first[q0 + r];
-      if (fr <= k) xc[r] = __dsub_rn(xc[r], __dmul_rn(e.lu[e.eptr[q0 + r] + (k - fr)], y));
+  const int32_t *fs = e.first + q0;
+  const int64_t *eg = e.eptr + q0;
+  int32_t *es = NULL;
+  if (Staged) {
+    const int64_t nv = e.eptr[q0 + s] - e0;
+    double *slu = sm, *sxc = sm + nv;
+    int32_t *sfs = (int32_t *)(sxc + s);
+    es = sfs + s;
+    for (int64_t t = lane; t < nv; t += 32) slu[t] = lu[t];
+    for (int64_t t = lane; t < s; t += 32) {
+      sxc[t] = xc[t];
+      sfs[t] = fs[t];
+      es[t] = (int32_t)(eg[t] - e0);
     }
+    lu = slu, xc = sxc, fs = sfs;
   }
-  for (int64_t k = s - 1; k >= 0; --k) {
-    __syncwarp();
-    const int64_t fk = e.first[q0 + k];
-    const double *Uk = e.lu + e.eptr[q0 + k] + (k - fk);
-    const double z = __dmul_rn(xc[k], Uk[k - fk]);
-    __syncwarp();
-    if (lane == 0) {
-      xc[k] = z;
-      if (x_rows) x_rows[perm[q0 + k]] = z;
-    }
-    for (int64_t r = fk + lane; r < k; r += 32) xc[r] = __dsub_rn(xc[r], __dmul_rn(Uk[r - fk], z));
-  }
-}
-
-/* Shared bytes exact_chain_staged needs for a cluster of s rows and nv
- * factor values: the values, the rows' values in the chain, their first
- * columns and places in the values. */
-__host__ __device__ inline int64_t stage_bytes_of(int64_t s, int64_t nv) {
-  return nv * 8 + s * 8 + s * 8;
-}
-
-/* exact_chain_warp with the cluster staged in shared memory first (its
- * factor, first columns, places and values in the chain, loaded together
- * by the warp), so each column's step waits on shared memory instead of a
- * global load: a block of one warp a cluster. The same subtractions in the
- * same order as exact_chain_warp (and gs_exact_chain), so the same bits;
- * the values go back to xp and x_rows at the end. */
-__global__ void exact_chain_staged(int64_t k0, const int64_t *pcl, const int32_t *perm,
-                                   struct gs_exact_lu e, double *xp, double *x_rows) {
-  extern __shared__ double sm[];
-  const int lane = threadIdx.x;
-  const int64_t m = k0 + blockIdx.x;
-  const int64_t q0 = pcl[m], s = pcl[m + 1] - q0;
-  const int64_t e0 = e.eptr[q0], nv = e.eptr[q0 + s] - e0;
-  double *lu = sm, *xc = sm + nv;
-  int32_t *fs = (int32_t *)(xc + s), *es = fs + s;
-  for (int64_t t = lane; t < nv; t += 32) lu[t] = e.lu[e0 + t];
-  for (int64_t t = lane; t < s; t += 32) {
-    xc[t] = xp[q0 + t];
-    fs[t] = e.first[q0 + t];
-    es[t] = (int32_t)(e.eptr[q0 + t] - e0);
-  }
+  const auto place = [&](int64_t r) { return Staged ? (int64_t)es[r] : eg[r] - e0; };
   for (int64_t k = 0; k < s; ++k) {
     __syncwarp();
     const double y = xc[k];
     for (int64_t r = k + 1 + lane; r < s; r += 32) {
       const int64_t fr = fs[r];
-      if (fr <= k) xc[r] = __dsub_rn(xc[r], __dmul_rn(lu[es[r] + (k - fr)], y));
+      if (fr <= k) xc[r] = __dsub_rn(xc[r], __dmul_rn(lu[place(r) + (k - fr)], y));
     }
   }
   for (int64_t k = s - 1; k >= 0; --k) {
     __syncwarp();
     const int64_t fk = fs[k];
-    const double *Uk = lu + es[k] + (k - fk);
+    const double *Uk = lu + place(k) + (k - fk);
     const double z = __dmul_rn(xc[k], Uk[k - fk]);
     __syncwarp();
     if (lane == 0) xc[k] = z;
@@ -141,7 +127,7 @@ __global__ void exact_chain_staged(int64_t k0, const int64_t *pcl, const int32_t
   }
   __syncwarp();
   for (int64_t t = lane; t < s; t += 32) {
-    xp[q0 + t] = xc[t];
+    if (Staged) xp[q0 + t] = xc[t];
     if (x_rows) x_rows[perm[q0 + t]] = xc[t];
   }
 }
@@ -163,7 +149,7 @@ __global__ void exact_gather(int64_t nc, const int64_t *pcl, const int64_t *rowp
 }
 
 /* gs_exact_lu_rows of cluster blockIdx.x by a warp, staged in shared
- * memory as exact_chain_staged stages it: right-looking, pivot m by pivot
+ * memory as exact_chain_warp<true> stages it: right-looking, pivot m by pivot
  * m: its pivot inverted, then the rows below it finalise their L_km, then
  * every row k below subtracts L_km U_mi from its L_ki and L_im U_mk from its
  * U_ik (i between m and k) and L_km U_mk from its pivot, a lane a row. Each
@@ -180,7 +166,7 @@ __global__ void exact_factor_staged(const int64_t *pcl, const int32_t *perm, str
   const int64_t q0 = pcl[c], s = pcl[c + 1] - q0;
   const int64_t e0 = e.eptr[q0], nv = e.eptr[q0 + s] - e0;
   double *lu = sm;
-  int32_t *fs = (int32_t *)(sm + nv + s), *es = fs + s; /* exact_chain_staged's places */
+  int32_t *fs = (int32_t *)(sm + nv + s), *es = fs + s; /* exact_chain_warp<true>'s places */
   for (int64_t t = lane; t < nv; t += 32) lu[t] = e.lu[e0 + t];
   for (int64_t t = lane; t < s; t += 32) {
     fs[t] = e.first[q0 + t];
@@ -299,7 +285,7 @@ extern "C" mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
             cudaSuccess &&
         h > 0 && h <= (unsigned long long)optin &&
-        cudaFuncSetAttribute((const void *)exact_chain_staged,
+        cudaFuncSetAttribute((const void *)exact_chain_warp<true>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) == cudaSuccess &&
         cudaFuncSetAttribute((const void *)exact_factor_staged,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) == cudaSuccess)
@@ -361,11 +347,11 @@ extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const misp
   exact_outside<<<(unsigned)((q1 - q0 + kBlock - 1) / kBlock), kBlock, 0, s>>>(q0, q1, gs->ex,
                                                                                gs->bp, gs->xp);
   if (gs->ex.nfactor > kWarpChainValuesPerRow * gs->n && gs->ex.stage_bytes > 0)
-    exact_chain_staged<<<(unsigned)(k1 - k0), 32, (size_t)gs->ex.stage_bytes, s>>>(
-        k0, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
+    exact_chain_warp<true><<<(unsigned)(k1 - k0), 32, (size_t)gs->ex.stage_bytes, s>>>(
+        k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
   else if (gs->ex.nfactor > kWarpChainValuesPerRow * gs->n)
-    exact_chain_warp<<<(unsigned)((k1 - k0 + 3) / 4), 128, 0, s>>>(k0, k1, gs->pcl, gs->perm,
-                                                                   gs->ex, gs->xp, x_rows);
+    exact_chain_warp<false><<<(unsigned)((k1 - k0 + 3) / 4), 128, 0, s>>>(k0, k1, gs->pcl, gs->perm,
+                                                                          gs->ex, gs->xp, x_rows);
   else
     exact_chain<<<(unsigned)((k1 - k0 + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
         k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
