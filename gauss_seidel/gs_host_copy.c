@@ -220,7 +220,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   ALLOC(h->perm, n + 1, 4, "sweep order");
   ALLOC(h->rows, ncol + 1, 8, "color rows");
   ALLOC(h->ptr, n + 1, 8, "sorted rows");
-  if (zcopy) ALLOC(h->zptr, n + 1, 8, "sorted rows");
+  /* copy [2]'s rows: cluster GS's zero pass, point GS's lower parts */
+  if (zcopy || (copies && !cluster)) ALLOC(h->zptr, n + 1, 8, "sorted rows");
   ALLOC(h->wdiag, n + 1, 8, "omega over the sorted diagonal");
   ALLOC(h->diag_at, n + 1, 4, "diagonal places");
   for (int d = 0; d < 2; ++d) /* point GS's copies: once their lengths are known */
@@ -229,7 +230,6 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
       ALLOC(h->val[d], nnz + 1, 8, "sorted values");
       ALLOC(h->src[d], nnz + 1, 4, "value places");
     }
-  if (copies && !cluster) ALLOC(h->zptr, n + 1, 8, "sorted rows");
   if (copies && !cluster && own) ALLOC(h->t, n + 1, 8, "first pass sums");
   if (cluster) ALLOC(h->cl, gs->nclusters + 1, 8, "cluster rows");
   if (s) {
