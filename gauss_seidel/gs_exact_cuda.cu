@@ -59,9 +59,31 @@ __global__ void exact_chain(int64_t k0, int64_t k1, const int64_t *pcl, const in
 
 /* Shared bytes a staged cluster of s rows and nv factor values takes (the
  * chain and the factor): the values, the rows' values in the chain, their
- * first columns and places in the values. */
+ * first columns and places in the values (StagedCluster). */
 __host__ __device__ inline int64_t stage_bytes_of(int64_t s, int64_t nv) {
   return nv * 8 + s * 8 + s * 8;
+}
+
+/* Cluster q0 .. q0 + s - 1 in shared memory sm (stage_bytes_of), loaded by
+ * the warp: its factor values (lu, from its first value e0), first columns
+ * (fs) and places in lu (es); with xp, also its values in the chain (xc). */
+struct StagedCluster {
+  double *lu, *xc;
+  int32_t *fs, *es;
+};
+__device__ StagedCluster stage_cluster(double *sm, const struct gs_exact_lu &e, int64_t q0,
+                                       int64_t s, const double *xp, int lane) {
+  const int64_t e0 = e.eptr[q0], nv = e.eptr[q0 + s] - e0;
+  StagedCluster c;
+  c.lu = sm, c.xc = sm + nv;
+  c.fs = (int32_t *)(c.xc + s), c.es = c.fs + s;
+  for (int64_t t = lane; t < nv; t += 32) c.lu[t] = e.lu[e0 + t];
+  for (int64_t t = lane; t < s; t += 32) {
+    if (xp) c.xc[t] = xp[q0 + t];
+    c.fs[t] = e.first[q0 + t];
+    c.es[t] = (int32_t)(e.eptr[q0 + t] - e0);
+  }
+  return c;
 }
 
 /* Step 2 with a warp a cluster, for large clusters (a thread would walk
@@ -95,17 +117,8 @@ __global__ void exact_chain_warp(int64_t k0, int64_t k1, const int64_t *pcl, con
   const int64_t *eg = e.eptr + q0;
   int32_t *es = NULL;
   if (Staged) {
-    const int64_t nv = e.eptr[q0 + s] - e0;
-    double *slu = sm, *sxc = sm + nv;
-    int32_t *sfs = (int32_t *)(sxc + s);
-    es = sfs + s;
-    for (int64_t t = lane; t < nv; t += 32) slu[t] = lu[t];
-    for (int64_t t = lane; t < s; t += 32) {
-      sxc[t] = xc[t];
-      sfs[t] = fs[t];
-      es[t] = (int32_t)(eg[t] - e0);
-    }
-    lu = slu, xc = sxc, fs = sfs;
+    const StagedCluster c = stage_cluster(sm, e, q0, s, xp, lane);
+    lu = c.lu, xc = c.xc, fs = c.fs, es = c.es;
   }
   const auto place = [&](int64_t r) { return Staged ? (int64_t)es[r] : eg[r] - e0; };
   for (int64_t k = 0; k < s; ++k) {
@@ -149,7 +162,7 @@ __global__ void exact_gather(int64_t nc, const int64_t *pcl, const int64_t *rowp
 }
 
 /* gs_exact_lu_rows of cluster blockIdx.x by a warp, staged in shared
- * memory as exact_chain_warp<true> stages it: right-looking, pivot m by pivot
+ * memory (stage_cluster, without the chain's values): right-looking, pivot m by pivot
  * m: its pivot inverted, then the rows below it finalise their L_km, then
  * every row k below subtracts L_km U_mi from its L_ki and L_im U_mk from its
  * U_ik (i between m and k) and L_km U_mk from its pivot, a lane a row. Each
@@ -165,13 +178,9 @@ __global__ void exact_factor_staged(const int64_t *pcl, const int32_t *perm, str
   if (failed[c]) return; /* the whole block */
   const int64_t q0 = pcl[c], s = pcl[c + 1] - q0;
   const int64_t e0 = e.eptr[q0], nv = e.eptr[q0 + s] - e0;
-  double *lu = sm;
-  int32_t *fs = (int32_t *)(sm + nv + s), *es = fs + s; /* exact_chain_warp<true>'s places */
-  for (int64_t t = lane; t < nv; t += 32) lu[t] = e.lu[e0 + t];
-  for (int64_t t = lane; t < s; t += 32) {
-    fs[t] = e.first[q0 + t];
-    es[t] = (int32_t)(e.eptr[q0 + t] - e0);
-  }
+  const StagedCluster sc = stage_cluster(sm, e, q0, s, NULL, lane);
+  double *lu = sc.lu;
+  const int32_t *fs = sc.fs, *es = sc.es;
   bool reported = false;
   for (int64_t m = 0; m < s; ++m) {
     __syncwarp();
@@ -346,7 +355,7 @@ extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const misp
   const int64_t q0 = gs->color_rows[c], q1 = gs->color_rows[c + 1];
   exact_outside<<<(unsigned)((q1 - q0 + kBlock - 1) / kBlock), kBlock, 0, s>>>(q0, q1, gs->ex,
                                                                                gs->bp, gs->xp);
-  if (gs->ex.nfactor > kWarpChainValuesPerRow * gs->n && gs->ex.stage_bytes > 0)
+  if (gs->ex.stage_bytes > 0) /* set only for dense factors */
     exact_chain_warp<true><<<(unsigned)(k1 - k0), 32, (size_t)gs->ex.stage_bytes, s>>>(
         k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
   else if (gs->ex.nfactor > kWarpChainValuesPerRow * gs->n)
