@@ -50,8 +50,10 @@ int cmd_bench_gs(int argc, char **argv) {
                   &block_size, 1, 1 << 20),
       CLI_OPT_REAL("--theta", "T",
                    "cluster GS: strength threshold of the clusters\n"
-                   "(mispc_gs_options.strength_threshold; default 0)",
-                   &theta, 0, 1e300),
+                   "(mispc_gs_options.strength_threshold; default 0); -1: chosen from\n"
+                   "the matrix wherever a coupling is weak (MISPC_GS_THETA_AUTO),\n"
+                   "-2: where the weak couplings are set apart (MISPC_GS_THETA_ANISOTROPIC)",
+                   &theta, -2, 1e300),
       CLI_OPT_FLAG("--lines", "cluster GS: line clusters (mispc_gs_options.line_clusters)", &lines,
                    1),
       CLI_OPT_FLAG("--block-solve",

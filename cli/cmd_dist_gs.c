@@ -54,8 +54,8 @@ static int parse(int argc, char **argv, void *args) {
                    &a->block_solve, 1),
       CLI_OPT_FLAG("--auto",
                    "clusters chosen from the matrix, as PETSc clustergs' default: the automatic "
-                   "threshold, lines and block solves where strongly anisotropic (overrides "
-                   "--theta, --lines, --block-solve)",
+                   "threshold on rows where the weak couplings are set apart, lines and block "
+                   "solves where strongly anisotropic (overrides --theta, --lines, --block-solve)",
                    &a->automatic, 1),
       CLI_OPT_INT("--reps", "N", "timed applies, median reported (default 20)", &a->reps, 1,
                   100000),

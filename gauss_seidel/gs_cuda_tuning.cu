@@ -29,7 +29,14 @@ int gs_lanes_per_row(const mispc_context *ctx, const mispc_gs *gs, double mean) 
   /* cluster chains: at least 4 lanes (8 clusters a warp in lockstep); SGS
    * ms with 2 / 4 / 8 lanes, H100 2026-11-24: laplace2d:1000 0.256 / 0.224
    * / 0.236, Laplace3D_100 0.341 / 0.310 / 0.310 */
-  if (gs->opt.kind == MISPC_GS_CLUSTER) return std::max(4, mispc_lanes_for_mean(mean));
+  /* ... and at least 8 where rows hold 64 entries or more on average (the
+   * chains then load a row ahead, and a warp runs 4 clusters, not 8, in
+   * lockstep): H200 SGS ms with 4 / 8 lanes (2026-11-29), small clusters
+   * of rows at theta auto, Elasticity3D_30 0.576 / 0.440, _40 0.664 /
+   * 0.535, _60 1.53 / 1.20; aniso3d:60:0.01 (7 entries a row) 0.089 /
+   * 0.095, aniso2d:300:0.1 0.053 / 0.060 */
+  if (gs->opt.kind == MISPC_GS_CLUSTER)
+    return std::max(gs->nnz >= 64 * gs->n ? 8 : 4, mispc_lanes_for_mean(mean));
   return lanes_for_row_sums(mean);
 }
 
@@ -118,6 +125,21 @@ mispc_status gs_choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream
    * 0.233 / 0.217 / 0.230) */
   int k_default = 0;
   while ((kBlock / 64) * (32 / gs->lanes) > (1 << k_default)) ++k_default;
+  /* ... but fewer where a color's clusters would then fill fewer than two
+   * blocks an SM (a block's clusters go one after another through the
+   * block's few warps: small clusters of long rows, Elasticity3D with the
+   * threshold on rows, 725 clusters a color, took 23 blocks a color). H200
+   * SGS ms, clusters a block 1 / 2 / 4 / 8 / 16 / 32 (2026-11-29):
+   * Elasticity3D_30 rows at theta auto (725 a color) 0.58 / 0.56 / 0.57 /
+   * 0.76 / 0.94 / 1.55, aniso3d:60:0.01 rows (4783) 0.34 / 0.21 / 0.14 /
+   * 0.089 / 0.089 / 0.11, aniso2d:300:0.1 (2626) 0.13 / 0.083 / 0.059 /
+   * 0.057 / 0.057 / 0.069, Laplace3D_100 (18452) 1.44 / 0.80 / 0.47 / 0.30 /
+   * 0.26 / 0.26; node clusters of Elasticity3D (32 lanes) the same at
+   * every count. */
+  int sms = 0, coop = 0;
+  mispc_device_caps(ctx, &sms, &coop);
+  const int64_t per_color = nc / std::max<int64_t>(1, gs->ncolors);
+  while (k_default > 0 && (per_color >> k_default) < 2 * (int64_t)std::max(1, sms)) --k_default;
   int k = k_default;
   const int eb = tu->gs_block_clusters; /* at most the block's groups */
   if (eb > 0)

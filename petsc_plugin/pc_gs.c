@@ -176,7 +176,7 @@ static PetscErrorCode check_settings(PC pc, const GSSettings *s, const char *swe
                  s->strength_threshold == MISPC_GS_THETA_ANISOTROPIC,
              comm, PETSC_ERR_ARG_OUTOFRANGE,
              "the strength threshold must be >= 0, -1 (automatic) or -2 (automatic where "
-             "strongly anisotropic), got %g",
+             "the weak couplings are set apart), got %g",
              (double)s->strength_threshold);
   PetscCheck(s->block_size >= 0 && s->block_size <= INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "%s must be 0 (the matrix block size) or a positive number of rows per node, got "
@@ -259,8 +259,9 @@ static PetscErrorCode PCSetFromOptions_MispcGS(PC pc, MispcOptionItems PetscOpti
         o->strength_threshold,
         "Drop |a_ij| <= t sqrt(|a_ii a_jj|) before clustering. -2 (default): the automatic "
         "threshold (2/3 of the smallest row maximum of |a_ij| / sqrt(|a_ii a_jj|)) on rows where "
-        "the operator is strongly anisotropic, else 0; -1: the automatic threshold on rows "
-        "wherever a coupling falls below it",
+        "the couplings below it are set apart from it (all at most 0.9 of it: anisotropic "
+        "operators, elasticity), else 0; -1: the automatic threshold on rows wherever a "
+        "coupling falls below it",
         o->man, s.strength_threshold, &s.strength_threshold, NULL));
     PetscCall(PetscOptionsInt(o->block_size,
                               "Rows per node for clustering (0: the matrix block size; rows where "
@@ -628,9 +629,10 @@ static PetscErrorCode view_clusters(PC pc, PetscViewer viewer) {
                             info.strength_threshold, info.auto_weak_max / info.auto_theta));
   else if (g->set.strength_threshold < 0)
     PetscCall(PetscSNPrintf(th, sizeof th,
-                            "auto: 0 (weakest coupling below %g %.3g of it: not strongly "
-                            "anisotropic)",
-                            info.auto_theta, info.auto_weak_max / info.auto_theta));
+                            "auto: 0 (weakest coupling below %g %.3g of it: over %g, not set "
+                            "apart)",
+                            info.auto_theta, info.auto_weak_max / info.auto_theta,
+                            MISPC_GS_WEAK_APART));
   else
     PetscCall(PetscSNPrintf(th, sizeof th, "%g", info.strength_threshold));
   PetscCall(PetscViewerASCIIPrintf(
@@ -936,8 +938,9 @@ static PetscErrorCode PCCreate_MCGS(PC pc) {
 .  -pc_clustergs_coarsen <mis2agg>      - the clusters: mis2agg or mis2basic,
                                           see `PCClusterGSSetCoarsen()`
 .  -pc_clustergs_strength_threshold <-2> - drop |a_ij| <= t sqrt(|a_ii a_jj|) before
-                                          clustering; -2: automatic where the operator is
-                                          strongly anisotropic, else 0; -1: automatic
+                                          clustering; -2: automatic where the weak
+                                          couplings are set apart (anisotropy,
+                                          elasticity), else 0; -1: automatic
                                           wherever a coupling is weak,
                                           see `PCClusterGSSetStrengthThreshold()`
 .  -pc_clustergs_block_size <0>         - rows per node clustered together (0: the

@@ -431,10 +431,12 @@ PetscErrorCode PCClusterGSGetBlockSize(PC pc, PetscInt *bs) {
   Entries with |a_ij| <= threshold sqrt(|a_ii a_jj|) are dropped from the graph before
   clustering. -2 (the default) and -1 are chosen by each symbolic setup from the matrix:
   theta = 2/3 of the smallest, over the rows with a nonzero off-diagonal entry, of the row's
-  largest |a_ij| / sqrt(|a_ii a_jj|); -2 uses theta on rows where the operator is strongly
-  anisotropic (every coupling at or below theta is at most 0.1 theta), else 0 on the
-  matrix's nodes; -1 uses theta on rows wherever a coupling is at or below it (fewer
-  iterations on elasticity, but 1.6-1.8 times the GPU time). The same for any number of
+  largest |a_ij| / sqrt(|a_ii a_jj|); -2 uses theta on rows where the couplings at or below
+  theta are set apart from it (every one at most 0.9 theta: anisotropic operators, and
+  elasticity, whose displacement components each couple strongly along their own axis),
+  else 0 on the matrix's nodes; -1 uses theta on rows wherever a coupling is at or below
+  it. Lines and block solves are chosen where the operator is strongly anisotropic (every
+  such coupling at most 0.1 theta; `PCClusterGSSetLineClusters()`). The same for any number of
   ranks, host or GPU (docs/GAUSS_SEIDEL.md, "Automatic threshold"). Other negative values
   are an error. Does nothing unless pc is a `PCCLUSTERGS`; called after `PCSetUp()`, it
   makes the next use set up again.

@@ -851,6 +851,20 @@ static void test_gauss_seidel(void) {
                   in.block_size == 1,
               "elasticity3d automatic: lines %d, block solve %d, theta %g, bs %d on rank %d",
               in.line_clusters, in.block_solve, in.strength_threshold, in.block_size, rank_);
+    /* clustergs' default (-2): the same on elasticity (weak couplings apart
+     * from theta); on aniso2d:30:0.65 they run on up to it: 0 on the nodes */
+    in = check_gs(ctx, "gen:elasticity3d:4", MISPC_GS_CLUSTER, 3, MISPC_GS_THETA_ANISOTROPIC, -1,
+                  MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+    CHECK_MSG(in.line_clusters == 0 && in.block_solve == 0 && in.strength_threshold > 0 &&
+                  in.block_size == 1,
+              "elasticity3d default: lines %d, block solve %d, theta %g, bs %d on rank %d",
+              in.line_clusters, in.block_solve, in.strength_threshold, in.block_size, rank_);
+    in = check_gs(ctx, "gen:aniso2d:30:0.65", MISPC_GS_CLUSTER, 2, MISPC_GS_THETA_ANISOTROPIC, -1,
+                  MISPC_GS_SYMMETRIC, 1, 1.0, 0);
+    CHECK_MSG(in.line_clusters == 0 && in.block_solve == 0 && in.strength_threshold == 0 &&
+                  in.block_size == 2,
+              "aniso2d:30:0.65 default: lines %d, block solve %d, theta %g, bs %d on rank %d",
+              in.line_clusters, in.block_solve, in.strength_threshold, in.block_size, rank_);
   }
   /* a zero diagonal on the last rank fails on every rank */
   mispc_csr A;

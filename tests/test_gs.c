@@ -572,16 +572,35 @@ static void test_gs_auto_options(void) {
             "solves %d",
             info.strength_threshold, th, w, info.block_size, info.line_clusters, info.block_solve);
   mispc_gs_destroy(ctx, g);
-  /* MISPC_GS_THETA_ANISOTROPIC: the same matrix keeps threshold 0 on its
-   * nodes (not strongly anisotropic); aniso2d gets the threshold on rows */
+  /* MISPC_GS_THETA_ANISOTROPIC (clustergs' default): the same matrix's weak
+   * couplings (0.75 of the threshold) stand apart from it, so the threshold
+   * on rows as well; aniso2d:40:0.65's weak couplings run on up to it
+   * (0.975 of it): threshold 0 on the nodes asked for; aniso2d gets the
+   * threshold on rows, lines and block solves */
   o.strength_threshold = MISPC_GS_THETA_ANISOTROPIC;
   CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
   CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &E));
   CHECK_OK(ctx, mispc_gs_get_info(g, &info));
-  CHECK_MSG(info.strength_threshold == 0 && info.block_size == 3 && info.auto_theta == th &&
-                info.line_clusters == 0 && info.block_solve == 0,
-            "elasticity3d:3 anisotropic-only: threshold %g block size %d lines %d block solves %d",
-            info.strength_threshold, info.block_size, info.line_clusters, info.block_solve);
+  CHECK_MSG(info.strength_threshold == th && w <= MISPC_GS_WEAK_APART * th &&
+                info.block_size == 1 && info.auto_theta == th && info.line_clusters == 0 &&
+                info.block_solve == 0,
+            "elasticity3d:3 default auto: threshold %g (auto %g, weak %g) block size %d lines %d "
+            "block solves %d",
+            info.strength_threshold, th, w, info.block_size, info.line_clusters, info.block_solve);
+  mispc_csr N = gen("gen:aniso2d:40:0.65");
+  o.block_size = 2;
+  mispc_gs_destroy(ctx, g);
+  CHECK_OK(ctx, mispc_gs_create(ctx, &o, &g));
+  CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &N));
+  CHECK_OK(ctx, mispc_strength_auto(ctx, &N, &th, &w));
+  CHECK_OK(ctx, mispc_gs_get_info(g, &info));
+  CHECK_MSG(w > MISPC_GS_WEAK_APART * th && w <= th && info.strength_threshold == 0 &&
+                info.block_size == 2 && info.line_clusters == 0 && info.block_solve == 0,
+            "aniso2d:40:0.65 default auto: threshold %g (auto %g, weak %g) block size %d lines %d "
+            "block solves %d",
+            info.strength_threshold, th, w, info.block_size, info.line_clusters, info.block_solve);
+  mispc_csr_free(ctx, &N);
+  o.block_size = 3;
   CHECK_OK(ctx, mispc_strength_auto(ctx, &A, &th, &w));
   CHECK_OK(ctx, mispc_gs_symbolic(ctx, g, &A));
   CHECK_OK(ctx, mispc_gs_get_info(g, &info));

@@ -66,8 +66,10 @@ typedef struct mispc_gs_options {
    * "Automatic threshold"): MISPC_GS_THETA_AUTO: where some coupling is at
    * or below theta, theta on rows (block_size 1: every row keeps its
    * strongest couplings), else 0; MISPC_GS_THETA_ANISOTROPIC (PETSc
-   * clustergs' default): theta on rows where the operator is strongly
-   * anisotropic (below), else 0 on nodes of block_size rows. */
+   * clustergs' default): theta on rows where every coupling at or below it
+   * is at most MISPC_GS_WEAK_APART times it (anisotropic operators;
+   * elasticity, 0.75: each displacement component couples strongly along
+   * its own axis), else 0 on nodes of block_size rows. */
   double strength_threshold;
   int block_size;
   /* Cluster only: grow clusters along lines (default 0: off). After the
@@ -105,6 +107,9 @@ typedef struct mispc_gs_options {
 /* line_clusters / block_solve: decided from the matrix at each symbolic setup */
 #define MISPC_GS_AUTO        (-1)
 #define MISPC_GS_ANISOTROPIC 0.1
+/* MISPC_GS_THETA_ANISOTROPIC puts the threshold on rows where some coupling
+ * at or below it is at most this times it (weak couplings apart from it) */
+#define MISPC_GS_WEAK_APART 0.9
 /* strength_threshold: the automatic ones (above) */
 #define MISPC_GS_THETA_AUTO        (-1.0)
 #define MISPC_GS_THETA_ANISOTROPIC (-2.0)
