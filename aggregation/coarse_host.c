@@ -5,6 +5,7 @@
  * every fine edge. */
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agg_backend.h"
 #include "rows_host.h"
@@ -41,11 +42,69 @@ mispc_status agg_coarse_host(mispc_context *ctx, const mispc_csr *g, const int32
   for (int64_t v = 0; v < n; ++v) off[agg[v] + 2]++;
   for (int64_t c = 0; c < naggs; ++c) off[c + 2] += off[c + 1];
   for (int64_t v = 0; v < n; ++v) mem[off[agg[v] + 1]++] = (int32_t)v;
-  /* Two passes over the aggregates: count the distinct neighbouring labels,
+  /* One pass where the members' degrees fit the budget: each aggregate's
+   * distinct neighbouring labels written at the sum of its members'
+   * degrees before it (an upper bound), then packed (Elasticity3D_30's
+   * 23,195 row clusters from 6.1 M entries: 80 ms in two passes). Else two
+   * passes over the aggregates: count the distinct neighbouring labels,
    * then write and sort them. */
   int failed = 0;
   C.rowptr[0] = 0;
-  for (int pass = 0; pass < 2 && !failed; ++pass) {
+  int64_t *bound = NULL; /* naggs + 1 offsets into wide */
+  int32_t *wide = NULL;
+  if (g->nnz <= MARK_BUDGET) {
+    bound = (int64_t *)malloc(sizeof(int64_t) * (size_t)(naggs + 1));
+    wide = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nnz + 1));
+  }
+  if (bound && wide) {
+    bound[0] = 0;
+    for (int64_t c = 0; c < naggs; ++c) {
+      int64_t d = 0;
+      for (int64_t p = off[c]; p < off[c + 1]; ++p) d += g->rowptr[mem[p] + 1] - g->rowptr[mem[p]];
+      bound[c + 1] = bound[c] + d;
+    }
+#pragma omp parallel reduction(| : failed) num_threads(nt)
+    {
+      int32_t *mark = (int32_t *)malloc(sizeof(int32_t) * (size_t)(naggs + 1));
+      if (!mark) failed = 1;
+      for (int64_t c = 0; mark && c < naggs; ++c) mark[c] = -1;
+#pragma omp for schedule(dynamic, 256)
+      for (int64_t c = 0; c < naggs; ++c) {
+        if (!mark) continue;
+        int32_t *row = wide + bound[c];
+        int64_t cnt = 0;
+        for (int64_t p = off[c]; p < off[c + 1]; ++p) {
+          const int32_t v = mem[p];
+          for (int64_t q = g->rowptr[v]; q < g->rowptr[v + 1]; ++q) {
+            const int32_t b = agg[g->colidx[q]];
+            if (b == c || mark[b] == c) continue;
+            mark[b] = (int32_t)c;
+            row[cnt++] = b;
+          }
+        }
+        mispc_sort_i32(row, cnt);
+        C.rowptr[c + 1] = cnt;
+      }
+      free(mark);
+    }
+    if (!failed) {
+      for (int64_t c = 0; c < naggs; ++c) C.rowptr[c + 1] += C.rowptr[c];
+      C.nnz = C.rowptr[naggs];
+      if (mispc_mem_alloc_n(ctx, MISPC_MEM_HOST, C.nnz, sizeof(int32_t), (void **)&C.colidx,
+                            "coarse columns"))
+        failed = 1;
+    }
+    if (!failed) {
+#pragma omp parallel for schedule(static) num_threads(nt)
+      for (int64_t c = 0; c < naggs; ++c)
+        memcpy(C.colidx + C.rowptr[c], wide + bound[c],
+               sizeof(int32_t) * (size_t)(C.rowptr[c + 1] - C.rowptr[c]));
+    }
+  }
+  const int one_pass = bound && wide;
+  free(bound);
+  free(wide);
+  for (int pass = 0; pass < 2 && !failed && !one_pass; ++pass) {
 #pragma omp parallel reduction(| : failed) num_threads(nt)
     {
       int32_t *mark = (int32_t *)malloc(sizeof(int32_t) * (size_t)(naggs + 1));

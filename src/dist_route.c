@@ -99,31 +99,6 @@ static int cmp_pair(const void *a, const void *b) {
   return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* LSD radix sort of n 64-bit keys by 11-bit digits, skipping digits that
- * are the same in every key (11 bits: as fast as 16 on millions of keys and
- * 4x faster on thousands, where 65,536 buckets cost more than the keys; 8
- * bits is 40% slower on millions); a and tmp hold n keys each, hist
- * RADIX_BUCKETS + 1 counts. Returns the buffer (a or tmp) that holds the
- * sorted keys. */
-#define RADIX_BITS    11
-#define RADIX_BUCKETS (1 << RADIX_BITS)
-static uint64_t *radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_t n) {
-  const uint64_t mask = RADIX_BUCKETS - 1;
-  uint64_t any = 0, all = ~0ull;
-  for (int64_t i = 0; i < n; ++i) any |= a[i], all &= a[i];
-  const uint64_t varying = any ^ all;
-  for (int shift = 0; shift < 64; shift += RADIX_BITS) {
-    if (!((varying >> shift) & mask)) continue;
-    memset(hist, 0, (RADIX_BUCKETS + 1) * sizeof(int64_t));
-    for (int64_t i = 0; i < n; ++i) hist[((a[i] >> shift) & mask) + 1]++;
-    for (int d = 0; d < RADIX_BUCKETS; ++d) hist[d + 1] += hist[d];
-    for (int64_t i = 0; i < n; ++i) tmp[hist[(a[i] >> shift) & mask]++] = a[i];
-    uint64_t *t = a;
-    a = tmp, tmp = t;
-  }
-  return a;
-}
-
 /* (row, column) pairs of values in [0, 2^32) sorted as the 64-bit keys
  * row << 32 | column by a radix sort: the coarse and strength graphs sort
  * millions of pairs, and qsort's comparator calls were a fifth of a cluster
@@ -135,11 +110,11 @@ static int sort_pairs_radix(int64_t *p, int64_t n) {
     if (p[i] < 0 || p[i] > 0xFFFFFFFFll) return 0;
   uint64_t *key = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
   uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
-  int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * (RADIX_BUCKETS + 1));
+  int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1));
   const int ok = key && tmp && hist;
   if (ok) {
     for (int64_t i = 0; i < n; ++i) key[i] = (uint64_t)p[2 * i] << 32 | (uint64_t)p[2 * i + 1];
-    const uint64_t *sorted = radix_sort_u64(key, tmp, hist, n);
+    const uint64_t *sorted = mispc_radix_sort_u64(key, tmp, hist, n);
     for (int64_t i = 0; i < n; ++i)
       p[2 * i] = (int64_t)(sorted[i] >> 32), p[2 * i + 1] = (int64_t)(sorted[i] & 0xFFFFFFFFu);
   }

@@ -201,6 +201,13 @@ static inline int mispc_sorted_has_i32(const int32_t *a, int64_t n, int32_t x) {
   return *base == x;
 }
 
+/* LSD radix sort of n 64-bit keys (src/sort_host.c): a and tmp hold n keys
+ * each, hist MISPC_RADIX_BUCKETS + 1 counts; returns the buffer (a or tmp)
+ * that holds the sorted keys. */
+#define MISPC_RADIX_BITS    11
+#define MISPC_RADIX_BUCKETS (1 << MISPC_RADIX_BITS)
+uint64_t *mispc_radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_t n);
+
 /* Insertion sort of a[lo, hi). */
 static inline void mispc_isort_i32(int32_t *a, int64_t lo, int64_t hi) {
   for (int64_t i = lo + 1; i < hi; ++i) {
