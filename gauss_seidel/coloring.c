@@ -54,45 +54,33 @@ static int32_t jp_visit(const mispc_csr *g, const uint32_t *key, int32_t *color,
   }
 }
 
-/* One thread: the vertices in key order (mis1_before), each given the
- * smallest color no neighbour before it has: the coloring the rounds below
- * compute, in one pass over the edges (Elasticity3D_30's cluster graph,
- * 23,195 vertices in 32 colors: 78 rounds, each revisiting the uncolored
- * vertices). MISPC_ERR_ALLOC (nothing written) when the sort's memory is
- * short: the caller takes the rounds. */
-static mispc_status color_in_key_order(mispc_context *ctx, const mispc_csr *g, const uint32_t *key,
-                                       int32_t *color, int32_t *top) {
-  const int64_t n = g->nrows;
-  uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
-  uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
+/* The vertices sorted by (key, id), mis1_before's order, packed as
+ * key << 32 | id (ids below 2^32); NULL where memory is short. */
+static uint64_t *key_order(const uint32_t *key, int64_t n) {
+  uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
+  uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
   int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1));
-  int64_t *mark = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n + 1)); /* by color */
-  mispc_status s = a && tmp && hist && mark ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
-  if (!s) {
+  uint64_t *sorted = NULL;
+  if (a && tmp && hist) {
     for (int64_t v = 0; v < n; ++v) a[v] = (uint64_t)key[v] << 32 | (uint64_t)v;
-    const uint64_t *order = mispc_radix_sort_u64(a, tmp, hist, n);
-    for (int64_t c = 0; c <= n; ++c) mark[c] = -1;
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t v = (int64_t)(order[k] & 0xFFFFFFFFu);
-      for (int64_t p = g->rowptr[v]; p < g->rowptr[v + 1]; ++p) {
-        const int32_t cu = color[g->colidx[p]]; /* -1: after v (or v) */
-        if (cu >= 0) mark[cu] = v;
-      }
-      int32_t c = 0;
-      while (mark[c] == v) ++c;
-      color[v] = c;
-      *top = c > *top ? c : *top;
-    }
-    mispc_logf(ctx, 2, "coloring: one pass in key order (one thread)");
+    sorted = mispc_radix_sort_u64(a, tmp, hist, n);
   }
-  free(a), free(tmp), free(hist), free(mark);
-  return s;
+  free(sorted == a ? tmp : a);
+  if (!sorted) free(tmp);
+  free(hist);
+  return sorted;
 }
 
-/* Rounds over the uncolored vertices until none is left. A color, once
- * stored, is final, and a vertex reads only final colors of the neighbours
- * before it, so the colors do not depend on thread timing (the round count
- * does). Each round colors at least the first uncolored vertex in key order. */
+/* Rounds over the uncolored vertices until none is left, each round in key
+ * order on graphs of 8 or more entries a row (else, or where the sort's
+ * memory is short, by id). A color, once stored, is
+ * final, and a vertex reads only final colors of the neighbours before it,
+ * so the colors do not depend on thread timing (the round count does). In
+ * key order a vertex's earlier neighbours are mostly colored before its
+ * turn: one round on one thread, a few on several (only neighbours in the
+ * chunks other threads hold at the time are missing), where id order took
+ * a round per link of the longest chain of keys (Elasticity3D_30's cluster
+ * graph, 23,195 clusters in 32 colors: 78 rounds). */
 mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode, uint64_t seed,
                            int32_t *color, int32_t *ncolors) {
   const int64_t n = g->nrows;
@@ -104,21 +92,20 @@ mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode,
     key[v] = mis1_key(key_mode, seed, v, g->rowptr[v + 1] - g->rowptr[v]);
     color[v] = -1;
   }
-  int32_t top = -1;
+  /* key order from 8 entries a row on: sparser graphs take few rounds in id
+   * order, whose memory accesses are local (the VM, one / two threads, ms,
+   * key order against id order: Laplace3D_100's rows, 6.9 entries a row,
+   * 187 / 117 against 160 / 91; its clusters, 11.2, 38 / 30 against 53 /
+   * 32; Elasticity3D_30's rows, 76, 69 / 106 against 249 / 130) */
+  const uint64_t *order = g->nnz >= 8 * n ? key_order(key, n) : NULL;
   int64_t left = n;
-  if (nt == 1 && n > 0) {
-    mispc_status s = color_in_key_order(ctx, g, key, color, &top);
-    if (s != MISPC_ERR_ALLOC) {
-      free(key);
-      *ncolors = top + 1;
-      return s;
-    }
-  }
+  int32_t top = -1;
   for (int r = 1; left > 0; ++r) {
     left = 0;
 #pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left) reduction(max : top)      \
     num_threads(nt)
-    for (int64_t v = 0; v < n; ++v) {
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t v = order ? (int64_t)(order[k] & 0xFFFFFFFFu) : k;
       if (MIS_LOAD_RELAXED(&color[v]) >= 0) continue;
       const int32_t c = jp_visit(g, key, color, v);
       if (c < 0) {
@@ -130,6 +117,7 @@ mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode,
     }
     mispc_logf(ctx, 2, "coloring round %d: %lld vertices left", r, (long long)left);
   }
+  free((void *)order);
   free(key);
   *ncolors = top + 1;
   return MISPC_SUCCESS;
