@@ -54,6 +54,51 @@ static int32_t jp_visit(const mispc_csr *g, const uint32_t *key, int32_t *color,
   }
 }
 
+/* One thread: each vertex colored once all its earlier neighbours are, by
+ * a depth-first walk from the vertices in id order down to uncolored
+ * earlier neighbours (keys fall along the path, so it has no cycle and no
+ * vertex twice): the greedy coloring in key order, which the rounds below
+ * compute, in one pass that stays near id order in memory. pos[d] is where
+ * the scan of stack[d]'s row resumes: neighbours before it are colored or
+ * later. MISPC_ERR_ALLOC (nothing colored) when the stack's memory is short. */
+static mispc_status color_depth_first(const mispc_csr *g, const uint32_t *key, int32_t *color,
+                                      int32_t *top) {
+  const int64_t n = g->nrows;
+  int64_t *stack = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int64_t *pos = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n + 1));
+  if (!stack || !pos) {
+    free(stack), free(pos);
+    return MISPC_ERR_ALLOC;
+  }
+  for (int64_t v0 = 0; v0 < n; ++v0) {
+    if (color[v0] >= 0) continue;
+    int64_t sp = 0;
+    stack[0] = v0, pos[0] = g->rowptr[v0];
+    while (sp >= 0) {
+      const int64_t u = stack[sp], e = g->rowptr[u + 1];
+      const uint32_t ku = key[u];
+      int64_t p = pos[sp];
+      for (; p < e; ++p) {
+        const int32_t w = g->colidx[p];
+        if (w != u && color[w] < 0 && mis1_before(key[w], w, ku, u)) break;
+      }
+      if (p < e) { /* an uncolored earlier neighbour first */
+        const int32_t w = g->colidx[p];
+        pos[sp] = p + 1;
+        ++sp;
+        stack[sp] = w, pos[sp] = g->rowptr[w];
+        continue;
+      }
+      const int32_t c = jp_visit(g, key, color, u); /* its earlier neighbours are colored */
+      color[u] = c;
+      *top = c > *top ? c : *top;
+      --sp;
+    }
+  }
+  free(stack), free(pos);
+  return MISPC_SUCCESS;
+}
+
 /* The vertices sorted by (key, id), mis1_before's order, packed as
  * key << 32 | id (ids below 2^32); NULL where memory is short. */
 static uint64_t *key_order(const uint32_t *key, int64_t n) {
@@ -71,9 +116,10 @@ static uint64_t *key_order(const uint32_t *key, int64_t n) {
   return sorted;
 }
 
-/* Rounds over the uncolored vertices until none is left, each round in key
- * order on graphs of 8 or more entries a row (else, or where the sort's
- * memory is short, by id). A color, once stored, is
+/* Depth first on one thread below 8 entries a row, else rounds over the
+ * uncolored vertices until none is left, each round in key order on graphs
+ * of 8 or more entries a row (else, or where the sort's memory is short, by
+ * id). A color, once stored, is
  * final, and a vertex reads only final colors of the neighbours before it,
  * so the colors do not depend on thread timing (the round count does). In
  * key order a vertex's earlier neighbours are mostly colored before its
@@ -92,14 +138,20 @@ mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode,
     key[v] = mis1_key(key_mode, seed, v, g->rowptr[v + 1] - g->rowptr[v]);
     color[v] = -1;
   }
-  /* key order from 8 entries a row on: sparser graphs take few rounds in id
-   * order, whose memory accesses are local (the VM, one / two threads, ms,
-   * key order against id order: Laplace3D_100's rows, 6.9 entries a row,
-   * 187 / 117 against 160 / 91; its clusters, 11.2, 38 / 30 against 53 /
-   * 32; Elasticity3D_30's rows, 76, 69 / 106 against 249 / 130) */
-  const uint64_t *order = g->nnz >= 8 * n ? key_order(key, n) : NULL;
+  /* Below 8 entries a row, one thread walks depth first (near id order in
+   * memory) and several take rounds in id order (few on such graphs, with
+   * local accesses); from 8 on, rounds in key order (one on one thread). The
+   * VM, coloring and recoloring ms, one thread: Laplace3D_100's rows (6.9
+   * entries a row) depth first 107, key order 187, id order 160; its
+   * clusters (11.2) key order 38–41, depth first 41, id order 53;
+   * Elasticity3D_30's rows (76) key order 83–87, depth first 98–101, id
+   * order 249; two threads, key / id order: Laplace3D_100 117 / 91 and 30 /
+   * 32, Elasticity3D_30 106 / 130. */
+  const int sparse = g->nnz < 8 * n;
   int64_t left = n;
   int32_t top = -1;
+  if (nt == 1 && sparse && color_depth_first(g, key, color, &top) == MISPC_SUCCESS) left = 0;
+  const uint64_t *order = left && !sparse ? key_order(key, n) : NULL;
   for (int r = 1; left > 0; ++r) {
     left = 0;
 #pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left) reduction(max : top)      \
