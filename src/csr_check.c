@@ -31,6 +31,36 @@ static mispc_status check_row(const mispc_csr *A, int64_t i, unsigned checks, in
   return MISPC_SUCCESS;
 }
 
+/* Whether every (i, j) of A (square, rows sorted and free of duplicates)
+ * has its (j, i), in one pass: rows in increasing order, each entry (i, j)
+ * above the diagonal consumes (j, i), which must be next at row j's cursor;
+ * an entry below the diagonal that no earlier row consumed is left at row
+ * i's cursor when row i starts. O(nnz) with accesses near the rows, where
+ * a binary search an entry took 52 ms on Elasticity3D_30 on one thread. 0
+ * also when the cursors' memory is short. */
+static int pattern_symmetric(const mispc_csr *A) {
+  const int64_t n = A->nrows;
+  int64_t *cur = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n + 1));
+  if (!cur) return 0;
+  memcpy(cur, A->rowptr, sizeof(int64_t) * (size_t)n);
+  int ok = 1;
+  for (int64_t i = 0; ok && i < n; ++i) {
+    const int64_t e = A->rowptr[i + 1];
+    int64_t p = cur[i];
+    if (p < e && A->colidx[p] < i) ok = 0; /* (i, colidx[p]) has no mirror */
+    for (; ok && p < e; ++p) {
+      const int32_t j = A->colidx[p];
+      if (j <= i) continue; /* the diagonal */
+      if (cur[j] < A->rowptr[j + 1] && A->colidx[cur[j]] == i)
+        ++cur[j];
+      else
+        ok = 0;
+    }
+  }
+  free(cur);
+  return ok;
+}
+
 static mispc_status check_host(mispc_context *ctx, const mispc_csr *A, unsigned checks) {
   if (A->rowptr[0] != 0 || A->rowptr[A->nrows] != A->nnz)
     return mispc_seterr(ctx, MISPC_ERR_INDEX_RANGE,
@@ -53,7 +83,10 @@ static mispc_status check_host(mispc_context *ctx, const mispc_csr *A, unsigned 
                         (long long)bad);
   }
   if (!(checks & MISPC_CHECK_SYMMETRIC)) return MISPC_SUCCESS;
-  /* Second pass: every (i, j) has its (j, i). Rows are sorted by now. */
+  if (pattern_symmetric(A)) return MISPC_SUCCESS;
+  /* Second pass (asymmetric, or the cursors' memory short): the lowest row
+   * with an entry (i, j) that has no (j, i), for the message. Rows are
+   * sorted by now. */
   bad = A->nrows;
 #pragma omp parallel for reduction(min : bad) schedule(dynamic, 1024)
   for (int64_t i = 0; i < A->nrows; ++i)
