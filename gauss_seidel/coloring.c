@@ -119,14 +119,14 @@ static uint64_t *key_order(const uint32_t *key, int64_t n) {
 /* Depth first on one thread below 8 entries a row, else rounds over the
  * uncolored vertices until none is left, each round in key order on graphs
  * of 8 or more entries a row (else, or where the sort's memory is short, by
- * id). A color, once stored, is
- * final, and a vertex reads only final colors of the neighbours before it,
- * so the colors do not depend on thread timing (the round count does). In
- * key order a vertex's earlier neighbours are mostly colored before its
- * turn: one round on one thread, a few on several (only neighbours in the
- * chunks other threads hold at the time are missing), where id order took
- * a round per link of the longest chain of keys (Elasticity3D_30's cluster
- * graph, 23,195 clusters in 32 colors: 78 rounds). */
+ * id). A color, once stored, is final, and a vertex reads only final colors
+ * of the neighbours before it, so the colors do not depend on thread timing
+ * (the round count does). In key order a vertex's earlier neighbours are
+ * mostly colored before its turn: one round on one thread, a few on several
+ * (only neighbours in the chunks other threads hold at the time are
+ * missing), where id order took a round per link of the longest chain of
+ * keys (Elasticity3D_30's cluster graph, 23,195 clusters in 32 colors: 78
+ * rounds). */
 mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode, uint64_t seed,
                            int32_t *color, int32_t *ncolors) {
   const int64_t n = g->nrows;

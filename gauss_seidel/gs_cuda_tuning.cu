@@ -83,7 +83,8 @@ __global__ void block_bytes(int64_t nc, int32_t ncolors, const int64_t *color_pt
 
 /* How sweep_clusters runs: chain lanes (gs_lanes_per_row), sum lanes
  * (lanes_for_row_sums), and clusters a block: as many as half the block's
- * warps have groups (4 * 32 / lanes), halved until every block's staging fits in
+ * warps have groups (4 * 32 / lanes), halved while a color's mean count of
+ * clusters would fill fewer than two blocks an SM, then until every block's staging fits in
  * the default 48 KiB of shared memory (several blocks an SM); a single
  * cluster may opt in to more. Staged in shared memory unless one cluster
  * does not fit; then streamed (a block a cluster, its chains through two
