@@ -99,23 +99,6 @@ static mispc_status color_depth_first(const mispc_csr *g, const uint32_t *key, i
   return MISPC_SUCCESS;
 }
 
-/* The vertices sorted by (key, id), mis1_before's order, packed as
- * key << 32 | id (ids below 2^32); NULL where memory is short. */
-static uint64_t *key_order(const uint32_t *key, int64_t n) {
-  uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
-  uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
-  int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1));
-  uint64_t *sorted = NULL;
-  if (a && tmp && hist) {
-    for (int64_t v = 0; v < n; ++v) a[v] = (uint64_t)key[v] << 32 | (uint64_t)v;
-    sorted = mispc_radix_sort_u64(a, tmp, hist, n);
-  }
-  free(sorted == a ? tmp : a);
-  if (!sorted) free(tmp);
-  free(hist);
-  return sorted;
-}
-
 /* Depth first on one thread below 8 entries a row, else rounds over the
  * uncolored vertices until none is left, each round in key order on graphs
  * of 8 or more entries a row (else, or where the sort's memory is short, by
@@ -151,7 +134,7 @@ mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *g, int key_mode,
   int64_t left = n;
   int32_t top = -1;
   if (nt == 1 && sparse && color_depth_first(g, key, color, &top) == MISPC_SUCCESS) left = 0;
-  const uint64_t *order = left && !sparse ? key_order(key, n) : NULL;
+  const uint64_t *order = left && !sparse ? mispc_key_order(key, n) : NULL;
   for (int r = 1; left > 0; ++r) {
     left = 0;
 #pragma omp parallel for schedule(dynamic, 2048) reduction(+ : left) reduction(max : top)      \

@@ -91,17 +91,7 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
    * then resolves in one sweep, and a round waits only on chains that cross
    * ranks (Elasticity3D_30 on 2 ranks: 90 rounds in id order). By id where
    * the sort's memory is short: the same colors, more rounds. */
-  uint64_t *ord = NULL, *tmp = NULL, *sorted = NULL;
-  int64_t *hist = NULL;
-  if (!s && nloc > 0) {
-    ord = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)nloc);
-    tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)nloc);
-    hist = (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1));
-    if (ord && tmp && hist) {
-      for (int64_t v = 0; v < nloc; ++v) ord[v] = (uint64_t)key[v] << 32 | (uint64_t)v;
-      sorted = mispc_radix_sort_u64(ord, tmp, hist, nloc);
-    }
-  }
+  uint64_t *sorted = !s && nloc > 0 ? mispc_key_order(key, nloc) : NULL;
   nbr_view w = {g, col, gcol};
   int64_t left = nloc;
   int32_t top = -1;
@@ -121,9 +111,7 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
   }
   if (!s) s = max_over(ctx, g->comm, &top);
   if (!s) *ncolors = top + 1;
-  free(ord);
-  free(tmp);
-  free(hist);
+  free(sorted);
   free(key);
   free(gkey);
   return mispc_dist_agree(ctx, g->comm, s);

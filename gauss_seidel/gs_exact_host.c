@@ -83,33 +83,21 @@ mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_
   return MISPC_SUCCESS;
 }
 
-/* Cluster m (of h->cl) solved in its slice of e->xs (its values
- * contiguous, as the GPU's slice of x in sweep order), then scattered to
- * x. */
-/* gs_exact_outside's sum, the same operations: rows of at most
- * OUTSIDE_FIXED entries by a fixed sequence whose slots past the row's end
- * leave t as it is (a select, not a branch: the rows' counts vary from row
- * to row and the loop's exit branch was the hottest instruction of the
- * sweep), longer rows by the loop. PETSc PCApply a call, the VM, one
- * thread, 3 rounds / 2 rounds, against the loop in one build: aniso3d:60
- * 6.13-6.33 ms against 6.60-6.71, aniso2d:300:0.001 1.70-1.90 against
- * 1.87-2.09, Laplace3D_50 block solves 4.56-4.75 against 4.73-4.83. */
-#define OUTSIDE_FIXED 6
+/* gs_exact_outside's sum; rows of 1 to 6 outside entries by gs_sub_slots:
+ * PETSc PCApply a call, the VM, one thread, 3 rounds / 2 rounds, against
+ * the loop in one build: aniso3d:60 6.13-6.33 ms against 6.60-6.71,
+ * aniso2d:300:0.001 1.70-1.90 against 1.87-2.09, Laplace3D_50 block solves
+ * 4.56-4.75 against 4.73-4.83. */
 static inline double outside_sum(const struct gs_exact_lu *e, int64_t q, const int32_t *perm,
                                  const double *b, const double *x) {
   const int64_t o0 = e->optr[q], cnt = e->optr[q + 1] - o0;
-  if (cnt == 0 || cnt > OUTSIDE_FIXED)
-    return gs_exact_outside(q, perm, e->optr, e->ocol, e->oval, b, x);
-  double t = b[perm[q]];
-  for (int k = 0; k < OUTSIDE_FIXED; ++k) {
-    const int64_t o = o0 + (k < cnt ? k : 0);
-    const double prod = e->oval[o] * x[e->ocol[o]];
-    const double u = t - prod;
-    t = k < cnt ? u : t;
-  }
-  return t;
+  if (cnt == 0 || cnt > 6) return gs_exact_outside(q, perm, e->optr, e->ocol, e->oval, b, x);
+  return gs_sub_slots(b[perm[q]], e->ocol + o0, e->oval + o0, (int)cnt, x, 6);
 }
 
+/* Cluster m (of h->cl) solved in its slice of e->xs (its values
+ * contiguous, as the GPU's slice of x in sweep order), then scattered to
+ * x. */
 static inline void solve_cluster(const mispc_gs *gs, int64_t m, const double *b, double *x) {
   const struct gs_exact_lu *e = &gs->ex;
   const int64_t q0 = gs->h.cl[m], q1 = gs->h.cl[m + 1];

@@ -158,33 +158,21 @@ static inline void blocked_point_backward(const struct gs_host_copy *h, int64_t 
   }
 }
 
-/* gs_update_cluster_row on row q of a blocked cluster copy: its m entries at col, val, in the order
- * the row's update takes them (the running place of a pass through the copy, which reads one byte
- * a row for its length instead of two row pointers). */
-/* sub_short for 1 .. 8 entries by 8 fixed slots, those past m leaving s by
- * a select: the same operations without a loop whose exit branch follows
- * the row lengths (the blocked cluster passes, whose first pass from x = 0
- * reads rows of varying length). PETSc PCApply a call, the VM, one thread,
- * 3 rounds, against the loop in one build: Laplace3D_50 1.92-1.96 ms
- * against 2.01-2.04, aniso2d:300:0.001 rows clusters 0.92-0.94 against
- * 0.97-1.00, Laplace3D_100 22.0-22.9 against 22.2-23.1. */
-static inline double sub_fixed8(double s, const int32_t *restrict col, const double *restrict val,
-                                int m, const double *restrict x) {
-  for (int k = 0; k < 8; ++k) {
-    const int o = k < m ? k : 0;
-    const double prod = val[o] * x[col[o]];
-    const double u = s - prod;
-    s = k < m ? u : s;
-  }
-  return s;
-}
-
+/* gs_update_cluster_row on row q of a blocked cluster copy: its m entries
+ * at col, val, in the order the row's update takes them (the running place
+ * of a pass through the copy, which reads one byte a row for its length
+ * instead of two row pointers). Rows of up to 8 entries by gs_sub_slots
+ * (the first pass from x = 0 reads rows of varying length): PETSc PCApply
+ * a call, the VM, one thread, 3 rounds, against the loop in one build:
+ * Laplace3D_50 1.92-1.96 ms against 2.01-2.04, aniso2d:300:0.001 rows
+ * clusters 0.92-0.94 against 0.97-1.00, Laplace3D_100 22.0-22.9 against
+ * 22.2-23.1. */
 static inline void short_row(const struct gs_host_copy *h, const int32_t *restrict col,
                              const double *restrict val, int m, const double *b, double *x,
                              int64_t q, int zero) {
   const int32_t i = h->perm[q];
   const double s =
-      m >= 1 && m <= 8 ? sub_fixed8(b[i], col, val, m, x) : sub_short(b[i], col, val, m, x);
+      m >= 1 && m <= 8 ? gs_sub_slots(b[i], col, val, m, x, 8) : sub_short(b[i], col, val, m, x);
   double t = s * h->wdiag[q];
   x[i] = (zero ? 0.0 : x[i]) + t;
 }

@@ -315,6 +315,22 @@ static inline int gs_exact(const mispc_gs *gs) {
   return gs->opt.kind == MISPC_GS_CLUSTER && gs->opt.block_solve;
 }
 
+/* Host sweeps: s minus the m products val[k] * x[col[k]] one after another
+ * (1 <= m <= slots), by `slots` fixed slots (a constant at each call), those
+ * past m leaving s by a select: the same operations as the loop, without
+ * its exit branch, which follows the row lengths and was mispredicted
+ * (gs_host.c short_row, gs_exact_host.c outside_sum say what it saved). */
+static inline double gs_sub_slots(double s, const int32_t *col, const double *val, int m,
+                                  const double *x, int slots) {
+  for (int k = 0; k < slots; ++k) {
+    const int o = k < m ? k : 0;
+    const double prod = val[o] * x[col[o]];
+    const double u = s - prod;
+    s = k < m ? u : s;
+  }
+  return s;
+}
+
 /* Host cluster GS prefetches rows ahead where one pass reads more than
  * this (gs_host.c says why and what it measured). */
 #define GS_PREFETCH_MIN_BYTES (32.0 * 1024 * 1024)

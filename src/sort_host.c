@@ -1,4 +1,5 @@
 /* Host sorts shared by the layers (src/internal.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -22,4 +23,19 @@ uint64_t *mispc_radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_
     a = tmp, tmp = t;
   }
   return a;
+}
+
+uint64_t *mispc_key_order(const uint32_t *key, int64_t n) {
+  uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
+  uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
+  int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1));
+  uint64_t *sorted = NULL;
+  if (a && tmp && hist) {
+    for (int64_t v = 0; v < n; ++v) a[v] = (uint64_t)key[v] << 32 | (uint64_t)v;
+    sorted = mispc_radix_sort_u64(a, tmp, hist, n);
+  }
+  free(sorted == a ? tmp : a);
+  if (!sorted) free(tmp);
+  free(hist);
+  return sorted;
 }
