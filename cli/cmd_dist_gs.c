@@ -67,6 +67,10 @@ static int parse(int argc, char **argv, void *args) {
                   0, MISPC_MAX_THREADS),
       CLI_OPT_FLAG("--dist", "run distributed even outside mpiexec (one rank)", &dist, 1),
       CLI_OPT_FLAG("-v", "progress output (rank 0)", &a->c.verbose, 1),
+      CLI_OPT_FLAG("-vvv",
+                   "also each step of every GPU apply (rank 0; waits for the GPU "
+                   "between steps)",
+                   &a->c.verbose, 3),
   };
   const cli_command cmd = {
       .name = "gs",

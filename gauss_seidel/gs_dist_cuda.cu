@@ -224,6 +224,19 @@ static mispc_status move_values(mispc_context *ctx, cudaStream_t st, mispc_route
   return s;
 }
 
+/* Verbosity 3 and up: each step of an apply, waited for (mispc_log_phase). */
+static void trace_step(mispc_context *ctx, double *t, const char *what) {
+  if (mispc_context_verbosity(ctx) >= 3) mispc_log_phase(ctx, MISPC_MEM_DEVICE, t, what);
+}
+
+/* The seconds since *t once the stream's work is done (no log line). */
+static double trace_wait(mispc_context *ctx, double *t) {
+  mispc_stream_wait(ctx);
+  const double now = mispc_wtime(), dt = now - *t;
+  *t = now;
+  return dt;
+}
+
 extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *gs,
                                              const mispc_dist_csr *A, const double *b, double *x,
                                              int zero_guess) {
@@ -236,12 +249,15 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
   int64_t bytes = 0;
   mispc_status s = MISPC_SUCCESS;
   const double *be = b;
+  const int trace = mispc_context_verbosity(ctx) >= 3;
+  double tstep = trace ? mispc_wtime() : 0, sweeps = 0, exchanges = 0;
   if (cl) { /* b of the swept rows: kept ones here, moved ones from their owners */
     s = copy_by_index(ctx, st, d->nkept, d->kown, b, d->kpos, d->be);
     const mispc_status m = move_values(ctx, st, cl->fwd, d, cl->nmove, d->move_row, b, cl->nrecv,
                                        d->recv_row, d->be, &bytes);
     if (!s) s = m;
     be = d->be;
+    trace_step(ctx, &tstep, "dist gs apply: b of the swept rows (moved rows by route)");
   }
   const int64_t n = d->S.nrows, ncols = d->S.ncols; /* rows swept here, rows + ghosts */
   double *ghosts = d->sweep.xp + n; /* the ghosts' x, after the rows' in sweep order */
@@ -263,6 +279,7 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
     if (!s) s = gs_gather_cuda(ctx, &d->sweep, be, d->xe);
   }
   s = mispc_dist_agree(ctx, A->comm, s);
+  trace_step(ctx, &tstep, "dist gs apply: start values, agreement");
   for (int k = 0; !s && k < gs->opt.sweeps; ++k)
     for (int backward = 0; !s && backward < 2; ++backward) {
       if ((backward && gs->opt.sweep == MISPC_GS_FORWARD) ||
@@ -271,10 +288,17 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
       for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
         s = gs_sweep_color_cuda(ctx, &d->sweep, c, backward, d->xe);
+        if (trace) sweeps += trace_wait(ctx, &tstep);
         if (!s) s = mispc_halo_exchange_where_device(ctx, h, d->keyed, d->xe, ghosts, c);
+        if (trace) exchanges += trace_wait(ctx, &tstep);
       }
     }
   s = mispc_dist_agree(ctx, A->comm, s);
+  if (trace)
+    mispc_logf(ctx, 3, "dist gs apply: %d colors (%s): sweeps %.3f ms, exchanges %.3f ms",
+               gs->ncolors, h->transport == MISPC_TRANSPORT_NCCL ? "nccl" : "mpi", 1e3 * sweeps,
+               1e3 * exchanges);
+  trace_step(ctx, &tstep, "dist gs apply: agreement");
   if (!s && cl) { /* x back: kept rows here, moved ones to their owners */
     s = copy_by_index(ctx, st, d->nkept, d->kpos, d->xe, d->kown, x);
     const mispc_status m = move_values(ctx, st, cl->bwd, d, cl->nrecv, d->recv_row, d->xe,
@@ -284,6 +308,7 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
     s = MISPC_CUDA_CALL(ctx,
                         cudaMemcpyAsync(x, d->xe, 8 * (size_t)n, cudaMemcpyDeviceToDevice, st));
   }
+  trace_step(ctx, &tstep, "dist gs apply: x back (moved rows by route)");
   gs->apply_bytes = bytes + h->stats.bytes_sent - before;
   return mispc_dist_agree(ctx, A->comm, s);
 }

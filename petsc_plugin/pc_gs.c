@@ -339,6 +339,11 @@ static PetscErrorCode dist_begin(PC pc, PetscBool widen) {
     PetscCall(MispcMPIAIJLayout(A, &Ad, &Ao, &N, &rstart, &nghost, &g->garray));
     MispcCall(g->mctx, mispc_dist_csr_wrap(g->mctx, PetscObjectComm((PetscObject)pc), N, rstart,
                                            &g->L.csr, &g->Lo.csr, nghost, g->garray, &g->D));
+    /* a wrapped graph's exchanges are staged through the host until a transport is
+     * chosen: NCCL where every rank has a GPU of its own (the cluster sweep's halo
+     * makes the same choice) */
+    if (g->L.gpu)
+      MispcCall(g->mctx, mispc_dist_set_transport(g->mctx, &g->D, MISPC_TRANSPORT_AUTO));
     g->have_dist = PETSC_TRUE;
   }
   g->D.diag = g->L.csr;
@@ -674,9 +679,11 @@ static PetscErrorCode PCView_MispcGS(PC pc, PetscViewer viewer) {
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
         "  %d ranks, exact: the whole matrix swept color by color (the one-rank output for any "
-        "rank count), %s; colors %d; rank 0 sent %lld bytes in the last application\n",
-        (int)g->nranks,
-        g->L.gpu ? "sweeps on the GPU (setup on the host), halo staged through the host" : "host",
+        "rank count), %s%s; colors %d; rank 0 sent %lld bytes in the last application\n",
+        (int)g->nranks, g->L.gpu ? "sweeps on the GPU (setup on the host), halo " : "host",
+        !g->L.gpu                                           ? ""
+        : !strcmp(mispc_dist_transport_name(&g->D), "nccl") ? "over NCCL"
+                                                            : "staged through the host (MPI)",
         (int)info.ncolors, (long long)bytes));
     if (g->kind == MISPC_GS_CLUSTER)
       PetscCall(PetscViewerASCIIPrintf(
