@@ -8,6 +8,7 @@
 
 #include "agg_backend.h"
 #include "agg_dist.h"
+#include "rows_host.h"
 
 mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, const int32_t *agg,
                                    int64_t naggs, mispc_status bad, const char *who, void *out,
@@ -52,17 +53,42 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
   s = mispc_dist_agree(ctx, g->comm, s);
   if (!s) s = mispc_halo_exchange(ctx, g->halo, agg, gagg, sizeof(int32_t));
   int64_t m = 0;
-  for (int64_t v = 0; !s && v < nloc; ++v) {
-    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
-      const int32_t l = agg[g->diag.colidx[p]];
-      if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
+  /* Each pair (agg[v], l) once, fewer records to send: the rows grouped by
+   * label (one radix sort of the labels), a label's neighbouring labels
+   * marked with the group they were last seen in, where a mark a label fits
+   * the budget; else all pairs and a sort. (Laplace3D_60's clusters on 2
+   * ranks: the sort of 756k pairs took 15 of the call's 46 ms.) */
+  uint64_t *byl = !s && naggs <= MARK_BUDGET ? mispc_key_order((const uint32_t *)agg, nloc) : NULL;
+  int32_t *mark = byl ? (int32_t *)malloc(sizeof(int32_t) * (size_t)(naggs + 1)) : NULL;
+  if (mark) {
+    for (int64_t c = 0; c < naggs; ++c) mark[c] = -1;
+    for (int64_t k = 0; k < nloc; ++k) {
+      const int64_t v = (int64_t)(byl[k] & 0xFFFFFFFFu);
+      const int32_t a = agg[v];
+      mark[a] = a; /* no pair (a, a) */
+      for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
+        const int32_t l = agg[g->diag.colidx[p]];
+        if (mark[l] != a) mark[l] = a, pairs[2 * m] = a, pairs[2 * m + 1] = l, ++m;
+      }
+      for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
+        const int32_t l = gagg[g->offd.colidx[p]];
+        if (mark[l] != a) mark[l] = a, pairs[2 * m] = a, pairs[2 * m + 1] = l, ++m;
+      }
     }
-    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
-      const int32_t l = gagg[g->offd.colidx[p]];
-      if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
+  } else {
+    for (int64_t v = 0; !s && v < nloc; ++v) {
+      for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
+        const int32_t l = agg[g->diag.colidx[p]];
+        if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
+      }
+      for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
+        const int32_t l = gagg[g->offd.colidx[p]];
+        if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
+      }
     }
+    if (!s) m = mispc_sort_unique_pairs(pairs, m);
   }
-  if (!s) m = mispc_sort_unique_pairs(pairs, m); /* fewer records to send */
+  free(byl), free(mark);
   for (int64_t i = 0; !s && i < m; ++i) dest[i] = mispc_dist_even_owner(pairs[2 * i], naggs, id.P);
   if (!s) s = mispc_dist_csr_from_pairs(ctx, g->comm, naggs, id.c0, id.c1, pairs, m, dest, coarse);
   free(gagg);

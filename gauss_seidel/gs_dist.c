@@ -237,16 +237,21 @@ mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
                         "mispc_dist_gs_symbolic: NULL handle or matrix");
   const int dev = A->diag.mem == MISPC_MEM_DEVICE;
   mispc_dist_csr H;
+  double t = mispc_wtime(); /* -vv: each step's time (mispc_log_phase) */
   mispc_status s = dev ? host_view(ctx, A, &H) : MISPC_SUCCESS;
+  if (dev) mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist gs symbolic: host copy of the blocks");
   if (!s) s = symbolic_host(ctx, gs, dev ? &H : A);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist gs symbolic: colors and layout");
   if (!s && !dev) {
     s = mispc_dist_agree(ctx, A->comm, host_copy_pattern(ctx, gs));
     if (s) release(ctx, gs);
     if (!s) gs->block_outside = gs->host.ex.nout, gs->block_factor = gs->host.ex.nfactor;
+    mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist gs symbolic: sweep-ordered copy");
   }
   if (!s && dev) {
     s = mispc_dist_agree(ctx, A->comm, gs_dist_device_setup(ctx, gs, &H));
     if (s) release(ctx, gs);
+    mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "dist gs symbolic: device copy");
   }
   if (dev) host_view_free(ctx, &H);
   gs->device = dev;

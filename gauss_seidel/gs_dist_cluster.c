@@ -89,6 +89,7 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
   int *dest = NULL;
   int64_t ngot = 0, nback = 0;
   mispc_status s = MISPC_SUCCESS;
+  double tlog = mispc_wtime(); /* -vv: each step's time */
   if (use_strength && A->nglobal % bs)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "Gauss-Seidel block size %d does not divide the %lld rows", bs,
@@ -99,6 +100,7 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
   ALLOC(nagg, G->rend - G->rstart, "node clusters");
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_dist_aggregate(ctx, G, &ao, nagg, &ai);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: strength graph, aggregation");
   int64_t naggs = ai.naggs;
   if (!s && gs->opt.line_clusters) s = gs_grow_line_clusters_dist(ctx, G, &ao, nagg, &naggs);
   for (int64_t i = 0; !s && i < nloc; ++i) ragg[i] = use_strength ? nagg[i / bs] : nagg[i];
@@ -107,6 +109,7 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
   const int from_nodes = use_strength && theta == 0;
   if (!s)
     s = mispc_dist_coarse_graph(ctx, from_nodes ? &S : A, from_nodes ? nagg : ragg, naggs, &coarse);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: lines, cluster graph");
   const int64_t cstart = coarse.rstart, nc = coarse.rend - coarse.rstart;
   ALLOC(ccolor, nc, "cluster colors");
   ALLOC(chead, nc, "cluster heads");
@@ -115,6 +118,7 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
   ALLOC(dest, nloc, "head records");
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_dist_color(ctx, &coarse, &co, ccolor, &gs->ncolors);
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: coloring");
   /* Heads: each rank's smallest row of every label it holds goes to the
    * label's coarse row, which takes the minimum and answers with the head
    * and the color. */
@@ -149,7 +153,12 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
     free(rdest);
   }
   if (!s) { /* one answer per piece: sorted by label, they line up with the pieces */
-    qsort(back, (size_t)nback, 3 * sizeof(int64_t), cmp_triple);
+    /* They arrive sorted: the pieces went out in label order to owners of
+     * increasing label ranges, and come back by owner rank, each owner's
+     * in the order it received them. qsort should they not. */
+    int sorted = 1;
+    for (int64_t k = 1; k < nback && sorted; ++k) sorted = back[3 * k] > back[3 * k - 3];
+    if (!sorted) qsort(back, (size_t)nback, 3 * sizeof(int64_t), cmp_triple);
     for (int64_t i = 0; i < nloc; ++i) {
       int64_t lo = 0, hi = nback; /* the answer for label ragg[i] */
       while (lo < hi) {
@@ -164,6 +173,7 @@ static mispc_status clusters_heads_colors(mispc_context *ctx, mispc_dist_gs *gs,
     }
     *naggs_out = naggs;
   }
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: heads and colors of the rows");
   mispc_dist_csr_free(ctx, &S);
   mispc_dist_csr_free(ctx, &coarse);
   free(nagg), free(ccolor), free(pairs), free(rec), free(got), free(back), free(chead), free(dest);
@@ -205,6 +215,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   ALLOC(head, nloc, "row heads");
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = clusters_heads_colors(ctx, gs, A, ragg, head, rcolor, &naggs);
+  double tlog = mispc_wtime(); /* -vv: each step's time */
   if (s) {
     free(ragg), free(rcolor), free(head);
     return s;
@@ -250,6 +261,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
     cl->nrecv_vals = nrent;
     cl->ns = nkept + nrmeta;
   }
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: moved rows and their entries");
   /* 2. The swept rows in row order: kept rows and received ones merged. */
   const int64_t ns = cl->ns;
   int64_t *sw = NULL;      /* (row, source) pairs: source >= 0 own row, < 0: -1 - received */
@@ -265,16 +277,26 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   s = mispc_dist_agree(ctx, comm, s);
   if (s) goto done2;
   {
-    int64_t q = 0, e = 0;
-    for (int64_t i = 0; i < nloc; ++i)
-      if (cl->kept[i] >= 0) sw[2 * q] = rstart + i, sw[2 * q + 1] = i, ++q;
+    int64_t q = 0, e = 0, in_order = 1;
     for (int64_t k = 0; k < cl->nrecv; ++k) {
-      sw[2 * q] = rmeta[5 * k], sw[2 * q + 1] = -1 - k, ++q;
       rstartp[k] = e;
       e += rmeta[5 * k + 4];
       cl->recv_src[k] = (int)rmeta[5 * k + 3];
+      in_order &= k == 0 || rmeta[5 * k] > rmeta[5 * (k - 1)];
     }
-    qsort(sw, (size_t)ns, 2 * sizeof(int64_t), mispc_cmp_i64); /* rows are distinct */
+    /* The kept rows are in row order, and so are the received ones: the
+     * route delivers by source rank (ranks own increasing row ranges), each
+     * source's rows in its sending order (increasing); so the two merge.
+     * qsort where the received rows are out of order (rows are distinct). */
+    for (int64_t i = 0, k = 0; i < nloc || k < cl->nrecv;) {
+      while (i < nloc && cl->kept[i] < 0) ++i;
+      const int take_own = i < nloc && (k >= cl->nrecv || rstart + i < rmeta[5 * k]);
+      if (take_own)
+        sw[2 * q] = rstart + i, sw[2 * q + 1] = i, ++q, ++i;
+      else if (k < cl->nrecv)
+        sw[2 * q] = rmeta[5 * k], sw[2 * q + 1] = -1 - k, ++q, ++k;
+    }
+    if (!in_order) qsort(sw, (size_t)ns, 2 * sizeof(int64_t), mispc_cmp_i64);
     for (q = 0, e = 0; q < ns; ++q) {
       if (sw[2 * q + 1] >= 0) {
         cl->kept[sw[2 * q + 1]] = (int32_t)q;
@@ -284,6 +306,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
       }
     }
   }
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: the swept rows in row order");
   /* 3. The sweep numbering: rank ranges of swept rows; owners learn the new
    * id of their moved rows (in the order x will come back at each apply). */
   int64_t nstart = 0, *nranges = NULL, *newid = NULL, *idrec = NULL, *idgot = NULL, nidgot = 0;
@@ -316,6 +339,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
     newid[i] = idgot[2 * j + 1];
     cl->back_row[j] = (int32_t)i;
   }
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: the sweep numbering");
   /* 4. Ghosts of the sweep: columns of swept rows swept elsewhere; their
    * owners tell their new ids. */
   {
@@ -402,6 +426,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_halo_create(ctx, comm, nranges, nstart, cl->ng, cl->garray, &cl->halo);
   if (s) goto done3;
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: ghosts, halo and the sweep matrix");
   /* 6. Clusters by (color, label), rows increasing inside; colors of the
    * sent rows and of the ghosts for the per-color exchanges. */
   {
@@ -425,10 +450,22 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
         const int32_t lab = src >= 0 ? ragg[src] : (int32_t)rmeta[5 * (-1 - src) + 1];
         swcolor[r] = src >= 0 ? rcolor[src] : (int32_t)rmeta[5 * (-1 - src) + 2];
         cl->row_cluster[r] = lab;
-        key[3 * r] = swcolor[r], key[3 * r + 1] = lab, key[3 * r + 2] = r;
       }
       for (int64_t j = 0; j < cl->ng; ++j) cl->row_cluster[ns + j] = -1;
-      qsort(key, (size_t)ns, 3 * sizeof(int64_t), cmp_triple);
+      /* (color, label, row): rows by (label, row) in one radix sort, then a
+       * stable counting sort by color (labels are >= 0) */
+      uint64_t *by_label = mispc_key_order((const uint32_t *)cl->row_cluster, ns);
+      int64_t *at = (int64_t *)calloc((size_t)gs->ncolors + 1, sizeof(int64_t));
+      if (!by_label || !at) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory for clusters");
+      for (int64_t r = 0; !s && r < ns; ++r) at[swcolor[r] + 1]++;
+      for (int32_t c = 0; !s && c < gs->ncolors; ++c) at[c + 1] += at[c];
+      for (int64_t k = 0; !s && k < ns; ++k) {
+        const int64_t r = (int64_t)(by_label[k] & 0xFFFFFFFFu), pos = at[swcolor[r]]++;
+        key[3 * pos] = swcolor[r], key[3 * pos + 1] = cl->row_cluster[r], key[3 * pos + 2] = r;
+      }
+      free(by_label), free(at);
+    }
+    if (!s) {
       int64_t lo = INT64_MAX, hi = 0, one = 0;
       for (int64_t r = 0; r < ns; ++r) {
         if (!r || key[3 * r + 1] != key[3 * r - 2]) {
@@ -455,11 +492,13 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
     }
     free(swcolor), free(key);
   }
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: clusters by color");
   /* 7. The moves of every apply: neighbour plans both ways. */
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) s = mispc_route_plan_create(ctx, comm, cl->nmove, cl->move_dest, &cl->fwd);
   if (!s) s = mispc_route_plan_create(ctx, comm, cl->nrecv, cl->recv_src, &cl->bwd);
   ALLOC(cl->mbuf, cl->nmove + cl->nrecv, "moved values");
+  mispc_log_phase(ctx, MISPC_MEM_HOST, &tlog, "dist cluster gs: route plans of the moves");
 done3:
   free(nranges), free(newid), free(idrec), free(idgot);
 done2:

@@ -104,7 +104,17 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
   int64_t k = 0;
   for (int64_t p = 0; p < nnz; ++p)
     if (gcol[p] < g->rstart || gcol[p] >= g->rend) gh[k++] = gcol[p];
-  qsort(gh, (size_t)no, sizeof *gh, mispc_cmp_i64);
+  /* the ghost ids sorted (ids are >= 0): a radix sort where there are many
+   * (a coarse graph's rows can have half their entries off the rank) */
+  uint64_t *tmp = no >= 4096 ? (uint64_t *)malloc(sizeof(uint64_t) * (size_t)no) : NULL;
+  int64_t *hist = tmp ? (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1)) : NULL;
+  if (tmp && hist) {
+    const uint64_t *sorted = mispc_radix_sort_u64((uint64_t *)gh, tmp, hist, no);
+    if (sorted != (const uint64_t *)gh) memcpy(gh, sorted, sizeof(int64_t) * (size_t)no);
+  } else {
+    qsort(gh, (size_t)no, sizeof *gh, mispc_cmp_i64);
+  }
+  free(tmp), free(hist);
   int64_t ng = 0;
   for (int64_t j = 0; j < no; ++j)
     if (j == 0 || gh[j] != gh[j - 1]) gh[ng++] = gh[j];
@@ -122,8 +132,7 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
         if (values) g->diag.values[a] = values[p];
         ++a;
       } else {
-        const int64_t *at = (const int64_t *)bsearch(&c, gh, (size_t)ng, sizeof *gh, mispc_cmp_i64);
-        g->offd.colidx[b] = (int32_t)(at - gh);
+        g->offd.colidx[b] = (int32_t)mispc_lower_bound_i64(gh, 0, ng, c); /* c is there */
         if (values) g->offd.values[b] = values[p];
         ++b;
       }
