@@ -465,6 +465,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
       }
       free(by_label), free(at);
     }
+    s = mispc_dist_agree(ctx, comm, s); /* a collective follows */
     if (!s) {
       int64_t lo = INT64_MAX, hi = 0, one = 0;
       for (int64_t r = 0; r < ns; ++r) {
