@@ -89,7 +89,49 @@ static mispc_status merge_rows(mispc_context *ctx, mispc_dist_gs *g, const mispc
   return MISPC_SUCCESS;
 }
 
-static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A) {
+/* A setup step of host graph H on the GPU: D is H's device twin, or NULL
+ * (H is copied to the device for the step); the result (nloc int32 words)
+ * comes back to out on the host. Collective; the step's own contract makes
+ * the result the host's. */
+static mispc_status on_device(mispc_context *ctx, const mispc_dist_csr *H, const mispc_dist_csr *D,
+                              int aggregate, const void *opt, int32_t *out, void *result) {
+  mispc_dist_csr copy = {0};
+  const int64_t nloc = H->rend - H->rstart;
+  int32_t *d_out = NULL;
+  mispc_status s = D ? MISPC_SUCCESS : mispc_dist_csr_copy(ctx, H, MISPC_MEM_DEVICE, &copy);
+  if (!s)
+    s = mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * (size_t)(nloc + 1), (void **)&d_out);
+  s = mispc_dist_agree(ctx, H->comm, s);
+  const mispc_dist_csr *G = D ? D : &copy;
+  if (!s)
+    s = aggregate ? mispc_dist_aggregate(ctx, G, (const mispc_agg_options *)opt, d_out,
+                                         (mispc_dist_agg_info *)result)
+                  : mispc_dist_color(ctx, G, (const mispc_coloring_options *)opt, d_out,
+                                     (int32_t *)result);
+  if (!s && nloc > 0)
+    s = mispc_memcpy(ctx, out, MISPC_MEM_HOST, d_out, MISPC_MEM_DEVICE,
+                     sizeof(int32_t) * (size_t)nloc);
+  mispc_free(ctx, MISPC_MEM_DEVICE, d_out);
+  if (!D) mispc_dist_csr_free(ctx, &copy);
+  return mispc_dist_agree(ctx, H->comm, s);
+}
+
+mispc_status gs_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *H, const mispc_dist_csr *D,
+                               int gpu, const mispc_agg_options *opt, int32_t *agg,
+                               mispc_dist_agg_info *info) {
+  if (gpu && !ctx->tuning.dist_gs_host_setup) return on_device(ctx, H, D, 1, opt, agg, info);
+  return mispc_dist_aggregate(ctx, H, opt, agg, info);
+}
+
+mispc_status gs_dist_color(mispc_context *ctx, const mispc_dist_csr *H, const mispc_dist_csr *D,
+                           int gpu, const mispc_coloring_options *opt, int32_t *color,
+                           int32_t *ncolors) {
+  if (gpu && !ctx->tuning.dist_gs_host_setup) return on_device(ctx, H, D, 0, opt, color, ncolors);
+  return mispc_dist_color(ctx, H, opt, color, ncolors);
+}
+
+static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
+                                  const mispc_dist_csr *D) {
   mispc_status s = MISPC_SUCCESS;
   if ((A->diag.nnz && !A->diag.values) || (A->offd.nnz && !A->offd.values))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "Gauss-Seidel needs matrix values");
@@ -112,7 +154,7 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
   co.recolor = mispc_gs_recolor_passes(&gs->opt);
   co.mis.skip_validation = 1;
   if (!s && gs->opt.kind == MISPC_GS_CLUSTER) { /* its own layout (gs_dist_cluster.c) */
-    s = gs_dist_cluster_symbolic(ctx, gs, A);
+    s = gs_dist_cluster_symbolic(ctx, gs, A, D);
     if (s) {
       release(ctx, gs);
       return s;
@@ -128,7 +170,7 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
   if (!s && (!color || !gs->gcolor || !gs->scolor || !gs->order || !gs->xe))
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
   s = mispc_dist_agree(ctx, A->comm, s);
-  if (!s) s = mispc_dist_color(ctx, A, &co, color, &gs->ncolors);
+  if (!s) s = gs_dist_color(ctx, A, D, D != NULL, &co, color, &gs->ncolors);
   if (!s) s = mispc_halo_exchange(ctx, A->halo, color, gs->gcolor, sizeof(int32_t));
   if (!s) {
     for (int64_t e = 0; e < A->halo->nsend; ++e) gs->scolor[e] = color[A->halo->sidx[e]];
@@ -240,7 +282,7 @@ mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   double t = mispc_wtime(); /* -vv: each step's time (mispc_log_phase) */
   mispc_status s = dev ? host_view(ctx, A, &H) : MISPC_SUCCESS;
   if (dev) mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist gs symbolic: host copy of the blocks");
-  if (!s) s = symbolic_host(ctx, gs, dev ? &H : A);
+  if (!s) s = symbolic_host(ctx, gs, dev ? &H : A, dev ? A : NULL);
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist gs symbolic: colors and layout");
   if (!s && !dev) {
     s = mispc_dist_agree(ctx, A->comm, host_copy_pattern(ctx, gs));

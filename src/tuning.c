@@ -43,6 +43,8 @@ static const knob knobs[] = {
          "distributed GPU MIS-2 over NCCL: all rounds in one kernel (0 small halos, 1 on, 2 off)"),
     KNOB(dist_agg_scan_labels, "0|1",
          "distributed GPU aggregation: roots numbered a phase at a time"),
+    KNOB(dist_gs_host_setup, "0|1",
+         "distributed GS of device matrices: the whole setup on the host copies"),
     KNOB(dist_pick_sort_rows, NULL,
          "distributed aggregation: phase 3 sorts the labels of rows over N (0: GPU 256, host 64)"),
 };

@@ -75,6 +75,9 @@ typedef struct mispc_tuning {
                                   by an MPI scan (a host wait a phase) instead of provisional
                                   labels renumbered at the end (the path of graphs of 2^30
                                   vertices or more) */
+  int dist_gs_host_setup;      /* 1: the distributed GS setup of device matrices runs all on its
+                                  host copies (0: point GS colors, cluster GS aggregates on the
+                                  GPU) */
   int dist_pick_sort_rows;     /* aggregation on several ranks: phase 3's leftovers with rows
                                   of more than this many entries pick from their neighbours'
                                   sorted labels (0: 256 on the GPU, at least 32 there; 64 on

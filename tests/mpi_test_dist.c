@@ -675,7 +675,9 @@ static void test_coarse_levels(void) {
  * one-process host result xref bit for bit. Cluster GS: mode 0 as chosen by
  * the setup (small clusters stage), 1 chains from global memory, 2 streamed
  * through tiles of 16 entries (the one-process GPU kernels' modes, which
- * the distributed sweep runs color by color). */
+ * the distributed sweep runs color by color). Mode 3 (both kinds): the
+ * whole setup on its host copies (tuning dist_gs_host_setup; else point GS
+ * colors and cluster GS aggregates on the GPU). */
 static void check_gs_gpu(mispc_context *ctx, const mispc_gs_options *o, const mispc_dist_csr *D,
                          const double *b, const double *xref, int64_t r0, int64_t r1,
                          int zero_guess, int mode, const char *spec, int bs) {
@@ -684,6 +686,7 @@ static void check_gs_gpu(mispc_context *ctx, const mispc_gs_options *o, const mi
   memset(&t, 0, sizeof t);
   t.gs_chain_global = mode == 1;
   t.gs_chain_stream = mode == 2 ? 16 : 0;
+  t.dist_gs_host_setup = mode == 3;
   CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
   mispc_dist_csr DD;
   mispc_dist_gs *gg = NULL;
@@ -758,8 +761,9 @@ static mispc_gs_info check_gs(mispc_context *ctx, const char *spec, mispc_gs_kin
   int64_t diff = 0;
   for (int64_t i = r0; i < r1; ++i) diff += memcmp(&x[i], &xl[i - r0], sizeof(double)) != 0;
   if (mispc_have_gpu()) /* the same on the GPU: device matrix and vectors */
-    for (int mode = 0; mode < (kind == MISPC_GS_CLUSTER ? 3 : 1); ++mode)
-      check_gs_gpu(ctx, &o, &D, b + r0, x + r0, r0, r1, zero_guess, mode, spec, bs);
+    for (int mode = 0; mode < 4; ++mode)
+      if (kind == MISPC_GS_CLUSTER || mode == 0 || mode == 3)
+        check_gs_gpu(ctx, &o, &D, b + r0, x + r0, r0, r1, zero_guess, mode, spec, bs);
   mispc_gs_info i1, i2;
   mispc_gs_get_info(g1, &i1);
   mispc_dist_gs_get_info(gd, &i2, NULL);
