@@ -38,6 +38,14 @@ mispc_status agg_dist_check_labels(mispc_context *ctx, const mispc_dist_csr *g, 
   return MISPC_SUCCESS;
 }
 
+/* Pair (a, l) of the coarse graph unless l is a itself or, with marks,
+ * already seen in a's group (mark[l] == a). */
+static inline void add_pair(int32_t *mark, int32_t a, int32_t l, int64_t *pairs, int64_t *m) {
+  if (l == a || (mark && mark[l] == a)) return;
+  if (mark) mark[l] = a;
+  pairs[2 * *m] = a, pairs[2 * *m + 1] = l, ++*m;
+}
+
 mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g,
                                      const int32_t *agg, int64_t naggs, mispc_dist_csr *coarse) {
   agg_ids id;
@@ -60,34 +68,16 @@ mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_dist_csr *g
    * ranks: the sort of 756k pairs took 15 of the call's 46 ms.) */
   uint64_t *byl = !s && naggs <= MARK_BUDGET ? mispc_key_order((const uint32_t *)agg, nloc) : NULL;
   int32_t *mark = byl ? (int32_t *)malloc(sizeof(int32_t) * (size_t)(naggs + 1)) : NULL;
-  if (mark) {
-    for (int64_t c = 0; c < naggs; ++c) mark[c] = -1;
-    for (int64_t k = 0; k < nloc; ++k) {
-      const int64_t v = (int64_t)(byl[k] & 0xFFFFFFFFu);
-      const int32_t a = agg[v];
-      mark[a] = a; /* no pair (a, a) */
-      for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
-        const int32_t l = agg[g->diag.colidx[p]];
-        if (mark[l] != a) mark[l] = a, pairs[2 * m] = a, pairs[2 * m + 1] = l, ++m;
-      }
-      for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
-        const int32_t l = gagg[g->offd.colidx[p]];
-        if (mark[l] != a) mark[l] = a, pairs[2 * m] = a, pairs[2 * m + 1] = l, ++m;
-      }
-    }
-  } else {
-    for (int64_t v = 0; !s && v < nloc; ++v) {
-      for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p) {
-        const int32_t l = agg[g->diag.colidx[p]];
-        if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
-      }
-      for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) {
-        const int32_t l = gagg[g->offd.colidx[p]];
-        if (l != agg[v]) pairs[2 * m] = agg[v], pairs[2 * m + 1] = l, ++m;
-      }
-    }
-    if (!s) m = mispc_sort_unique_pairs(pairs, m);
+  for (int64_t c = 0; mark && c < naggs; ++c) mark[c] = -1;
+  for (int64_t k = 0; !s && k < nloc; ++k) {
+    const int64_t v = mark ? (int64_t)(byl[k] & 0xFFFFFFFFu) : k;
+    const int32_t a = agg[v];
+    for (int64_t p = g->diag.rowptr[v]; p < g->diag.rowptr[v + 1]; ++p)
+      add_pair(mark, a, agg[g->diag.colidx[p]], pairs, &m);
+    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p)
+      add_pair(mark, a, gagg[g->offd.colidx[p]], pairs, &m);
   }
+  if (!s && !mark) m = mispc_sort_unique_pairs(pairs, m);
   free(byl), free(mark);
   for (int64_t i = 0; !s && i < m; ++i) dest[i] = mispc_dist_even_owner(pairs[2 * i], naggs, id.P);
   if (!s) s = mispc_dist_csr_from_pairs(ctx, g->comm, naggs, id.c0, id.c1, pairs, m, dest, coarse);

@@ -123,10 +123,12 @@ mispc_status gs_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *H, cons
   return mispc_dist_aggregate(ctx, H, opt, agg, info);
 }
 
-mispc_status gs_dist_color(mispc_context *ctx, const mispc_dist_csr *H, const mispc_dist_csr *D,
-                           int gpu, const mispc_coloring_options *opt, int32_t *color,
-                           int32_t *ncolors) {
-  if (gpu && !ctx->tuning.dist_gs_host_setup) return on_device(ctx, H, D, 0, opt, color, ncolors);
+/* Point GS's colors of host matrix H: on its device twin D (NULL: host
+ * matrices) unless dist_gs_host_setup asks for the host. */
+static mispc_status color_rows(mispc_context *ctx, const mispc_dist_csr *H, const mispc_dist_csr *D,
+                               const mispc_coloring_options *opt, int32_t *color,
+                               int32_t *ncolors) {
+  if (D && !ctx->tuning.dist_gs_host_setup) return on_device(ctx, H, D, 0, opt, color, ncolors);
   return mispc_dist_color(ctx, H, opt, color, ncolors);
 }
 
@@ -170,7 +172,7 @@ static mispc_status symbolic_host(mispc_context *ctx, mispc_dist_gs *gs, const m
   if (!s && (!color || !gs->gcolor || !gs->scolor || !gs->order || !gs->xe))
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
   s = mispc_dist_agree(ctx, A->comm, s);
-  if (!s) s = gs_dist_color(ctx, A, D, D != NULL, &co, color, &gs->ncolors);
+  if (!s) s = color_rows(ctx, A, D, &co, color, &gs->ncolors);
   if (!s) s = mispc_halo_exchange(ctx, A->halo, color, gs->gcolor, sizeof(int32_t));
   if (!s) {
     for (int64_t e = 0; e < A->halo->nsend; ++e) gs->scolor[e] = color[A->halo->sidx[e]];

@@ -82,16 +82,13 @@ struct mispc_dist_gs {
  * on the GPU (the same labels). */
 mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
                                       const mispc_dist_csr *A, const mispc_dist_csr *D);
-/* mispc_dist_aggregate / mispc_dist_color of host graph H, results on the
- * host; with gpu (a setup of device matrices) run on the GPU, on D (H's
- * device twin) or, D NULL, on a device copy of H, unless the tuning knob
- * dist_gs_host_setup asks for the host (gs_dist.c). Collective. */
+/* mispc_dist_aggregate of host graph H, labels on the host; with gpu (a
+ * setup of device matrices) run on the GPU, on D (H's device twin) or, D
+ * NULL, on a device copy of H, unless the tuning knob dist_gs_host_setup
+ * asks for the host (gs_dist.c). Collective. */
 mispc_status gs_dist_aggregate(mispc_context *ctx, const mispc_dist_csr *H, const mispc_dist_csr *D,
                                int gpu, const mispc_agg_options *opt, int32_t *agg,
                                mispc_dist_agg_info *info);
-mispc_status gs_dist_color(mispc_context *ctx, const mispc_dist_csr *H, const mispc_dist_csr *D,
-                           int gpu, const mispc_coloring_options *opt, int32_t *color,
-                           int32_t *ncolors);
 mispc_status gs_dist_cluster_numeric(mispc_context *ctx, mispc_dist_gs *gs, MPI_Comm comm);
 mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Comm comm,
                                    const double *b, double *x, int zero_guess);

@@ -339,11 +339,6 @@ static PetscErrorCode dist_begin(PC pc, PetscBool widen) {
     PetscCall(MispcMPIAIJLayout(A, &Ad, &Ao, &N, &rstart, &nghost, &g->garray));
     MispcCall(g->mctx, mispc_dist_csr_wrap(g->mctx, PetscObjectComm((PetscObject)pc), N, rstart,
                                            &g->L.csr, &g->Lo.csr, nghost, g->garray, &g->D));
-    /* a wrapped graph's exchanges are staged through the host until a transport is
-     * chosen: NCCL where every rank has a GPU of its own (the cluster sweep's halo
-     * makes the same choice) */
-    if (g->L.gpu)
-      MispcCall(g->mctx, mispc_dist_set_transport(g->mctx, &g->D, MISPC_TRANSPORT_AUTO));
     g->have_dist = PETSC_TRUE;
   }
   g->D.diag = g->L.csr;

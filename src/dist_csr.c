@@ -62,7 +62,10 @@ static mispc_status finish(mispc_context *ctx, mispc_dist_csr *g) {
   MISPC_TRY(mispc_halo_create(ctx, g->comm, g->ranges, g->rstart, g->nghost, g->garray, &g->halo));
   if (g->diag.mem != MISPC_MEM_DEVICE) return MISPC_SUCCESS;
   const int32_t *d_sidx = NULL;
-  return mispc_dist_agree(ctx, g->comm, mispc_halo_device_send_list(ctx, g->halo, &d_sidx));
+  MISPC_TRY(mispc_dist_agree(ctx, g->comm, mispc_halo_device_send_list(ctx, g->halo, &d_sidx)));
+  /* every device graph (copied or wrapped) starts on AUTO: NCCL where each
+   * rank has a GPU of its own, else MPI staged through the host */
+  return mispc_halo_set_transport(ctx, g->halo, g->comm, MISPC_TRANSPORT_AUTO);
 }
 
 void mispc_dist_csr_free(mispc_context *ctx, mispc_dist_csr *g) {
@@ -106,15 +109,13 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
     if (gcol[p] < g->rstart || gcol[p] >= g->rend) gh[k++] = gcol[p];
   /* the ghost ids sorted (ids are >= 0): a radix sort where there are many
    * (a coarse graph's rows can have half their entries off the rank) */
-  uint64_t *tmp = no >= 4096 ? (uint64_t *)malloc(sizeof(uint64_t) * (size_t)no) : NULL;
-  int64_t *hist = tmp ? (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1)) : NULL;
-  if (tmp && hist) {
-    const uint64_t *sorted = mispc_radix_sort_u64((uint64_t *)gh, tmp, hist, no);
-    if (sorted != (const uint64_t *)gh) memcpy(gh, sorted, sizeof(int64_t) * (size_t)no);
-  } else {
+  uint64_t *tmp = NULL;
+  const uint64_t *sorted = mispc_radix_sorted((uint64_t *)gh, no, &tmp);
+  if (!sorted)
     qsort(gh, (size_t)no, sizeof *gh, mispc_cmp_i64);
-  }
-  free(tmp), free(hist);
+  else if (sorted != (const uint64_t *)gh)
+    memcpy(gh, sorted, sizeof(int64_t) * (size_t)no);
+  free(tmp);
   int64_t ng = 0;
   for (int64_t j = 0; j < no; ++j)
     if (j == 0 || gh[j] != gh[j - 1]) gh[ng++] = gh[j];
@@ -270,8 +271,6 @@ mispc_status mispc_dist_csr_copy(mispc_context *ctx, const mispc_dist_csr *src, 
   if (!s) s = mispc_csr_copy(ctx, &src->offd, mem, &dst->offd);
   s = mispc_dist_agree(ctx, src->comm, s);
   if (!s) s = finish(ctx, dst);
-  if (!s && mem == MISPC_MEM_DEVICE)
-    s = mispc_halo_set_transport(ctx, dst->halo, dst->comm, MISPC_TRANSPORT_AUTO);
   if (s) mispc_dist_csr_free(ctx, dst);
   return s;
 }

@@ -105,23 +105,17 @@ static int cmp_pair(const void *a, const void *b) {
  * GS setup on several ranks. 0 (p untouched) when a value is out of range,
  * n is small or memory is short: the caller sorts with qsort. */
 static int sort_pairs_radix(int64_t *p, int64_t n) {
-  if (n < 4096) return 0;
+  if (n < MISPC_RADIX_MIN) return 0;
   for (int64_t i = 0; i < 2 * n; ++i)
     if (p[i] < 0 || p[i] > 0xFFFFFFFFll) return 0;
-  uint64_t *key = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
-  uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n);
-  int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1));
-  const int ok = key && tmp && hist;
-  if (ok) {
-    for (int64_t i = 0; i < n; ++i) key[i] = (uint64_t)p[2 * i] << 32 | (uint64_t)p[2 * i + 1];
-    const uint64_t *sorted = mispc_radix_sort_u64(key, tmp, hist, n);
-    for (int64_t i = 0; i < n; ++i)
-      p[2 * i] = (int64_t)(sorted[i] >> 32), p[2 * i + 1] = (int64_t)(sorted[i] & 0xFFFFFFFFu);
-  }
-  free(hist);
+  uint64_t *key = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n), *tmp = NULL;
+  for (int64_t i = 0; key && i < n; ++i) key[i] = (uint64_t)p[2 * i] << 32 | (uint64_t)p[2 * i + 1];
+  const uint64_t *sorted = key ? mispc_radix_sorted(key, n, &tmp) : NULL;
+  for (int64_t i = 0; sorted && i < n; ++i)
+    p[2 * i] = (int64_t)(sorted[i] >> 32), p[2 * i + 1] = (int64_t)(sorted[i] & 0xFFFFFFFFu);
   free(tmp);
   free(key);
-  return ok;
+  return sorted != NULL;
 }
 
 int64_t mispc_sort_unique_pairs(int64_t *p, int64_t n) {

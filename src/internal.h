@@ -207,6 +207,12 @@ static inline int mispc_sorted_has_i32(const int32_t *a, int64_t n, int32_t x) {
 #define MISPC_RADIX_BITS    11
 #define MISPC_RADIX_BUCKETS (1 << MISPC_RADIX_BITS)
 uint64_t *mispc_radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_t n);
+/* mispc_radix_sort_u64 of a[0..n) with buffers of its own where n is at
+ * least MISPC_RADIX_MIN (below, qsort is as fast): the sorted keys (in a or
+ * in *scratch, which the caller frees after reading them), or NULL (a
+ * untouched) where n is small or memory short: the caller sorts otherwise. */
+#define MISPC_RADIX_MIN 4096
+const uint64_t *mispc_radix_sorted(uint64_t *a, int64_t n, uint64_t **scratch);
 /* The ids 0 .. n-1 (below 2^32) sorted by (key[v], v), packed as
  * key << 32 | v (src/sort_host.c); NULL where memory is short. */
 uint64_t *mispc_key_order(const uint32_t *key, int64_t n);

@@ -25,6 +25,14 @@ uint64_t *mispc_radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_
   return a;
 }
 
+const uint64_t *mispc_radix_sorted(uint64_t *a, int64_t n, uint64_t **scratch) {
+  *scratch = n >= MISPC_RADIX_MIN ? (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n) : NULL;
+  int64_t *hist = *scratch ? (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1)) : NULL;
+  const uint64_t *sorted = hist ? mispc_radix_sort_u64(a, *scratch, hist, n) : NULL;
+  free(hist);
+  return sorted;
+}
+
 uint64_t *mispc_key_order(const uint32_t *key, int64_t n) {
   uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
   uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));

@@ -106,7 +106,8 @@ typedef enum mispc_dist_transport {
   MISPC_TRANSPORT_NCCL      /* NCCL grouped send/recv on device buffers (one GPU a rank) */
 } mispc_dist_transport;
 /* Chooses the transport of a device graph's halo exchanges (collective;
- * mispc_dist_csr_copy to device memory sets AUTO). NCCL where ranks share a
+ * a device graph from mispc_dist_csr_copy or mispc_dist_csr_wrap starts on
+ * AUTO). NCCL where ranks share a
  * GPU, or in a build without NCCL, fails on every rank. */
 MISPC_API mispc_status mispc_dist_set_transport(mispc_context *ctx, mispc_dist_csr *g,
                                                 mispc_dist_transport t);
