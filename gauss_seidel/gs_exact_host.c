@@ -13,6 +13,7 @@ void gs_exact_free(mispc_context *ctx, mispc_gs *gs, mispc_memspace mem) {
   void *p[] = {e->optr,  e->eptr, e->ocol, e->osrc, e->first,
                e->iperm, e->oval, e->lu,   e->xs,   e->edge};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, mem, p[k]);
+  if (mem == MISPC_MEM_HOST) gs_exact_rows_free(ctx, &e->rows);
   memset(e, 0, sizeof *e);
 }
 
@@ -55,7 +56,7 @@ mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc
                   e->optr, e->ocol, e->osrc);
   mispc_logf(ctx, 2, "gs exact clusters: %lld outside entries, %lld factor values",
              (long long)e->optr[n], (long long)e->eptr[n]);
-  return MISPC_SUCCESS;
+  return h->blocked ? gs_exact_rows_pattern(ctx, gs) : MISPC_SUCCESS;
 }
 
 mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
@@ -80,6 +81,7 @@ mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_
     *bad_row = (int64_t)(first_bad >> 3);
     *bad_kind = (int)(first_bad & 7);
   }
+  if (*bad_row < 0) gs_exact_rows_values(gs);
   return MISPC_SUCCESS;
 }
 
@@ -145,6 +147,10 @@ void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b
   /* the clusters of the color a pass starts with, where the pass before
    * ended with them: skipped (gs_exact_edges_host) */
   const uint8_t skip = skip_first && gs->ex.edge ? (backward ? 2 : 1) : 0;
+  if (gs->ex.rows.fcl) { /* one thread: row passes over x */
+    gs_exact_rows_pass(gs, b, x, backward, skip);
+    return;
+  }
   if (gs->h.blocked) { /* one thread, clusters by level (each after its earlier colors') */
     for (int64_t k = 0; k < nc; ++k) {
       const int64_t m = backward ? nc - 1 - k : k;

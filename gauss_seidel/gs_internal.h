@@ -19,6 +19,19 @@ extern "C" {
  * ocol, osrc: offset in its row of A, oval), its envelope's first local
  * index and place in lu (first, eptr; 2 (k - first) + 1 values), the
  * factors (lu); host only: iperm, row -> position, and xs. */
+/* Host exact solves on one thread (h.blocked) as row passes over x
+ * (gs_exact_rows.c), by sweep position q, a cluster's lists one after
+ * another (fcl, ucl: where cluster m's start): flen[q] entries (fcol, fval)
+ * for y_q, the outside ones in storage order then L's row; ulen[q] (ucol,
+ * uval) U's row, columns decreasing; dinv[q] = 1 / U_qq. NULL (fcl) where
+ * a list would exceed 255 entries. */
+struct gs_exact_rows {
+  int64_t *fcl, *ucl;
+  uint8_t *flen, *ulen;
+  int32_t *fcol, *ucol;
+  double *fval, *uval, *dinv;
+};
+
 struct gs_exact_lu {
   int64_t *optr, *eptr;
   int32_t *ocol, *osrc, *first, *iperm;
@@ -30,6 +43,7 @@ struct gs_exact_lu {
   /* host, the handle's own apply (gs_exact_edges_host): for the cluster at
    * h.cl[m], bit 0 its color is the first, bit 1 the last */
   uint8_t *edge;
+  struct gs_exact_rows rows;
 };
 
 struct mispc_gs {
@@ -290,6 +304,12 @@ mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_
 void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                          int backward, int skip_first);
 mispc_status gs_exact_edges_host(mispc_context *ctx, mispc_gs *gs);
+/* The row passes (gs_exact_rows.c): their lists after the pattern and the
+ * factors; a pass (skip as gs_exact_sweep_host's edge bits); the release. */
+mispc_status gs_exact_rows_pattern(mispc_context *ctx, mispc_gs *gs);
+void gs_exact_rows_values(mispc_gs *gs);
+void gs_exact_rows_pass(const mispc_gs *gs, const double *b, double *x, int backward, uint8_t skip);
+void gs_exact_rows_free(mispc_context *ctx, struct gs_exact_rows *r);
 void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                                int32_t c, int backward);
 mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);

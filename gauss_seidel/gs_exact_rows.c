@@ -1,0 +1,158 @@
+/* Host exact cluster solves on one thread (h.blocked) as row passes over x:
+ * a cluster's solve x_C = U^-1 L^-1 (b_C - A_C,out x_out) (gs_exact.h) is,
+ * row k of the cluster in order, y_k = b_k - A_k,out x_out - sum_j<k L_kj y_j
+ * (one list: the outside entries in storage order, then L's row, j
+ * increasing), then, rows backward, z_k = (y_k - sum_j>k U_kj z_j) / U_kk
+ * (U's row, j decreasing). These are gs_exact_outside's and gs_exact_chain's
+ * subtractions in their order (the chain's backward step goes by columns,
+ * each row taking them in decreasing column order), so the same bits as
+ * the GPU, with y and z kept in x (no other cluster reads a cluster's rows
+ * during its solve) and each list read in one pass with a byte a row for
+ * its length, as the row sweeps' blocked copies (gs_host.c). Built with
+ * -ffp-contract=off (CMakeLists.txt). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_internal.h"
+
+void gs_exact_rows_free(mispc_context *ctx, struct gs_exact_rows *r) {
+  void *p[] = {r->fcl, r->ucl, r->flen, r->ulen, r->fcol, r->ucol, r->fval, r->uval, r->dinv};
+  for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
+  memset(r, 0, sizeof *r);
+}
+
+#define ALLOC(ptr, count, elem, what)                                                              \
+  if (!s) s = mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what)
+
+/* The place in lu of U_mk (row m, column k > m) of the cluster at q0, or
+ * -1 outside column k's envelope. */
+static inline int64_t u_at(const struct gs_exact_lu *e, int64_t q0, int64_t m, int64_t k) {
+  const int64_t fk = e->first[q0 + k];
+  return m < fk ? -1 : e->eptr[q0 + k] + (k - fk) + (m - fk);
+}
+
+mispc_status gs_exact_rows_pattern(mispc_context *ctx, mispc_gs *gs) {
+  struct gs_exact_lu *e = &gs->ex;
+  struct gs_exact_rows *r = &e->rows;
+  const struct gs_host_copy *h = &gs->h;
+  const int64_t n = gs->n, nc = gs->nclusters;
+  gs_exact_rows_free(ctx, r);
+  int32_t *ucount = NULL; /* each row's U entries */
+  mispc_status s = MISPC_SUCCESS;
+  ALLOC(ucount, n + 1, 4, "exact rows: U counts");
+  ALLOC(r->fcl, nc + 1, 8, "exact rows: offsets");
+  ALLOC(r->ucl, nc + 1, 8, "exact rows: offsets");
+  ALLOC(r->flen, n + 1, 1, "exact rows: lengths");
+  ALLOC(r->ulen, n + 1, 1, "exact rows: lengths");
+  int ok = !s;
+  /* lengths; a list over 255 entries: no row passes (the cluster solves) */
+  if (ok) r->fcl[0] = r->ucl[0] = 0;
+  for (int64_t m = 0; ok && m < nc; ++m) {
+    const int64_t q0 = h->cl[m], q1 = h->cl[m + 1];
+    for (int64_t q = q0; q < q1; ++q) ucount[q] = 0;
+    for (int64_t q = q0; q < q1; ++q) /* row q's L: columns first .. k - 1, each their U */
+      for (int64_t j = e->first[q]; j < q - q0; ++j) ucount[q0 + j]++;
+    int64_t fsum = 0, usum = 0;
+    for (int64_t q = q0; q < q1 && ok; ++q) {
+      const int64_t fl = e->optr[q + 1] - e->optr[q] + (q - q0 - e->first[q]);
+      ok = fl <= 255 && ucount[q] <= 255;
+      r->flen[q] = (uint8_t)fl, r->ulen[q] = (uint8_t)ucount[q];
+      fsum += fl, usum += ucount[q];
+    }
+    r->fcl[m + 1] = r->fcl[m] + fsum;
+    r->ucl[m + 1] = r->ucl[m] + usum;
+  }
+  if (ok) {
+    ALLOC(r->fcol, r->fcl[nc] + 1, 4, "exact rows: columns");
+    ALLOC(r->ucol, r->ucl[nc] + 1, 4, "exact rows: columns");
+    ALLOC(r->fval, r->fcl[nc] + 1, 8, "exact rows: values");
+    ALLOC(r->uval, r->ucl[nc] + 1, 8, "exact rows: values");
+    ALLOC(r->dinv, n + 1, 8, "exact rows: pivots");
+    ok = !s;
+  }
+  for (int64_t m = 0; ok && m < nc; ++m) {
+    const int64_t q0 = h->cl[m], q1 = h->cl[m + 1];
+    int64_t f = r->fcl[m], u = r->ucl[m];
+    for (int64_t q = q0; q < q1; ++q) {
+      for (int64_t o = e->optr[q]; o < e->optr[q + 1]; ++o) r->fcol[f++] = e->ocol[o];
+      for (int64_t j = e->first[q]; j < q - q0; ++j) r->fcol[f++] = h->perm[q0 + j];
+      for (int64_t k = q1 - q0 - 1; k > q - q0; --k) /* U's row, columns decreasing */
+        if (u_at(e, q0, q - q0, k) >= 0) r->ucol[u++] = h->perm[q0 + k];
+    }
+  }
+  mispc_pool_free(ctx, MISPC_MEM_HOST, ucount);
+  if (!ok) gs_exact_rows_free(ctx, r);
+  if (s) return s;
+  if (ok)
+    mispc_logf(ctx, 2, "gs exact clusters: row passes, %lld + %lld list entries",
+               (long long)r->fcl[nc], (long long)r->ucl[nc]);
+  return MISPC_SUCCESS;
+}
+
+void gs_exact_rows_values(mispc_gs *gs) {
+  const struct gs_exact_lu *e = &gs->ex;
+  const struct gs_exact_rows *r = &e->rows;
+  const struct gs_host_copy *h = &gs->h;
+  if (!r->fcl) return;
+  for (int64_t m = 0; m < gs->nclusters; ++m) {
+    const int64_t q0 = h->cl[m], q1 = h->cl[m + 1];
+    int64_t f = r->fcl[m], u = r->ucl[m];
+    for (int64_t q = q0; q < q1; ++q) {
+      const int64_t k = q - q0, fk = e->first[q];
+      const double *L = e->lu + e->eptr[q];
+      for (int64_t o = e->optr[q]; o < e->optr[q + 1]; ++o) r->fval[f++] = e->oval[o];
+      for (int64_t j = fk; j < k; ++j) r->fval[f++] = L[j - fk];
+      r->dinv[q] = L[2 * (k - fk)]; /* 1 / U_kk */
+      for (int64_t c = q1 - q0 - 1; c > k; --c) {
+        const int64_t at = u_at(e, q0, k, c);
+        if (at >= 0) r->uval[u++] = e->lu[at];
+      }
+    }
+  }
+}
+
+/* t minus the m products val[k] * x[col[k]] in order (gs_sub_slots up to 8). */
+static inline double sub_list(double t, const int32_t *col, const double *val, int m,
+                              const double *x) {
+  if (m == 0) return t;
+  if (m <= 8) return gs_sub_slots(t, col, val, m, x, 8);
+  for (int k = 0; k < m; ++k) {
+    const double prod = val[k] * x[col[k]];
+    t = t - prod;
+  }
+  return t;
+}
+
+/* Cluster m: y forward through its rows, then z backward. */
+static inline void solve_rows(const mispc_gs *gs, int64_t m, const double *b, double *x) {
+  const struct gs_exact_rows *r = &gs->ex.rows;
+  const int64_t q0 = gs->h.cl[m], q1 = gs->h.cl[m + 1];
+  const int32_t *perm = gs->h.perm;
+  const int32_t *col = r->fcol + r->fcl[m];
+  const double *val = r->fval + r->fcl[m];
+  for (int64_t q = q0; q < q1; ++q) {
+    const int32_t i = perm[q];
+    const int l = r->flen[q];
+    x[i] = sub_list(b[i], col, val, l, x);
+    col += l, val += l;
+  }
+  col = r->ucol + r->ucl[m + 1], val = r->uval + r->ucl[m + 1];
+  for (int64_t q = q1 - 1; q >= q0; --q) {
+    const int32_t i = perm[q];
+    const int l = r->ulen[q];
+    col -= l, val -= l;
+    const double t = sub_list(x[i], col, val, l, x);
+    x[i] = t * r->dinv[q];
+  }
+}
+
+void gs_exact_rows_pass(const mispc_gs *gs, const double *b, double *x, int backward,
+                        uint8_t skip) {
+  const int64_t nc = gs->nclusters;
+  const uint8_t *edge = gs->ex.edge;
+  for (int64_t k = 0; k < nc; ++k) {
+    const int64_t m = backward ? nc - 1 - k : k;
+    if (!(edge && edge[m] & skip)) solve_rows(gs, m, b, x);
+  }
+}
