@@ -17,7 +17,8 @@
 #include "gs_internal.h"
 
 void gs_exact_rows_free(mispc_context *ctx, struct gs_exact_rows *r) {
-  void *p[] = {r->fcl, r->ucl, r->flen, r->ulen, r->fcol, r->ucol, r->fval, r->uval, r->dinv};
+  void *p[] = {r->fcl,  r->ucl,  r->flen, r->ulen, r->fcol,
+               r->ucol, r->fval, r->uval, r->usrc, r->dinv};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(r, 0, sizeof *r);
 }
@@ -25,22 +26,15 @@ void gs_exact_rows_free(mispc_context *ctx, struct gs_exact_rows *r) {
 #define ALLOC(ptr, count, elem, what)                                                              \
   if (!s) s = mispc_pool_alloc_n(ctx, MISPC_MEM_HOST, (count), (elem), (void **)&(ptr), what)
 
-/* The place in lu of U_mk (row m, column k > m) of the cluster at q0, or
- * -1 outside column k's envelope. */
-static inline int64_t u_at(const struct gs_exact_lu *e, int64_t q0, int64_t m, int64_t k) {
-  const int64_t fk = e->first[q0 + k];
-  return m < fk ? -1 : e->eptr[q0 + k] + (k - fk) + (m - fk);
-}
-
 mispc_status gs_exact_rows_pattern(mispc_context *ctx, mispc_gs *gs) {
   struct gs_exact_lu *e = &gs->ex;
   struct gs_exact_rows *r = &e->rows;
   const struct gs_host_copy *h = &gs->h;
   const int64_t n = gs->n, nc = gs->nclusters;
   gs_exact_rows_free(ctx, r);
-  int32_t *ucount = NULL; /* each row's U entries */
+  int64_t *ucur = NULL; /* each row's U entries, then its cursor in ucol */
   mispc_status s = MISPC_SUCCESS;
-  ALLOC(ucount, n + 1, 4, "exact rows: U counts");
+  ALLOC(ucur, n + 1, 8, "exact rows: U counts");
   ALLOC(r->fcl, nc + 1, 8, "exact rows: offsets");
   ALLOC(r->ucl, nc + 1, 8, "exact rows: offsets");
   ALLOC(r->flen, n + 1, 1, "exact rows: lengths");
@@ -50,15 +44,16 @@ mispc_status gs_exact_rows_pattern(mispc_context *ctx, mispc_gs *gs) {
   if (ok) r->fcl[0] = r->ucl[0] = 0;
   for (int64_t m = 0; ok && m < nc; ++m) {
     const int64_t q0 = h->cl[m], q1 = h->cl[m + 1];
-    for (int64_t q = q0; q < q1; ++q) ucount[q] = 0;
+    for (int64_t q = q0; q < q1; ++q) ucur[q] = 0;
     for (int64_t q = q0; q < q1; ++q) /* row q's L: columns first .. k - 1, each their U */
-      for (int64_t j = e->first[q]; j < q - q0; ++j) ucount[q0 + j]++;
+      for (int64_t j = e->first[q]; j < q - q0; ++j) ucur[q0 + j]++;
     int64_t fsum = 0, usum = 0;
     for (int64_t q = q0; q < q1 && ok; ++q) {
       const int64_t fl = e->optr[q + 1] - e->optr[q] + (q - q0 - e->first[q]);
-      ok = fl <= 255 && ucount[q] <= 255;
-      r->flen[q] = (uint8_t)fl, r->ulen[q] = (uint8_t)ucount[q];
-      fsum += fl, usum += ucount[q];
+      ok = fl <= 255 && ucur[q] <= 255;
+      r->flen[q] = (uint8_t)fl, r->ulen[q] = (uint8_t)ucur[q];
+      ucur[q] = r->ucl[m] + usum; /* row q's U starts here */
+      fsum += fl, usum += r->ulen[q];
     }
     r->fcl[m + 1] = r->fcl[m] + fsum;
     r->ucl[m + 1] = r->ucl[m] + usum;
@@ -68,20 +63,29 @@ mispc_status gs_exact_rows_pattern(mispc_context *ctx, mispc_gs *gs) {
     ALLOC(r->ucol, r->ucl[nc] + 1, 4, "exact rows: columns");
     ALLOC(r->fval, r->fcl[nc] + 1, 8, "exact rows: values");
     ALLOC(r->uval, r->ucl[nc] + 1, 8, "exact rows: values");
+    ALLOC(r->usrc, r->ucl[nc] + 1, 8, "exact rows: U places");
     ALLOC(r->dinv, n + 1, 8, "exact rows: pivots");
     ok = !s;
   }
   for (int64_t m = 0; ok && m < nc; ++m) {
     const int64_t q0 = h->cl[m], q1 = h->cl[m + 1];
-    int64_t f = r->fcl[m], u = r->ucl[m];
+    int64_t f = r->fcl[m];
     for (int64_t q = q0; q < q1; ++q) {
       for (int64_t o = e->optr[q]; o < e->optr[q + 1]; ++o) r->fcol[f++] = e->ocol[o];
       for (int64_t j = e->first[q]; j < q - q0; ++j) r->fcol[f++] = h->perm[q0 + j];
-      for (int64_t k = q1 - q0 - 1; k > q - q0; --k) /* U's row, columns decreasing */
-        if (u_at(e, q0, q - q0, k) >= 0) r->ucol[u++] = h->perm[q0 + k];
+    }
+    /* U's rows, columns decreasing: column k's part of U (rows first_k ..
+     * k - 1, at eptr + k - first_k on) appended to each row's */
+    for (int64_t q = q1 - 1; q >= q0; --q) {
+      const int64_t k = q - q0, fk = e->first[q];
+      for (int64_t j = fk; j < k; ++j) {
+        const int64_t u = ucur[q0 + j]++;
+        r->ucol[u] = h->perm[q];
+        r->usrc[u] = e->eptr[q] + (k - fk) + (j - fk);
+      }
     }
   }
-  mispc_pool_free(ctx, MISPC_MEM_HOST, ucount);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, ucur);
   if (!ok) gs_exact_rows_free(ctx, r);
   if (s) return s;
   if (ok)
@@ -97,19 +101,16 @@ void gs_exact_rows_values(mispc_gs *gs) {
   if (!r->fcl) return;
   for (int64_t m = 0; m < gs->nclusters; ++m) {
     const int64_t q0 = h->cl[m], q1 = h->cl[m + 1];
-    int64_t f = r->fcl[m], u = r->ucl[m];
+    int64_t f = r->fcl[m];
     for (int64_t q = q0; q < q1; ++q) {
       const int64_t k = q - q0, fk = e->first[q];
       const double *L = e->lu + e->eptr[q];
       for (int64_t o = e->optr[q]; o < e->optr[q + 1]; ++o) r->fval[f++] = e->oval[o];
       for (int64_t j = fk; j < k; ++j) r->fval[f++] = L[j - fk];
       r->dinv[q] = L[2 * (k - fk)]; /* 1 / U_kk */
-      for (int64_t c = q1 - q0 - 1; c > k; --c) {
-        const int64_t at = u_at(e, q0, k, c);
-        if (at >= 0) r->uval[u++] = e->lu[at];
-      }
     }
   }
+  for (int64_t u = 0; u < r->ucl[gs->nclusters]; ++u) r->uval[u] = e->lu[r->usrc[u]];
 }
 
 /* t minus the m products val[k] * x[col[k]] in order (gs_sub_slots up to 8). */

@@ -23,10 +23,10 @@ extern "C" {
  * (gs_exact_rows.c), by sweep position q, a cluster's lists one after
  * another (fcl, ucl: where cluster m's start): flen[q] entries (fcol, fval)
  * for y_q, the outside ones in storage order then L's row; ulen[q] (ucol,
- * uval) U's row, columns decreasing; dinv[q] = 1 / U_qq. NULL (fcl) where
- * a list would exceed 255 entries. */
+ * uval; usrc: each one's place in ex.lu) U's row, columns decreasing;
+ * dinv[q] = 1 / U_qq. NULL (fcl) where a list would exceed 255 entries. */
 struct gs_exact_rows {
-  int64_t *fcl, *ucl;
+  int64_t *fcl, *ucl, *usrc;
   uint8_t *flen, *ulen;
   int32_t *fcol, *ucol;
   double *fval, *uval, *dinv;
