@@ -56,7 +56,7 @@ mispc_status gs_exact_pattern_host(mispc_context *ctx, mispc_gs *gs, const mispc
                   e->optr, e->ocol, e->osrc);
   mispc_logf(ctx, 2, "gs exact clusters: %lld outside entries, %lld factor values",
              (long long)e->optr[n], (long long)e->eptr[n]);
-  return h->blocked ? gs_exact_rows_pattern(ctx, gs) : MISPC_SUCCESS;
+  return gs_exact_rows_pattern(ctx, gs);
 }
 
 mispc_status gs_exact_values_host(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
@@ -116,6 +116,11 @@ void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const dou
   const int nt = mispc_host_threads(ctx);
   const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
   /* a color's clusters share no entry: any split gives the same bits */
+  if (gs->ex.rows.fcl) {
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1 && k1 - k0 > 1)
+    for (int64_t m = k0; m < k1; ++m) gs_exact_rows_solve(gs, m, b, x);
+    return;
+  }
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1 && k1 - k0 > 1)
   for (int64_t m = k0; m < k1; ++m) solve_cluster(gs, m, b, x);
 }
@@ -147,7 +152,7 @@ void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b
   /* the clusters of the color a pass starts with, where the pass before
    * ended with them: skipped (gs_exact_edges_host) */
   const uint8_t skip = skip_first && gs->ex.edge ? (backward ? 2 : 1) : 0;
-  if (gs->ex.rows.fcl) { /* one thread: row passes over x */
+  if (gs->ex.rows.fcl && gs->h.blocked) { /* one thread: row passes over x */
     gs_exact_rows_pass(gs, b, x, backward, skip);
     return;
   }

@@ -1,4 +1,4 @@
-/* Host exact cluster solves on one thread (h.blocked) as row passes over x:
+/* Host exact cluster solves as row passes over x:
  * a cluster's solve x_C = U^-1 L^-1 (b_C - A_C,out x_out) (gs_exact.h) is,
  * row k of the cluster in order, y_k = b_k - A_k,out x_out - sum_j<k L_kj y_j
  * (one list: the outside entries in storage order, then L's row, j
@@ -146,6 +146,10 @@ static inline void solve_rows(const mispc_gs *gs, int64_t m, const double *b, do
     const double t = sub_list(x[i], col, val, l, x);
     x[i] = t * r->dinv[q];
   }
+}
+
+void gs_exact_rows_solve(const mispc_gs *gs, int64_t m, const double *b, double *x) {
+  solve_rows(gs, m, b, x);
 }
 
 void gs_exact_rows_pass(const mispc_gs *gs, const double *b, double *x, int backward,

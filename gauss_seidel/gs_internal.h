@@ -19,7 +19,7 @@ extern "C" {
  * ocol, osrc: offset in its row of A, oval), its envelope's first local
  * index and place in lu (first, eptr; 2 (k - first) + 1 values), the
  * factors (lu); host only: iperm, row -> position, and xs. */
-/* Host exact solves on one thread (h.blocked) as row passes over x
+/* Host exact solves as row passes over x
  * (gs_exact_rows.c), by sweep position q, a cluster's lists one after
  * another (fcl, ucl: where cluster m's start): flen[q] entries (fcol, fval)
  * for y_q, the outside ones in storage order then L's row; ulen[q] (ucol,
@@ -305,9 +305,12 @@ void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b
                          int backward, int skip_first);
 mispc_status gs_exact_edges_host(mispc_context *ctx, mispc_gs *gs);
 /* The row passes (gs_exact_rows.c): their lists after the pattern and the
- * factors; a pass (skip as gs_exact_sweep_host's edge bits); the release. */
+ * factors; cluster m's solve (y forward through its rows, then z
+ * backward); a pass on one thread, the clusters by level (skip as
+ * gs_exact_sweep_host's edge bits); the release. */
 mispc_status gs_exact_rows_pattern(mispc_context *ctx, mispc_gs *gs);
 void gs_exact_rows_values(mispc_gs *gs);
+void gs_exact_rows_solve(const mispc_gs *gs, int64_t m, const double *b, double *x);
 void gs_exact_rows_pass(const mispc_gs *gs, const double *b, double *x, int backward, uint8_t skip);
 void gs_exact_rows_free(mispc_context *ctx, struct gs_exact_rows *r);
 void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
