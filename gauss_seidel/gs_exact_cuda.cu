@@ -229,57 +229,6 @@ __global__ void exact_stage_size(int64_t nc, const int64_t *pcl, const int64_t *
   atomicMax(out, (unsigned long long)stage_bytes_of(q1 - q0, eptr[q1] - eptr[q0]));
 }
 
-/* Small clusters, tiles of kTileClusters consecutive clusters of a color,
- * a warp a tile: the tile's outside sums a lane a row, its factor, first
- * columns and places loaded into shared memory, then its chains a lane a
- * cluster from there, so a chain's steps wait on shared memory instead of
- * a global load each (the chain kernel's thread a cluster waits on L2 once a
- * row), and the color takes one launch instead of two. The same functions,
- * so the same bits. Bytes a tile of r rows and v factor values: */
-constexpr int kTileClusters = 32;
-__host__ __device__ inline int64_t tile_bytes_of(int64_t r, int64_t v) {
-  return r * (8 + 8 + 4) + v * 8 + 8;
-}
-
-/* Tile blockIdx.x of the clusters k0 .. k1 - 1 of one color (blockDim 32). */
-__global__ void exact_color_tiles(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
-                                  struct gs_exact_lu e, const double *bp, double *xp,
-                                  double *x_rows) {
-  extern __shared__ double sm[];
-  const int lane = threadIdx.x;
-  const int64_t m0 = k0 + (int64_t)blockIdx.x * kTileClusters;
-  const int64_t m1 = m0 + kTileClusters < k1 ? m0 + kTileClusters : k1;
-  const int64_t qa = pcl[m0], r = pcl[m1] - qa, ea = e.eptr[qa], v = e.eptr[qa + r] - ea;
-  double *xs = sm, *lu = sm + r;
-  int64_t *es = (int64_t *)(lu + v);
-  int32_t *fs = (int32_t *)(es + r);
-  for (int64_t t = lane; t < v; t += 32) lu[t] = e.lu[ea + t];
-  for (int64_t t = lane; t < r; t += 32) {
-    xs[t] = gs_exact_outside(qa + t, NULL, e.optr, e.ocol, e.oval, bp, xp);
-    fs[t] = e.first[qa + t];
-    es[t] = e.eptr[qa + t] - ea;
-  }
-  __syncwarp();
-  const int64_t m = m0 + lane;
-  if (m < m1) {
-    const int64_t q0 = pcl[m] - qa, q1 = pcl[m + 1] - qa;
-    gs_exact_chain(q0, q1, perm + qa, fs, es, lu, xs + q0, x_rows);
-  }
-  __syncwarp();
-  for (int64_t t = lane; t < r; t += 32) xp[qa + t] = xs[t];
-}
-
-/* *out = the largest tile_bytes_of over the tiles of the clusters k0 .. k1
- * - 1 (one color), a thread a tile. */
-__global__ void exact_tile_size(int64_t k0, int64_t k1, const int64_t *pcl, const int64_t *eptr,
-                                unsigned long long *out) {
-  const int64_t m0 = k0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) * kTileClusters;
-  if (m0 >= k1) return;
-  const int64_t m1 = m0 + kTileClusters < k1 ? m0 + kTileClusters : k1;
-  const int64_t qa = pcl[m0], qb = pcl[m1];
-  atomicMax(out, (unsigned long long)tile_bytes_of(qb - qa, eptr[qb] - eptr[qa]));
-}
-
 /* Clusters of a color a block: few threads, each a long dependent walk. */
 constexpr int kSolveBlock = 64;
 /* Factors of more values a row than this (mean envelope width over 7.5:
@@ -287,8 +236,6 @@ constexpr int kSolveBlock = 64;
  * (exact_chain_warp); lines (3 a row) and MIS-2 clusters of a Laplacian
  * (4.4) keep a thread a cluster, whose chain has little to share. */
 constexpr int64_t kWarpChainValuesPerRow = 16;
-/* The most shared memory a tile may take (a few tiles an SM stay resident). */
-constexpr int64_t kTileMaxBytes = 48 * 1024;
 
 } // namespace
 
@@ -356,32 +303,6 @@ extern "C" mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
     mispc_logf(ctx, 2, "gs exact clusters: chains staged in %lld shared bytes a cluster",
                (long long)e->stage_bytes);
   }
-  /* the thread chains' clusters in tiles where the largest tile's shared
-   * memory fits kTileMaxBytes (exact_color_tiles) */
-  e->tile_bytes = 0;
-  if (nc > 0 && tot[1] <= kWarpChainValuesPerRow * n && !ctx->tuning.gs_exact_unstaged) {
-    unsigned long long *d = NULL, h = 0;
-    MISPC_TRY(mispc_scratch_alloc(ctx, sizeof h, (void **)&d, "exact solves: tile size"));
-    cudaMemsetAsync(d, 0, sizeof h, s);
-    for (int32_t c = 0; c < gs->ncolors; ++c) {
-      const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
-      const int64_t tiles = (k1 - k0 + kTileClusters - 1) / kTileClusters;
-      if (tiles > 0)
-        exact_tile_size<<<(unsigned)((tiles + kBlock - 1) / kBlock), kBlock, 0, s>>>(
-            k0, k1, gs->pcl, e->eptr, d);
-    }
-    cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s);
-    mispc_status st = mispc_sync(ctx, s, "exact solves: tile size");
-    mispc_scratch_free(ctx, d);
-    MISPC_TRY(st);
-    if (h > 0 && h <= kTileMaxBytes &&
-        cudaFuncSetAttribute((const void *)exact_color_tiles,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) == cudaSuccess)
-      e->tile_bytes = (int64_t)h;
-    cudaGetLastError(); /* a refused size leaves the two kernels a color */
-    mispc_logf(ctx, 2, "gs exact clusters: tiles of %d clusters in %lld shared bytes",
-               kTileClusters, (long long)e->tile_bytes);
-  }
   return MISPC_SUCCESS;
 }
 
@@ -432,13 +353,6 @@ extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const misp
   if (k1 <= k0) return MISPC_SUCCESS;
   /* the color's rows are contiguous in sweep order (color_rows) */
   const int64_t q0 = gs->color_rows[c], q1 = gs->color_rows[c + 1];
-  if (gs->ex.tile_bytes > 0) {
-    const int64_t tiles = (k1 - k0 + kTileClusters - 1) / kTileClusters;
-    exact_color_tiles<<<(unsigned)tiles, 32, (size_t)gs->ex.tile_bytes, s>>>(
-        k0, k1, gs->pcl, gs->perm, gs->ex, gs->bp, gs->xp, x_rows);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
-    return MISPC_SUCCESS;
-  }
   exact_outside<<<(unsigned)((q1 - q0 + kBlock - 1) / kBlock), kBlock, 0, s>>>(q0, q1, gs->ex,
                                                                                gs->bp, gs->xp);
   if (gs->ex.stage_bytes > 0) /* set only for dense factors */

@@ -56,9 +56,8 @@ typedef struct mispc_tuning {
   int gs_no_graph;       /* 1: the apply launches per color instead of replaying a CUDA graph */
   int gs_chain_rows;     /* cluster: 1 gathers chain values through row offsets instead of
                             their entries of A */
-  int gs_exact_unstaged; /* exact solves: 1 walks the chains in global memory instead of
-                            staging each dense cluster, or each tile of small ones, in shared
-                            memory */
+  int gs_exact_unstaged; /* exact solves: 1 walks dense clusters' chains in global memory
+                            instead of staging each cluster in shared memory */
   int gs_cluster_order;  /* cluster: a mispc_tune_order */
   int gs_line_rounds;    /* cluster, line clusters: at most this many merge rounds (0:
                             GS_LINE_ROUNDS, whole lines); a chain shrinks about threefold a
