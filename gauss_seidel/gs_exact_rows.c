@@ -113,18 +113,6 @@ void gs_exact_rows_values(mispc_gs *gs) {
   for (int64_t u = 0; u < r->ucl[gs->nclusters]; ++u) r->uval[u] = e->lu[r->usrc[u]];
 }
 
-/* t minus the m products val[k] * x[col[k]] in order (gs_sub_slots up to 8). */
-static inline double sub_list(double t, const int32_t *col, const double *val, int m,
-                              const double *x) {
-  if (m == 0) return t;
-  if (m <= 8) return gs_sub_slots(t, col, val, m, x, 8);
-  for (int k = 0; k < m; ++k) {
-    const double prod = val[k] * x[col[k]];
-    t = t - prod;
-  }
-  return t;
-}
-
 /* Cluster m: y forward through its rows, then z backward. */
 static inline void solve_rows(const mispc_gs *gs, int64_t m, const double *b, double *x) {
   const struct gs_exact_rows *r = &gs->ex.rows;
@@ -135,7 +123,7 @@ static inline void solve_rows(const mispc_gs *gs, int64_t m, const double *b, do
   for (int64_t q = q0; q < q1; ++q) {
     const int32_t i = perm[q];
     const int l = r->flen[q];
-    x[i] = sub_list(b[i], col, val, l, x);
+    x[i] = gs_sub_list(b[i], col, val, l, x);
     col += l, val += l;
   }
   col = r->ucol + r->ucl[m + 1], val = r->uval + r->ucl[m + 1];
@@ -143,7 +131,7 @@ static inline void solve_rows(const mispc_gs *gs, int64_t m, const double *b, do
     const int32_t i = perm[q];
     const int l = r->ulen[q];
     col -= l, val -= l;
-    const double t = sub_list(x[i], col, val, l, x);
+    const double t = gs_sub_list(x[i], col, val, l, x);
     x[i] = t * r->dinv[q];
   }
 }

@@ -80,16 +80,6 @@ static inline double sub_chunks(double s, const int32_t *restrict col, const dou
   return s;
 }
 
-/* s minus the m products of entries col, val (one after another). */
-static inline double sub_short(double s, const int32_t *restrict col, const double *restrict val,
-                               int m, const double *restrict x) {
-  for (int k = 0; k < m; ++k) {
-    double prod = val[k] * x[col[k]];
-    s = s - prod;
-  }
-  return s;
-}
-
 /* gs_update_row on row q of the point copies: its lower part (copy [2]),
  * then the others (copy [0]); each in chunks of 32 for long rows. start (a
  * literal at each call): GS_PASS_FULL every entry; GS_PASS_FROM_ZERO the
@@ -104,8 +94,8 @@ static inline void copy_point_row(const struct gs_host_copy *h, copy_rows r, con
   const double *restrict lval = h->val[2], *restrict oval = h->val[0];
   double s = start == GS_PASS_RESUME ? h->t[q] : b[i];
   if (le - lb + oe - ob <= 32) {
-    if (start != GS_PASS_RESUME) s = sub_short(s, lcol + lb, lval + lb, (int)(le - lb), x);
-    if (start != GS_PASS_FROM_ZERO) s = sub_short(s, ocol + ob, oval + ob, (int)(oe - ob), x);
+    if (start != GS_PASS_RESUME) s = gs_sub_short(s, lcol + lb, lval + lb, (int)(le - lb), x);
+    if (start != GS_PASS_FROM_ZERO) s = gs_sub_short(s, ocol + ob, oval + ob, (int)(oe - ob), x);
   } else {
     if (start != GS_PASS_RESUME) s = sub_chunks(s, lcol, lval, x, lb, le);
     if (start != GS_PASS_FROM_ZERO) s = sub_chunks(s, ocol, oval, x, ob, oe);
@@ -127,8 +117,8 @@ static inline void blocked_point_forward(const struct gs_host_copy *h, int64_t n
   for (int64_t q = 0; q < n; ++q) {
     const int32_t i = h->perm[q];
     const int ml = h->zrlen[q], mo = h->rlen[q];
-    double s = sub_short(b[i], lcol, lval, ml, x);
-    if (start != GS_PASS_FROM_ZERO) s = sub_short(s, ocol, oval, mo, x);
+    double s = gs_sub_short(b[i], lcol, lval, ml, x);
+    if (start != GS_PASS_FROM_ZERO) s = gs_sub_short(s, ocol, oval, mo, x);
     if (start == GS_PASS_FROM_ZERO && r.keep) h->t[q] = s;
     double t = s * h->wdiag[q];
     x[i] = (start == GS_PASS_FROM_ZERO ? 0.0 : x[i]) + t;
@@ -150,9 +140,9 @@ static inline void blocked_point_backward(const struct gs_host_copy *h, int64_t 
       s = h->t[q];
     } else {
       lcol -= ml, lval -= ml;
-      s = sub_short(b[i], lcol, lval, ml, x);
+      s = gs_sub_short(b[i], lcol, lval, ml, x);
     }
-    s = sub_short(s, ocol, oval, mo, x);
+    s = gs_sub_short(s, ocol, oval, mo, x);
     double t = s * h->wdiag[q];
     x[i] = x[i] + t;
   }
@@ -171,8 +161,11 @@ static inline void short_row(const struct gs_host_copy *h, const int32_t *restri
                              const double *restrict val, int m, const double *b, double *x,
                              int64_t q, int zero) {
   const int32_t i = h->perm[q];
+  /* gs_sub_list's dispatch spelled out: through it, gcc 12 inlined the
+   * blocked passes into gs_sweep_host, and point GS's applies ran 2-3 %
+   * slower (Laplace3D_50, the VM) */
   const double s =
-      m >= 1 && m <= 8 ? gs_sub_slots(b[i], col, val, m, x, 8) : sub_short(b[i], col, val, m, x);
+      m >= 1 && m <= 8 ? gs_sub_slots(b[i], col, val, m, x, 8) : gs_sub_short(b[i], col, val, m, x);
   double t = s * h->wdiag[q];
   x[i] = (zero ? 0.0 : x[i]) + t;
 }

@@ -13,12 +13,6 @@
 extern "C" {
 #endif
 
-/* Exact cluster solves (opt.block_solve; gs_exact.h): in the handle's
- * memory space, by sweep position q (the host copy's h.perm / h.cl, the
- * device copy's perm / pcl): each row's entries outside its cluster (optr,
- * ocol, osrc: offset in its row of A, oval), its envelope's first local
- * index and place in lu (first, eptr; 2 (k - first) + 1 values), the
- * factors (lu); host only: iperm, row -> position, and xs. */
 /* Host exact solves as row passes over x
  * (gs_exact_rows.c), by sweep position q, a cluster's lists one after
  * another (fcl, ucl: where cluster m's start): flen[q] entries (fcol, fval)
@@ -32,6 +26,12 @@ struct gs_exact_rows {
   double *fval, *uval, *dinv;
 };
 
+/* Exact cluster solves (opt.block_solve; gs_exact.h): in the handle's
+ * memory space, by sweep position q (the host copy's h.perm / h.cl, the
+ * device copy's perm / pcl): each row's entries outside its cluster (optr,
+ * ocol, osrc: offset in its row of A, oval), its envelope's first local
+ * index and place in lu (first, eptr; 2 (k - first) + 1 values), the
+ * factors (lu); host only: iperm, row -> position, and xs. */
 struct gs_exact_lu {
   int64_t *optr, *eptr;
   int32_t *ocol, *osrc, *first, *iperm;
@@ -352,6 +352,23 @@ static inline double gs_sub_slots(double s, const int32_t *col, const double *va
     s = k < m ? u : s;
   }
   return s;
+}
+
+/* Host sweeps: s minus the m products val[k] * x[col[k]] one after another. */
+static inline double gs_sub_short(double s, const int32_t *__restrict col,
+                                  const double *__restrict val, int m, const double *__restrict x) {
+  for (int k = 0; k < m; ++k) {
+    const double prod = val[k] * x[col[k]];
+    s = s - prod;
+  }
+  return s;
+}
+
+/* The same for lists whose length varies from row to row: 1 to 8 entries
+ * by gs_sub_slots (gs_host.c short_row says what it saved), else the loop. */
+static inline double gs_sub_list(double s, const int32_t *col, const double *val, int m,
+                                 const double *x) {
+  return m >= 1 && m <= 8 ? gs_sub_slots(s, col, val, m, x, 8) : gs_sub_short(s, col, val, m, x);
 }
 
 /* Host cluster GS prefetches rows ahead where one pass reads more than

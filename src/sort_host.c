@@ -25,25 +25,28 @@ uint64_t *mispc_radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_
   return a;
 }
 
-const uint64_t *mispc_radix_sorted(uint64_t *a, int64_t n, uint64_t **scratch) {
-  *scratch = n >= MISPC_RADIX_MIN ? (uint64_t *)malloc(sizeof(uint64_t) * (size_t)n) : NULL;
+/* mispc_radix_sort_u64 of a[0..n) with its buffers allocated here: the
+ * sorted keys (in a or in *scratch, which the caller frees), or NULL where
+ * memory is short. */
+static const uint64_t *radix_with_buffers(uint64_t *a, int64_t n, uint64_t **scratch) {
+  *scratch = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
   int64_t *hist = *scratch ? (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1)) : NULL;
   const uint64_t *sorted = hist ? mispc_radix_sort_u64(a, *scratch, hist, n) : NULL;
   free(hist);
   return sorted;
 }
 
+const uint64_t *mispc_radix_sorted(uint64_t *a, int64_t n, uint64_t **scratch) {
+  *scratch = NULL;
+  return n >= MISPC_RADIX_MIN ? radix_with_buffers(a, n, scratch) : NULL;
+}
+
 uint64_t *mispc_key_order(const uint32_t *key, int64_t n) {
-  uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
-  uint64_t *tmp = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1));
-  int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * (MISPC_RADIX_BUCKETS + 1));
-  uint64_t *sorted = NULL;
-  if (a && tmp && hist) {
-    for (int64_t v = 0; v < n; ++v) a[v] = (uint64_t)key[v] << 32 | (uint64_t)v;
-    sorted = mispc_radix_sort_u64(a, tmp, hist, n);
-  }
-  free(sorted == a ? tmp : a);
+  uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1)), *tmp = NULL;
+  if (!a) return NULL;
+  for (int64_t v = 0; v < n; ++v) a[v] = (uint64_t)key[v] << 32 | (uint64_t)v;
+  const uint64_t *sorted = radix_with_buffers(a, n, &tmp);
+  free(sorted == a ? tmp : a); /* keep the buffer holding the order */
   if (!sorted) free(tmp);
-  free(hist);
-  return sorted;
+  return (uint64_t *)sorted;
 }
