@@ -51,6 +51,7 @@ template <typename W> struct Plan {
   unsigned long long *result_host; /* mapped host copy of result, or NULL */
   uint8_t *in_set;
   const uint8_t *subset;
+  mis_cuda::Heavy<W> heavy; /* hub rows in chunks (mis_cuda.cuh); chunk NULL: none */
 };
 
 /* One phase's view of the plan. The plan stays a reference to the kernel
@@ -81,9 +82,20 @@ template <typename W> struct Phase {
   }
 };
 
-/* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT. */
+/* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT.
+ * Hub rows first, in chunks over the grid (heavy_column); they are passed
+ * over in the list. */
 template <typename W, bool Warp>
 __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
+  const Plan<W> &p = a.p;
+  mis_cuda::heavy_column(
+      p.heavy, [&](int32_t v, int) { return (!p.subset || p.subset[v]) && p.M[v] != w_out<W>(); },
+      [&](int32_t v, int k, int lane, W m) {
+        const int64_t b = p.rowptr[v] + k * p.heavy.size;
+        const int64_t e = min(p.rowptr[v + 1], b + p.heavy.size);
+        return mis_cuda::row_min<W, true>(p.colidx, b, e, p.T, lane, k || lane ? m : p.T[v]);
+      },
+      [&](int32_t v, W m) { p.M[v] = m == w_in<W>() ? w_out<W>() : m; });
   List out(sm.slots[threadIdx.x >> 5], a.out(), a.out_n());
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.p.n : (int64_t)*a.in_n();
@@ -94,15 +106,18 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
     if (i < len) v = a.all ? (int32_t)i : a.in()[i];
     if (i < len && (!a.p.subset || a.p.subset[v])) { /* outside the subset: never a column */
       int64_t b = a.p.rowptr[v], e = a.p.rowptr[v + 1];
-      W m = mis_cuda::row_min<W, Warp>(a.p.colidx, b, e, a.p.T, lane, lane ? w_out<W>() : a.p.T[v]);
-      if (Warp)
-        for (int off = 16; off; off >>= 1) {
-          W o = __shfl_xor_sync(0xffffffffu, m, off);
-          m = o < m ? o : m;
-        }
-      m = m == w_in<W>() ? w_out<W>() : m;
-      keep = m != w_out<W>();
-      if (lane == 0) a.p.M[v] = m;
+      if (!mis_cuda::heavy_row(p.heavy, e - b)) { /* a hub's chunks did it */
+        W m =
+            mis_cuda::row_min<W, Warp>(a.p.colidx, b, e, a.p.T, lane, lane ? w_out<W>() : a.p.T[v]);
+        if (Warp)
+          for (int off = 16; off; off >>= 1) {
+            W o = __shfl_xor_sync(0xffffffffu, m, off);
+            m = o < m ? o : m;
+          }
+        m = m == w_in<W>() ? w_out<W>() : m;
+        keep = m != w_out<W>();
+        if (lane == 0) a.p.M[v] = m;
+      }
     }
     out.push(lane == 0 && keep, v);
   }
@@ -156,6 +171,10 @@ template <typename W> __device__ __forceinline__ void init_body(const Plan<W> &p
     p.T[v] = inside ? (W)mis2_tuple(p.per_round, p.seed, 0, v, p.idbits, 8 * (int)sizeof(W))
                     : w_out<W>();
     p.M[v] = inside ? w_in<W>() : w_out<W>(); /* IN here: anything but OUT */
+    if (p.heavy.chunk) {
+      const int64_t len = p.rowptr[v + 1] - p.rowptr[v];
+      if (mis_cuda::heavy_row(p.heavy, len)) mis_cuda::heavy_register(p.heavy, (int32_t)v, len);
+    }
   }
 }
 
@@ -593,6 +612,14 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
   const size_t at_cnt = parts.take(ncnt * 4 + 2 * 8 + 4);
   const size_t at_tuples = parts.take((size_t)n * 2 * sizeof(W));
   const size_t at_lists = parts.take((size_t)n * 16);
+  /* hub rows in chunks (mis_cuda.cuh), for the worklist rounds */
+  mis_cuda::Heavy<W> heavy;
+  memset(&heavy, 0, sizeof heavy);
+  mis_cuda::heavy_sizes(&heavy, ctx->tuning.mis2_hub_row);
+  const size_t hv = mis_cuda::heavy_max_vertices(heavy, g->nnz);
+  const size_t hc = mis_cuda::heavy_max_chunks(heavy, g->nnz);
+  const size_t at_heavy = parts.take(8 + hv * (sizeof(W) + 4));
+  const size_t at_chunks = parts.take(hc * sizeof(mis_cuda::HeavyChunk));
   char *scratch = NULL;
   MISPC_TRY(mispc_scratch_alloc(ctx, parts.bytes, (void **)&scratch,
                                 "MIS-2 tuples, worklists and counters"));
@@ -637,11 +664,11 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
      * warp rounds, 0.10 a thread; gen:kron:16 0.42 / 0.35; but kron:12 (24 a
      * row, hubs) 0.08 with 8 lanes, 0.17 a thread (docs/BENCHMARKS.md). */
     long long work = warp ? 32 * n : n;
+    bool kept = false;
     if (persistent && !tu->mis_no_worklist) {
       const void *kept8 = (const void *)mis2_persistent<W, true, kPersistentPerSm, true>;
       const void *kept1 = (const void *)mis2_persistent<W, false, kThreadMappingPerSm, true>;
       long long fit = 0;
-      bool kept = false;
       if (warp) {
         st = mis_cuda::persistent_threads(ctx, kept8, &fit);
         if (!st && kept_lanes<true>() * n <= fit) {
@@ -650,8 +677,18 @@ static mispc_status run_mis2(mispc_context *ctx, const mispc_csr *g, const mispc
       }
       if (!st && !kept && (!warp || (!tu->mis_force_warp_mapping && g->nnz < 32 * n))) {
         st = mis_cuda::persistent_threads(ctx, kept1, &fit);
-        if (!st && n <= fit) pk = kept1, work = n;
+        if (!st && n <= fit) pk = kept1, work = n, kept = true;
       }
+    }
+    if (!kept && hv > 0) { /* the worklist rounds: init registers the hub rows */
+      unsigned *hw = (unsigned *)(scratch + at_heavy);
+      p.heavy = heavy;
+      p.heavy.count = hw;
+      p.heavy.acc = (W *)(scratch + at_heavy + 8); /* 8-aligned; then the counters */
+      p.heavy.arrived = (unsigned *)(p.heavy.acc + hv);
+      p.heavy.chunk = (mis_cuda::HeavyChunk *)(scratch + at_chunks);
+      if (cudaMemsetAsync(hw, 0, 8, s) != cudaSuccess)
+        st = mispc_seterr(ctx, MISPC_ERR_CUDA, "MIS-2: cudaMemsetAsync of the hub counts");
     }
     int launched = 0;
     if (!st) st = mis_cuda::launch_persistent(ctx, s, pk, &p, work, persistent, &launched);

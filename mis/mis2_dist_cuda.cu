@@ -55,6 +55,11 @@ template <typename W> __global__ void init(Plan<W> p, uint8_t *cls, uint8_t *own
     own[v] = (uint8_t)inside;
     const int b = cls[v] == kBoundary || p.g.brp[v + 1] > p.g.brp[v];
     cls[v] = b ? kBoundary : kInterior;
+    if (p.heavy.chunk) { /* hub rows, tagged with their class */
+      const int64_t len = p.g.arp[v + 1] - p.g.arp[v] + p.g.brp[v + 1] - p.g.brp[v];
+      if (mis_cuda::heavy_row(p.heavy, len))
+        mis_cuda::heavy_register(p.heavy, (int32_t)v, len, b ? kBoundary : kInterior);
+    }
     inside_n += inside;
     boundary_n += b;
   }
@@ -412,6 +417,21 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   if (nloc > 0) MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cls, kInterior, (size_t)nloc, st));
   /* warp a vertex for long rows (§V-D), as the one-process kernels */
   const int64_t nnz = g->diag.nnz + g->offd.nnz;
+  /* hub rows in chunks over the grid (mis_cuda.cuh), registered by init:
+   * the host-driven rounds (the one-kernel rounds scan them whole) */
+  mis_cuda::heavy_sizes(&p.heavy, tu->mis2_hub_row);
+  const size_t hv = lsa ? 0 : mis_cuda::heavy_max_vertices(p.heavy, nnz);
+  if (hv > 0) {
+    const size_t hc = mis_cuda::heavy_max_chunks(p.heavy, nnz);
+    char *hw = NULL;
+    MISPC_TRY(mispc_scratch_list_alloc(ctx, b, 8 + hv * (sizeof(W) + 4), what, (void **)&hw));
+    MISPC_TRY(mispc_scratch_list_alloc(ctx, b, hc * sizeof(mis_cuda::HeavyChunk), what,
+                                       (void **)&p.heavy.chunk));
+    p.heavy.count = (unsigned *)hw;
+    p.heavy.acc = (W *)(hw + 8);
+    p.heavy.arrived = (unsigned *)(p.heavy.acc + hv);
+    MISPC_CUDA_TRY(ctx, cudaMemsetAsync(hw, 0, 8, st));
+  }
   const bool warp =
       tu->mis_force_warp_mapping || (!tu->mis_no_warp_mapping && nloc > 0 && nnz >= 16 * nloc);
   const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);

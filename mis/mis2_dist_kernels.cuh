@@ -37,7 +37,9 @@ template <typename W> struct Plan {
   uint64_t seed;
   int32_t *col[2][2], *dec[2][2];
   unsigned *len;
-  const int *round; /* the round in device memory (a replayed graph), else NULL */
+  const int *round;         /* the round in device memory (a replayed graph), else NULL */
+  mis_cuda::Heavy<W> heavy; /* hub rows in chunks, tagged with their class (the
+                               host-driven rounds); chunk NULL: none */
 };
 
 /* Called by the lane that writes a vertex's new M (column) or T (decide)
@@ -53,24 +55,51 @@ __device__ __forceinline__ bool has_ghosts(const Plan<W> &p, int c, int32_t v) {
   return c == kBoundary && (!p.cls || p.cls[v] == kBoundary);
 }
 
-/* min over the owned row (T) and the ghost row (gT) of v, from lane's share;
- * an interior vertex (ghosts false) has no ghost row, which is not read. */
+/* min over entries [lo, hi) of v's row, the owned ones (T) first, then the
+ * ghost ones (gT), from lane's share (Warp: 32 lanes split it). */
 template <typename W, bool Warp>
-__device__ __forceinline__ W closed_min(const Plan<W> &p, int64_t v, int lane, W m, bool ghosts) {
-  m = row_min<W, Warp>(p.g.acol, p.g.arp[v], p.g.arp[v + 1], p.T, lane, m);
-  if (!ghosts) return m;
-  for (int64_t q = p.g.brp[v] + (Warp ? lane : 0); q < p.g.brp[v + 1]; q += Warp ? 32 : 1) {
+__device__ __forceinline__ W part_min(const Plan<W> &p, int64_t ab, int64_t ae, int64_t bb,
+                                      int64_t lo, int64_t hi, int lane, W m) {
+  const int64_t la = ae - ab;
+  m = row_min<W, Warp>(p.g.acol, ab + lo, ab + (hi < la ? hi : la), p.T, lane, m);
+  for (int64_t q = bb + (lo > la ? lo : la) - la + (Warp ? lane : 0); q < bb + hi - la;
+       q += Warp ? 32 : 1) {
     const W t = p.gT[p.g.bcol[q]];
     m = t < m ? t : m;
   }
   return m;
 }
 
+/* The column passes' hub chunks of class c (mis_cuda.cuh heavy_column): M
+ * and, where v has ghost copies, the hook as the list's lanes do. */
+template <typename W, typename Hook>
+__device__ __forceinline__ void heavy_columns(const Plan<W> &p, int c, Hook hook) {
+  mis_cuda::heavy_column(
+      p.heavy,
+      [&](int32_t v, int tag) {
+        return tag == c && (!p.subset || p.subset[v]) && p.M[v] != w_out<W>();
+      },
+      [&](int32_t v, int k, int lane, W m) {
+        const int64_t ab = p.g.arp[v], ae = p.g.arp[v + 1], bb = p.g.brp[v];
+        const int64_t lo = k * p.heavy.size;
+        const int64_t len = ae - ab + (has_ghosts(p, c, v) ? p.g.brp[v + 1] - bb : 0);
+        const int64_t hi = lo + p.heavy.size < len ? lo + p.heavy.size : len;
+        return part_min<W, true>(p, ab, ae, bb, lo, hi, lane, k || lane ? m : p.T[v]);
+      },
+      [&](int32_t v, W m) {
+        m = m == w_in<W>() ? w_out<W>() : m;
+        p.M[v] = m;
+        if (has_ghosts(p, c, v)) hook(v, m);
+      });
+}
+
 /* Column over class c's list: M[v] = min T over N[v] (ghosts included); an
- * IN minimum makes it OUT for good. */
+ * IN minimum makes it OUT for good. Hub rows first, in chunks over the grid;
+ * they are passed over in the list and never kept on it. */
 template <typename W, bool Warp, typename Hook = NoHook>
 __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem &sm,
                                             Hook hook = Hook()) {
+  heavy_columns(p, c, hook);
   const int32_t *in = p.col[c][r & 1];
   List out(sm.slots[threadIdx.x >> 5], p.col[c][(r + 1) & 1], p.len + 4 * (r + 1) + c);
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
@@ -84,18 +113,23 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
      * round 0 of the subset): no test, so that its row's loads need not
      * wait for M[v]'s. */
     if (v >= 0 && (!all || !p.subset || p.subset[v])) {
-      const bool ghosts = has_ghosts(p, c, v);
-      W m = closed_min<W, Warp>(p, v, lane, lane ? w_out<W>() : p.T[v], ghosts);
-      if (Warp)
-        for (int off = 16; off; off >>= 1) {
-          const W o = __shfl_xor_sync(0xffffffffu, m, off);
-          m = o < m ? o : m;
+      const bool ghosts = has_ghosts(p, c, v); /* interior: no ghost row */
+      const int64_t ab = p.g.arp[v], ae = p.g.arp[v + 1];
+      const int64_t bb = ghosts ? p.g.brp[v] : 0, be = ghosts ? p.g.brp[v + 1] : 0;
+      if (!mis_cuda::heavy_row(p.heavy, ae - ab + be - bb)) { /* a hub's chunks did it */
+        W m = part_min<W, Warp>(p, ab, ae, bb, 0, ae - ab + be - bb, lane,
+                                lane ? w_out<W>() : p.T[v]);
+        if (Warp)
+          for (int off = 16; off; off >>= 1) {
+            const W o = __shfl_xor_sync(0xffffffffu, m, off);
+            m = o < m ? o : m;
+          }
+        m = m == w_in<W>() ? w_out<W>() : m;
+        keep = m != w_out<W>();
+        if (lane == 0) {
+          p.M[v] = m;
+          if (ghosts) hook(v, m);
         }
-      m = m == w_in<W>() ? w_out<W>() : m;
-      keep = m != w_out<W>();
-      if (lane == 0) {
-        p.M[v] = m;
-        if (ghosts) hook(v, m);
       }
     }
     out.push(lane == 0 && keep, v);

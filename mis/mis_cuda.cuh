@@ -133,6 +133,111 @@ template <bool Warp> struct Steps {
   }
 };
 
+/* ---- Hub rows of MIS-2's column pass (mis2_cuda.cu, mis2_dist_kernels.cuh) ----
+ * A warp a vertex leaves a hub's column minimum to one warp, which the whole
+ * pass then waits for: on gen:kron:21 (rows of up to 64k entries, H200, ncu)
+ * the busiest SM of the column passes of rounds 5 to 9 ran 3 to 9 times the
+ * mean SM's cycles, while the decide passes (which stop at the first OUT)
+ * were even. So a row of more than kHeavyRow entries is cut into chunks of
+ * kHeavyChunk that warps of the whole grid take: each folds the minimum of its
+ * chunk into the vertex's word with atomicMin, and the chunk that arrives last
+ * (a counter) writes M. A minimum does not depend on the order it is taken
+ * in, so M, the set and the rounds are those of one warp's scan. Such a
+ * vertex is never on a column worklist: its chunks run while its M is not
+ * OUT. The chunks are registered by the pass before the rounds (init).
+ * kHeavyRow: the default (tuning mis2_hub_row; the tests take rows of 32). */
+constexpr int64_t kHeavyRow = 4096;
+
+struct HeavyChunk {
+  int32_t v, slot, k, n; /* vertex, its word, chunk k of n */
+  int32_t tag;           /* the caller's (the distributed passes: v's class) */
+};
+
+template <typename W> struct Heavy {
+  int64_t row, size; /* rows of more than `row` entries, in chunks of `size` */
+  HeavyChunk *chunk; /* NULL: no chunks (rows are scanned whole) */
+  unsigned *count;   /* [0] chunks, [1] vertices: zeroed before the registration */
+  W *acc;            /* a vertex's running minimum, OUT between passes */
+  unsigned *arrived; /* its chunks done in this pass, 0 between passes */
+};
+
+/* The row and chunk sizes of tuning value knob (mis2_hub_row), and bounds of
+ * the registration's arrays for a graph of nnz entries. */
+template <typename W> inline void heavy_sizes(Heavy<W> *h, int knob) {
+  h->row = knob <= 0 ? kHeavyRow : knob < 32 ? 32 : knob;
+  h->size = h->row / 2;
+}
+template <typename W> inline size_t heavy_max_vertices(const Heavy<W> &h, int64_t nnz) {
+  return (size_t)(nnz / (h.row + 1));
+}
+template <typename W> inline size_t heavy_max_chunks(const Heavy<W> &h, int64_t nnz) {
+  return (size_t)(nnz / h.size) + heavy_max_vertices(h, nnz);
+}
+
+/* Whether a row of len entries is cut into chunks. */
+template <typename W> __device__ __forceinline__ bool heavy_row(const Heavy<W> &h, int64_t len) {
+  return h.chunk && len > h.row;
+}
+
+/* Registers v's row of len entries (heavy_row true), from any thread. */
+template <typename W>
+__device__ __forceinline__ void heavy_register(const Heavy<W> &h, int32_t v, int64_t len,
+                                               int32_t tag = 0) {
+  const int n = (int)((len + h.size - 1) / h.size);
+  const unsigned slot = atomicAdd(h.count + 1, 1u);
+  const unsigned base = atomicAdd(h.count, (unsigned)n);
+  for (int k = 0; k < n; ++k) h.chunk[base + k] = HeavyChunk{v, (int32_t)slot, k, n, tag};
+  h.acc[slot] = w_out<W>();
+  h.arrived[slot] = 0;
+}
+
+template <typename W> __device__ __forceinline__ void atomic_min_word(W *a, W x) {
+  if constexpr (sizeof(W) == 8)
+    atomicMin((unsigned long long *)a, (unsigned long long)x);
+  else
+    atomicMin((unsigned *)a, (unsigned)x);
+}
+template <typename W> __device__ __forceinline__ W atomic_exch_word(W *a, W x) {
+  if constexpr (sizeof(W) == 8)
+    return (W)atomicExch((unsigned long long *)a, (unsigned long long)x);
+  else
+    return (W)atomicExch((unsigned *)a, (unsigned)x);
+}
+
+/* The column pass's chunks, a warp a chunk over the grid's warps (every lane
+ * of the block calls it): active(v, tag) whether v's column runs in this pass (the
+ * same for all of v's chunks: nothing changes it before the last one is
+ * done); chunk_min(v, k, lane, m) folds lane's share of chunk k of v's closed
+ * row into m (chunk 0 holds T[v] too); done(v, m), on the last chunk's lane 0,
+ * gets v's closed minimum. */
+template <typename W, typename Active, typename ChunkMin, typename Done>
+__device__ __forceinline__ void heavy_column(const Heavy<W> &h, Active active, ChunkMin chunk_min,
+                                             Done done) {
+  if (!h.chunk) return;
+  const unsigned n = h.count[0];
+  const int lane = (int)(threadIdx.x & 31);
+  const unsigned warps = gridDim.x * (blockDim.x >> 5);
+  for (unsigned i = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); i < n; i += warps) {
+    const HeavyChunk c = h.chunk[i];
+    if (!active(c.v, c.tag)) continue;
+    W m = chunk_min(c.v, c.k, lane, w_out<W>());
+    for (int off = 16; off; off >>= 1) {
+      const W o = __shfl_xor_sync(0xffffffffu, m, off);
+      m = o < m ? o : m;
+    }
+    if (lane == 0) {
+      atomic_min_word(h.acc + c.slot, m);
+      __threadfence();
+      if (atomicAdd(h.arrived + c.slot, 1u) == (unsigned)c.n - 1) {
+        __threadfence();
+        const W all = atomic_exch_word(h.acc + c.slot, w_out<W>());
+        h.arrived[c.slot] = 0;
+        done(c.v, all);
+      }
+    }
+  }
+}
+
 /* Lanes per vertex of the MIS-1 and coloring passes: one thread while the
  * mean row has at most 12 entries, else a group of 8 (measured: mis1_cuda.cu
  * lanes_for). */

@@ -281,6 +281,51 @@ static void test_gpu_mis2_small_graphs_equal_host(void) {
   }
 }
 
+/* MIS-2 with hub rows in chunks over the grid (mis_cuda.cuh heavy_column;
+ * tuning mis2_hub_row): rows of more than 32 entries cut into chunks of 16,
+ * and the default (4096: kron:16 and kron:18 have longer rows), on the
+ * worklist rounds (two launches a round, every vertex every round, and the
+ * persistent kernel on kron:18, too large for the kept one), both mappings,
+ * both priorities, and a subset: the host's set and rounds. */
+static void test_gpu_mis2_hub_chunks_equal_host(void) {
+  const char *g[] = {"gen:kron:12", "gen:kron:16", "gen:random:300:200", "gen:laplace3d:20",
+                     MISPC_TEST_DATA "/bcsstk13.mtx"};
+  const int rows[] = {32, 0};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i)
+    for (int r = 0; r < 2; ++r)
+      for (int v = 0; v < 4; ++v) {
+        mispc_mis_options o;
+        mispc_mis_options_default(&o);
+        mispc_tuning t = {0};
+        t.mis2_hub_row = rows[r];
+        o.seed = (uint64_t)(5 * i + v);
+        if (v & 1) o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
+        t.mis_no_persistent = v < 3;
+        if (v == 1) t.mis_force_warp_mapping = 1;
+        if (v == 2) t.mis_no_warp_mapping = 1;
+        if (v == 3) t.mis_no_worklist = t.mis_force_warp_mapping = 1;
+        compare_backends(g[i], &o, &t, 2);
+      }
+  for (int r = 0; r < 2; ++r) { /* the persistent kernel's rounds */
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    mispc_tuning t = {0};
+    t.mis2_hub_row = rows[r];
+    compare_backends("gen:kron:18", &o, &t, 2);
+    subset_case c;
+    subset_case_open(&c, "gen:kron:16", 9, 70);
+    mispc_mis_result hr, gr;
+    t.mis_no_persistent = 1;
+    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+    CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
+    CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
+    mispc_context_set_tuning_(ctx, NULL);
+    CHECK_MSG(subset_case_same(&c) && hr.rounds == gr.rounds && hr.set_size == gr.set_size,
+              "kron:16 subset MIS-2 with hub chunks (rows over %d): GPU != host", rows[r]);
+    subset_case_close(&c);
+  }
+}
+
 /* The shared-memory kernel (mis_smem_cuda.cu) with each cluster size it
  * takes (mis_smem_blocks; 1 block, 2, 4, 8, 16 with distributed shared memory,
  * 1 to 32 lanes a vertex (mis_smem_lanes),
@@ -619,6 +664,7 @@ int main(void) {
   RUN_TEST(test_gpu_mis1_sync_free_rule_and_subset);
   RUN_TEST(test_gpu_small_graphs_equal_host);
   RUN_TEST(test_gpu_mis2_small_graphs_equal_host);
+  RUN_TEST(test_gpu_mis2_hub_chunks_equal_host);
   RUN_TEST(test_gpu_smem_cluster_sizes_equal_host);
   RUN_TEST(test_gpu_smem_choice);
   RUN_TEST(test_gpu_smem_result_words);

@@ -266,6 +266,15 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       t.dist_pick_sort_rows = 32;
       compared sorted = {spec, "GPU sorted picks ", &G, &D, &DD, 1, r0, r1};
       compare_aggregations_tuned(ctx, &sorted, dlab, hlab, &t);
+      /* MIS-2's columns of rows over 32 entries (owned and ghost columns)
+       * in chunks of 16 over the grid, as those of over 4096 by default */
+      t = t0;
+      t.mis2_hub_row = 32;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      compared hubs = {spec, "GPU hub chunks ", &G, &D, &DD, 1, r0, r1};
+      compare_mis(ctx, &hubs, sub, dsub, ref, dset, mine);
+      compare_aggregations(ctx, &hubs, dlab, hlab);
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
     if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
       /* MIS-2 rounds as CUDA graphs, all rounds in one kernel a rank with the
