@@ -128,7 +128,7 @@ mispc_status mispc_tuning_parse_(mispc_context *ctx, mispc_tuning *t, const char
     }
     if (v < 0)
       return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "tuning: bad value '%s' for %s (%s)", eq + 1,
-                          k->name, k->values ? k->values : "an integer >= 0");
+                          k->name, k->values ? k->values : "an integer from 0 to 1048576");
     *field(t, k) = v;
     return MISPC_SUCCESS;
   }
