@@ -135,11 +135,12 @@ template <bool Warp> struct Steps {
 
 /* ---- Hub rows of MIS-2's column pass (mis2_cuda.cu, mis2_dist_kernels.cuh) ----
  * A warp a vertex leaves a hub's column minimum to one warp, which the whole
- * pass then waits for: on gen:kron:21 (rows of up to 64k entries, H200, ncu)
- * the busiest SM of the column passes of rounds 5 to 9 ran 3 to 9 times the
- * mean SM's cycles, while the decide passes (which stop at the first OUT)
- * were even. So a row of more than kHeavyRow entries is cut into chunks of
- * kHeavyChunk that warps of the whole grid take: each folds the minimum of its
+ * pass then waits for: on gen:kron:21 (H200, ncu, a launch a round) the
+ * busiest SM of the column passes ran 1.3 to 2.1 times the mean SM's cycles
+ * in rounds 0 to 7 and 3 to 9 times in rounds 8 to 11, while the decide
+ * passes (which stop at the first OUT) were even. So a row of more than
+ * kHeavyRow entries is cut into chunks of half that many, which warps of the
+ * whole grid take: each folds the minimum of its
  * chunk into the vertex's word with atomicMin, and the chunk that arrives last
  * (a counter) writes M. A minimum does not depend on the order it is taken
  * in, so M, the set and the rounds are those of one warp's scan. Such a
