@@ -361,19 +361,27 @@ static void test_tuning_knobs(void) {
   CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, "mis1_lanes=8"));
   CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, "gs-cluster-order=size"));
   CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, "gs_block_clusters=64"));
+  CHECK_OK(ctx, mispc_tuning_parse_(ctx, &t, "mis2-hub-row=1048576")); /* the parser's largest */
   CHECK(t.mis1_lanes == 8 && t.gs_cluster_order == MISPC_TUNE_ORDER_SIZE &&
-        t.gs_block_clusters == 64);
+        t.gs_block_clusters == 64 && t.mis2_hub_row == 1048576);
   CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
   mispc_tuning u;
   CHECK_OK(ctx, mispc_context_get_tuning_(ctx, &u));
   CHECK(!memcmp(&t, &u, sizeof t));
-  const char *bad[] = {"mis1_lanes=3",      "no_such_knob=1",          "gs_lanes",
-                       "gs_chain_global=2", "gs_cluster_order=random", "gs_block_clusters=-1"};
+  const char *bad[] = {"mis1_lanes=3",        "no_such_knob=1",          "gs_lanes",
+                       "gs_chain_global=2",   "gs_cluster_order=random", "gs_block_clusters=-1",
+                       "mis2_hub_row=1048577"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     mispc_tuning w = t;
     CHECK_MSG(mispc_tuning_parse_(ctx, &w, bad[i]) == MISPC_ERR_INVALID_ARG &&
                   !memcmp(&w, &t, sizeof t),
               "--tune %s accepted", bad[i]);
+  }
+  { /* an integer knob's message gives the range the parser takes */
+    mispc_tuning w = t;
+    CHECK(mispc_tuning_parse_(ctx, &w, "mis2_hub_row=x") == MISPC_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(mispc_context_error(ctx), "0 to 1048576") != NULL, "message: %s",
+              mispc_context_error(ctx));
   }
   mispc_tuning w = t;
   w.gs_sum_lanes = 3;
