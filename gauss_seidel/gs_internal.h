@@ -22,6 +22,7 @@ extern "C" {
 struct gs_exact_rows {
   int64_t *fcl, *ucl, *usrc;
   uint8_t *flen, *ulen;
+  uint8_t *line; /* a cluster's: every row but the first has L entries (gs_exact_rows.c) */
   int32_t *fcol, *ucol;
   double *fval, *uval, *dinv;
 };
