@@ -22,7 +22,8 @@ extern "C" {
 struct gs_exact_rows {
   int64_t *fcl, *ucl, *usrc;
   uint8_t *flen, *ulen;
-  uint8_t *line; /* a cluster's: every row but the first has L entries (gs_exact_rows.c) */
+  uint8_t *line; /* a cluster's: solved as a line (every row but the first has L entries,
+                    short lists; gs_exact_rows.c solve_rows) */
   int32_t *fcol, *ucol;
   double *fval, *uval, *dinv;
 };

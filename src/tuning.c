@@ -14,6 +14,11 @@ typedef struct knob {
   const char *what;
 } knob;
 
+/* The largest value of a knob without a list of values (NAME=VALUE). */
+#define KNOB_INT_MAX 1048576
+#define KNOB_STR_(x) #x
+#define KNOB_STR(x)  KNOB_STR_(x)
+
 #define KNOB(field, values, what)                                                                  \
   { #field, offsetof(mispc_tuning, field), values, what }
 static const knob knobs[] = {
@@ -124,11 +129,12 @@ mispc_status mispc_tuning_parse_(mispc_context *ctx, mispc_tuning *t, const char
     else {
       char *end = NULL;
       const long l = strtol(eq + 1, &end, 10);
-      if (*end == '\0' && l >= 0 && l <= 1 << 20) v = (int)l;
+      if (*end == '\0' && l >= 0 && l <= KNOB_INT_MAX) v = (int)l;
     }
     if (v < 0)
       return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "tuning: bad value '%s' for %s (%s)", eq + 1,
-                          k->name, k->values ? k->values : "an integer from 0 to 1048576");
+                          k->name,
+                          k->values ? k->values : "an integer from 0 to " KNOB_STR(KNOB_INT_MAX));
     *field(t, k) = v;
     return MISPC_SUCCESS;
   }
