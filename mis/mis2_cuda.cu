@@ -82,37 +82,20 @@ template <typename W> struct Phase {
   }
 };
 
-/* The hub chunks' pass as a call: inlined into the persistent kernel (32
- * registers a thread) it made ptxas issue the list scan's column loads and
- * gathers in dependent pairs instead of 16 loads before their gathers (SASS,
- * nvdisasm), and one warp's scan of a long row 1.7x slower. */
-template <typename W, typename A, typename C, typename D>
-__device__ __noinline__ void heavy_column_call(const mis_cuda::Heavy<W> h, A active, C chunk_min,
-                                               D done) {
-  mis_cuda::heavy_column(h, active, chunk_min, done);
-}
-
 /* Column: M[v] = min T over the closed neighbourhood; IN minimum -> OUT.
  * Hub rows first, in chunks over the grid (heavy_column); they are passed
  * over in the list. */
 template <typename W, bool Warp>
 __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
   const Plan<W> &p = a.p;
-  if (p.heavy.chunk) {
-    /* copies, not the plan: a reference to the kernel parameter would put it
-     * in local memory for the call */
-    const int64_t *rowptr = p.rowptr, size = p.heavy.size;
-    const int32_t *colidx = p.colidx;
-    const uint8_t *subset = p.subset;
-    W *T = p.T, *M = p.M;
-    heavy_column_call(
-        p.heavy, [=](int32_t v, int) { return (!subset || subset[v]) && M[v] != w_out<W>(); },
-        [=](int32_t v, int k, int lane, W m) {
-          const int64_t b = rowptr[v] + k * size, e = min(rowptr[v + 1], b + size);
-          return mis_cuda::row_min<W, true>(colidx, b, e, T, lane, k || lane ? m : T[v]);
-        },
-        [=](int32_t v, W m) { M[v] = m == w_in<W>() ? w_out<W>() : m; });
-  }
+  mis_cuda::heavy_column(
+      p.heavy, [&](int32_t v, int) { return (!p.subset || p.subset[v]) && p.M[v] != w_out<W>(); },
+      [&](int32_t v, int k, int lane, W m) {
+        const int64_t b = p.rowptr[v] + k * p.heavy.size;
+        const int64_t e = min(p.rowptr[v + 1], b + p.heavy.size);
+        return mis_cuda::row_min<W, true>(p.colidx, b, e, p.T, lane, k || lane ? m : p.T[v]);
+      },
+      [&](int32_t v, W m) { p.M[v] = m == w_in<W>() ? w_out<W>() : m; });
   List out(sm.slots[threadIdx.x >> 5], a.out(), a.out_n());
   const int lane = Warp ? (int)(threadIdx.x & 31) : 0;
   const int64_t len = a.all ? a.p.n : (int64_t)*a.in_n();
