@@ -146,8 +146,11 @@ template <bool Warp> struct Steps {
  * in, so M, the set and the rounds are those of one warp's scan. Such a
  * vertex is never on a column worklist: its chunks run while its M is not
  * OUT. The chunks are registered by the pass before the rounds (init).
- * kHeavyRow: the default (tuning mis2_hub_row; the tests take rows of 32). */
-constexpr int64_t kHeavyRow = 4096;
+ * kHeavyRow: the default (tuning mis2_hub_row; the tests take rows of 32).
+ * One H200, one process, mispc bench mis2 (docs/MIS.md): gen:kron:21 5.83 ms
+ * at 1024 against 5.96 at 512, 6.17 at 4096 and 7.66 at 16384; kron:22 11.78
+ * against 12.57 at 4096; two GPUs alike (kron:21 5.12 / 5.07 ms). */
+constexpr int64_t kHeavyRow = 1024;
 
 struct HeavyChunk {
   int32_t v, slot, k, n; /* vertex, its word, chunk k of n */

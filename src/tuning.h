@@ -45,7 +45,7 @@ typedef struct mispc_tuning {
                          (0: by the mean degree) */
   int mis2_hub_row;   /* MIS-2 worklist rounds (one process and host-driven distributed):
                          the column of a row of more than this many entries runs in chunks
-                         of half of it over the grid (0: 4096; less than 32: 32) */
+                         of half of it over the grid (0: 1024; less than 32: 32) */
   /* Gauss-Seidel on the GPU, read by mispc_gs_symbolic (kept by the handle). */
   int gs_lanes;          /* point: lanes a row; cluster: lanes a cluster's chain; 1 .. 32,
                             a power of two (0: by the mean row / chain) */
