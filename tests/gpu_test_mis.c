@@ -283,7 +283,7 @@ static void test_gpu_mis2_small_graphs_equal_host(void) {
 
 /* MIS-2 with hub rows in chunks over the grid (mis_cuda.cuh heavy_column;
  * tuning mis2_hub_row): rows of more than 32 entries cut into chunks of 16,
- * and the default (4096: kron:16 and kron:18 have longer rows), on the
+ * and the default (1024: kron:16 and kron:18 have longer rows), on the
  * worklist rounds (two launches a round, every vertex every round, and the
  * persistent kernel on kron:18, too large for the kept one), both mappings,
  * both priorities, and a subset: the host's set and rounds. */

@@ -267,7 +267,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       compared sorted = {spec, "GPU sorted picks ", &G, &D, &DD, 1, r0, r1};
       compare_aggregations_tuned(ctx, &sorted, dlab, hlab, &t);
       /* MIS-2's columns of rows over 32 entries (owned and ghost columns)
-       * in chunks of 16 over the grid, as those of over 4096 by default */
+       * in chunks of 16 over the grid, as those of over 1024 by default */
       t = t0;
       t.mis2_hub_row = 32;
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
