@@ -165,9 +165,13 @@ __device__ __forceinline__ void decide_pass(const Plan<W> &p, int r, int c, Smem
       const int64_t qb = ghosts ? p.g.brp[v] : 0, qe = ghosts ? p.g.brp[v + 1] : 0;
       for (int64_t q = qb + (Warp ? lane : 0); q < qe && !out_ && (all_min || !first_round);
            q += Warp ? 32 : 1) {
+        /* the flag and the word loaded side by side: each step of this
+         * early-exit loop waits for its loads, and a word loaded only after
+         * its flag made that two loads after the column's */
         const int32_t j = p.g.bcol[q];
-        if (!p.gsub[j]) continue;
+        const uint8_t in_subset = p.gsub[j];
         const W m = p.gM[j];
+        if (!in_subset) continue;
         out_ = m == w_out<W>();
         all_min = all_min && m == t;
       }
