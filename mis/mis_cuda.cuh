@@ -96,8 +96,10 @@ __device__ __forceinline__ void row_decide(const int32_t *colidx, int64_t b, int
   if constexpr (Warp) {
     for (int64_t q = b + lane; q < e && !o && (a || !first_round); q += 32) {
       const int32_t u = colidx[q];
-      if (subset && !subset[u]) continue; /* not part of the subgraph */
+      /* the flag and the word side by side: each step waits for its loads */
+      const bool in_subset = !subset || subset[u];
       const W m = M[u];
+      if (!in_subset) continue; /* not part of the subgraph */
       o = m == w_out<W>();
       a = a && m == t;
     }
