@@ -108,12 +108,19 @@ __device__ __forceinline__ void row_decide(const int32_t *colidx, int64_t b, int
       int32_t c[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k) c[k] = q + k < e ? colidx[q + k] : -1;
+      /* the flags and the words side by side (column 0 stands in past e) */
+      bool in[4];
+      W m[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        in[k] = c[k] >= 0 && (!subset || subset[c[k] >= 0 ? c[k] : 0]);
+        m[k] = M[c[k] >= 0 ? c[k] : 0];
+      }
 #pragma unroll
       for (int k = 0; k < 4; ++k)
-        if (c[k] >= 0 && (!subset || subset[c[k]])) {
-          const W m = M[c[k]];
-          o = o || m == w_out<W>();
-          a = a && m == t;
+        if (in[k]) {
+          o = o || m[k] == w_out<W>();
+          a = a && m[k] == t;
         }
     }
   }
