@@ -109,11 +109,7 @@ __device__ __forceinline__ void column_body(const Phase<W> &a, Smem &sm) {
       if (!mis_cuda::heavy_row(p.heavy, e - b)) { /* a hub's chunks did it */
         W m =
             mis_cuda::row_min<W, Warp>(a.p.colidx, b, e, a.p.T, lane, lane ? w_out<W>() : a.p.T[v]);
-        if (Warp)
-          for (int off = 16; off; off >>= 1) {
-            W o = __shfl_xor_sync(0xffffffffu, m, off);
-            m = o < m ? o : m;
-          }
+        if (Warp) m = mis_cuda::warp_min(m);
         m = m == w_in<W>() ? w_out<W>() : m;
         keep = m != w_out<W>();
         if (lane == 0) a.p.M[v] = m;

@@ -119,11 +119,7 @@ __device__ __forceinline__ void column_pass(const Plan<W> &p, int r, int c, Smem
       if (!mis_cuda::heavy_row(p.heavy, ae - ab + be - bb)) { /* a hub's chunks did it */
         W m = part_min<W, Warp>(p, ab, ae, bb, 0, ae - ab + be - bb, lane,
                                 lane ? w_out<W>() : p.T[v]);
-        if (Warp)
-          for (int off = 16; off; off >>= 1) {
-            const W o = __shfl_xor_sync(0xffffffffu, m, off);
-            m = o < m ? o : m;
-          }
+        if (Warp) m = mis_cuda::warp_min(m);
         m = m == w_in<W>() ? w_out<W>() : m;
         keep = m != w_out<W>();
         if (lane == 0) {

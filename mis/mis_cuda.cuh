@@ -58,6 +58,15 @@ template <typename W> __device__ __forceinline__ W w_out() {
  * benchmarks-log.md). Thread: four column indices are loaded before their T
  * words, so four gathers are in flight instead of one chain per entry
  * (H100: Laplace3D_100 MIS-2 -3 to -9%). */
+/* The smallest of a full warp's words, in every lane (a butterfly of shuffles). */
+template <typename W> __device__ __forceinline__ W warp_min(W m) {
+  for (int off = 16; off; off >>= 1) {
+    const W o = __shfl_xor_sync(0xffffffffu, m, off);
+    m = o < m ? o : m;
+  }
+  return m;
+}
+
 template <typename W, bool Warp>
 __device__ __forceinline__ W row_min(const int32_t *colidx, int64_t b, int64_t e, const W *T,
                                      int lane, W m) {
@@ -233,11 +242,7 @@ __device__ __forceinline__ void heavy_column(const Heavy<W> &h, Active active, C
   for (unsigned i = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); i < n; i += warps) {
     const HeavyChunk c = h.chunk[i];
     if (!active(c.v, c.tag)) continue;
-    W m = chunk_min(c.v, c.k, lane, w_out<W>());
-    for (int off = 16; off; off >>= 1) {
-      const W o = __shfl_xor_sync(0xffffffffu, m, off);
-      m = o < m ? o : m;
-    }
+    const W m = warp_min(chunk_min(c.v, c.k, lane, w_out<W>()));
     if (lane == 0) {
       atomic_min_word(h.acc + c.slot, m);
       __threadfence();
