@@ -121,6 +121,11 @@ struct Sync {
   cudaEvent_t fork;           /* a captured round's start */
   cudaStream_t comm;          /* boundary kernels and exchanges, high priority */
   cudaGraphExec_t exec[2];    /* captured rounds of even / odd r */
+  /* -vv, host-driven rounds without graphs: timing events on the comm
+   * stream a round (round start, column_B, M exchange, decide_B and T
+   * exchange done: round_trace_log) */
+  cudaEvent_t (*trace)[5];
+  int ntrace;
 };
 
 /* The comm stream and the events of the host-driven rounds (the one-kernel
@@ -145,6 +150,45 @@ void sync_free(Sync *y) {
     if (evs[k]) cudaEventDestroy(evs[k]);
   for (int k = 0; k < 2; ++k)
     if (y->exec[k]) cudaGraphExecDestroy(y->exec[k]);
+  for (int r = 0; r < y->ntrace; ++r)
+    for (int k = 0; k < 5; ++k)
+      if (y->trace[r][k]) cudaEventDestroy(y->trace[r][k]);
+  free(y->trace);
+}
+
+/* -vv: timing events for the first kTraceRounds host-driven rounds. */
+mispc_status round_trace_make(mispc_context *ctx, Sync *y) {
+  y->trace = (cudaEvent_t(*)[5])calloc(kTraceRounds, sizeof *y->trace);
+  if (!y->trace) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "round trace events");
+  for (; y->ntrace < kTraceRounds; ++y->ntrace)
+    for (int k = 0; k < 5; ++k) MISPC_CUDA_TRY(ctx, cudaEventCreate(&y->trace[y->ntrace][k]));
+  return MISPC_SUCCESS;
+}
+
+void round_stamp(const Sync *y, int r, int k, cudaStream_t s) {
+  if (r < y->ntrace) cudaEventRecord(y->trace[r][k], s);
+}
+
+/* Where a host-driven round's time goes on the comm stream (the boundary
+ * passes and the exchanges; an exchange's time holds the wait for the
+ * other ranks), after the call's last wait. us. */
+void round_trace_log(mispc_context *ctx, const Sync *y, int rounds) {
+  double sum[5] = {0, 0, 0, 0, 0};
+  for (int r = 0; r < rounds && r < y->ntrace; ++r) {
+    float ms[5] = {0, 0, 0, 0, 0};
+    for (int k = 0; k < 4; ++k) cudaEventElapsedTime(&ms[k], y->trace[r][k], y->trace[r][k + 1]);
+    if (r + 1 < rounds && r + 1 < y->ntrace)
+      cudaEventElapsedTime(&ms[4], y->trace[r][4], y->trace[r + 1][0]);
+    mispc_logf(ctx, 2,
+               "  round %d: column_B %.1f, M exchange %.1f, decide_B %.1f, T exchange %.1f, "
+               "to the next round %.1f us",
+               r, 1e3 * ms[0], 1e3 * ms[1], 1e3 * ms[2], 1e3 * ms[3], 1e3 * ms[4]);
+    for (int k = 0; k < 5; ++k) sum[k] += 1e3 * ms[k];
+  }
+  mispc_logf(ctx, 2,
+             "dist mis2 (device) rounds' trace, summed: column_B %.1f, M exchanges %.1f, "
+             "decide_B %.1f, T exchanges %.1f, between rounds %.1f us",
+             sum[0], sum[1], sum[2], sum[3], sum[4]);
 }
 
 /* Whether the rounds run in one kernel a rank (tuning dist_lsa_rounds: 0
@@ -218,10 +262,13 @@ template <typename W> mispc_status enqueue_round(const Round &x, const Plan<W> &
     MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->fork, 0));
   } else {
     MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
+    round_stamp(y, r, 0, cs);
   }
   MISPC_TRY(launch(ctx, x.warp, true, p, r, kBoundary, x.grids, cs));
   MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], cs));
+  if (k < 0) round_stamp(y, r, 1, cs);
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, x.h, p.M, p.gM, x.ws, cs));
+  if (k < 0) round_stamp(y, r, 2, cs);
   if (k < 0 && r > 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kBoundary], 0));
   MISPC_TRY(launch(ctx, x.warp, true, p, r, kInterior, x.grids, st));
   MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kInterior], st));
@@ -232,9 +279,13 @@ template <typename W> mispc_status enqueue_round(const Round &x, const Plan<W> &
   MISPC_TRY(launch(ctx, x.warp, false, p, r, kBoundary, x.grids, cs));
   MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kBoundary], cs));
   MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
-  if (k < 0)
-    return mispc_halo_exchange_count_device(ctx, x.h, p.T, p.gT, x.ws, p.len + 4 * (r + 1) + 2, 2,
-                                            y->d + r + 1, y->h + r + 1, cs);
+  if (k < 0) {
+    round_stamp(y, r, 3, cs);
+    MISPC_TRY(mispc_halo_exchange_count_device(ctx, x.h, p.T, p.gT, x.ws, p.len + 4 * (r + 1) + 2,
+                                               2, y->d + r + 1, y->h + r + 1, cs));
+    round_stamp(y, r, 4, cs);
+    return MISPC_SUCCESS;
+  }
   round_advance<<<1, 1, 0, cs>>>(p.len, (int *)p.round, x.slots + k);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return mispc_halo_exchange_count_device(ctx, x.h, p.T, p.gT, x.ws, x.slots + k, 1, y->d + k,
@@ -489,6 +540,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   /* Rounds as CUDA graphs (tuning dist_graph_rounds, NCCL only): one launch
    * a round instead of about twenty host calls. */
   const bool graph = tu->dist_graph_rounds && h->nccl;
+  if (!graph && ctx->verbosity >= 2) MISPC_TRY(round_trace_make(ctx, y));
   Plan<W> pg = p;
   if (graph) {
     pg.round = (const int *)(aux + 5);
@@ -537,6 +589,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   MISPC_TRY(mispc_halo_count_start(ctx, h, aux + 2, 1, y->d, y->h, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 members"));
   MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h, &size));
+  if (y->ntrace) round_trace_log(ctx, y, done);
   /* the ghosts' subset flags (gsub is only read by the rounds): copied after
    * the last collective, so that a failed copy cannot leave this rank out of
    * an exchange the others are in (the caller agrees the status) */
