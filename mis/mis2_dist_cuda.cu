@@ -110,29 +110,6 @@ template <typename W> __global__ void members(Plan<W> p, uint8_t *in_set, unsign
   mispc_block_add<DIST_BLOCK>(mine, count);
 }
 
-/* A word pair that no later round changes: an OUT M (a neighbour IN, or
- * every closed neighbour OUT) and a decided T. */
-template <typename W> __device__ __forceinline__ bool final_words(W m, W t) {
-  return m == w_out<W>() && (t == w_in<W>() || t == w_out<W>());
-}
-
-/* The keep flags of the send list and the ghosts for the shrunk exchanges
- * (mispc_halo_sub): the same predicate on the same words at both ends, after
- * a round's T exchange. */
-template <typename W>
-__global__ void prune_flags(Plan<W> p, int64_t ns, const int32_t *__restrict__ sidx,
-                            int32_t *__restrict__ sflag, int64_t ng, int32_t *__restrict__ gflag) {
-  const int64_t n = ns > ng ? ns : ng;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
-       k += (int64_t)gridDim.x * blockDim.x) {
-    if (k < ns) {
-      const int32_t v = sidx[k];
-      sflag[k] = !final_words(p.M[v], p.T[v]);
-    }
-    if (k < ng) gflag[k] = !final_words(p.gM[k], p.gT[k]);
-  }
-}
-
 typedef mispc_scratch_list dev_buffers;
 
 /* Pinned host words and device words of the round counts; the comm stream
@@ -149,7 +126,6 @@ struct Sync {
    * exchange done: round_trace_log) */
   cudaEvent_t (*trace)[5];
   int ntrace;
-  mispc_halo_sub sub; /* the shrunk send lists (sub.soff NULL: the full ones) */
 };
 
 /* The comm stream and the events of the host-driven rounds (the one-kernel
@@ -240,7 +216,6 @@ template <typename W>
 mispc_status launch(mispc_context *ctx, bool warp, bool is_column, const Plan<W> &p, int r, int c,
                     const unsigned grid[2], cudaStream_t s) {
   const unsigned gr = grid[c];
-  if (gr == 0) return MISPC_SUCCESS; /* no vertex of the class (and so no hub chunk) */
   if (is_column) {
     if (warp)
       column<W, true><<<gr, DIST_BLOCK, 0, s>>>(p, r, c);
@@ -264,9 +239,8 @@ struct Round {
   Sync *y;
   bool warp;
   size_t ws;
-  unsigned grids[2];         /* 0: the class is empty (no launch) */
-  unsigned *slots;           /* [2]: the counts of a captured round of each parity */
-  const mispc_halo_sub *sub; /* host-driven rounds: the lists (NULL: full) */
+  unsigned grids[2];
+  unsigned *slots; /* [2]: the counts of a captured round of each parity */
 };
 
 /* Queues round r (k < 0) or the round of parity k to capture (the kernels
@@ -293,7 +267,7 @@ template <typename W> mispc_status enqueue_round(const Round &x, const Plan<W> &
   MISPC_TRY(launch(ctx, x.warp, true, p, r, kBoundary, x.grids, cs));
   MISPC_CUDA_TRY(ctx, cudaEventRecord(y->col[kBoundary], cs));
   if (k < 0) round_stamp(y, r, 1, cs);
-  MISPC_TRY(mispc_halo_exchange_sub_device(ctx, x.h, k < 0 ? x.sub : NULL, p.M, p.gM, x.ws, cs));
+  MISPC_TRY(mispc_halo_exchange_device_on(ctx, x.h, p.M, p.gM, x.ws, cs));
   if (k < 0) round_stamp(y, r, 2, cs);
   if (k < 0 && r > 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(st, y->dec[kBoundary], 0));
   MISPC_TRY(launch(ctx, x.warp, true, p, r, kInterior, x.grids, st));
@@ -307,9 +281,8 @@ template <typename W> mispc_status enqueue_round(const Round &x, const Plan<W> &
   MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
   if (k < 0) {
     round_stamp(y, r, 3, cs);
-    MISPC_TRY(mispc_halo_exchange_count_sub_device(ctx, x.h, x.sub, p.T, p.gT, x.ws,
-                                                   p.len + 4 * (r + 1) + 2, 2, y->d + r + 1,
-                                                   y->h + r + 1, cs));
+    MISPC_TRY(mispc_halo_exchange_count_device(ctx, x.h, p.T, p.gT, x.ws, p.len + 4 * (r + 1) + 2,
+                                               2, y->d + r + 1, y->h + r + 1, cs));
     round_stamp(y, r, 4, cs);
     return MISPC_SUCCESS;
   }
@@ -482,14 +455,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
     MISPC_TRY(mispc_scratch_list_alloc(ctx, b, gn, what, (void **)&gsub));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, nlen * 4 + 32, what, (void **)&p.len));
   MISPC_TRY(mispc_scratch_list_alloc(ctx, b, (size_t)(max_rounds + 3) * 8, what, (void **)&y->d));
-  /* the host-driven rounds' send lists shrink as vertices are decided
-   * (tuning dist_no_prune; the same on every rank, as lsa) */
-  const bool prune = !lsa && !tu->dist_no_prune && !tu->dist_graph_rounds;
-  void *sub_mem = NULL;
-  if (prune) MISPC_TRY(mispc_scratch_list_alloc(ctx, b, mispc_halo_sub_bytes(h), what, &sub_mem));
-  const size_t pinned_words =
-      (size_t)(max_rounds + 4) + (prune ? mispc_halo_sub_pinned_words(h) : 0);
-  MISPC_TRY(mispc_pinned_scratch(ctx, pinned_words * 8, (void **)&y->h));
+  MISPC_TRY(mispc_pinned_scratch(ctx, (size_t)(max_rounds + 4) * 8, (void **)&y->h));
   aux = p.len + nlen; /* [0] subset size, [1] boundary size, [2] members, [3..4] the counts
                         of captured rounds, [5] their round number, [6..7] the member
                         count of the one kernel */
@@ -566,15 +532,11 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
   const int64_t ni = nloc - nb;
   const unsigned grids[2] = {
-      nb > 0 ? mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK) : 0u,
-      ni > 0 ? mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))
-             : 0u};
+      mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK),
+      mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
-  Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3, NULL};
-  if (prune)
-    MISPC_TRY(
-        mispc_halo_sub_init(ctx, h, &y->sub, sub_mem, (int64_t *)(y->h + max_rounds + 4), st));
+  Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
   /* Rounds as CUDA graphs (tuning dist_graph_rounds, NCCL only): one launch
    * a round instead of about twenty host calls. */
   const bool graph = tu->dist_graph_rounds && h->nccl;
@@ -591,36 +553,9 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
    * capture cannot be waited for outside it) */
   MISPC_CUDA_TRY(ctx, cudaEventRecord(y->dec[kInterior], st));
   /* Round r is queued, then round r - 1's count read: the host stays a round
-   * ahead of the GPU. rounds = the first r whose count after it is 0.
-   * Shrinking the send lists: once the count after round r - 2 is at most
-   * half the graph (then an eighth of the count at the last shrink), the
-   * host waits for round r - 1 before queuing round r and drops the words
-   * no later round changes (kron on 2 GPUs: an exchange of every boundary
-   * word took 30-60 us a round after the undecided vertices were few,
-   * docs/DISTRIBUTED.md twentieth pass). Every rank reads the same sums, so
-   * all shrink at the same round. */
+   * ahead of the GPU. rounds = the first r whose count after it is 0. */
   int done = undecided == 0 ? 0 : -1;
-  int64_t shrink_below = g->nglobal / 2;
-  bool shrink_next = false;
   for (int r = 0; done < 0; ++r) {
-    if (shrink_next && r < max_rounds) {
-      shrink_next = false;
-      const int32_t *sidx = NULL;
-      MISPC_TRY(mispc_halo_device_send_list(ctx, h, &sidx));
-      const int64_t nmax = h->nsend > ng ? h->nsend : ng;
-      if (nmax > 0) {
-        prune_flags<W><<<mispc_device_grid(ctx, nmax, DIST_BLOCK), DIST_BLOCK, 0, cs>>>(
-            p, h->nsend, sidx, y->sub.d_sflag, ng, y->sub.d_gflag);
-        MISPC_CUDA_LAUNCH_CHECK(ctx);
-      }
-      MISPC_TRY(mispc_halo_sub_build(ctx, h, &y->sub, g->comm, cs));
-      x.sub = &y->sub;
-      mispc_logf(ctx, 2,
-                 "dist mis2 (device): send lists shrunk before round %d: %lld of %lld words "
-                 "sent, %lld of %lld received",
-                 r, (long long)y->sub.soff[h->ndst], (long long)h->nsend,
-                 (long long)y->sub.roff[h->nsrc], (long long)ng);
-    }
     if (r < max_rounds) {
       if (graph) {
         if (r == 0) MISPC_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, y->dec[kInterior], 0));
@@ -639,10 +574,6 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
                                         &undecided));
       mispc_logf(ctx, 2, "dist mis2 (device) round %d: %lld undecided", r, (long long)undecided);
       if (undecided == 0) done = r;
-      if (prune && undecided > 0 && undecided <= shrink_below) {
-        shrink_next = true;
-        shrink_below = undecided / 8;
-      }
     }
     if (done < 0 && r >= max_rounds)
       return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,

@@ -81,94 +81,51 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
   return mispc_halo_exchange_device_on(ctx, h, owned, ghost, size, st);
 }
 
-/* ghost[gidx[k]] = in[k]: the received words of a sub's lists in place. */
-template <typename T>
-__global__ void unpack_kernel(int64_t n, const int32_t *__restrict__ gidx, const T *__restrict__ in,
-                              T *__restrict__ ghost) {
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
-       k += (int64_t)gridDim.x * blockDim.x)
-    ghost[gidx[k]] = in[k];
-}
-
-template <typename T>
-static void queue_pack(mispc_context *ctx, int64_t n, const int32_t *idx, const void *owned,
-                       void *out, count_words c, cudaStream_t st) {
-  pack_kernel<<<mispc_device_grid(ctx, n, 256), 256, 0, st>>>(n, idx, (const T *)owned, (T *)out,
-                                                              c);
-}
-
-template <typename T>
-static void queue_unpack(mispc_context *ctx, int64_t n, const int32_t *gidx, const void *in,
-                         void *ghost, cudaStream_t st) {
-  unpack_kernel<<<mispc_device_grid(ctx, n, 256), 256, 0, st>>>(n, gidx, (const T *)in, (T *)ghost);
-}
-
-/* The exchange on stream st, over the full lists or sub's (built); with
- * c.out, NCCL also sums the count (one group) and h_out gets it (the MPI
- * path copies this rank's count only). */
-static mispc_status exchange(mispc_context *ctx, mispc_halo *h, const mispc_halo_sub *sub,
-                             const void *owned, void *ghost, size_t size, cudaStream_t st,
-                             count_words c, unsigned long long *h_out) {
+/* The exchange on stream st; with c.out, NCCL also sums the count (one
+ * group) and h_out gets it (the MPI path copies this rank's count only). */
+static mispc_status exchange(mispc_context *ctx, mispc_halo *h, const void *owned, void *ghost,
+                             size_t size, cudaStream_t st, count_words c,
+                             unsigned long long *h_out) {
   if (size != 1 && size != 4 && size != 8)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "device halo exchange of %zu-byte elements",
                         size);
   MISPC_TRY(ensure_device(ctx, h));
   const double t0 = mispc_wtime();
-  if (sub && !sub->soff) sub = NULL; /* not built yet: the full lists */
-  const int64_t ns = sub ? sub->soff[h->ndst] : h->nsend;
-  const int64_t nr = sub ? sub->roff[h->nsrc] : h->nghost;
-  const int32_t *sidx = sub ? sub->d_sidx : h->d_sidx;
-  void *rbuf = sub ? sub->d_rbuf : ghost; /* the full lists receive in place */
-  if (ns > 0 || c.out) {
+  if (h->nsend > 0 || c.out) {
+    const unsigned grid = mispc_device_grid(ctx, h->nsend, 256);
     if (size == 1)
-      queue_pack<uint8_t>(ctx, ns, sidx, owned, h->d_sbuf, c, st);
+      pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint8_t *)owned,
+                                        (uint8_t *)h->d_sbuf, c);
     else if (size == 4)
-      queue_pack<uint32_t>(ctx, ns, sidx, owned, h->d_sbuf, c, st);
+      pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint32_t *)owned,
+                                        (uint32_t *)h->d_sbuf, c);
     else
-      queue_pack<uint64_t>(ctx, ns, sidx, owned, h->d_sbuf, c, st);
+      pack_kernel<<<grid, 256, 0, st>>>(h->nsend, h->d_sidx, (const uint64_t *)owned,
+                                        (uint64_t *)h->d_sbuf, c);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
   }
   if (h->nccl) { /* device to device, ordered on the stream: no host wait */
-    if (sub)
-      MISPC_TRY(mispc_halo_nccl_exchange_sub(ctx, h, sub->soff, rbuf, sub->roff, size, c.out, st));
-    else
-      MISPC_TRY(mispc_halo_nccl_exchange_sum(ctx, h, ghost, size, c.out, st));
+    MISPC_TRY(mispc_halo_nccl_exchange_sum(ctx, h, ghost, size, c.out, st));
   } else {
-    if (ns > 0)
-      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_sbuf, h->d_sbuf, (size_t)ns * size,
+    if (h->nsend > 0)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h->h_sbuf, h->d_sbuf, (size_t)h->nsend * size,
                                           cudaMemcpyDeviceToHost, st));
     /* The values are needed on the host before MPI sends them. */
     MISPC_TRY(mispc_sync(ctx, st, "halo packing"));
+    mispc_halo_counts(h, size);
     int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
-    if (sub) {
-      for (int q = 0; q < h->ndst; ++q)
-        sc[q] = (int)((sub->soff[q + 1] - sub->soff[q]) * size), sd[q] = (int)(sub->soff[q] * size);
-      for (int q = 0; q < h->nsrc; ++q)
-        rc[q] = (int)((sub->roff[q + 1] - sub->roff[q]) * size), rd[q] = (int)(sub->roff[q] * size);
-    } else {
-      mispc_halo_counts(h, size);
-    }
     if (MPI_Neighbor_alltoallv(h->h_sbuf, sc, sd, MPI_BYTE, h->h_rbuf, rc, rd, MPI_BYTE, h->nbr) !=
         MPI_SUCCESS)
       return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
-    if (nr > 0)
-      MISPC_CUDA_TRY(
-          ctx, cudaMemcpyAsync(rbuf, h->h_rbuf, (size_t)nr * size, cudaMemcpyHostToDevice, st));
-  }
-  if (sub && nr > 0) {
-    if (size == 1)
-      queue_unpack<uint8_t>(ctx, nr, sub->d_gidx, rbuf, ghost, st);
-    else if (size == 4)
-      queue_unpack<uint32_t>(ctx, nr, sub->d_gidx, rbuf, ghost, st);
-    else
-      queue_unpack<uint64_t>(ctx, nr, sub->d_gidx, rbuf, ghost, st);
-    MISPC_CUDA_LAUNCH_CHECK(ctx);
+    if (h->nghost > 0)
+      MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(ghost, h->h_rbuf, (size_t)h->nghost * size,
+                                          cudaMemcpyHostToDevice, st));
   }
   /* the count: summed over the ranks under NCCL; this rank's alone under MPI
    * (count_finish sums it) */
   if (c.out) MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, c.out, 8, cudaMemcpyDeviceToHost, st));
   h->stats.exchanges++;
-  h->stats.bytes_sent += ns * (int64_t)size;
+  h->stats.bytes_sent += h->nsend * (int64_t)size;
   h->stats.comm_seconds += mispc_wtime() - t0;
   return MISPC_SUCCESS;
 }
@@ -177,14 +134,7 @@ extern "C" mispc_status mispc_halo_exchange_device_on(mispc_context *ctx, mispc_
                                                       const void *owned, void *ghost, size_t size,
                                                       void *stream) {
   const count_words none = {NULL, 0, NULL};
-  return exchange(ctx, h, NULL, owned, ghost, size, (cudaStream_t)stream, none, NULL);
-}
-
-extern "C" mispc_status mispc_halo_exchange_sub_device(mispc_context *ctx, mispc_halo *h,
-                                                       const mispc_halo_sub *sub, const void *owned,
-                                                       void *ghost, size_t size, void *stream) {
-  const count_words none = {NULL, 0, NULL};
-  return exchange(ctx, h, sub, owned, ghost, size, (cudaStream_t)stream, none, NULL);
+  return exchange(ctx, h, owned, ghost, size, (cudaStream_t)stream, none, NULL);
 }
 
 extern "C" mispc_status mispc_halo_exchange_count_device(mispc_context *ctx, mispc_halo *h,
@@ -193,16 +143,7 @@ extern "C" mispc_status mispc_halo_exchange_count_device(mispc_context *ctx, mis
                                                          int n, unsigned long long *d_wide,
                                                          unsigned long long *h_out, void *stream) {
   const count_words c = {d_count, n, d_wide};
-  return exchange(ctx, h, NULL, owned, ghost, size, (cudaStream_t)stream, c, h_out);
-}
-
-extern "C" mispc_status
-mispc_halo_exchange_count_sub_device(mispc_context *ctx, mispc_halo *h, const mispc_halo_sub *sub,
-                                     const void *owned, void *ghost, size_t size,
-                                     const unsigned *d_count, int n, unsigned long long *d_wide,
-                                     unsigned long long *h_out, void *stream) {
-  const count_words c = {d_count, n, d_wide};
-  return exchange(ctx, h, sub, owned, ghost, size, (cudaStream_t)stream, c, h_out);
+  return exchange(ctx, h, owned, ghost, size, (cudaStream_t)stream, c, h_out);
 }
 
 __global__ void widen_kernel(count_words c) {

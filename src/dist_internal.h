@@ -114,49 +114,6 @@ mispc_status mispc_halo_exchange_count_device(mispc_context *ctx, mispc_halo *h,
                                               void *ghost, size_t size, const unsigned *d_count,
                                               int n, unsigned long long *d_wide,
                                               unsigned long long *h_out, void *stream);
-/* A plan's lists shrunk to the entries whose words may still change, for
- * device exchanges of words that stop changing (MIS-2: a decided vertex's M
- * and T words). Both ends drop the same entries, the sender by flags of its
- * send list and the receiver by flags of its ghosts, computed by the same
- * predicate on the same words, so no index goes over the wire; the build
- * checks the counts with each neighbour (docs/DISTRIBUTED.md, twentieth
- * pass). Its device arrays are one block of mispc_halo_sub_bytes the
- * caller allocates before the rounds (exchanges never allocate). */
-typedef struct mispc_halo_sub {
-  int32_t *d_sflag, *d_gflag; /* the caller's flags: 1 keep (nsend + 1 / nghost + 1) */
-  int32_t *d_sscan, *d_gscan; /* their exclusive scans */
-  int32_t *d_sidx, *d_gidx;   /* owned ids kept, by destination; ghost positions kept, by source */
-  int64_t *d_disp;            /* the plan's sdispl, then rdispl */
-  void *d_rbuf;               /* received words, 8 bytes a ghost */
-  void *d_temp;               /* CUB scan */
-  size_t temp_bytes;
-  int64_t *h_pos;             /* pinned, ndst + nsrc + 2: the scans at the plan's offsets */
-  const int64_t *soff, *roff; /* kept entries by destination / source (into h_pos); NULL
-                                 until the first build: the full lists */
-} mispc_halo_sub;
-/* Device bytes of a sub of h (scans' scratch included) and pinned int64s. */
-size_t mispc_halo_sub_bytes(const mispc_halo *h);
-size_t mispc_halo_sub_pinned_words(const mispc_halo *h);
-/* Lays the sub out in d_mem (mispc_halo_sub_bytes) and h_pos (pinned), and
- * copies the plan's offsets, on stream `stream`. */
-mispc_status mispc_halo_sub_init(mispc_context *ctx, const mispc_halo *h, mispc_halo_sub *sub,
-                                 void *d_mem, int64_t *h_pos, void *stream);
-/* Shrinks the lists to the flagged entries (the caller's flags queued on
- * `stream` before): scans, waits for the stream, checks the counts against
- * each neighbour's and agrees the verdict over comm (collective: every rank
- * of the plan calls it at the same point). */
-mispc_status mispc_halo_sub_build(mispc_context *ctx, mispc_halo *h, mispc_halo_sub *sub,
-                                  MPI_Comm comm, void *stream);
-/* mispc_halo_exchange_device_on and mispc_halo_exchange_count_device over
- * sub's lists (sub NULL or not yet built: the full lists). */
-mispc_status mispc_halo_exchange_sub_device(mispc_context *ctx, mispc_halo *h,
-                                            const mispc_halo_sub *sub, const void *owned,
-                                            void *ghost, size_t size, void *stream);
-mispc_status mispc_halo_exchange_count_sub_device(mispc_context *ctx, mispc_halo *h,
-                                                  const mispc_halo_sub *sub, const void *owned,
-                                                  void *ghost, size_t size, const unsigned *d_count,
-                                                  int n, unsigned long long *d_wide,
-                                                  unsigned long long *h_out, void *stream);
 /* The send list (owned ids, in send order) in device memory, nsend entries;
  * the first call makes the plan's device mirror (the graph's construction
  * does, agreed, for device graphs: exchanges then never allocate). */
@@ -209,12 +166,6 @@ mispc_status mispc_halo_nccl_exchange_sum(mispc_context *ctx, mispc_halo *h, voi
 mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, mispc_halo *h, const double *sbuf,
                                              const int64_t *soff, double *rbuf, const int64_t *roff,
                                              void *stream);
-/* The packed words (d_sbuf) of a sub's lists into rbuf, `size`-byte
- * elements, offsets soff / roff, and in the same group the sum of *d_word
- * (none when NULL). */
-mispc_status mispc_halo_nccl_exchange_sub(mispc_context *ctx, mispc_halo *h, const int64_t *soff,
-                                          void *rbuf, const int64_t *roff, size_t size,
-                                          unsigned long long *d_word, void *stream);
 
 /* A device count summed over the ranks without a host wait where NCCL
  * carries it (the termination count of device rounds, read a round late):

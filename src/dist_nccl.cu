@@ -249,19 +249,6 @@ extern "C" mispc_status mispc_halo_nccl_exchange_counts(mispc_context *ctx, misp
 #endif
 }
 
-extern "C" mispc_status mispc_halo_nccl_exchange_sub(mispc_context *ctx, mispc_halo *h,
-                                                     const int64_t *soff, void *rbuf,
-                                                     const int64_t *roff, size_t size,
-                                                     unsigned long long *d_word, void *stream) {
-#if MISPC_HAVE_NCCL
-  return grouped(ctx, h, (cudaStream_t)stream, h->d_sbuf, soff, h->ndst, h->dst, rbuf, roff,
-                 h->nsrc, h->src, size, d_word);
-#else
-  (void)h, (void)soff, (void)rbuf, (void)roff, (void)size, (void)d_word, (void)stream;
-  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "NCCL transport: mispc was built without NCCL");
-#endif
-}
-
 extern "C" mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h,
                                             unsigned long long *d_word, void *stream) {
 #if MISPC_HAVE_NCCL

@@ -45,8 +45,6 @@ static const knob knobs[] = {
     KNOB(gs_line_rounds, NULL, "cluster GS: line clusters merge at most N rounds (0: whole lines)"),
     KNOB(dist_rounds_on_one_rank, "0|1", "distributed calls: rounds and halo on one rank too"),
     KNOB(dist_graph_rounds, "0|1", "distributed GPU MIS-2 over NCCL: a CUDA graph a round"),
-    KNOB(dist_no_prune, "0|1",
-         "distributed GPU MIS-2 (host-driven rounds): no shrinking of the send lists"),
     KNOB(dist_lsa_rounds, "0|1|2",
          "distributed GPU MIS-2 over NCCL: all rounds in one kernel (0 small halos, 1 on, 2 off)"),
     KNOB(dist_agg_scan_labels, "0|1",

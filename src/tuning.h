@@ -70,9 +70,6 @@ typedef struct mispc_tuning {
                                   instead of the one-process kernels (tests of a transport) */
   int dist_graph_rounds;       /* 1: GPU MIS-2 over NCCL replays each round as a captured CUDA
                                   graph (two captures a call; experimental, not yet run) */
-  int dist_no_prune;           /* 1: GPU MIS-2's host-driven rounds send every boundary word
-                                  every round (0: the send lists shrink to the words that may
-                                  still change as the undecided vertices fall) */
   int dist_lsa_rounds;         /* GPU MIS-2 over NCCL runs all rounds in one kernel a rank,
                                   storing ghosts into the other GPUs' memory (NCCL device API,
                                   LSA; falls back where a rank cannot): 0 where the ranks send at

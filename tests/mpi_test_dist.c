@@ -274,14 +274,6 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       compared hubs = {spec, "GPU hub chunks ", &G, &D, &DD, 1, r0, r1};
       compare_mis(ctx, &hubs, sub, dsub, ref, dset, mine);
       compare_aggregations(ctx, &hubs, dlab, hlab);
-      /* every boundary word sent every round (by default the host-driven
-       * rounds' send lists shrink to the words that may still change) */
-      t = t0;
-      t.dist_no_prune = 1;
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
-      compared full = {spec, "GPU full sends ", &G, &D, &DD, 1, r0, r1};
-      compare_mis(ctx, &full, sub, dsub, ref, dset, mine);
-      compare_aggregations(ctx, &full, dlab, hlab);
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
     if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
