@@ -216,6 +216,7 @@ template <typename W>
 mispc_status launch(mispc_context *ctx, bool warp, bool is_column, const Plan<W> &p, int r, int c,
                     const unsigned grid[2], cudaStream_t s) {
   const unsigned gr = grid[c];
+  if (gr == 0) return MISPC_SUCCESS; /* no vertex of the class (and so no hub chunk) */
   if (is_column) {
     if (warp)
       column<W, true><<<gr, DIST_BLOCK, 0, s>>>(p, r, c);
@@ -239,8 +240,8 @@ struct Round {
   Sync *y;
   bool warp;
   size_t ws;
-  unsigned grids[2];
-  unsigned *slots; /* [2]: the counts of a captured round of each parity */
+  unsigned grids[2]; /* 0: the class is empty (no launch) */
+  unsigned *slots;   /* [2]: the counts of a captured round of each parity */
 };
 
 /* Queues round r (k < 0) or the round of parity k to capture (the kernels
@@ -531,9 +532,13 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   int sms = 0, coop = 0;
   MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
   const int64_t ni = nloc - nb;
+  /* An empty class launches nothing: its one-block grid would still walk
+   * every hub chunk of the other class (one rank's rounds, all interior:
+   * kron:22 60.8 -> 12.0 ms, docs/DISTRIBUTED.md twentieth pass). */
   const unsigned grids[2] = {
-      mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK),
-      mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))};
+      nb > 0 ? mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK) : 0u,
+      ni > 0 ? mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))
+             : 0u};
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
