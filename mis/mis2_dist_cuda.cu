@@ -150,7 +150,7 @@ void sync_free(Sync *y) {
     if (evs[k]) cudaEventDestroy(evs[k]);
   for (int k = 0; k < 2; ++k)
     if (y->exec[k]) cudaGraphExecDestroy(y->exec[k]);
-  for (int r = 0; r < y->ntrace; ++r)
+  for (int r = 0; y->trace && r < kTraceRounds; ++r) /* a failed make leaves a row part made */
     for (int k = 0; k < 5; ++k)
       if (y->trace[r][k]) cudaEventDestroy(y->trace[r][k]);
   free(y->trace);

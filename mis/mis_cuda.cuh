@@ -51,13 +51,6 @@ template <typename W> __device__ __forceinline__ W w_out() {
   return (W) ~(W)0;
 }
 
-/* min(m, T[colidx[q]]) over q in [b, e), from this lane's share. Warp: the
- * lanes split the row with the plain loop (four loads a lane made MIS-2 of
- * Elasticity3D_60's node graph, 27 entries a row, 11% slower, and a split by
- * row length cost the gain on its 81-entry rows: docs/results/
- * benchmarks-log.md). Thread: four column indices are loaded before their T
- * words, so four gathers are in flight instead of one chain per entry
- * (H100: Laplace3D_100 MIS-2 -3 to -9%). */
 /* The smallest of a full warp's words, in every lane (a butterfly of shuffles). */
 template <typename W> __device__ __forceinline__ W warp_min(W m) {
   for (int off = 16; off; off >>= 1) {
@@ -67,6 +60,13 @@ template <typename W> __device__ __forceinline__ W warp_min(W m) {
   return m;
 }
 
+/* min(m, T[colidx[q]]) over q in [b, e), from this lane's share. Warp: the
+ * lanes split the row with the plain loop (four loads a lane made MIS-2 of
+ * Elasticity3D_60's node graph, 27 entries a row, 11% slower, and a split by
+ * row length cost the gain on its 81-entry rows: docs/results/
+ * benchmarks-log.md). Thread: four column indices are loaded before their T
+ * words, so four gathers are in flight instead of one chain per entry
+ * (H100: Laplace3D_100 MIS-2 -3 to -9%). */
 template <typename W, bool Warp>
 __device__ __forceinline__ W row_min(const int32_t *colidx, int64_t b, int64_t e, const W *T,
                                      int lane, W m) {
