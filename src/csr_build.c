@@ -20,6 +20,14 @@ static int entry_cmp(const void *a, const void *b) {
 /* Sorts one row stably by column and merges duplicates; returns new length. */
 static int64_t sort_merge_row(int32_t *col, double *val, int64_t d, int drop_diag, int64_t row,
                               entry *buf) {
+  if (!val) { /* a pattern: no values to sum in input order, so any sort will do */
+    mispc_sort_i32(col, d);
+    int64_t out = 0;
+    for (int64_t k = 0; k < d; ++k)
+      if (!(drop_diag && col[k] == row) && !(out > 0 && col[out - 1] == col[k]))
+        col[out++] = col[k];
+    return out;
+  }
   for (int64_t k = 0; k < d; ++k) {
     buf[k].col = col[k];
     buf[k].pos = k;
