@@ -185,6 +185,10 @@ static inline int mispc_cmp_i64(const void *a, const void *b) {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
 }
+static inline int mispc_cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
 
 /* Whether x is in the sorted list a[0..n): a binary search whose step is a
  * conditional move, not a branch on the data (the mispredicted branches of
