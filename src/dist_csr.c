@@ -128,7 +128,7 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
     const uint64_t low = ((uint64_t)1 << 33) - 1;
     int64_t prev = -1;
     for (int64_t j = 0; j < no; ++j) { /* ng <= j: the ids overwrite keys already read */
-      const uint64_t kj = sorted[j]; /* read before gh[ng] may overwrite it */
+      const uint64_t kj = sorted[j];   /* read before gh[ng] may overwrite it */
       const int64_t c = (int64_t)(kj >> 33);
       if (c != prev) gh[ng++] = c, prev = c;
       gidx[kj & low] = (int32_t)(ng - 1);
