@@ -514,13 +514,19 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   }
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, own, gsub, 1, st));
   MISPC_TRY(mispc_halo_exchange_device_on(ctx, h, p.T, p.gT, ws, st));
-  unsigned long long *h_nb = y->h + max_rounds + 3; /* this rank's boundary size */
+  /* this rank's boundary size, and its hub chunks (the second word) */
+  unsigned long long *h_nb = y->h + max_rounds + 3;
+  *h_nb = 0;
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_nb, aux + 1, 4, cudaMemcpyDeviceToHost, st));
+  if (p.heavy.chunk)
+    MISPC_CUDA_TRY(
+        ctx, cudaMemcpyAsync((unsigned *)h_nb + 1, p.heavy.count, 4, cudaMemcpyDeviceToHost, st));
   int64_t undecided = 0;
   MISPC_TRY(mispc_halo_count_start(ctx, h, aux, 1, y->d, y->h, st));
   MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-2 start"));
   MISPC_TRY(mispc_halo_count_finish(ctx, h, g->comm, y->h, &undecided));
   const int64_t nb = (int64_t) * (const unsigned *)h_nb;
+  const int64_t nchunks = (int64_t)((const unsigned *)h_nb)[1];
   /* the lists of a kind and parity: boundary class first, interior after */
   for (int k = 0; k < 2; ++k) {
     p.col[kBoundary][k] = lists + k * nl, p.col[kInterior][k] = lists + k * nl + nb;
@@ -532,13 +538,20 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
   int sms = 0, coop = 0;
   MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
   const int64_t ni = nloc - nb;
-  /* An empty class launches nothing: its one-block grid would still walk
-   * every hub chunk of the other class (one rank's rounds, all interior:
-   * kron:22 60.8 -> 12.0 ms, docs/DISTRIBUTED.md twentieth pass). */
-  const unsigned grids[2] = {
+  /* Each class's passes walk every hub chunk (heavy_columns skips the other
+   * class's by tag), so a class's grid is at least a warp a chunk (up to a
+   * whole-GPU grid): a class of a few vertices beside many hubs had walked
+   * them with a block or two (one rank's rounds, all interior, kron:22:
+   * 60.8 ms against 12.0 with no launch for the empty class, docs/
+   * DISTRIBUTED.md twentieth pass). An empty class has no chunk and
+   * launches nothing. */
+  const unsigned chunk_grid = nchunks > 0 ? mispc_device_grid(ctx, 32 * nchunks, DIST_BLOCK) : 0u;
+  const unsigned vgrids[2] = {
       nb > 0 ? mispc_device_grid(ctx, warp ? 32 * nb : nb, DIST_BLOCK) : 0u,
       ni > 0 ? mispc_grid_for(warp ? 32 * ni : ni, DIST_BLOCK, 64u * (unsigned)(sms > 0 ? sms : 1))
              : 0u};
+  const unsigned grids[2] = {vgrids[0] && chunk_grid > vgrids[0] ? chunk_grid : vgrids[0],
+                             vgrids[1] && chunk_grid > vgrids[1] ? chunk_grid : vgrids[1]};
   first_lists<W><<<grid, DIST_BLOCK, 0, st>>>(p, cls);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   Round x = {ctx, h, st, cs, y, warp, ws, {grids[0], grids[1]}, aux + 3};
