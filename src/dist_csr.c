@@ -108,10 +108,12 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
    * give the ghosts in order and every entry's index in one scan, where
    * the columns fit 31 bits and the entries 33 (a binary search an entry
    * in the ghost ids had been a fifth of loading gen:kron:20 on 2 ranks);
-   * else the ghost ids sorted and searched. */
-  int32_t *gidx = n <= ((int64_t)1 << 31) && no < ((int64_t)1 << 33)
-                      ? (int32_t *)malloc(sizeof(int32_t) * (size_t)(no + 1))
-                      : NULL;
+   * else (and with tuning dist_ghost_search, which tests that path) the
+   * ghost ids sorted and searched. */
+  int32_t *gidx =
+      n <= ((int64_t)1 << 31) && no < ((int64_t)1 << 33) && !ctx->tuning.dist_ghost_search
+          ? (int32_t *)malloc(sizeof(int32_t) * (size_t)(no + 1))
+          : NULL;
   int64_t ng = 0;
   if (gidx) {
     uint64_t *key = (uint64_t *)gh; /* the keys in the ids' array, the ids after them */

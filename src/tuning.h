@@ -85,6 +85,9 @@ typedef struct mispc_tuning {
                                   of more than this many entries pick from their neighbours'
                                   sorted labels (0: 256 on the GPU, at least 32 there; 64 on
                                   the host) */
+  int dist_ghost_search;       /* 1: a distributed graph's ghost indices by a binary search an
+                                  off-rank entry (the path of graphs over 2^31 vertices) instead
+                                  of one sort of (column, entry) keys */
 } mispc_tuning;
 
 /* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the

@@ -38,23 +38,38 @@ static mispc_csr load_graph(mispc_context *ctx, const char *spec) {
   return S;
 }
 
+/* Whether two distributed graphs have the same rows, ghosts and sizes. */
+static int dist_same(const mispc_dist_csr *a, const mispc_dist_csr *b) {
+  return a->rstart == b->rstart && a->rend == b->rend && a->nglobal == b->nglobal &&
+         csr_same_bits(&a->diag, &b->diag) && csr_same_bits(&a->offd, &b->offd) &&
+         a->nghost == b->nghost &&
+         !memcmp(a->garray, b->garray, sizeof(int64_t) * (size_t)a->nghost);
+}
+
 /* mispc_dist_load(spec) gives this rank the same rows, ghosts and sizes as
  * mispc_dist_csr_from_rows of the whole graph (mispc_load(whole)) on the
- * even split. */
+ * even split; and so does the ghost index of graphs over 2^31 vertices (a
+ * search an entry, tuning dist_ghost_search) against the key sort. */
 static void check_rows_as_whole(mispc_context *ctx, const char *spec, const char *whole) {
   mispc_csr W;
-  mispc_dist_csr D, R;
+  mispc_dist_csr D, R, S;
   CHECK_OK(ctx, mispc_load(ctx, whole, &W));
   int64_t r0 = W.nrows * rank_ / nranks_, r1 = W.nrows * (rank_ + 1) / nranks_;
   CHECK_OK(ctx, mispc_dist_load(ctx, MPI_COMM_WORLD, spec, 0, &D));
   CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &R));
-  CHECK_MSG(D.rstart == r0 && D.rend == r1 && D.nglobal == W.nrows &&
-                csr_same_bits(&D.diag, &R.diag) && csr_same_bits(&D.offd, &R.offd) &&
-                D.nghost == R.nghost &&
-                !memcmp(D.garray, R.garray, sizeof(int64_t) * (size_t)D.nghost),
+  CHECK_MSG(D.rstart == r0 && D.rend == r1 && D.nglobal == W.nrows && dist_same(&D, &R),
             "%s: rows loaded by range differ from the whole graph's on rank %d", spec, rank_);
+  mispc_tuning t0, t;
+  mispc_context_get_tuning_(ctx, &t0);
+  t = t0, t.dist_ghost_search = 1;
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+  CHECK_OK(ctx, mispc_dist_csr_from_rows(ctx, MPI_COMM_WORLD, &W, r0, r1, &S));
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
+  CHECK_MSG(dist_same(&S, &R), "%s: ghost indices by search differ from the key sort's on rank %d",
+            spec, rank_);
   mispc_dist_csr_free(ctx, &D);
   mispc_dist_csr_free(ctx, &R);
+  mispc_dist_csr_free(ctx, &S);
   mispc_csr_free(ctx, &W);
 }
 
