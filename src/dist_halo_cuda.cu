@@ -81,16 +81,6 @@ extern "C" mispc_status mispc_halo_exchange_device(mispc_context *ctx, mispc_hal
   return mispc_halo_exchange_device_on(ctx, h, owned, ghost, size, st);
 }
 
-/* Whether an exchange on st goes through the plan's LSA windows (one
- * kernel, mispc_halo_lsa_exchange): where the one-kernel MIS-2 rounds made
- * them, and not into a CUDA graph being captured (the graph rounds of
- * MIS-2 capture NCCL groups). */
-static bool lsa_ok(const mispc_halo *h, cudaStream_t st) {
-  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-  return h->lsa && cudaStreamIsCapturing(st, &cap) == cudaSuccess &&
-         cap == cudaStreamCaptureStatusNone;
-}
-
 /* The exchange on stream st; with c.out, NCCL also sums the count (one
  * group) and h_out gets it (the MPI path copies this rank's count only). */
 static mispc_status exchange(mispc_context *ctx, mispc_halo *h, const void *owned, void *ghost,
@@ -100,11 +90,6 @@ static mispc_status exchange(mispc_context *ctx, mispc_halo *h, const void *owne
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "device halo exchange of %zu-byte elements",
                         size);
   MISPC_TRY(ensure_device(ctx, h));
-  if (lsa_ok(h, st)) { /* the plan's LSA windows (made by the one-kernel MIS-2 rounds) */
-    MISPC_TRY(mispc_halo_lsa_exchange(ctx, h, owned, ghost, size, c.in, c.n, c.out, st));
-    if (c.out) MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, c.out, 8, cudaMemcpyDeviceToHost, st));
-    return MISPC_SUCCESS;
-  }
   const double t0 = mispc_wtime();
   if (h->nsend > 0 || c.out) {
     const unsigned grid = mispc_device_grid(ctx, h->nsend, 256);
@@ -170,11 +155,6 @@ extern "C" mispc_status mispc_halo_count_start(mispc_context *ctx, mispc_halo *h
                                                unsigned long long *d_wide,
                                                unsigned long long *h_out, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  if (lsa_ok(h, st)) { /* the sum through the plan's LSA windows, as its exchanges */
-    MISPC_TRY(mispc_halo_lsa_exchange(ctx, h, NULL, NULL, 0, d_count, n, d_wide, st));
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h_out, d_wide, 8, cudaMemcpyDeviceToHost, st));
-    return MISPC_SUCCESS;
-  }
   const count_words c = {d_count, n, d_wide};
   widen_kernel<<<1, 1, 0, st>>>(c);
   MISPC_CUDA_LAUNCH_CHECK(ctx);

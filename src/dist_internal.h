@@ -183,27 +183,22 @@ mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm
  * memory window): rounds of a distributed device pass run in one kernel a
  * rank, with the exchanges and the termination count inside it
  * (mis2_dist_lsa.cu). The window holds two ghost arrays of up to 8 bytes a
- * ghost (at 0 and ghost_bytes), a ghost byte array (at sub_off), four rows
- * of P 8-byte counts (at count_off) for those kernels, and for the plan's
- * other device exchanges (mispc_halo_lsa_exchange) a ghost array of its own
- * (at xch_off) and a fifth count row. The send entries are kept by owned
- * vertex (vptr: nloc + 1 offsets), so the lane that writes a word stores its
- * ghost copies, and in send order (epeer, eslot) for the exchanges. */
+ * ghost (at 0 and ghost_bytes), a ghost byte array (at sub_off) and four
+ * rows of P 8-byte counts (at count_off). The send entries are kept by
+ * owned vertex (vptr: nloc + 1 offsets), so the lane that writes a word
+ * stores its ghost copies. */
 typedef struct mispc_halo_lsa {
   void *win;          /* ncclWindow_t */
   char *base;         /* this rank's window memory */
   size_t ghost_bytes; /* bytes of each word ghost array (the same on every rank) */
-  size_t sub_off, count_off, xch_off;
+  size_t sub_off, count_off;
   const void *devcomm; /* the communicator's ncclDevComm (host copy, passed to kernels) */
   int max_blocks;      /* LSA barriers: the most blocks a kernel may have (one barrier each) */
   int nranks, rank;
   int grid[2];      /* agreed grid of the 32- and 64-bit round kernels (0: not yet) */
-  int xgrid;        /* agreed grid of the exchange kernel (one block an SM) */
   int32_t *d_vptr;  /* device, nloc + 1: send entries of each owned vertex */
   int32_t *d_speer; /* device, by vertex: LSA rank of the entry's destination */
   int64_t *d_sslot; /* device, by vertex: the entry's ghost position there */
-  int32_t *d_epeer; /* device, in send order (h->sidx): LSA rank of the destination */
-  int32_t *d_eslot; /* device, in send order: the ghost position there */
 } mispc_halo_lsa;
 /* The plan's LSA ghost windows, made on first use (collective over comm,
  * the plan's communicator; nloc: the owned vertices); *out = NULL on every
@@ -213,18 +208,6 @@ typedef struct mispc_halo_lsa {
  * verbosity 1). */
 mispc_status mispc_halo_lsa_get(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t nloc,
                                 mispc_halo_lsa **out);
-
-/* The device exchange of mispc_halo_exchange_device_on (owned may be NULL
- * with size 0: the count alone) through the plan's LSA windows, one kernel
- * on `stream`: a barrier with every rank (their reads of the last
- * exchange are done), each send entry stored straight into its
- * destination's window, a barrier, the ghosts copied out; with d_count, the
- * sum over the ranks of this rank's n words in *d_wide too (as
- * mispc_halo_count_start). MISPC_ERR_UNSUPPORTED where the plan has no
- * windows (the same on every rank). */
-mispc_status mispc_halo_lsa_exchange(mispc_context *ctx, mispc_halo *h, const void *owned,
-                                     void *ghost, size_t size, const unsigned *d_count, int n,
-                                     unsigned long long *d_wide, void *stream);
 
 /* NCCL all-reduce (sum) of one device word in place, on `stream`. */
 mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h, unsigned long long *d_word,

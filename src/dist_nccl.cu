@@ -296,8 +296,6 @@ static void lsa_free(mispc_halo *h) {
   cudaFree(l->d_vptr);
   cudaFree(l->d_speer);
   cudaFree(l->d_sslot);
-  cudaFree(l->d_epeer);
-  cudaFree(l->d_eslot);
   free(l);
 }
 #endif
@@ -358,8 +356,7 @@ static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, i
   l->ghost_bytes = MISPC_ALIGN_UP((maxg + 1) * 8);
   l->sub_off = 2 * l->ghost_bytes;
   l->count_off = l->sub_off + MISPC_ALIGN_UP(maxg + 1);
-  l->xch_off = l->count_off + MISPC_ALIGN_UP(5 * (size_t)P * 8);
-  const size_t bytes = l->xch_off + l->ghost_bytes;
+  const size_t bytes = l->count_off + MISPC_ALIGN_UP(4 * (size_t)P * 8);
 #undef MISPC_ALIGN_UP
   ncclResult_t r = ncclMemAlloc((void **)&l->base, bytes);
   if (r == ncclSuccess && cudaMemset(l->base, 0, bytes) != cudaSuccess) r = ncclUnhandledCudaError;
@@ -384,10 +381,7 @@ static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, i
   int32_t *vptr = (int32_t *)calloc((size_t)nloc + 2, sizeof *vptr);
   int32_t *speer = (int32_t *)malloc((ns + 1) * sizeof *speer);
   int64_t *sslot = (int64_t *)malloc((ns + 1) * sizeof *sslot);
-  int32_t *epeer = (int32_t *)malloc((ns + 1) * sizeof *epeer);
-  int32_t *eslot = (int32_t *)malloc((ns + 1) * sizeof *eslot);
-  mispc_status s =
-      first && vptr && speer && sslot && epeer && eslot ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  mispc_status s = first && vptr && speer && sslot ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   if (!s) {
     for (int q = 0; q < P; ++q) first[q] = -1;
     for (int k = 0; k < h->nsrc; ++k) first[h->src[k]] = h->rdispl[k];
@@ -398,9 +392,8 @@ static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, i
     for (int k = 0; k < h->ndst; ++k)
       for (int64_t e = h->sdispl[k]; e < h->sdispl[k + 1]; ++e) {
         const int32_t at = vptr[h->sidx[e]]++;
-        speer[at] = epeer[e] = h->dst[k]; /* the LSA team is the communicator (dev_comm) */
+        speer[at] = h->dst[k]; /* the LSA team is the communicator (dev_comm) */
         sslot[at] = first[P + h->dst[k]] + (e - h->sdispl[k]);
-        eslot[e] = (int32_t)sslot[at]; /* a ghost index (32 bits, as offd's columns) */
       }
     for (int64_t v = nloc; v > 0; --v) vptr[v] = vptr[v - 1];
     vptr[0] = 0;
@@ -410,25 +403,13 @@ static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, i
         cudaMalloc((void **)&l->d_sslot, (ns + 1) * sizeof *sslot) != cudaSuccess ||
         cudaMemcpy(l->d_vptr, vptr, nv * sizeof *vptr, cudaMemcpyHostToDevice) != cudaSuccess ||
         cudaMemcpy(l->d_speer, speer, ns * sizeof *speer, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(l->d_sslot, sslot, ns * sizeof *sslot, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMalloc((void **)&l->d_epeer, (ns + 1) * sizeof *epeer) != cudaSuccess ||
-        cudaMalloc((void **)&l->d_eslot, (ns + 1) * sizeof *eslot) != cudaSuccess ||
-        cudaMemcpy(l->d_epeer, epeer, ns * sizeof *epeer, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(l->d_eslot, eslot, ns * sizeof *eslot, cudaMemcpyHostToDevice) != cudaSuccess)
+        cudaMemcpy(l->d_sslot, sslot, ns * sizeof *sslot, cudaMemcpyHostToDevice) != cudaSuccess)
       s = MISPC_ERR_CUDA;
   }
-  /* the exchange kernel's grid: a block an SM, the same on every rank (its
-   * LSA barriers pair block b with block b) */
-  int sms = 0, coop = 0;
-  if (!s) s = mispc_device_caps(ctx, &sms, &coop);
-  l->xgrid = sms < l->max_blocks ? sms : l->max_blocks;
-  MPI_Allreduce(MPI_IN_PLACE, &l->xgrid, 1, MPI_INT, MPI_MIN, comm);
   free(first);
   free(vptr);
   free(speer);
   free(sslot);
-  free(epeer);
-  free(eslot);
   ok = !s;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
   if (!all) mispc_logf(ctx, 1, "LSA rounds: the send lists could not be made");
