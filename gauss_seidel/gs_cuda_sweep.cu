@@ -38,10 +38,10 @@ __device__ __forceinline__ double ordered_sub(double s, double prod, int m_max, 
  * first pass from x = 0 has not reached) and give +0.0 (gs_apply_cuda says
  * why that is the host's x). Groups of one warp may diverge (row lengths):
  * shuffles use the group's own mask. */
-template <int W>
-__device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
-                                            const double *pval, const double *xp, int lane,
-                                            unsigned mask, int32_t klo, int32_t khi) {
+template <int W, typename Keep>
+__device__ __forceinline__ double row_chain_if(double s, int64_t b, int64_t e, const int32_t *pcol,
+                                               const double *pval, const double *xp, int lane,
+                                               unsigned mask, Keep keep) {
   constexpr int U = W <= 8 ? 4 : 2;
   for (int64_t base = b; base < e; base += (int64_t)W * U) {
     double prod[U];
@@ -49,13 +49,20 @@ __device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, cons
     for (int u = 0; u < U; ++u) {
       const int64_t p = base + u * W + lane;
       const int32_t c = p < e ? pcol[p] : -1;
-      prod[u] = c >= klo && c < khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
+      prod[u] = c >= 0 && keep(c) ? __dmul_rn(pval[p], xp[c]) : 0.0;
     }
 #pragma unroll
     for (int u = 0; u < U; ++u)
       s = ordered_sub<W>(s, prod[u], (int)min((int64_t)W, e - base - u * W), mask);
   }
   return s;
+}
+template <int W>
+__device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
+                                            const double *pval, const double *xp, int lane,
+                                            unsigned mask, int32_t klo, int32_t khi) {
+  return row_chain_if<W>(s, b, e, pcol, pval, xp, lane, mask,
+                         [&](int32_t c) { return c >= klo && c < khi; });
 }
 
 /* The tree sum of one chunk of 32 inner entries of a row (gs_host.c,
@@ -190,7 +197,9 @@ __device__ __forceinline__ int warp_max(int v) {
 #endif
 }
 
-/* What a cluster pass reads and writes besides PassIO. */
+/* What a cluster pass reads and writes besides PassIO. gkey, on the
+ * distributed sweep's copy (columns from nown on are ghosts): each ghost's
+ * key (gs_internal.h, ghost_key), NULL without ghosts. */
 struct ClusterArrays {
   const int64_t *pcl, *prow, *pout, *pup;
   const int32_t *pcol;
@@ -199,7 +208,38 @@ struct ClusterArrays {
   const int32_t *ccol;
   const double *cval;
   double *tp, *xp;
+  const int32_t *gkey;
+  int32_t nown;
 };
+
+/* The fixed part of cluster row i's sum (gs_row_update.h,
+ * gs_update_cluster_row) by a group of SW lanes. Forward: b_i minus the
+ * entries outside the cluster and the diagonal (pout .. pup), then the
+ * later rows (pup .. prow + 1). Backward: b_i minus those outside of
+ * earlier colors, the earlier rows (prow .. pout), then the diagonal and
+ * those of later colors; or, going on (from_t) after a forward pass from
+ * x = 0, the forward pass's sum tp[i] minus the last of these only. A
+ * column c outside the cluster is of an earlier color than row i exactly
+ * when it comes before i in sweep order (an own row) or its ghost key does
+ * (a ghost: never of i's color, whose clusters are swept whole on one
+ * rank); the diagonal is c == i. Only columns in [klo, khi) are read. */
+template <int SW>
+__device__ __forceinline__ double cluster_fixed_sum(const ClusterArrays &a, const PassIO &pio,
+                                                    int64_t i, bool backward, int lane,
+                                                    unsigned mask) {
+  const int32_t klo = pio.klo, khi = pio.khi, q = (int32_t)i;
+  if (!backward)
+    return row_chain<SW>(a.bp[i], a.pout[i], a.prow[i + 1], a.pcol, a.pval, a.xp, lane, mask, klo,
+                         khi);
+  const auto early = [&](int32_t c) { return c < a.nown ? c < q : a.gkey[c - a.nown] < q; };
+  const auto later = [&](int32_t c) { return c >= klo && c < khi && !early(c); };
+  const int64_t ob = a.pout[i], oe = a.pup[i];
+  if (pio.from_t) return row_chain_if<SW>(a.tp[i], ob, oe, a.pcol, a.pval, a.xp, lane, mask, later);
+  double s = row_chain_if<SW>(a.bp[i], ob, oe, a.pcol, a.pval, a.xp, lane, mask,
+                              [&](int32_t c) { return c >= klo && c < khi && early(c); });
+  s = row_chain<SW>(s, a.prow[i], ob, a.pcol, a.pval, a.xp, lane, mask, klo, khi);
+  return row_chain_if<SW>(s, ob, oe, a.pcol, a.pval, a.xp, lane, mask, later);
+}
 
 /* The rows of a block's clusters as its chains see them: Staged, copies in
  * shared memory (the block's first row and chain entry at 0, chain rows
@@ -274,14 +314,12 @@ __global__ void __launch_bounds__(kBlock)
     const int lane = threadIdx.x & (SW - 1);
     const unsigned mask = mispc_group_mask<SW>();
     for (int64_t i = r0 + threadIdx.x / SW; i < r1; i += kBlock / SW) {
-      const int64_t b = backward ? a.prow[i] : a.pout[i], e = backward ? a.pup[i] : a.prow[i + 1];
       if (Staged && lane == SW - 1) {
         d[i - r0] = a.pwdiag[i];
         v.x[i - r0] = a.xp[i];
         p[i - r0] = (uint16_t)(a.cptr[i] - c0);
       }
-      const double s =
-          row_chain<SW>(a.bp[i], b, e, a.pcol, a.pval, a.xp, lane, mask, pio.klo, pio.khi);
+      const double s = cluster_fixed_sum<SW>(a, pio, i, backward, lane, mask);
       if (lane == 0) v.s[i - base] = s;
     }
   }
@@ -392,11 +430,12 @@ __global__ void __launch_bounds__(kBlock)
     }
   }
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  if (!Staged && !x_out) return;
+  if (!Staged && !x_out) return; /* global: the sums are in tp already */
   __syncthreads();
-  for (int k = threadIdx.x; k < nrows; k += kBlock) { /* 3: x out */
+  for (int k = threadIdx.x; k < nrows; k += kBlock) { /* 3: x out (and the sums kept) */
     const double xv = v.x[r0 + k - base];
     if (Staged) a.xp[r0 + k] = xv;
+    if (Staged && pio.store_t) a.tp[r0 + k] = v.s[k];
     if (x_out) x_out[pio.perm[r0 + k]] = xv;
   }
 }
@@ -437,9 +476,7 @@ __global__ void __launch_bounds__(kBlock)
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / SW;
   for (int64_t i = r0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / SW; i < r1;
        i += ngroups) {
-    const int64_t b = backward ? a.prow[i] : a.pout[i], e = backward ? a.pup[i] : a.prow[i + 1];
-    const double sum =
-        row_chain<SW>(a.bp[i], b, e, a.pcol, a.pval, a.xp, lane, mask, pio.klo, pio.khi);
+    const double sum = cluster_fixed_sum<SW>(a, pio, i, backward, lane, mask);
     if (lane == 0) a.tp[i] = sum;
   }
 }
@@ -567,8 +604,9 @@ __global__ void __launch_bounds__(kBlock)
     ta = tb, tb = nb;
   }
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  for (int k = threadIdx.x; k < nr; k += kBlock) { /* x out */
+  for (int k = threadIdx.x; k < nr; k += kBlock) { /* x out (and the sums kept) */
     a.xp[r0 + k] = x[k];
+    if (pio.store_t) a.tp[r0 + k] = s[k];
     if (x_out) x_out[pio.perm[r0 + k]] = x[k];
   }
 }
@@ -641,6 +679,7 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
   a.ccol = backward ? gs->bcol : gs->fcol;
   a.cval = backward ? gs->bval : gs->fval;
   a.tp = gs->tp, a.xp = gs->xp;
+  a.gkey = gs->ncols > gs->n ? gs->ghost_key : NULL, a.nown = (int32_t)gs->n;
   const int cb = gs->block_clusters;
   const unsigned grid = (unsigned)((hi - lo + cb - 1) / cb);
   const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
@@ -688,12 +727,18 @@ static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaSt
         gs->n, gs->perm, io_next(), zero_guess, gs->bp, gs->xp);
   const int per_sweep = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
   const int passes = gs->opt.sweeps * per_sweep;
-  /* point GS from x = 0, symmetric: the backward pass goes on from the
-   * forward one's sums (gs_row_update.h, gs_update_row), and needs no b */
-  const bool resume = !gathers(gs, zero_guess) && per_sweep == 2;
+  /* from x = 0, symmetric: the backward pass goes on from the forward
+   * one's sums (gs_row_update.h: gs_update_row, point GS, which needs no
+   * b then; gs_update_cluster_row) */
+  const bool resume = zero_guess && per_sweep == 2;
   for (int k = 0; k < passes; ++k) {
     const bool backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && k % 2 == 1);
-    PassIO pio = {gs->perm,          rest, false, passes > (resume ? 2 : 1), k == passes - 1, 0,
+    PassIO pio = {gs->perm,
+                  rest,
+                  false,
+                  passes > (resume && !gathers(gs, zero_guess) ? 2 : 1),
+                  k == passes - 1,
+                  0,
                   (int32_t)gs->ncols};
     pio.first_b = k == 0 && !gathers(gs, zero_guess);
     pio.store_t = resume && k == 0;

@@ -172,7 +172,9 @@ mispc_status gs_choose_cluster_mode(mispc_context *ctx, mispc_gs *gs, cudaStream
   } else { /* no shared memory to fit */
     k = k_default;
   }
-  if (gs->cluster_mode != GS_CHAIN_STAGED) /* the fixed sums go through tp */
+  /* the fixed sums go through tp (but where staged), and a symmetric sweep
+   * from x = 0 keeps its forward pass's sums there */
+  if (!gs->tp)
     MISPC_TRY(
         mispc_pool_alloc(ctx, MISPC_MEM_DEVICE, (size_t)n * 8 + 8, (void **)&gs->tp, "fixed sums"));
   gs->block_clusters = 1 << k;

@@ -245,6 +245,7 @@ static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs) {
     h->cl_ptr = cl->cl_ptr;
     h->cl_rows = cl->cl_rows;
     h->row_cluster = cl->row_cluster;
+    h->ghost_color = cl->gcolor; /* the backward rows' earlier colors first */
     return gs_host_pattern(ctx, h, &cl->W, 0);
   }
   h->n = gs->nloc;

@@ -26,7 +26,7 @@ struct gs_dist_device {
    * whose arrays gs_dist_device_free frees */
   mispc_csr S;
   int32_t *items;                 /* point: rows by color; cluster: clusters by color */
-  int32_t *ghost_key;             /* point: each ghost's key (gs_internal.h, ghost_key) */
+  int32_t *ghost_key;             /* each ghost's key (gs_internal.h, ghost_key) */
   int64_t *cl_ptr;                /* cluster: rows of each local cluster */
   int32_t *cl_rows, *row_cluster; /* cluster */
   mispc_gs sweep;                 /* the one-process copy over S (orderings: the arrays above) */
@@ -128,6 +128,20 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   if (!s) s = upload(ctx, &d->cl_rows, cl->cl_rows, n);
   if (!s) s = upload(ctx, &d->row_cluster, cl->row_cluster, ncols);
   if (!s) s = sweep_copy_pattern(ctx, gs, d);
+  if (!s) { /* a ghost of color g: the last row position of colors up to g (the
+             * backward rows' earlier colors, gs_cuda_sweep.cu cluster_fixed_sum) */
+    const int64_t ng = ncols - n;
+    int32_t *key = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1));
+    cudaStream_t st;
+    if (!key) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
+    if (!s) s = mispc_stream(ctx, &st);
+    if (!s) s = mispc_sync(ctx, st, "cluster GS color rows"); /* copied back on the stream */
+    for (int64_t g = 0; !s && g < ng; ++g)
+      key[g] = (int32_t)(d->sweep.color_rows[cl->gcolor[g] + 1] - 1);
+    if (!s) s = upload(ctx, &d->ghost_key, key, ng);
+    free(key);
+    d->sweep.ghost_key = d->ghost_key;
+  }
   if (!s) gs->block_outside = d->sweep.ex.nout, gs->block_factor = d->sweep.ex.nfactor;
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->be, 8 * (size_t)(n + 1)));
   if (!s) {

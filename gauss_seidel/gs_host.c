@@ -43,6 +43,12 @@ typedef struct copy_rows {
   const uint8_t *len; /* blocked: the row lengths */
   int zero;
   int start, keep;
+  /* cluster GS, backward, split copies: each row's first part (copy [3]),
+   * before the rest (the copy above: [1]); NULL pptr: not split */
+  const int64_t *pptr;
+  const int32_t *pcol;
+  const double *pval;
+  const uint8_t *plen;
 } copy_rows;
 
 /* Product l of a chunk of m entries from p: 0 after the row's end. */
@@ -159,15 +165,41 @@ static inline void blocked_point_backward(const struct gs_host_copy *h, int64_t 
  * 22.2-23.1. */
 static inline void short_row(const struct gs_host_copy *h, const int32_t *restrict col,
                              const double *restrict val, int m, const double *b, double *x,
-                             int64_t q, int zero) {
+                             int64_t q, int zero, int keep) {
   const int32_t i = h->perm[q];
   /* gs_sub_list's dispatch spelled out: through it, gcc 12 inlined the
    * blocked passes into gs_sweep_host, and point GS's applies ran 2-3 %
    * slower (Laplace3D_50, the VM) */
   const double s =
       m >= 1 && m <= 8 ? gs_sub_slots(b[i], col, val, m, x, 8) : gs_sub_short(b[i], col, val, m, x);
+  if (keep) h->t[q] = s;
   double t = s * h->wdiag[q];
   x[i] = (zero ? 0.0 : x[i]) + t;
+}
+
+/* Cluster row q of a backward pass over the split copies (struct
+ * gs_host_copy): its first part (mp entries at pcol, pval: outside of
+ * earlier colors, earlier rows), then the rest (ms at scol, sval); with
+ * resume (after a forward pass from x = 0), rows of GS_RESUME_MIN_ROW
+ * entries and more go on from the forward pass's sum h.t[q] with the rest
+ * only: the same bits (gs_row_update.h), fewer entries read. Shorter rows
+ * read both parts (where each row resumed, Laplace3D_50's 7-entry rows'
+ * applies ran 20 % slower on the 2-core VM: their short resumed lists
+ * varied in length, docs/GAUSS_SEIDEL.md). */
+static inline void split_row(const struct gs_host_copy *h, const int32_t *restrict pcol,
+                             const double *restrict pval, int64_t mp, const int32_t *restrict scol,
+                             const double *restrict sval, int64_t ms, const double *b, double *x,
+                             int64_t q, int resume) {
+  const int32_t i = h->perm[q];
+  double s;
+  if (resume && mp + ms >= GS_RESUME_MIN_ROW) {
+    s = h->t[q];
+  } else {
+    s = gs_sub_short(b[i], pcol, pval, (int)mp, x);
+  }
+  s = gs_sub_short(s, scol, sval, (int)ms, x);
+  double t = s * h->wdiag[q];
+  x[i] = x[i] + t;
 }
 
 /* Sweep positions a cluster pass prefetches ahead (b, x of the row, x of
@@ -206,10 +238,22 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
       }
     }
     double s = b[i];
+    if (r.pptr) { /* the split backward copies: the first part, or the forward sum */
+      const int64_t pb = r.pptr[q], pe = r.pptr[q + 1];
+      if (r.start == GS_PASS_RESUME && pe - pb + r.ptr[q + 1] - r.ptr[q] >= GS_RESUME_MIN_ROW) {
+        s = h->t[q];
+      } else {
+        for (int64_t p = pb; p < pe; ++p) {
+          double prod = r.pval[p] * x[r.pcol[p]];
+          s = s - prod;
+        }
+      }
+    }
     for (int64_t p = r.ptr[q]; p < r.ptr[q + 1]; ++p) {
       double prod = r.val[p] * x[r.col[p]];
       s = s - prod;
     }
+    if (r.keep) h->t[q] = s;
     double t = s * h->wdiag[q];
     x[i] = (r.zero ? 0.0 : x[i]) + t;
   }
@@ -226,14 +270,14 @@ static inline void prefetch_row(const struct gs_host_copy *h, const double *b, d
 /* The forward pass of blocked_pass; zero is a literal at each call, so the
  * x = 0 start is decided once a pass, not once a row. */
 static inline void blocked_forward(const struct gs_host_copy *h, int64_t n, copy_rows r,
-                                   const double *b, double *x, int pf, int zero) {
+                                   const double *b, double *x, int pf, int zero, int keep) {
   const uint8_t *len = r.len;
   const int32_t *col = r.col;
   const double *val = r.val;
   for (int64_t q = 0; q < n; ++q) {
     if (pf && q + GS_PREFETCH_AHEAD < n) prefetch_row(h, b, x, q + GS_PREFETCH_AHEAD);
     const int m = len[q];
-    short_row(h, col, val, m, b, x, q, zero);
+    short_row(h, col, val, m, b, x, q, zero, keep);
     col += m;
     val += m;
   }
@@ -252,21 +296,40 @@ static inline void blocked_forward(const struct gs_host_copy *h, int64_t n, copy
 static inline void blocked_pass(const struct gs_host_copy *h, int64_t n, copy_rows r,
                                 const double *b, double *x, int backward, int pf) {
   if (!backward) {
-    if (r.zero)
-      blocked_forward(h, n, r, b, x, pf, 1);
+    if (r.zero && r.keep)
+      blocked_forward(h, n, r, b, x, pf, 1, 1);
+    else if (r.zero)
+      blocked_forward(h, n, r, b, x, pf, 1, 0);
+    else if (r.keep) /* from x = 0 without the zero copy: x was zeroed */
+      blocked_forward(h, n, r, b, x, pf, 0, 1);
     else
-      blocked_forward(h, n, r, b, x, pf, 0);
+      blocked_forward(h, n, r, b, x, pf, 0, 0);
     return;
   }
   const uint8_t *len = r.len;
   const int32_t *col = r.col + r.ptr[n];
   const double *val = r.val + r.ptr[n];
+  if (r.pptr) { /* the split copies; resume: after a forward pass from x = 0 */
+    const int32_t *pcol = r.pcol + r.pptr[n];
+    const double *pval = r.pval + r.pptr[n];
+    const int resume = r.start == GS_PASS_RESUME;
+    for (int64_t q = n - 1; q >= 0; --q) {
+      if (pf && q >= GS_PREFETCH_AHEAD) prefetch_row(h, b, x, q - GS_PREFETCH_AHEAD);
+      const int m = len[q], mp = r.plen[q];
+      col -= m, val -= m, pcol -= mp, pval -= mp;
+      if (resume)
+        split_row(h, pcol, pval, mp, col, val, m, b, x, q, 1);
+      else
+        split_row(h, pcol, pval, mp, col, val, m, b, x, q, 0);
+    }
+    return;
+  }
   for (int64_t q = n - 1; q >= 0; --q) { /* the zero copy is forward only */
     if (pf && q >= GS_PREFETCH_AHEAD) prefetch_row(h, b, x, q - GS_PREFETCH_AHEAD);
     const int m = len[q];
     col -= m;
     val -= m;
-    short_row(h, col, val, m, b, x, q, 0);
+    short_row(h, col, val, m, b, x, q, 0, 0);
   }
 }
 
@@ -318,18 +381,32 @@ static copy_rows pass_copy(const mispc_gs *gs, int backward, int start) {
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const int from_zero = start == GS_PASS_FROM_ZERO && !backward;
   const int d = cluster && from_zero && h->zptr ? 2 : cluster ? backward : 0; /* point: [0] */
-  copy_rows r = {d == 2 ? h->zptr : h->ptr,
+  const int split = d == 1 && h->pptr;
+  copy_rows r = {d == 2  ? h->zptr
+                 : split ? h->sptr
+                         : h->ptr,
                  h->col[d],
                  h->val[d],
-                 d == 2 ? h->zrlen : h->rlen,
+                 d == 2  ? h->zrlen
+                 : split ? h->srlen
+                         : h->rlen,
                  d == 2,
                  GS_PASS_FULL,
-                 0};
+                 0,
+                 split ? h->pptr : NULL,
+                 h->col[3],
+                 h->val[3],
+                 h->prlen};
   if (!cluster) {
     r.start = from_zero                                     ? GS_PASS_FROM_ZERO
               : start == GS_PASS_RESUME && backward && h->t ? GS_PASS_RESUME
                                                             : GS_PASS_FULL;
     r.keep = from_zero && h->t && gs->opt.sweep == MISPC_GS_SYMMETRIC;
+  } else if (h->t && h->pptr && gs->opt.sweep == MISPC_GS_SYMMETRIC) {
+    /* the forward pass from x = 0 keeps its sums, the backward one after it
+     * goes on from them (gs_row_update.h) */
+    r.keep = from_zero;
+    if (start == GS_PASS_RESUME && backward) r.start = GS_PASS_RESUME;
   }
   return r;
 }

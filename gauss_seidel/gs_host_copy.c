@@ -12,8 +12,9 @@
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   struct gs_host_copy *h = &gs->h;
   void *p[] = {h->rlen,    h->zrlen,  h->perm,   h->rows,   h->cl,     h->ptr,    h->zptr,
-               h->diag_at, h->wdiag,  h->t,      h->col[0], h->col[1], h->col[2], h->src[0],
-               h->src[1],  h->src[2], h->val[0], h->val[1], h->val[2]};
+               h->diag_at, h->wdiag,  h->t,      h->col[0], h->col[1], h->col[2], h->col[3],
+               h->src[0],  h->src[1], h->src[2], h->src[3], h->val[0], h->val[1], h->val[2],
+               h->val[3],  h->pptr,   h->sptr,   h->prlen,  h->srlen};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
   if (gs->mem == MISPC_MEM_HOST) gs_exact_free(ctx, gs, MISPC_MEM_HOST);
@@ -165,28 +166,48 @@ static int32_t *cluster_block_order(mispc_context *ctx, const mispc_gs *gs, cons
   return cord;
 }
 
-/* Cluster row i into copy d (0 forward, 1 backward) at dst: the entries of
- * each part in gs_update_cluster_row's order for the direction, each in
+/* The backward order's part of entry j of cluster row i (c: its cluster):
+ * row_part's, and 3 for one outside of an earlier color (rcolor: every
+ * column's). */
+static inline int backward_part(const int32_t *rc, const int32_t *rcolor, int32_t c, int32_t i,
+                                int32_t j) {
+  const int part = row_part(rc, c, i, j);
+  return part == 1 && j != i && rcolor[j] < rcolor[i] ? 3 : part;
+}
+
+/* Cluster row i into copy d (0 forward, 1 backward), its first `first`
+ * entries at dst0 of copy d0 and the others at dst of copy d: the entries
+ * of each part in gs_update_cluster_row's order for the direction, each in
  * storage order but the backward upper part, which goes from its end
- * (decreasing rows). */
+ * (decreasing rows). Backward: the entries outside the cluster of earlier
+ * colors, then the earlier rows (first: their number, where the split
+ * copies put them in copy [3]), then the diagonal and the rest outside,
+ * then the later rows. */
 static void place_cluster_row(struct gs_host_copy *h, int d, const mispc_csr *A, const int32_t *rc,
-                              int32_t i, int64_t dst) {
-  static const int order[2][3] = {{1, 2, 0}, {0, 1, 2}}; /* parts in the copy's order */
+                              const int32_t *rcolor, int32_t i, int d0, int64_t dst0, int64_t first,
+                              int64_t dst) {
+  /* parts in the copy's order: 0 lower, 1 outside or diagonal, 2 upper,
+   * 3 (backward only) outside of an earlier color */
+  static const int order[2][4] = {{1, 2, 0, 3}, {3, 0, 1, 2}};
   const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
   const int32_t c = rc[i];
-  int64_t count[3] = {0, 0, 0};
-  for (int64_t k = 0; k < len; ++k) ++count[row_part(rc, c, i, A->colidx[rb + k])];
-  int64_t at[3];
-  at[order[d][0]] = dst;
-  at[order[d][1]] = dst + count[order[d][0]];
-  at[order[d][2]] = at[order[d][1]] + count[order[d][1]];
-  int64_t up_end = dst + len;
+  int64_t count[4] = {0, 0, 0, 0};
   for (int64_t k = 0; k < len; ++k) {
     const int32_t j = A->colidx[rb + k];
-    const int part = row_part(rc, c, i, j);
+    ++count[d ? backward_part(rc, rcolor, c, i, j) : row_part(rc, c, i, j)];
+  }
+  int64_t at[4]; /* places in the row, 0 .. len */
+  at[order[d][0]] = 0;
+  for (int k = 1; k < 4; ++k) at[order[d][k]] = at[order[d][k - 1]] + count[order[d][k - 1]];
+  int64_t up_end = len;
+  for (int64_t k = 0; k < len; ++k) {
+    const int32_t j = A->colidx[rb + k];
+    const int part = d ? backward_part(rc, rcolor, c, i, j) : row_part(rc, c, i, j);
     const int64_t e = d == 1 && part == 2 ? --up_end : at[part]++;
-    h->col[d][e] = j;
-    h->src[d][e] = (int32_t)k;
+    const int into = e < first ? d0 : d;
+    const int64_t where = e < first ? dst0 + e : dst + e - first;
+    h->col[into][where] = j;
+    h->src[into][where] = (int32_t)k;
   }
 }
 
@@ -230,7 +251,13 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
       ALLOC(h->val[d], nnz + 1, 8, "sorted values");
       ALLOC(h->src[d], nnz + 1, 4, "value places");
     }
-  if (copies && !cluster && own) ALLOC(h->t, n + 1, 8, "first pass sums");
+  if (copies && own) ALLOC(h->t, n + 1, 8, "first pass sums");
+  /* cluster GS with long rows: copy [1] in two (struct gs_host_copy, split) */
+  const int split = copies && cluster && maxlen >= GS_RESUME_MIN_ROW;
+  if (split) {
+    ALLOC(h->pptr, n + 1, 8, "backward rows' first parts");
+    ALLOC(h->sptr, n + 1, 8, "backward rows' last parts");
+  }
   if (cluster) ALLOC(h->cl, gs->nclusters + 1, 8, "cluster rows");
   if (s) {
     mispc_pool_free(ctx, MISPC_MEM_HOST, rcolor);
@@ -242,6 +269,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
       for (int64_t k = gs->color_ptr[c]; k < gs->color_ptr[c + 1]; ++k)
         for (int64_t r = gs->cl_ptr[gs->order[k]]; r < gs->cl_ptr[gs->order[k] + 1]; ++r)
           rcolor[gs->cl_rows[r]] = (int32_t)c;
+    for (int64_t g = 0; g < A->ncols - n; ++g) /* the distributed sweep's ghosts */
+      rcolor[n + g] = gs->ghost_color ? gs->ghost_color[g] : INT32_MAX;
     /* one pass: a copy's columns and values, b, x, the permutation, omega / a_ii */
     h->prefetch = (double)nnz * 12.0 + (double)n * 28.0 > GS_PREFETCH_MIN_BYTES;
     /* set up for one thread, rows of at most 255 entries (a byte a row for
@@ -278,26 +307,38 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   }
   h->ptr[0] = 0;
   if (h->zptr) h->zptr[0] = 0;
+  if (split) h->pptr[0] = h->sptr[0] = 0;
     /* row lengths (their running sums after), lower parts, a_ii's place */
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t q = 0; q < n; ++q) {
     const int32_t i = h->perm[q];
     const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
-    int64_t zlen = 0;
+    int64_t zlen = 0, first = 0;
     int32_t diag = -1;
     for (int64_t k = 0; k < len; ++k) {
       const int32_t j = A->colidx[rb + k];
       if (j == i && diag < 0) diag = (int32_t)k;
       if (zcopy) zlen += cluster_zero_reads(rc, rcolor, i, j);
       if (!cluster && copies) zlen += point_lower(rcolor[j], rcolor[i]);
+      if (split) {
+        const int part = backward_part(rc, rcolor, rc[i], i, j);
+        first += part == 3 || part == 0;
+      }
     }
     h->ptr[q + 1] = cluster ? len : len - zlen; /* point: the others */
     if (h->zptr) h->zptr[q + 1] = zlen;
+    if (split) h->pptr[q + 1] = first, h->sptr[q + 1] = len - first;
     h->diag_at[q] = diag;
   }
   for (int64_t q = 0; q < n; ++q) h->ptr[q + 1] += h->ptr[q];
   if (h->zptr) {
     for (int64_t q = 0; q < n; ++q) h->zptr[q + 1] += h->zptr[q];
+  }
+  if (split) {
+    for (int64_t q = 0; q < n; ++q) h->pptr[q + 1] += h->pptr[q], h->sptr[q + 1] += h->sptr[q];
+    ALLOC(h->col[3], h->pptr[n] + 1, 4, "sorted columns");
+    ALLOC(h->val[3], h->pptr[n] + 1, 8, "sorted values");
+    ALLOC(h->src[3], h->pptr[n] + 1, 4, "value places");
   }
   if (zcopy && h->zptr[n] > nnz / 4 * 3) {
     /* it would save less than a quarter of the entries: x = 0 and copy 0
@@ -317,17 +358,25 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   if (h->blocked && copies) {
     ALLOC(h->rlen, n + 1, 1, "row lengths");
     if (h->zptr) ALLOC(h->zrlen, n + 1, 1, "row lengths");
+    if (split) ALLOC(h->prlen, n + 1, 1, "row lengths");
+    if (split) ALLOC(h->srlen, n + 1, 1, "row lengths");
   }
   if (!s && copies) {
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t q = 0; q < n; ++q) {
       if (h->rlen) h->rlen[q] = (uint8_t)(h->ptr[q + 1] - h->ptr[q]);
       if (h->zrlen) h->zrlen[q] = (uint8_t)(h->zptr[q + 1] - h->zptr[q]);
+      if (h->prlen) h->prlen[q] = (uint8_t)(h->pptr[q + 1] - h->pptr[q]);
+      if (h->srlen) h->srlen[q] = (uint8_t)(h->sptr[q + 1] - h->sptr[q]);
       const int32_t i = h->perm[q];
       const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
       if (cluster) {
-        place_cluster_row(h, 0, A, rc, i, h->ptr[q]);
-        place_cluster_row(h, 1, A, rc, i, h->ptr[q]);
+        place_cluster_row(h, 0, A, rc, rcolor, i, 0, 0, 0, h->ptr[q]);
+        if (split)
+          place_cluster_row(h, 1, A, rc, rcolor, i, 3, h->pptr[q], h->pptr[q + 1] - h->pptr[q],
+                            h->sptr[q]);
+        else
+          place_cluster_row(h, 1, A, rc, rcolor, i, 1, 0, 0, h->ptr[q]);
         if (h->zptr) /* copy [0]'s row without the entries whose x are still 0 */
           for (int64_t p = h->ptr[q], e = h->zptr[q]; p < h->ptr[q + 1]; ++p)
             if (cluster_zero_reads(rc, rcolor, i, h->col[0][p])) {
@@ -370,8 +419,11 @@ mispc_status gs_host_values(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A
     if (q + kAhead < n) __builtin_prefetch(A->values + A->rowptr[h->perm[q + kAhead]]);
     const int32_t i = h->perm[q];
     const int64_t base = A->rowptr[i];
-    for (int d = 0; d < 3; ++d) {
-      const int64_t *ptr = d == 2 ? h->zptr : h->ptr;
+    for (int d = 0; d < 4; ++d) {
+      const int64_t *ptr = d == 2              ? h->zptr
+                           : d == 3            ? h->pptr
+                           : d == 1 && h->sptr ? h->sptr
+                                               : h->ptr;
       if (h->src[d])
         for (int64_t p = ptr[q]; p < ptr[q + 1]; ++p) h->val[d][p] = A->values[base + h->src[d][p]];
     }

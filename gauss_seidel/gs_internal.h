@@ -157,24 +157,35 @@ struct mispc_gs {
    * entries, so a row is one loop over contiguous entries with no cluster
    * look-ups: forward [0] outside + diagonal, later rows of its cluster
    * (each in storage order), then earlier rows (increasing); backward [1]
-   * earlier rows, outside + diagonal (storage order), then later rows
-   * (decreasing); [2] (the handle's own sweep, not the distributed one's),
+   * outside of earlier colors, earlier rows, the diagonal and outside of
+   * later colors (each in storage order), then later rows (decreasing)
+   * (gs_row_update.h: a backward pass after a forward one from x = 0 goes
+   * on from its sums, kept in t, without the first two parts: with long
+   * rows those are copy [3], below); [2] (the handle's own sweep, not the distributed one's),
    * rows by zptr: copy [0]'s rows without the entries whose x are still 0
    * in the first forward pass from x = 0 (the row itself, its cluster's
    * later rows, clusters of later colors: gs_host_copy.c,
    * cluster_zero_reads). */
   struct gs_host_copy {
-    int32_t *perm;         /* n: sweep position -> row */
-    int64_t *rows;         /* ncolors + 1: positions of each color's rows (not blocked) */
-    int64_t *cl;           /* cluster only, nclusters + 1: positions of the clusters of `order` */
-    int64_t *ptr;          /* n + 1: row pointer of copies [0] and [1] */
-    int64_t *zptr;         /* n + 1: row pointer of copy [2] (cluster: NULL where not built) */
-    int32_t *col[3];       /* columns of A ([1]: cluster only) */
-    int32_t *src[3];       /* offset of each entry in its row of A */
-    int32_t *diag_at;      /* n: offset of a_ii in its row of A, -1 if missing */
-    double *val[3];        /* (numeric) */
-    double *wdiag;         /* n (numeric): omega / a_ii in sweep order */
-    double *t;             /* point, n: the first forward pass's sums (its lower parts) */
+    int32_t *perm;    /* n: sweep position -> row */
+    int64_t *rows;    /* ncolors + 1: positions of each color's rows (not blocked) */
+    int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
+    int64_t *ptr;     /* n + 1: row pointer of copies [0] and [1] */
+    int64_t *zptr;    /* n + 1: row pointer of copy [2] (cluster: NULL where not built) */
+    int32_t *col[4];  /* columns of A ([1], [3]: cluster only) */
+    int32_t *src[4];  /* offset of each entry in its row of A */
+    int32_t *diag_at; /* n: offset of a_ii in its row of A, -1 if missing */
+    double *val[4];   /* (numeric) */
+    double *wdiag;    /* n (numeric): omega / a_ii in sweep order */
+    double *t;        /* n: the first forward pass's sums (point: its lower parts) */
+    /* Cluster GS with rows of GS_RESUME_MIN_ROW entries or more (split):
+     * copy [1]'s rows in two, their entries before the diagonal's part
+     * (outside of earlier colors, earlier rows) in copy [3] (row pointer
+     * pptr, blocked lengths prlen), the others in copy [1] (sptr, srlen),
+     * so that a backward pass after a forward one from x = 0 reads only
+     * copy [1] (it goes on from t: gs_host.c, resume rows) */
+    int64_t *pptr, *sptr;
+    uint8_t *prlen, *srlen;
     int blocked;           /* set up for one thread: rows (point) or clusters by level, not
                             * color (gs_host_copy.c, block_order, cluster_block_order);
                             * sweeps run on one thread */
@@ -372,6 +383,11 @@ static inline double gs_sub_list(double s, const int32_t *col, const double *val
                                  const double *x) {
   return m >= 1 && m <= 8 ? gs_sub_slots(s, col, val, m, x, 8) : gs_sub_short(s, col, val, m, x);
 }
+
+/* Host cluster GS: rows of this many entries or more go on in the backward
+ * pass after a forward one from x = 0 from the forward pass's sums (struct
+ * gs_host_copy, split; gs_host.c says what it saved and cost). */
+#define GS_RESUME_MIN_ROW 9
 
 /* Host cluster GS prefetches rows ahead where one pass reads more than
  * this (gs_host.c says why and what it measured). */

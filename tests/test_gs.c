@@ -966,19 +966,30 @@ static void ref_point_row(const mispc_csr *A, const int32_t *color, const double
 }
 
 /* forward: outside + diagonal, then later rows of the cluster (storage
- * order), then earlier rows increasing; backward: earlier rows, outside +
- * diagonal, then later rows decreasing */
-static void ref_cluster_row(const mispc_csr *A, const int32_t *rc, const double *w, const double *b,
-                            double *x, int64_t i, int backward) {
+ * order), then earlier rows increasing; backward: outside of earlier
+ * colors, earlier rows, the diagonal and outside of later colors (storage
+ * order), then later rows decreasing */
+static void ref_cluster_row(const mispc_csr *A, const int32_t *rc, const int32_t *color,
+                            const double *w, const double *b, double *x, int64_t i, int backward) {
   const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
   double s = b[i];
-  for (int pass = 0; pass < 3; ++pass)
+  for (int pass = 0; pass < 4; ++pass)
     for (int64_t k = 0; k < re - rb; ++k) {
-      const int64_t p = pass == 2 && backward ? re - 1 - k : rb + k;
+      const int64_t p = pass == 3 && backward ? re - 1 - k : rb + k;
       const int32_t j = A->colidx[p];
       const int part = rc[j] != rc[i] || j == i ? 1 : j < i ? 0 : 2;
-      const int want = backward ? (int[]){0, 1, 2}[pass] : (int[]){1, 2, 0}[pass];
-      if (part == want) s = s - mul_rn(A->values[p], x[j]);
+      const int early = part == 1 && j != i && color[j] < color[i];
+      /* forward: 0 outside + diagonal, 1 later rows, 2 earlier rows; backward: 0
+       * outside of earlier colors, 1 earlier rows, 2 the rest outside + the
+       * diagonal, 3 later rows */
+      const int group = backward ? (early       ? 0
+                                    : part == 0 ? 1
+                                    : part == 1 ? 2
+                                                : 3)
+                                 : (part == 1   ? 0
+                                    : part == 2 ? 1
+                                                : 2);
+      if (group == pass) s = s - mul_rn(A->values[p], x[j]);
     }
   x[i] = x[i] + mul_rn(s, w[i]);
 }
@@ -994,8 +1005,8 @@ static void ref_sweep(const mispc_gs *g, const mispc_csr *A, const int32_t *colo
       }
       const int64_t r0 = g->cl_ptr[g->order[q]], r1 = g->cl_ptr[g->order[q] + 1];
       for (int64_t r = 0; r < r1 - r0; ++r)
-        ref_cluster_row(A, g->row_cluster, w, b, x, g->cl_rows[backward ? r1 - 1 - r : r0 + r],
-                        backward);
+        ref_cluster_row(A, g->row_cluster, color, w, b, x,
+                        g->cl_rows[backward ? r1 - 1 - r : r0 + r], backward);
     }
   }
 }
@@ -1007,7 +1018,11 @@ static void ref_apply(const mispc_gs *g, const mispc_csr *A, const double *b, do
   int32_t *color = malloc(sizeof(int32_t) * (size_t)(n + 1)); /* point GS: each row's */
   for (int32_t c = 0; c < g->ncolors; ++c)
     for (int64_t q = g->color_ptr[c]; q < g->color_ptr[c + 1]; ++q)
-      if (g->opt.kind == MISPC_GS_POINT) color[g->order[q]] = c;
+      if (g->opt.kind == MISPC_GS_POINT)
+        color[g->order[q]] = c;
+      else /* cluster GS: each row its cluster's color */
+        for (int64_t r = g->cl_ptr[g->order[q]]; r < g->cl_ptr[g->order[q] + 1]; ++r)
+          color[g->cl_rows[r]] = c;
   for (int64_t i = 0; i < n; ++i) w[i] = g->opt.omega / diag_of(A, i);
   if (zero_guess) memset(x, 0, sizeof(double) * (size_t)n);
   for (int k = 0; k < g->opt.sweeps; ++k) {
