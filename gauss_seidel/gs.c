@@ -113,7 +113,8 @@ void gs_device_copy_free(mispc_context *ctx, mispc_gs *g) {
                      &g->fsrc, &g->bsrc,  &g->psrc, &g->pdiag_at};
   for (int k = 0; k < (int)(sizeof i32 / sizeof *i32); ++k)
     mispc_pool_free(ctx, g->mem, *i32[k]), *i32[k] = NULL;
-  int64_t **i64[] = {&g->prow, &g->pout, &g->pup, &g->pcl, &g->fptr, &g->bptr, &g->dcolor_ptr};
+  int64_t **i64[] = {&g->prow, &g->pout, &g->pup,  &g->pmid,
+                     &g->pcl,  &g->fptr, &g->bptr, &g->dcolor_ptr};
   for (int k = 0; k < (int)(sizeof i64 / sizeof *i64); ++k)
     mispc_pool_free(ctx, g->mem, *i64[k]), *i64[k] = NULL;
   double **f64[] = {&g->pval, &g->pwdiag, &g->bp, &g->xp, &g->tp, &g->fval, &g->bval};

@@ -38,10 +38,10 @@ __device__ __forceinline__ double ordered_sub(double s, double prod, int m_max, 
  * first pass from x = 0 has not reached) and give +0.0 (gs_apply_cuda says
  * why that is the host's x). Groups of one warp may diverge (row lengths):
  * shuffles use the group's own mask. */
-template <int W, typename Keep>
-__device__ __forceinline__ double row_chain_if(double s, int64_t b, int64_t e, const int32_t *pcol,
-                                               const double *pval, const double *xp, int lane,
-                                               unsigned mask, Keep keep) {
+template <int W>
+__device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
+                                            const double *pval, const double *xp, int lane,
+                                            unsigned mask, int32_t klo, int32_t khi) {
   constexpr int U = W <= 8 ? 4 : 2;
   for (int64_t base = b; base < e; base += (int64_t)W * U) {
     double prod[U];
@@ -49,20 +49,13 @@ __device__ __forceinline__ double row_chain_if(double s, int64_t b, int64_t e, c
     for (int u = 0; u < U; ++u) {
       const int64_t p = base + u * W + lane;
       const int32_t c = p < e ? pcol[p] : -1;
-      prod[u] = c >= 0 && keep(c) ? __dmul_rn(pval[p], xp[c]) : 0.0;
+      prod[u] = c >= klo && c < khi ? __dmul_rn(pval[p], xp[c]) : 0.0;
     }
 #pragma unroll
     for (int u = 0; u < U; ++u)
       s = ordered_sub<W>(s, prod[u], (int)min((int64_t)W, e - base - u * W), mask);
   }
   return s;
-}
-template <int W>
-__device__ __forceinline__ double row_chain(double s, int64_t b, int64_t e, const int32_t *pcol,
-                                            const double *pval, const double *xp, int lane,
-                                            unsigned mask, int32_t klo, int32_t khi) {
-  return row_chain_if<W>(s, b, e, pcol, pval, xp, lane, mask,
-                         [&](int32_t c) { return c >= klo && c < khi; });
 }
 
 /* The tree sum of one chunk of 32 inner entries of a row (gs_host.c,
@@ -197,48 +190,40 @@ __device__ __forceinline__ int warp_max(int v) {
 #endif
 }
 
-/* What a cluster pass reads and writes besides PassIO. gkey, on the
- * distributed sweep's copy (columns from nown on are ghosts): each ghost's
- * key (gs_internal.h, ghost_key), NULL without ghosts. */
+/* What a cluster pass reads and writes besides PassIO. */
 struct ClusterArrays {
-  const int64_t *pcl, *prow, *pout, *pup;
+  const int64_t *pcl, *prow, *pmid, *pout, *pup;
   const int32_t *pcol;
   const double *pval, *bp, *pwdiag;
   const int64_t *cptr; /* the pass's chains: fptr / fcol / fval or bptr / ... */
   const int32_t *ccol;
   const double *cval;
   double *tp, *xp;
-  const int32_t *gkey;
-  int32_t nown;
+  /* the pass's fixed sums (cluster_fixed_sum): row i's from s0[i] minus its
+   * entries sb[i] .. se[i]-1 (chosen by the launch, so the kernels read one
+   * run without selecting) */
+  const double *s0;
+  const int64_t *sb, *se;
 };
 
 /* The fixed part of cluster row i's sum (gs_row_update.h,
- * gs_update_cluster_row) by a group of SW lanes. Forward: b_i minus the
- * entries outside the cluster and the diagonal (pout .. pup), then the
- * later rows (pup .. prow + 1). Backward: b_i minus those outside of
- * earlier colors, the earlier rows (prow .. pout), then the diagonal and
- * those of later colors; or, going on (from_t) after a forward pass from
- * x = 0, the forward pass's sum tp[i] minus the last of these only. A
- * column c outside the cluster is of an earlier color than row i exactly
- * when it comes before i in sweep order (an own row) or its ghost key does
- * (a ghost: never of i's color, whose clusters are swept whole on one
- * rank); the diagonal is c == i. Only columns in [klo, khi) are read. */
+ * gs_update_cluster_row) by a group of SW lanes: s0[i] minus entries
+ * sb[i] .. se[i]-1 of the copy (gs_internal.h; launch_color chooses the
+ * arrays): forward, b_i minus the entries outside of earlier colors, the
+ * diagonal and the rest outside and the later rows (pmid .. prow + 1; a
+ * first pass from x = 0 only the first of these, pmid .. pout); backward
+ * after a forward pass from x = 0, its sum tp[i] minus the diagonal and
+ * the rest outside (pout .. pup); other backward passes, tp[i] as
+ * cluster_fixed_sums left it (three runs: outside of earlier colors, the
+ * earlier rows, the rest), no entries. One run, as the kernels had read
+ * before the runs changed: selecting among them in the kernel took the
+ * staged ones from 32 to 40 registers (ptxas), and the sweeps got slower.
+ * Only columns in [klo, khi) are read. */
 template <int SW>
 __device__ __forceinline__ double cluster_fixed_sum(const ClusterArrays &a, const PassIO &pio,
-                                                    int64_t i, bool backward, int lane,
-                                                    unsigned mask) {
-  const int32_t klo = pio.klo, khi = pio.khi, q = (int32_t)i;
-  if (!backward)
-    return row_chain<SW>(a.bp[i], a.pout[i], a.prow[i + 1], a.pcol, a.pval, a.xp, lane, mask, klo,
-                         khi);
-  const auto early = [&](int32_t c) { return c < a.nown ? c < q : a.gkey[c - a.nown] < q; };
-  const auto later = [&](int32_t c) { return c >= klo && c < khi && !early(c); };
-  const int64_t ob = a.pout[i], oe = a.pup[i];
-  if (pio.from_t) return row_chain_if<SW>(a.tp[i], ob, oe, a.pcol, a.pval, a.xp, lane, mask, later);
-  double s = row_chain_if<SW>(a.bp[i], ob, oe, a.pcol, a.pval, a.xp, lane, mask,
-                              [&](int32_t c) { return c >= klo && c < khi && early(c); });
-  s = row_chain<SW>(s, a.prow[i], ob, a.pcol, a.pval, a.xp, lane, mask, klo, khi);
-  return row_chain_if<SW>(s, ob, oe, a.pcol, a.pval, a.xp, lane, mask, later);
+                                                    int64_t i, int lane, unsigned mask) {
+  return row_chain<SW>(a.s0[i], a.sb[i], a.se[i], a.pcol, a.pval, a.xp, lane, mask, pio.klo,
+                       pio.khi);
 }
 
 /* The rows of a block's clusters as its chains see them: Staged, copies in
@@ -319,7 +304,7 @@ __global__ void __launch_bounds__(kBlock)
         v.x[i - r0] = a.xp[i];
         p[i - r0] = (uint16_t)(a.cptr[i] - c0);
       }
-      const double s = cluster_fixed_sum<SW>(a, pio, i, backward, lane, mask);
+      const double s = cluster_fixed_sum<SW>(a, pio, i, lane, mask);
       if (lane == 0) v.s[i - base] = s;
     }
   }
@@ -368,7 +353,10 @@ __global__ void __launch_bounds__(kBlock)
             const int k2 = v.c[b + t];
             v.s[k2] = __dsub_rn(v.s[k2], __dmul_rn(v.v[b + t], xj));
           }
-          if (lane == 0) v.x[k] = xj;
+          if (lane == 0) {
+            v.x[k] = xj;
+            if (Staged && pio.store_t) a.tp[base + k] = v.s[k]; /* the sum kept (from_t) */
+          }
         }
         __syncwarp();
       }
@@ -415,7 +403,10 @@ __global__ void __launch_bounds__(kBlock)
             const int k2 = v.c[cur.b + t];
             v.s[k2] = __dsub_rn(v.s[k2], __dmul_rn(v.v[cur.b + t], xj));
           }
-          if (lane == 0) v.x[k] = xj;
+          if (lane == 0) {
+            v.x[k] = xj;
+            if (Staged && pio.store_t) a.tp[base + k] = v.s[k]; /* the sum kept (from_t) */
+          }
         }
         __syncwarp();
       };
@@ -435,7 +426,6 @@ __global__ void __launch_bounds__(kBlock)
   for (int k = threadIdx.x; k < nrows; k += kBlock) { /* 3: x out (and the sums kept) */
     const double xv = v.x[r0 + k - base];
     if (Staged) a.xp[r0 + k] = xv;
-    if (Staged && pio.store_t) a.tp[r0 + k] = v.s[k];
     if (x_out) x_out[pio.perm[r0 + k]] = xv;
   }
 }
@@ -467,16 +457,29 @@ __device__ __forceinline__ int2 tile_entries(const int32_t *p, int nr, int ta, i
 /* The fixed part of each row's sum (sweep_clusters' step 1) for rows
  * r0 .. r1-1 of a color into tp, SW lanes a row over the whole grid: the
  * streamed pass's first launch, since one block a cluster of hundreds of
- * rows of hundreds of entries would form them a few rows at a time. */
+ * rows of hundreds of entries would form them a few rows at a time; and,
+ * three (the backward order's three runs, gs_row_update.h), before every
+ * kind of cluster pass of a backward pass not after a forward one from
+ * x = 0. */
 template <int SW>
 __global__ void __launch_bounds__(kBlock)
-    cluster_fixed_sums(int64_t r0, int64_t r1, bool backward, ClusterArrays a, PassIO pio) {
+    cluster_fixed_sums(int64_t r0, int64_t r1, bool three, ClusterArrays a, PassIO pio) {
   const int lane = threadIdx.x & (SW - 1);
   const unsigned mask = mispc_group_mask<SW>();
   const int64_t ngroups = ((int64_t)gridDim.x * blockDim.x) / SW;
   for (int64_t i = r0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / SW; i < r1;
        i += ngroups) {
-    const double sum = cluster_fixed_sum<SW>(a, pio, i, backward, lane, mask);
+    double sum;
+    if (three) { /* a backward pass: outside of earlier colors, earlier rows, the rest */
+      sum = row_chain<SW>(a.bp[i], a.pmid[i], a.pout[i], a.pcol, a.pval, a.xp, lane, mask, pio.klo,
+                          pio.khi);
+      sum = row_chain<SW>(sum, a.prow[i], a.pmid[i], a.pcol, a.pval, a.xp, lane, mask, pio.klo,
+                          pio.khi);
+      sum = row_chain<SW>(sum, a.pout[i], a.pup[i], a.pcol, a.pval, a.xp, lane, mask, pio.klo,
+                          pio.khi);
+    } else {
+      sum = cluster_fixed_sum<SW>(a, pio, i, lane, mask);
+    }
     if (lane == 0) a.tp[i] = sum;
   }
 }
@@ -674,23 +677,40 @@ static void launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
     pio.klo = (int32_t)(backward ? rhi : 0);
     pio.khi = (int32_t)(backward ? gs->n : rlo);
   }
-  ClusterArrays a = {gs->pcl, gs->prow, gs->pout, gs->pup, gs->pcol, gs->pval, gs->bp, gs->pwdiag};
+  ClusterArrays a = {gs->pcl,  gs->prow, gs->pmid, gs->pout,  gs->pup,
+                     gs->pcol, gs->pval, gs->bp,   gs->pwdiag};
   a.cptr = backward ? gs->bptr : gs->fptr;
   a.ccol = backward ? gs->bcol : gs->fcol;
   a.cval = backward ? gs->bval : gs->fval;
   a.tp = gs->tp, a.xp = gs->xp;
-  a.gkey = gs->ncols > gs->n ? gs->ghost_key : NULL, a.nown = (int32_t)gs->n;
+  /* the fixed sums' run (cluster_fixed_sum) */
+  const bool three = backward && !pio.from_t; /* the backward order's three runs first */
+  if (!backward)
+    a.s0 = gs->bp, a.sb = gs->pmid, a.se = zero_x ? gs->pout : gs->prow + 1;
+  else if (pio.from_t)
+    a.s0 = gs->tp, a.sb = gs->pout, a.se = gs->pup;
+  else
+    a.s0 = gs->tp, a.sb = gs->pup, a.se = gs->pup;
   const int cb = gs->block_clusters;
   const unsigned grid = (unsigned)((hi - lo + cb - 1) / cb);
   const bool staged = gs->cluster_mode != GS_CHAIN_GLOBAL;
-  if (gs->cluster_mode == GS_CHAIN_STREAM) { /* the sums, then a block a cluster */
-    /* streamed levels have long rows (hundreds of entries): a warp a row
-     * keeps a row's loads in flight at once (8 lanes took 16 dependent
-     * steps a row of 232 entries: 20 us a color, ncu, H100) */
-    constexpr int LW = 32;
+  /* streamed levels have long rows (hundreds of entries): a warp a row
+   * keeps a row's loads in flight at once (8 lanes took 16 dependent
+   * steps a row of 232 entries: 20 us a color, ncu, H100) */
+  constexpr int LW = 32;
+  if (gs->cluster_mode == GS_CHAIN_STREAM)
     cluster_fixed_sums<LW>
         <<<mispc_device_grid(ctx, (long long)LW * (rhi - rlo), kBlock), kBlock, 0, s>>>(
-            rlo, rhi, backward, a, pio);
+            rlo, rhi, three, a, pio);
+  else if (three) /* the rows' sums lanes, as the sweep's own step would */
+    with_sum_lanes(gs->sum_lanes, [&](auto lanes) {
+      constexpr int SW = decltype(lanes)::value;
+      cluster_fixed_sums<SW>
+          <<<mispc_device_grid(ctx, (long long)SW * (rhi - rlo), kBlock), kBlock, 0, s>>>(
+              rlo, rhi, true, a, pio);
+      return 0;
+    });
+  if (gs->cluster_mode == GS_CHAIN_STREAM) { /* the sums, then a block a cluster */
     sweep_clusters_streamed<kStreamE>
         <<<(unsigned)(hi - lo), kBlock, gs->smem_block, s>>>(lo, gs->chain_tile, backward, a, pio);
     return;

@@ -46,7 +46,8 @@ __global__ void cluster_perm(int64_t nc, const int32_t *order, const int64_t *cl
 /* Which part of row i of the copy an entry (column j) goes to: cluster GS
  * 0 lower (earlier row of the cluster), 1 outside the cluster or the
  * diagonal, 2 upper (later row of the cluster); point GS all 1. Rows of a
- * cluster are in increasing order, so "earlier" is j < i. */
+ * cluster are in increasing order, so "earlier" is j < i. (copy_rows puts
+ * the outside ones of earlier colors apart: part 3.) */
 __device__ __forceinline__ int row_part(const int32_t *row_cluster, int32_t c, int32_t i,
                                         int32_t j) {
   return !row_cluster || j == i || row_cluster[j] != c ? 1 : j < i ? 0 : 2;
@@ -105,6 +106,26 @@ __global__ void point_lower_lengths(int64_t n, const int32_t *perm, const int32_
   }
 }
 
+/* Cluster GS: early[q] = the entries of row perm[q] of A outside its
+ * cluster in columns of earlier colors (sweep positions, or ghost keys,
+ * below q: point_key; the cluster's own rows are the others below q), a
+ * thread a row. */
+__global__ void cluster_early_lengths(int64_t n, const int32_t *perm, const int32_t *iperm,
+                                      const int64_t *rowptr, const int32_t *colidx,
+                                      const int32_t *row_cluster, const int32_t *ghost_key,
+                                      int64_t *early) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t i = perm[q], c = row_cluster[i];
+    int64_t m = 0;
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+      const int32_t j = colidx[p];
+      m += row_cluster[j] != c && point_key(n, iperm, ghost_key, j) < q;
+    }
+    early[q] = m;
+  }
+}
+
 /* Point GS: pout[q] = prow[q] + lower[q] (in place: pout held lower). */
 __global__ void point_part_offsets(int64_t n, const int64_t *prow, int64_t *pout) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
@@ -112,13 +133,17 @@ __global__ void point_part_offsets(int64_t n, const int64_t *prow, int64_t *pout
     pout[q] += prow[q];
 }
 
-/* pout[q] and pup[q]: where row q's middle and upper parts start (lptr,
+/* pmid[q], pout[q] and pup[q]: where row q's parts after the lower one
+ * start (gs_internal.h: lower, outside of earlier colors, the diagonal and
+ * the rest outside, upper; pmid held the early entries' number; lptr,
  * uptr: the scanned numbers of lower and upper entries). */
 __global__ void part_offsets(int64_t n, const int64_t *prow, const int64_t *lptr,
-                             const int64_t *uptr, int64_t *pout, int64_t *pup) {
+                             const int64_t *uptr, int64_t *pmid, int64_t *pout, int64_t *pup) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
        q += (int64_t)gridDim.x * blockDim.x) {
-    pout[q] = prow[q] + (lptr[q + 1] - lptr[q]);
+    const int64_t early = pmid[q];
+    pmid[q] = prow[q] + (lptr[q + 1] - lptr[q]);
+    pout[q] = pmid[q] + early;
     pup[q] = prow[q + 1] - (uptr[q + 1] - uptr[q]);
   }
 }
@@ -163,6 +188,7 @@ template <int W> constexpr bool kSearchAfter = W >= 16;
  * values lies in A, so that the numeric setup (copy_values) only gathers. */
 struct CopyOut {
   const int64_t *prow, *pout, *pup, *fptr, *bptr; /* pup .. bptr: cluster only */
+  const int64_t *pmid;                            /* cluster only */
   int32_t *pcol, *fcol, *bcol;
   int32_t *psrc;            /* offset of each entry in its row of A */
   const int32_t *ghost_key; /* point GS, the distributed sweep: gs_internal.h */
@@ -195,7 +221,8 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
     /* where the next entry of each part goes (lower, middle, upper), and of
      * the backward (lower) and forward (upper) chains; scalars, not arrays
      * indexed by part, which would live in local memory */
-    int64_t at0 = o.prow[q], at1 = o.pout[q], at2 = row_cluster ? o.pup[q] : o.prow[q + 1];
+    int64_t at0 = o.prow[q], at1 = o.pout[q], at2 = row_cluster ? o.pup[q] : o.prow[q + 1],
+            at3 = row_cluster ? o.pmid[q] : 0;
     int64_t cf = row_cluster ? o.fptr[q] : 0, cb = row_cluster ? o.bptr[q] : 0;
     const int64_t cf0 = cf, cb0 = cb;
     bool has_diag = false;
@@ -214,9 +241,12 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
         ijs[t] = js[t] < 0 ? 0 : js[t] < n ? iperm[js[t]] : js[t];
 #pragma unroll
       for (int t = 0; t < kCopySteps<W>; ++t)
-        parts[t] = js[t] < 0     ? -1
-                   : row_cluster ? row_part(row_cluster, c, i, js[t])
-                                 : (point_key(n, iperm, o.ghost_key, js[t]) < q ? 0 : 1);
+        parts[t] = js[t] < 0 ? -1
+                   : row_cluster
+                       ? (row_cluster[js[t]] != c && point_key(n, iperm, o.ghost_key, js[t]) < q
+                              ? 3 /* outside, of an earlier color */
+                              : row_part(row_cluster, c, i, js[t]))
+                       : (point_key(n, iperm, o.ghost_key, js[t]) < q ? 0 : 1);
 #pragma unroll
       for (int t = 0; t < kCopySteps<W>; ++t) {
         if (k00 + t * W >= len) break; /* group-uniform */
@@ -226,22 +256,23 @@ __global__ void __launch_bounds__(kBlock, kCopyBlocks)
         const int part = parts[t];
         const unsigned b0 = __ballot_sync(gm, part == 0) & gm,
                        b1 = __ballot_sync(gm, part == 1) & gm,
-                       b2 = __ballot_sync(gm, part == 2) & gm;
+                       b2 = __ballot_sync(gm, part == 2) & gm,
+                       b3 = __ballot_sync(gm, part == 3) & gm;
         if (valid) {
-          const unsigned mine = part == 0 ? b0 : part == 1 ? b1 : b2;
+          const unsigned mine = part == 0 ? b0 : part == 1 ? b1 : part == 2 ? b2 : b3;
           const int rank = __popc(mine & below);
-          const int64_t d = (part == 0 ? at0 : part == 1 ? at1 : at2) + rank;
+          const int64_t d = (part == 0 ? at0 : part == 1 ? at1 : part == 2 ? at2 : at3) + rank;
           o.pcol[d] = ijs[t];
           if (o.psrc) o.psrc[d] = (int32_t)k;
           if (j == i) o.pdiag_at[q] = (int32_t)k, has_diag = true;
-          if (row_cluster && part != 1) {
+          if (row_cluster && (part == 0 || part == 2)) {
             const int64_t dc = (part == 0 ? cb : cf) + rank;
             (part == 0 ? o.bcol : o.fcol)[dc] = ijs[t];
             (part == 0 ? o.bsrc : o.fsrc)[dc] =
                 kSearchAfter<W> ? j : chain_source(rowptr, colidx, j, i, o.abs, o.sorted);
           }
         }
-        at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2);
+        at0 += __popc(b0), at1 += __popc(b1), at2 += __popc(b2), at3 += __popc(b3);
         cb += __popc(b0), cf += __popc(b2);
       }
     }
@@ -328,7 +359,7 @@ mispc_status gs_exclusive_sum(mispc_context *ctx, cudaStream_t s, int64_t *v, in
 
 /* What copy_rows writes and copy_values reads and writes. */
 static CopyOut copy_out(const mispc_gs *gs) {
-  CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr};
+  CopyOut o = {gs->prow, gs->pout, gs->pup, gs->fptr, gs->bptr, gs->pmid};
   o.pcol = gs->pcol, o.fcol = gs->fcol, o.bcol = gs->bcol;
   o.psrc = gs->psrc, o.pdiag_at = gs->pdiag_at, o.fsrc = gs->fsrc, o.bsrc = gs->bsrc;
   o.abs = gs->chain_abs;
@@ -436,6 +467,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
           nc, gs->order, gs->cl_ptr, gs->cl_rows, gs->pcl, gs->perm);
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pout, "row parts"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pup, "row parts"));
+    MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)n * 8 + 8, (void **)&gs->pmid, "row parts"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->fptr, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)(n + 1) * 8, (void **)&gs->bptr, "chains"));
     MISPC_TRY(mispc_pool_alloc(ctx, d, (size_t)nnz * 4 + 4, (void **)&gs->psrc, "value places"));
@@ -462,6 +494,9 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
   if (!rc && n > 0)
     point_lower_lengths<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
         n, gs->perm, gs->iperm, A->rowptr, A->colidx, gs->ghost_key, gs->pout);
+  if (rc && n > 0) /* the early entries' number into pmid (part_offsets) */
+    cluster_early_lengths<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
+        n, gs->perm, gs->iperm, A->rowptr, A->colidx, rc, gs->ghost_key, gs->pmid);
   mispc_log_phase(ctx, d, &tp, "  pattern: sweep order and row lengths");
   MISPC_TRY(gs_exclusive_sum(ctx, s, gs->prow, n + 1));
   if (!rc && n > 0)
@@ -471,7 +506,7 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
     MISPC_TRY(gs_exclusive_sum(ctx, s, gs->fptr, n + 1));
     if (n > 0)
       part_offsets<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
-          n, gs->prow, gs->bptr, gs->fptr, gs->pout, gs->pup);
+          n, gs->prow, gs->bptr, gs->fptr, gs->pmid, gs->pout, gs->pup);
     int64_t bchain = 0;
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&chain, gs->fptr + n, 8, cudaMemcpyDeviceToHost, s));
     MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&bchain, gs->bptr + n, 8, cudaMemcpyDeviceToHost, s));

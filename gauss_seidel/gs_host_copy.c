@@ -166,11 +166,11 @@ static int32_t *cluster_block_order(mispc_context *ctx, const mispc_gs *gs, cons
   return cord;
 }
 
-/* The backward order's part of entry j of cluster row i (c: its cluster):
- * row_part's, and 3 for one outside of an earlier color (rcolor: every
+/* The part of entry j of cluster row i (c: its cluster) in the copies:
+ * row_part's, but 3 for one outside of an earlier color (rcolor: every
  * column's). */
-static inline int backward_part(const int32_t *rc, const int32_t *rcolor, int32_t c, int32_t i,
-                                int32_t j) {
+static inline int cluster_part(const int32_t *rc, const int32_t *rcolor, int32_t c, int32_t i,
+                               int32_t j) {
   const int part = row_part(rc, c, i, j);
   return part == 1 && j != i && rcolor[j] < rcolor[i] ? 3 : part;
 }
@@ -179,22 +179,23 @@ static inline int backward_part(const int32_t *rc, const int32_t *rcolor, int32_
  * entries at dst0 of copy d0 and the others at dst of copy d: the entries
  * of each part in gs_update_cluster_row's order for the direction, each in
  * storage order but the backward upper part, which goes from its end
- * (decreasing rows). Backward: the entries outside the cluster of earlier
- * colors, then the earlier rows (first: their number, where the split
- * copies put them in copy [3]), then the diagonal and the rest outside,
- * then the later rows. */
+ * (decreasing rows). Forward: the entries outside the cluster of earlier
+ * colors, the diagonal and the rest outside, the later rows, then the
+ * earlier ones; backward: outside of earlier colors, the earlier rows
+ * (first: their number, where the split copies put them in copy [3]), the
+ * diagonal and the rest outside, then the later rows. */
 static void place_cluster_row(struct gs_host_copy *h, int d, const mispc_csr *A, const int32_t *rc,
                               const int32_t *rcolor, int32_t i, int d0, int64_t dst0, int64_t first,
                               int64_t dst) {
-  /* parts in the copy's order: 0 lower, 1 outside or diagonal, 2 upper,
-   * 3 (backward only) outside of an earlier color */
-  static const int order[2][4] = {{1, 2, 0, 3}, {3, 0, 1, 2}};
+  /* parts in the copy's order: 0 lower, 1 diagonal or outside of a later
+   * color, 2 upper, 3 outside of an earlier color */
+  static const int order[2][4] = {{3, 1, 2, 0}, {3, 0, 1, 2}};
   const int64_t rb = A->rowptr[i], len = A->rowptr[i + 1] - rb;
   const int32_t c = rc[i];
   int64_t count[4] = {0, 0, 0, 0};
   for (int64_t k = 0; k < len; ++k) {
     const int32_t j = A->colidx[rb + k];
-    ++count[d ? backward_part(rc, rcolor, c, i, j) : row_part(rc, c, i, j)];
+    ++count[cluster_part(rc, rcolor, c, i, j)];
   }
   int64_t at[4]; /* places in the row, 0 .. len */
   at[order[d][0]] = 0;
@@ -202,7 +203,7 @@ static void place_cluster_row(struct gs_host_copy *h, int d, const mispc_csr *A,
   int64_t up_end = len;
   for (int64_t k = 0; k < len; ++k) {
     const int32_t j = A->colidx[rb + k];
-    const int part = d ? backward_part(rc, rcolor, c, i, j) : row_part(rc, c, i, j);
+    const int part = cluster_part(rc, rcolor, c, i, j);
     const int64_t e = d == 1 && part == 2 ? --up_end : at[part]++;
     const int into = e < first ? d0 : d;
     const int64_t where = e < first ? dst0 + e : dst + e - first;
@@ -321,7 +322,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
       if (zcopy) zlen += cluster_zero_reads(rc, rcolor, i, j);
       if (!cluster && copies) zlen += point_lower(rcolor[j], rcolor[i]);
       if (split) {
-        const int part = backward_part(rc, rcolor, rc[i], i, j);
+        const int part = cluster_part(rc, rcolor, rc[i], i, j);
         first += part == 3 || part == 0;
       }
     }

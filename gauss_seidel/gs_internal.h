@@ -73,11 +73,15 @@ struct mispc_gs {
    * the lower part and keeps its sums in tp, from which the backward pass
    * after it goes on with the rest. Cluster GS: each row q
    * holds, each part in storage order, the entries of earlier rows of its
-   * cluster (lower, prow[q] .. pout[q]-1), those outside the cluster and the
-   * diagonal (pout[q] .. pup[q]-1), then later rows of its cluster (upper,
-   * pup[q] .. prow[q+1]-1): a forward pass reads pout .. prow[q+1] and a
-   * backward one prow[q] .. pup[q] for the sums that do not change during
-   * the cluster's pass (gs_row_update.h, gs_update_cluster_row). The rest of the sum
+   * cluster (lower, prow[q] .. pmid[q]-1), those outside the cluster of
+   * earlier colors (pmid[q] .. pout[q]-1), the diagonal and the rest
+   * outside (pout[q] .. pup[q]-1), then later rows of its cluster (upper,
+   * pup[q] .. prow[q+1]-1): a forward pass reads pmid .. prow[q+1] (a first
+   * one from x = 0 pmid .. pout) for the sums that do not change during the
+   * cluster's pass (gs_row_update.h, gs_update_cluster_row); a backward pass
+   * after a forward one from x = 0 goes on from the forward sums (kept in
+   * tp) with pout .. pup, another reads pmid .. pout, prow .. pmid, pout ..
+   * pup (a launch of its own first: gs_cuda_sweep.cu, cluster_fixed_sums). The rest of the sum
    * comes from the push chains (right-looking): for each row j the later
    * rows k of its cluster with a_kj (fptr, fcol, fval: forward), the
    * earlier ones (bptr, bcol, bval: backward), in storage order, a
@@ -86,6 +90,7 @@ struct mispc_gs {
   int32_t *iperm;       /* n: row -> sweep position */
   int64_t *prow;        /* n + 1 */
   int64_t *pout, *pup;  /* n each (pup: cluster only) */
+  int64_t *pmid;        /* cluster only, n */
   int32_t *pcol;        /* nnz */
   double *pval;         /* nnz (numeric) */
   double *pwdiag;       /* n (numeric): omega / a_ii in sweep order */
@@ -102,9 +107,9 @@ struct mispc_gs {
   int64_t *dcolor_ptr; /* device, cluster only: a copy of color_ptr for the setup's kernels */
   int64_t *color_rows; /* host, cluster only, ncolors + 1: positions of each color's rows */
   double *bp, *xp;     /* n each: b and x in sweep order during an apply */
-  double *tp;          /* n: point, the lower part's sums of a first forward pass from x = 0 (for
-                        * the backward pass after it); cluster, global mode only, the fixed part
-                        * of each row's sum */
+  double *tp;          /* n: the sums of a first forward pass from x = 0 (for the backward pass
+                        * after it: point, its lower parts'; cluster, each row's last), and
+                        * cluster GS's fixed parts of the sums where not staged */
   /* Distributed sweep (the copy of a matrix with ghost columns after the n
    * rows), borrowed: host, ghost_color[g] the color of ghost g (point GS's
    * lower parts); device, ghost_key[g] = the last sweep position of the

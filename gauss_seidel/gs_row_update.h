@@ -70,22 +70,22 @@ MISPC_HD void gs_update_row(const int64_t *rowptr, const int64_t *rowmid, const 
  * entries whose x stays fixed while the cluster is swept, then the
  * cluster's rows already updated in this pass, in the order they were
  * updated (forward: j < i increasing; backward: j > i decreasing). The
- * fixed entries, forward: those outside the cluster and the diagonal, then
- * the cluster's later rows j > i (each in storage order); backward: those
- * outside the cluster of earlier colors than i's (color[j] < color[i]),
- * then the cluster's earlier rows j < i, then the diagonal and those of
- * later colors (each in storage order). Rows are sorted, so storage order
- * is column order. The backward order begins with what a forward pass from
- * x = 0 subtracts (its other entries' x are still 0): a symmetric sweep
- * from x = 0 may go on in its backward pass from each row's forward sum
- * with the diagonal, the later colors and the later rows only, and get the
- * same bits (neighbouring clusters have different colors, and those of
- * earlier colors, like the earlier rows, have not changed in between).
- * Columns that are no row's (the distributed sweep's ghosts) have a
- * row_cluster of their own (-1) and their owner's color. The one-process
- * GPU forms the first part for all rows of a color at once and the second
- * by pushing each new x_j into the later rows' sums (gs_cuda_sweep.cu,
- * sweep_clusters): the same subtractions in the same order. */
+ * fixed entries, each part in storage order: forward, those outside the
+ * cluster of earlier colors than i's (E), the diagonal and those outside
+ * of later colors (D), the cluster's later rows j > i; backward, E, the
+ * cluster's earlier rows j < i, then D. Rows are sorted, so storage order
+ * is column order, and the earlier rows' order is the order they are
+ * updated forward. A forward pass from x = 0 thus subtracts E and the
+ * earlier rows (the others' x are still 0), which is how a backward pass
+ * begins: a symmetric sweep from x = 0 may go on in its backward pass from
+ * each row's forward sum with D and the later rows only, and get the same
+ * bits (neighbouring clusters have different colors, and those of earlier
+ * colors, like the earlier rows, have not changed in between). Columns
+ * that are no row's (the distributed sweep's ghosts) have a row_cluster of
+ * their own (-1) and their owner's color. The one-process GPU forms the
+ * fixed part for all rows of a color at once and the rest by pushing each
+ * new x_j into the later rows' sums (gs_cuda_sweep.cu, sweep_clusters):
+ * the same subtractions in the same order. */
 MISPC_HD void gs_update_cluster_row(const int64_t *rowptr, const int32_t *colidx,
                                     const double *values, const int32_t *row_cluster,
                                     const int32_t *color, const double *wdiag, const double *b,
@@ -93,14 +93,13 @@ MISPC_HD void gs_update_cluster_row(const int64_t *rowptr, const int32_t *colidx
   const int32_t c = row_cluster[i];
   const int64_t rb = rowptr[i], re = rowptr[i + 1];
   double s = b[i];
-  /* forward: outside or diagonal (1), upper (2); backward: outside of an
-   * earlier color (3), lower (0), diagonal or outside of a later color (1) */
-  const int fwd[2] = {1, 2}, bwd[3] = {3, 0, 1};
-  for (int f = 0; f < (backward ? 3 : 2); ++f)
+  /* 0 earlier rows, 1 D, 2 later rows, 3 E; the fixed parts in order */
+  const int fwd[3] = {3, 1, 2}, bwd[3] = {3, 0, 1};
+  for (int f = 0; f < 3; ++f)
     for (int64_t p = rb; p < re; ++p) {
       const int32_t j = colidx[p];
       int part = row_cluster[j] != c || j == i ? 1 : j < i ? 0 : 2;
-      if (backward && part == 1 && j != i && color[j] < color[i]) part = 3;
+      if (part == 1 && j != i && color[j] < color[i]) part = 3;
       if (part != (backward ? bwd[f] : fwd[f])) continue;
       const double prod = values[p] * x[j];
       s = s - prod;

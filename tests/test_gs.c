@@ -965,10 +965,11 @@ static void ref_point_row(const mispc_csr *A, const int32_t *color, const double
   x[i] = x[i] + mul_rn(s, w[i]);
 }
 
-/* forward: outside + diagonal, then later rows of the cluster (storage
- * order), then earlier rows increasing; backward: outside of earlier
- * colors, earlier rows, the diagonal and outside of later colors (storage
- * order), then later rows decreasing */
+/* forward: outside of earlier colors, the diagonal and outside of later
+ * colors, later rows of the cluster (storage order), then earlier rows
+ * increasing; backward: outside of earlier colors, earlier rows, the
+ * diagonal and outside of later colors (storage order), then later rows
+ * decreasing */
 static void ref_cluster_row(const mispc_csr *A, const int32_t *rc, const int32_t *color,
                             const double *w, const double *b, double *x, int64_t i, int backward) {
   const int64_t rb = A->rowptr[i], re = A->rowptr[i + 1];
@@ -979,16 +980,17 @@ static void ref_cluster_row(const mispc_csr *A, const int32_t *rc, const int32_t
       const int32_t j = A->colidx[p];
       const int part = rc[j] != rc[i] || j == i ? 1 : j < i ? 0 : 2;
       const int early = part == 1 && j != i && color[j] < color[i];
-      /* forward: 0 outside + diagonal, 1 later rows, 2 earlier rows; backward: 0
-       * outside of earlier colors, 1 earlier rows, 2 the rest outside + the
-       * diagonal, 3 later rows */
-      const int group = backward ? (early       ? 0
-                                    : part == 0 ? 1
-                                    : part == 1 ? 2
-                                                : 3)
-                                 : (part == 1   ? 0
-                                    : part == 2 ? 1
-                                                : 2);
+      /* forward: 0 outside of earlier colors, 1 the diagonal and the rest
+       * outside, 2 later rows, 3 earlier rows; backward: 0 outside of earlier
+       * colors, 1 earlier rows, 2 the diagonal and the rest outside, 3 later
+       * rows */
+      const int group = early      ? 0
+                        : backward ? (part == 0   ? 1
+                                      : part == 1 ? 2
+                                                  : 3)
+                                   : (part == 1   ? 1
+                                      : part == 2 ? 2
+                                                  : 3);
       if (group == pass) s = s - mul_rn(A->values[p], x[j]);
     }
   x[i] = x[i] + mul_rn(s, w[i]);
