@@ -355,7 +355,9 @@ __global__ void __launch_bounds__(kBlock)
           }
           if (lane == 0) {
             v.x[k] = xj;
-            if (Staged && pio.store_t) a.tp[base + k] = v.s[k]; /* the sum kept (from_t) */
+            /* the sum kept for from_t (global: v.s is tp); here, not in step 3,
+             * where it took the W < 8 kernels from 32 to 40 registers */
+            if (Staged && pio.store_t) a.tp[base + k] = v.s[k];
           }
         }
         __syncwarp();
@@ -405,7 +407,9 @@ __global__ void __launch_bounds__(kBlock)
           }
           if (lane == 0) {
             v.x[k] = xj;
-            if (Staged && pio.store_t) a.tp[base + k] = v.s[k]; /* the sum kept (from_t) */
+            /* the sum kept for from_t (global: v.s is tp); here, not in step 3,
+             * where it took the W < 8 kernels from 32 to 40 registers */
+            if (Staged && pio.store_t) a.tp[base + k] = v.s[k];
           }
         }
         __syncwarp();
@@ -421,9 +425,9 @@ __global__ void __launch_bounds__(kBlock)
     }
   }
   double *x_out = pio.x_out ? pio.io.get_x() : NULL;
-  if (!Staged && !x_out) return; /* global: the sums are in tp already */
+  if (!Staged && !x_out) return;
   __syncthreads();
-  for (int k = threadIdx.x; k < nrows; k += kBlock) { /* 3: x out (and the sums kept) */
+  for (int k = threadIdx.x; k < nrows; k += kBlock) { /* 3: x out */
     const double xv = v.x[r0 + k - base];
     if (Staged) a.xp[r0 + k] = xv;
     if (x_out) x_out[pio.perm[r0 + k]] = xv;
