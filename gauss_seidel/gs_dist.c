@@ -343,7 +343,7 @@ static mispc_status sweep(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dis
                           const double *b, int backward) {
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
-    gs_sweep_color_host(ctx, &gs->host, b, gs->xe, c, backward);
+    gs_sweep_color_host(ctx, &gs->host, b, gs->xe, c, backward, GS_PASS_FULL);
     MISPC_TRY(mispc_halo_exchange_where(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double),
                                         gs->scolor, gs->gcolor, c));
   }

@@ -604,15 +604,21 @@ mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Co
                          &bytes);
     if (!s) s = mispc_halo_exchange(ctx, cl->halo, cl->xs, cl->xs + ns, sizeof(double));
   }
+  /* from x = 0, symmetric: the backward pass of the first sweep goes on
+   * from the forward pass's sums (gs_row_update.h; the same bits) */
+  const int resume = zero_guess && gs->opt.sweep == MISPC_GS_SYMMETRIC;
   for (int k = 0; !s && k < gs->opt.sweeps; ++k)
     for (int pass = 0; !s && pass < 2; ++pass) {
       const int backward = pass;
       if ((backward && gs->opt.sweep == MISPC_GS_FORWARD) ||
           (!backward && gs->opt.sweep == MISPC_GS_BACKWARD))
         continue;
+      const int start = !resume || k > 0 ? GS_PASS_FULL
+                        : backward       ? GS_PASS_RESUME
+                                         : GS_PASS_FROM_ZERO;
       for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
-        gs_sweep_color_host(ctx, &gs->host, cl->bs, cl->xs, c, backward);
+        gs_sweep_color_host(ctx, &gs->host, cl->bs, cl->xs, c, backward, start);
         s = mispc_halo_exchange_where(ctx, cl->halo, cl->xs, cl->xs + ns, sizeof(double),
                                       cl->scolor, cl->gcolor, c);
       }

@@ -453,13 +453,16 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
 }
 
 void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
-                         int32_t c, int backward) {
+                         int32_t c, int backward, int start) {
   const int nt = mispc_host_threads(ctx);
   if (gs_exact(gs)) {
     gs_exact_sweep_color_host(ctx, gs, b, x, c, backward);
     return;
   }
-  const copy_rows r = pass_copy(gs, backward, GS_PASS_FULL);
+  /* cluster GS's split copies: a forward pass from x = 0 keeps its sums, the
+   * backward one after it goes on from them (pass_copy); else every entry */
+  const copy_rows r =
+      pass_copy(gs, backward, gs->opt.kind == MISPC_GS_CLUSTER ? start : GS_PASS_FULL);
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   sweep_color_part(gs, r, b, x, c, backward, omp_get_thread_num(), omp_get_num_threads());
 }
