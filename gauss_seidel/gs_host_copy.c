@@ -218,8 +218,12 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   const int nt = mispc_host_threads(ctx);
-  /* cluster GS's zero-pass copy: only the handle's own sweep (may_block;
-   * the distributed sweep's ghosts follow the rows), with rows longer than 32 (2-core VM,
+  /* cluster GS's zero-pass copy: the handle's own sweep (may_block) and
+   * the distributed one's (with the ghosts' colors: gs_dist_cluster.c's
+   * first forward pass from x = 0; there only with rows longer than 32:
+   * Laplace3D_50 on 2 ranks of the VM, PETSc PCApply 1.72-1.74 ms a call
+   * without it, 1.93-1.94 with it; Elasticity3D_30 10.0-11.0 without, 8.7-8.9
+   * with), with rows longer than 32 (2-core VM,
    * one thread, PETSc PCApply: Elasticity3D_30 23.3 -> 20.6 ms a call) or
    * set up for one thread (clusters by level): there Laplace3D_100's first
    * forward pass took 15 -> 10.9 ms once its prefetch left the columns
@@ -232,7 +236,9 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
    * row sweep's copies: only the order, the clusters' places and the
    * diagonal's are built (and no values gathered) */
   const int copies = !gs_exact(gs);
-  const int zcopy = copies && cluster && A->ncols == n && may_block && (maxlen > 32 || nt == 1);
+  const int zcopy =
+      copies && cluster &&
+      (A->ncols == n ? may_block && (maxlen > 32 || nt == 1) : gs->ghost_color && maxlen > 32);
   /* the handle's own sweep, not the distributed one's: point GS's rows by
    * level and its first forward pass's sums */
   const int own = A->ncols == n && may_block;
