@@ -340,10 +340,10 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
 }
 
 static mispc_status sweep(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
-                          const double *b, int backward) {
+                          const double *b, int backward, int start) {
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
-    gs_sweep_color_host(ctx, &gs->host, b, gs->xe, c, backward, GS_PASS_FULL);
+    gs_sweep_color_host(ctx, &gs->host, b, gs->xe, c, backward, start);
     MISPC_TRY(mispc_halo_exchange_where(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double),
                                         gs->scolor, gs->gcolor, c));
   }
@@ -377,9 +377,16 @@ mispc_status mispc_dist_gs_apply(mispc_context *ctx, mispc_dist_gs *gs, const mi
     memcpy(gs->xe, x, sizeof(double) * (size_t)gs->nloc);
     s = mispc_halo_exchange(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double));
   }
+  /* from x = 0, symmetric: the first forward pass reads only the lower
+   * parts and the backward one goes on from its sums (gs_row_update.h,
+   * gs_update_row; the same bits), as one process's sweep does */
+  const int resume = zero_guess && gs->opt.sweep == MISPC_GS_SYMMETRIC;
   for (int k = 0; !s && k < gs->opt.sweeps; ++k) {
-    if (gs->opt.sweep != MISPC_GS_BACKWARD) s = sweep(ctx, gs, A, b, 0);
-    if (!s && gs->opt.sweep != MISPC_GS_FORWARD) s = sweep(ctx, gs, A, b, 1);
+    const int first = resume && k == 0;
+    if (gs->opt.sweep != MISPC_GS_BACKWARD)
+      s = sweep(ctx, gs, A, b, 0, first ? GS_PASS_FROM_ZERO : GS_PASS_FULL);
+    if (!s && gs->opt.sweep != MISPC_GS_FORWARD)
+      s = sweep(ctx, gs, A, b, 1, first ? GS_PASS_RESUME : GS_PASS_FULL);
   }
   s = mispc_dist_agree(ctx, A->comm, s);
   if (!s) memcpy(x, gs->xe, sizeof(double) * (size_t)gs->nloc);

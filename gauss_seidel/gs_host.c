@@ -459,10 +459,10 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
     gs_exact_sweep_color_host(ctx, gs, b, x, c, backward);
     return;
   }
-  /* cluster GS's split copies: a forward pass from x = 0 keeps its sums, the
-   * backward one after it goes on from them (pass_copy); else every entry */
-  const copy_rows r =
-      pass_copy(gs, backward, gs->opt.kind == MISPC_GS_CLUSTER ? start : GS_PASS_FULL);
+  /* a forward pass from x = 0 keeps its sums (point GS; cluster GS where the
+   * copies are split), the backward one after it goes on from them
+   * (pass_copy); else every entry */
+  const copy_rows r = pass_copy(gs, backward, start);
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   sweep_color_part(gs, r, b, x, c, backward, omp_get_thread_num(), omp_get_num_threads());
 }

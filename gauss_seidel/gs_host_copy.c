@@ -260,9 +260,10 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     }
   /* cluster GS with long rows: copy [1] in two (struct gs_host_copy, split) */
   const int split = copies && cluster && maxlen >= GS_RESUME_MIN_ROW;
-  /* the first forward pass's sums: point GS's own sweep, and split cluster
-   * copies (the distributed sweep's too: gs_dist_cluster.c goes on from them) */
-  if (copies && (own || split)) ALLOC(h->t, n + 1, 8, "first pass sums");
+  /* the first forward pass's sums: point GS (the distributed sweep's too:
+   * gs_dist.c goes on from them) and split cluster copies (gs_dist_cluster.c
+   * alike) */
+  if (copies && (own || split || !cluster)) ALLOC(h->t, n + 1, 8, "first pass sums");
   if (split) {
     ALLOC(h->pptr, n + 1, 8, "backward rows' first parts");
     ALLOC(h->sptr, n + 1, 8, "backward rows' last parts");

@@ -300,13 +300,14 @@ enum { GS_PASS_FULL = 0, GS_PASS_FROM_ZERO = 1, GS_PASS_RESUME = 2 };
  * (gs_exact_sweep_host). */
 mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                            int backward, int start);
-/* One color c of a sweep (no from-zero copy): the distributed sweep, whose
- * colors are separated by exchanges, on a copy of a matrix with more
- * columns than rows (the ghosts' values after the rows' in x). start:
- * GS_PASS_FULL; cluster GS, GS_PASS_FROM_ZERO for a forward pass from x = 0
- * (x zeroed: every entry read) that keeps its sums where the copies are
- * split, and GS_PASS_RESUME for the backward pass right after it, which goes
- * on from them (gs_row_update.h; the same bits as GS_PASS_FULL). */
+/* One color c of a sweep: the distributed sweep, whose colors are
+ * separated by exchanges, on a copy of a matrix with more columns than rows
+ * (the ghosts' values after the rows' in x). start: GS_PASS_FULL;
+ * GS_PASS_FROM_ZERO for a forward pass from x = 0 (x zeroed) that keeps its
+ * sums (point GS: its lower parts; cluster GS where the copies are split,
+ * reading the zero copy where there is one), and GS_PASS_RESUME for the
+ * backward pass right after it, which goes on from them (gs_row_update.h;
+ * the same bits as GS_PASS_FULL). */
 void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                          int32_t c, int backward, int start);
 
