@@ -218,17 +218,17 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   const int cluster = gs->opt.kind == MISPC_GS_CLUSTER;
   const int32_t *rc = cluster ? gs->row_cluster : NULL;
   const int nt = mispc_host_threads(ctx);
-  /* cluster GS's zero-pass copy: the handle's own sweep (may_block) and
-   * the distributed one's (with the ghosts' colors: gs_dist_cluster.c's
-   * first forward pass from x = 0; there only with rows longer than 32:
-   * Laplace3D_50 on 2 ranks of the VM, PETSc PCApply 1.72-1.74 ms a call
-   * without it, 1.93-1.94 with it; Elasticity3D_30 10.0-11.0 without, 8.7-8.9
-   * with), with rows longer than 32 (2-core VM,
-   * one thread, PETSc PCApply: Elasticity3D_30 23.3 -> 20.6 ms a call) or
-   * set up for one thread (clusters by level): there Laplace3D_100's first
-   * forward pass took 15 -> 10.9 ms once its prefetch left the columns
-   * (gs_host.c, blocked_pass; with them it cost 25.3 -> 26.2 ms an
-   * apply), Laplace3D_50 and the aniso problems alike */
+  /* cluster GS's zero-pass copy. The handle's own sweep (may_block): with
+   * rows longer than 32 (2-core VM, one thread, PETSc PCApply:
+   * Elasticity3D_30 23.3 -> 20.6 ms a call) or set up for one thread
+   * (clusters by level): there Laplace3D_100's first forward pass took 15 ->
+   * 10.9 ms once its prefetch left the columns (gs_host.c, blocked_pass;
+   * with them it cost 25.3 -> 26.2 ms an apply), Laplace3D_50 and the aniso
+   * problems alike. The distributed sweep's (the ghosts' colors known;
+   * gs_dist_cluster.c's first forward pass from x = 0): with rows longer
+   * than 32 only (2 ranks of the VM, PETSc PCApply: Elasticity3D_30
+   * 10.0-11.0 -> 8.5-8.9 ms a call with it, but Laplace3D_50 1.72-1.74 ->
+   * 1.93-1.94) */
   int64_t maxlen = 0; /* the longest row */
   for (int64_t i = 0; i < n; ++i)
     maxlen = A->rowptr[i + 1] - A->rowptr[i] > maxlen ? A->rowptr[i + 1] - A->rowptr[i] : maxlen;
