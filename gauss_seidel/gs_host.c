@@ -237,18 +237,13 @@ static inline void copy_cluster(const struct gs_host_copy *h, copy_rows r, const
         for (int64_t p = r.ptr[qa]; p < r.ptr[qa + 1]; ++p) __builtin_prefetch(&x[r.col[p]]);
       }
     }
-    double s = b[i];
-    if (r.pptr) { /* the split backward copies: the first part, or the forward sum */
-      const int64_t pb = r.pptr[q], pe = r.pptr[q + 1];
-      if (r.start == GS_PASS_RESUME && pe - pb + r.ptr[q + 1] - r.ptr[q] >= GS_RESUME_MIN_ROW) {
-        s = h->t[q];
-      } else {
-        for (int64_t p = pb; p < pe; ++p) {
-          double prod = r.pval[p] * x[r.pcol[p]];
-          s = s - prod;
-        }
-      }
+    if (r.pptr) { /* the split backward copies (neither zero nor keep there) */
+      const int64_t pb = r.pptr[q], ob = r.ptr[q];
+      split_row(h, r.pcol + pb, r.pval + pb, r.pptr[q + 1] - pb, r.col + ob, r.val + ob,
+                r.ptr[q + 1] - ob, b, x, q, r.start == GS_PASS_RESUME);
+      continue;
     }
+    double s = b[i];
     for (int64_t p = r.ptr[q]; p < r.ptr[q + 1]; ++p) {
       double prod = r.val[p] * x[r.col[p]];
       s = s - prod;

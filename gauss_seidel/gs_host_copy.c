@@ -273,14 +273,14 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     mispc_pool_free(ctx, MISPC_MEM_HOST, rcolor);
     return s;
   }
+  for (int64_t g = 0; g < A->ncols - n; ++g) /* the distributed sweep's ghosts' colors */
+    rcolor[n + g] = gs->ghost_color ? gs->ghost_color[g] : INT32_MAX;
   if (cluster) { /* the clusters of `order` one after another, each its rows of cl_rows */
     const int64_t nc = gs->nclusters;
     for (int64_t c = 0; c < ncol; ++c) /* a row's color: its cluster's */
       for (int64_t k = gs->color_ptr[c]; k < gs->color_ptr[c + 1]; ++k)
         for (int64_t r = gs->cl_ptr[gs->order[k]]; r < gs->cl_ptr[gs->order[k] + 1]; ++r)
           rcolor[gs->cl_rows[r]] = (int32_t)c;
-    for (int64_t g = 0; g < A->ncols - n; ++g) /* the distributed sweep's ghosts */
-      rcolor[n + g] = gs->ghost_color ? gs->ghost_color[g] : INT32_MAX;
     /* one pass: a copy's columns and values, b, x, the permutation, omega / a_ii */
     h->prefetch = (double)nnz * 12.0 + (double)n * 28.0 > GS_PREFETCH_MIN_BYTES;
     /* set up for one thread, rows of at most 255 entries (a byte a row for
@@ -309,8 +309,6 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   if (!cluster) { /* row colors: the lower parts and block_order */
     for (int64_t c = 0; c < ncol; ++c)
       for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) rcolor[h->perm[q]] = (int32_t)c;
-    for (int64_t g = 0; g < A->ncols - n; ++g) /* the distributed sweep's ghosts */
-      rcolor[n + g] = gs->ghost_color ? gs->ghost_color[g] : INT32_MAX;
     /* set up for one thread, rows of at most 32 entries (longer ones, read
      * backward through memory, ran slower so): rows by level (block_order) */
     h->blocked = copies && own && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
