@@ -41,7 +41,7 @@ void gs_dist_cluster_free(mispc_context *ctx, gs_dist_cluster *cl) {
   mispc_csr_free(ctx, &cl->W);
   mispc_halo_destroy(cl->halo);
   free(cl->wsrc), free(cl->row_cluster), free(cl->cl_ptr), free(cl->cl_rows);
-  free(cl->cl_order), free(cl->color_ptr), free(cl->scolor), free(cl->gcolor);
+  free(cl->cl_order), free(cl->color_ptr), free(cl->scolor), free(cl->gcolor), free(cl->gkey);
   free(cl->bs), free(cl->xs), free(cl->kept), free(cl->move_row);
   free(cl->move_dest), free(cl->recv_row), free(cl->recv_src), free(cl->back_row);
   mispc_route_plan_destroy(cl->fwd);
@@ -446,6 +446,7 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
     ALLOC(cl->color_ptr, gs->ncolors + 1, "color offsets");
     ALLOC(cl->scolor, cl->halo->nsend, "send colors");
     ALLOC(cl->gcolor, cl->ng, "ghost colors");
+    ALLOC(cl->gkey, cl->ng, "ghost keys");
     ALLOC(cl->bs, ns, "swept right-hand side");
     ALLOC(cl->xs, ns + cl->ng, "swept solution");
     s = mispc_dist_agree(ctx, comm, s);
@@ -490,6 +491,10 @@ mispc_status gs_dist_cluster_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
       }
       for (int64_t e = 0; e < cl->halo->nsend; ++e) cl->scolor[e] = swcolor[cl->halo->sidx[e]];
       s = mispc_halo_exchange(ctx, cl->halo, swcolor, cl->gcolor, sizeof(int32_t));
+      /* the clusters lie by color: the rows of colors up to c end at
+       * cl_ptr[color_ptr[c + 1]] */
+      for (int64_t g = 0; !s && g < cl->ng; ++g)
+        cl->gkey[g] = (int32_t)(cl->cl_ptr[cl->color_ptr[cl->gcolor[g] + 1]] - 1);
       if (!s && (MPI_Allreduce(&lo, &cl->min_cluster, 1, MPI_INT64_T, MPI_MIN, comm) ||
                  MPI_Allreduce(&hi, &cl->max_cluster, 1, MPI_INT64_T, MPI_MAX, comm) ||
                  MPI_Allreduce(&one, &cl->singletons, 1, MPI_INT64_T, MPI_SUM, comm)))

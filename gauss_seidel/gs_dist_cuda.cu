@@ -128,22 +128,9 @@ extern "C" mispc_status gs_dist_device_setup(mispc_context *ctx, mispc_dist_gs *
   if (!s) s = upload(ctx, &d->cl_ptr, cl->cl_ptr, nlc + 1);
   if (!s) s = upload(ctx, &d->cl_rows, cl->cl_rows, n);
   if (!s) s = upload(ctx, &d->row_cluster, cl->row_cluster, ncols);
-  if (!s) { /* a ghost of color g: the last row position of colors up to g,
-             * so that the copy puts the ghosts of earlier colors than a row's
-             * first (gs_cuda_symbolic.cu, copy_rows) */
-    const int64_t ng = ncols - n;
-    int64_t *crow = (int64_t *)calloc((size_t)gs->ncolors + 1, sizeof *crow);
-    int32_t *key = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1));
-    if (!key || !crow) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory");
-    for (int32_t c = 0; !s && c < gs->ncolors; ++c) { /* rows of colors up to c */
-      crow[c + 1] = crow[c];
-      for (int64_t k = cl->color_ptr[c]; k < cl->color_ptr[c + 1]; ++k)
-        crow[c + 1] += cl->cl_ptr[cl->cl_order[k] + 1] - cl->cl_ptr[cl->cl_order[k]];
-    }
-    for (int64_t g = 0; !s && g < ng; ++g) key[g] = (int32_t)(crow[cl->gcolor[g] + 1] - 1);
-    if (!s) s = upload(ctx, &d->ghost_key, key, ng);
-    free(key), free(crow);
-  }
+  /* the ghosts' keys (gs_dist_cluster.c), so that the copy puts the ghosts
+   * of earlier colors than a row's first (gs_cuda_symbolic.cu, copy_rows) */
+  if (!s) s = upload(ctx, &d->ghost_key, cl->gkey, ncols - n);
   if (!s) s = sweep_copy_pattern(ctx, gs, d);
   if (!s) gs->block_outside = d->sweep.ex.nout, gs->block_factor = d->sweep.ex.nfactor;
   if (!s) s = MISPC_CUDA_CALL(ctx, cudaMalloc((void **)&d->be, 8 * (size_t)(n + 1)));

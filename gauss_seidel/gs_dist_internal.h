@@ -30,6 +30,7 @@ typedef struct gs_dist_cluster {
   int64_t *color_ptr;    /* ncolors + 1 offsets into cl_order */
   int32_t *scolor;       /* color of each send entry of halo */
   int32_t *gcolor;       /* color of each ghost */
+  int32_t *gkey;         /* each ghost's key in the sweep order (gs_internal.h, ghost_key) */
   double *bs, *xs;       /* ns each: b and [x | ghosts] (ns + ng) */
   int32_t *kept;         /* own rows swept here: own row -> swept row, -1 if moved */
   int64_t nmove;         /* own rows swept elsewhere */
