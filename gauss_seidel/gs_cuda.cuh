@@ -11,6 +11,25 @@
 #include "cuda_util.cuh"
 #include "gs_internal.h"
 
+/* The caller's b and x of an apply (gs_cuda_sweep.cu, gs_exact_cuda.cu): by value, or (launches
+ * inside the apply's CUDA graph, built once) from a device slot that the apply's first launch
+ * fills, so one graph serves every b and x. */
+struct ApplyIO {
+  const double *b;
+  double *x;
+  double *const *slot; /* non-NULL: slot[0] = b, slot[1] = x */
+  double **publish;    /* non-NULL: block 0 stores b and x there */
+  __device__ const double *get_b() const {
+    return slot ? slot[0] : b;
+  }
+  __device__ double *get_x() const {
+    return slot ? slot[1] : x;
+  }
+  __device__ void store() const {
+    if (publish && blockIdx.x == 0 && threadIdx.x == 0) publish[0] = (double *)b, publish[1] = x;
+  }
+};
+
 namespace {
 
 constexpr int kBlock = 256;
@@ -79,5 +98,11 @@ mispc_status gs_enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaStream
                               const double *b, double *x, int zero_guess, Part part);
 mispc_status gs_set_root_vectors(mispc_context *ctx, mispc_gs *gs, int k, const double *b,
                                  double *x);
+
+/* gs_exact_cuda.cu: exact cluster solves, one pass over color c (its
+ * clusters in parallel) on bp / xp, each new x also written to io's x
+ * where it has one (the last pass of an apply). */
+void gs_exact_launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
+                           ApplyIO io);
 
 #endif

@@ -47,19 +47,6 @@ extern "C" mispc_status gs_apply_cuda(mispc_context *ctx, mispc_gs *gs, const do
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   if (gs->n == 0) return MISPC_SUCCESS;
-  if (gs_exact(gs)) { /* gather, then a launch a color and pass; the last writes x */
-    MISPC_TRY(gs_gather_cuda(ctx, gs, b, zero_guess ? NULL : x));
-    const int per_sweep = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
-    for (int p = 0; p < gs->opt.sweeps * per_sweep; ++p) {
-      const int backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && p % 2 == 1);
-      /* after a pass the other way, the first color's clusters would give
-       * what they gave last (gs_exact_sweep_host): skipped */
-      for (int32_t j = per_sweep == 2 && p > 0 ? 1 : 0; j < gs->ncolors; ++j)
-        MISPC_TRY(
-            gs_exact_sweep_color_cuda(ctx, gs, backward ? gs->ncolors - 1 - j : j, backward, x));
-    }
-    return MISPC_SUCCESS;
-  }
   const int k = zero_guess ? 1 : 0;
   if (!gs->no_graph && !gs->graph[k]) build_graph(ctx, gs, k);
   if (!gs->no_graph && gs->graph[k]) {

@@ -79,25 +79,6 @@ __device__ __forceinline__ double chunk_sum(int lane, unsigned mask, Prod prod) 
   return a;
 }
 
-/* The caller's b and x of an apply: by value, or (launches inside the
- * apply's CUDA graph, built once) from a device slot that the apply's first
- * launch fills, so one graph serves every b and x. */
-struct ApplyIO {
-  const double *b;
-  double *x;
-  double *const *slot; /* non-NULL: slot[0] = b, slot[1] = x */
-  double **publish;    /* non-NULL: block 0 stores b and x there */
-  __device__ const double *get_b() const {
-    return slot ? slot[0] : b;
-  }
-  __device__ double *get_x() const {
-    return slot ? slot[1] : x;
-  }
-  __device__ void store() const {
-    if (publish && blockIdx.x == 0 && threadIdx.x == 0) publish[0] = (double *)b, publish[1] = x;
-  }
-};
-
 /* What one pass (a sweep in one direction) reads and writes besides the
  * sweep-ordered copy. first_b: the first pass from x = 0 reads b through
  * perm instead of a gathered copy (and keeps it in bp for later passes when
@@ -751,6 +732,17 @@ static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaSt
         gs->n, gs->perm, io_next(), zero_guess, gs->bp, gs->xp);
   const int per_sweep = gs->opt.sweep == MISPC_GS_SYMMETRIC ? 2 : 1;
   const int passes = gs->opt.sweeps * per_sweep;
+  if (gs_exact(gs)) { /* a launch a color and pass; the last pass writes x */
+    for (int k = 0; k < passes; ++k) {
+      const bool backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && k % 2 == 1);
+      /* after a pass the other way, the first color's clusters would give
+       * what they gave last (gs_exact_sweep_host): skipped */
+      for (int32_t j = per_sweep == 2 && k > 0 ? 1 : 0; j < gs->ncolors; ++j)
+        gs_exact_launch_color(ctx, gs, s, backward ? gs->ncolors - 1 - j : j,
+                              k == passes - 1 ? rest : ApplyIO{NULL, NULL, NULL, NULL});
+    }
+    return MISPC_SUCCESS;
+  }
   /* from x = 0, symmetric: the backward pass goes on from the forward
    * one's sums (gs_row_update.h: gs_update_row, point GS, which needs no
    * b then; gs_update_cluster_row) */

@@ -52,9 +52,10 @@ __global__ void exact_outside(int64_t q0, int64_t q1, struct gs_exact_lu e, cons
 
 /* Step 2 over the clusters order[k0 .. k1) of one color: a thread a cluster. */
 __global__ void exact_chain(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
-                            struct gs_exact_lu e, double *xp, double *x_rows) {
+                            struct gs_exact_lu e, double *xp, ApplyIO io) {
   const int64_t m = k0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (m < k1) gs_exact_chain(pcl[m], pcl[m + 1], perm, e.first, e.eptr, e.lu, xp + pcl[m], x_rows);
+  if (m < k1)
+    gs_exact_chain(pcl[m], pcl[m + 1], perm, e.first, e.eptr, e.lu, xp + pcl[m], io.get_x());
 }
 
 /* Shared bytes a staged cluster of s rows and nv factor values takes (the
@@ -102,7 +103,7 @@ __device__ StagedCluster stage_cluster(double *sm, const struct gs_exact_lu &e, 
  * at the end. */
 template <bool Staged>
 __global__ void exact_chain_warp(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
-                                 struct gs_exact_lu e, double *xp, double *x_rows) {
+                                 struct gs_exact_lu e, double *xp, ApplyIO io) {
   extern __shared__ double sm[];
   const int64_t m = k0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
@@ -139,6 +140,7 @@ __global__ void exact_chain_warp(int64_t k0, int64_t k1, const int64_t *pcl, con
     for (int64_t r = fk + lane; r < k; r += 32) xc[r] = __dsub_rn(xc[r], __dmul_rn(Uk[r - fk], z));
   }
   __syncwarp();
+  double *x_rows = io.get_x();
   for (int64_t t = lane; t < s; t += 32) {
     if (Staged) xp[q0 + t] = xc[t];
     if (x_rows) x_rows[perm[q0 + t]] = xc[t];
@@ -344,26 +346,31 @@ extern "C" mispc_status gs_exact_values_cuda(mispc_context *ctx, mispc_gs *gs, c
   return MISPC_SUCCESS;
 }
 
-extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c,
-                                                  int backward, double *x_rows) {
-  (void)backward; /* a cluster's exact solve is the same either way */
-  cudaStream_t s;
-  MISPC_TRY(mispc_stream(ctx, &s));
+void gs_exact_launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s, int32_t c,
+                           ApplyIO io) {
   const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
-  if (k1 <= k0) return MISPC_SUCCESS;
+  if (k1 <= k0) return;
   /* the color's rows are contiguous in sweep order (color_rows) */
   const int64_t q0 = gs->color_rows[c], q1 = gs->color_rows[c + 1];
   exact_outside<<<(unsigned)((q1 - q0 + kBlock - 1) / kBlock), kBlock, 0, s>>>(q0, q1, gs->ex,
                                                                                gs->bp, gs->xp);
   if (gs->ex.stage_bytes > 0) /* set only for dense factors */
     exact_chain_warp<true><<<(unsigned)(k1 - k0), 32, (size_t)gs->ex.stage_bytes, s>>>(
-        k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
+        k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, io);
   else if (gs->ex.nfactor > kWarpChainValuesPerRow * gs->n)
     exact_chain_warp<false><<<(unsigned)((k1 - k0 + 3) / 4), 128, 0, s>>>(k0, k1, gs->pcl, gs->perm,
-                                                                          gs->ex, gs->xp, x_rows);
+                                                                          gs->ex, gs->xp, io);
   else
     exact_chain<<<(unsigned)((k1 - k0 + kSolveBlock - 1) / kSolveBlock), kSolveBlock, 0, s>>>(
-        k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, x_rows);
+        k0, k1, gs->pcl, gs->perm, gs->ex, gs->xp, io);
+}
+
+extern "C" mispc_status gs_exact_sweep_color_cuda(mispc_context *ctx, const mispc_gs *gs, int32_t c,
+                                                  int backward, double *x_rows) {
+  (void)backward; /* a cluster's exact solve is the same either way */
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  gs_exact_launch_color(ctx, gs, s, c, ApplyIO{NULL, x_rows, NULL, NULL});
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   return MISPC_SUCCESS;
 }
