@@ -736,10 +736,12 @@ static mispc_status enqueue_apply(mispc_context *ctx, const mispc_gs *gs, cudaSt
     for (int k = 0; k < passes; ++k) {
       const bool backward = gs->opt.sweep == MISPC_GS_BACKWARD || (per_sweep == 2 && k % 2 == 1);
       /* after a pass the other way, the first color's clusters would give
-       * what they gave last (gs_exact_sweep_host): skipped */
+       * what they gave last (gs_exact_sweep_host): skipped, so the pass
+       * before the last writes x too (the skipped clusters' values) */
+      const bool x_out = k == passes - 1 || (per_sweep == 2 && k == passes - 2);
       for (int32_t j = per_sweep == 2 && k > 0 ? 1 : 0; j < gs->ncolors; ++j)
         gs_exact_launch_color(ctx, gs, s, backward ? gs->ncolors - 1 - j : j,
-                              k == passes - 1 ? rest : ApplyIO{NULL, NULL, NULL, NULL});
+                              x_out ? rest : ApplyIO{NULL, NULL, NULL, NULL});
     }
     return MISPC_SUCCESS;
   }
