@@ -58,6 +58,26 @@ __global__ void exact_chain(int64_t k0, int64_t k1, const int64_t *pcl, const in
     gs_exact_chain(pcl[m], pcl[m + 1], perm, e.first, e.eptr, e.lu, xp + pcl[m], io.get_x());
 }
 
+/* Steps 1 and 2 in one launch, for small clusters (kFusedRows rows at
+ * most): a group of G lanes a cluster forms its rows' outside sums (a lane
+ * a row), then the group's first lane walks the chain. A color's outside
+ * sums read only other colors' rows and the chains write only their own,
+ * so one launch gives the two launches' bits, with half the launches of an
+ * apply (each a drain of the GPU between colors). */
+template <int G>
+__global__ void exact_fused(int64_t k0, int64_t k1, const int64_t *pcl, const int32_t *perm,
+                            struct gs_exact_lu e, const double *bp, double *xp, ApplyIO io) {
+  const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  const int64_t m = k0 + t / G;
+  const int lane = (int)(t % G);
+  int64_t q0 = 0, q1 = 0;
+  if (m < k1) q0 = pcl[m], q1 = pcl[m + 1];
+  for (int64_t q = q0 + lane; q < q1; q += G)
+    xp[q] = gs_exact_outside(q, NULL, e.optr, e.ocol, e.oval, bp, xp);
+  __syncwarp(); /* every lane of the warp (groups do not straddle warps) */
+  if (lane == 0 && m < k1) gs_exact_chain(q0, q1, perm, e.first, e.eptr, e.lu, xp + q0, io.get_x());
+}
+
 /* Shared bytes a staged cluster of s rows and nv factor values takes (the
  * chain and the factor): the values, the rows' values in the chain, their
  * first columns and places in the values (StagedCluster). */
@@ -233,6 +253,11 @@ __global__ void exact_stage_size(int64_t nc, const int64_t *pcl, const int64_t *
 
 /* Clusters of a color a block: few threads, each a long dependent walk. */
 constexpr int kSolveBlock = 64;
+/* Clusters of at most this many rows (the largest of the handle) whose
+ * chains take a thread each take exact_fused with groups of kFusedLanes
+ * lanes (ex.fused), unless tuning gs_exact_unfused at the setup. */
+constexpr int64_t kFusedRows = 32;
+constexpr int kFusedLanes = 8;
 /* Factors of more values a row than this (mean envelope width over 7.5:
  * dense blocks, elasticity's node clusters) take a warp a cluster
  * (exact_chain_warp); lines (3 a row) and MIS-2 clusters of a Laplacian
@@ -305,6 +330,9 @@ extern "C" mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
     mispc_logf(ctx, 2, "gs exact clusters: chains staged in %lld shared bytes a cluster",
                (long long)e->stage_bytes);
   }
+  /* small clusters, a thread a chain: one launch a color (exact_fused) */
+  e->fused = e->stage_bytes == 0 && tot[1] <= kWarpChainValuesPerRow * n &&
+             gs->max_cluster <= kFusedRows && !ctx->tuning.gs_exact_unfused;
   return MISPC_SUCCESS;
 }
 
@@ -350,6 +378,12 @@ void gs_exact_launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t 
                            ApplyIO io) {
   const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
   if (k1 <= k0) return;
+  if (gs->ex.fused) {
+    const int64_t threads = (k1 - k0) * kFusedLanes;
+    exact_fused<kFusedLanes><<<(unsigned)((threads + kBlock - 1) / kBlock), kBlock, 0, s>>>(
+        k0, k1, gs->pcl, gs->perm, gs->ex, gs->bp, gs->xp, io);
+    return;
+  }
   /* the color's rows are contiguous in sweep order (color_rows) */
   const int64_t q0 = gs->color_rows[c], q1 = gs->color_rows[c + 1];
   exact_outside<<<(unsigned)((q1 - q0 + kBlock - 1) / kBlock), kBlock, 0, s>>>(q0, q1, gs->ex,

@@ -41,6 +41,7 @@ static const knob knobs[] = {
     KNOB(gs_no_graph, "0|1", "GS (GPU): a launch a color, no CUDA graph"),
     KNOB(gs_chain_rows, "0|1", "cluster GS (GPU): chain values through row offsets"),
     KNOB(gs_exact_unstaged, "0|1", "GS exact solves (GPU): dense chains from global memory"),
+    KNOB(gs_exact_unfused, "0|1", "GS exact solves (GPU): outside sums and chains apart"),
     KNOB(gs_cluster_order, "auto|id|size", "cluster GS (GPU): each color's cluster order"),
     KNOB(gs_line_rounds, NULL, "cluster GS: line clusters merge at most N rounds (0: whole lines)"),
     KNOB(dist_rounds_on_one_rank, "0|1", "distributed calls: rounds and halo on one rank too"),

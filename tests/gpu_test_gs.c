@@ -249,6 +249,33 @@ static void test_gpu_gs_exact_staging(void) {
   problem_free(&P);
 }
 
+/* Exact solves of small clusters (MIS-2 clusters of a Laplacian, at most
+ * 32 rows) in one launch a color (outside sums, then chains, a group of
+ * lanes a cluster) and in two (gs_exact_unfused) give the host's x bit for
+ * bit, every sweep kind, from x0 and from x = 0. */
+static void test_gpu_gs_exact_fused(void) {
+  problem P = problem_make("gen:laplace3d:14", 3, 1, 2);
+  line_clusters = 2; /* block_solve */
+  for (int sw = 0; sw < 3; ++sw) {
+    mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, "exact host");
+    CHECK_MSG(!hg || hg->max_cluster <= 32, "laplace3d:14: clusters of %lld rows, want <= 32",
+              (long long)(hg ? hg->max_cluster : 0));
+    for (int u = 0; u <= 1; ++u) {
+      char what[160];
+      snprintf(what, sizeof what, "laplace3d:14 exact solves %s gs_exact_unfused=%d",
+               sweep_name(sw), u);
+      mispc_tuning t = {0};
+      t.gs_exact_unfused = u;
+      mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, &t, what);
+      if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
+      mispc_gs_destroy(ctx, dg);
+    }
+    mispc_gs_destroy(ctx, hg);
+  }
+  line_clusters = 0;
+  problem_free(&P);
+}
+
 /* Exact solves of one dense 20-row cluster (a complete graph: the factor
  * is staged and computed by a warp on the GPU): all ones is singular, and
  * the GPU's numeric setup fails at the host's row (the second pivot);
@@ -565,6 +592,7 @@ int main(void) {
   RUN_TEST(test_gpu_gs_cluster_modes);
   RUN_TEST(test_gpu_gs_dense_clusters);
   RUN_TEST(test_gpu_gs_exact_staging);
+  RUN_TEST(test_gpu_gs_exact_fused);
   RUN_TEST(test_gpu_gs_exact_dense_pivot);
   RUN_TEST(test_gpu_gs_point_lanes);
   RUN_TEST(test_gpu_gs_graph_vectors);
