@@ -1,6 +1,7 @@
 /* Point and cluster multicolor Gauss-Seidel on the GPU: bit-identical to the
  * host for every sweep kind, the numeric-only setup after a value change, and
  * the automatic cluster options resolved as on the host. Skips without a GPU. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "../gauss_seidel/gs_internal.h" /* chain_tile: whether the chains streamed */
@@ -222,22 +223,24 @@ static void test_gpu_gs_cluster_modes(void) {
   }
 }
 
-/* Exact solves of dense clusters (elasticity's nodes, block size 3): the
- * warp chains with each cluster staged in shared memory (the default) and
- * walked in global memory (gs_exact_unstaged) give the host's x bit for
- * bit, every sweep kind, from x0 and from x = 0. */
-static void test_gpu_gs_exact_staging(void) {
-  problem P = problem_make("gen:elasticity3d:9", 3, 1, 2);
-  node_block_size = 3;
+/* Exact solves on spec's matrix (clusters of whole nodes of bs rows) with
+ * the int tuning knob at byte offset knob of mispc_tuning (named name) 0
+ * and 1 at the GPU setup: the host's x bit for bit, every sweep kind, from
+ * x0 and from x = 0. Each handle's largest cluster is at most max_rows. */
+static void exact_knob_vs_host(const char *spec, int bs, size_t knob, const char *name,
+                               int64_t max_rows) {
+  problem P = problem_make(spec, 3, 1, 2);
+  node_block_size = bs;
   line_clusters = 2; /* block_solve */
   for (int sw = 0; sw < 3; ++sw) {
     mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, "exact host");
+    CHECK_MSG(!hg || hg->max_cluster <= max_rows, "%s: clusters of %lld rows, want <= %lld", spec,
+              (long long)(hg ? hg->max_cluster : 0), (long long)max_rows);
     for (int u = 0; u <= 1; ++u) {
       char what[160];
-      snprintf(what, sizeof what, "elasticity3d:9 exact solves %s gs_exact_unstaged=%d",
-               sweep_name(sw), u);
+      snprintf(what, sizeof what, "%s exact solves %s %s=%d", spec, sweep_name(sw), name, u);
       mispc_tuning t = {0};
-      t.gs_exact_unstaged = u;
+      *(int *)((char *)&t + knob) = u;
       mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, &t, what);
       if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
       mispc_gs_destroy(ctx, dg);
@@ -249,31 +252,20 @@ static void test_gpu_gs_exact_staging(void) {
   problem_free(&P);
 }
 
-/* Exact solves of small clusters (MIS-2 clusters of a Laplacian, at most
- * 32 rows) in one launch a color (outside sums, then chains, a group of
- * lanes a cluster) and in two (gs_exact_unfused) give the host's x bit for
- * bit, every sweep kind, from x0 and from x = 0. */
+/* Dense clusters (elasticity's nodes, block size 3): the warp chains with
+ * each cluster staged in shared memory (the default) and walked in global
+ * memory (gs_exact_unstaged). */
+static void test_gpu_gs_exact_staging(void) {
+  exact_knob_vs_host("gen:elasticity3d:9", 3, offsetof(mispc_tuning, gs_exact_unstaged),
+                     "gs_exact_unstaged", INT64_MAX);
+}
+
+/* Small clusters (MIS-2 clusters of a Laplacian, at most 32 rows): in one
+ * launch a color (outside sums, then chains, a group of lanes a cluster)
+ * and in two (gs_exact_unfused). */
 static void test_gpu_gs_exact_fused(void) {
-  problem P = problem_make("gen:laplace3d:14", 3, 1, 2);
-  line_clusters = 2; /* block_solve */
-  for (int sw = 0; sw < 3; ++sw) {
-    mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, "exact host");
-    CHECK_MSG(!hg || hg->max_cluster <= 32, "laplace3d:14: clusters of %lld rows, want <= 32",
-              (long long)(hg ? hg->max_cluster : 0));
-    for (int u = 0; u <= 1; ++u) {
-      char what[160];
-      snprintf(what, sizeof what, "laplace3d:14 exact solves %s gs_exact_unfused=%d",
-               sweep_name(sw), u);
-      mispc_tuning t = {0};
-      t.gs_exact_unfused = u;
-      mispc_gs *dg = make_gs_tuned(&P.D, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, &t, what);
-      if (hg && dg) compare_apply(hg, dg, &P.H, &P.D, P.b, P.x0, what);
-      mispc_gs_destroy(ctx, dg);
-    }
-    mispc_gs_destroy(ctx, hg);
-  }
-  line_clusters = 0;
-  problem_free(&P);
+  exact_knob_vs_host("gen:laplace3d:14", 1, offsetof(mispc_tuning, gs_exact_unfused),
+                     "gs_exact_unfused", 32);
 }
 
 /* Exact solves of one dense 20-row cluster (a complete graph: the factor
