@@ -78,6 +78,48 @@ __global__ void exact_fused(int64_t k0, int64_t k1, const int64_t *pcl, const in
   if (lane == 0 && m < k1) gs_exact_chain(q0, q1, perm, e.first, e.eptr, e.lu, xp + q0, io.get_x());
 }
 
+/* Shared bytes a cluster of s rows and nv factor values takes in
+ * exact_line_staged: the values, the rows' values in the chain, their
+ * places in the values (64-bit, as gs_exact_chain reads them) and first
+ * columns. */
+__host__ __device__ inline int64_t line_bytes_of(int64_t s, int64_t nv) {
+  return nv * 8 + s * 8 + s * 8 + s * 4;
+}
+
+/* Long chains with sparse factors (lines), one launch a color: a warp a
+ * cluster forms its rows' outside sums (a lane a row) into shared memory
+ * and stages its factor, places and first columns there, then its first
+ * lane walks the chain with gs_exact_chain on the staged copy (the same
+ * function on the same values: the same bits), each row's loads from
+ * shared memory instead of global memory (a thread walking a 300-row line
+ * in global memory took about 0.7 us a row on an H200: the loads it
+ * issues a row ahead do not cover a global load's latency). */
+__global__ void exact_line_staged(int64_t k0, const int64_t *pcl, const int32_t *perm,
+                                  struct gs_exact_lu e, const double *bp, double *xp, ApplyIO io) {
+  extern __shared__ double sm[];
+  const int64_t m = k0 + blockIdx.x;
+  const int lane = threadIdx.x;
+  const int64_t q0 = pcl[m], s = pcl[m + 1] - q0;
+  const int64_t e0 = e.eptr[q0], nv = e.eptr[q0 + s] - e0;
+  double *lu = sm, *xc = sm + nv;
+  int64_t *es = (int64_t *)(xc + s);
+  int32_t *fs = (int32_t *)(es + s);
+  for (int64_t t = lane; t < nv; t += 32) lu[t] = e.lu[e0 + t];
+  for (int64_t t = lane; t < s; t += 32) {
+    xc[t] = gs_exact_outside(q0 + t, NULL, e.optr, e.ocol, e.oval, bp, xp);
+    es[t] = e.eptr[q0 + t] - e0;
+    fs[t] = e.first[q0 + t];
+  }
+  __syncwarp();
+  if (lane == 0) gs_exact_chain(0, s, perm + q0, fs, es, lu, xc, NULL);
+  __syncwarp();
+  double *x_rows = io.get_x();
+  for (int64_t t = lane; t < s; t += 32) {
+    xp[q0 + t] = xc[t];
+    if (x_rows) x_rows[perm[q0 + t]] = xc[t];
+  }
+}
+
 /* Shared bytes a staged cluster of s rows and nv factor values takes (the
  * chain and the factor): the values, the rows' values in the chain, their
  * first columns and places in the values (StagedCluster). */
@@ -242,13 +284,15 @@ __global__ void exact_factor_staged(const int64_t *pcl, const int32_t *perm, str
   for (int64_t t = lane; t < nv; t += 32) e.lu[e0 + t] = lu[t];
 }
 
-/* *out = the largest stage_bytes_of over the clusters */
+/* *out = the largest stage_bytes_of (Line: line_bytes_of) over the clusters */
+template <bool Line>
 __global__ void exact_stage_size(int64_t nc, const int64_t *pcl, const int64_t *eptr,
                                  unsigned long long *out) {
   const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (m >= nc) return;
   const int64_t q0 = pcl[m], q1 = pcl[m + 1];
-  atomicMax(out, (unsigned long long)stage_bytes_of(q1 - q0, eptr[q1] - eptr[q0]));
+  const int64_t s = q1 - q0, nv = eptr[q1] - eptr[q0];
+  atomicMax(out, (unsigned long long)(Line ? line_bytes_of(s, nv) : stage_bytes_of(s, nv)));
 }
 
 /* Clusters of a color a block: few threads, each a long dependent walk. */
@@ -265,6 +309,39 @@ constexpr int kFusedLanes = 8;
 constexpr int64_t kWarpChainValuesPerRow = 16;
 
 } // namespace
+
+/* The largest shared bytes a cluster of gs takes staged (Line:
+ * exact_line_staged, else the dense warp chains) into *bytes, 0 where that
+ * is over the device's opt-in limit or a kernel refuses it. */
+template <bool Line>
+static mispc_status stage_size(mispc_context *ctx, const mispc_gs *gs, cudaStream_t s,
+                               int64_t *bytes) {
+  *bytes = 0;
+  const int64_t nc = gs->nclusters;
+  unsigned long long *d = NULL, h = 0;
+  MISPC_TRY(mispc_scratch_alloc(ctx, sizeof h, (void **)&d, "exact solves: stage size"));
+  cudaMemsetAsync(d, 0, sizeof h, s);
+  exact_stage_size<Line>
+      <<<(unsigned)((nc + kBlock - 1) / kBlock), kBlock, 0, s>>>(nc, gs->pcl, gs->ex.eptr, d);
+  cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s);
+  mispc_status st = mispc_sync(ctx, s, "exact solves: stage size");
+  mispc_scratch_free(ctx, d);
+  MISPC_TRY(st);
+  int dev = 0, optin = 0;
+  const auto allow = [&](const void *kernel) {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) ==
+           cudaSuccess;
+  };
+  if (cudaGetDevice(&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+      h > 0 && h <= (unsigned long long)optin &&
+      (Line ? allow((const void *)exact_line_staged)
+            : allow((const void *)exact_chain_warp<true>) &&
+                  allow((const void *)exact_factor_staged)))
+    *bytes = (int64_t)h;
+  cudaGetLastError(); /* a refused size leaves the unstaged chains */
+  return MISPC_SUCCESS;
+}
 
 template <typename T>
 static mispc_status dalloc(mispc_context *ctx, T **p, int64_t count, const char *what) {
@@ -306,33 +383,24 @@ extern "C" mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs,
              (long long)tot[0], (long long)tot[1]);
   /* dense factors (the warp chains): stage each cluster in shared memory
    * where the largest fits the device's opt-in limit */
-  e->stage_bytes = 0;
+  e->stage_bytes = e->line_bytes = 0;
+  e->fused = 0;
   if (nc > 0 && tot[1] > kWarpChainValuesPerRow * n && !ctx->tuning.gs_exact_unstaged) {
-    unsigned long long *d = NULL, h = 0;
-    MISPC_TRY(mispc_scratch_alloc(ctx, sizeof h, (void **)&d, "exact solves: stage size"));
-    cudaMemsetAsync(d, 0, sizeof h, s);
-    exact_stage_size<<<grid, kBlock, 0, s>>>(nc, gs->pcl, e->eptr, d);
-    cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s);
-    mispc_status st = mispc_sync(ctx, s, "exact solves: stage size");
-    mispc_scratch_free(ctx, d);
-    MISPC_TRY(st);
-    int dev = 0, optin = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
-            cudaSuccess &&
-        h > 0 && h <= (unsigned long long)optin &&
-        cudaFuncSetAttribute((const void *)exact_chain_warp<true>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) == cudaSuccess &&
-        cudaFuncSetAttribute((const void *)exact_factor_staged,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)h) == cudaSuccess)
-      e->stage_bytes = (int64_t)h;
-    cudaGetLastError(); /* a refused size leaves the unstaged warp chains */
+    MISPC_TRY(stage_size<false>(ctx, gs, s, &e->stage_bytes));
     mispc_logf(ctx, 2, "gs exact clusters: chains staged in %lld shared bytes a cluster",
                (long long)e->stage_bytes);
   }
-  /* small clusters, a thread a chain: one launch a color (exact_fused) */
-  e->fused = e->stage_bytes == 0 && tot[1] <= kWarpChainValuesPerRow * n &&
-             gs->max_cluster <= kFusedRows && !ctx->tuning.gs_exact_unfused;
+  /* sparse factors, a thread a chain: one launch a color, small clusters
+   * by exact_fused, long ones (lines) by exact_line_staged where the
+   * largest fits in shared memory */
+  if (nc > 0 && tot[1] <= kWarpChainValuesPerRow * n && !ctx->tuning.gs_exact_unfused) {
+    e->fused = gs->max_cluster <= kFusedRows;
+    if (!e->fused) MISPC_TRY(stage_size<true>(ctx, gs, s, &e->line_bytes));
+    mispc_logf(ctx, 2, "gs exact clusters: one launch a color (%s)",
+               e->fused        ? "small clusters"
+               : e->line_bytes ? "long clusters staged"
+                               : "no: two");
+  }
   return MISPC_SUCCESS;
 }
 
@@ -378,6 +446,11 @@ void gs_exact_launch_color(mispc_context *ctx, const mispc_gs *gs, cudaStream_t 
                            ApplyIO io) {
   const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
   if (k1 <= k0) return;
+  if (gs->ex.line_bytes > 0) {
+    exact_line_staged<<<(unsigned)(k1 - k0), 32, (size_t)gs->ex.line_bytes, s>>>(
+        k0, gs->pcl, gs->perm, gs->ex, gs->bp, gs->xp, io);
+    return;
+  }
   if (gs->ex.fused) {
     const int64_t threads = (k1 - k0) * kFusedLanes;
     exact_fused<kFusedLanes><<<(unsigned)((threads + kBlock - 1) / kBlock), kBlock, 0, s>>>(

@@ -43,6 +43,8 @@ struct gs_exact_lu {
   int64_t stage_bytes;   /* device: shared bytes to stage the largest cluster's chain, 0: not
                           * staged (gs_exact_cuda.cu, exact_chain_staged) */
   int fused;             /* device: a color's sums and chains in one launch (exact_fused) */
+  int64_t line_bytes;    /* device: shared bytes to stage the largest cluster in
+                          * exact_line_staged (long thread chains), 0: not */
   /* host, the handle's own apply (gs_exact_edges_host): for the cluster at
    * h.cl[m], bit 0 its color is the first, bit 1 the last */
   uint8_t *edge;

@@ -61,8 +61,8 @@ typedef struct mispc_tuning {
                             their entries of A */
   int gs_exact_unstaged; /* exact solves: 1 walks dense clusters' chains in global memory
                             instead of staging each cluster in shared memory */
-  int gs_exact_unfused;  /* exact solves: 1 launches small clusters' outside sums and chains
-                            apart instead of in one kernel */
+  int gs_exact_unfused;  /* exact solves: 1 launches the outside sums and the thread chains
+                            apart instead of in one kernel a color */
   int gs_cluster_order;  /* cluster: a mispc_tune_order */
   int gs_line_rounds;    /* cluster, line clusters: at most this many merge rounds (0:
                             GS_LINE_ROUNDS, whole lines); a chain shrinks about threefold a

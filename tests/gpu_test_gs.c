@@ -223,19 +223,23 @@ static void test_gpu_gs_cluster_modes(void) {
   }
 }
 
-/* Exact solves on spec's matrix (clusters of whole nodes of bs rows) with
- * the int tuning knob at byte offset knob of mispc_tuning (named name) 0
- * and 1 at the GPU setup: the host's x bit for bit, every sweep kind, from
- * x0 and from x = 0. Each handle's largest cluster is at most max_rows. */
-static void exact_knob_vs_host(const char *spec, int bs, size_t knob, const char *name,
-                               int64_t max_rows) {
+/* Exact solves on spec's matrix (clusters of whole nodes of bs rows,
+ * strength threshold theta, line clusters where lines) with the int tuning
+ * knob at byte offset knob of mispc_tuning (named name) 0 and 1 at the GPU
+ * setup: the host's x bit for bit, every sweep kind, from x0 and from
+ * x = 0. Each handle's largest cluster has lo to hi rows (the path the
+ * test is for). */
+static void exact_knob_vs_host(const char *spec, int bs, double theta, int lines, size_t knob,
+                               const char *name, int64_t lo, int64_t hi) {
   problem P = problem_make(spec, 3, 1, 2);
   node_block_size = bs;
-  line_clusters = 2; /* block_solve */
+  node_theta = theta;
+  line_clusters = 2 | (lines != 0); /* block_solve */
   for (int sw = 0; sw < 3; ++sw) {
     mispc_gs *hg = make_gs(&P.H, MISPC_GS_CLUSTER, (mispc_gs_sweep)sw, 1.0, "exact host");
-    CHECK_MSG(!hg || hg->max_cluster <= max_rows, "%s: clusters of %lld rows, want <= %lld", spec,
-              (long long)(hg ? hg->max_cluster : 0), (long long)max_rows);
+    const int64_t mc = hg ? hg->max_cluster : lo;
+    CHECK_MSG(mc >= lo && mc <= hi, "%s: clusters of up to %lld rows, want %lld to %lld", spec,
+              (long long)mc, (long long)lo, (long long)hi);
     for (int u = 0; u <= 1; ++u) {
       char what[160];
       snprintf(what, sizeof what, "%s exact solves %s %s=%d", spec, sweep_name(sw), name, u);
@@ -248,6 +252,7 @@ static void exact_knob_vs_host(const char *spec, int bs, size_t knob, const char
     mispc_gs_destroy(ctx, hg);
   }
   node_block_size = 1;
+  node_theta = 0.0;
   line_clusters = 0;
   problem_free(&P);
 }
@@ -256,16 +261,19 @@ static void exact_knob_vs_host(const char *spec, int bs, size_t knob, const char
  * each cluster staged in shared memory (the default) and walked in global
  * memory (gs_exact_unstaged). */
 static void test_gpu_gs_exact_staging(void) {
-  exact_knob_vs_host("gen:elasticity3d:9", 3, offsetof(mispc_tuning, gs_exact_unstaged),
-                     "gs_exact_unstaged", INT64_MAX);
+  exact_knob_vs_host("gen:elasticity3d:9", 3, 0.0, 0, offsetof(mispc_tuning, gs_exact_unstaged),
+                     "gs_exact_unstaged", 1, INT64_MAX);
 }
 
-/* Small clusters (MIS-2 clusters of a Laplacian, at most 32 rows): in one
- * launch a color (outside sums, then chains, a group of lanes a cluster)
- * and in two (gs_exact_unfused). */
+/* One launch a color (gs_exact_unfused 0) against two (1): small clusters
+ * (MIS-2 clusters of a Laplacian, at most 32 rows: outside sums, then
+ * chains, a group of lanes a cluster) and lines (aniso2d's 100-row lines:
+ * a warp stages a line in shared memory and one lane walks it). */
 static void test_gpu_gs_exact_fused(void) {
-  exact_knob_vs_host("gen:laplace3d:14", 1, offsetof(mispc_tuning, gs_exact_unfused),
-                     "gs_exact_unfused", 32);
+  exact_knob_vs_host("gen:laplace3d:14", 1, 0.0, 0, offsetof(mispc_tuning, gs_exact_unfused),
+                     "gs_exact_unfused", 1, 32);
+  exact_knob_vs_host("gen:aniso2d:100:0.001", 1, 0.05, 1, offsetof(mispc_tuning, gs_exact_unfused),
+                     "gs_exact_unfused", 33, INT64_MAX);
 }
 
 /* Exact solves of one dense 20-row cluster (a complete graph: the factor
