@@ -2,9 +2,12 @@
  * (gs->perm, gs->pcl; vectors in sweep order, bp / xp): a thread a cluster
  * for the pattern and factors; a color's solve is its outside sums a thread
  * a row, then the chains a thread a cluster (a warp where the factors are
- * dense). Built with --fmad=false (CMakeLists.txt), as gs_exact_host.c is
- * with -ffp-contract=off: the same bits on both. A cluster's rows wait on
- * each other; the clusters of a color run in parallel. */
+ * dense), or, where the factors are sparse, both in one launch (exact_fused
+ * for clusters of at most 32 rows, exact_line_staged for longer ones). An
+ * apply's launches are one CUDA graph (gs_cuda_sweep.cu, enqueue_apply).
+ * Built with --fmad=false (CMakeLists.txt), as gs_exact_host.c is with
+ * -ffp-contract=off: the same bits on both. A cluster's rows wait on each
+ * other; the clusters of a color run in parallel. */
 #include "gs_cuda.cuh"
 
 namespace {
