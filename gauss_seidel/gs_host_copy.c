@@ -262,8 +262,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
   const int split = copies && cluster && maxlen >= GS_RESUME_MIN_ROW;
   /* the first forward pass's sums: point GS (the distributed sweep's too:
    * gs_dist.c goes on from them) and split cluster copies (gs_dist_cluster.c
-   * alike) */
-  if (copies && (own || split || !cluster)) ALLOC(h->t, n + 1, 8, "first pass sums");
+   * alike; unsplit ones never keep sums: gs_host.c, pass_copy) */
+  if (copies && (!cluster || split)) ALLOC(h->t, n + 1, 8, "first pass sums");
   if (split) {
     ALLOC(h->pptr, n + 1, 8, "backward rows' first parts");
     ALLOC(h->sptr, n + 1, 8, "backward rows' last parts");
