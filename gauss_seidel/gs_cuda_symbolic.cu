@@ -90,37 +90,22 @@ __device__ __forceinline__ int32_t point_key(int64_t n, const int32_t *iperm,
   return j < n ? iperm[j] : ghost_key ? ghost_key[j - n] : INT32_MAX;
 }
 
-/* Point GS: lower[q] = the entries of row perm[q] of A in columns of
- * earlier colors (sweep positions below q: rows are by color, and a row's
- * neighbours have other colors), a thread a row. */
-__global__ void point_lower_lengths(int64_t n, const int32_t *perm, const int32_t *iperm,
-                                    const int64_t *rowptr, const int32_t *colidx,
-                                    const int32_t *ghost_key, int64_t *lower) {
+/* The entries of row perm[q] of A in columns of earlier colors (sweep
+ * positions, or ghost keys, below q: point_key), a thread a row: point GS's
+ * lower parts (row_cluster NULL: a row's neighbours have other colors), or
+ * cluster GS's early entries (the cluster's own rows, the others below q,
+ * left out). */
+__global__ void early_lengths(int64_t n, const int32_t *perm, const int32_t *iperm,
+                              const int64_t *rowptr, const int32_t *colidx,
+                              const int32_t *row_cluster, const int32_t *ghost_key,
+                              int64_t *early) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
        q += (int64_t)gridDim.x * blockDim.x) {
-    const int32_t i = perm[q];
-    int64_t m = 0;
-    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p)
-      m += point_key(n, iperm, ghost_key, colidx[p]) < q;
-    lower[q] = m;
-  }
-}
-
-/* Cluster GS: early[q] = the entries of row perm[q] of A outside its
- * cluster in columns of earlier colors (sweep positions, or ghost keys,
- * below q: point_key; the cluster's own rows are the others below q), a
- * thread a row. */
-__global__ void cluster_early_lengths(int64_t n, const int32_t *perm, const int32_t *iperm,
-                                      const int64_t *rowptr, const int32_t *colidx,
-                                      const int32_t *row_cluster, const int32_t *ghost_key,
-                                      int64_t *early) {
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
-       q += (int64_t)gridDim.x * blockDim.x) {
-    const int32_t i = perm[q], c = row_cluster[i];
+    const int32_t i = perm[q], c = row_cluster ? row_cluster[i] : -1;
     int64_t m = 0;
     for (int64_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
       const int32_t j = colidx[p];
-      m += row_cluster[j] != c && point_key(n, iperm, ghost_key, j) < q;
+      m += (!row_cluster || row_cluster[j] != c) && point_key(n, iperm, ghost_key, j) < q;
     }
     early[q] = m;
   }
@@ -491,12 +476,9 @@ extern "C" mispc_status gs_permute_pattern_cuda(mispc_context *ctx, mispc_gs *gs
         n, gs->perm, A->rowptr, A->colidx, rc, gs->iperm, gs->prow, gs->bptr, gs->fptr);
     return 0;
   });
-  if (!rc && n > 0)
-    point_lower_lengths<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
-        n, gs->perm, gs->iperm, A->rowptr, A->colidx, gs->ghost_key, gs->pout);
-  if (rc && n > 0) /* the early entries' number into pmid (part_offsets) */
-    cluster_early_lengths<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
-        n, gs->perm, gs->iperm, A->rowptr, A->colidx, rc, gs->ghost_key, gs->pmid);
+  if (n > 0) /* point: the lower lengths into pout; cluster: the early ones into pmid */
+    early_lengths<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
+        n, gs->perm, gs->iperm, A->rowptr, A->colidx, rc, gs->ghost_key, rc ? gs->pmid : gs->pout);
   mispc_log_phase(ctx, d, &tp, "  pattern: sweep order and row lengths");
   MISPC_TRY(gs_exclusive_sum(ctx, s, gs->prow, n + 1));
   if (!rc && n > 0)
