@@ -14,8 +14,10 @@
  * rows over 32 / 128 entries the whole warp). No global atomics, no
  * worklists, one launch, the result words in mapped pinned memory.
  *
- * The rounds are those of the host backends, phase for phase, so the set and
- * the round count equal the host's for any cluster size:
+ * MIS-1 runs the sync-free pass (mis1_sync_free) unless a round limit or
+ * tuning mis_no_sync_free asks for rounds. The rounds are those of the host
+ * backends, phase for phase, so the set and the round count equal the
+ * host's for any cluster size:
  * - MIS-1 (mis1_host.c): A) an undecided vertex joins when no undecided
  *   neighbour comes before it; B) joiners are IN, their neighbours OUT.
  * - MIS-2 (mis2_host.c): column minima of T over closed neighbourhoods, then
@@ -45,12 +47,16 @@ constexpr int kMaxCluster = 16;         /* 8 is portable; 16 where the device al
 constexpr int kMaxVertices = 65536;     /* 16-bit column indices */
 constexpr uint32_t kOut2 = 0xFFFFFFFFu; /* MIS-2 words: IN = 0, OUT = all ones */
 /* The automatic choice (H200, docs/BENCHMARKS.md "Small graphs"): this
- * kernel up to kSmallEntries entries, one block up to kOneBlockEntries, else
- * 16 blocks where the device allows (8 otherwise). One SM issues too few
- * instructions for more: a round visits every row of the block, and the
- * persistent kernels, with the whole GPU and worklists, won from 38k entries
- * (grid3d27:12) on, by 2x at 54k (laplace3d:20). */
+ * kernel up to kSmallEntries entries (MIS-1, whose sync-free pass runs here
+ * on graphs with hubs too: kSmallEntries1), one block up to
+ * kOneBlockEntries, else 16 blocks where the device allows (8 otherwise).
+ * One SM issues too few instructions for more: a round visits every row of
+ * the block, and the persistent kernels, with the whole GPU and worklists,
+ * won MIS-2 from 38k entries (grid3d27:12) on, by 2x at 54k (laplace3d:20);
+ * MIS-1's sync-free pass lost to them from 54k entries on meshes, and won
+ * by 1.3-1.8x on graphs with hubs (where they take rounds). */
 constexpr int64_t kSmallEntries = 24576;
+constexpr int64_t kSmallEntries1 = 49152;
 constexpr int64_t kOneBlockEntries = 6144;
 
 struct SmemPlan {
@@ -67,6 +73,7 @@ struct SmemPlan {
   int mode;         /* MIS-1 key mode, or MIS-2 per-round priorities */
   int idbits;       /* MIS-2 */
   int max_rounds;
+  int sync_free; /* MIS-1: the sync-free pass instead of rounds */
 };
 
 /* A block's shared memory: per owned vertex the row offset, one or two
@@ -208,6 +215,17 @@ __device__ uint32_t line_class(const Cols &col, uint32_t b, uint32_t m, int v) {
   return mis1_runs_end(&r, v) ? 1u : 2u * (uint32_t)(v & 1);
 }
 
+/* A status word another thread may be writing (the sync-free pass), read
+ * and written by shared-memory atomics (through the generic address: local,
+ * or from Words another block's shared memory): the words are polled
+ * without barriers, and racecheck orders atomics, not plain loads. */
+__device__ __forceinline__ uint32_t load_word(uint32_t *w) {
+  return atomicOr(w, 0u);
+}
+__device__ __forceinline__ void store_word(uint32_t *w, uint32_t x) {
+  atomicExch(w, x);
+}
+
 /* Resets sh and points it at rank 0's copy (before the first cluster barrier). */
 template <bool C> __device__ void init_shared(Shared *sh) {
   if (threadIdx.x != 0) return;
@@ -262,6 +280,96 @@ __device__ __forceinline__ void add_to(unsigned long long *tally, unsigned long 
 
 /* ---- MIS-1 ---------------------------------------------------------------- */
 
+/* MIS-1 without rounds (ECL-MIS section 3, as mis1_cuda.cu's sync_free_body
+ * on global memory): the keys never change, so the host's rounds give the
+ * greedy set in key order, and a vertex can be decided as soon as its
+ * earlier neighbours are: OUT once one is IN, IN once all are OUT (then
+ * its neighbours are marked OUT). Each group visits its vertices until
+ * all are decided, reading the words as they are written (relaxed loads
+ * at cluster scope), so a decision waits on the chain of earlier
+ * neighbours (a shared-memory load a link) instead of two cluster
+ * barriers a round. The blocks of a cluster run at once, so the earliest
+ * undecided vertex always progresses. The same set; no rounds. */
+template <int L, bool C>
+__device__ void mis1_sync_free(const Layout &Lo, const Cols &col, const Words<C, uint32_t> &W,
+                               int v0, int nv) {
+  const int lane = threadIdx.x & 31;
+  const Group<L> G;
+  const uint32_t in = mis1_stamp(0, 0), out = mis1_stamp(0, 1);
+  for (;;) {
+    bool waiting = false;
+    for (int base = G.first(); base < nv; base += G.kGroups) {
+      const int i = base + G.offset();
+      uint32_t kv = 0u;
+      if (i < nv && G.gl == 0) kv = load_word(Lo.w0 + i); /* the group agrees on one read */
+      if (L > 1) kv = __shfl_sync(0xffffffffu, kv, lane & ~(L - 1));
+      const bool open = i < nv && !mis1_is_decided(kv);
+      const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
+      const bool lng = open && e - b > G.long_row();
+      const int v = v0 + i;
+      /* hit: an IN neighbour; blk: an undecided one before v */
+      bool hit = false, blk = false;
+      if (open && !lng)
+        for (uint32_t q0 = b; q0 < e; q0 += L) {
+          bool h = false, k = false;
+          if (q0 + G.gl < e) {
+            const int u = col(q0 + G.gl);
+            if (u != v) {
+              const uint32_t ku = load_word(&W[u]);
+              h = mis1_in_set(ku);
+              k = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
+            }
+          }
+          if (L > 1) h = __any_sync(G.gmask, h), k = __any_sync(G.gmask, k);
+          hit = h, blk = k;
+          if (h || k) break;
+        }
+      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
+      while (hm) { /* the warp scans each long row */
+        const int src = __ffs(hm) - 1;
+        hm &= hm - 1;
+        const int hv = __shfl_sync(0xffffffffu, v, src);
+        const uint32_t hk = __shfl_sync(0xffffffffu, kv, src);
+        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
+        bool hh = false, hk2 = false;
+        for (uint32_t q0 = hb; q0 < he && !hh && !hk2; q0 += 32) {
+          bool h = false, k = false;
+          if (q0 + lane < he) {
+            const int u = col(q0 + lane);
+            if (u != hv) {
+              const uint32_t ku = load_word(&W[u]);
+              h = mis1_in_set(ku);
+              k = !mis1_is_decided(ku) && mis1_before(ku, u, hk, hv);
+            }
+          }
+          hh = __any_sync(0xffffffffu, h), hk2 = __any_sync(0xffffffffu, k);
+        }
+        if ((lane & ~(L - 1)) == src) hit = hh, blk = hk2; /* the whole group */
+      }
+      const bool join = open && !hit && !blk;
+      if (open && G.gl == 0 && (hit || join)) store_word(Lo.w0 + i, hit ? out : in);
+      if (join && !lng)
+        for (uint32_t q = b + G.gl; q < e; q += L) {
+          const int u = col(q);
+          if (u != v) store_word(&W[u], out);
+        }
+      hm = __ballot_sync(0xffffffffu, join && lng && G.gl == 0);
+      while (hm) {
+        const int src = __ffs(hm) - 1;
+        hm &= hm - 1;
+        const int hv = __shfl_sync(0xffffffffu, v, src);
+        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
+        for (uint32_t q = hb + lane; q < he; q += 32) {
+          const int u = col(q);
+          if (u != hv) store_word(&W[u], out);
+        }
+      }
+      waiting |= open && blk && !hit;
+    }
+    if (!__any_sync(0xffffffffu, waiting)) return;
+  }
+}
+
 template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_smem(SmemPlan p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ Shared sh;
@@ -292,7 +400,11 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
   Shared *const r0 = sh.rank0;
   int r = 0;
   bool failed = false;
-  for (;; ++r) {
+  if (p.sync_free) {
+    mis1_sync_free<L, C>(Lo, col, W, v0, nv);
+    sync_all<C>(); /* every word written before the tally reads them */
+  }
+  for (; !p.sync_free; ++r) {
     /* A: who joins (state at the start of the round: nobody writes a word in A) */
     bool left = false;
     for (int base = G.first(); base < nv; base += G.kGroups) {
@@ -660,16 +772,15 @@ size_t part_bytes(int shift, int k, bool subset) {
  * any graph whose words fit), or ablations of the other kernels. */
 extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset) {
   const mispc_tuning *tu = &ctx->tuning;
-  if (tu->mis_no_smem || tu->mis_no_persistent || tu->mis_no_worklist || tu->mis_no_sync_free ||
-      tu->mis_no_early_exit || tu->mis_no_warp_mapping || tu->mis_force_warp_mapping ||
-      tu->mis1_lanes)
+  if (tu->mis_no_smem || tu->mis_no_persistent || tu->mis_no_worklist || tu->mis_no_early_exit ||
+      tu->mis_no_warp_mapping || tu->mis_force_warp_mapping || tu->mis1_lanes)
     return 0;
   const int64_t n = g->nrows;
   if (n < 1 || n > kMaxVertices || g->ncols > kMaxVertices) return 0;
   const int optin = max_smem_optin();
   int cs = tu->mis_smem_blocks;
   if (!cs) {
-    if (g->nnz > kSmallEntries) return 0;
+    if (g->nnz > (k == 1 ? kSmallEntries1 : kSmallEntries)) return 0;
     cs = g->nnz <= kOneBlockEntries ? 1 : cluster_ok(16) ? 16 : 8;
   }
   for (;; cs *= 2) { /* the words must fit */
@@ -709,6 +820,9 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   p.mode = mode;
   p.idbits = mis2_id_bits(n);
   p.max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
+  /* MIS-1 without rounds unless asked for them (a round limit, or tuning
+   * mis_no_sync_free: the host's round count) */
+  p.sync_free = k == 1 && !opt->max_rounds && !ctx->tuning.mis_no_sync_free;
   unsigned long long *h_mapped = NULL, *d_mapped = NULL, *d_words = NULL;
   MISPC_TRY(mis_cuda::mapped_result<3>(ctx, 1, &h_mapped, &d_mapped)); /* and a done word */
   if (!d_mapped) /* the device cannot write host memory: device words and a copy */
@@ -769,8 +883,9 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
     st = mispc_seterr(ctx, MISPC_ERR_CUDA, "mispc_mis%d: shared-memory kernel launch failed: %s", k,
                       cudaGetErrorString(ce));
   else
-    mispc_logf(ctx, 2, "mispc_mis%d: shared-memory kernel, %d block%s, %d lane%s a vertex", k,
-               blocks, blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "");
+    mispc_logf(ctx, 2, "mispc_mis%d: shared-memory kernel, %d block%s, %d lane%s a vertex%s", k,
+               blocks, blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "",
+               p.sync_free ? ", sync-free pass" : "");
   *ran = 1;
   unsigned long long h[3] = {0, 0, 0};
   if (!st)

@@ -330,9 +330,10 @@ static void test_gpu_mis2_hub_chunks_equal_host(void) {
  * takes (mis_smem_blocks; 1 block, 2, 4, 8, 16 with distributed shared memory,
  * 1 to 32 lanes a vertex (mis_smem_lanes),
  * the columns in shared memory or, where they do not fit, read from global
- * memory; blocks that own no vertex): the host's set and rounds for MIS-1
- * (whose rounds it reports, unlike the sync-free pass) and MIS-2, every
- * priority, subsets, and the round limit. */
+ * memory; blocks that own no vertex): the host's set for MIS-1 (its
+ * sync-free pass, which reports no rounds, and its rounds, with the host's
+ * count, under mis_no_sync_free or a round limit) and the host's set and
+ * rounds for MIS-2, every priority, subsets, and the round limit. */
 static void test_gpu_smem_cluster_sizes_equal_host(void) {
   const char *g[] = {"gen:laplace2d:32",
                      "gen:laplace3d:20",
@@ -359,7 +360,7 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
         if (v == 3) o.priority = MISPC_PRIORITY_HASH_PER_ROUND;
         if (v == 4) o.priority = MISPC_PRIORITY_DEGREE;
         compare_backends(g[i], &o, &t, k);
-        if (k == 1) { /* the rounds, not the sync-free pass's 0 */
+        for (int rounds = 0; k == 1 && rounds <= 1; ++rounds) { /* sync-free: 0 rounds */
           mispc_csr H, D;
           const int gen = !strncmp(g[i], "gen:", 4);
           CHECK_OK(ctx, gen ? mispc_generate(ctx, g[i], 3, &H) : mispc_load(ctx, g[i], &H));
@@ -367,12 +368,22 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
           uint8_t *hs = malloc((size_t)H.nrows), *ds = NULL;
           CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)H.nrows, (void **)&ds));
           mispc_mis_result hr, gr;
-          CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+          mispc_tuning tr = t;
+          tr.mis_no_sync_free = rounds;
+          CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &tr));
           CHECK_OK(ctx, mispc_mis1(ctx, &H, &o, hs, &hr));
           CHECK_OK(ctx, mispc_mis1(ctx, &D, &o, ds, &gr));
+          uint8_t *gs = malloc((size_t)H.nrows);
+          CHECK_OK(ctx,
+                   mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, (size_t)H.nrows));
+          const int same = !memcmp(hs, gs, (size_t)H.nrows);
+          free(gs);
+          CHECK_MSG(hr.set_size == gr.set_size && same, "%s, %d blocks, %s: MIS-1 GPU != host",
+                    g[i], blocks[b], rounds ? "rounds" : "sync-free");
           if (H.nrows <= 65536 && H.nnz <= 1000000 && blocks[b] <= 8) /* 16: where allowed */
-            CHECK_MSG(gr.rounds == hr.rounds && hr.rounds > 0, "%s, %d blocks: %d rounds, host %d",
-                      g[i], blocks[b], gr.rounds, hr.rounds);
+            CHECK_MSG(gr.rounds == (rounds ? hr.rounds : 0) && hr.rounds > 0,
+                      "%s, %d blocks, %s: %d rounds, host %d", g[i], blocks[b],
+                      rounds ? "rounds" : "sync-free", gr.rounds, hr.rounds);
           mispc_context_set_tuning_(ctx, NULL);
           mispc_free(ctx, MISPC_MEM_DEVICE, ds);
           free(hs);
@@ -387,6 +398,7 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
       mispc_tuning t = {0};
       t.mis_smem_blocks = blocks[b];
       t.mis_smem_lanes = lanes[b & 3];
+      t.mis_no_sync_free = (int)(b & 1); /* MIS-1: rounds (the host's count) or none */
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       for (int k = 1; k <= 2; ++k) {
         mispc_mis_result hr, gr;
@@ -394,8 +406,10 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
                              : mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
         CHECK_OK(ctx, k == 1 ? mispc_mis1_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr)
                              : mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
-        CHECK_MSG(subset_case_same(&c) && hr.rounds == gr.rounds && hr.set_size == gr.set_size,
-                  "%s, %d blocks: subset MIS-%d GPU != host", g[i], blocks[b], k);
+        const int want = k == 1 && !t.mis_no_sync_free ? 0 : hr.rounds;
+        CHECK_MSG(subset_case_same(&c) && gr.rounds == want && hr.set_size == gr.set_size,
+                  "%s, %d blocks: subset MIS-%d GPU != host (%d rounds, want %d)", g[i], blocks[b],
+                  k, gr.rounds, want);
         CHECK_OK(ctx, k == 1 ? mispc_mis1(ctx, &c.H, NULL, c.hs, &hr)
                              : mispc_mis2(ctx, &c.H, NULL, c.hs, &hr));
         mispc_mis_options o;
@@ -448,7 +462,8 @@ static void which_kernel(const char *spec, int k, const mispc_tuning *t, char *w
   snprintf(what, len, "%s", smem_line);
   CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
   CHECK_MSG(!memcmp(hs, gs, n) && hr.set_size == gr.set_size &&
-                (hr.rounds == gr.rounds || (k == 1 && !what[0] && gr.rounds == 0)),
+                (hr.rounds == gr.rounds ||
+                 (k == 1 && gr.rounds == 0 && (!what[0] || strstr(what, "sync-free")))),
             "%s MIS-%d: GPU != host (%s)", spec, k, what[0] ? what : "persistent kernels");
   mispc_free(ctx, MISPC_MEM_DEVICE, ds);
   free(hs);
@@ -458,7 +473,8 @@ static void which_kernel(const char *spec, int k, const mispc_tuning *t, char *w
 }
 
 /* The automatic choice at its edges (paths: 2 (n - 1) entries; 6,144
- * entries: one block, 24,576: a cluster, one more: the persistent kernels;
+ * entries: one block, 24,576 (MIS-1: 49,152): a cluster, one more: the
+ * persistent kernels;
  * 65,536 vertices fit, 65,537 do not), the knobs, and that a forced size
  * runs where the words fit (a path of 65,536 vertices on 8 blocks). */
 static void test_gpu_smem_choice(void) {
@@ -467,12 +483,22 @@ static void test_gpu_smem_choice(void) {
   for (int k = 1; k <= 2; ++k) {
     which_kernel("gen:path:3073", k, &t, w, sizeof w);
     CHECK_MSG(strstr(w, ", 1 block,") != NULL, "path:3073 MIS-%d: '%s'", k, w);
+    CHECK_MSG(!strstr(w, "sync-free") == (k == 2), "path:3073 MIS-%d: '%s'", k, w);
+    if (k == 1) { /* the rounds (the host's count) in the same kernel */
+      t.mis_no_sync_free = 1;
+      which_kernel("gen:path:3073", k, &t, w, sizeof w);
+      CHECK_MSG(strstr(w, ", 1 block,") && !strstr(w, "sync-free"), "path:3073 rounds: '%s'", w);
+      t.mis_no_sync_free = 0;
+    }
     which_kernel("gen:path:3074", k, &t, w, sizeof w);
     CHECK_MSG(strstr(w, "16 blocks") || strstr(w, "8 blocks"), "path:3074 MIS-%d: '%s'", k, w);
-    which_kernel("gen:path:12289", k, &t, w, sizeof w);
-    CHECK_MSG(strstr(w, "16 blocks") || strstr(w, "8 blocks"), "path:12289 MIS-%d: '%s'", k, w);
-    which_kernel("gen:path:12290", k, &t, w, sizeof w);
-    CHECK_MSG(!w[0], "path:12290 MIS-%d: '%s'", k, w);
+    /* the last path a cluster takes, and the first it does not */
+    const char *last = k == 1 ? "gen:path:24577" : "gen:path:12289";
+    const char *past = k == 1 ? "gen:path:24578" : "gen:path:12290";
+    which_kernel(last, k, &t, w, sizeof w);
+    CHECK_MSG(strstr(w, "16 blocks") || strstr(w, "8 blocks"), "%s MIS-%d: '%s'", last, k, w);
+    which_kernel(past, k, &t, w, sizeof w);
+    CHECK_MSG(!w[0], "%s MIS-%d: '%s'", past, k, w);
     t.mis_smem_blocks = 8;
     which_kernel("gen:path:65536", k, &t, w, sizeof w);
     CHECK_MSG(strstr(w, "8 blocks") != NULL, "path:65536 on 8 blocks, MIS-%d: '%s'", k, w);
@@ -521,7 +547,8 @@ static void test_gpu_smem_result_words(void) {
     CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, n));
     int64_t members = 0, bad = 0;
     for (size_t v = 0; v < n; ++v) members += gs[v] == 1, bad += gs[v] > 1;
-    CHECK_MSG(!bad && members == r.set_size && r.rounds > 0,
+    /* MIS-1 without a round limit: the sync-free pass, no rounds */
+    CHECK_MSG(!bad && members == r.set_size && (r.rounds > 0 || (k == 1 && !o.max_rounds)),
               "step %d MIS-%d: %lld members, set size %lld, %lld bytes neither 0 nor 1", step, k,
               (long long)members, (long long)r.set_size, (long long)bad);
   }
