@@ -285,11 +285,10 @@ __device__ __forceinline__ void add_to(unsigned long long *tally, unsigned long 
  * greedy set in key order, and a vertex can be decided as soon as its
  * earlier neighbours are: OUT once one is IN, IN once all are OUT (then
  * its neighbours are marked OUT). Each group visits its vertices until
- * all are decided, reading the words as they are written (relaxed loads
- * at cluster scope), so a decision waits on the chain of earlier
- * neighbours (a shared-memory load a link) instead of two cluster
- * barriers a round. The blocks of a cluster run at once, so the earliest
- * undecided vertex always progresses. The same set; no rounds. */
+ * all are decided, reading the words as they are written (load_word,
+ * store_word), so a decision waits on the chain of earlier neighbours (a
+ * shared-memory atomic a link) instead of two cluster barriers a round. The blocks of a cluster run
+ * at once, so the earliest undecided vertex always progresses. The same set; no rounds. */
 template <int L, bool C>
 __device__ void mis1_sync_free(const Layout &Lo, const Cols &col, const Words<C, uint32_t> &W,
                                int v0, int nv) {
