@@ -1,8 +1,9 @@
 /* mispc_dist_load: graph specs read into even row ranges. Generators whose
  * rows can be made one at a time make only this rank's rows (weak scaling
- * with no input file); Kronecker graphs draw every edge but sort and keep
- * only this rank's rows; MatrixMarket, METIS and PETSc binary files are
- * read by row ranges; other inputs are read whole and cut. */
+ * with no input file); Kronecker and random graphs draw every edge but
+ * sort and keep only this rank's rows; MatrixMarket, METIS and PETSc
+ * binary files are read by row ranges; other inputs are read whole and
+ * cut. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,18 +73,17 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
     free(val);
     return s;
   }
-  /* Kronecker graphs (symmetric): each rank sorts and keeps only its rows. */
-  int kscale = 0, kef = 0;
-  s = mispc_dist_agree(ctx, comm, mispc_gen_kron_spec(ctx, spec, &found, &kscale, &kef));
+  /* Kronecker and random graphs (symmetric): each rank draws every edge
+   * and sorts and keeps only its rows. */
+  mispc_gen_edges ge;
+  s = mispc_dist_agree(ctx, comm, mispc_gen_edge_spec(ctx, spec, &ge));
   if (s) return s;
-  if (found) {
+  if (ge.kind != MISPC_GEN_EDGES_NONE) {
     int64_t r0 = 0, r1 = 0, *rowptr = NULL, *gcol = NULL;
-    /* a SCALE out of range gets the generator's message (from any range) */
-    const int64_t nv = kscale >= 1 && kscale <= 30 ? (int64_t)1 << kscale : 0;
-    even_range(nv, comm, &r0, &r1);
-    s = mispc_dist_agree(ctx, comm,
-                         mispc_gen_kronecker_rows(ctx, kscale, kef, 0, r0, r1, &rowptr, &gcol));
-    if (!s) s = mispc_dist_csr_from_global(ctx, comm, nv, r0, r1, rowptr, gcol, NULL, out);
+    /* arguments out of range get the generator's message (from any range) */
+    even_range(ge.n, comm, &r0, &r1);
+    s = mispc_dist_agree(ctx, comm, mispc_gen_edge_rows(ctx, &ge, 0, r0, r1, &rowptr, &gcol));
+    if (!s) s = mispc_dist_csr_from_global(ctx, comm, ge.n, r0, r1, rowptr, gcol, NULL, out);
     free(rowptr);
     free(gcol);
     return s;

@@ -2,6 +2,7 @@
  * choices come from mispc_hash3 keyed by the item they decide (edge index,
  * level, ...), so the output depends only on the seed, never on the number of
  * threads or the machine. */
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -203,30 +204,37 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
   return st;
 }
 
-mispc_status mispc_gen_kronecker_rows(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
-                                      int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
+/* Edge e of a generator: its two ends (either may be the other's). */
+typedef void (*edge_fn)(const void *gen, int64_t e, int32_t *i, int32_t *j);
+
+/* Rows [r0, r1) of the symmetric graph on nv vertices whose edges are
+ * edge(gen, 0 .. ne - 1): (i, j) and its mirror (j, i) where the row falls
+ * in the range, self loops dropped, repeats merged, columns sorted: exactly
+ * those rows of mispc_csr_from_coo(MISPC_COO_SYMMETRIC | DROP_DIAG) of all
+ * the edges. Two passes over the edges (count, then fill); only the range's
+ * entries are held and sorted. Global column ids (host, malloc'd). */
+static mispc_status rows_of_edges(mispc_context *ctx, int64_t nv, int64_t r0, int64_t r1,
+                                  int64_t ne, edge_fn edge, const void *gen, const char *what,
+                                  int64_t **rowptr, int64_t **gcol) {
   *rowptr = NULL, *gcol = NULL;
-  int32_t *I = NULL, *J = NULL;
-  int64_t ne = 0;
-  MISPC_TRY(kron_edges(ctx, scale, edgefactor, seed, &I, &J, &ne));
-  /* this range's rows of the symmetric graph: (i, j) and its mirror (j, i)
-   * where the row falls in [r0, r1), diagonal dropped; rows shifted by r0 */
   int64_t m = 0;
-  for (int64_t e = 0; e < ne; ++e)
-    if (I[e] != J[e]) m += (I[e] >= r0 && I[e] < r1) + (J[e] >= r0 && J[e] < r1);
-  int32_t *LI = (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "kron rows");
-  int32_t *LJ = LI ? (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "kron rows") : NULL;
+  for (int64_t e = 0; e < ne; ++e) {
+    int32_t i, j;
+    edge(gen, e, &i, &j);
+    if (i != j) m += (i >= r0 && i < r1) + (j >= r0 && j < r1);
+  }
+  int32_t *LI = (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), what);
+  int32_t *LJ = LI ? (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), what) : NULL;
   mispc_status st = LJ ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
   for (int64_t e = 0, k = 0; !st && e < ne; ++e) {
-    if (I[e] == J[e]) continue;
-    if (I[e] >= r0 && I[e] < r1) LI[k] = (int32_t)(I[e] - r0), LJ[k++] = J[e];
-    if (J[e] >= r0 && J[e] < r1) LI[k] = (int32_t)(J[e] - r0), LJ[k++] = I[e];
+    int32_t i, j;
+    edge(gen, e, &i, &j);
+    if (i == j) continue;
+    if (i >= r0 && i < r1) LI[k] = (int32_t)(i - r0), LJ[k++] = j;
+    if (j >= r0 && j < r1) LI[k] = (int32_t)(j - r0), LJ[k++] = i;
   }
-  free(I);
-  free(J);
   mispc_csr R;
   memset(&R, 0, sizeof R);
-  const int64_t nv = (int64_t)1 << scale;
   /* sorted rows, repeats merged: the whole generator's rows r0 .. r1 - 1 */
   if (!st) st = mispc_csr_from_coo(ctx, r1 - r0, nv, m, LI, LJ, NULL, 0, &R);
   free(LI);
@@ -234,7 +242,7 @@ mispc_status mispc_gen_kronecker_rows(mispc_context *ctx, int scale, int edgefac
   if (!st) {
     *rowptr = R.rowptr; /* the rows' offsets are 64-bit already */
     R.rowptr = NULL;
-    *gcol = (int64_t *)mispc_host_alloc_n(ctx, R.nnz + 1, sizeof(int64_t), "kron columns");
+    *gcol = (int64_t *)mispc_host_alloc_n(ctx, R.nnz + 1, sizeof(int64_t), what);
     if (!*gcol) st = MISPC_ERR_ALLOC;
     for (int64_t k = 0; !st && k < R.nnz; ++k) (*gcol)[k] = R.colidx[k];
   }
@@ -246,9 +254,41 @@ mispc_status mispc_gen_kronecker_rows(mispc_context *ctx, int scale, int edgefac
   return st;
 }
 
-mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, uint64_t seed,
-                              mispc_csr *out) {
-  MISPC_TRY(mispc_gen_begin(ctx, "random", out));
+/* Drawn edges held in two arrays (kron_edges). */
+typedef struct {
+  const int32_t *I, *J;
+} edge_arrays;
+static void edge_of_arrays(const void *gen, int64_t e, int32_t *i, int32_t *j) {
+  const edge_arrays *a = (const edge_arrays *)gen;
+  *i = a->I[e], *j = a->J[e];
+}
+
+static mispc_status kron_rows(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                              int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
+  int32_t *I = NULL, *J = NULL;
+  int64_t ne = 0;
+  MISPC_TRY(kron_edges(ctx, scale, edgefactor, seed, &I, &J, &ne));
+  const edge_arrays a = {I, J};
+  mispc_status st = rows_of_edges(ctx, (int64_t)1 << scale, r0, r1, ne, edge_of_arrays, &a,
+                                  "kron rows", rowptr, gcol);
+  free(I);
+  free(J);
+  return st;
+}
+
+/* gen:random's edges: edge k joins two vertices drawn by hashes of k. */
+typedef struct {
+  uint64_t seed, n;
+} random_edges;
+static void random_edge(const void *gen, int64_t k, int32_t *i, int32_t *j) {
+  const random_edges *r = (const random_edges *)gen;
+  *i = (int32_t)(mispc_hash3(r->seed, (uint64_t)k, 0) % r->n);
+  *j = (int32_t)(mispc_hash3(r->seed, (uint64_t)k, 1) % r->n);
+}
+
+/* gen:random's arguments checked; *m its number of edges. */
+static mispc_status random_edge_count(mispc_context *ctx, int64_t n, double avg_degree,
+                                      int64_t *m) {
   MISPC_TRY(mispc_gen_check_n(ctx, "random", n));
   if (!(avg_degree >= 0) || !isfinite(avg_degree))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
@@ -259,24 +299,44 @@ mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, 
   double mreal = (double)n * avg_degree / 2.0;
   if (mreal > 4e18)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "random: %g edges are too many", mreal);
-  int64_t m = llround(mreal);
+  *m = llround(mreal);
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, uint64_t seed,
+                              mispc_csr *out) {
+  MISPC_TRY(mispc_gen_begin(ctx, "random", out));
+  int64_t m = 0;
+  MISPC_TRY(random_edge_count(ctx, n, avg_degree, &m));
   int32_t *I = (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "random edges");
   int32_t *J = I ? (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), "random edges") : NULL;
   if (!J) {
     free(I);
     return MISPC_ERR_ALLOC;
   }
+  const random_edges r = {seed, (uint64_t)n};
   int nt = mispc_host_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t k = 0; k < m; ++k) {
-    I[k] = (int32_t)(mispc_hash3(seed, (uint64_t)k, 0) % (uint64_t)n);
-    J[k] = (int32_t)(mispc_hash3(seed, (uint64_t)k, 1) % (uint64_t)n);
-  }
+  for (int64_t k = 0; k < m; ++k) random_edge(&r, k, &I[k], &J[k]);
   mispc_status st =
       mispc_csr_from_coo(ctx, n, n, m, I, J, NULL, MISPC_COO_SYMMETRIC | MISPC_COO_DROP_DIAG, out);
   free(I);
   free(J);
   return st;
+}
+
+mispc_status mispc_gen_edge_rows(mispc_context *ctx, const mispc_gen_edges *g, uint64_t seed,
+                                 int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
+  *rowptr = NULL, *gcol = NULL;
+  if (g->kind == MISPC_GEN_EDGES_KRON) /* out-of-range arguments: kron_edges's message */
+    return kron_rows(ctx, g->a >= INT_MIN && g->a <= INT_MAX ? (int)g->a : 0, (int)g->b, seed, r0,
+                     r1, rowptr, gcol);
+  if (g->kind != MISPC_GEN_EDGES_RANDOM)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gen_edge_rows: not an edge generator");
+  int64_t m = 0;
+  MISPC_TRY(random_edge_count(ctx, g->a, g->b, &m));
+  const random_edges r = {seed, (uint64_t)g->a};
+  return rows_of_edges(ctx, g->a, r0, r1, m, random_edge, &r, "random rows", rowptr, gcol);
 }
 
 /* L = D - A over the off-diagonal pattern of G (self loops and G's values are

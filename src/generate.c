@@ -133,15 +133,20 @@ static mispc_status parse_spec(mispc_context *ctx, const char *spec, int *g_out,
   return MISPC_SUCCESS;
 }
 
-mispc_status mispc_gen_kron_spec(mispc_context *ctx, const char *spec, int *found, int *scale,
-                                 int *edgefactor) {
-  *found = 0;
+mispc_status mispc_gen_edge_spec(mispc_context *ctx, const char *spec, mispc_gen_edges *e) {
+  memset(e, 0, sizeof *e);
   if (strncmp(spec, "gen:", 4) != 0) return MISPC_SUCCESS;
   int g = -1;
   int64_t iv[GEN_MAX_ARGS] = {0};
   double dv[GEN_MAX_ARGS];
   MISPC_TRY(parse_spec(ctx, spec, &g, iv, dv));
-  if (g == G_KRON) *found = 1, *scale = (int)iv[0], *edgefactor = (int)iv[1];
+  if (g == G_KRON) {
+    e->kind = MISPC_GEN_EDGES_KRON, e->a = iv[0], e->b = (double)iv[1];
+    e->n = iv[0] >= 1 && iv[0] <= 30 ? (int64_t)1 << iv[0] : 0;
+  } else if (g == G_RANDOM) {
+    e->kind = MISPC_GEN_EDGES_RANDOM, e->a = iv[0], e->b = dv[1];
+    e->n = iv[0] >= 1 && iv[0] <= INT32_MAX ? iv[0] : 0;
+  }
   return MISPC_SUCCESS;
 }
 

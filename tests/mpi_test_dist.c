@@ -402,7 +402,8 @@ static void test_identity(void) {
 }
 
 /* Stencil (and Kronecker) generators make each rank's own rows: the same
- * rows as the whole generator's, cut to the even split. */
+ * rows as the whole generator's, cut to the even split; so do edge-list
+ * generators (kron, random), which draw every edge and keep their rows. */
 static void test_row_generators(void) {
   mispc_context *ctx = test_context(0);
   const char *specs[] = {"gen:laplace2d:23", "gen:laplace3d:9", "gen:grid2d:20", "gen:grid3d27:7",
@@ -413,6 +414,22 @@ static void test_row_generators(void) {
   const char *kron[] = {"gen:kron:10", "gen:kron:12:8", "gen:kron:3:1"};
   for (size_t i = 0; i < sizeof kron / sizeof *kron; ++i)
     check_rows_as_whole(ctx, kron[i], kron[i]);
+  /* Random graphs: every rank hashes every edge, keeps its rows (a degree
+   * below 1: isolated vertices; one vertex: only self loops, dropped) */
+  const char *rnd[] = {"gen:random:3000:10", "gen:random:777:0.5", "gen:random:1:4",
+                       "gen:random:50"};
+  for (size_t i = 0; i < sizeof rnd / sizeof *rnd; ++i) check_rows_as_whole(ctx, rnd[i], rnd[i]);
+  /* their arguments out of range: the generator's message on every rank */
+  const char *bad[][2] = {{"gen:random:0", "N must be >= 1"},
+                          {"gen:random:10:-1", "average degree must be >= 0"},
+                          {"gen:random:3000000000", "exceeds"},
+                          {"gen:kron:31", "SCALE 31"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    mispc_dist_csr B;
+    CHECK(mispc_dist_load(ctx, MPI_COMM_WORLD, bad[i][0], 0, &B) != MISPC_SUCCESS);
+    CHECK_MSG(strstr(mispc_context_error(ctx), bad[i][1]) != NULL, "%s: '%s'", bad[i][0],
+              mispc_context_error(ctx));
+  }
   /* MatrixMarket files (symmetric and general, plain and .gz where present):
    * each rank keeps its rows; the same rows as the whole file's */
   const char *mtx[] = {MISPC_TEST_DATA "/bcsstk13.mtx", MISPC_TEST_DATA "/delaunay_n14.mtx"};
