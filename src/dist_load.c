@@ -1,9 +1,9 @@
 /* mispc_dist_load: graph specs read into even row ranges. Generators whose
- * rows can be made one at a time make only this rank's rows (weak scaling
- * with no input file); Kronecker and random graphs draw every edge but
- * sort and keep only this rank's rows; MatrixMarket, METIS and PETSc
- * binary files are read by row ranges; other inputs are read whole and
- * cut. */
+ * rows can be made one at a time (stencils, the anisotropic ones included)
+ * make only this rank's rows (weak scaling with no input file); Kronecker
+ * and random graphs draw every edge but sort and keep only this rank's
+ * rows; MatrixMarket, METIS and PETSc binary files are read by row ranges;
+ * other inputs are read whole and cut. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,22 +13,6 @@
 #include "io_petsc.h"
 #include "io_rows.h"
 #include "stencil.h"
-
-/* "gen:NAME:N" of a stencil generator: its stencil (*found = 0 otherwise). */
-static mispc_status stencil_spec(mispc_context *ctx, const char *spec, mispc_stencil *st,
-                                 int *found) {
-  *found = 0;
-  if (strncmp(spec, "gen:", 4) != 0) return MISPC_SUCCESS;
-  const char *name = spec + 4, *colon = strchr(name, ':');
-  if (!colon || colon - name >= 32) return MISPC_SUCCESS;
-  char nm[32];
-  memcpy(nm, name, (size_t)(colon - name));
-  nm[colon - name] = 0;
-  char *end = NULL;
-  long long n = strtoll(colon + 1, &end, 10);
-  if (end == colon + 1 || *end) return MISPC_SUCCESS; /* more arguments: mispc_load decides */
-  return mispc_stencil_named(ctx, nm, n, st, found);
-}
 
 static int ends_with(const char *s, size_t len, const char *suffix) {
   const size_t k = strlen(suffix);
@@ -58,7 +42,7 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
   int64_t n = 0;
   mispc_stencil st;
   int found = 0;
-  s = mispc_dist_agree(ctx, comm, stencil_spec(ctx, spec, &st, &found));
+  s = mispc_dist_agree(ctx, comm, mispc_gen_stencil_spec(ctx, spec, &st, &found));
   if (s) return s;
   if (found) { /* stencils are symmetric: symmetrize changes nothing */
     int64_t r0, r1, *rowptr = NULL, *gcol = NULL;

@@ -184,9 +184,9 @@ mispc_status mispc_gen_laplace3d(mispc_context *ctx, int64_t n, mispc_csr *out) 
  * 2*|K12*s1*s2|) > 0 for w != 0 since K11*K22 > K12^2; a Dirichlet matrix is
  * a finite section of that Toeplitz operator, so x^T A x > 0 for x != 0.
  * For theta = 0, K12 = 0 exactly and the corners are dropped (5 points). */
-mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
-                               mispc_csr *out) {
-  MISPC_TRY(mispc_gen_begin(ctx, "aniso2d", out));
+mispc_status mispc_stencil_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
+                                   mispc_stencil *st) {
+  memset(st, 0, sizeof *st);
   if (!(eps > 0) || !isfinite(eps))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso2d: EPS must be > 0 and finite, got %g",
                         eps);
@@ -198,29 +198,49 @@ mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double
   double c = theta_deg == 0 ? 1.0 : cos(t), s = theta_deg == 0 ? 0.0 : sin(t);
   double k11 = c * c + eps * s * s, k22 = s * s + eps * c * c, k12 = c * s * (1.0 - eps);
   double corner = 0.5 * k12; /* the same variable for d and -d keeps values symmetric */
-  stencil_pt pts[9] = {
+  const stencil_pt pts[9] = {
       {-1, -1, 0, -corner},       {0, -1, 0, -k22}, {1, -1, 0, corner}, {-1, 0, 0, -k11},
       {0, 0, 0, 2 * (k11 + k22)}, {1, 0, 0, -k11},  {-1, 1, 0, corner}, {0, 1, 0, -k22},
       {1, 1, 0, -corner}};
   if (theta_deg == 0) {
-    stencil_pt five[5] = {pts[1], pts[3], pts[4], pts[5], pts[7]};
-    return build_stencil(ctx, n, n, 1, five, 5, 1, out);
+    const stencil_pt five[5] = {pts[1], pts[3], pts[4], pts[5], pts[7]};
+    memcpy(st->pts, five, sizeof five), st->npts = 5;
+  } else {
+    memcpy(st->pts, pts, sizeof pts), st->npts = 9;
   }
-  return build_stencil(ctx, n, n, 1, pts, 9, 1, out);
+  st->nx = st->ny = n, st->nz = 1, st->values = 1;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_aniso2d(mispc_context *ctx, int64_t n, double eps, double theta_deg,
+                               mispc_csr *out) {
+  MISPC_TRY(mispc_gen_begin(ctx, "aniso2d", out));
+  mispc_stencil st;
+  MISPC_TRY(mispc_stencil_aniso2d(ctx, n, eps, theta_deg, &st));
+  return build_stencil(ctx, st.nx, st.ny, st.nz, st.pts, st.npts, st.values, out);
 }
 
 /* 7 points: coupling 1 in x and y, eps in z; diagonal 4 + 2*eps. */
-mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out) {
-  MISPC_TRY(mispc_gen_begin(ctx, "aniso3d", out));
+mispc_status mispc_stencil_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_stencil *st) {
+  memset(st, 0, sizeof *st);
   if (!(eps > 0) || !isfinite(eps))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "aniso3d: EPS must be > 0 and finite, got %g",
                         eps);
   int64_t rows;
   MISPC_TRY(grid_size(ctx, "aniso3d", n, 3, 1, &rows));
-  stencil_pt pts[7] = {
+  const stencil_pt pts[7] = {
       {0, 0, -1, -eps}, {0, -1, 0, -1.0}, {-1, 0, 0, -1.0}, {0, 0, 0, 4.0 + 2.0 * eps},
       {1, 0, 0, -1.0},  {0, 1, 0, -1.0},  {0, 0, 1, -eps}};
-  return build_stencil(ctx, n, n, n, pts, 7, 1, out);
+  memcpy(st->pts, pts, sizeof pts), st->npts = 7;
+  st->nx = st->ny = st->nz = n, st->values = 1;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_aniso3d(mispc_context *ctx, int64_t n, double eps, mispc_csr *out) {
+  MISPC_TRY(mispc_gen_begin(ctx, "aniso3d", out));
+  mispc_stencil st;
+  MISPC_TRY(mispc_stencil_aniso3d(ctx, n, eps, &st));
+  return build_stencil(ctx, st.nx, st.ny, st.nz, st.pts, st.npts, st.values, out);
 }
 
 mispc_status mispc_gen_grid2d(mispc_context *ctx, int64_t n, mispc_csr *out) {

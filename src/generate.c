@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "stencil.h"
 
 enum {
   G_LAPLACE2D,
@@ -131,6 +132,22 @@ static mispc_status parse_spec(mispc_context *ctx, const char *spec, int *g_out,
     return spec_error(ctx, spec, "kron arguments out of range");
   *g_out = g;
   return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_stencil_spec(mispc_context *ctx, const char *spec, mispc_stencil *st,
+                                    int *found) {
+  *found = 0;
+  if (strncmp(spec, "gen:", 4) != 0) return MISPC_SUCCESS;
+  int g = -1;
+  int64_t iv[GEN_MAX_ARGS] = {0};
+  double dv[GEN_MAX_ARGS];
+  MISPC_TRY(parse_spec(ctx, spec, &g, iv, dv));
+  if (g == G_ANISO2D || g == G_ANISO3D) {
+    *found = 1;
+    return g == G_ANISO2D ? mispc_stencil_aniso2d(ctx, iv[0], dv[1], dv[2], st)
+                          : mispc_stencil_aniso3d(ctx, iv[0], dv[1], st);
+  }
+  return mispc_stencil_named(ctx, gens[g].name, iv[0], st, found);
 }
 
 mispc_status mispc_gen_edge_spec(mispc_context *ctx, const char *spec, mispc_gen_edges *e) {

@@ -401,13 +401,15 @@ static void test_identity(void) {
   mispc_context_destroy(ctx);
 }
 
-/* Stencil (and Kronecker) generators make each rank's own rows: the same
- * rows as the whole generator's, cut to the even split; so do edge-list
- * generators (kron, random), which draw every edge and keep their rows. */
+/* Stencil generators (the anisotropic ones with their arguments too) make
+ * each rank's own rows: the same rows as the whole generator's, cut to the
+ * even split; so do edge-list generators (kron, random), which draw every
+ * edge and keep their rows. */
 static void test_row_generators(void) {
   mispc_context *ctx = test_context(0);
-  const char *specs[] = {"gen:laplace2d:23", "gen:laplace3d:9", "gen:grid2d:20", "gen:grid3d27:7",
-                         "gen:path:101"};
+  const char *specs[] = {"gen:laplace2d:23",       "gen:laplace3d:9",   "gen:grid2d:20",
+                         "gen:grid3d27:7",         "gen:path:101",      "gen:aniso2d:21",
+                         "gen:aniso2d:19:0.01:30", "gen:aniso3d:8:0.05"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i)
     check_rows_as_whole(ctx, specs[i], specs[i]);
   /* Kronecker graphs: every rank draws the edges, keeps its rows */
@@ -423,7 +425,10 @@ static void test_row_generators(void) {
   const char *bad[][2] = {{"gen:random:0", "N must be >= 1"},
                           {"gen:random:10:-1", "average degree must be >= 0"},
                           {"gen:random:3000000000", "exceeds"},
-                          {"gen:kron:31", "SCALE 31"}};
+                          {"gen:kron:31", "SCALE 31"},
+                          {"gen:aniso2d:10:0", "EPS must be > 0"},
+                          {"gen:aniso3d:0", "N must be >= 1"},
+                          {"gen:laplace3d:5:7", "too many arguments"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     mispc_dist_csr B;
     CHECK(mispc_dist_load(ctx, MPI_COMM_WORLD, bad[i][0], 0, &B) != MISPC_SUCCESS);
