@@ -56,9 +56,8 @@ static inline int road_keep(uint64_t seed, double p, int64_t edge) {
   return p <= 0 || unit_double(mispc_hash3(seed, (uint64_t)edge, 0)) >= p;
 }
 
-mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
-                                mispc_csr *out) {
-  MISPC_TRY(mispc_gen_begin(ctx, "roadgrid", out));
+/* gen:roadgrid's arguments checked. */
+static mispc_status roadgrid_check(mispc_context *ctx, int64_t n, double p) {
   MISPC_TRY(mispc_gen_check_n(ctx, "roadgrid", n));
   if (!(p >= 0 && p <= 1))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
@@ -66,46 +65,73 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
   if (n > INT32_MAX / n)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW, "roadgrid: N = %lld gives more than %d vertices",
                         (long long)n, INT32_MAX);
-  int64_t nv = n * n;
+  return MISPC_SUCCESS;
+}
+
+/* Row v of the n x n road grid, its kept neighbours in increasing order
+ * into cols (NULL: count only); returns their count. */
+static int roadgrid_row(uint64_t seed, double p, int64_t n, int64_t v, int64_t *cols) {
+  const int64_t i = v % n, j = v / n;
+  int c = 0;
+  if (j > 0 && road_keep(seed, p, 2 * (v - n) + 1)) {
+    if (cols) cols[c] = v - n;
+    ++c;
+  }
+  if (i > 0 && road_keep(seed, p, 2 * (v - 1))) {
+    if (cols) cols[c] = v - 1;
+    ++c;
+  }
+  if (i + 1 < n && road_keep(seed, p, 2 * v)) {
+    if (cols) cols[c] = v + 1;
+    ++c;
+  }
+  if (j + 1 < n && road_keep(seed, p, 2 * v + 1)) {
+    if (cols) cols[c] = v + n;
+    ++c;
+  }
+  return c;
+}
+
+mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_t seed,
+                                mispc_csr *out) {
+  MISPC_TRY(mispc_gen_begin(ctx, "roadgrid", out));
+  MISPC_TRY(roadgrid_check(ctx, n, p));
+  const int64_t nv = n * n;
   int nt = mispc_host_threads(ctx);
-  /* bit 0: edge to v+1 kept, bit 1: edge to v+n kept */
-  unsigned char *keep = (unsigned char *)mispc_host_alloc_n(ctx, nv, 1, "roadgrid edge flags");
-  if (!keep) return MISPC_ERR_ALLOC;
+  int64_t *len = (int64_t *)mispc_host_alloc_n(ctx, nv, sizeof(int64_t), "row lengths");
+  if (!len) return MISPC_ERR_ALLOC;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t v = 0; v < nv; ++v) len[v] = roadgrid_row(seed, p, n, v, NULL);
+  mispc_csr A;
+  MISPC_TRY(csr_of_lengths(ctx, nv, len, 0, &A));
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t v = 0; v < nv; ++v) {
-    int64_t i = v % n, j = v / n;
-    unsigned char k = 0;
-    if (i + 1 < n && road_keep(seed, p, 2 * v)) k |= 1;
-    if (j + 1 < n && road_keep(seed, p, 2 * v + 1)) k |= 2;
-    keep[v] = k;
+    int64_t cols[4];
+    const int c = roadgrid_row(seed, p, n, v, cols);
+    for (int q = 0; q < c; ++q) A.colidx[A.rowptr[v] + q] = (int32_t)cols[q];
   }
-  int64_t *len = (int64_t *)mispc_host_alloc_n(ctx, nv, sizeof(int64_t), "row lengths");
-  if (!len) {
-    free(keep);
+  *out = A;
+  return MISPC_SUCCESS;
+}
+
+/* Rows [r0, r1) of gen:roadgrid:N:P (seed), global column ids (host,
+ * malloc'd): exactly those rows of mispc_gen_roadgrid's graph. */
+static mispc_status roadgrid_rows(mispc_context *ctx, int64_t n, double p, uint64_t seed,
+                                  int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
+  MISPC_TRY(roadgrid_check(ctx, n, p));
+  const int64_t m = r1 - r0;
+  *rowptr = (int64_t *)mispc_host_alloc_n(ctx, m + 1, sizeof(int64_t), "row offsets");
+  if (!*rowptr) return MISPC_ERR_ALLOC;
+  (*rowptr)[0] = 0;
+  for (int64_t r = 0; r < m; ++r)
+    (*rowptr)[r + 1] = (*rowptr)[r] + roadgrid_row(seed, p, n, r0 + r, NULL);
+  *gcol = (int64_t *)mispc_host_alloc_n(ctx, (*rowptr)[m] + 1, sizeof(int64_t), "columns");
+  if (!*gcol) {
+    free(*rowptr);
+    *rowptr = NULL;
     return MISPC_ERR_ALLOC;
   }
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t v = 0; v < nv; ++v) {
-    int64_t i = v % n, j = v / n;
-    len[v] = (j > 0 && (keep[v - n] & 2)) + (i > 0 && (keep[v - 1] & 1)) + (keep[v] & 1) +
-             ((keep[v] >> 1) & 1);
-  }
-  mispc_csr A;
-  mispc_status st = csr_of_lengths(ctx, nv, len, 0, &A);
-  if (st) {
-    free(keep);
-    return st;
-  }
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t v = 0; v < nv; ++v) {
-    int64_t i = v % n, j = v / n, q = A.rowptr[v];
-    if (j > 0 && (keep[v - n] & 2)) A.colidx[q++] = (int32_t)(v - n);
-    if (i > 0 && (keep[v - 1] & 1)) A.colidx[q++] = (int32_t)(v - 1);
-    if (keep[v] & 1) A.colidx[q++] = (int32_t)(v + 1);
-    if (keep[v] & 2) A.colidx[q] = (int32_t)(v + n);
-  }
-  free(keep);
-  *out = A;
+  for (int64_t r = 0; r < m; ++r) roadgrid_row(seed, p, n, r0 + r, *gcol + (*rowptr)[r]);
   return MISPC_SUCCESS;
 }
 
@@ -331,8 +357,10 @@ mispc_status mispc_gen_edge_rows(mispc_context *ctx, const mispc_gen_edges *g, u
   if (g->kind == MISPC_GEN_EDGES_KRON) /* out-of-range arguments: kron_edges's message */
     return kron_rows(ctx, g->a >= INT_MIN && g->a <= INT_MAX ? (int)g->a : 0, (int)g->b, seed, r0,
                      r1, rowptr, gcol);
+  if (g->kind == MISPC_GEN_EDGES_ROADGRID)
+    return roadgrid_rows(ctx, g->a, g->b, seed, r0, r1, rowptr, gcol);
   if (g->kind != MISPC_GEN_EDGES_RANDOM)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gen_edge_rows: not an edge generator");
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gen_edge_rows: not a row generator");
   int64_t m = 0;
   MISPC_TRY(random_edge_count(ctx, g->a, g->b, &m));
   const random_edges r = {seed, (uint64_t)g->a};

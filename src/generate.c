@@ -163,6 +163,9 @@ mispc_status mispc_gen_edge_spec(mispc_context *ctx, const char *spec, mispc_gen
   } else if (g == G_RANDOM) {
     e->kind = MISPC_GEN_EDGES_RANDOM, e->a = iv[0], e->b = dv[1];
     e->n = iv[0] >= 1 && iv[0] <= INT32_MAX ? iv[0] : 0;
+  } else if (g == G_ROADGRID) {
+    e->kind = MISPC_GEN_EDGES_ROADGRID, e->a = iv[0], e->b = dv[1];
+    e->n = iv[0] >= 1 && iv[0] <= INT32_MAX / iv[0] ? iv[0] * iv[0] : 0;
   }
   return MISPC_SUCCESS;
 }
