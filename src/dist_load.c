@@ -57,17 +57,21 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
     free(val);
     return s;
   }
-  /* Kronecker and random graphs (symmetric): each rank draws every edge
-   * and sorts and keeps only its rows. */
-  mispc_gen_edges ge;
-  s = mispc_dist_agree(ctx, comm, mispc_gen_edge_spec(ctx, spec, &ge));
+  /* The other generators with row ranges: Kronecker and random graphs
+   * (each rank draws every edge and sorts and keeps only its rows), road
+   * grids and elasticity (each rank makes its rows). */
+  mispc_gen_ranged ge;
+  s = mispc_dist_agree(ctx, comm, mispc_gen_ranged_spec(ctx, spec, &ge));
   if (s) return s;
-  if (ge.kind != MISPC_GEN_EDGES_NONE) {
+  if (ge.kind != MISPC_GEN_RANGED_NONE) {
     int64_t r0 = 0, r1 = 0, *rowptr = NULL, *gcol = NULL;
+    double *val = NULL;
     /* arguments out of range get the generator's message (from any range) */
     even_range(ge.n, comm, &r0, &r1);
-    s = mispc_dist_agree(ctx, comm, mispc_gen_edge_rows(ctx, &ge, 0, r0, r1, &rowptr, &gcol));
-    if (!s) s = mispc_dist_csr_from_global(ctx, comm, ge.n, r0, r1, rowptr, gcol, NULL, out);
+    s = mispc_dist_agree(ctx, comm,
+                         mispc_gen_ranged_rows(ctx, &ge, 0, r0, r1, &rowptr, &gcol, &val));
+    if (!s) s = mispc_dist_csr_from_global(ctx, comm, ge.n, r0, r1, rowptr, gcol, val, out);
+    free(val);
     free(rowptr);
     free(gcol);
     return s;

@@ -99,49 +99,88 @@ static void node_blocks(double h, double blk[27][3][3]) {
       for (int b = 0; b < 3; ++b) blk[t][a][b] = blk[26 - t][b][a];
 }
 
-mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
-  MISPC_TRY(mispc_gen_begin(ctx, "elasticity3d", out));
+/* gen:elasticity3d's N checked. */
+static mispc_status elasticity_check(mispc_context *ctx, int64_t n) {
   MISPC_TRY(mispc_gen_check_n(ctx, "elasticity3d", n));
   if (n > 1000 || 3 * n * n * n > INT32_MAX)
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW,
                         "elasticity3d: N = %lld gives more than %d rows (32-bit column indices)",
                         (long long)n, INT32_MAX);
+  return MISPC_SUCCESS;
+}
+
+/* Entries of row 3 v + a: 3 for each grid neighbour of node v (itself
+ * included). Neighbours per direction: 1 + (i > 0) + (i < n - 1). */
+static int64_t elasticity_row_length(int64_t n, int64_t row) {
+  const int64_t v = row / 3, i = v % n, j = (v / n) % n, k = v / (n * n);
+  return 3 * (1 + (i > 0) + (i < n - 1)) * (1 + (j > 0) + (j < n - 1)) *
+         (1 + (k > 0) + (k < n - 1));
+}
+
+/* Row 3 v + a: columns (increasing) and values into cols / vals. */
+static void elasticity_row(int64_t n, const double blk[27][3][3], int64_t row, int64_t *cols,
+                           double *vals) {
+  const int64_t v = row / 3, i = v % n, j = (v / n) % n, k = v / (n * n);
+  const int a = (int)(row % 3);
+  int64_t p = 0;
+  for (int t = 0; t < 27; ++t) {
+    int64_t x = i + t % 3 - 1, y = j + (t / 3) % 3 - 1, z = k + t / 9 - 1;
+    if (x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= n) continue;
+    const int64_t nb = x + n * (y + n * z);
+    for (int b = 0; b < 3; ++b, ++p) {
+      cols[p] = 3 * nb + b;
+      vals[p] = blk[t][a][b];
+    }
+  }
+}
+
+mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *out) {
+  MISPC_TRY(mispc_gen_begin(ctx, "elasticity3d", out));
+  MISPC_TRY(elasticity_check(ctx, n));
   double blk[27][3][3];
   node_blocks(1.0 / (double)(n + 1), blk);
-
-  int64_t nn = n * n * n, nrows = 3 * nn;
+  int64_t nrows = 3 * n * n * n;
   int64_t m = 3 * n - 2, nnz = 9 * m * m * m;
   mispc_csr A;
   MISPC_TRY(mispc_csr_alloc(ctx, MISPC_MEM_HOST, nrows, nrows, nnz, 1, &A));
-  /* Neighbours per direction: 1 + (i > 0) + (i < n - 1). */
   A.rowptr[0] = 0;
-  for (int64_t v = 0; v < nn; ++v) {
-    int64_t i = v % n, j = (v / n) % n, k = v / (n * n);
-    int64_t cnt =
-        (1 + (i > 0) + (i < n - 1)) * (1 + (j > 0) + (j < n - 1)) * (1 + (k > 0) + (k < n - 1));
-    for (int a = 0; a < 3; ++a) A.rowptr[3 * v + a + 1] = A.rowptr[3 * v + a] + 3 * cnt;
+  for (int64_t r = 0; r < nrows; ++r) A.rowptr[r + 1] = A.rowptr[r] + elasticity_row_length(n, r);
+  int nt = mispc_host_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t r = 0; r < nrows; ++r) {
+    int64_t cols[81];
+    elasticity_row(n, (const double(*)[3][3])blk, r, cols, A.values + A.rowptr[r]);
+    for (int64_t q = 0; q < A.rowptr[r + 1] - A.rowptr[r]; ++q)
+      A.colidx[A.rowptr[r] + q] = (int32_t)cols[q];
+  }
+  *out = A;
+  return MISPC_SUCCESS;
+}
+
+mispc_status mispc_gen_elasticity3d_rows(mispc_context *ctx, int64_t n, int64_t r0, int64_t r1,
+                                         int64_t **rowptr, int64_t **gcol, double **val) {
+  *rowptr = NULL, *gcol = NULL, *val = NULL;
+  MISPC_TRY(elasticity_check(ctx, n));
+  double blk[27][3][3];
+  node_blocks(1.0 / (double)(n + 1), blk);
+  const int64_t m = r1 - r0;
+  *rowptr = (int64_t *)mispc_host_alloc_n(ctx, m + 1, sizeof(int64_t), "row offsets");
+  if (!*rowptr) return MISPC_ERR_ALLOC;
+  (*rowptr)[0] = 0;
+  for (int64_t r = 0; r < m; ++r)
+    (*rowptr)[r + 1] = (*rowptr)[r] + elasticity_row_length(n, r0 + r);
+  const int64_t nnz = (*rowptr)[m];
+  *gcol = (int64_t *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(int64_t), "columns");
+  *val = *gcol ? (double *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(double), "values") : NULL;
+  if (!*val) {
+    free(*rowptr), free(*gcol);
+    *rowptr = *gcol = NULL;
+    return MISPC_ERR_ALLOC;
   }
   int nt = mispc_host_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t v = 0; v < nn; ++v) {
-    int64_t i = v % n, j = (v / n) % n, k = v / (n * n);
-    int32_t nb[27];
-    int tb[27], c = 0;
-    for (int t = 0; t < 27; ++t) {
-      int64_t x = i + t % 3 - 1, y = j + (t / 3) % 3 - 1, z = k + t / 9 - 1;
-      if (x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= n) continue;
-      nb[c] = (int32_t)(x + n * (y + n * z));
-      tb[c++] = t;
-    }
-    for (int a = 0; a < 3; ++a) {
-      int64_t p = A.rowptr[3 * v + a];
-      for (int q = 0; q < c; ++q)
-        for (int b = 0; b < 3; ++b) {
-          A.colidx[p] = 3 * nb[q] + b;
-          A.values[p++] = blk[tb[q]][a][b];
-        }
-    }
-  }
-  *out = A;
+  for (int64_t r = 0; r < m; ++r)
+    elasticity_row(n, (const double(*)[3][3])blk, r0 + r, *gcol + (*rowptr)[r],
+                   *val + (*rowptr)[r]);
   return MISPC_SUCCESS;
 }

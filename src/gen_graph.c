@@ -351,16 +351,19 @@ mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, 
   return st;
 }
 
-mispc_status mispc_gen_edge_rows(mispc_context *ctx, const mispc_gen_edges *g, uint64_t seed,
-                                 int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
-  *rowptr = NULL, *gcol = NULL;
-  if (g->kind == MISPC_GEN_EDGES_KRON) /* out-of-range arguments: kron_edges's message */
+mispc_status mispc_gen_ranged_rows(mispc_context *ctx, const mispc_gen_ranged *g, uint64_t seed,
+                                   int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol,
+                                   double **val) {
+  *rowptr = NULL, *gcol = NULL, *val = NULL;
+  if (g->kind == MISPC_GEN_RANGED_ELASTICITY)
+    return mispc_gen_elasticity3d_rows(ctx, g->a, r0, r1, rowptr, gcol, val);
+  if (g->kind == MISPC_GEN_RANGED_KRON) /* out-of-range arguments: kron_edges's message */
     return kron_rows(ctx, g->a >= INT_MIN && g->a <= INT_MAX ? (int)g->a : 0, (int)g->b, seed, r0,
                      r1, rowptr, gcol);
-  if (g->kind == MISPC_GEN_EDGES_ROADGRID)
+  if (g->kind == MISPC_GEN_RANGED_ROADGRID)
     return roadgrid_rows(ctx, g->a, g->b, seed, r0, r1, rowptr, gcol);
-  if (g->kind != MISPC_GEN_EDGES_RANDOM)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gen_edge_rows: not a row generator");
+  if (g->kind != MISPC_GEN_RANGED_RANDOM)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gen_ranged_rows: not a row generator");
   int64_t m = 0;
   MISPC_TRY(random_edge_count(ctx, g->a, g->b, &m));
   const random_edges r = {seed, (uint64_t)g->a};

@@ -150,7 +150,7 @@ mispc_status mispc_gen_stencil_spec(mispc_context *ctx, const char *spec, mispc_
   return mispc_stencil_named(ctx, gens[g].name, iv[0], st, found);
 }
 
-mispc_status mispc_gen_edge_spec(mispc_context *ctx, const char *spec, mispc_gen_edges *e) {
+mispc_status mispc_gen_ranged_spec(mispc_context *ctx, const char *spec, mispc_gen_ranged *e) {
   memset(e, 0, sizeof *e);
   if (strncmp(spec, "gen:", 4) != 0) return MISPC_SUCCESS;
   int g = -1;
@@ -158,13 +158,18 @@ mispc_status mispc_gen_edge_spec(mispc_context *ctx, const char *spec, mispc_gen
   double dv[GEN_MAX_ARGS];
   MISPC_TRY(parse_spec(ctx, spec, &g, iv, dv));
   if (g == G_KRON) {
-    e->kind = MISPC_GEN_EDGES_KRON, e->a = iv[0], e->b = (double)iv[1];
+    e->kind = MISPC_GEN_RANGED_KRON, e->a = iv[0], e->b = (double)iv[1];
     e->n = iv[0] >= 1 && iv[0] <= 30 ? (int64_t)1 << iv[0] : 0;
   } else if (g == G_RANDOM) {
-    e->kind = MISPC_GEN_EDGES_RANDOM, e->a = iv[0], e->b = dv[1];
+    e->kind = MISPC_GEN_RANGED_RANDOM, e->a = iv[0], e->b = dv[1];
     e->n = iv[0] >= 1 && iv[0] <= INT32_MAX ? iv[0] : 0;
+  } else if (g == G_ELASTICITY3D) {
+    e->kind = MISPC_GEN_RANGED_ELASTICITY, e->a = iv[0];
+    e->n = iv[0] >= 1 && iv[0] <= 1000 && 3 * iv[0] * iv[0] * iv[0] <= INT32_MAX
+               ? 3 * iv[0] * iv[0] * iv[0]
+               : 0;
   } else if (g == G_ROADGRID) {
-    e->kind = MISPC_GEN_EDGES_ROADGRID, e->a = iv[0], e->b = dv[1];
+    e->kind = MISPC_GEN_RANGED_ROADGRID, e->a = iv[0], e->b = dv[1];
     e->n = iv[0] >= 1 && iv[0] <= INT32_MAX / iv[0] ? iv[0] * iv[0] : 0;
   }
   return MISPC_SUCCESS;

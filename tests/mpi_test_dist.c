@@ -418,10 +418,11 @@ static void test_row_generators(void) {
     check_rows_as_whole(ctx, kron[i], kron[i]);
   /* Random graphs: every rank hashes every edge, keeps its rows (a degree
    * below 1: isolated vertices; one vertex: only self loops, dropped);
-   * road grids: each rank makes its rows */
+   * road grids and elasticity: each rank makes its rows (elasticity's
+   * nodes split between ranks where 3 does not divide a range) */
   const char *rnd[] = {"gen:random:3000:10", "gen:random:777:0.5", "gen:random:1:4",
                        "gen:random:50",      "gen:roadgrid:40",    "gen:roadgrid:23:0.6",
-                       "gen:roadgrid:1"};
+                       "gen:roadgrid:1",     "gen:elasticity3d:5", "gen:elasticity3d:1"};
   for (size_t i = 0; i < sizeof rnd / sizeof *rnd; ++i) check_rows_as_whole(ctx, rnd[i], rnd[i]);
   /* their arguments out of range: the generator's message on every rank */
   const char *bad[][2] = {{"gen:random:0", "N must be >= 1"},
@@ -432,7 +433,8 @@ static void test_row_generators(void) {
                           {"gen:aniso3d:0", "N must be >= 1"},
                           {"gen:laplace3d:5:7", "too many arguments"},
                           {"gen:roadgrid:10:1.5", "P must be in [0, 1]"},
-                          {"gen:roadgrid:50000", "more than"}};
+                          {"gen:roadgrid:50000", "more than"},
+                          {"gen:elasticity3d:1001", "more than"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     mispc_dist_csr B;
     CHECK(mispc_dist_load(ctx, MPI_COMM_WORLD, bad[i][0], 0, &B) != MISPC_SUCCESS);
