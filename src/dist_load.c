@@ -1,9 +1,9 @@
-/* mispc_dist_load: graph specs read into even row ranges. Generators whose
- * rows can be made one at a time (stencils, the anisotropic ones included)
- * make only this rank's rows (weak scaling with no input file); Kronecker
- * and random graphs draw every edge but sort and keep only this rank's
- * rows; MatrixMarket, METIS and PETSc binary files are read by row ranges;
- * other inputs are read whole and cut. */
+/* mispc_dist_load: graph specs read into even row ranges. Every generator
+ * makes only this rank's rows (weak scaling with no input file): stencils
+ * (the anisotropic ones included), road grids and elasticity row by row,
+ * Kronecker and random graphs by drawing every edge and sorting and
+ * keeping only this rank's; MatrixMarket, METIS and PETSc binary files are
+ * read by row ranges; other inputs are read whole and cut. */
 #include <stdlib.h>
 #include <string.h>
 
