@@ -203,3 +203,27 @@ mispc_status mispc_order_by_key_host(mispc_context *ctx, int64_t n, const int32_
   free(next);
   return MISPC_SUCCESS;
 }
+
+mispc_status mispc_rows_by_row(mispc_context *ctx, int64_t r0, int64_t r1, mispc_row_fn row,
+                               const void *gen, int with_values, int64_t **rowptr, int64_t **gcol,
+                               double **val) {
+  *rowptr = *gcol = NULL, *val = NULL;
+  const int64_t m = r1 - r0;
+  int64_t *ptr = (int64_t *)mispc_host_alloc_n(ctx, m + 1, sizeof(int64_t), "row offsets");
+  if (!ptr) return MISPC_ERR_ALLOC;
+  ptr[0] = 0;
+  for (int64_t r = 0; r < m; ++r) ptr[r + 1] = ptr[r] + row(gen, r0 + r, NULL, NULL);
+  int64_t *col = (int64_t *)mispc_host_alloc_n(ctx, ptr[m] + 1, sizeof(int64_t), "columns");
+  double *v = col && with_values
+                  ? (double *)mispc_host_alloc_n(ctx, ptr[m] + 1, sizeof(double), "values")
+                  : NULL;
+  if (!col || (with_values && !v)) {
+    free(ptr), free(col);
+    return MISPC_ERR_ALLOC;
+  }
+  const int nt = mispc_host_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t r = 0; r < m; ++r) row(gen, r0 + r, col + ptr[r], v ? v + ptr[r] : NULL);
+  *rowptr = ptr, *gcol = col, *val = v;
+  return MISPC_SUCCESS;
+}

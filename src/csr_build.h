@@ -19,6 +19,17 @@ mispc_status mispc_csr_from_coo(mispc_context *ctx, int64_t nrows, int64_t ncols
                                 const int32_t *I, const int32_t *J, const double *V, int flags,
                                 mispc_csr *out);
 
+/* Row `row` of a generator: its columns (increasing) and values into cols /
+ * vals (at most the row's length each; vals NULL for a pattern, cols NULL
+ * too: count only); returns the row's length. */
+typedef int64_t (*mispc_row_fn)(const void *gen, int64_t row, int64_t *cols, double *vals);
+/* Rows [r0, r1) of a generator, row by row: offsets (from 0), global column
+ * ids and (with_values) values, host, malloc'd (*val NULL for a pattern);
+ * the rows are filled on the context's threads. */
+mispc_status mispc_rows_by_row(mispc_context *ctx, int64_t r0, int64_t r1, mispc_row_fn row,
+                               const void *gen, int with_values, int64_t **rowptr, int64_t **gcol,
+                               double **val);
+
 /* Device: builds a pattern CSR (owned, device memory) from n_keys 64-bit keys
  * (row << col_bits | col, row < nrows, col < 2^col_bits <= 2^32) in device
  * memory, in any order and with repeats. `keys` is used as scratch and

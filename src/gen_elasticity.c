@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "csr_build.h"
 
 /* 24x24 element stiffness, dof 3*l + comp for local node l = a + 2*(b + 2*c)
  * at corner (a, b, c) in {0,1}^3; 2x2x2 Gauss quadrature of B^T D B. */
@@ -157,30 +157,23 @@ mispc_status mispc_gen_elasticity3d(mispc_context *ctx, int64_t n, mispc_csr *ou
   return MISPC_SUCCESS;
 }
 
+/* elasticity_row as a mispc_row_fn */
+typedef struct {
+  int64_t n;
+  double blk[27][3][3];
+} elasticity_gen;
+static int64_t elasticity_row_of(const void *gen, int64_t row, int64_t *cols, double *vals) {
+  const elasticity_gen *g = (const elasticity_gen *)gen;
+  if (cols) elasticity_row(g->n, (const double(*)[3][3])g->blk, row, cols, vals);
+  return elasticity_row_length(g->n, row);
+}
+
 mispc_status mispc_gen_elasticity3d_rows(mispc_context *ctx, int64_t n, int64_t r0, int64_t r1,
                                          int64_t **rowptr, int64_t **gcol, double **val) {
   *rowptr = NULL, *gcol = NULL, *val = NULL;
   MISPC_TRY(elasticity_check(ctx, n));
-  double blk[27][3][3];
-  node_blocks(1.0 / (double)(n + 1), blk);
-  const int64_t m = r1 - r0;
-  *rowptr = (int64_t *)mispc_host_alloc_n(ctx, m + 1, sizeof(int64_t), "row offsets");
-  if (!*rowptr) return MISPC_ERR_ALLOC;
-  (*rowptr)[0] = 0;
-  for (int64_t r = 0; r < m; ++r)
-    (*rowptr)[r + 1] = (*rowptr)[r] + elasticity_row_length(n, r0 + r);
-  const int64_t nnz = (*rowptr)[m];
-  *gcol = (int64_t *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(int64_t), "columns");
-  *val = *gcol ? (double *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(double), "values") : NULL;
-  if (!*val) {
-    free(*rowptr), free(*gcol);
-    *rowptr = *gcol = NULL;
-    return MISPC_ERR_ALLOC;
-  }
-  int nt = mispc_host_threads(ctx);
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t r = 0; r < m; ++r)
-    elasticity_row(n, (const double(*)[3][3])blk, r0 + r, *gcol + (*rowptr)[r],
-                   *val + (*rowptr)[r]);
-  return MISPC_SUCCESS;
+  elasticity_gen g;
+  g.n = n;
+  node_blocks(1.0 / (double)(n + 1), g.blk);
+  return mispc_rows_by_row(ctx, r0, r1, elasticity_row_of, &g, 1, rowptr, gcol, val);
 }

@@ -114,25 +114,16 @@ mispc_status mispc_gen_roadgrid(mispc_context *ctx, int64_t n, double p, uint64_
   return MISPC_SUCCESS;
 }
 
-/* Rows [r0, r1) of gen:roadgrid:N:P (seed), global column ids (host,
- * malloc'd): exactly those rows of mispc_gen_roadgrid's graph. */
-static mispc_status roadgrid_rows(mispc_context *ctx, int64_t n, double p, uint64_t seed,
-                                  int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
-  MISPC_TRY(roadgrid_check(ctx, n, p));
-  const int64_t m = r1 - r0;
-  *rowptr = (int64_t *)mispc_host_alloc_n(ctx, m + 1, sizeof(int64_t), "row offsets");
-  if (!*rowptr) return MISPC_ERR_ALLOC;
-  (*rowptr)[0] = 0;
-  for (int64_t r = 0; r < m; ++r)
-    (*rowptr)[r + 1] = (*rowptr)[r] + roadgrid_row(seed, p, n, r0 + r, NULL);
-  *gcol = (int64_t *)mispc_host_alloc_n(ctx, (*rowptr)[m] + 1, sizeof(int64_t), "columns");
-  if (!*gcol) {
-    free(*rowptr);
-    *rowptr = NULL;
-    return MISPC_ERR_ALLOC;
-  }
-  for (int64_t r = 0; r < m; ++r) roadgrid_row(seed, p, n, r0 + r, *gcol + (*rowptr)[r]);
-  return MISPC_SUCCESS;
+/* roadgrid_row as a mispc_row_fn (a pattern) */
+typedef struct {
+  uint64_t seed;
+  double p;
+  int64_t n;
+} roadgrid_gen;
+static int64_t roadgrid_row_of(const void *gen, int64_t row, int64_t *cols, double *vals) {
+  (void)vals;
+  const roadgrid_gen *g = (const roadgrid_gen *)gen;
+  return roadgrid_row(g->seed, g->p, g->n, row, cols);
 }
 
 /* Iteration tag of the label permutation's draws (edge indices never reach it). */
@@ -360,8 +351,11 @@ mispc_status mispc_gen_ranged_rows(mispc_context *ctx, const mispc_gen_ranged *g
   if (g->kind == MISPC_GEN_RANGED_KRON) /* out-of-range arguments: kron_edges's message */
     return kron_rows(ctx, g->a >= INT_MIN && g->a <= INT_MAX ? (int)g->a : 0, (int)g->b, seed, r0,
                      r1, rowptr, gcol);
-  if (g->kind == MISPC_GEN_RANGED_ROADGRID)
-    return roadgrid_rows(ctx, g->a, g->b, seed, r0, r1, rowptr, gcol);
+  if (g->kind == MISPC_GEN_RANGED_ROADGRID) {
+    MISPC_TRY(roadgrid_check(ctx, g->a, g->b));
+    const roadgrid_gen rg = {seed, g->b, g->a};
+    return mispc_rows_by_row(ctx, r0, r1, roadgrid_row_of, &rg, 0, rowptr, gcol, val);
+  }
   if (g->kind != MISPC_GEN_RANGED_RANDOM)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_gen_ranged_rows: not a row generator");
   int64_t m = 0;

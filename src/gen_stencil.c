@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csr_build.h"
 #include "stencil.h"
 
 typedef mispc_stencil_pt stencil_pt;
@@ -135,34 +136,15 @@ static mispc_status build_named(mispc_context *ctx, const char *name, int64_t n,
   return build_stencil(ctx, st.nx, st.ny, st.nz, st.pts, st.npts, st.values, out);
 }
 
+/* stencil_row as a mispc_row_fn of the stencil gen */
+static int64_t stencil_row_of(const void *gen, int64_t row, int64_t *cols, double *vals) {
+  const mispc_stencil *st = (const mispc_stencil *)gen;
+  return stencil_row(st->nx, st->ny, st->nz, st->pts, st->npts, row, cols, vals);
+}
+
 mispc_status mispc_stencil_rows(mispc_context *ctx, const mispc_stencil *st, int64_t r0, int64_t r1,
                                 int64_t **rowptr, int64_t **gcol, double **val) {
-  const int64_t m = r1 - r0;
-  *rowptr = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(m + 1), "row offsets");
-  if (!*rowptr) return MISPC_ERR_ALLOC;
-  (*rowptr)[0] = 0;
-  for (int64_t r = 0; r < m; ++r)
-    (*rowptr)[r + 1] =
-        (*rowptr)[r] + stencil_row(st->nx, st->ny, st->nz, st->pts, st->npts, r0 + r, NULL, NULL);
-  const int64_t nnz = (*rowptr)[m];
-  *gcol = (int64_t *)mispc_host_alloc(ctx, sizeof(int64_t) * (size_t)(nnz + 1), "columns");
-  *val = st->values ? (double *)mispc_host_alloc(ctx, sizeof(double) * (size_t)(nnz + 1), "values")
-                    : NULL;
-  if (!*gcol || (st->values && !*val)) {
-    free(*rowptr), free(*gcol), free(*val);
-    *rowptr = *gcol = NULL;
-    *val = NULL;
-    return MISPC_ERR_ALLOC;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < m; ++r) {
-    double vals[26];
-    const int64_t p = (*rowptr)[r];
-    const int64_t c =
-        stencil_row(st->nx, st->ny, st->nz, st->pts, st->npts, r0 + r, *gcol + p, vals);
-    if (*val) memcpy(*val + p, vals, sizeof(double) * (size_t)c);
-  }
-  return MISPC_SUCCESS;
+  return mispc_rows_by_row(ctx, r0, r1, stencil_row_of, st, st->values, rowptr, gcol, val);
 }
 
 mispc_status mispc_gen_laplace2d(mispc_context *ctx, int64_t n, mispc_csr *out) {
