@@ -39,27 +39,9 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
       spec ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_load: NULL spec");
   s = mispc_dist_agree(ctx, comm, s);
   if (s) return s;
-  int64_t n = 0;
-  mispc_stencil st;
-  int found = 0;
-  s = mispc_dist_agree(ctx, comm, mispc_gen_stencil_spec(ctx, spec, &st, &found));
-  if (s) return s;
-  if (found) { /* stencils are symmetric: symmetrize changes nothing */
-    int64_t r0, r1, *rowptr = NULL, *gcol = NULL;
-    double *val = NULL;
-    even_range(st.nx * st.ny * st.nz, comm, &r0, &r1);
-    s = mispc_dist_agree(ctx, comm, mispc_stencil_rows(ctx, &st, r0, r1, &rowptr, &gcol, &val));
-    if (!s)
-      s = mispc_dist_csr_from_global(ctx, comm, st.nx * st.ny * st.nz, r0, r1, rowptr, gcol, val,
-                                     out);
-    free(rowptr);
-    free(gcol);
-    free(val);
-    return s;
-  }
-  /* The other generators with row ranges: Kronecker and random graphs
-   * (each rank draws every edge and sorts and keeps only its rows), road
-   * grids and elasticity (each rank makes its rows). */
+  /* Generators (all symmetric: symmetrize changes nothing): stencils, road
+   * grids and elasticity make this rank's rows, Kronecker and random graphs
+   * draw every edge and sort and keep only this rank's rows. */
   mispc_gen_ranged ge;
   s = mispc_dist_agree(ctx, comm, mispc_gen_ranged_spec(ctx, spec, &ge));
   if (s) return s;
@@ -144,9 +126,8 @@ mispc_status mispc_dist_load(mispc_context *ctx, MPI_Comm comm, const char *spec
                      (long long)A.nrows, (long long)A.ncols);
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) {
-    n = A.nrows;
     int64_t r0, r1;
-    even_range(n, comm, &r0, &r1);
+    even_range(A.nrows, comm, &r0, &r1);
     s = mispc_dist_csr_from_rows(ctx, comm, &A, r0, r1, out);
   }
   mispc_csr_free(ctx, &A);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "csr_build.h"
+#include "stencil.h"
 
 /* The top 53 bits of a hash as a double in [0, 1). */
 static inline double unit_double(uint64_t h) {
@@ -346,6 +347,8 @@ mispc_status mispc_gen_ranged_rows(mispc_context *ctx, const mispc_gen_ranged *g
                                    int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol,
                                    double **val) {
   *rowptr = NULL, *gcol = NULL, *val = NULL;
+  if (g->kind == MISPC_GEN_RANGED_STENCIL)
+    return mispc_stencil_rows(ctx, &g->st, r0, r1, rowptr, gcol, val);
   if (g->kind == MISPC_GEN_RANGED_ELASTICITY)
     return mispc_gen_elasticity3d_rows(ctx, g->a, r0, r1, rowptr, gcol, val);
   if (g->kind == MISPC_GEN_RANGED_KRON) /* out-of-range arguments: kron_edges's message */

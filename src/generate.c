@@ -134,22 +134,6 @@ static mispc_status parse_spec(mispc_context *ctx, const char *spec, int *g_out,
   return MISPC_SUCCESS;
 }
 
-mispc_status mispc_gen_stencil_spec(mispc_context *ctx, const char *spec, mispc_stencil *st,
-                                    int *found) {
-  *found = 0;
-  if (strncmp(spec, "gen:", 4) != 0) return MISPC_SUCCESS;
-  int g = -1;
-  int64_t iv[GEN_MAX_ARGS] = {0};
-  double dv[GEN_MAX_ARGS];
-  MISPC_TRY(parse_spec(ctx, spec, &g, iv, dv));
-  if (g == G_ANISO2D || g == G_ANISO3D) {
-    *found = 1;
-    return g == G_ANISO2D ? mispc_stencil_aniso2d(ctx, iv[0], dv[1], dv[2], st)
-                          : mispc_stencil_aniso3d(ctx, iv[0], dv[1], st);
-  }
-  return mispc_stencil_named(ctx, gens[g].name, iv[0], st, found);
-}
-
 mispc_status mispc_gen_ranged_spec(mispc_context *ctx, const char *spec, mispc_gen_ranged *e) {
   memset(e, 0, sizeof *e);
   if (strncmp(spec, "gen:", 4) != 0) return MISPC_SUCCESS;
@@ -157,7 +141,17 @@ mispc_status mispc_gen_ranged_spec(mispc_context *ctx, const char *spec, mispc_g
   int64_t iv[GEN_MAX_ARGS] = {0};
   double dv[GEN_MAX_ARGS];
   MISPC_TRY(parse_spec(ctx, spec, &g, iv, dv));
-  if (g == G_KRON) {
+  int found = 0;
+  if (g == G_ANISO2D || g == G_ANISO3D) {
+    MISPC_TRY(g == G_ANISO2D ? mispc_stencil_aniso2d(ctx, iv[0], dv[1], dv[2], &e->st)
+                             : mispc_stencil_aniso3d(ctx, iv[0], dv[1], &e->st));
+    found = 1;
+  } else {
+    MISPC_TRY(mispc_stencil_named(ctx, gens[g].name, iv[0], &e->st, &found));
+  }
+  if (found) {
+    e->kind = MISPC_GEN_RANGED_STENCIL, e->n = e->st.nx * e->st.ny * e->st.nz;
+  } else if (g == G_KRON) {
     e->kind = MISPC_GEN_RANGED_KRON, e->a = iv[0], e->b = (double)iv[1];
     e->n = iv[0] >= 1 && iv[0] <= 30 ? (int64_t)1 << iv[0] : 0;
   } else if (g == G_RANDOM) {

@@ -116,38 +116,6 @@ mispc_status mispc_csr_check_desc(mispc_context *ctx, const mispc_csr *A, const 
 /* The start of a generator entry (mispc_gen_*): ctx set, out not NULL
  * ("NAME: output CSR is NULL"), *out cleared. */
 mispc_status mispc_gen_begin(mispc_context *ctx, const char *name, mispc_csr *out);
-/* The generators other than the stencils (stencil.h) whose row ranges are
- * made alone (mispc_gen_ranged_rows): gen:kron:SCALE[:EF] and
- * gen:random:N[:DEG] (from their edge lists), gen:roadgrid:N[:P] and
- * gen:elasticity3d:N (row by row). */
-typedef enum {
-  MISPC_GEN_RANGED_NONE,
-  MISPC_GEN_RANGED_KRON,
-  MISPC_GEN_RANGED_RANDOM,
-  MISPC_GEN_RANGED_ROADGRID,
-  MISPC_GEN_RANGED_ELASTICITY
-} mispc_gen_kind;
-typedef struct {
-  mispc_gen_kind kind;
-  int64_t n; /* rows; 0 where the arguments are out of range (the rows call says why) */
-  int64_t a; /* kron: SCALE; random, roadgrid, elasticity3d: N */
-  double b;  /* kron: edge factor; random: average degree; roadgrid: P */
-} mispc_gen_ranged;
-/* The arguments when spec is a valid "gen:" spec of such a generator
- * (mispc_generate's parser: the same defaults and messages); a malformed
- * "gen:" spec is its error; anything else leaves g->kind NONE. */
-mispc_status mispc_gen_ranged_spec(mispc_context *ctx, const char *spec, mispc_gen_ranged *g);
-/* Rows [r0, r1) of that generator's matrix (seed) with global column ids
- * and values (host, malloc'd; *val NULL for the graphs): exactly those rows
- * of mispc_generate's; kron and random draw all edges (kron holds them for
- * a moment, random hashes them twice), but only the range's entries are
- * kept and sorted; roadgrid and elasticity3d make only the range's rows. */
-mispc_status mispc_gen_ranged_rows(mispc_context *ctx, const mispc_gen_ranged *g, uint64_t seed,
-                                   int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol,
-                                   double **val);
-/* Rows [r0, r1) of gen:elasticity3d:N (gen_elasticity.c), as above. */
-mispc_status mispc_gen_elasticity3d_rows(mispc_context *ctx, int64_t n, int64_t r0, int64_t r1,
-                                         int64_t **rowptr, int64_t **gcol, double **val);
 /* "NAME: N must be >= 1, got N" unless n >= 1. */
 mispc_status mispc_gen_check_n(mispc_context *ctx, const char *name, int64_t n);
 /* A usable descriptor of a square matrix ("WHAT needs a square matrix, got
