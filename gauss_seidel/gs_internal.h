@@ -41,7 +41,7 @@ struct gs_exact_lu {
   double *xs;            /* host: the clusters' values during their solves, in sweep order */
   int64_t nout, nfactor; /* entries of ocol / oval and of lu */
   int64_t stage_bytes;   /* device: shared bytes to stage the largest cluster's chain, 0: not
-                          * staged (gs_exact_cuda.cu, exact_chain_staged) */
+                          * staged (gs_exact_cuda.cu, exact_chain_warp<true>) */
   int fused;             /* device: a color's sums and chains in one launch (exact_fused) */
   int64_t line_bytes;    /* device: shared bytes to stage the largest cluster in
                           * exact_line_staged (long thread chains), 0: not */
