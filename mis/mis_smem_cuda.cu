@@ -77,24 +77,26 @@ struct SmemPlan {
 };
 
 /* A block's shared memory: per owned vertex the row offset, one or two
- * words, (MIS-1) a join flag or (MIS-2 with a subset) a subset flag; the
- * column slots after them. */
+ * words, (MIS-1) a join flag or resume place (2 bytes) or (MIS-2 with a
+ * subset) a subset flag (1 byte); the column slots after them. */
 struct Layout {
-  uint32_t *off; /* nv + 1 offsets into the block's entries */
-  uint32_t *w0;  /* MIS-1 status, MIS-2 T */
-  uint32_t *w1;  /* MIS-2 M */
-  uint8_t *flag; /* MIS-1: joins this round; MIS-2: inside the subset */
-  uint16_t *col; /* the block's column indices where they fit */
-  __host__ __device__ static size_t fixed_bytes(int per_block, int words, bool flags) {
+  uint32_t *off;    /* nv + 1 offsets into the block's entries */
+  uint32_t *w0;     /* MIS-1 status, MIS-2 T */
+  uint32_t *w1;     /* MIS-2 M */
+  uint8_t *flag;    /* MIS-1 rounds: joins this round; MIS-2: inside the subset */
+  uint16_t *resume; /* MIS-1 sync-free pass: where v's next scan starts (flag's bytes) */
+  uint16_t *col;    /* the block's column indices where they fit */
+  __host__ __device__ static size_t fixed_bytes(int per_block, int words, int flag_bytes) {
     const size_t v = (size_t)per_block;
-    return ((v + 1) * 4 + v * 4 * words + (flags ? v : 0) + 15) & ~(size_t)15;
+    return ((v + 1) * 4 + v * 4 * words + v * (size_t)flag_bytes + 15) & ~(size_t)15;
   }
-  __device__ Layout(unsigned char *base, int per_block, int words, bool flags) {
+  __device__ Layout(unsigned char *base, int per_block, int words, int flag_bytes) {
     off = (uint32_t *)base;
     w0 = off + per_block + 1;
     w1 = w0 + per_block;
     flag = (uint8_t *)(w0 + per_block * words);
-    col = (uint16_t *)(base + fixed_bytes(per_block, words, flags));
+    resume = (uint16_t *)flag;
+    col = (uint16_t *)(base + fixed_bytes(per_block, words, flag_bytes));
   }
 };
 
@@ -188,10 +190,33 @@ struct Cols {
 };
 
 /* mis1_line_class_row (mis_common.h) over the block's entries [b, b + m)
- * of vertex v, read through col (shared memory where the columns are). */
+ * of vertex v, read through col (shared memory where the columns are).
+ * Rows of at most kBatch entries (2D and 3D stencils) in one scan, as
+ * mis1_line_class_sorted: their columns loaded at once, then tested (any
+ * v +- 2, no v +- 1, or a run that breaks the rule gives class 1, the same
+ * in any order); the row-by-row form, each load waiting on the last, took
+ * about 2 us of a call on gen:laplace2d:32 (H200, globaltimer,
+ * 2026-11-30). Longer rows keep it: its binary search for v - 2 turns most
+ * rows of irregular graphs away after a few loads (one scan of whole rows
+ * made PGPgiantcompo 39 -> 47 us). */
 __device__ uint32_t line_class(const Cols &col, uint32_t b, uint32_t m, int v) {
   if (!col.local) return mis1_line_class_row(col.g + b, m, v);
   if (m > MIS1_LINE_MAX_DEG + 1) return 1u;
+  constexpr uint32_t kBatch = 8;
+  mis1_runs r = {0, -3};
+  int near1 = 0;
+  if (m <= kBatch) {
+    int u[kBatch];
+#pragma unroll
+    for (uint32_t k = 0; k < kBatch; ++k) u[k] = k < m ? col(b + k) : v;
+#pragma unroll
+    for (uint32_t k = 0; k < kBatch; ++k) {
+      if (u[k] == v) continue; /* the self loop, and the slots past m */
+      if (u[k] == v - 2 || u[k] == v + 2 || mis1_runs_step(&r, u[k], v)) return 1u;
+      near1 |= u[k] == v - 1 || u[k] == v + 1;
+    }
+    return !near1 || mis1_runs_end(&r, v) ? 1u : 2u * (uint32_t)(v & 1);
+  }
   uint32_t lo = 0, hi = m;
   while (lo < hi) { /* first entry >= v - 2 */
     const uint32_t mid = (lo + hi) >> 1;
@@ -200,14 +225,12 @@ __device__ uint32_t line_class(const Cols &col, uint32_t b, uint32_t m, int v) {
     else
       hi = mid;
   }
-  int near1 = 0;
   for (uint32_t q = lo; q < m && col(b + q) <= v + 2; ++q) {
     const int u = col(b + q);
     if (u == v - 2 || u == v + 2) return 1u;
     near1 |= u == v - 1 || u == v + 1;
   }
   if (!near1) return 1u;
-  mis1_runs r = {0, -3};
   for (uint32_t q = 0; q < m; ++q) {
     const int u = col(b + q);
     if (u != v && mis1_runs_step(&r, u, v)) return 1u;
@@ -280,6 +303,58 @@ __device__ __forceinline__ void add_to(unsigned long long *tally, unsigned long 
 
 /* ---- MIS-1 ---------------------------------------------------------------- */
 
+/* Lanes gl of a group of W (mask gmask) scan v's entries [b, e) for an IN
+ * neighbour (*hit) and an undecided one before v (*blk), U entries a lane
+ * at a time, up to the first window with either; *at (where given) is
+ * that window's start. Polled (the sync-free pass) reads the words with
+ * load_word, the rounds read them plainly (the words of the round's start,
+ * where an undecided vertex has no IN neighbour). */
+template <int W, bool Polled, bool C, int U = 1>
+__device__ __forceinline__ void
+scan_earlier(const Cols &col, const Words<C, uint32_t> &Wd, uint32_t b, uint32_t e, int v,
+             uint32_t kv, int gl, unsigned gmask, bool *hit, bool *blk, uint32_t *at = nullptr) {
+  bool h = false, k = false;
+  uint32_t q0 = b;
+  for (; q0 < e; q0 += W * U) {
+    bool x = false, y = false;
+#pragma unroll
+    for (int j = 0; j < U; ++j) /* U loads in flight a lane */
+      if (q0 + gl + j * W < e) {
+        const int u = col(q0 + gl + j * W);
+        if (u != v) {
+          const uint32_t ku = Polled ? load_word(&Wd[u]) : Wd[u];
+          x |= mis1_in_set(ku);
+          y |= !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
+        }
+      }
+    if (W > 1) x = __any_sync(gmask, x), y = __any_sync(gmask, y);
+    h = x, k = y;
+    if (h || k) break;
+  }
+  *hit = h, *blk = k;
+  if (at) *at = q0;
+}
+
+/* Entries first, first + step, ... of v's [b, e): its neighbours OUT. */
+template <bool Polled, bool C>
+__device__ __forceinline__ void mark_out(const Cols &col, const Words<C, uint32_t> &Wd, uint32_t b,
+                                         uint32_t e, int v, int first, int step, uint32_t out) {
+  for (uint32_t q = b + first; q < e; q += step) {
+    const int u = col(q);
+    if (u == v) continue;
+    if (Polled)
+      store_word(&Wd[u], out);
+    else
+      Wd[u] = out;
+  }
+}
+
+/* The whole warp takes each long row (hub) of its groups in turn: f(src),
+ * src the lane of the row's group that has it (mine). */
+template <typename F> __device__ __forceinline__ void each_long_row(bool mine, F f) {
+  for (unsigned hm = __ballot_sync(0xffffffffu, mine); hm; hm &= hm - 1) f(__ffs(hm) - 1);
+}
+
 /* MIS-1 without rounds (ECL-MIS section 3, as mis1_cuda.cu's sync_free_body
  * on global memory): the keys never change, so the host's rounds give the
  * greedy set in key order, and a vertex can be decided as soon as its
@@ -287,8 +362,13 @@ __device__ __forceinline__ void add_to(unsigned long long *tally, unsigned long 
  * its neighbours are marked OUT). Each group visits its vertices until
  * all are decided, reading the words as they are written (load_word,
  * store_word), so a decision waits on the chain of earlier neighbours (a
- * shared-memory atomic a link) instead of two cluster barriers a round. The blocks of a cluster run
- * at once, so the earliest undecided vertex always progresses. The same set; no rounds. */
+ * shared-memory atomic a link) instead of two cluster barriers a round.
+ * A vertex's scan goes on from the window where its last one stopped
+ * (Layout::resume), so a waiting vertex polls its blocker, not its row
+ * again, and a one-lane group keeps two loads in flight (H200: 1-2 us
+ * off meshes, docs/BENCHMARKS.md). The blocks of a cluster run at once,
+ * so the earliest undecided vertex always progresses. The same set; no
+ * rounds. */
 template <int L, bool C>
 __device__ void mis1_sync_free(const Layout &Lo, const Cols &col, const Words<C, uint32_t> &W,
                                int v0, int nv) {
@@ -299,70 +379,46 @@ __device__ void mis1_sync_free(const Layout &Lo, const Cols &col, const Words<C,
     bool waiting = false;
     for (int base = G.first(); base < nv; base += G.kGroups) {
       const int i = base + G.offset();
-      uint32_t kv = 0u;
-      if (i < nv && G.gl == 0) kv = load_word(Lo.w0 + i); /* the group agrees on one read */
-      if (L > 1) kv = __shfl_sync(0xffffffffu, kv, lane & ~(L - 1));
+      uint32_t kv = 0u, rs = 0u;
+      if (i < nv && G.gl == 0) { /* the group agrees on one read */
+        kv = load_word(Lo.w0 + i);
+        rs = Lo.resume[i];
+      }
+      if (L > 1) {
+        kv = __shfl_sync(0xffffffffu, kv, lane & ~(L - 1));
+        rs = __shfl_sync(0xffffffffu, rs, lane & ~(L - 1));
+      }
       const bool open = i < nv && !mis1_is_decided(kv);
       const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
       const bool lng = open && e - b > G.long_row();
       const int v = v0 + i;
-      /* hit: an IN neighbour; blk: an undecided one before v */
+      /* hit: an IN neighbour; blk: an undecided one before v. The scan
+       * starts where the last one stopped: the entries before it are
+       * neighbours decided OUT, which stay OUT, or later ones, which cannot
+       * join before v is decided. */
+      const uint32_t from = b + rs;
       bool hit = false, blk = false;
+      uint32_t at = from;
       if (open && !lng)
-        for (uint32_t q0 = b; q0 < e; q0 += L) {
-          bool h = false, k = false;
-          if (q0 + G.gl < e) {
-            const int u = col(q0 + G.gl);
-            if (u != v) {
-              const uint32_t ku = load_word(&W[u]);
-              h = mis1_in_set(ku);
-              k = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
-            }
-          }
-          if (L > 1) h = __any_sync(G.gmask, h), k = __any_sync(G.gmask, k);
-          hit = h, blk = k;
-          if (h || k) break;
-        }
-      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
-      while (hm) { /* the warp scans each long row */
-        const int src = __ffs(hm) - 1;
-        hm &= hm - 1;
-        const int hv = __shfl_sync(0xffffffffu, v, src);
-        const uint32_t hk = __shfl_sync(0xffffffffu, kv, src);
-        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
-        bool hh = false, hk2 = false;
-        for (uint32_t q0 = hb; q0 < he && !hh && !hk2; q0 += 32) {
-          bool h = false, k = false;
-          if (q0 + lane < he) {
-            const int u = col(q0 + lane);
-            if (u != hv) {
-              const uint32_t ku = load_word(&W[u]);
-              h = mis1_in_set(ku);
-              k = !mis1_is_decided(ku) && mis1_before(ku, u, hk, hv);
-            }
-          }
-          hh = __any_sync(0xffffffffu, h), hk2 = __any_sync(0xffffffffu, k);
-        }
-        if ((lane & ~(L - 1)) == src) hit = hh, blk = hk2; /* the whole group */
-      }
+        scan_earlier<L, true, C, L == 1 ? 2 : 1>(col, W, from, e, v, kv, G.gl, G.gmask, &hit, &blk,
+                                                 &at);
+      each_long_row(lng && G.gl == 0, [&](int src) {
+        bool hh, hb2;
+        uint32_t a2;
+        scan_earlier<32, true>(col, W, __shfl_sync(0xffffffffu, from, src),
+                               __shfl_sync(0xffffffffu, e, src), __shfl_sync(0xffffffffu, v, src),
+                               __shfl_sync(0xffffffffu, kv, src), lane, 0xffffffffu, &hh, &hb2,
+                               &a2);
+        if ((lane & ~(L - 1)) == src) hit = hh, blk = hb2, at = a2; /* the whole group */
+      });
+      if (open && blk && !hit && G.gl == 0 && at - b <= 0xFFFFu) Lo.resume[i] = (uint16_t)(at - b);
       const bool join = open && !hit && !blk;
       if (open && G.gl == 0 && (hit || join)) store_word(Lo.w0 + i, hit ? out : in);
-      if (join && !lng)
-        for (uint32_t q = b + G.gl; q < e; q += L) {
-          const int u = col(q);
-          if (u != v) store_word(&W[u], out);
-        }
-      hm = __ballot_sync(0xffffffffu, join && lng && G.gl == 0);
-      while (hm) {
-        const int src = __ffs(hm) - 1;
-        hm &= hm - 1;
-        const int hv = __shfl_sync(0xffffffffu, v, src);
-        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
-        for (uint32_t q = hb + lane; q < he; q += 32) {
-          const int u = col(q);
-          if (u != hv) store_word(&W[u], out);
-        }
-      }
+      if (join && !lng) mark_out<true>(col, W, b, e, v, G.gl, L, out);
+      each_long_row(join && lng && G.gl == 0, [&](int src) {
+        mark_out<true>(col, W, __shfl_sync(0xffffffffu, b, src), __shfl_sync(0xffffffffu, e, src),
+                       __shfl_sync(0xffffffffu, v, src), lane, 32, out);
+      });
       waiting |= open && blk && !hit;
     }
     if (!__any_sync(0xffffffffu, waiting)) return;
@@ -373,7 +429,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ Shared sh;
   const int per_block = 1 << p.shift;
-  const Layout Lo(smem, per_block, 1, true);
+  const Layout Lo(smem, per_block, 1, 2);
   const int rank = block_rank<C>();
   int v0, nv;
   int64_t gb;
@@ -390,6 +446,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
       w = mis1_key_of(p.mode, p.seed, v, m, cls);
     }
     Lo.w0[i] = w;
+    Lo.resume[i] = 0;
   }
   init_shared<C>(&sh);
   sync_all<C>();
@@ -413,51 +470,15 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
       const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
       const bool lng = open && e - b > G.long_row();
       const int v = v0 + i;
-      bool blocked = false;
-      if constexpr (L == 1) {
-        if (open && !lng)
-          for (uint32_t q = b; q < e && !blocked; ++q) {
-            const int u = col(q);
-            if (u == v) continue;
-            const uint32_t ku = W[u];
-            blocked = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
-          }
-      } else if (open && !lng)
-        for (uint32_t q0 = b; q0 < e; q0 += L) {
-          bool x = false;
-          if (q0 + G.gl < e) {
-            const int u = col(q0 + G.gl);
-            if (u != v) {
-              const uint32_t ku = W[u];
-              x = !mis1_is_decided(ku) && mis1_before(ku, u, kv, v);
-            }
-          }
-          if (__any_sync(G.gmask, x)) {
-            blocked = true;
-            break;
-          }
-        }
-      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
-      while (hm) { /* the warp scans each long row */
-        const int src = __ffs(hm) - 1;
-        hm &= hm - 1;
-        const int hv = __shfl_sync(0xffffffffu, v, src);
-        const uint32_t hk = __shfl_sync(0xffffffffu, kv, src);
-        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
-        bool hbl = false;
-        for (uint32_t q0 = hb; q0 < he && !hbl; q0 += 32) {
-          bool x = false;
-          if (q0 + lane < he) {
-            const int u = col(q0 + lane);
-            if (u != hv) {
-              const uint32_t ku = W[u];
-              x = !mis1_is_decided(ku) && mis1_before(ku, u, hk, hv);
-            }
-          }
-          hbl = __any_sync(0xffffffffu, x);
-        }
-        if ((lane & ~(L - 1)) == src) blocked = hbl; /* the whole group */
-      }
+      bool hit = false, blocked = false; /* no hit at a round's start */
+      if (open && !lng) scan_earlier<L, false>(col, W, b, e, v, kv, G.gl, G.gmask, &hit, &blocked);
+      each_long_row(lng && G.gl == 0, [&](int src) {
+        bool hh, hb2;
+        scan_earlier<32, false>(col, W, __shfl_sync(0xffffffffu, b, src),
+                                __shfl_sync(0xffffffffu, e, src), __shfl_sync(0xffffffffu, v, src),
+                                __shfl_sync(0xffffffffu, kv, src), lane, 0xffffffffu, &hh, &hb2);
+        if ((lane & ~(L - 1)) == src) blocked = hb2; /* the whole group */
+      });
       left |= open;
       if (i < nv && G.gl == 0) Lo.flag[i] = open && !blocked;
     }
@@ -478,22 +499,11 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
       const bool lng = j && e - b > G.long_row();
       const int v = v0 + i;
       if (j && G.gl == 0) Lo.w0[i] = in;
-      if (j && !lng)
-        for (uint32_t q = b + G.gl; q < e; q += L) {
-          const int u = col(q);
-          if (u != v) W[u] = out;
-        }
-      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
-      while (hm) {
-        const int src = __ffs(hm) - 1;
-        hm &= hm - 1;
-        const int hv = __shfl_sync(0xffffffffu, v, src);
-        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
-        for (uint32_t q = hb + lane; q < he; q += 32) {
-          const int u = col(q);
-          if (u != hv) W[u] = out;
-        }
-      }
+      if (j && !lng) mark_out<false>(col, W, b, e, v, G.gl, L, out);
+      each_long_row(lng && G.gl == 0, [&](int src) {
+        mark_out<false>(col, W, __shfl_sync(0xffffffffu, b, src), __shfl_sync(0xffffffffu, e, src),
+                        __shfl_sync(0xffffffffu, v, src), lane, 32, out);
+      });
     }
     sync_all<C>();
   }
@@ -518,7 +528,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ Shared sh;
   const int per_block = 1 << p.shift;
-  const Layout Lo(smem, per_block, 2, p.subset != nullptr);
+  const Layout Lo(smem, per_block, 2, p.subset != nullptr ? 1 : 0);
   const int rank = block_rank<C>();
   int v0, nv;
   int64_t gb;
@@ -760,7 +770,7 @@ int owner_shift(int64_t n, int blocks) {
 /* A block's shared memory before its columns, for MIS-k (k = 1 keeps join
  * flags, MIS-2 subset flags where a subset is given). */
 size_t part_bytes(int shift, int k, bool subset) {
-  return Layout::fixed_bytes(1 << shift, k == 1 ? 1 : 2, k == 1 || subset);
+  return Layout::fixed_bytes(1 << shift, k == 1 ? 1 : 2, k == 1 ? 2 : subset ? 1 : 0);
 }
 
 } // namespace
