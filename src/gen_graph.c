@@ -130,13 +130,22 @@ static int64_t roadgrid_row_of(const void *gen, int64_t row, int64_t *cols, doub
 /* Iteration tag of the label permutation's draws (edge indices never reach it). */
 #define KRON_PERM_TAG UINT64_MAX
 
-/* The Kronecker edges (i, j) of gen:kron:SCALE:EF (Graph500 R-MAT
- * parameters, relabelled by a seeded permutation): *I, *J of *ne entries,
- * malloc'd; the same draws whoever calls. */
-static mispc_status kron_edges(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
-                               int32_t **I_out, int32_t **J_out, int64_t *ne_out) {
-  *I_out = *J_out = NULL;
-  *ne_out = 0;
+/* gen:kron:SCALE:EF's edges (Graph500 R-MAT parameters, relabelled by a
+ * seeded permutation): edge e's ends come from hashes of e alone, so any
+ * range of edges can be drawn by itself, on any thread or rank. */
+typedef struct {
+  int scale;
+  uint64_t smix;     /* the seed's term of mispc_hash3 */
+  uint64_t flev[31]; /* f(level) of mispc_hash3 */
+  uint64_t tA, tAB, tABC;
+  int32_t *perm; /* the labels (malloc'd) */
+} kron_gen;
+
+/* Checks the arguments, draws the label permutation; *ne the edge count. */
+static mispc_status kron_setup(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                               kron_gen *g, int64_t *ne) {
+  memset(g, 0, sizeof *g);
+  *ne = 0;
   if (scale < 1 || edgefactor < 1)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "kron: SCALE and edge factor must be >= 1, got %d and %d", scale,
@@ -145,18 +154,23 @@ static mispc_status kron_edges(mispc_context *ctx, int scale, int edgefactor, ui
     return mispc_seterr(ctx, MISPC_ERR_OVERFLOW,
                         "kron: SCALE %d gives more than %d vertices (32-bit indices)", scale,
                         INT32_MAX);
-  int64_t nv = (int64_t)1 << scale, ne = (int64_t)edgefactor << scale;
+  const int64_t nv = (int64_t)1 << scale;
+  g->scale = scale;
   /* Quadrant thresholds on the top 53 bits x of a hash: r = x / 2^53 < t
    * exactly when x < ceil(t * 2^53), so integer compares give the same
    * choices as comparing the double r, without branches. */
-  const uint64_t tA = (uint64_t)ceil(0.57 * 9007199254740992.0),
-                 tAB = (uint64_t)ceil((0.57 + 0.19) * 9007199254740992.0),
-                 tABC = (uint64_t)ceil((0.57 + 0.19 + 0.19) * 9007199254740992.0);
-
+  g->tA = (uint64_t)ceil(0.57 * 9007199254740992.0);
+  g->tAB = (uint64_t)ceil((0.57 + 0.19) * 9007199254740992.0);
+  g->tABC = (uint64_t)ceil((0.57 + 0.19 + 0.19) * 9007199254740992.0);
+  /* mispc_hash3(seed, e, level) = f(f(e ^ seedmix) ^ f(level)); the f(level)
+   * and the per-edge term are hoisted, the values are those of mispc_hash3. */
+  for (int l = 0; l < scale; ++l) g->flev[l] = mispc_xorshift64star((uint64_t)l);
+  g->smix = seed * 0xD6E8FEB86659FD93ull;
   /* Random relabelling (Fisher-Yates), as the Graph500 reference does, so that
    * vertex ids carry no information about degree. Inherently sequential. */
-  int32_t *perm = (int32_t *)mispc_host_alloc_n(ctx, nv, sizeof(int32_t), "kron labels");
-  if (!perm) return MISPC_ERR_ALLOC;
+  g->perm = (int32_t *)mispc_host_alloc_n(ctx, nv, sizeof(int32_t), "kron labels");
+  if (!g->perm) return MISPC_ERR_ALLOC;
+  int32_t *perm = g->perm;
   for (int64_t v = 0; v < nv; ++v) perm[v] = (int32_t)v;
   for (int64_t v = nv - 1; v > 0; --v) {
     int64_t w = (int64_t)(mispc_hash3(seed, KRON_PERM_TAG, (uint64_t)v) % (uint64_t)(v + 1));
@@ -164,42 +178,59 @@ static mispc_status kron_edges(mispc_context *ctx, int scale, int edgefactor, ui
     perm[v] = perm[w];
     perm[w] = t;
   }
+  *ne = (int64_t)edgefactor << scale;
+  return MISPC_SUCCESS;
+}
 
+/* Edge e's ends before relabelling. */
+static inline void kron_draw(const kron_gen *g, int64_t e, int32_t *i, int32_t *j) {
+  uint64_t it = mispc_xorshift64star((uint64_t)e ^ g->smix);
+  uint64_t u = 0, v = 0;
+  for (int l = 0; l < g->scale; ++l) {
+    uint64_t x = mispc_xorshift64star(it ^ g->flev[l]) >> 11;
+    /* quadrant: A -> (0,0), B -> (0,1), C -> (1,0), D -> (1,1) */
+    uint64_t ge_a = x >= g->tA, ge_ab = x >= g->tAB, ge_abc = x >= g->tABC;
+    u |= ge_ab << l;
+    v |= (ge_a ^ ge_ab ^ ge_abc) << l;
+  }
+  *i = (int32_t)u, *j = (int32_t)v;
+}
+
+/* Edges e0 .. e0 + c - 1 into I, J (an edges_fn, below): drawn, then
+ * relabelled in a loop of its own, so that the random loads of perm
+ * overlap instead of waiting behind each edge's hash chain. */
+static void kron_edge_run(const void *gen, int64_t e0, int64_t c, int32_t *I, int32_t *J) {
+  const kron_gen *g = (const kron_gen *)gen;
+  for (int64_t k = 0; k < c; ++k) kron_draw(g, e0 + k, &I[k], &J[k]);
+  for (int64_t k = 0; k < c; ++k) I[k] = g->perm[I[k]], J[k] = g->perm[J[k]];
+}
+
+/* The whole edge list: *I, *J of *ne entries, malloc'd. */
+static mispc_status kron_edges(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
+                               int32_t **I_out, int32_t **J_out, int64_t *ne_out) {
+  *I_out = *J_out = NULL;
+  *ne_out = 0;
+  kron_gen g;
+  int64_t ne = 0;
+  MISPC_TRY(kron_setup(ctx, scale, edgefactor, seed, &g, &ne));
   int32_t *I = (int32_t *)mispc_host_alloc_n(ctx, ne, sizeof(int32_t), "kron edges");
   int32_t *J = I ? (int32_t *)mispc_host_alloc_n(ctx, ne, sizeof(int32_t), "kron edges") : NULL;
   if (!J) {
     free(I);
-    free(perm);
+    free(g.perm);
     return MISPC_ERR_ALLOC;
   }
-  /* mispc_hash3(seed, e, level) = f(f(e ^ seedmix) ^ f(level)); the f(level)
-   * and the per-edge term are hoisted, the values are those of mispc_hash3. */
-  uint64_t flev[31];
-  for (int l = 0; l < scale; ++l) flev[l] = mispc_xorshift64star((uint64_t)l);
-  uint64_t smix = seed * 0xD6E8FEB86659FD93ull;
   int nt = mispc_host_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t e = 0; e < ne; ++e) {
-    uint64_t it = mispc_xorshift64star((uint64_t)e ^ smix);
-    uint64_t u = 0, v = 0;
-    for (int l = 0; l < scale; ++l) {
-      uint64_t x = mispc_xorshift64star(it ^ flev[l]) >> 11;
-      /* quadrant: A -> (0,0), B -> (0,1), C -> (1,0), D -> (1,1) */
-      uint64_t ge_a = x >= tA, ge_ab = x >= tAB, ge_abc = x >= tABC;
-      u |= ge_ab << l;
-      v |= (ge_a ^ ge_ab ^ ge_abc) << l;
-    }
-    I[e] = (int32_t)u;
-    J[e] = (int32_t)v;
-  }
-  /* Relabelling in a separate pass: the random loads of perm then overlap
-   * instead of waiting behind the long per-edge hash chain. */
+  for (int64_t e = 0; e < ne; ++e) kron_draw(&g, e, &I[e], &J[e]);
+    /* Relabelling in a separate pass: the random loads of perm then overlap
+     * instead of waiting behind the long per-edge hash chain. */
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t e = 0; e < ne; ++e) {
-    I[e] = perm[I[e]];
-    J[e] = perm[J[e]];
+    I[e] = g.perm[I[e]];
+    J[e] = g.perm[J[e]];
   }
-  free(perm);
+  free(g.perm);
   *I_out = I, *J_out = J, *ne_out = ne;
   return MISPC_SUCCESS;
 }
@@ -222,35 +253,56 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
   return st;
 }
 
-/* Edge e of a generator: its two ends (either may be the other's). */
-typedef void (*edge_fn)(const void *gen, int64_t e, int32_t *i, int32_t *j);
+/* Edges e0 .. e0 + c - 1 of a generator: their two ends (either may be
+ * the other's) into I[0 .. c), J[0 .. c). */
+typedef void (*edges_fn)(const void *gen, int64_t e0, int64_t c, int32_t *I, int32_t *J);
 
 /* Rows [r0, r1) of the symmetric graph on nv vertices whose edges are
- * edge(gen, 0 .. ne - 1): (i, j) and its mirror (j, i) where the row falls
+ * edges(gen, 0, ne, ..): (i, j) and its mirror (j, i) where the row falls
  * in the range, self loops dropped, repeats merged, columns sorted: exactly
  * those rows of mispc_csr_from_coo(MISPC_COO_SYMMETRIC | DROP_DIAG) of all
- * the edges. Two passes over the edges (count, then fill); only the range's
- * entries are held and sorted. Global column ids (host, malloc'd). */
+ * the edges. One pass over the edges in chunks, each drawn on the host's
+ * threads (edges must be safe to call from several) and its range entries
+ * kept in edge order; only those are held and sorted, never the whole
+ * edge list. Global column ids (host, malloc'd). */
 static mispc_status rows_of_edges(mispc_context *ctx, int64_t nv, int64_t r0, int64_t r1,
-                                  int64_t ne, edge_fn edge, const void *gen, const char *what,
+                                  int64_t ne, edges_fn edges, const void *gen, const char *what,
                                   int64_t **rowptr, int64_t **gcol) {
   *rowptr = NULL, *gcol = NULL;
-  int64_t m = 0;
-  for (int64_t e = 0; e < ne; ++e) {
-    int32_t i, j;
-    edge(gen, e, &i, &j);
-    if (i != j) m += (i >= r0 && i < r1) + (j >= r0 && j < r1);
-  }
-  int32_t *LI = (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), what);
-  int32_t *LJ = LI ? (int32_t *)mispc_host_alloc_n(ctx, m, sizeof(int32_t), what) : NULL;
+  enum { kChunk = 1 << 18, kRun = 4096 };
+  const int64_t chunk = ne < kChunk ? ne : kChunk;
+  int32_t *CI = (int32_t *)mispc_host_alloc_n(ctx, chunk + 1, sizeof(int32_t), what);
+  int32_t *CJ = CI ? (int32_t *)mispc_host_alloc_n(ctx, chunk + 1, sizeof(int32_t), what) : NULL;
+  /* the range's share of the 2 ne entries, a little over, grown if short */
+  int64_t cap =
+      (int64_t)(2.0 * (double)ne * (double)(r1 - r0) / (double)(nv > 0 ? nv : 1) * 1.05) + 1024;
+  int32_t *LI = CJ ? (int32_t *)mispc_host_alloc_n(ctx, cap, sizeof(int32_t), what) : NULL;
+  int32_t *LJ = LI ? (int32_t *)mispc_host_alloc_n(ctx, cap, sizeof(int32_t), what) : NULL;
   mispc_status st = LJ ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
-  for (int64_t e = 0, k = 0; !st && e < ne; ++e) {
-    int32_t i, j;
-    edge(gen, e, &i, &j);
-    if (i == j) continue;
-    if (i >= r0 && i < r1) LI[k] = (int32_t)(i - r0), LJ[k++] = j;
-    if (j >= r0 && j < r1) LI[k] = (int32_t)(j - r0), LJ[k++] = i;
+  const int nt = mispc_host_threads(ctx);
+  int64_t m = 0;
+  for (int64_t e0 = 0; !st && e0 < ne; e0 += chunk) {
+    const int64_t c = ne - e0 < chunk ? ne - e0 : chunk;
+    const int64_t runs = (c + kRun - 1) / kRun;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t r = 0; r < runs; ++r) {
+      const int64_t k = r * kRun;
+      edges(gen, e0 + k, c - k < kRun ? c - k : kRun, CI + k, CJ + k);
+    }
+    if (mispc_grow_pair((void **)&LI, sizeof *LI, (void **)&LJ, sizeof *LJ, m + 2 * c, &cap)) {
+      st = mispc_seterr(ctx, MISPC_ERR_ALLOC, "%s: out of host memory for %lld entries", what,
+                        (long long)(m + 2 * c));
+      break;
+    }
+    for (int64_t k = 0; k < c; ++k) {
+      const int32_t i = CI[k], j = CJ[k];
+      if (i == j) continue;
+      if (i >= r0 && i < r1) LI[m] = (int32_t)(i - r0), LJ[m++] = j;
+      if (j >= r0 && j < r1) LI[m] = (int32_t)(j - r0), LJ[m++] = i;
+    }
   }
+  free(CI);
+  free(CJ);
   mispc_csr R;
   memset(&R, 0, sizeof R);
   /* sorted rows, repeats merged: the whole generator's rows r0 .. r1 - 1 */
@@ -272,25 +324,14 @@ static mispc_status rows_of_edges(mispc_context *ctx, int64_t nv, int64_t r0, in
   return st;
 }
 
-/* Drawn edges held in two arrays (kron_edges). */
-typedef struct {
-  const int32_t *I, *J;
-} edge_arrays;
-static void edge_of_arrays(const void *gen, int64_t e, int32_t *i, int32_t *j) {
-  const edge_arrays *a = (const edge_arrays *)gen;
-  *i = a->I[e], *j = a->J[e];
-}
-
 static mispc_status kron_rows(mispc_context *ctx, int scale, int edgefactor, uint64_t seed,
                               int64_t r0, int64_t r1, int64_t **rowptr, int64_t **gcol) {
-  int32_t *I = NULL, *J = NULL;
+  kron_gen g;
   int64_t ne = 0;
-  MISPC_TRY(kron_edges(ctx, scale, edgefactor, seed, &I, &J, &ne));
-  const edge_arrays a = {I, J};
-  mispc_status st = rows_of_edges(ctx, (int64_t)1 << scale, r0, r1, ne, edge_of_arrays, &a,
+  MISPC_TRY(kron_setup(ctx, scale, edgefactor, seed, &g, &ne));
+  mispc_status st = rows_of_edges(ctx, (int64_t)1 << scale, r0, r1, ne, kron_edge_run, &g,
                                   "kron rows", rowptr, gcol);
-  free(I);
-  free(J);
+  free(g.perm);
   return st;
 }
 
@@ -298,10 +339,12 @@ static mispc_status kron_rows(mispc_context *ctx, int scale, int edgefactor, uin
 typedef struct {
   uint64_t seed, n;
 } random_edges;
-static void random_edge(const void *gen, int64_t k, int32_t *i, int32_t *j) {
-  const random_edges *r = (const random_edges *)gen;
+static void random_edge(const random_edges *r, int64_t k, int32_t *i, int32_t *j) {
   *i = (int32_t)(mispc_hash3(r->seed, (uint64_t)k, 0) % r->n);
   *j = (int32_t)(mispc_hash3(r->seed, (uint64_t)k, 1) % r->n);
+}
+static void random_edge_run(const void *gen, int64_t e0, int64_t c, int32_t *I, int32_t *J) {
+  for (int64_t k = 0; k < c; ++k) random_edge((const random_edges *)gen, e0 + k, &I[k], &J[k]);
 }
 
 /* gen:random's arguments checked; *m its number of edges. */
@@ -364,7 +407,7 @@ mispc_status mispc_gen_ranged_rows(mispc_context *ctx, const mispc_gen_ranged *g
   int64_t m = 0;
   MISPC_TRY(random_edge_count(ctx, g->a, g->b, &m));
   const random_edges r = {seed, (uint64_t)g->a};
-  return rows_of_edges(ctx, g->a, r0, r1, m, random_edge, &r, "random rows", rowptr, gcol);
+  return rows_of_edges(ctx, g->a, r0, r1, m, random_edge_run, &r, "random rows", rowptr, gcol);
 }
 
 /* L = D - A over the off-diagonal pattern of G (self loops and G's values are
