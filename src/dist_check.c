@@ -1,10 +1,14 @@
 /* mispc_dist_csr_check: column ranges and a symmetric pattern across ranks.
  * The diagonal block (both ends owned) is checked against its transpose in
- * place (O(nnz), no sort). For the off-diagonal block each rank lists its
- * entries (i, j) by global ids, sends the expected mirror (j, i) of every
- * entry to the rank of j, and looks each received mirror up among its own
- * off-diagonal entries (both lists sorted): memory follows the rank's
- * boundary entries, nothing is gathered. */
+ * place (O(nnz), no sort). For the off-diagonal block each rank sends the
+ * expected mirror (j, i) of every entry (i, j) to the rank of j, which
+ * finds each among its own off-diagonal entries (both lists sorted): every
+ * entry has its mirror exactly when every received mirror is found. Memory
+ * follows the rank's boundary entries, one word an entry where every global
+ * id is below 2^31 (a radix sort of packed keys; two words otherwise), and
+ * a rank's own list is made only after the mirrors have gone; nothing is
+ * gathered. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +46,70 @@ static int diag_mirrors(const mispc_csr *A, int64_t n, int64_t *bi, int64_t *bj)
   return bad;
 }
 
+/* Mirror k of the records: (row, column) global ids, packed in one word
+ * (w = 1: row << 32 | column, every id below 2^31) or two. */
+static inline void record_get(const int64_t *rec, int w, int64_t k, int64_t *r, int64_t *c) {
+  if (w == 1)
+    *r = rec[k] >> 32, *c = rec[k] & 0xFFFFFFFFll;
+  else
+    *r = rec[2 * k], *c = rec[2 * k + 1];
+}
+
+/* n one-word keys sorted (radix, or qsort where n is small or memory
+ * short): the sorted keys, in a or in *scratch (freed by the caller). */
+static const uint64_t *sorted_keys(uint64_t *a, int64_t n, uint64_t **scratch) {
+  const uint64_t *r = mispc_radix_sorted(a, n, scratch);
+  if (r) return r;
+  qsort(a, (size_t)n, sizeof *a, mispc_cmp_u64);
+  return a;
+}
+
+/* Whether the received mirrors (w words each: (row, column) of this rank's
+ * rows) are all among this rank's off-diagonal entries, both lists sorted
+ * and merged: 0 yes; 1 with (*bi, *bj) the sender's entry whose mirror is
+ * missing (the first in (row, column) order); -1 out of memory. */
+static int find_mirrors(const mispc_dist_csr *g, int64_t *got, int w, int64_t ngot, int64_t *bi,
+                        int64_t *bj) {
+  const int64_t nloc = g->rend - g->rstart;
+  int64_t *own = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w * g->offd.nnz + 1));
+  if (!own) return -1;
+  int64_t m = 0;
+  for (int64_t i = 0; i < nloc; ++i)
+    for (int64_t p = g->offd.rowptr[i]; p < g->offd.rowptr[i + 1]; ++p) {
+      const int64_t gi = g->rstart + i, gj = g->garray[g->offd.colidx[p]];
+      if (w == 1)
+        own[m++] = gi << 32 | gj;
+      else
+        own[2 * m] = gi, own[2 * m + 1] = gj, ++m;
+    }
+  int bad = 0;
+  if (w == 1) {
+    uint64_t *t1 = NULL, *t2 = NULL;
+    const uint64_t *o = sorted_keys((uint64_t *)own, m, &t1);
+    const uint64_t *r = sorted_keys((uint64_t *)got, ngot, &t2);
+    int64_t a = 0;
+    for (int64_t k = 0; k < ngot && !bad; ++k) {
+      while (a < m && o[a] < r[k]) ++a;
+      if (a == m || o[a] != r[k])
+        bad = 1, *bi = (int64_t)(r[k] & 0xFFFFFFFFu), *bj = (int64_t)(r[k] >> 32);
+    }
+    free(t1), free(t2);
+  } else {
+    const int64_t nown = mispc_sort_unique_pairs(own, m);
+    ngot = mispc_sort_unique_pairs(got, ngot);
+    int64_t a = 0;
+    for (int64_t k = 0; k < ngot && !bad; ++k) {
+      while (a < nown && (own[2 * a] < got[2 * k] ||
+                          (own[2 * a] == got[2 * k] && own[2 * a + 1] < got[2 * k + 1])))
+        ++a;
+      if (a == nown || own[2 * a] != got[2 * k] || own[2 * a + 1] != got[2 * k + 1])
+        bad = 1, *bi = got[2 * k + 1], *bj = got[2 * k];
+    }
+  }
+  free(own);
+  return bad;
+}
+
 mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!g || !g->halo || !g->ranges)
@@ -52,10 +120,11 @@ mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
   mispc_status s = MISPC_SUCCESS;
   if (g->diag.mem != MISPC_MEM_HOST)
     s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "mispc_dist_csr_check: host graphs only");
-  int64_t *own = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * ne + 2));
-  int64_t *mir = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * ne + 2));
+  /* one word a record where every global id is below 2^31 */
+  const int w = g->nglobal <= INT32_MAX ? 1 : 2;
+  int64_t *mir = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(w * ne + 2));
   int *dest = s ? NULL : (int *)malloc(sizeof(int) * (size_t)(ne + 1));
-  if (!s && (!own || !mir || !dest))
+  if (!s && (!mir || !dest))
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory checking the graph");
   int64_t m = 0;
   for (int64_t i = 0; !s && i < nloc; ++i)
@@ -73,8 +142,10 @@ mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
         if (!b) continue; /* the diagonal block: diag_mirrors below */
         const int64_t gi = g->rstart + i, gj = g->garray[c];
         if (gi == gj) continue; /* self loops need no mirror */
-        own[2 * m] = gi, own[2 * m + 1] = gj;
-        mir[2 * m] = gj, mir[2 * m + 1] = gi;
+        if (w == 1)
+          mir[m] = gj << 32 | gi;
+        else
+          mir[2 * m] = gj, mir[2 * m + 1] = gi;
         dest[m] = mispc_dist_owner(g->ranges, P, gj);
         ++m;
       }
@@ -92,26 +163,19 @@ mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
   }
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t *got = NULL, ngot = 0;
-  if (!s) s = mispc_dist_route(ctx, g->comm, 2, m, mir, dest, &got, &ngot);
+  if (!s) s = mispc_dist_route(ctx, g->comm, w, m, mir, dest, &got, &ngot);
   free(mir);
   free(dest);
   if (!s) {
-    const int64_t nown = mispc_sort_unique_pairs(own, m);
-    ngot = mispc_sort_unique_pairs(got, ngot);
-    /* every expected mirror among the own entries (both sorted) */
-    int64_t a = 0;
-    for (int64_t k = 0; k < ngot && !s; ++k) {
-      while (a < nown && (own[2 * a] < got[2 * k] ||
-                          (own[2 * a] == got[2 * k] && own[2 * a + 1] < got[2 * k + 1])))
-        ++a;
-      if (a == nown || own[2 * a] != got[2 * k] || own[2 * a + 1] != got[2 * k + 1])
-        s = mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
-                         "pattern not symmetric: entry (%lld, %lld) has no entry (%lld, %lld)",
-                         (long long)got[2 * k + 1], (long long)got[2 * k], (long long)got[2 * k],
-                         (long long)got[2 * k + 1]);
-    }
+    int64_t bi = 0, bj = 0;
+    const int bad = find_mirrors(g, got, w, ngot, &bi, &bj);
+    if (bad < 0)
+      s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory checking the graph");
+    else if (bad)
+      s = mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
+                       "pattern not symmetric: entry (%lld, %lld) has no entry (%lld, %lld)",
+                       (long long)bi, (long long)bj, (long long)bj, (long long)bi);
   }
-  free(own);
   free(got);
   return mispc_dist_agree(ctx, g->comm, s);
 }

@@ -1140,9 +1140,14 @@ static void test_errors(void) {
       }
       rp2[10] = k;
       CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rp2, c2, NULL, &D));
-      if (drop)
+      if (drop) {
         CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
-      else
+        /* the missing entry named, on every rank (row 0 lacks column n - 1) */
+        char want[96];
+        snprintf(want, sizeof want, "entry (%lld, 0) has no entry (0, %lld)", (long long)(n - 1),
+                 (long long)(n - 1));
+        CHECK(strstr(mispc_context_error(ctx), want) != NULL);
+      } else
         CHECK_OK(ctx, mispc_dist_csr_check(ctx, &D));
       mispc_dist_csr_free(ctx, &D);
     }
