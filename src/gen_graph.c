@@ -220,16 +220,11 @@ static mispc_status kron_edges(mispc_context *ctx, int scale, int edgefactor, ui
     free(g.perm);
     return MISPC_ERR_ALLOC;
   }
-  int nt = mispc_host_threads(ctx);
+  const int nt = mispc_host_threads(ctx);
+  const int64_t run = 4096, runs = (ne + run - 1) / run;
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t e = 0; e < ne; ++e) kron_draw(&g, e, &I[e], &J[e]);
-    /* Relabelling in a separate pass: the random loads of perm then overlap
-     * instead of waiting behind the long per-edge hash chain. */
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t e = 0; e < ne; ++e) {
-    I[e] = g.perm[I[e]];
-    J[e] = g.perm[J[e]];
-  }
+  for (int64_t r = 0; r < runs; ++r)
+    kron_edge_run(&g, r * run, ne - r * run < run ? ne - r * run : run, I + r * run, J + r * run);
   free(g.perm);
   *I_out = I, *J_out = J, *ne_out = ne;
   return MISPC_SUCCESS;
