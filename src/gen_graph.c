@@ -196,7 +196,22 @@ static inline void kron_draw(const kron_gen *g, int64_t e, int32_t *i, int32_t *
   *i = (int32_t)u, *j = (int32_t)v;
 }
 
-/* Edges e0 .. e0 + c - 1 into I, J (an edges_fn, below): drawn, then
+/* Edges e0 .. e0 + c - 1 of a generator: their two ends (either may be
+ * the other's) into I[0 .. c), J[0 .. c). */
+typedef void (*edges_fn)(const void *gen, int64_t e0, int64_t c, int32_t *I, int32_t *J);
+
+/* Edges e0 .. e0 + c - 1 into I, J on the host's threads, in runs of 4,096
+ * (edges must be safe to call from several threads). */
+static void draw_edges(mispc_context *ctx, edges_fn edges, const void *gen, int64_t e0, int64_t c,
+                       int32_t *I, int32_t *J) {
+  const int64_t run = 4096, runs = (c + run - 1) / run;
+  const int nt = mispc_host_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t r = 0; r < runs; ++r)
+    edges(gen, e0 + r * run, c - r * run < run ? c - r * run : run, I + r * run, J + r * run);
+}
+
+/* Edges e0 .. e0 + c - 1 into I, J (an edges_fn): drawn, then
  * relabelled in a loop of its own, so that the random loads of perm
  * overlap instead of waiting behind each edge's hash chain. */
 static void kron_edge_run(const void *gen, int64_t e0, int64_t c, int32_t *I, int32_t *J) {
@@ -220,11 +235,7 @@ static mispc_status kron_edges(mispc_context *ctx, int scale, int edgefactor, ui
     free(g.perm);
     return MISPC_ERR_ALLOC;
   }
-  const int nt = mispc_host_threads(ctx);
-  const int64_t run = 4096, runs = (ne + run - 1) / run;
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t r = 0; r < runs; ++r)
-    kron_edge_run(&g, r * run, ne - r * run < run ? ne - r * run : run, I + r * run, J + r * run);
+  draw_edges(ctx, kron_edge_run, &g, 0, ne, I, J);
   free(g.perm);
   *I_out = I, *J_out = J, *ne_out = ne;
   return MISPC_SUCCESS;
@@ -248,23 +259,19 @@ mispc_status mispc_gen_kronecker(mispc_context *ctx, int scale, int edgefactor, 
   return st;
 }
 
-/* Edges e0 .. e0 + c - 1 of a generator: their two ends (either may be
- * the other's) into I[0 .. c), J[0 .. c). */
-typedef void (*edges_fn)(const void *gen, int64_t e0, int64_t c, int32_t *I, int32_t *J);
-
 /* Rows [r0, r1) of the symmetric graph on nv vertices whose edges are
  * edges(gen, 0, ne, ..): (i, j) and its mirror (j, i) where the row falls
  * in the range, self loops dropped, repeats merged, columns sorted: exactly
  * those rows of mispc_csr_from_coo(MISPC_COO_SYMMETRIC | DROP_DIAG) of all
  * the edges. One pass over the edges in chunks, each drawn on the host's
- * threads (edges must be safe to call from several) and its range entries
+ * threads (draw_edges) and its range entries
  * kept in edge order; only those are held and sorted, never the whole
  * edge list. Global column ids (host, malloc'd). */
 static mispc_status rows_of_edges(mispc_context *ctx, int64_t nv, int64_t r0, int64_t r1,
                                   int64_t ne, edges_fn edges, const void *gen, const char *what,
                                   int64_t **rowptr, int64_t **gcol) {
   *rowptr = NULL, *gcol = NULL;
-  enum { kChunk = 1 << 18, kRun = 4096 };
+  enum { kChunk = 1 << 18 };
   const int64_t chunk = ne < kChunk ? ne : kChunk;
   int32_t *CI = (int32_t *)mispc_host_alloc_n(ctx, chunk + 1, sizeof(int32_t), what);
   int32_t *CJ = CI ? (int32_t *)mispc_host_alloc_n(ctx, chunk + 1, sizeof(int32_t), what) : NULL;
@@ -274,16 +281,10 @@ static mispc_status rows_of_edges(mispc_context *ctx, int64_t nv, int64_t r0, in
   int32_t *LI = CJ ? (int32_t *)mispc_host_alloc_n(ctx, cap, sizeof(int32_t), what) : NULL;
   int32_t *LJ = LI ? (int32_t *)mispc_host_alloc_n(ctx, cap, sizeof(int32_t), what) : NULL;
   mispc_status st = LJ ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
-  const int nt = mispc_host_threads(ctx);
   int64_t m = 0;
   for (int64_t e0 = 0; !st && e0 < ne; e0 += chunk) {
     const int64_t c = ne - e0 < chunk ? ne - e0 : chunk;
-    const int64_t runs = (c + kRun - 1) / kRun;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t r = 0; r < runs; ++r) {
-      const int64_t k = r * kRun;
-      edges(gen, e0 + k, c - k < kRun ? c - k : kRun, CI + k, CJ + k);
-    }
+    draw_edges(ctx, edges, gen, e0, c, CI, CJ);
     if (mispc_grow_pair((void **)&LI, sizeof *LI, (void **)&LJ, sizeof *LJ, m + 2 * c, &cap)) {
       st = mispc_seterr(ctx, MISPC_ERR_ALLOC, "%s: out of host memory for %lld entries", what,
                         (long long)(m + 2 * c));
@@ -371,9 +372,7 @@ mispc_status mispc_gen_random(mispc_context *ctx, int64_t n, double avg_degree, 
     return MISPC_ERR_ALLOC;
   }
   const random_edges r = {seed, (uint64_t)n};
-  int nt = mispc_host_threads(ctx);
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t k = 0; k < m; ++k) random_edge(&r, k, &I[k], &J[k]);
+  draw_edges(ctx, random_edge_run, &r, 0, m, I, J);
   mispc_status st =
       mispc_csr_from_coo(ctx, n, n, m, I, J, NULL, MISPC_COO_SYMMETRIC | MISPC_COO_DROP_DIAG, out);
   free(I);
