@@ -55,15 +55,6 @@ static inline void record_get(const int64_t *rec, int w, int64_t k, int64_t *r, 
     *r = rec[2 * k], *c = rec[2 * k + 1];
 }
 
-/* n one-word keys sorted (radix, or qsort where n is small or memory
- * short): the sorted keys, in a or in *scratch (freed by the caller). */
-static const uint64_t *sorted_keys(uint64_t *a, int64_t n, uint64_t **scratch) {
-  const uint64_t *r = mispc_radix_sorted(a, n, scratch);
-  if (r) return r;
-  qsort(a, (size_t)n, sizeof *a, mispc_cmp_u64);
-  return a;
-}
-
 /* Whether the received mirrors (w words each: (row, column) of this rank's
  * rows) are all among this rank's off-diagonal entries, both lists sorted
  * and merged: 0 yes; 1 with (*bi, *bj) the sender's entry whose mirror is
@@ -85,8 +76,8 @@ static int find_mirrors(const mispc_dist_csr *g, int64_t *got, int w, int64_t ng
   int bad = 0;
   if (w == 1) {
     uint64_t *t1 = NULL, *t2 = NULL;
-    const uint64_t *o = sorted_keys((uint64_t *)own, m, &t1);
-    const uint64_t *r = sorted_keys((uint64_t *)got, ngot, &t2);
+    const uint64_t *o = mispc_sorted_u64((uint64_t *)own, m, &t1);
+    const uint64_t *r = mispc_sorted_u64((uint64_t *)got, ngot, &t2);
     int64_t a = 0;
     for (int64_t k = 0; k < ngot && !bad; ++k) {
       while (a < m && o[a] < r[k]) ++a;

@@ -122,11 +122,7 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
       if (gcol[p] < g->rstart || gcol[p] >= g->rend)
         key[k] = (uint64_t)gcol[p] << 33 | (uint64_t)k, ++k;
     uint64_t *tmp = NULL;
-    const uint64_t *sorted = mispc_radix_sorted(key, no, &tmp);
-    if (!sorted) {
-      qsort(key, (size_t)no, sizeof *key, mispc_cmp_u64);
-      sorted = key;
-    }
+    const uint64_t *sorted = mispc_sorted_u64(key, no, &tmp);
     const uint64_t low = ((uint64_t)1 << 33) - 1;
     int64_t prev = -1;
     for (int64_t j = 0; j < no; ++j) { /* ng <= j: the ids overwrite keys already read */
@@ -143,11 +139,8 @@ static mispc_status split_rows(mispc_context *ctx, mispc_dist_csr *g, const int6
     /* the ghost ids sorted (ids are >= 0): a radix sort where there are many
      * (a coarse graph's rows can have half their entries off the rank) */
     uint64_t *tmp = NULL;
-    const uint64_t *sorted = mispc_radix_sorted((uint64_t *)gh, no, &tmp);
-    if (!sorted)
-      qsort(gh, (size_t)no, sizeof *gh, mispc_cmp_i64);
-    else if (sorted != (const uint64_t *)gh)
-      memcpy(gh, sorted, sizeof(int64_t) * (size_t)no);
+    const uint64_t *sorted = mispc_sorted_u64((uint64_t *)gh, no, &tmp);
+    if (sorted != (const uint64_t *)gh) memcpy(gh, sorted, sizeof(int64_t) * (size_t)no);
     free(tmp);
     for (int64_t j = 0; j < no; ++j)
       if (j == 0 || gh[j] != gh[j - 1]) gh[ng++] = gh[j];

@@ -207,6 +207,9 @@ uint64_t *mispc_radix_sort_u64(uint64_t *a, uint64_t *tmp, int64_t *hist, int64_
  * untouched) where n is small or memory short: the caller sorts otherwise. */
 #define MISPC_RADIX_MIN 4096
 const uint64_t *mispc_radix_sorted(uint64_t *a, int64_t n, uint64_t **scratch);
+/* a[0..n) sorted whatever n: mispc_radix_sorted's keys, or a sorted in
+ * place by qsort where it declines; *scratch as there. */
+const uint64_t *mispc_sorted_u64(uint64_t *a, int64_t n, uint64_t **scratch);
 /* The ids 0 .. n-1 (below 2^32) sorted by (key[v], v), packed as
  * key << 32 | v (src/sort_host.c); NULL where memory is short. */
 uint64_t *mispc_key_order(const uint32_t *key, int64_t n);

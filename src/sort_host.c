@@ -41,6 +41,13 @@ const uint64_t *mispc_radix_sorted(uint64_t *a, int64_t n, uint64_t **scratch) {
   return n >= MISPC_RADIX_MIN ? radix_with_buffers(a, n, scratch) : NULL;
 }
 
+const uint64_t *mispc_sorted_u64(uint64_t *a, int64_t n, uint64_t **scratch) {
+  const uint64_t *r = mispc_radix_sorted(a, n, scratch);
+  if (r) return r;
+  qsort(a, (size_t)n, sizeof *a, mispc_cmp_u64);
+  return a;
+}
+
 uint64_t *mispc_key_order(const uint32_t *key, int64_t n) {
   uint64_t *a = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(n + 1)), *tmp = NULL;
   if (!a) return NULL;
