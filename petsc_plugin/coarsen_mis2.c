@@ -19,6 +19,7 @@
  *
  * Our options live in a composed container, not in MatCoarsen's subctx: PETSc
  * 3.18's GAMG writes the MISK distance into subctx whatever the type. */
+#include <math.h>
 #include <string.h>
 
 #include <petsc/private/matimpl.h>
@@ -32,7 +33,8 @@
 typedef struct {
   mispc_agg_algo algo;
   PetscInt seed;
-  PetscInt phase2_min_free; /* mis2agg: mispc_agg_options.phase2_min_free */
+  PetscInt phase2_min_free; /* mis2agg: mispc_agg_options.phase2_min_free (-1: auto) */
+  PetscInt k_used;          /* the last aggregation's (auto: from the graph's rows) */
   PetscBool verify;
   /* last result, for MatCoarsenView */
   PetscInt nlocal, nlists;
@@ -92,9 +94,10 @@ static PetscErrorCode check_options(MatCoarsen cg, const MispcCoarsen *mc) {
     PetscCall(PetscSNPrintf(msg, sizeof msg,
                             "-%smat_coarsen_mispc_seed must be >= 0, got %" PetscInt_FMT,
                             pre ? pre : "", mc->seed));
-  else if (mc->phase2_min_free < 0 || mc->phase2_min_free > INT32_MAX)
+  else if (mc->phase2_min_free < -1 || mc->phase2_min_free > INT32_MAX)
     PetscCall(PetscSNPrintf(msg, sizeof msg,
-                            "-%smat_coarsen_mispc_phase2_min_free must be >= 0, got %" PetscInt_FMT,
+                            "-%smat_coarsen_mispc_phase2_min_free must be >= -1 (-1: from the "
+                            "graph), got %" PetscInt_FMT,
                             pre ? pre : "", mc->phase2_min_free));
   PetscCall(
       agree_error(PetscObjectComm((PetscObject)cg), msg[0] ? PETSC_ERR_ARG_OUTOFRANGE : 0, msg));
@@ -129,7 +132,7 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
   mispc_agg_options_default(&ao);
   ao.algo = mc->algo;
   ao.mis.seed = (uint64_t)mc->seed;
-  ao.phase2_min_free = (int)mc->phase2_min_free;
+  ao.phase2_min_free = (int)mc->k_used;
   const mispc_csr *graph = &L.csr;
   /* GAMG's graph is symmetric unless the matrix is not; symmetrize then (host) */
   mispc_status s = mispc_csr_check(ctx, graph, MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
@@ -261,7 +264,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   mispc_agg_options_default(&ao);
   ao.algo = mc->algo;
   ao.mis.seed = (uint64_t)mc->seed;
-  ao.phase2_min_free = (int)mc->phase2_min_free;
+  ao.phase2_min_free = (int)mc->k_used;
   PetscCall(MatGetSize(G, &N, NULL));
   PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
   PetscCall(MatGetLocalSize(G, &nloc, NULL));
@@ -379,6 +382,35 @@ static const char *where_run(const MispcCoarsen *mc) {
                         : "distributed, GPU graph copied to the host";
 }
 
+/* phase2_min_free -1: one more than the graph's mean stored entries a row,
+ * rounded up: 8 on a 7-point Laplacian's graph with its diagonal (6.80 on
+ * Laplace3D_30), the GAMG type's choice for scalar problems; 27 on
+ * Elasticity3D_30's node graph (25.24), above every degree: no secondary
+ * roots, as that type's choice where nodes carry several unknowns. A
+ * secondary root then forms only where about a whole neighbourhood is
+ * free, so phase 2 adds no aggregates much smaller than phase 1's (Alg. 3's
+ * 2 made Elasticity3D_30's level 1 7,698 rows against 3,966 and its GAMG
+ * setup 1.6 times longer; docs/PETSC.md, "The default K from the graph").
+ * The same on any number of ranks: the count is a global sum. */
+static PetscErrorCode auto_min_free(MatCoarsen cg, MispcCoarsen *mc) {
+  MatInfo info;
+  PetscFunctionBegin;
+  mc->k_used = mc->phase2_min_free;
+  if (mc->k_used >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (mc->algo != MISPC_AGG_MIS2AGG) {
+    mc->k_used = 2; /* unused: mis2basic has no phase 2 */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGetInfo(cg->graph, MAT_GLOBAL_SUM, &info));
+  const double mean = mc->nglobal > 0 ? info.nz_used / (double)mc->nglobal : 0.0;
+  mc->k_used = 1 + (PetscInt)ceil(mean);
+  PetscCall(PetscInfo(cg,
+                      "mis2agg: phase-2 roots need %" PetscInt_FMT
+                      " unaggregated neighbours (1 + the graph's mean row length %.2f)\n",
+                      mc->k_used, mean));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
   MispcCoarsen *mc;
   Mat G = cg->graph, Gd;
@@ -398,6 +430,7 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
     mc->nglobal = N;
   }
   mc->distributed = (PetscBool)(MISPC_ENABLE_MPI && mc->nranks > 1);
+  PetscCall(auto_min_free(cg, mc));
   PetscCall(MispcContextCreate((PetscObject)cg, mc->gpu, &ctx));
   PetscErrorCode ierr = PETSC_SUCCESS;
 #if MISPC_ENABLE_MPI
@@ -436,7 +469,8 @@ static PetscErrorCode MatCoarsenSetFromOptions_Mispc(MatCoarsen cg,
   PetscCall(PetscOptionsInt("-mat_coarsen_mispc_seed", "Seed of the MIS-2 priorities",
                             "MATCOARSENMIS2AGG", mc->seed, &mc->seed, NULL));
   PetscCall(PetscOptionsInt("-mat_coarsen_mispc_phase2_min_free",
-                            "mis2agg: unaggregated neighbours a secondary root needs (2: Alg. 3)",
+                            "mis2agg: unaggregated neighbours a secondary root needs (2: Alg. 3; "
+                            "-1: 1 + the graph's mean row length)",
                             "MATCOARSENMIS2AGG", mc->phase2_min_free, &mc->phase2_min_free, NULL));
   PetscCall(PetscOptionsBool("-mat_coarsen_mispc_verify", "Verify every aggregation",
                              "MATCOARSENMIS2AGG", mc->verify, &mc->verify, NULL));
@@ -458,9 +492,10 @@ static PetscErrorCode MatCoarsenView_Mispc(MatCoarsen cg, PetscViewer viewer) {
   PetscCall(PetscViewerASCIIPrintf(
       viewer,
       "  mispc %s (seed %" PetscInt_FMT ", phase-2 roots need %" PetscInt_FMT
-      "): %lld vertices, %lld aggregates, %lld singletons, largest %lld, MIS-2 rounds %d + %d\n",
-      algo_name(mc), mc->seed, mc->phase2_min_free, (long long)mc->nglobal, (long long)mc->naggs,
-      (long long)mc->singletons, (long long)mc->max_size, mc->rounds[0], mc->rounds[1]));
+      "%s): %lld vertices, %lld aggregates, %lld singletons, largest %lld, MIS-2 rounds %d + %d\n",
+      algo_name(mc), mc->seed, mc->k_used, mc->phase2_min_free < 0 ? " (from the graph)" : "",
+      (long long)mc->nglobal, (long long)mc->naggs, (long long)mc->singletons,
+      (long long)mc->max_size, mc->rounds[0], mc->rounds[1]));
   if (mc->nranks > 1 && !mc->distributed)
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  on %d ranks, each rank alone (mispc built without MPI): "
@@ -486,7 +521,7 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
   PetscCall(PetscNew(&mc));
   mc->algo = algo;
   mc->device_agg = PETSC_TRUE;
-  mc->phase2_min_free = 2;
+  mc->phase2_min_free = -1;
   PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)cg), &c));
   PetscCall(PetscContainerSetPointer(c, mc));
   PetscCall(MispcContainerFreeOnDestroy(c));
@@ -511,9 +546,10 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
 +  -pc_gamg_mat_coarsen_type mis2agg - selects it in `PCGAMG` (PETSc >= 3.22;
                                        -mat_coarsen_type mis2agg up to 3.21)
 .  -mat_coarsen_mispc_seed <0>       - seed of the hashed MIS-2 priorities (>= 0)
-.  -mat_coarsen_mispc_phase2_min_free <2> - unaggregated neighbours a secondary root needs
+.  -mat_coarsen_mispc_phase2_min_free <-1> - unaggregated neighbours a secondary root needs
                                        (`mispc_agg_options.phase2_min_free`; larger: fewer,
-                                       larger aggregates)
+                                       larger aggregates; 2: Alg. 3; -1: one more than the
+                                       graph's mean stored entries a row)
 .  -mat_coarsen_mispc_verify <false> - check every aggregation (mispc_verify_aggregation)
 -  -mat_coarsen_mispc_device_aggregation <true> - several ranks, GPU matrices: aggregate
                                        a device copy of the graph (else its host copy)
