@@ -31,7 +31,9 @@
  * them (H100, H200). */
 #include <cooperative_groups.h>
 #include <atomic>
+#include <type_traits>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mis_backend.h"
@@ -74,29 +76,34 @@ struct SmemPlan {
   int idbits;       /* MIS-2 */
   int max_rounds;
   int sync_free; /* MIS-1: the sync-free pass instead of rounds */
+  int replicas;  /* MIS-2 in a cluster: words of each block's copies of T and M (0: none) */
 };
 
 /* A block's shared memory: per owned vertex the row offset, one or two
  * words, (MIS-1) a join flag or resume place (2 bytes) or (MIS-2 with a
  * subset) a subset flag (1 byte); the column slots after them. */
 struct Layout {
-  uint32_t *off;    /* nv + 1 offsets into the block's entries */
-  uint32_t *w0;     /* MIS-1 status, MIS-2 T */
-  uint32_t *w1;     /* MIS-2 M */
-  uint8_t *flag;    /* MIS-1 rounds: joins this round; MIS-2: inside the subset */
-  uint16_t *resume; /* MIS-1 sync-free pass: where v's next scan starts (flag's bytes) */
-  uint16_t *col;    /* the block's column indices where they fit */
+  uint32_t *w0;      /* MIS-1 status, MIS-2 T (16-byte aligned: replicas copy it by uint4) */
+  uint32_t *w1;      /* MIS-2 M */
+  uint32_t *off;     /* nv + 1 offsets into the block's entries */
+  uint8_t *flag;     /* MIS-1 rounds: joins this round; MIS-2: inside the subset */
+  uint16_t *resume;  /* MIS-1 sync-free pass: where v's next scan starts (flag's bytes) */
+  uint32_t *rT, *rM; /* MIS-2 in a cluster: every vertex's T and M (SmemPlan::replicas) */
+  uint16_t *col;     /* the block's column indices where they fit */
   __host__ __device__ static size_t fixed_bytes(int per_block, int words, int flag_bytes) {
     const size_t v = (size_t)per_block;
     return ((v + 1) * 4 + v * 4 * words + v * (size_t)flag_bytes + 15) & ~(size_t)15;
   }
-  __device__ Layout(unsigned char *base, int per_block, int words, int flag_bytes) {
-    off = (uint32_t *)base;
-    w0 = off + per_block + 1;
+  __device__ Layout(unsigned char *base, int per_block, int words, int flag_bytes,
+                    int replicas = 0) {
+    w0 = (uint32_t *)base;
     w1 = w0 + per_block;
-    flag = (uint8_t *)(w0 + per_block * words);
+    off = w0 + per_block * words;
+    flag = (uint8_t *)(off + per_block + 1);
     resume = (uint16_t *)flag;
-    col = (uint16_t *)(base + fixed_bytes(per_block, words, flag_bytes));
+    rT = (uint32_t *)(base + fixed_bytes(per_block, words, flag_bytes));
+    rM = rT + replicas;
+    col = (uint16_t *)(rT + 2 * replicas);
   }
 };
 
@@ -524,11 +531,47 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
 
 /* ---- MIS-2 ---------------------------------------------------------------- */
 
+/* rep[u] = the word of vertex u for every vertex of the cluster: block b's
+ * words [0, 2^shift) from its shared memory, 16 bytes a load (the words
+ * are 16-byte aligned and 2^shift a multiple of 4), then a block barrier.
+ * The column and decide scans then read their neighbours' words locally:
+ * one distributed shared memory load a neighbour made them bound by the
+ * cluster's scattered 4-byte traffic (kron:10, 16 blocks: 3.3-3.7 us a
+ * column phase in warps with or without hubs, docs/BENCHMARKS.md). */
+template <bool C>
+__device__ void gather_words(uint32_t *rep, uint32_t *local, int shift, int blocks) {
+#if MISPC_SMEM_CLUSTERS
+  if constexpr (C) {
+    const int per4 = (1 << shift) >> 2;
+    for (int k = threadIdx.x; k < blocks * per4; k += kThreads) {
+      const int b = k / per4;
+      const uint4 *src = (const uint4 *)cg::this_cluster().map_shared_rank(local, (unsigned)b);
+      ((uint4 *)rep)[k] = src[k - b * per4];
+    }
+  }
+#endif
+  __syncthreads();
+}
+
+/* A block of a cluster reads its copies of every T and M word (Layout::rT,
+ * rM; refreshed before each phase by gather_words) where one of its rows has
+ * more than kHubRow entries: a hub, whose warp makes more than 6 loads a
+ * lane, most of them of other blocks' words. A copy costs every phase a
+ * wave of remote loads and a barrier, which pays only against such chains.
+ * H200, 2026-11-30 (docs/BENCHMARKS.md, "Replicas of T and M"): copies in
+ * every block took kron:10 from 52.6 to 45.3 us but laplace3d:12 from 31.7
+ * to 38.6 and laplace2d:45 from 28.4 to 34.2; where hubs are, kron:10
+ * 53.5 -> 45.5 and the others unchanged. The rounds are compiled with and
+ * without copies: a test at every load cost 1-1.5 us on every graph. */
+constexpr uint32_t kHubRow = 192;
+
 template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_smem(SmemPlan p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ Shared sh;
   const int per_block = 1 << p.shift;
-  const Layout Lo(smem, per_block, 2, p.subset != nullptr ? 1 : 0);
+  const Layout Lo(smem, per_block, 2, p.subset != nullptr ? 1 : 0, C ? p.replicas : 0);
+  const bool can_rep = C && p.replicas > 0;
+  bool reps = false; /* this block reads its copies of T and M */
   const int rank = block_rank<C>();
   int v0, nv;
   int64_t gb;
@@ -548,119 +591,152 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
   sync_all<C>(); /* the table and the flags before anybody's atomics */
   const int lane = threadIdx.x & 31;
   const Group<L> G;
+  if (can_rep) {
+    bool hub = false;
+    for (int i = threadIdx.x; i < nv; i += kThreads) hub |= Lo.off[i + 1] - Lo.off[i] > kHubRow;
+    reps = __syncthreads_or(hub);
+  }
   Shared *const r0 = sh.rank0;
   if (__any_sync(0xffffffffu, any) && lane == 0) atomicOr(&r0->flag[1], 1u);
   sync_all<C>();
   const unsigned mask = (unsigned)per_block - 1u;
   const Words<C, uint32_t> T = {Lo.w0, p.shift, mask}, M = {Lo.w1, p.shift, mask};
+  const int nblocks = p.replicas >> p.shift;
   const Words<C, uint8_t> In = {Lo.flag, p.shift, mask};
   const bool sub = p.subset != nullptr;
   int r = 0;
   bool failed = false;
-  for (bool go = r0->flag[1]; go;) {
-    if (r >= p.max_rounds) {
-      failed = true;
-      break;
-    }
-    /* column: M = min of T over N[v]; an IN minimum makes it OUT */
-    for (int base = G.first(); base < nv; base += G.kGroups) {
-      const int i = base + G.offset();
-      const bool open = i < nv && Lo.w1[i] != kOut2;
-      const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
-      const bool lng = open && e - b > G.long_row();
-      uint32_t m = open ? Lo.w0[i] : 0u;
-      if (open && !lng) {
-        for (uint32_t q = b + G.gl; q < e; q += L) m = min(m, T[col(q)]);
-        for (int o = L / 2; o; o >>= 1) m = min(m, __shfl_xor_sync(G.gmask, m, o));
+  /* the rounds, compiled with and without copies (no test a load); nvcc 13.0
+   * rejected `if constexpr` on L inside this generic lambda ("hm is
+   * undefined"), so that test is a plain if on a constant */
+  auto rounds = [&](auto with_replicas) {
+    constexpr bool copies = decltype(with_replicas)::value;
+    /* a neighbour's T or M: the block's replica where it has them */
+    auto Tw = [&](int u) {
+      if constexpr (copies)
+        return Lo.rT[u];
+      else
+        return T[u];
+    };
+    auto Mw = [&](int u) {
+      if constexpr (copies)
+        return Lo.rM[u];
+      else
+        return M[u];
+    };
+    for (bool go = r0->flag[1]; go;) {
+      if (r >= p.max_rounds) {
+        failed = true;
+        break;
       }
-      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
-      while (hm) {
-        const int src = __ffs(hm) - 1;
-        hm &= hm - 1;
-        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
-        uint32_t hmin = __shfl_sync(0xffffffffu, m, src);
-        for (uint32_t q = hb + lane; q < he; q += 32) hmin = min(hmin, T[col(q)]);
+      /* column: M = min of T over N[v]; an IN minimum makes it OUT */
+      if constexpr (copies) gather_words<C>(Lo.rT, Lo.w0, p.shift, nblocks);
+      for (int base = G.first(); base < nv; base += G.kGroups) {
+        const int i = base + G.offset();
+        const bool open = i < nv && Lo.w1[i] != kOut2;
+        const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
+        const bool lng = open && e - b > G.long_row();
+        uint32_t m = open ? Lo.w0[i] : 0u;
+        if (open && !lng) {
+          for (uint32_t q = b + G.gl; q < e; q += L) m = min(m, Tw(col(q)));
+          for (int o = L / 2; o; o >>= 1) m = min(m, __shfl_xor_sync(G.gmask, m, o));
+        }
+        unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
+        while (hm) {
+          const int src = __ffs(hm) - 1;
+          hm &= hm - 1;
+          const uint32_t hb = __shfl_sync(0xffffffffu, b, src),
+                         he = __shfl_sync(0xffffffffu, e, src);
+          uint32_t hmin = __shfl_sync(0xffffffffu, m, src);
+          for (uint32_t q = hb + lane; q < he; q += 32) hmin = min(hmin, Tw(col(q)));
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-        hmin = __reduce_min_sync(0xffffffffu, hmin);
+          hmin = __reduce_min_sync(0xffffffffu, hmin);
 #else
-        for (int o = 16; o; o >>= 1) hmin = min(hmin, __shfl_xor_sync(0xffffffffu, hmin, o));
+          for (int o = 16; o; o >>= 1) hmin = min(hmin, __shfl_xor_sync(0xffffffffu, hmin, o));
 #endif
-        if ((lane & ~(L - 1)) == src) m = hmin;
-      }
-      __syncwarp(); /* the group read w1[i] before lane 0 writes it */
-      if (open && G.gl == 0) Lo.w1[i] = m == 0u ? kOut2 : m;
-    }
-    sync_all<C>();
-    /* decide: OUT next to an OUT column, IN where every column is T[v] */
-    bool left = false;
-    for (int base = G.first(); base < nv; base += G.kGroups) {
-      const int i = base + G.offset();
-      const uint32_t t = i < nv ? Lo.w0[i] : 0u;
-      const bool open = i < nv && t != 0u && t != kOut2;
-      const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
-      const bool lng = open && e - b > G.long_row();
-      bool out = open && Lo.w1[i] == kOut2, all = open && Lo.w1[i] == t;
-      /* any OUT column, every column t: the host scan's result without its early exit */
-      if constexpr (L == 1) {
-        if (open && !lng)
-          for (uint32_t q = b; q < e && !out && (all || r > 0); ++q) {
-            const int u = col(q);
-            if (sub && !In[u]) continue;
-            const uint32_t m = M[u];
-            out = m == kOut2;
-            all = all && m == t;
-          }
-      } else if (open && !lng)
-        for (uint32_t q0 = b; q0 < e && !out && (all || r > 0); q0 += L) {
-          bool o = false, a = true;
-          if (q0 + G.gl < e) {
-            const int u = col(q0 + G.gl);
-            if (!sub || In[u]) {
-              const uint32_t m = M[u];
-              o = m == kOut2;
-              a = m == t;
-            }
-          }
-          out = __any_sync(G.gmask, o);
-          all = all && __all_sync(G.gmask, a);
+          if ((lane & ~(L - 1)) == src) m = hmin;
         }
-      unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
-      while (hm) {
-        const int src = __ffs(hm) - 1;
-        hm &= hm - 1;
-        const uint32_t ht = __shfl_sync(0xffffffffu, t, src);
-        const uint32_t hb = __shfl_sync(0xffffffffu, b, src), he = __shfl_sync(0xffffffffu, e, src);
-        bool ho = __shfl_sync(0xffffffffu, out, src), ha = __shfl_sync(0xffffffffu, all, src);
-        for (uint32_t q0 = hb; q0 < he && !ho && (ha || r > 0); q0 += 32) {
-          bool o = false, a = true;
-          if (q0 + lane < he) {
-            const int u = col(q0 + lane);
-            if (!sub || In[u]) {
-              const uint32_t m = M[u];
-              o = m == kOut2;
-              a = m == ht;
+        __syncwarp(); /* the group read w1[i] before lane 0 writes it */
+        if (open && G.gl == 0) Lo.w1[i] = m == 0u ? kOut2 : m;
+      }
+      sync_all<C>();
+      /* decide: OUT next to an OUT column, IN where every column is T[v] */
+      if constexpr (copies) gather_words<C>(Lo.rM, Lo.w1, p.shift, nblocks);
+      bool left = false;
+      for (int base = G.first(); base < nv; base += G.kGroups) {
+        const int i = base + G.offset();
+        const uint32_t t = i < nv ? Lo.w0[i] : 0u;
+        const bool open = i < nv && t != 0u && t != kOut2;
+        const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
+        const bool lng = open && e - b > G.long_row();
+        bool out = open && Lo.w1[i] == kOut2, all = open && Lo.w1[i] == t;
+        /* any OUT column, every column t: the host scan's result without its early exit */
+        if (L == 1) {
+          if (open && !lng)
+            for (uint32_t q = b; q < e && !out && (all || r > 0); ++q) {
+              const int u = col(q);
+              if (sub && !In[u]) continue;
+              const uint32_t m = Mw(u);
+              out = m == kOut2;
+              all = all && m == t;
             }
+        } else if (open && !lng)
+          for (uint32_t q0 = b; q0 < e && !out && (all || r > 0); q0 += L) {
+            bool o = false, a = true;
+            if (q0 + G.gl < e) {
+              const int u = col(q0 + G.gl);
+              if (!sub || In[u]) {
+                const uint32_t m = Mw(u);
+                o = m == kOut2;
+                a = m == t;
+              }
+            }
+            out = __any_sync(G.gmask, o);
+            all = all && __all_sync(G.gmask, a);
           }
-          ho = __any_sync(0xffffffffu, o);
-          ha = ha && __all_sync(0xffffffffu, a);
+        unsigned hm = __ballot_sync(0xffffffffu, lng && G.gl == 0);
+        while (hm) {
+          const int src = __ffs(hm) - 1;
+          hm &= hm - 1;
+          const uint32_t ht = __shfl_sync(0xffffffffu, t, src);
+          const uint32_t hb = __shfl_sync(0xffffffffu, b, src),
+                         he = __shfl_sync(0xffffffffu, e, src);
+          bool ho = __shfl_sync(0xffffffffu, out, src), ha = __shfl_sync(0xffffffffu, all, src);
+          for (uint32_t q0 = hb; q0 < he && !ho && (ha || r > 0); q0 += 32) {
+            bool o = false, a = true;
+            if (q0 + lane < he) {
+              const int u = col(q0 + lane);
+              if (!sub || In[u]) {
+                const uint32_t m = Mw(u);
+                o = m == kOut2;
+                a = m == ht;
+              }
+            }
+            ho = __any_sync(0xffffffffu, o);
+            ha = ha && __all_sync(0xffffffffu, a);
+          }
+          if ((lane & ~(L - 1)) == src) out = ho, all = ha;
         }
-        if ((lane & ~(L - 1)) == src) out = ho, all = ha;
+        if (open) {
+          __syncwarp(G.gmask); /* the group read t before lane 0 writes */
+          if (G.gl == 0)
+            Lo.w0[i] = out   ? kOut2
+                       : all ? 0u
+                             : (uint32_t)mis2_tuple(p.mode, p.seed, r + 1, v0 + i, p.idbits, 32);
+          left |= !out && !all;
+        }
       }
-      if (open) {
-        __syncwarp(G.gmask); /* the group read t before lane 0 writes */
-        if (G.gl == 0)
-          Lo.w0[i] = out   ? kOut2
-                     : all ? 0u
-                           : (uint32_t)mis2_tuple(p.mode, p.seed, r + 1, v0 + i, p.idbits, 32);
-        left |= !out && !all;
-      }
+      if (__any_sync(0xffffffffu, left) && lane == 0) atomicOr(&r0->flag[r & 1], 1u);
+      sync_all<C>();
+      go = r0->flag[r & 1];
+      ++r;
+      if (rank == 0 && threadIdx.x == 0) r0->flag[r & 1] = 0; /* last read before this barrier */
     }
-    if (__any_sync(0xffffffffu, left) && lane == 0) atomicOr(&r0->flag[r & 1], 1u);
-    sync_all<C>();
-    go = r0->flag[r & 1];
-    ++r;
-    if (rank == 0 && threadIdx.x == 0) r0->flag[r & 1] = 0; /* last read before this barrier */
-  }
+  };
+  if (reps)
+    rounds(std::true_type{});
+  else
+    rounds(std::false_type{});
   unsigned long long size = 0, und = 0;
   for (int i = threadIdx.x; i < nv; i += kThreads) {
     const uint32_t t = Lo.w0[i];
@@ -814,7 +890,14 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   /* What this launch asks for: the words and room for every column (a
    * block's are at most the graph's), so small graphs take little shared
    * memory and the SMs need not switch their L1 / shared split for them. */
-  const int64_t want = (int64_t)fixed + ((2 * g->nnz + 15) & ~(int64_t)15);
+  const int64_t cols = (2 * g->nnz + 15) & ~(int64_t)15;
+  /* MIS-2 on a cluster: each block's copies of every T and M word where
+   * they fit beside the columns */
+  const int64_t total = (int64_t)blocks << shift;
+  int replicas = 0;
+  if (k == 2 && blocks > 1 && shift >= 2 && (int64_t)fixed + 8 * total + cols <= smem)
+    replicas = (int)total;
+  const int64_t want = (int64_t)fixed + 8 * (int64_t)replicas + cols;
   const int use = want < smem ? (int)want : smem;
   SmemPlan p;
   memset(&p, 0, sizeof p);
@@ -825,7 +908,9 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   p.seed = opt->seed;
   p.n = n;
   p.shift = shift;
-  p.col_cap = use > (int)fixed ? (unsigned)((use - (int)fixed) / 2) : 0u;
+  const int before_cols = (int)fixed + 8 * replicas;
+  p.col_cap = use > before_cols ? (unsigned)((use - before_cols) / 2) : 0u;
+  p.replicas = replicas;
   p.mode = mode;
   p.idbits = mis2_id_bits(n);
   p.max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
