@@ -33,7 +33,6 @@
 #include <atomic>
 #include <type_traits>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "mis_backend.h"
