@@ -111,8 +111,9 @@ mispc_status mispc_dist_csr_check(mispc_context *ctx, const mispc_dist_csr *g) {
   mispc_status s = MISPC_SUCCESS;
   if (g->diag.mem != MISPC_MEM_HOST)
     s = mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "mispc_dist_csr_check: host graphs only");
-  /* one word a record where every global id is below 2^31 */
-  const int w = g->nglobal <= INT32_MAX ? 1 : 2;
+  /* one word a record where every global id is below 2^31 (tuning
+   * dist_check_pairs: two, as above that, for the tests) */
+  const int w = g->nglobal <= INT32_MAX && !ctx->tuning.dist_check_pairs ? 1 : 2;
   int64_t *mir = s ? NULL : (int64_t *)malloc(sizeof(int64_t) * (size_t)(w * ne + 2));
   int *dest = s ? NULL : (int *)malloc(sizeof(int) * (size_t)(ne + 1));
   if (!s && (!mir || !dest))

@@ -56,6 +56,8 @@ static const knob knobs[] = {
          "distributed aggregation: phase 3 sorts the labels of rows over N (0: GPU 256, host 64)"),
     KNOB(dist_ghost_search, "0|1",
          "distributed graphs: ghost indices by a search (the path over 2^31 vertices)"),
+    KNOB(dist_check_pairs, "0|1",
+         "distributed graph check: (row, column) pairs (the path over 2^31 vertices)"),
 };
 #undef KNOB
 #define NKNOBS (sizeof knobs / sizeof *knobs)

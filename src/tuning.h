@@ -90,6 +90,9 @@ typedef struct mispc_tuning {
   int dist_ghost_search;       /* 1: a distributed graph's ghost indices by a binary search an
                                   off-rank entry (the path of graphs over 2^31 vertices) instead
                                   of one sort of (column, entry) keys */
+  int dist_check_pairs;        /* 1: mispc_dist_csr_check routes (row, column) pairs of two
+                                  words (the path of graphs over 2^31 vertices) instead of one
+                                  8-byte key an entry */
 } mispc_tuning;
 
 /* Copies *t into the context (checked: MISPC_ERR_INVALID_ARG naming the

@@ -1110,18 +1110,27 @@ static void test_aggregate_lists(void) {
   mispc_context_destroy(ctx);
 }
 
-/* Bad input on one rank gives the same error on every rank (and no hang). */
+/* Bad input on one rank gives the same error on every rank (and no hang);
+ * the symmetry check with one-word keys and (tuning dist_check_pairs, the
+ * path of graphs over 2^31 vertices) with pairs. */
 static void test_errors(void) {
   mispc_context *ctx = test_context(0);
   mispc_dist_csr D;
+  mispc_tuning t0, tp;
+  mispc_context_get_tuning_(ctx, &t0);
+  tp = t0, tp.dist_check_pairs = 1;
   int64_t n = 10 * nranks_, r0 = 10 * rank_, r1 = r0 + 10;
   int64_t rowptr[11], col[10];
   for (int i = 0; i <= 10; ++i) rowptr[i] = i;
   for (int i = 0; i < 10; ++i) col[i] = (r0 + i + 1) % n; /* a ring, one direction */
   CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rowptr, col, NULL, &D));
   /* a ring in one direction only: not symmetric, on every rank */
-  CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
-  CHECK(strstr(mispc_context_error(ctx), "not symmetric") != NULL);
+  for (int pairs = 0; pairs < 2; ++pairs) {
+    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, pairs ? &tp : &t0));
+    CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
+    CHECK(strstr(mispc_context_error(ctx), "not symmetric") != NULL);
+  }
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
   mispc_dist_csr_free(ctx, &D);
   /* The ring both ways with self loops and a repeated entry: symmetric. Then
    * without the left neighbour of global row 0 (an entry between ranks when
@@ -1140,15 +1149,21 @@ static void test_errors(void) {
       }
       rp2[10] = k;
       CHECK_OK(ctx, mispc_dist_csr_from_global(ctx, MPI_COMM_WORLD, n, r0, r1, rp2, c2, NULL, &D));
-      if (drop) {
-        CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
-        /* the missing entry named, on every rank (row 0 lacks column n - 1) */
-        char want[96];
-        snprintf(want, sizeof want, "entry (%lld, 0) has no entry (0, %lld)", (long long)(n - 1),
-                 (long long)(n - 1));
-        CHECK(strstr(mispc_context_error(ctx), want) != NULL);
-      } else
-        CHECK_OK(ctx, mispc_dist_csr_check(ctx, &D));
+      for (int pairs = 0; pairs < 2; ++pairs) {
+        CHECK_OK(ctx, mispc_context_set_tuning_(ctx, pairs ? &tp : &t0));
+        if (drop) {
+          CHECK_STATUS(ctx, mispc_dist_csr_check(ctx, &D), MISPC_ERR_UNSYMMETRIC);
+          /* the missing entry named, on every rank (row 0 lacks column n - 1) */
+          char want[96];
+          snprintf(want, sizeof want, "entry (%lld, 0) has no entry (0, %lld)", (long long)(n - 1),
+                   (long long)(n - 1));
+          CHECK_MSG(strstr(mispc_context_error(ctx), want) != NULL,
+                    "check with %s: \"%s\" on rank %d", pairs ? "pairs" : "keys",
+                    mispc_context_error(ctx), rank_);
+        } else
+          CHECK_OK(ctx, mispc_dist_csr_check(ctx, &D));
+      }
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
       mispc_dist_csr_free(ctx, &D);
     }
   }
