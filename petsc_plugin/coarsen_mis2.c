@@ -401,6 +401,12 @@ static PetscErrorCode auto_min_free(MatCoarsen cg, MispcCoarsen *mc) {
     mc->k_used = 2; /* unused: mis2basic has no phase 2 */
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  if (!cg->graph->ops->getinfo) { /* a type without MatGetInfo: the 7-point Laplacian's */
+    mc->k_used = 8;
+    PetscCall(PetscInfo(cg, "mis2agg: phase-2 roots need 8 unaggregated neighbours (the "
+                            "graph's type has no MatGetInfo)\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatGetInfo(cg->graph, MAT_GLOBAL_SUM, &info));
   const double mean = mc->nglobal > 0 ? info.nz_used / (double)mc->nglobal : 0.0;
   mc->k_used = 1 + (PetscInt)ceil(mean);
