@@ -37,6 +37,10 @@ rm -f "$tmp"/count.* "$tmp/order"
 out=$(BAD=1 "$repo/scripts/gpu-bundle/compare-lib" "$tmp/libother.so.0.1.0" --rounds 2 -- mis2 x 2>&1) &&
   fail "exit 0 with a failed check"
 grep -q "gen:kron:10 default (other, round 1): check FAILED" <<<"$out" || fail "failed check not named"
+# OTHER_LIB relative to the caller's folder (the script changes to the repo root)
+out=$(cd "$tmp" && "$repo/scripts/gpu-bundle/compare-lib" libother.so.xz --rounds 1 -- mis2 x 2>&1) ||
+  fail "relative OTHER_LIB"
+grep -Eq "^gen:kron:10 +default +[0-9.]+ \(" <<<"$out" || fail "relative OTHER_LIB's table"
 out=$("$repo/scripts/gpu-bundle/compare-lib" "$tmp/missing.so" -- mis2 x 2>&1)
 [ $? = 2 ] && grep -q "no such file" <<<"$out" || fail "missing library"
 echo "compare_lib: ok"
