@@ -46,15 +46,6 @@ static int diag_mirrors(const mispc_csr *A, int64_t n, int64_t *bi, int64_t *bj)
   return bad;
 }
 
-/* Mirror k of the records: (row, column) global ids, packed in one word
- * (w = 1: row << 32 | column, every id below 2^31) or two. */
-static inline void record_get(const int64_t *rec, int w, int64_t k, int64_t *r, int64_t *c) {
-  if (w == 1)
-    *r = rec[k] >> 32, *c = rec[k] & 0xFFFFFFFFll;
-  else
-    *r = rec[2 * k], *c = rec[2 * k + 1];
-}
-
 /* Whether the received mirrors (w words each: (row, column) of this rank's
  * rows) are all among this rank's off-diagonal entries, both lists sorted
  * and merged: 0 yes; 1 with (*bi, *bj) the sender's entry whose mirror is
