@@ -17,6 +17,11 @@ case ":${LD_LIBRARY_PATH:-}:" in *"/other:"*) [ -f "${LD_LIBRARY_PATH%%:*}/libmi
 n=$(cat "$STUB_DIR/count.$lib" 2>/dev/null || echo 0); n=$((n + 1)); echo $n >"$STUB_DIR/count.$lib"
 echo "$lib" >>"$STUB_DIR/order"
 echo "# mispc bench $*"
+if [ "$2" = agg ]; then # bench agg's table: "matrix", the time in column agg
+  echo "matrix  algo  nodes  agg  check"
+  echo "gen:kron:10 mis2agg 1024 $(awk -v b=$base 'BEGIN {printf "%.4f", 3 * b}') ok"
+  exit 0
+fi
 echo "graph   variant  rows  ms  check"
 chk=ok; [ "$lib" = other ] && [ "${BAD:-0}" = 1 ] && chk=FAILED
 echo "gen:kron:10 default 1024 $(awk -v b=$base -v n=$n 'BEGIN {printf "%.4f", b + n}') $chk"
@@ -41,6 +46,14 @@ grep -q "gen:kron:10 default (other, round 1): check FAILED" <<<"$out" || fail "
 out=$(cd "$tmp" && "$repo/scripts/gpu-bundle/compare-lib" libother.so.xz --rounds 1 -- mis2 x 2>&1) ||
   fail "relative OTHER_LIB"
 grep -Eq "^gen:kron:10 +default +[0-9.]+ \(" <<<"$out" || fail "relative OTHER_LIB's table"
+# another table's time column (bench agg): other 6, new 3
+out=$("$repo/scripts/gpu-bundle/compare-lib" "$tmp/libother.so.xz" --rounds 2 --column agg -- agg x 2>&1) ||
+  fail "--column agg"
+grep -Eq "^gen:kron:10 +mis2agg +6\.0000 \(6\.0000-6\.0000\) +3\.0000 \(3\.0000-3\.0000\) +0\.500$" <<<"$out" ||
+  fail "agg row"
+out=$("$repo/scripts/gpu-bundle/compare-lib" "$tmp/libother.so.xz" --rounds 1 -- agg x 2>&1) &&
+  fail "exit 0 without the ms column"
+grep -q "no table rows with a column ms" <<<"$out" || fail "missing column not named"
 out=$("$repo/scripts/gpu-bundle/compare-lib" "$tmp/missing.so" -- mis2 x 2>&1)
 [ $? = 2 ] && grep -q "no such file" <<<"$out" || fail "missing library"
 echo "compare_lib: ok"
