@@ -5,6 +5,7 @@
  * MIS-2 ran on), so plain parallel writes never collide. Phase 3 reads a
  * frozen copy of the labels, so its choices do not depend on order. Root
  * numbering in increasing id comes from CUB's stable select. */
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -88,18 +89,25 @@ __global__ void aggregate_sizes(int64_t n, const int32_t *tent, int32_t *size) {
 /* Phase 3: each unaggregated v joins, among the tentative aggregates of its
  * neighbours, the one with most neighbours in it, then the smaller, then the
  * lower id (basic: that of its smallest-id aggregated neighbour). */
-constexpr int64_t kPairwiseDegree = 32; /* above: sorted labels (phase3_sorted) */
+constexpr int64_t kPairwiseDegree = 32; /* above: labels counted in a hash table */
+constexpr int64_t kHashRow = 2048; /* above: sorted labels (phase3_sorted; tuning agg_hash_row) */
 
-/* deferred counts the vertices left to phase3_sorted (one atomic per block). */
+/* Leftovers of more than kPairwiseDegree entries are left to the passes
+ * after the phases' wait and counted in *deferred (one atomic per block):
+ * those of at most hash_row entries in its low 32 bits (phase3_hashed), the
+ * others in its high bits (phase3_sorted). Appending them to a list here
+ * made this kernel 10-15 us slower on 27-point graphs of 8,000 vertices
+ * (H200, 2026-11-30), where none are left. */
 __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, const int32_t *tent,
-                       const int32_t *size, bool basic, int32_t *agg,
+                       const int32_t *size, bool basic, int64_t hash_row, int32_t *agg,
                        unsigned long long *deferred) {
   unsigned long long mine = 0;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
        v += (int64_t)gridDim.x * blockDim.x) {
     if (tent[v] >= 0) continue;
-    if (!basic && rowptr[v + 1] - rowptr[v] > kPairwiseDegree) { /* phase3_sorted */
-      ++mine;
+    const int64_t deg = rowptr[v + 1] - rowptr[v];
+    if (!basic && deg > kPairwiseDegree) {
+      mine += deg > hash_row ? 1ull << 32 : 1ull;
       continue;
     }
     int32_t best = -1;
@@ -127,13 +135,84 @@ __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, 
   mispc_block_add<kBlock>(mine, deferred);
 }
 
-/* High-degree leftovers: flag them, then gather their neighbours' labels into
- * one segment each (unaggregated neighbours as INT32_MAX, sorted last). */
-__global__ void high_leftovers(int64_t n, const int64_t *rowptr, const int32_t *tent,
-                               uint8_t *flag) {
+/* Phase 3 for the listed leftovers (kPairwiseDegree < degree <= kHashRow):
+ * a block a vertex counts its neighbours' labels in a shared-memory hash
+ * table (exact counts, whatever the order of the atomics), then the block
+ * picks the label of most neighbours, then the smaller aggregate, then the
+ * lower id: phase3's choice. No scan, allocations or CUB segmented sort,
+ * as the sorted path has, and no wait where longer rows follow. */
+constexpr int kHashBits = 12;
+constexpr int kHashSlots = 1 << kHashBits; /* at least 2 kHashRow: short probes */
+struct Pick {
+  int32_t label, count, size; /* label -1: none */
+};
+struct PickBetter {
+  __device__ Pick operator()(const Pick &x, const Pick &y) const {
+    if (x.label < 0) return y;
+    if (y.label < 0) return x;
+    const bool xb =
+        x.count > y.count ||
+        (x.count == y.count && (x.size < y.size || (x.size == y.size && x.label < y.label)));
+    return xb ? x : y;
+  }
+};
+__global__ void __launch_bounds__(kBlock)
+    phase3_hashed(const int32_t *list, const int64_t *count, const int64_t *rowptr,
+                  const int32_t *colidx, const int32_t *tent, const int32_t *size, int32_t *agg) {
+  __shared__ int32_t key[kHashSlots], cnt[kHashSlots];
+  using Reduce = cub::BlockReduce<Pick, kBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  const int64_t h = *count;
+  for (int64_t k = blockIdx.x; k < h; k += gridDim.x) {
+    const int32_t v = list[k];
+    const int64_t b = rowptr[v], e = rowptr[v + 1];
+    /* a table of at least twice the row (resetting and scanning 4096 slots
+     * for rows of 81 entries made Elasticity3D_20's aggregation 9 % slower) */
+    int bits = 6;
+    while ((1ll << bits) < 2 * (e - b)) ++bits;
+    const int slots = 1 << bits;
+    for (int i = threadIdx.x; i < slots; i += kBlock) key[i] = -1, cnt[i] = 0;
+    __syncthreads();
+    for (int64_t p = b + threadIdx.x; p < e; p += kBlock) {
+      const int32_t a = tent[colidx[p]];
+      if (a < 0) continue;
+      for (uint32_t slot = ((uint32_t)a * 2654435761u) >> (32 - bits);;
+           slot = (slot + 1) & (slots - 1)) {
+        const int32_t was = atomicCAS(&key[slot], -1, a);
+        if (was == -1 || was == a) {
+          atomicAdd(&cnt[slot], 1);
+          break;
+        }
+      }
+    }
+    __syncthreads();
+    Pick best = {-1, 0, 0};
+    for (int i = threadIdx.x; i < slots; i += kBlock)
+      if (key[i] >= 0) best = PickBetter()(best, Pick{key[i], cnt[i], size[key[i]]});
+    best = Reduce(temp).Reduce(best, PickBetter());
+    if (threadIdx.x == 0) agg[v] = best.label;
+    __syncthreads(); /* the table and temp are reused for the next vertex */
+  }
+}
+
+/* Flags the leftovers of lo < degree <= hi entries (for phase3_hashed, or
+ * for phase3_sorted, which gathers their neighbours' labels into one
+ * segment each: unaggregated neighbours as INT32_MAX, sorted last). */
+__global__ void high_leftovers(int64_t n, const int64_t *rowptr, const int32_t *tent, int64_t lo,
+                               int64_t hi, uint8_t *flag) {
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < n;
-       v += (int64_t)gridDim.x * blockDim.x)
-    flag[v] = tent[v] < 0 && rowptr[v + 1] - rowptr[v] > kPairwiseDegree;
+       v += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t deg = rowptr[v + 1] - rowptr[v];
+    flag[v] = tent[v] < 0 && deg > lo && deg <= hi;
+  }
+}
+
+/* Rows of at most this many entries take phase3_hashed (tuning agg_hash_row;
+ * the table holds kHashSlots labels, so at most kHashSlots / 2). */
+static int64_t hash_row(const mispc_context *ctx) {
+  const int64_t t = ctx->tuning.agg_hash_row;
+  if (t == 0) return kHashRow;
+  return t < kPairwiseDegree ? kPairwiseDegree : t > kHashSlots / 2 ? kHashSlots / 2 : t;
 }
 
 __global__ void segment_sizes(int64_t h, const int32_t *list, const int64_t *rowptr, int64_t *len) {
@@ -287,13 +366,14 @@ struct AggCounts {
   int64_t added2;            /* phase-2 roots */
   unsigned long long left1;  /* unaggregated after phase 1 */
   unsigned long long left2;  /* unaggregated after phase 2 */
-  unsigned long long defer3; /* phase-3 leftovers of degree > kPairwiseDegree */
+  unsigned long long defer3; /* phase-3 leftovers past kPairwiseDegree (phase3's packing) */
   int64_t high;              /* the same, as selected */
   unsigned first;            /* MISPC_ISOLATED_COLLECT: the least isolated aggregate */
   int32_t kept;              /* and the others */
+  int64_t hashed;            /* phase-3 leftovers listed for phase3_hashed */
 };
 
-/* Phase 3 for the h leftovers of degree > kPairwiseDegree: CUB segmented
+/* Phase 3 for the h leftovers of degree > kHashRow: CUB segmented
  * sort of their neighbours' labels, then one pass per segment (O(deg log
  * deg)). Graphs with such leftovers pay a sync at the end, and those of
  * more than kBoundedLabels entries one more round trip before (the labels'
@@ -311,7 +391,8 @@ static mispc_status phase3_high_degree(mispc_context *ctx, cudaStream_t s, const
   int32_t *labels = NULL, *sorted = NULL;
   int64_t *off = NULL, total = 0;
   void *temp = NULL;
-  high_leftovers<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(n, g->rowptr, tent, flag);
+  high_leftovers<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(
+      n, g->rowptr, tent, hash_row(ctx), INT64_MAX, flag);
   mispc_status st =
       MISPC_CUDA_CALL(ctx, select_flagged(sel_temp, sel_bytes, n, flag, list, d_h, s));
   if (!st) st = mispc_scratch_alloc(ctx, (size_t)(h + 1) * 8, (void **)&off, "segments");
@@ -425,7 +506,7 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
                bytes = at_flag + (size_t)n + 16;
   char *scratch = NULL;
   if (!st) st = mispc_scratch_alloc(ctx, bytes, (void **)&scratch, "aggregation scratch");
-  AggCounts *c = (AggCounts *)scratch, got = {0, 0, 0, 0, 0, 0, 0, 0};
+  AggCounts *c = (AggCounts *)scratch, got = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   void *sel_temp = scratch + at_sel;
   int32_t *list = (int32_t *)(scratch + at_list), *tent = (int32_t *)(scratch + at_tent),
           *size = (int32_t *)(scratch + at_size);
@@ -473,7 +554,8 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
    * unaggregated pass. */
   if (!st && n > 0) {
     aggregate_sizes<<<grid, kBlock, 0, s>>>(n, tent, size);
-    phase3<<<grid, kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic, a->agg, &c->defer3);
+    phase3<<<grid, kBlock, 0, s>>>(n, g->rowptr, g->colidx, tent, size, basic, hash_row(ctx),
+                                   a->agg, &c->defer3);
   }
   /* Isolated aggregates to collect: found from the roots, before phase 3's
    * labels are final; relabelled after the read. */
@@ -496,11 +578,30 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
   }
   if (basic) got.left2 = got.left1;
   double extra = 0;
-  if (!st && got.defer3 > 0) {
+  /* Phase 3's long rows, where the count says there are any (launched
+   * before the wait with nothing to do, phase3_hashed and its 32 KB of
+   * shared memory cost Elasticity3D_20's aggregation 14 us, H200,
+   * 2026-11-30); the sorted path waits at its end. */
+  const int64_t hashed = (int64_t)(got.defer3 & 0xffffffffull),
+                sorted = (int64_t)(got.defer3 >> 32);
+  if (!st && hashed > 0) {
     const double t = mispc_wtime();
-    st = phase3_high_degree(ctx, s, g, tent, size, a->agg, (int64_t)got.defer3, flag, list,
-                            sel_temp, sel, &c->high);
+    high_leftovers<<<grid, kBlock, 0, s>>>(n, g->rowptr, tent, kPairwiseDegree, hash_row(ctx),
+                                           flag);
+    st = MISPC_CUDA_CALL(ctx, select_flagged(sel_temp, sel, n, flag, list, &c->hashed, s));
+    if (!st) {
+      phase3_hashed<<<mispc_device_grid(ctx, hashed * kBlock, kBlock), kBlock, 0, s>>>(
+          list, &c->hashed, g->rowptr, g->colidx, tent, size, a->agg);
+      st = sorted > 0 ? MISPC_CUDA_CALL(ctx, cudaGetLastError())
+                      : mispc_sync(ctx, s, "phase 3 (hashed labels)");
+    }
     extra = mispc_wtime() - t;
+  }
+  if (!st && sorted > 0) {
+    const double t = mispc_wtime();
+    st = phase3_high_degree(ctx, s, g, tent, size, a->agg, sorted, flag, list, sel_temp, sel,
+                            &c->high);
+    extra += mispc_wtime() - t;
   }
   if (!st) {
     a->naggs = got.roots1 + got.added2;

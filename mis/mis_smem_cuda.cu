@@ -75,7 +75,8 @@ struct SmemPlan {
   int idbits;       /* MIS-2 */
   int max_rounds;
   int sync_free; /* MIS-1: the sync-free pass instead of rounds */
-  int replicas;  /* MIS-2 in a cluster: words of each block's copies of T and M (0: none) */
+  int replicas;  /* MIS-2 in a cluster: vertices in each block's copies of T, M and the
+                    subset flags (0: none) */
 };
 
 /* A block's shared memory: per owned vertex the row offset, one or two
@@ -88,6 +89,7 @@ struct Layout {
   uint8_t *flag;     /* MIS-1 rounds: joins this round; MIS-2: inside the subset */
   uint16_t *resume;  /* MIS-1 sync-free pass: where v's next scan starts (flag's bytes) */
   uint32_t *rT, *rM; /* MIS-2 in a cluster: every vertex's T and M (SmemPlan::replicas) */
+  uint8_t *rIn;      /* and, with a subset, every vertex's subset flag */
   uint16_t *col;     /* the block's column indices where they fit */
   __host__ __device__ static size_t fixed_bytes(int per_block, int words, int flag_bytes) {
     const size_t v = (size_t)per_block;
@@ -102,7 +104,8 @@ struct Layout {
     resume = (uint16_t *)flag;
     rT = (uint32_t *)(base + fixed_bytes(per_block, words, flag_bytes));
     rM = rT + replicas;
-    col = (uint16_t *)(rT + 2 * replicas);
+    rIn = (uint8_t *)(rT + 2 * replicas);
+    col = (uint16_t *)(rIn + (flag_bytes ? replicas : 0)); /* replicas: a multiple of 4 */
   }
 };
 
@@ -594,6 +597,10 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
     bool hub = false;
     for (int i = threadIdx.x; i < nv; i += kThreads) hub |= Lo.off[i + 1] - Lo.off[i] > kHubRow;
     reps = __syncthreads_or(hub);
+    /* the subset flags do not change during the call: copied once, from
+     * global memory (the sync_all below orders them before round 0) */
+    if (reps && p.subset)
+      for (int u = threadIdx.x; u < p.replicas; u += kThreads) Lo.rIn[u] = u < p.n && p.subset[u];
   }
   Shared *const r0 = sh.rank0;
   if (__any_sync(0xffffffffu, any) && lane == 0) atomicOr(&r0->flag[1], 1u);
@@ -622,6 +629,12 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
         return Lo.rM[u];
       else
         return M[u];
+    };
+    auto Inw = [&](int u) -> bool {
+      if constexpr (copies)
+        return Lo.rIn[u];
+      else
+        return In[u];
     };
     for (bool go = r0->flag[1]; go;) {
       if (r >= p.max_rounds) {
@@ -674,7 +687,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
           if (open && !lng)
             for (uint32_t q = b; q < e && !out && (all || r > 0); ++q) {
               const int u = col(q);
-              if (sub && !In[u]) continue;
+              if (sub && !Inw(u)) continue;
               const uint32_t m = Mw(u);
               out = m == kOut2;
               all = all && m == t;
@@ -684,7 +697,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
             bool o = false, a = true;
             if (q0 + G.gl < e) {
               const int u = col(q0 + G.gl);
-              if (!sub || In[u]) {
+              if (!sub || Inw(u)) {
                 const uint32_t m = Mw(u);
                 o = m == kOut2;
                 a = m == t;
@@ -705,7 +718,7 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
             bool o = false, a = true;
             if (q0 + lane < he) {
               const int u = col(q0 + lane);
-              if (!sub || In[u]) {
+              if (!sub || Inw(u)) {
                 const uint32_t m = Mw(u);
                 o = m == kOut2;
                 a = m == ht;
@@ -890,13 +903,14 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
    * block's are at most the graph's), so small graphs take little shared
    * memory and the SMs need not switch their L1 / shared split for them. */
   const int64_t cols = (2 * g->nnz + 15) & ~(int64_t)15;
-  /* MIS-2 on a cluster: each block's copies of every T and M word where
-   * they fit beside the columns */
+  /* MIS-2 on a cluster: each block's copies of every T and M word (and
+   * subset flag) where they fit beside the columns */
   const int64_t total = (int64_t)blocks << shift;
   int replicas = 0;
-  if (k == 2 && blocks > 1 && shift >= 2 && (int64_t)fixed + 8 * total + cols <= smem)
+  const int64_t per_copy = subset ? 9 : 8; /* T, M (and the subset flag) a vertex */
+  if (k == 2 && blocks > 1 && shift >= 2 && (int64_t)fixed + per_copy * total + cols <= smem)
     replicas = (int)total;
-  const int64_t want = (int64_t)fixed + 8 * (int64_t)replicas + cols;
+  const int64_t want = (int64_t)fixed + per_copy * (int64_t)replicas + cols;
   const int use = want < smem ? (int)want : smem;
   SmemPlan p;
   memset(&p, 0, sizeof p);
@@ -907,7 +921,7 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   p.seed = opt->seed;
   p.n = n;
   p.shift = shift;
-  const int before_cols = (int)fixed + 8 * replicas;
+  const int before_cols = (int)fixed + (int)per_copy * replicas;
   p.col_cap = use > before_cols ? (unsigned)((use - before_cols) / 2) : 0u;
   p.replicas = replicas;
   p.mode = mode;

@@ -43,6 +43,9 @@ typedef struct mispc_tuning {
   int mis_smem_lanes; /* MIS: lanes a vertex in the shared-memory kernel, 1 .. 32 (0 auto) */
   int mis1_lanes;     /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
                          (0: by the mean degree) */
+  int agg_hash_row;   /* GPU aggregation: phase 3's leftovers with rows of 33 .. N entries
+                         count their neighbours' labels in a shared-memory hash table, longer
+                         ones sort them (0: 2048; 32 or less: every one sorts) */
   int mis2_hub_row;   /* MIS-2 worklist rounds (one process and host-driven distributed):
                          the column of a row of more than this many entries runs in chunks
                          of half of it over the grid (0: 1024; less than 32: 32) */

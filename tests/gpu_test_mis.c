@@ -429,6 +429,26 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
       mispc_context_set_tuning_(ctx, NULL);
       subset_case_close(&c);
     }
+  /* MIS-2 of a subset where blocks with hub rows (over 192 entries) read
+   * their copies of T, M and the subset flags: graphs small enough for the
+   * copies beside the columns, subsets of several densities */
+  const char *hubs[] = {"gen:kron:10", "gen:kron:11", "gen:kron:9"};
+  for (size_t i = 0; i < sizeof hubs / sizeof *hubs; ++i)
+    for (int b = 8; b <= 16; b *= 2)
+      for (int percent = 30; percent <= 90; percent += 30) {
+        subset_case c;
+        subset_case_open(&c, hubs[i], (uint64_t)(b + percent), percent);
+        mispc_tuning t = {0};
+        t.mis_smem_blocks = b;
+        CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+        mispc_mis_result hr, gr;
+        CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
+        CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
+        CHECK_MSG(subset_case_same(&c) && gr.rounds == hr.rounds && hr.set_size == gr.set_size,
+                  "%s, %d blocks, %d%% subset: MIS-2 GPU != host", hubs[i], b, percent);
+        mispc_context_set_tuning_(ctx, NULL);
+        subset_case_close(&c);
+      }
 }
 
 /* The last "shared-memory kernel" line of a call (verbosity 2), "" when the
