@@ -148,6 +148,17 @@ static int subset_case_same(subset_case *c) {
   return !memcmp(c->hs, c->gs, c->n);
 }
 
+/* MIS-2 of c's subset on the host and, under tuning t, on the GPU: 1 where
+ * the sets, their sizes and the round counts agree. */
+static int subset_mis2_same(subset_case *c, const mispc_tuning *t) {
+  mispc_mis_result hr, gr;
+  CHECK_OK(ctx, mispc_mis2_subset(ctx, &c->H, NULL, c->sub, c->hs, &hr));
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, t));
+  CHECK_OK(ctx, mispc_mis2_subset(ctx, &c->D, NULL, c->dsub, c->ds, &gr));
+  mispc_context_set_tuning_(ctx, NULL);
+  return subset_case_same(c) && hr.rounds == gr.rounds && hr.set_size == gr.set_size;
+}
+
 static void subset_case_close(subset_case *c) {
   mispc_free(ctx, MISPC_MEM_DEVICE, c->dsub);
   mispc_free(ctx, MISPC_MEM_DEVICE, c->ds);
@@ -440,13 +451,8 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
         subset_case_open(&c, hubs[i], (uint64_t)(b + percent), percent);
         mispc_tuning t = {0};
         t.mis_smem_blocks = b;
-        CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
-        mispc_mis_result hr, gr;
-        CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
-        CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
-        CHECK_MSG(subset_case_same(&c) && gr.rounds == hr.rounds && hr.set_size == gr.set_size,
-                  "%s, %d blocks, %d%% subset: MIS-2 GPU != host", hubs[i], b, percent);
-        mispc_context_set_tuning_(ctx, NULL);
+        CHECK_MSG(subset_mis2_same(&c, &t), "%s, %d blocks, %d%% subset: MIS-2 GPU != host",
+                  hubs[i], b, percent);
         subset_case_close(&c);
       }
 }
@@ -691,13 +697,7 @@ static void test_gpu_mis2_subset_equals_host(void) {
     for (int np = 0; np <= 1; ++np) {
       mispc_tuning t = {0};
       t.mis_no_persistent = np;
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
-      mispc_mis_result hr, gr;
-      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.H, NULL, c.sub, c.hs, &hr));
-      CHECK_OK(ctx, mispc_mis2_subset(ctx, &c.D, NULL, c.dsub, c.ds, &gr));
-      mispc_context_set_tuning_(ctx, NULL);
-      CHECK_MSG(subset_case_same(&c) && hr.rounds == gr.rounds, "%s: subset MIS-2 GPU != host",
-                g[i]);
+      CHECK_MSG(subset_mis2_same(&c, &t), "%s: subset MIS-2 GPU != host", g[i]);
     }
     subset_case_close(&c);
   }
