@@ -578,10 +578,8 @@ extern "C" mispc_status agg_phases_cuda(mispc_context *ctx, const mispc_csr *g,
   }
   if (basic) got.left2 = got.left1;
   double extra = 0;
-  /* Phase 3's long rows, where the count says there are any (launched
-   * before the wait with nothing to do, phase3_hashed and its 32 KB of
-   * shared memory cost Elasticity3D_20's aggregation 14 us, H200,
-   * 2026-11-30); the sorted path waits at its end. */
+  /* Phase 3's long rows, where the count says there are any (no launch
+   * with nothing to do); the sorted path waits at its end. */
   const int64_t hashed = (int64_t)(got.defer3 & 0xffffffffull),
                 sorted = (int64_t)(got.defer3 >> 32);
   if (!st && hashed > 0) {
