@@ -79,9 +79,10 @@ struct SmemPlan {
                     subset flags (0: none) */
 };
 
-/* A block's shared memory: per owned vertex the row offset, one or two
- * words, (MIS-1) a join flag or resume place (2 bytes) or (MIS-2 with a
- * subset) a subset flag (1 byte); the column slots after them. */
+/* A block's shared memory: per owned vertex one or two words, the row
+ * offset, (MIS-1) a join flag or resume place (2 bytes) or (MIS-2 with a
+ * subset) a subset flag (1 byte); then (MIS-2 in a cluster, where they fit)
+ * the copies of every vertex's T, M and subset flag; the column slots last. */
 struct Layout {
   uint32_t *w0;      /* MIS-1 status, MIS-2 T (16-byte aligned: replicas copy it by uint4) */
   uint32_t *w1;      /* MIS-2 M */
