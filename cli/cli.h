@@ -42,7 +42,7 @@ int cli_close_output(const char *cmd, FILE *f, const char *path);
 /* The --priority option: the words of CLI_PRIORITY_WORDS in the order of
  * the table of cli_priority, which maps a CLI_CHOICE index to the priority
  * (index < 0, the option not given: MISPC_PRIORITY_DEFAULT). */
-#define CLI_PRIORITY_WORDS "degree|largest-degree|hash|per-round|default"
+#define CLI_PRIORITY_WORDS "degree|largest-degree|hash|per-round|default|cover"
 mispc_priority cli_priority(int index);
 /* Logger that prints library progress lines to stderr. */
 void cli_log(void *user, const char *line);

@@ -6,9 +6,9 @@
 #include "cli.h"
 
 mispc_priority cli_priority(int index) {
-  static const mispc_priority p[] = {MISPC_PRIORITY_DEGREE, MISPC_PRIORITY_LARGEST_DEGREE,
-                                     MISPC_PRIORITY_HASH, MISPC_PRIORITY_HASH_PER_ROUND,
-                                     MISPC_PRIORITY_DEFAULT};
+  static const mispc_priority p[] = {MISPC_PRIORITY_DEGREE,  MISPC_PRIORITY_LARGEST_DEGREE,
+                                     MISPC_PRIORITY_HASH,    MISPC_PRIORITY_HASH_PER_ROUND,
+                                     MISPC_PRIORITY_DEFAULT, MISPC_PRIORITY_COVER};
   return index >= 0 && index < (int)(sizeof p / sizeof p[0]) ? p[index] : MISPC_PRIORITY_DEFAULT;
 }
 

@@ -42,7 +42,7 @@ static int level0_labels(mispc_context *ctx, const char *path, const mispc_aggre
 int cmd_coarsen(int argc, char **argv) {
   const char *spec = NULL, *outfile = NULL;
   int use_gpu = -1, no_verify = 0, verbose = 0, threads = 0, levels = 10, bs = 1, algo = 0,
-      isolated = 0, hist = 0;
+      isolated = 0, hist = 0, cover = 0;
   long long min_size = 100, max_size = 0;
   double theta = 0;
   mispc_agg_options opt;
@@ -75,6 +75,10 @@ int cmd_coarsen(int argc, char **argv) {
       CLI_OPT_INT("--block-size", "B", "rows per node of the strength graph (default 1)", &bs, 1,
                   1 << 20),
       CLI_OPT_SEED("--seed", "S", "MIS-2 hash seed (default 0)", &opt.mis.seed),
+      CLI_OPT_CHOICE("--priority", "per-round|cover",
+                     "MIS-2 priority: per-round hash (default) or cover\n(most undecided vertices "
+                     "within distance 2 first:\nfewer, larger aggregates; GPUs: one process)",
+                     &cover),
       CLI_OPTS_BACKEND(&use_gpu),
       CLI_OPT_THREADS(&threads),
       CLI_OPT_FLAG("--no-verify", "skip checking every level's aggregates", &no_verify, 1),
@@ -101,6 +105,7 @@ int cmd_coarsen(int argc, char **argv) {
   int npos = 0, rc = cli_args_parse(&cmd, argc, argv, 1, &spec, &npos);
   if (rc) return rc == CLI_ARGS_HELP ? 0 : 2;
   opt.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+  if (cover == 1) opt.mis.priority = MISPC_PRIORITY_COVER;
   opt.isolated = isolated ? MISPC_ISOLATED_COLLECT : MISPC_ISOLATED_SINGLETONS;
   opt.max_size = (int64_t)max_size;
   const int verify = !no_verify;

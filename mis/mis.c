@@ -24,10 +24,10 @@ static mispc_status check_call(mispc_context *ctx, const mispc_csr *g,
   MISPC_TRY(mispc_check_graph_shape(ctx, g, name));
   if (opt->priority != MISPC_PRIORITY_DEFAULT && opt->priority != MISPC_PRIORITY_DEGREE &&
       opt->priority != MISPC_PRIORITY_HASH && opt->priority != MISPC_PRIORITY_HASH_PER_ROUND &&
-      opt->priority != MISPC_PRIORITY_LARGEST_DEGREE)
+      opt->priority != MISPC_PRIORITY_LARGEST_DEGREE && opt->priority != MISPC_PRIORITY_COVER)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "%s: priority %d is not a mispc_priority (DEFAULT, DEGREE, HASH, "
-                        "HASH_PER_ROUND or LARGEST_DEGREE)",
+                        "HASH_PER_ROUND, LARGEST_DEGREE or COVER)",
                         name, (int)opt->priority);
   if (opt && (opt->max_rounds < 0 || opt->max_rounds > MIS1_MAX_ROUNDS))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: max_rounds must be in [0, %d], got %d",
@@ -44,9 +44,10 @@ static mispc_status mis_subset(mispc_context *ctx, const mispc_csr *graph,
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   mispc_mis_options o;
   MISPC_TRY(check_call(ctx, graph, opt, &o, in_set, k == 1 ? "mispc_mis1" : "mispc_mis2"));
-  if (k == 1 && o.priority == MISPC_PRIORITY_HASH_PER_ROUND)
+  if (k == 1 && (o.priority == MISPC_PRIORITY_HASH_PER_ROUND || o.priority == MISPC_PRIORITY_COVER))
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
-                        "mispc_mis1: per-round priorities are an MIS-2 option; use DEGREE or HASH");
+                        "mispc_mis1: per-round and cover priorities are MIS-2 options; use DEGREE "
+                        "or HASH");
   if (k == 2 &&
       (o.priority == MISPC_PRIORITY_DEGREE || o.priority == MISPC_PRIORITY_LARGEST_DEGREE))
     return mispc_seterr(
@@ -54,8 +55,10 @@ static mispc_status mis_subset(mispc_context *ctx, const mispc_csr *graph,
         "mispc_mis2: degree priorities are MIS-1 options; use HASH_PER_ROUND or HASH");
   static mis_backend_fn *const backend[2][2] = {{mispc_mis1_host, mispc_mis1_cuda},
                                                 {mispc_mis2_host, mispc_mis2_cuda}};
-  /* MIS-1: the key mode; MIS-2: per-round priorities */
-  const int key = k == 1 ? mis1_key_mode(o.priority) : o.priority != MISPC_PRIORITY_HASH;
+  /* MIS-1: the key mode; MIS-2: per-round priorities, or mis2_cover_key */
+  const int key = k == 1                               ? mis1_key_mode(o.priority)
+                  : o.priority == MISPC_PRIORITY_COVER ? mis2_cover_key
+                                                       : o.priority != MISPC_PRIORITY_HASH;
   mispc_mis_result r = {0, 0};
   mispc_status s =
       backend[k - 1][graph->mem == MISPC_MEM_DEVICE](ctx, graph, &o, key, subset, in_set, &r);

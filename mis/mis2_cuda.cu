@@ -731,6 +731,7 @@ extern "C" mispc_status mispc_mis2_cuda(mispc_context *ctx, const mispc_csr *g,
                                         const mispc_mis_options *opt, int per_round,
                                         const uint8_t *subset, uint8_t *in_set,
                                         mispc_mis_result *res) {
+  if (per_round == mis2_cover_key) return mispc_mis2_cover_cuda(ctx, g, opt, subset, in_set, res);
   if (mis2_word_bits(mis2_id_bits(g->nrows)) == 32)
     return run_mis2<uint32_t>(ctx, g, opt, per_round, subset, in_set, res);
   return run_mis2<uint64_t>(ctx, g, opt, per_round, subset, in_set, res);

@@ -18,6 +18,7 @@
 mispc_status mispc_mis2_host(mispc_context *ctx, const mispc_csr *g, const mispc_mis_options *opt,
                              int per_round, const uint8_t *subset, uint8_t *in_set,
                              mispc_mis_result *res) {
+  if (per_round == mis2_cover_key) return mispc_mis2_cover_host(ctx, g, opt, subset, in_set, res);
   int64_t n = g->nrows;
   int max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   int idbits = mis2_id_bits(n), wordbits = mis2_word_bits(idbits);

@@ -16,6 +16,13 @@ typedef mispc_status mis_backend_fn(mispc_context *ctx, const mispc_csr *g,
                                     const mispc_mis_options *opt, int key, const uint8_t *subset,
                                     uint8_t *in_set, mispc_mis_result *res);
 mis_backend_fn mispc_mis1_host, mispc_mis2_host, mispc_mis1_cuda, mispc_mis2_cuda;
+/* MIS-2 with MISPC_PRIORITY_COVER (key mis2_cover_key): called by the two above */
+mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
+                                   const mispc_mis_options *opt, const uint8_t *subset,
+                                   uint8_t *in_set, mispc_mis_result *res);
+mispc_status mispc_mis2_cover_cuda(mispc_context *ctx, const mispc_csr *g,
+                                   const mispc_mis_options *opt, const uint8_t *subset,
+                                   uint8_t *in_set, mispc_mis_result *res);
 /* Host MIS-2 worklists: out[0..k) = the entries v of in[0..n) whose
  * word[v] is neither x nor y, in order (nt threads); returns k. out must
  * not overlap in. */

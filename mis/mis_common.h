@@ -229,6 +229,26 @@ MISPC_HD uint64_t mis2_tuple(int per_round, uint64_t seed, int iter, int64_t v, 
   return ((h >> (64 - (wordbits - idbits))) << idbits) | (uint64_t)(v + 1);
 }
 
+/* MIS-2 with MISPC_PRIORITY_COVER (mis2_cover_host.c, mis2_cover_cuda.cu):
+ * before each round every undecided vertex within distance 2 of the set
+ * turns OUT (the rounds would do it one round late, and counts that include
+ * such vertices are stale: gen:grid3d27:30 563 roots in 14 rounds against
+ * 506 in 9), then c1(v) = the undecided vertices of N[v], c2(v) = c1(v) +
+ * the sum of c1 over v's neighbours in the subset, and the tuple prefers the
+ * largest c2 (the vertex that covers the most undecided ones), then the
+ * hash of (seed, round, v), then the id: fewer, larger distance-2
+ * neighbourhoods, so fewer aggregates (docs/MIS.md). 64-bit words on every
+ * backend; mis2_cover_key is the MIS-2 backends' key argument for it. */
+#define MIS2_COVER_CAP   4095u /* c2 saturates here (12 bits) */
+#define MIS2_COVER_SHIFT 51    /* the count's bits: [51, 63) */
+enum { mis2_cover_key = 2 };
+MISPC_HD uint64_t mis2_cover_tuple(uint64_t seed, int iter, int64_t v, uint64_t c2, int idbits) {
+  const uint64_t c = c2 > MIS2_COVER_CAP ? MIS2_COVER_CAP : c2;
+  const uint64_t h = mispc_hash3(seed, (uint64_t)iter, (uint64_t)v);
+  return ((MIS2_COVER_CAP - c) << MIS2_COVER_SHIFT) |
+         ((h >> (64 - MIS2_COVER_SHIFT + idbits)) << idbits) | (uint64_t)(v + 1);
+}
+
 /* Distributed MIS-2 on the host (mis2_dist.c; the device rounds of
  * mis2_dist_cuda.cu scan with mis_cuda::row_decide): the state after round
  * iter of the undecided local vertex v (global id gid, tuple t) from the

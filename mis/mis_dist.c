@@ -6,6 +6,8 @@
 #include "mis_common.h"
 #include "mis_dist_backend.h"
 
+static int one_rank(const mispc_context *ctx, const mispc_dist_csr *g);
+
 static mispc_status check_dist(mispc_context *ctx, const mispc_dist_csr *g,
                                const mispc_mis_options *user, mispc_mis_options *o, const void *out,
                                int k, const char *name) {
@@ -19,8 +21,10 @@ static mispc_status check_dist(mispc_context *ctx, const mispc_dist_csr *g,
   else if (o->max_rounds < 0 || o->max_rounds > MIS1_MAX_ROUNDS)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: max_rounds must be in [0, %d], got %d", name,
                      MIS1_MAX_ROUNDS, o->max_rounds);
-  else if (o->priority < MISPC_PRIORITY_DEFAULT || o->priority > MISPC_PRIORITY_LARGEST_DEGREE)
+  else if (o->priority < MISPC_PRIORITY_DEFAULT || o->priority > MISPC_PRIORITY_COVER)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: unknown priority %d", name, (int)o->priority);
+  else if (k == 1 && o->priority == MISPC_PRIORITY_COVER)
+    s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "%s: the cover priority is an MIS-2 option", name);
   else if (k == 1 && o->priority == MISPC_PRIORITY_HASH_PER_ROUND)
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "%s: per-round priorities are an MIS-2 option; use DEGREE or HASH", name);
@@ -32,7 +36,19 @@ static mispc_status check_dist(mispc_context *ctx, const mispc_dist_csr *g,
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "%s: the diagonal and off-diagonal blocks live in different memory spaces",
                      name);
-  return mispc_dist_agree(ctx, g->comm, s);
+  s = mispc_dist_agree(ctx, g->comm, s);
+  if (s) return s;
+  /* one priority on every rank: the cover rounds exchange more than the others */
+  int p[2] = {(int)o->priority, -(int)o->priority}; /* the largest, minus the least */
+  MPI_Allreduce(MPI_IN_PLACE, p, 2, MPI_INT, MPI_MAX, g->comm);
+  if (p[0] != -p[1])
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
+                        "%s: the priority differs between ranks (%d to %d)", name, -p[1], p[0]);
+  if (o->priority == MISPC_PRIORITY_COVER && g->diag.mem == MISPC_MEM_DEVICE && !one_rank(ctx, g))
+    return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
+                        "%s: the cover priority on GPUs runs on one process only (docs/MIS.md)",
+                        name);
+  return MISPC_SUCCESS;
 }
 
 static mispc_status check_graph(mispc_context *ctx, const mispc_dist_csr *g) {
@@ -73,7 +89,9 @@ static mispc_status dist_mis(mispc_context *ctx, const mispc_dist_csr *g,
     static mis_dist_backend_fn *const backend[2][2] = {
         {mispc_dist_mis1_host, mispc_dist_mis1_cuda}, {mispc_dist_mis2_host, mispc_dist_mis2_cuda}};
     const int key = k == 1 ? mis1_key_mode(o.priority) : o.priority != MISPC_PRIORITY_HASH;
-    if (k == 2 && dev && x)
+    if (k == 2 && o.priority == MISPC_PRIORITY_COVER) /* host graphs: check_dist */
+      s = mispc_dist_mis2_cover_host(ctx, g, &o, subset, in_set, &r);
+    else if (k == 2 && dev && x)
       s = mispc_dist_mis2_cuda_ex(ctx, g, &o, key, subset, in_set, &r, x);
     else
       s = backend[k - 1][dev](ctx, g, &o, key, subset, in_set, &r);

@@ -23,6 +23,11 @@ mispc_status mispc_dist_mis2_cuda_ex(mispc_context *ctx, const mispc_dist_csr *g
                                      uint8_t *in_set, mispc_mis_result *res,
                                      mispc_dist_mis2_extra *x);
 
+/* MIS-2 with MISPC_PRIORITY_COVER on the host (mis2_cover_dist.c). */
+mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr *g,
+                                        const mispc_mis_options *opt, const uint8_t *subset,
+                                        uint8_t *in_set, mispc_mis_result *res);
+
 /* The end of a host MIS call: the status agreed on every rank, then (on
  * success) the global set size from in_set and the round count in *res. */
 mispc_status mis_dist_result(mispc_context *ctx, const mispc_dist_csr *g, mispc_status s,

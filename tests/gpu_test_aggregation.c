@@ -381,6 +381,34 @@ static void test_gpu_phase3_paths(void) {
   }
 }
 
+/* Aggregation with MIS-2's cover priority (fewer, larger aggregates): the
+ * host's labels, both algorithms. */
+static void test_gpu_aggregation_cover(void) {
+  const char *specs[] = {"gen:grid3d27:12", "gen:kron:12", "gen:elasticity3d:8"};
+  for (int g = 0; g < 3; ++g) {
+    mispc_csr A, S, DS;
+    CHECK_OK(ctx, mispc_generate(ctx, specs[g], 5, &A));
+    CHECK_OK(ctx, mispc_strength_graph(ctx, &A, 0, g == 2 ? 3 : 1, &S));
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &S, MISPC_MEM_DEVICE, &DS));
+    for (int algo = 0; algo <= 1; ++algo) {
+      mispc_agg_options o;
+      mispc_agg_options_default(&o);
+      o.algo = algo ? MISPC_AGG_MIS2BASIC : MISPC_AGG_MIS2AGG;
+      o.mis.priority = MISPC_PRIORITY_COVER;
+      mispc_aggregates ha, da;
+      CHECK_OK(ctx, mispc_aggregate(ctx, &S, &o, &ha));
+      CHECK_OK(ctx, mispc_aggregate(ctx, &DS, &o, &da));
+      CHECK_MSG(same_aggs(&ha, &da), "%s algo %d: cover aggregates differ", specs[g], algo);
+      CHECK_OK(ctx, mispc_verify_aggregation(ctx, &DS, &da));
+      mispc_aggregates_free(ctx, &ha);
+      mispc_aggregates_free(ctx, &da);
+    }
+    mispc_csr_free(ctx, &DS);
+    mispc_csr_free(ctx, &S);
+    mispc_csr_free(ctx, &A);
+  }
+}
+
 /* Isolated vertices (one with a self loop) and a graph of nothing else:
  * MISPC_ISOLATED_COLLECT on the GPU gives the host's labels and roots. */
 static void test_gpu_isolated_collected(void) {
@@ -559,6 +587,7 @@ int main(void) {
   RUN_TEST(test_gpu_strength_filter);
   RUN_TEST(test_gpu_strength_bad_indices);
   RUN_TEST(test_gpu_phase3_paths);
+  RUN_TEST(test_gpu_aggregation_cover);
   RUN_TEST(test_gpu_isolated_collected);
   RUN_TEST(test_gpu_max_size_splits);
   RUN_TEST(test_gpu_small_graphs);

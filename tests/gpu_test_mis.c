@@ -148,13 +148,14 @@ static int subset_case_same(subset_case *c) {
   return !memcmp(c->hs, c->gs, c->n);
 }
 
-/* MIS-2 of c's subset on the host and, under tuning t, on the GPU: 1 where
- * the sets, their sizes and the round counts agree. */
-static int subset_mis2_same(subset_case *c, const mispc_tuning *t) {
+/* MIS-2 of c's subset (options o, NULL: the defaults) on the host and,
+ * under tuning t, on the GPU: 1 where the sets, their sizes and the round
+ * counts agree. */
+static int subset_mis2_same(subset_case *c, const mispc_mis_options *o, const mispc_tuning *t) {
   mispc_mis_result hr, gr;
-  CHECK_OK(ctx, mispc_mis2_subset(ctx, &c->H, NULL, c->sub, c->hs, &hr));
+  CHECK_OK(ctx, mispc_mis2_subset(ctx, &c->H, o, c->sub, c->hs, &hr));
   CHECK_OK(ctx, mispc_context_set_tuning_(ctx, t));
-  CHECK_OK(ctx, mispc_mis2_subset(ctx, &c->D, NULL, c->dsub, c->ds, &gr));
+  CHECK_OK(ctx, mispc_mis2_subset(ctx, &c->D, o, c->dsub, c->ds, &gr));
   mispc_context_set_tuning_(ctx, NULL);
   return subset_case_same(c) && hr.rounds == gr.rounds && hr.set_size == gr.set_size;
 }
@@ -451,7 +452,7 @@ static void test_gpu_smem_cluster_sizes_equal_host(void) {
         subset_case_open(&c, hubs[i], (uint64_t)(b + percent), percent);
         mispc_tuning t = {0};
         t.mis_smem_blocks = b;
-        CHECK_MSG(subset_mis2_same(&c, &t), "%s, %d blocks, %d%% subset: MIS-2 GPU != host",
+        CHECK_MSG(subset_mis2_same(&c, NULL, &t), "%s, %d blocks, %d%% subset: MIS-2 GPU != host",
                   hubs[i], b, percent);
         subset_case_close(&c);
       }
@@ -697,8 +698,35 @@ static void test_gpu_mis2_subset_equals_host(void) {
     for (int np = 0; np <= 1; ++np) {
       mispc_tuning t = {0};
       t.mis_no_persistent = np;
-      CHECK_MSG(subset_mis2_same(&c, &t), "%s: subset MIS-2 GPU != host", g[i]);
+      CHECK_MSG(subset_mis2_same(&c, NULL, &t), "%s: subset MIS-2 GPU != host", g[i]);
     }
+    subset_case_close(&c);
+  }
+}
+
+/* MISPC_PRIORITY_COVER (its own kernels, mis2_cover_cuda.cu): the host's
+ * set and rounds on whole graphs and on subsets. */
+static void test_gpu_mis2_cover_equals_host(void) {
+  const char *g[] = {"gen:grid3d27:20",
+                     "gen:kron:14",
+                     "gen:laplace3d:30",
+                     "gen:random:100000:8",
+                     "gen:elasticity3d:8",
+                     "gen:path:3000",
+                     MISPC_TEST_DATA "/bcsstk13.mtx"};
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.priority = MISPC_PRIORITY_COVER;
+  mispc_tuning t = {0};
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    o.seed = i;
+    compare_backends(g[i], &o, &t, 2);
+  }
+  mispc_context_set_tuning_(ctx, NULL);
+  for (size_t i = 0; i < 4; ++i) {
+    subset_case c;
+    subset_case_open(&c, g[i], 11 + i, 60);
+    CHECK_MSG(subset_mis2_same(&c, &o, &t), "%s: cover MIS-2 of a subset, GPU != host", g[i]);
     subset_case_close(&c);
   }
 }
@@ -719,6 +747,7 @@ int main(void) {
   RUN_TEST(test_gpu_mis1_equals_greedy);
   RUN_TEST(test_gpu_edge_cases_and_errors);
   RUN_TEST(test_gpu_mis2_subset_equals_host);
+  RUN_TEST(test_gpu_mis2_cover_equals_host);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
 }

@@ -84,7 +84,8 @@ static const variant variants[] = {
     {1, MISPC_PRIORITY_DEFAULT, 0, 0},        {1, MISPC_PRIORITY_HASH, 7, 0},
     {1, MISPC_PRIORITY_LARGEST_DEGREE, 3, 0}, {1, MISPC_PRIORITY_DEFAULT, 5, 1},
     {2, MISPC_PRIORITY_DEFAULT, 0, 0},        {2, MISPC_PRIORITY_HASH, 11, 0},
-    {2, MISPC_PRIORITY_DEFAULT, 2, 1},
+    {2, MISPC_PRIORITY_DEFAULT, 2, 1},        {2, MISPC_PRIORITY_COVER, 3, 0},
+    {2, MISPC_PRIORITY_COVER, 4, 1},
 };
 
 /* The coloring (cv: 0..3) and aggregation (av: 0..2) variants compared. */
@@ -133,6 +134,7 @@ static void compare_mis(mispc_context *ctx, const compared *c, const uint8_t *su
                         const uint8_t *dsub, uint8_t *ref, uint8_t *out, uint8_t *mine) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i) {
     const variant *x = &variants[i];
+    if (x->priority == MISPC_PRIORITY_COVER && c->dev && nranks_ > 1) continue; /* host only */
     mispc_mis_options o;
     mispc_mis_options_default(&o);
     o.priority = x->priority;

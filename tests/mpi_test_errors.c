@@ -270,6 +270,18 @@ static void mis2_degree_priority(mispc_context *ctx) {
   expect_mis(ctx, 2, &o, -1, MISPC_ERR_INVALID_ARG, "degree priorities are MIS-1 options");
 }
 
+/* the cover priority on one rank only: its rounds exchange more than the
+ * others', so every rank refuses the call (on one rank it runs); MIS-1
+ * refuses it everywhere */
+static void mis2_cover_one_rank(mispc_context *ctx) {
+  mispc_mis_options o = mis_defaults();
+  if (rank_ == last_) o.priority = MISPC_PRIORITY_COVER;
+  if (nranks_ > 1)
+    expect_mis(ctx, 2, &o, -1, MISPC_ERR_INVALID_ARG, "the priority differs between ranks");
+  o.priority = MISPC_PRIORITY_COVER;
+  expect_mis(ctx, 1, &o, -1, MISPC_ERR_INVALID_ARG, "the cover priority is an MIS-2 option");
+}
+
 static void mis2_null_output_one_rank(mispc_context *ctx) {
   expect_mis(ctx, 2, NULL, 0, MISPC_ERR_INVALID_ARG, "membership output is NULL");
 }
@@ -383,6 +395,7 @@ static const error_case cases[] = {
     CASE(mis1_null_output_one_rank),
     CASE(mis2_bad_rounds),
     CASE(mis2_degree_priority),
+    CASE(mis2_cover_one_rank),
     CASE(mis2_null_output_one_rank),
     CASE(mis2_round_limit),
     CASE(verify_bad_k),

@@ -205,7 +205,7 @@ static void test_priority_range(void) {
   mispc_mis_options o;
   mispc_mis_options_default(&o);
   mispc_mis_result r;
-  static const int bad[] = {99, -1, MISPC_PRIORITY_LARGEST_DEGREE + 1};
+  static const int bad[] = {99, -1, MISPC_PRIORITY_COVER + 1};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
     o.priority = (mispc_priority)bad[k];
     memset(set, 0x5A, sizeof set);

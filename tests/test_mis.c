@@ -2,6 +2,7 @@
  * the exact greedy oracle, determinism across thread counts, edge cases and
  * error paths. */
 #include "../mis/mis_backend.h" /* mis2_keep_live_host */
+#include "../mis/mis_common.h"  /* mis2_cover_tuple */
 #include "mis_test_graphs.h"
 #include "tuning.h"
 
@@ -307,6 +308,156 @@ static void test_mis2_subset_equals_mis2_of_induced_subgraph(void) {
   }
 }
 
+/* MISPC_PRIORITY_COVER: a valid MIS-2 on every graph, the same set and
+ * rounds on 1 and 2 threads, fewer members than the per-round hash on
+ * meshes (the vertex that covers the most undecided ones goes first), a
+ * subset's set equal to the induced subgraph's, its round limit, and MIS-1
+ * refuses it. */
+static int64_t members(const uint8_t *set, int64_t n) {
+  int64_t c = 0;
+  for (int64_t v = 0; v < n; ++v) c += set[v];
+  return c;
+}
+/* The cover rounds literally (docs/MIS.md), one vertex at a time: each
+ * round marks OUT the undecided vertices within distance 2 of the set
+ * (through vertices of the subset), counts, and lets in every undecided
+ * vertex whose tuple is the least within distance 2. Returns the rounds. */
+static int cover_reference(const mispc_csr *G, const uint8_t *sub, uint64_t seed, uint8_t *in) {
+  const int64_t n = G->nrows;
+  const int64_t *rp = G->rowptr;
+  const int32_t *ci = G->colidx;
+  uint8_t *st = malloc((size_t)n), *near = malloc((size_t)n); /* 0 undecided, 1 IN, 2 OUT */
+  uint32_t *c1 = malloc((size_t)n * 4);
+  uint64_t *t = malloc((size_t)n * 8);
+  for (int64_t v = 0; v < n; ++v) st[v] = sub && !sub[v] ? 2 : 0;
+  int rounds = 0;
+  for (;;) {
+    int64_t left = 0;
+    for (int64_t v = 0; v < n; ++v) left += st[v] == 0;
+    if (!left) break;
+    memset(near, 0, (size_t)n); /* distance 1 and 2 from an IN vertex, relays in the subset */
+    for (int64_t x = 0; x < n; ++x)
+      if (st[x] == 1)
+        for (int64_t p = rp[x]; p < rp[x + 1]; ++p) {
+          const int32_t u = ci[p];
+          near[u] = 1;
+          if (st[u] != 2 || !sub || sub[u])
+            for (int64_t q = rp[u]; q < rp[u + 1]; ++q) near[ci[q]] = 1;
+        }
+    for (int64_t v = 0; v < n; ++v)
+      if (st[v] == 0 && near[v]) st[v] = 2;
+    for (int64_t v = 0; v < n; ++v) {
+      c1[v] = st[v] == 0;
+      for (int64_t p = rp[v]; p < rp[v + 1]; ++p) c1[v] += ci[p] != v && st[ci[p]] == 0;
+    }
+    for (int64_t v = 0; v < n; ++v) {
+      if (st[v]) continue;
+      uint64_t c = c1[v];
+      for (int64_t p = rp[v]; p < rp[v + 1]; ++p)
+        if (ci[p] != v && (!sub || sub[ci[p]])) c += c1[ci[p]];
+      t[v] = mis2_cover_tuple(seed, rounds, v, c, mis2_id_bits(n));
+    }
+    memset(near, 0, (size_t)n); /* near[v]: an undecided vertex of v's ball comes first */
+    for (int64_t v = 0; v < n; ++v) {
+      if (st[v]) continue;
+      for (int64_t p = rp[v]; p < rp[v + 1] && !near[v]; ++p) {
+        const int32_t u = ci[p];
+        if (st[u] == 0 && t[u] < t[v]) near[v] = 1;
+        if (u == v || (sub && !sub[u])) continue;
+        for (int64_t q = rp[u]; q < rp[u + 1] && !near[v]; ++q)
+          if (st[ci[q]] == 0 && t[ci[q]] < t[v]) near[v] = 1;
+      }
+    }
+    for (int64_t v = 0; v < n; ++v)
+      if (st[v] == 0 && !near[v]) st[v] = 1;
+    ++rounds;
+  }
+  for (int64_t v = 0; v < n; ++v) in[v] = st[v] == 1;
+  free(st);
+  free(near);
+  free(c1);
+  free(t);
+  return rounds;
+}
+
+static void test_mis2_cover(void) {
+  const char *g[] = {"gen:grid3d27:20", "gen:laplace3d:20",  "gen:kron:12",
+                     "gen:path:500",    "gen:random:3000:6", "gen:elasticity3d:5"};
+  mispc_mis_options o;
+  mispc_mis_options_default(&o);
+  o.priority = MISPC_PRIORITY_COVER;
+  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+    mispc_csr G = gen(g[i]);
+    const int64_t n = G.nrows;
+    uint8_t *a = malloc((size_t)n), *b = malloc((size_t)n);
+    mispc_context_set_num_threads(ctx, 1);
+    const int ra = run_checked(&G, 2, &o, a, g[i]);
+    mispc_context_set_num_threads(ctx, 2);
+    const int rb = run_checked(&G, 2, &o, b, g[i]);
+    mispc_context_set_num_threads(ctx, 0);
+    CHECK_MSG(ra == rb && !memcmp(a, b, (size_t)n), "%s: cover MIS-2 depends on the threads", g[i]);
+    if (i < 2) { /* meshes: fewer members than the per-round hash */
+      run_checked(&G, 2, NULL, b, g[i]);
+      CHECK_MSG(members(a, n) < members(b, n), "%s: cover %lld members, per-round %lld", g[i],
+                (long long)members(a, n), (long long)members(b, n));
+    }
+    free(a);
+    free(b);
+    mispc_csr_free(ctx, &G);
+  }
+  const char *h[] = {"gen:kron:11", "gen:grid3d27:12"};
+  for (size_t i = 0; i < 2; ++i) {
+    mispc_csr G = gen(h[i]);
+    const size_t n = (size_t)G.nrows;
+    uint8_t *sub = random_subset(G.nrows, 60), *a = malloc(n), *b = malloc(n);
+    mispc_csr S = induced_subgraph(ctx, &G, sub);
+    CHECK_OK(ctx, mispc_mis2_subset(ctx, &G, &o, sub, a, NULL));
+    CHECK_OK(ctx, mispc_mis2(ctx, &S, &o, b, NULL));
+    int same = 1, outside = 0;
+    for (size_t v = 0; v < n; ++v) {
+      if (sub[v] && a[v] != b[v]) same = 0;
+      if (!sub[v] && a[v]) outside = 1;
+    }
+    CHECK_MSG(same && !outside, "%s: cover MIS-2 of a subset != that of the induced subgraph",
+              h[i]);
+    mispc_csr_free(ctx, &S);
+    free(sub);
+    free(a);
+    free(b);
+    mispc_csr_free(ctx, &G);
+  }
+  const char *f[] = {"gen:grid3d27:8", "gen:kron:9", "gen:random:500:6", "gen:laplace2d:20"};
+  for (size_t i = 0; i < 4; ++i) /* the library against the literal rounds, whole and subsets */
+    for (int part = 0; part <= 1; ++part) {
+      mispc_csr G = gen(f[i]);
+      const size_t n = (size_t)G.nrows;
+      uint8_t *sub = part ? random_subset(G.nrows, 70) : NULL, *a = malloc(n), *b = malloc(n);
+      mispc_mis_result r;
+      o.seed = 5 + i;
+      CHECK_OK(ctx, mispc_mis2_subset(ctx, &G, &o, sub, a, &r));
+      const int rounds = cover_reference(&G, sub, o.seed, b);
+      CHECK_MSG(!memcmp(a, b, n) && r.rounds == rounds,
+                "%s%s: cover MIS-2 %d rounds, the literal rounds %d, sets %s", f[i],
+                part ? " (subset)" : "", r.rounds, rounds, memcmp(a, b, n) ? "differ" : "equal");
+      free(sub);
+      free(a);
+      free(b);
+      mispc_csr_free(ctx, &G);
+    }
+  o.seed = 0;
+  mispc_csr G = gen("gen:grid3d27:20");
+  uint8_t *a = malloc((size_t)G.nrows);
+  mispc_mis_result r;
+  CHECK_STATUS(ctx, mispc_mis1(ctx, &G, &o, a, &r), MISPC_ERR_INVALID_ARG);
+  CHECK_OK(ctx, mispc_mis2(ctx, &G, &o, a, &r));
+  o.max_rounds = r.rounds; /* exactly its rounds pass, one fewer does not */
+  CHECK_OK(ctx, mispc_mis2(ctx, &G, &o, a, &r));
+  o.max_rounds = r.rounds - 1;
+  CHECK_STATUS(ctx, mispc_mis2(ctx, &G, &o, a, &r), MISPC_ERR_NOT_CONVERGED);
+  free(a);
+  mispc_csr_free(ctx, &G);
+}
+
 static void test_mis1_subset_equals_mis1_of_induced_subgraph(void) {
   const char *g[] = {"gen:laplace3d:12", "gen:kron:11", "gen:random:3000:6"};
   for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
@@ -446,6 +597,7 @@ int main(void) {
   RUN_TEST(test_mis_errors);
   RUN_TEST(test_mis2_subset_equals_mis2_of_induced_subgraph);
   RUN_TEST(test_mis1_subset_equals_mis1_of_induced_subgraph);
+  RUN_TEST(test_mis2_cover);
   RUN_TEST(test_mis1_largest_degree_equals_greedy);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
