@@ -112,16 +112,8 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
       const uint64_t t = T[v];
       if (!undecided(t)) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
-      for (int64_t p = ar[v]; p < ar[v + 1] && !out; ++p) {
-        if (subset && !subset[ac[p]]) continue;
-        out = M[ac[p]] == MIS2_OUT;
-        all_min &= M[ac[p]] == t;
-      }
-      for (int64_t p = br[v]; p < br[v + 1] && !out; ++p) {
-        if (!gsub[bc[p]]) continue;
-        out = gM[bc[p]] == MIS2_OUT;
-        all_min &= gM[bc[p]] == t;
-      }
+      mis2_cover_scan(ac, ar[v], ar[v + 1], M, subset, t, 0, &out, &all_min);
+      mis2_cover_scan(bc, br[v], br[v + 1], gM, gsub, t, 0, &out, &all_min);
       if (out)
         T[v] = MIS2_OUT;
       else if (all_min)

@@ -49,7 +49,9 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
     if (iter > 0) { /* OUT within distance 2 of the set: C = "an IN vertex in N[v]" */
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t v = 0; v < n; ++v) {
-        uint32_t in = 0;
+        /* a column OUT of an earlier round saw an IN vertex, and IN stays
+         * (outside the subset C is never read) */
+        uint32_t in = M[v] == MIS2_OUT;
         for (int64_t p = rp[v]; p < rp[v + 1] && !in; ++p) in = T[ci[p]] == MIS2_IN;
         C[v] = in;
       }
@@ -64,6 +66,11 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
     }
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t v = 0; v < n; ++v) { /* c1 */
+      /* near the set: all of N[v] has just turned OUT */
+      if (iter > 0 && C[v]) {
+        C[v] = 0;
+        continue;
+      }
       uint32_t c = (uint32_t)undecided(T[v]);
       for (int64_t p = rp[v]; p < rp[v + 1]; ++p) c += ci[p] != v && undecided(T[ci[p]]);
       C[v] = c;
@@ -90,12 +97,7 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
       const uint64_t t = T[v];
       if (!undecided(t)) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
-      for (int64_t p = rp[v]; p < rp[v + 1] && !out && (all_min || iter > 0); ++p) {
-        const int32_t u = ci[p];
-        if (subset && !subset[u]) continue;
-        out = M[u] == MIS2_OUT;
-        all_min &= M[u] == t;
-      }
+      mis2_cover_scan(ci, rp[v], rp[v + 1], M, subset, t, iter == 0, &out, &all_min);
       if (out)
         T[v] = MIS2_OUT;
       else if (all_min)

@@ -249,6 +249,22 @@ MISPC_HD uint64_t mis2_cover_tuple(uint64_t seed, int iter, int64_t v, uint64_t 
          ((h >> (64 - MIS2_COVER_SHIFT + idbits)) << idbits) | (uint64_t)(v + 1);
 }
 
+/* The cover rounds' decide scan (mis2_cover_host.c, mis2_cover_dist.c) over
+ * the column minima M[col[p]], p in [b, e), entries outside sub (when given)
+ * passed over: *out set when one is OUT, *all_min cleared when one differs
+ * from t; stops at an OUT, and in the first round (no OUT column yet) at the
+ * first mismatch when first_round. */
+static inline void mis2_cover_scan(const int32_t *col, int64_t b, int64_t e, const uint64_t *M,
+                                   const uint8_t *sub, uint64_t t, int first_round, int *out,
+                                   int *all_min) {
+  for (int64_t p = b; p < e && !*out && (*all_min || !first_round); ++p) {
+    const int32_t u = col[p];
+    if (sub && !sub[u]) continue;
+    *out = M[u] == MIS2_OUT;
+    *all_min &= M[u] == t;
+  }
+}
+
 /* Distributed MIS-2 on the host (mis2_dist.c; the device rounds of
  * mis2_dist_cuda.cu scan with mis_cuda::row_decide): the state after round
  * iter of the undecided local vertex v (global id gid, tuple t) from the

@@ -32,6 +32,8 @@ static const knob knobs[] = {
     KNOB(mis_smem_blocks, "0|1|2|4|8|16", "MIS (GPU): blocks of the shared-memory kernel, 0 auto"),
     KNOB(mis_smem_lanes, "0|1|2|4|8|16|32", "MIS (GPU): lanes a vertex, shared-memory kernel"),
     KNOB(mis1_lanes, "0|1|2|4|8|16|32", "MIS-1 (GPU): lanes a low-degree vertex, 0 auto"),
+    KNOB(mis2_cover_lanes, "0|1|2|4|8|16|32",
+         "MIS-2, cover priority (GPU): lanes a vertex, 0 auto"),
     KNOB(mis2_hub_row, NULL, "MIS-2 (GPU): column of rows over N entries in chunks (0: 1024)"),
     KNOB(agg_hash_row, NULL, "aggregation (GPU): phase 3 hashes rows up to N entries (0: 2048)"),
     KNOB(gs_lanes, "0|1|2|4|8|16|32", "GS (GPU): lanes a row (point) or chain (cluster)"),

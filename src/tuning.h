@@ -40,15 +40,17 @@ typedef struct mispc_tuning {
   int mis_no_smem;            /* MIS: no shared-memory cluster kernel on small graphs */
   int mis_smem_blocks;        /* MIS: 1, 2, 4, 8 or 16 blocks for the shared-memory kernel wherever
                                  the graph fits it (0: by the graph's size) */
-  int mis_smem_lanes; /* MIS: lanes a vertex in the shared-memory kernel, 1 .. 32 (0 auto) */
-  int mis1_lanes;     /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
-                         (0: by the mean degree) */
-  int agg_hash_row;   /* GPU aggregation: phase 3's leftovers with rows of 33 .. N entries
-                         count their neighbours' labels in a shared-memory hash table, longer
-                         ones sort them (0: 2048; 32 or less: every one sorts) */
-  int mis2_hub_row;   /* MIS-2 worklist rounds (one process and host-driven distributed):
-                         the column of a row of more than this many entries runs in chunks
-                         of half of it over the grid (0: 1024; less than 32: 32) */
+  int mis_smem_lanes;   /* MIS: lanes a vertex in the shared-memory kernel, 1 .. 32 (0 auto) */
+  int mis1_lanes;       /* MIS-1 lanes a low-degree vertex: 1, 2, 4, 8, 16 or 32
+                           (0: by the mean degree) */
+  int mis2_cover_lanes; /* MIS-2 with the cover priority (GPU): lanes a vertex, 1 .. 32, a
+                           power of two (0: by the mean degree) */
+  int agg_hash_row;     /* GPU aggregation: phase 3's leftovers with rows of 33 .. N entries
+                           count their neighbours' labels in a shared-memory hash table, longer
+                           ones sort them (0: 2048; 32 or less: every one sorts) */
+  int mis2_hub_row;     /* MIS-2 worklist rounds (one process and host-driven distributed):
+                           the column of a row of more than this many entries runs in chunks
+                           of half of it over the grid (0: 1024; less than 32: 32) */
   /* Gauss-Seidel on the GPU, read by mispc_gs_symbolic (kept by the handle). */
   int gs_lanes;          /* point: lanes a row; cluster: lanes a cluster's chain; 1 .. 32,
                             a power of two (0: by the mean row / chain) */

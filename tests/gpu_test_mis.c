@@ -705,7 +705,8 @@ static void test_gpu_mis2_subset_equals_host(void) {
 }
 
 /* MISPC_PRIORITY_COVER (its own kernels, mis2_cover_cuda.cu): the host's
- * set and rounds on whole graphs and on subsets. */
+ * set and rounds on whole graphs and on subsets, with every group width of
+ * its kernels (tuning.mis2_cover_lanes; 0: its own choice). */
 static void test_gpu_mis2_cover_equals_host(void) {
   const char *g[] = {"gen:grid3d27:20",
                      "gen:kron:14",
@@ -714,21 +715,26 @@ static void test_gpu_mis2_cover_equals_host(void) {
                      "gen:elasticity3d:8",
                      "gen:path:3000",
                      MISPC_TEST_DATA "/bcsstk13.mtx"};
+  const int lanes[] = {0, 1, 2, 4, 8, 16, 32};
   mispc_mis_options o;
   mispc_mis_options_default(&o);
   o.priority = MISPC_PRIORITY_COVER;
-  mispc_tuning t = {0};
-  for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
-    o.seed = i;
-    compare_backends(g[i], &o, &t, 2);
+  for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l) {
+    mispc_tuning t = {0};
+    t.mis2_cover_lanes = lanes[l];
+    for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
+      o.seed = i + l;
+      compare_backends(g[i], &o, &t, 2);
+    }
+    for (size_t i = 0; i < 4; ++i) {
+      subset_case c;
+      subset_case_open(&c, g[i], 11 + i + l, 60);
+      CHECK_MSG(subset_mis2_same(&c, &o, &t), "%s: cover MIS-2 of a subset (%d lanes), GPU != host",
+                g[i], lanes[l]);
+      subset_case_close(&c);
+    }
   }
   mispc_context_set_tuning_(ctx, NULL);
-  for (size_t i = 0; i < 4; ++i) {
-    subset_case c;
-    subset_case_open(&c, g[i], 11 + i, 60);
-    CHECK_MSG(subset_mis2_same(&c, &o, &t), "%s: cover MIS-2 of a subset, GPU != host", g[i]);
-    subset_case_close(&c);
-  }
 }
 
 int main(void) {
