@@ -36,11 +36,11 @@ static mispc_status check_dist(mispc_context *ctx, const mispc_dist_csr *g,
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "%s: the diagonal and off-diagonal blocks live in different memory spaces",
                      name);
-  s = mispc_dist_agree(ctx, g->comm, s);
+  /* one priority on every rank (the cover rounds exchange more than the
+   * others): the largest and minus the least, in the verdict's reduction */
+  int p[2] = {(int)o->priority, -(int)o->priority};
+  s = mispc_dist_agree_max(ctx, g->comm, s, p, 2);
   if (s) return s;
-  /* one priority on every rank: the cover rounds exchange more than the others */
-  int p[2] = {(int)o->priority, -(int)o->priority}; /* the largest, minus the least */
-  MPI_Allreduce(MPI_IN_PLACE, p, 2, MPI_INT, MPI_MAX, g->comm);
   if (p[0] != -p[1])
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "%s: the priority differs between ranks (%d to %d)", name, -p[1], p[0]);

@@ -11,12 +11,25 @@
 #include "mispc/timer.h"
 
 mispc_status mispc_dist_agree(mispc_context *ctx, MPI_Comm comm, mispc_status s) {
+  return mispc_dist_agree_max(ctx, comm, s, NULL, 0);
+}
+
+mispc_status mispc_dist_agree_max(mispc_context *ctx, MPI_Comm comm, mispc_status s, int *vals,
+                                  int n) {
+  enum { kMaxInts = 8 };
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  int mine = s ? rank : INT_MAX, first = INT_MAX;
-  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+  if (n < 0 || n > kMaxInts)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_dist_agree_max: %d values", n);
+  /* the failing rank with the smallest id as -rank, the largest of the MAX */
+  int buf[1 + kMaxInts];
+  buf[0] = s ? -rank : INT_MIN;
+  for (int i = 0; i < n; ++i) buf[1 + i] = vals[i];
+  if (MPI_Allreduce(MPI_IN_PLACE, buf, 1 + n, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Allreduce failed in a status check");
-  if (first == INT_MAX) return MISPC_SUCCESS;
+  for (int i = 0; i < n; ++i) vals[i] = buf[1 + i];
+  if (buf[0] == INT_MIN) return MISPC_SUCCESS;
+  const int first = -buf[0];
   struct {
     int status;
     char msg[sizeof ctx->err];

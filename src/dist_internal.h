@@ -65,6 +65,9 @@ void mispc_halo_counts(mispc_halo *h, size_t size);
  * rank returns the status of the lowest failing rank, with its message
  * prefixed by "rank R: ". Also fails (on every rank) if MPI itself fails. */
 mispc_status mispc_dist_agree(mispc_context *ctx, MPI_Comm comm, mispc_status s);
+/* The same verdict with, in the same MPI_Allreduce, v[0..n) (n <= 8)
+ * replaced by their maxima over the ranks (on failure too). */
+mispc_status mispc_dist_agree_max(mispc_context *ctx, MPI_Comm comm, mispc_status s, int *v, int n);
 
 /* Builds the plan for ghosts garray[0..nghost) given every rank's row range
  * (ranges: P + 1 offsets). Collective. */
