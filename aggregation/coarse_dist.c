@@ -103,7 +103,8 @@ mispc_status mispc_dist_tentative_prolongator(mispc_context *ctx, const mispc_di
   memset(P, 0, sizeof *P);
   const char *who = "mispc_dist_tentative_prolongator";
   mispc_status s = MISPC_SUCCESS;
-  if (block_size < 1 || k < 1 || block_size * k > 4096 || (!B && k != 1))
+  /* a rank without rows (GAMG's coarse levels on fewer ranks) has no B to read */
+  if (block_size < 1 || k < 1 || block_size * k > 4096 || (!B && k != 1 && g->rend > g->rstart))
     s = mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                      "%s: block size %d and %d vectors (B NULL needs k = 1) not supported", who,
                      block_size, k);

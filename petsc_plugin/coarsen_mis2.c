@@ -35,6 +35,8 @@ typedef struct {
   PetscInt seed;
   PetscInt phase2_min_free; /* mis2agg: mispc_agg_options.phase2_min_free (-1: auto) */
   PetscInt k_used;          /* the last aggregation's (auto: from the graph's rows) */
+  PetscInt priority;        /* MIS-2 priority: PRIORITY_AUTO, _HASH or _COVER */
+  PetscBool cover_used;     /* the last aggregation's (auto: from the graph's rows) */
   PetscBool verify;
   /* last result, for MatCoarsenView */
   PetscInt nlocal, nlists;
@@ -54,6 +56,16 @@ static PetscErrorCode get_ctx(MatCoarsen cg, MispcCoarsen **mc) {
   PetscCall(PetscContainerGetPointer(c, (void **)mc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* -mat_coarsen_mispc_priority, in the order of priority_names */
+enum { PRIORITY_AUTO, PRIORITY_HASH, PRIORITY_COVER };
+static const char *const priority_names[] = {"auto", "hash", "cover"};
+
+/* auto: the cover priority where the graph's rows hold more than this many
+ * entries on average (Elasticity3D_30's node graph 25.24: setup 0.87x the
+ * hash's; 7-point Laplacians 6.80: it cost more than it saved;
+ * docs/PETSC.md, "A coverage priority for MIS-2") */
+#define COVER_MIN_MEAN_ROW 12.0
 
 static const char *algo_name(const MispcCoarsen *mc) {
   return mc->algo == MISPC_AGG_MIS2AGG ? "mis2agg" : "mis2basic";
@@ -133,6 +145,7 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
   ao.algo = mc->algo;
   ao.mis.seed = (uint64_t)mc->seed;
   ao.phase2_min_free = (int)mc->k_used;
+  if (mc->cover_used) ao.mis.priority = MISPC_PRIORITY_COVER;
   const mispc_csr *graph = &L.csr;
   /* GAMG's graph is symmetric unless the matrix is not; symmetrize then (host) */
   mispc_status s = mispc_csr_check(ctx, graph, MISPC_CHECK_SORTED | MISPC_CHECK_SYMMETRIC);
@@ -193,6 +206,13 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Several ranks, GPU graph: aggregate a device copy (device_agg), except
+ * with the cover priority, whose distributed rounds run on the host only
+ * (docs/MIS.md): the same aggregates as one GPU either way. */
+static PetscBool on_device(const MispcCoarsen *mc) {
+  return (PetscBool)(mc->gpu && mc->device_agg && !mc->cover_used);
+}
+
 #if MISPC_ENABLE_MPI
 /* A step that can fail on one rank alone (a copy between the host and the
  * GPU): *s fails on every rank if it failed on any (MISPC_ERR_CUDA, with no
@@ -207,7 +227,7 @@ static PetscErrorCode agree_local(MPI_Comm comm, mispc_context *ctx, mispc_statu
 }
 
 /* *s = mispc_dist_aggregate of D (host blocks). With a GPU graph (and
- * device_agg) on a device copy of D, the labels copied back: the same labels
+ * on_device) on a device copy of D, the labels copied back: the same labels
  * by the function's contract, at GPU speed; the check, the verification and
  * the lists stay on the host pattern. Every rank gets the same status. */
 static PetscErrorCode aggregate_dist(mispc_context *ctx, const MispcCoarsen *mc, MPI_Comm comm,
@@ -217,7 +237,7 @@ static PetscErrorCode aggregate_dist(mispc_context *ctx, const MispcCoarsen *mc,
   mispc_dist_csr DD;
   int32_t *dagg = NULL;
   PetscFunctionBegin;
-  if (!mc->gpu || !mc->device_agg) {
+  if (!on_device(mc)) {
     *s = mispc_dist_aggregate(ctx, D, ao, agg, info);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -265,6 +285,7 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
   ao.algo = mc->algo;
   ao.mis.seed = (uint64_t)mc->seed;
   ao.phase2_min_free = (int)mc->k_used;
+  if (mc->cover_used) ao.mis.priority = MISPC_PRIORITY_COVER;
   PetscCall(MatGetSize(G, &N, NULL));
   PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
   PetscCall(MatGetLocalSize(G, &nloc, NULL));
@@ -378,8 +399,23 @@ static PetscErrorCode coarsen_dist(MatCoarsen cg, MispcCoarsen *mc, mispc_contex
 static const char *where_run(const MispcCoarsen *mc) {
   if (!mc->distributed) return mc->gpu ? "GPU" : "host";
   if (!mc->gpu) return "distributed, host";
-  return mc->device_agg ? "distributed, aggregated on the GPU"
-                        : "distributed, GPU graph copied to the host";
+  return on_device(mc) ? "distributed, aggregated on the GPU"
+                       : "distributed, GPU graph copied to the host";
+}
+
+/* The graph's mean stored entries a row over all ranks (a global sum: the
+ * same on any number of ranks); *have false where its type has no
+ * MatGetInfo. */
+static PetscErrorCode graph_mean_row(MatCoarsen cg, const MispcCoarsen *mc, double *mean,
+                                     PetscBool *have) {
+  MatInfo info;
+  PetscFunctionBegin;
+  *mean = 0.0;
+  *have = (PetscBool)(cg->graph->ops->getinfo != NULL);
+  if (!*have) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetInfo(cg->graph, MAT_GLOBAL_SUM, &info));
+  *mean = mc->nglobal > 0 ? info.nz_used / (double)mc->nglobal : 0.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* phase2_min_free -1: one more than the graph's mean stored entries a row,
@@ -391,24 +427,30 @@ static const char *where_run(const MispcCoarsen *mc) {
  * free, so phase 2 adds no aggregates much smaller than phase 1's (Alg. 3's
  * 2 made Elasticity3D_30's level 1 7,698 rows against 3,966 and its GAMG
  * setup 1.6 times longer; docs/PETSC.md, "The default K from the graph").
- * The same on any number of ranks: the count is a global sum. */
-static PetscErrorCode auto_min_free(MatCoarsen cg, MispcCoarsen *mc) {
-  MatInfo info;
+ * Priority auto: cover where that mean is above COVER_MIN_MEAN_ROW. */
+static PetscErrorCode auto_choices(MatCoarsen cg, MispcCoarsen *mc) {
+  double mean;
+  PetscBool have;
   PetscFunctionBegin;
   mc->k_used = mc->phase2_min_free;
-  if (mc->k_used >= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  if (mc->algo != MISPC_AGG_MIS2AGG) {
-    mc->k_used = 2; /* unused: mis2basic has no phase 2 */
-    PetscFunctionReturn(PETSC_SUCCESS);
+  mc->cover_used = (PetscBool)(mc->priority == PRIORITY_COVER);
+  const PetscBool auto_k = (PetscBool)(mc->k_used < 0 && mc->algo == MISPC_AGG_MIS2AGG);
+  if (mc->k_used < 0 && !auto_k) mc->k_used = 2; /* unused: mis2basic has no phase 2 */
+  if (!auto_k && mc->priority != PRIORITY_AUTO) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(graph_mean_row(cg, mc, &mean, &have));
+  if (mc->priority == PRIORITY_AUTO) {
+    mc->cover_used = (PetscBool)(have && mean > COVER_MIN_MEAN_ROW);
+    PetscCall(PetscInfo(cg, "MIS-2 priority %s (the graph's mean row length %.2f%s)\n",
+                        mc->cover_used ? "cover" : "hash", mean,
+                        have ? "" : ": unknown, its type has no MatGetInfo"));
   }
-  if (!cg->graph->ops->getinfo) { /* a type without MatGetInfo: the 7-point Laplacian's */
+  if (!auto_k) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!have) { /* a type without MatGetInfo: the 7-point Laplacian's */
     mc->k_used = 8;
     PetscCall(PetscInfo(cg, "mis2agg: phase-2 roots need 8 unaggregated neighbours (the "
                             "graph's type has no MatGetInfo)\n"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatGetInfo(cg->graph, MAT_GLOBAL_SUM, &info));
-  const double mean = mc->nglobal > 0 ? info.nz_used / (double)mc->nglobal : 0.0;
   mc->k_used = 1 + (PetscInt)ceil(mean);
   PetscCall(PetscInfo(cg,
                       "mis2agg: phase-2 roots need %" PetscInt_FMT
@@ -436,7 +478,7 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
     mc->nglobal = N;
   }
   mc->distributed = (PetscBool)(MISPC_ENABLE_MPI && mc->nranks > 1);
-  PetscCall(auto_min_free(cg, mc));
+  PetscCall(auto_choices(cg, mc));
   PetscCall(MispcContextCreate((PetscObject)cg, mc->gpu, &ctx));
   PetscErrorCode ierr = PETSC_SUCCESS;
 #if MISPC_ENABLE_MPI
@@ -478,6 +520,12 @@ static PetscErrorCode MatCoarsenSetFromOptions_Mispc(MatCoarsen cg,
                             "mis2agg: unaggregated neighbours a secondary root needs (2: Alg. 3; "
                             "-1: 1 + the graph's mean row length)",
                             "MATCOARSENMIS2AGG", mc->phase2_min_free, &mc->phase2_min_free, NULL));
+  PetscCall(PetscOptionsEList(
+      "-mat_coarsen_mispc_priority",
+      "MIS-2 priority: hash (per round, the default), cover (most undecided "
+      "vertices within distance 2 first: fewer, larger aggregates) or auto "
+      "(cover where rows average more than 12 entries)",
+      "MATCOARSENMIS2AGG", priority_names, 3, priority_names[mc->priority], &mc->priority, NULL));
   PetscCall(PetscOptionsBool("-mat_coarsen_mispc_verify", "Verify every aggregation",
                              "MATCOARSENMIS2AGG", mc->verify, &mc->verify, NULL));
   PetscCall(PetscOptionsBool("-mat_coarsen_mispc_device_aggregation",
@@ -497,11 +545,13 @@ static PetscErrorCode MatCoarsenView_Mispc(MatCoarsen cg, PetscViewer viewer) {
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(
       viewer,
-      "  mispc %s (seed %" PetscInt_FMT ", phase-2 roots need %" PetscInt_FMT
+      "  mispc %s (seed %" PetscInt_FMT ", MIS-2 priority %s%s, phase-2 roots need %" PetscInt_FMT
       "%s): %lld vertices, %lld aggregates, %lld singletons, largest %lld, MIS-2 rounds %d + %d\n",
-      algo_name(mc), mc->seed, mc->k_used, mc->phase2_min_free < 0 ? " (from the graph)" : "",
-      (long long)mc->nglobal, (long long)mc->naggs, (long long)mc->singletons,
-      (long long)mc->max_size, mc->rounds[0], mc->rounds[1]));
+      algo_name(mc), mc->seed, mc->cover_used ? "cover" : "hash",
+      mc->priority == PRIORITY_AUTO ? " (from the graph)" : "", mc->k_used,
+      mc->phase2_min_free < 0 ? " (from the graph)" : "", (long long)mc->nglobal,
+      (long long)mc->naggs, (long long)mc->singletons, (long long)mc->max_size, mc->rounds[0],
+      mc->rounds[1]));
   if (mc->nranks > 1 && !mc->distributed)
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  on %d ranks, each rank alone (mispc built without MPI): "
@@ -528,6 +578,8 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
   mc->algo = algo;
   mc->device_agg = PETSC_TRUE;
   mc->phase2_min_free = -1;
+  mc->priority = PRIORITY_HASH; /* auto, by row length, also took the coarse levels of scalar
+                                   problems: 13 CG iterations against 11 (docs/PETSC.md) */
   PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)cg), &c));
   PetscCall(PetscContainerSetPointer(c, mc));
   PetscCall(MispcContainerFreeOnDestroy(c));
@@ -556,6 +608,10 @@ static PetscErrorCode create_common(MatCoarsen cg, mispc_agg_algo algo) {
                                        (`mispc_agg_options.phase2_min_free`; larger: fewer,
                                        larger aggregates; 2: Alg. 3; -1: one more than the
                                        graph's mean stored entries a row)
+.  -mat_coarsen_mispc_priority <hash> - MIS-2 priority: hash (a new hash each round), cover
+                                       (most undecided vertices within distance 2 first: fewer,
+                                       larger aggregates, more rounds) or auto (cover where the
+                                       graph's rows average more than 12 entries)
 .  -mat_coarsen_mispc_verify <false> - check every aggregation (mispc_verify_aggregation)
 -  -mat_coarsen_mispc_device_aggregation <true> - several ranks, GPU matrices: aggregate
                                        a device copy of the graph (else its host copy)

@@ -1,7 +1,7 @@
 /* The public setters and getters of the PCGAMG type "mispc" (PCGAMGMISPC,
  * mispc_petsc.h): PetscTryMethod / PetscUseMethod on the functions the type
  * composes when GAMG creates it (gamg_mispc.c), as PETSc's own PCs do. Each
- * pair is written by MISPC_GAMG_ACCESSORS below its manual pages: the nine
+ * pair is written by MISPC_GAMG_ACCESSORS below its manual pages: the ten
  * pairs differ only in name, type and setting number, and gamg_mispc.c's
  * table of settings holds their ranges and options. */
 #include <petsc/private/pcimpl.h>
@@ -389,3 +389,46 @@ MISPC_GAMG_ACCESSORS(Galerkin, PetscBool, Bool, MISPC_GAMG_GALERKIN)
 .seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetPhase2MinFree()`
 @*/
 MISPC_GAMG_ACCESSORS(Phase2MinFree, PetscInt, Int, MISPC_GAMG_PHASE2_MIN_FREE)
+
+/*@
+  PCGAMGMISPCSetPriority - Sets the MIS-2 priority of the aggregation of a `PCGAMGMISPC`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- p - `PC_GAMG_MISPC_PRIORITY_HASH` (the default: a new hash each round),
+      `PC_GAMG_MISPC_PRIORITY_COVER` (the vertex covering the most undecided vertices within
+      distance 2 first) or `PC_GAMG_MISPC_PRIORITY_AUTO` (cover on a level whose near-null
+      space has more vectors than the matrix has dofs a node, as elasticity with rigid-body
+      modes, else hash)
+
+  Options Database Key:
+. -pc_gamg_mispc_priority <hash> - the same from the options database
+
+  Level: advanced
+
+  Note:
+  The cover priority gives fewer, larger aggregates in more MIS-2 rounds
+  (`MISPC_PRIORITY_COVER`); where each aggregate carries several coarse unknowns the smaller
+  Galerkin products pay for the rounds. The same aggregates on the host, the GPU and any
+  number of ranks. Another value is the error `PETSC_ERR_ARG_OUTOFRANGE`.
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCGetPriority()`, `PCGAMGMISPCPriority`
+@*/
+/*@
+  PCGAMGMISPCGetPriority - Gets the MIS-2 priority setting of a `PCGAMGMISPC`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. p - the setting (auto: chosen per level)
+
+  Level: advanced
+
+.seealso: [](ch_ksp), `PCGAMGMISPC`, `PCGAMGMISPCSetPriority()`
+@*/
+MISPC_GAMG_ACCESSORS(Priority, PCGAMGMISPCPriority, Enum, MISPC_GAMG_PRIORITY)

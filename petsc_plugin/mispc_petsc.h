@@ -88,6 +88,16 @@ PETSC_EXTERN const char *const PCGAMGMISPCAggregations[];
 typedef enum { PC_GAMG_MISPC_EIG_GERSHGORIN, PC_GAMG_MISPC_EIG_POWER } PCGAMGMISPCEigEstimate;
 /* "gershgorin", "power", then PETSc's enum-name tail */
 PETSC_EXTERN const char *const PCGAMGMISPCEigEstimates[];
+/* -pc_gamg_mispc_priority: the MIS-2 priority of the aggregation, the
+ * per-round hash (default), the cover priority (fewer, larger aggregates) or
+ * auto (cover where the near-null space has more vectors than dofs a node) */
+typedef enum {
+  PC_GAMG_MISPC_PRIORITY_AUTO,
+  PC_GAMG_MISPC_PRIORITY_HASH,
+  PC_GAMG_MISPC_PRIORITY_COVER
+} PCGAMGMISPCPriority;
+/* "auto", "hash", "cover", then PETSc's enum-name tail */
+PETSC_EXTERN const char *const PCGAMGMISPCPriorities[];
 
 /* the setters (each does nothing unless pc is a PCGAMG of type mispc) */
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetAggregation(PC, PCGAMGMISPCAggregation);
@@ -99,6 +109,7 @@ PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetSeed(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetVerify(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetGalerkin(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetPhase2MinFree(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCSetPriority(PC, PCGAMGMISPCPriority);
 /* the getters (each is an error unless pc is a PCGAMG of type mispc) */
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetAggregation(PC, PCGAMGMISPCAggregation *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetNSmooths(PC, PetscInt *);
@@ -109,5 +120,6 @@ PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetSeed(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetVerify(PC, PetscBool *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetGalerkin(PC, PetscBool *);
 PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetPhase2MinFree(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCGAMGMISPCGetPriority(PC, PCGAMGMISPCPriority *);
 
 #endif

@@ -236,7 +236,8 @@ MISPC_API mispc_status mispc_dist_coarse_graph(mispc_context *ctx, const mispc_d
 /* This rank's rows of mispc_tentative_prolongator's P (the dofs v*bs .. v*bs
  * + bs - 1 of its nodes, columns as global coarse ids c*k + j) and its coarse
  * rows of Bc. B: (rend - rstart) * bs rows, k columns, column-major with
- * leading dimension (rend - rstart) * bs; NULL for the constant (k = 1).
+ * leading dimension (rend - rstart) * bs; NULL for the constant (k = 1),
+ * and on a rank without rows (any k).
  * Each aggregate's block is factored on the rank of its coarse row, members
  * in increasing node id, by the one-process code: bit-identical values. */
 typedef struct mispc_dist_prolongator {

@@ -68,4 +68,10 @@ check "laplace3d 40, mis2basic seed 5, Richardson/mcgs smoother" "$p" -dll_appen
   -mg_levels_pc_type mcgs
 check "elasticity3d 10 (bs 3, 6 rigid-body modes), mis2agg, default smoother" "$solve" \
   -problem elasticity3d -n 10 -pcs gamg-mis2agg -ksp_type cg
+# the cover priority (auto: on elasticity3d's rows of 25 entries; the distributed host
+# rounds on several ranks), and on every level of the Laplacian
+check "elasticity3d 10, mis2agg, priority auto (cover)" "$solve" -problem elasticity3d -n 10 \
+  -pcs gamg-mis2agg -ksp_type cg "${opt%type}mispc_priority" auto
+check "laplace3d 30, mis2agg, cover priority on every level" "$p" -dll_append "$plugin" \
+  "${gamg[@]}" mis2agg -n 30 -ksp_rtol 1e-10 "${opt%type}mispc_priority" cover
 exit $fail

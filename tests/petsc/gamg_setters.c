@@ -337,6 +337,25 @@ static PetscErrorCode errors(Mat A, PetscBool *ok) {
   if (p2 != 5 || p2_after != 5 || ierr != PETSC_ERR_ARG_OUTOFRANGE ||
       !strstr(msg, "must be >= -1, got -2"))
     *ok = PETSC_FALSE;
+  /* the MIS-2 priority: hash (default), cover, auto; nothing else */
+  PCGAMGMISPCPriority pr0, pr = PC_GAMG_MISPC_PRIORITY_AUTO, pr_after = PC_GAMG_MISPC_PRIORITY_AUTO;
+  PetscCall(PCGAMGMISPCGetPriority(pc, &pr0));
+  PetscCall(PCGAMGMISPCSetPriority(pc, PC_GAMG_MISPC_PRIORITY_COVER));
+  PetscCall(PCGAMGMISPCGetPriority(pc, &pr));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = PCGAMGMISPCSetPriority(pc, (PCGAMGMISPCPriority)3);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(caught(ierr, &msg));
+  PetscCall(PCGAMGMISPCGetPriority(pc, &pr_after));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "PCGAMGMISPCSetPriority: default %s, cover reads %s; 3: error %d: %s; "
+                        "then %s\n",
+                        PCGAMGMISPCPriorities[pr0], PCGAMGMISPCPriorities[pr], (int)ierr, msg,
+                        PCGAMGMISPCPriorities[pr_after]));
+  if (pr0 != PC_GAMG_MISPC_PRIORITY_HASH || pr != PC_GAMG_MISPC_PRIORITY_COVER ||
+      pr_after != PC_GAMG_MISPC_PRIORITY_COVER || ierr != PETSC_ERR_ARG_OUTOFRANGE ||
+      !strstr(msg, "must be a PCGAMGMISPCPriority, 0 (auto) to 2 (cover), got 3"))
+    *ok = PETSC_FALSE;
   PetscCall(PCGAMGMISPCGetNSmooths(pc, &n));
   PCGAMGMISPCAggregation agg;
   PetscCall(PCGAMGMISPCGetAggregation(pc, &agg));

@@ -18,7 +18,7 @@ levels "$gpu"
 fail=0
 grep -qE "converged$" <<<"$host" || { echo "FAIL: host did not converge" >&2; fail=1; }
 grep -qE "converged$" <<<"$gpu" || { echo "FAIL: GPU did not converge" >&2; tail -20 <<<"$gpu" >&2; fail=1; }
-grep -qE "mispc level 0: .* aggregates .*, GPU$" <<<"$gpu" || { echo "FAIL: level 0 did not aggregate on the GPU" >&2; fail=1; }
+grep -qE "mispc level 0: .* aggregates .*, GPU(,|$)" <<<"$gpu" || { echo "FAIL: level 0 did not aggregate on the GPU" >&2; fail=1; }
 if [ -z "$(levels "$host")" ] || [ "$(levels "$host")" != "$(levels "$gpu")" ]; then
   echo "FAIL: GPU aggregates differ from the host's" >&2
   fail=1
