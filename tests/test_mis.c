@@ -324,9 +324,10 @@ static int64_t members(const uint8_t *set, int64_t n) {
  * vertex whose tuple is the least within distance 2. Returns the rounds. */
 static int cover_reference(const mispc_csr *G, const uint8_t *sub, uint64_t seed, uint8_t *in) {
   const int64_t n = G->nrows;
+  const size_t nb = n > 0 ? (size_t)n : 0; /* bytes a flag array (n >= 0: gcc cannot tell) */
   const int64_t *rp = G->rowptr;
   const int32_t *ci = G->colidx;
-  uint8_t *st = malloc((size_t)n), *near = malloc((size_t)n); /* 0 undecided, 1 IN, 2 OUT */
+  uint8_t *st = malloc(nb + 1), *near = malloc(nb + 1); /* 0 undecided, 1 IN, 2 OUT */
   uint32_t *c1 = malloc((size_t)n * 4);
   uint64_t *t = malloc((size_t)n * 8);
   for (int64_t v = 0; v < n; ++v) st[v] = sub && !sub[v] ? 2 : 0;
@@ -335,7 +336,7 @@ static int cover_reference(const mispc_csr *G, const uint8_t *sub, uint64_t seed
     int64_t left = 0;
     for (int64_t v = 0; v < n; ++v) left += st[v] == 0;
     if (!left) break;
-    memset(near, 0, (size_t)n); /* distance 1 and 2 from an IN vertex, relays in the subset */
+    memset(near, 0, nb); /* distance 1 and 2 from an IN vertex, relays in the subset */
     for (int64_t x = 0; x < n; ++x)
       if (st[x] == 1)
         for (int64_t p = rp[x]; p < rp[x + 1]; ++p) {
@@ -357,7 +358,7 @@ static int cover_reference(const mispc_csr *G, const uint8_t *sub, uint64_t seed
         if (ci[p] != v && (!sub || sub[ci[p]])) c += c1[ci[p]];
       t[v] = mis2_cover_tuple(seed, rounds, v, c, mis2_id_bits(n));
     }
-    memset(near, 0, (size_t)n); /* near[v]: an undecided vertex of v's ball comes first */
+    memset(near, 0, nb); /* near[v]: an undecided vertex of v's ball comes first */
     for (int64_t v = 0; v < n; ++v) {
       if (st[v]) continue;
       for (int64_t p = rp[v]; p < rp[v + 1] && !near[v]; ++p) {
