@@ -92,6 +92,16 @@ __global__ void aggregate_sizes(int64_t n, const int32_t *tent, int32_t *size) {
 constexpr int64_t kPairwiseDegree = 32; /* above: labels counted in a hash table */
 constexpr int64_t kHashRow = 2048; /* above: sorted labels (phase3_sorted; tuning agg_hash_row) */
 
+/* Phase 3's order of candidate labels (Kokkos Kernels Alg. 3, phase 3, with
+ * ties broken for determinism): label a with c neighbours in an aggregate of
+ * sz vertices comes before label b (bc, bsz) if it has more neighbours, then
+ * if its aggregate is smaller, then if its id is lower. One comparison for
+ * the three paths (phase3, phase3_hashed, phase3_sorted). */
+__device__ __forceinline__ bool pick_before(int64_t c, int64_t sz, int32_t a, int64_t bc,
+                                            int64_t bsz, int32_t b) {
+  return c > bc || (c == bc && (sz < bsz || (sz == bsz && a < b)));
+}
+
 /* Leftovers of more than kPairwiseDegree entries are left to the passes
  * after the phases' wait and counted in *deferred (one atomic per block):
  * those of at most hash_row entries in its low 32 bits (phase3_hashed), the
@@ -123,8 +133,7 @@ __global__ void phase3(int64_t n, const int64_t *rowptr, const int32_t *colidx, 
       int c = 0;
       for (int64_t q = b; q < e; ++q) c += tent[colidx[q]] == a;
       int sz = size[a];
-      if (best < 0 || c > best_count ||
-          (c == best_count && (sz < best_size || (sz == best_size && a < best)))) {
+      if (best < 0 || pick_before(c, sz, a, best_count, best_size, best)) {
         best = a;
         best_count = c;
         best_size = sz;
@@ -150,10 +159,7 @@ struct PickBetter {
   __device__ Pick operator()(const Pick &x, const Pick &y) const {
     if (x.label < 0) return y;
     if (y.label < 0) return x;
-    const bool xb =
-        x.count > y.count ||
-        (x.count == y.count && (x.size < y.size || (x.size == y.size && x.label < y.label)));
-    return xb ? x : y;
+    return pick_before(x.count, x.size, x.label, y.count, y.size, y.label) ? x : y;
   }
 };
 __global__ void __launch_bounds__(kBlock)
@@ -246,8 +252,7 @@ __global__ void phase3_sorted(int64_t h, const int32_t *list, const int64_t *off
       int64_t j = i;
       while (j < off[k + 1] && labels[j] == labels[i]) ++j;
       const int64_t c = j - i, sz = size[labels[i]];
-      /* labels ascend, so on a tie of (count, size) the first (smaller id) stays */
-      if (best < 0 || c > best_count || (c == best_count && sz < best_size)) {
+      if (best < 0 || pick_before(c, sz, labels[i], best_count, best_size, best)) {
         best = labels[i];
         best_count = c;
         best_size = sz;
