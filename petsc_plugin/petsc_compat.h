@@ -25,8 +25,10 @@ typedef PetscOptionItems *MispcOptionItems;
  * -pc_gamg_mat_coarsen_type from 3.22 */
 #if PETSC_VERSION_GE(3, 22, 0)
 #define MISPC_GAMG_COARSEN_OPTION "-pc_gamg_mat_coarsen_type"
+#define MISPC_GAMG_COARSEN_PREFIX "-pc_gamg_mat_coarsen_" /* the coarsener's own options */
 #else
 #define MISPC_GAMG_COARSEN_OPTION "-mat_coarsen_type"
+#define MISPC_GAMG_COARSEN_PREFIX "-mat_coarsen_"
 #endif
 
 /* a container whose context is freed by PetscFree on destroy: renamed in 3.23 */

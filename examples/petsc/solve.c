@@ -36,6 +36,10 @@ static const Entry entries[] = {
     {"gamg", "gamg", "", "PETSc GAMG, default configuration"},
     {"gamg-mis2agg", "gamg", MISPC_GAMG_COARSEN_OPTION " mis2agg -pc_gamg_aggressive_coarsening 0",
      "GAMG with mispc mis2agg aggregation"},
+    {"gamg-mis2agg-cover", "gamg",
+     MISPC_GAMG_COARSEN_OPTION
+     " mis2agg -pc_gamg_aggressive_coarsening 0 " MISPC_GAMG_COARSEN_PREFIX "mispc_priority cover",
+     "GAMG + mis2agg, MIS-2 cover priority (fewer, larger aggregates)"},
     {"gamg-mispc", "gamg", "-pc_gamg_type mispc",
      "GAMG type mispc: mis2agg aggregation, its own products on one rank"},
     {"gamg-mis2basic", "gamg",
