@@ -62,9 +62,11 @@ enum { PRIORITY_AUTO, PRIORITY_HASH, PRIORITY_COVER };
 static const char *const priority_names[] = {"auto", "hash", "cover"};
 
 /* auto: the cover priority where the graph's rows hold more than this many
- * entries on average (Elasticity3D_30's node graph 25.24: setup 0.87x the
- * hash's; 7-point Laplacians 6.80: it cost more than it saved;
- * docs/PETSC.md, "A coverage priority for MIS-2") */
+ * entries on average (Elasticity3D_30's node graph 25.24: GAMG setup about
+ * 0.85x the hash's; 7-point Laplacians 6.80: it cost more than it saved;
+ * but their coarse levels average about 28, where it cost CG iterations, so
+ * auto is a choice, not the default; docs/PETSC.md, "The coarsener's
+ * option") */
 #define COVER_MIN_MEAN_ROW 12.0
 
 static const char *algo_name(const MispcCoarsen *mc) {
