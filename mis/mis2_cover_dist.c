@@ -114,12 +114,7 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
       mis2_cover_scan(ac, ar[v], ar[v + 1], M, subset, t, 0, &out, &all_min);
       mis2_cover_scan(bc, br[v], br[v + 1], gM, gsub, t, 0, &out, &all_min);
-      if (out)
-        T[v] = MIS2_OUT;
-      else if (all_min)
-        T[v] = MIS2_IN;
-      else
-        ++still;
+      still += mis2_cover_verdict(&T[v], out, all_min);
     }
     ++iter;
     if ((s = mispc_halo_exchange(ctx, g->halo, T, gT, 8))) break;

@@ -98,12 +98,7 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
       if (!undecided(t)) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
       mis2_cover_scan(ci, rp[v], rp[v + 1], M, subset, t, iter == 0, &out, &all_min);
-      if (out)
-        T[v] = MIS2_OUT;
-      else if (all_min)
-        T[v] = MIS2_IN;
-      else
-        ++still;
+      still += mis2_cover_verdict(&T[v], out, all_min);
     }
     ++iter;
     left = still;

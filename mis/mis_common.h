@@ -264,6 +264,14 @@ static inline void mis2_cover_scan(const int32_t *col, int64_t b, int64_t e, con
     *all_min &= M[u] == t;
   }
 }
+/* The verdict of the scans on *t: OUT, IN, or left undecided (returns 1). */
+static inline int mis2_cover_verdict(uint64_t *t, int out, int all_min) {
+  if (out)
+    *t = MIS2_OUT;
+  else if (all_min)
+    *t = MIS2_IN;
+  return !out && !all_min;
+}
 
 /* Distributed MIS-2 on the host (mis2_dist.c; the device rounds of
  * mis2_dist_cuda.cu scan with mis_cuda::row_decide): the state after round
