@@ -27,9 +27,6 @@ struct Cover {
   int idbits;
 };
 
-__device__ __forceinline__ bool undecided(uint64_t t) {
-  return t != MIS2_IN && t != MIS2_OUT;
-}
 __device__ __forceinline__ bool inside(const Cover &c, int32_t u) {
   return !c.subset || c.subset[u];
 }
@@ -106,7 +103,7 @@ template <int L> __global__ void __launch_bounds__(kBlock) near_set(Cover c) {
 }
 template <int L> __global__ void __launch_bounds__(kBlock) mark_out(Cover c) {
   FOR_V(c) {
-    if (!undecided(c.T[v])) continue;
+    if (!mis2_undecided(c.T[v])) continue;
     bool out = c.C[v];
     if (!out) FOR_ROW(c, v, p) {
         const int32_t u = c.ci[p];
@@ -126,15 +123,15 @@ template <int L> __global__ void __launch_bounds__(kBlock) count1(Cover c, int i
      * flag before the sum, lane 0 writes after it */
     const bool near = iter > 0 && c.C[v];
     uint32_t k = 0;
-    if (!near) FOR_ROW(c, v, p) k += c.ci[p] != v && undecided(c.T[c.ci[p]]);
+    if (!near) FOR_ROW(c, v, p) k += c.ci[p] != v && mis2_undecided(c.T[c.ci[p]]);
     k = Group<L>::sum(k);
-    if (!Group<L>::lane()) c.C[v] = near ? 0 : k + undecided(c.T[v]);
+    if (!Group<L>::lane()) c.C[v] = near ? 0 : k + mis2_undecided(c.T[v]);
   }
 }
 
 template <int L> __global__ void __launch_bounds__(kBlock) tuples(Cover c, int iter) {
   FOR_V(c) {
-    if (!undecided(c.T[v])) continue;
+    if (!mis2_undecided(c.T[v])) continue;
     uint64_t k = 0;
     FOR_ROW(c, v, p) {
       const int32_t u = c.ci[p];
@@ -160,7 +157,7 @@ __global__ void __launch_bounds__(kBlock) decide(Cover c, int iter, unsigned lon
   unsigned long long mine = 0;
   FOR_V(c) {
     const uint64_t t = c.T[v];
-    if (!undecided(t)) continue;
+    if (!mis2_undecided(t)) continue;
     bool out = c.M[v] == MIS2_OUT, all = c.M[v] == t;
     if (!out && (all || iter > 0)) FOR_ROW(c, v, p) {
         const int32_t u = c.ci[p];

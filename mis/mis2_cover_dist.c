@@ -11,10 +11,6 @@
 #include "mis_common.h"
 #include "mis_dist_backend.h"
 
-static int undecided(uint64_t t) {
-  return t != MIS2_IN && t != MIS2_OUT;
-}
-
 mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr *g,
                                         const mispc_mis_options *opt, const uint8_t *subset,
                                         uint8_t *in_set, mispc_mis_result *res) {
@@ -67,7 +63,7 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
       if ((s = mispc_halo_exchange(ctx, g->halo, C, gC, 4))) break;
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t v = 0; v < nloc; ++v) {
-        if (!undecided(T[v])) continue;
+        if (!mis2_undecided(T[v])) continue;
         uint32_t out = C[v];
         for (int64_t p = ar[v]; p < ar[v + 1] && !out; ++p)
           out = (!subset || subset[ac[p]]) && C[ac[p]];
@@ -78,15 +74,15 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
     }
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t v = 0; v < nloc; ++v) { /* c1 */
-      uint32_t c = (uint32_t)undecided(T[v]);
-      for (int64_t p = ar[v]; p < ar[v + 1]; ++p) c += ac[p] != v && undecided(T[ac[p]]);
-      for (int64_t p = br[v]; p < br[v + 1]; ++p) c += (uint32_t)undecided(gT[bc[p]]);
+      uint32_t c = (uint32_t)mis2_undecided(T[v]);
+      for (int64_t p = ar[v]; p < ar[v + 1]; ++p) c += ac[p] != v && mis2_undecided(T[ac[p]]);
+      for (int64_t p = br[v]; p < br[v + 1]; ++p) c += (uint32_t)mis2_undecided(gT[bc[p]]);
       C[v] = c;
     }
     if ((s = mispc_halo_exchange(ctx, g->halo, C, gC, 4))) break;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t v = 0; v < nloc; ++v) { /* c2 and the tuples */
-      if (!undecided(T[v])) continue;
+      if (!mis2_undecided(T[v])) continue;
       uint64_t c = C[v];
       for (int64_t p = ar[v]; p < ar[v + 1]; ++p)
         if (ac[p] != v && (!subset || subset[ac[p]])) c += C[ac[p]];
@@ -110,7 +106,7 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
 #pragma omp parallel for schedule(static) reduction(+ : still) num_threads(nt)
     for (int64_t v = 0; v < nloc; ++v) { /* decide; the undecided keep T */
       const uint64_t t = T[v];
-      if (!undecided(t)) continue;
+      if (!mis2_undecided(t)) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
       mis2_cover_scan(ac, ar[v], ar[v + 1], M, subset, t, 0, &out, &all_min);
       mis2_cover_scan(bc, br[v], br[v + 1], gM, gsub, t, 0, &out, &all_min);

@@ -8,10 +8,6 @@
 #include "mis_backend.h"
 #include "mis_common.h"
 
-static int undecided(uint64_t t) {
-  return t != MIS2_IN && t != MIS2_OUT;
-}
-
 mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
                                    const mispc_mis_options *opt, const uint8_t *subset,
                                    uint8_t *in_set, mispc_mis_result *res) {
@@ -57,7 +53,7 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
       }
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t v = 0; v < n; ++v) {
-        if (!undecided(T[v])) continue;
+        if (!mis2_undecided(T[v])) continue;
         uint32_t out = C[v];
         for (int64_t p = rp[v]; p < rp[v + 1] && !out; ++p)
           out = (!subset || subset[ci[p]]) && C[ci[p]];
@@ -71,13 +67,13 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
         C[v] = 0;
         continue;
       }
-      uint32_t c = (uint32_t)undecided(T[v]);
-      for (int64_t p = rp[v]; p < rp[v + 1]; ++p) c += ci[p] != v && undecided(T[ci[p]]);
+      uint32_t c = (uint32_t)mis2_undecided(T[v]);
+      for (int64_t p = rp[v]; p < rp[v + 1]; ++p) c += ci[p] != v && mis2_undecided(T[ci[p]]);
       C[v] = c;
     }
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t v = 0; v < n; ++v) { /* c2 and the tuples */
-      if (!undecided(T[v])) continue;
+      if (!mis2_undecided(T[v])) continue;
       uint64_t c = C[v];
       for (int64_t p = rp[v]; p < rp[v + 1]; ++p)
         if (ci[p] != v && (!subset || subset[ci[p]])) c += C[ci[p]];
@@ -95,7 +91,7 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
 #pragma omp parallel for schedule(dynamic, 2048) reduction(+ : still) num_threads(nt)
     for (int64_t v = 0; v < n; ++v) { /* decide, as mis2_host.c; the undecided keep T */
       const uint64_t t = T[v];
-      if (!undecided(t)) continue;
+      if (!mis2_undecided(t)) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
       mis2_cover_scan(ci, rp[v], rp[v + 1], M, subset, t, iter == 0, &out, &all_min);
       still += mis2_cover_verdict(&T[v], out, all_min);

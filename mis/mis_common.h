@@ -212,6 +212,11 @@ MISPC_HD int mis1_before(uint32_t ku, int64_t u, uint32_t kv, int64_t v) {
 #define MIS2_IN  0ull
 #define MIS2_OUT (~0ull)
 
+/* A 64-bit MIS-2 word that is neither IN nor OUT (the cover rounds'). */
+MISPC_HD int mis2_undecided(uint64_t t) {
+  return t != MIS2_IN && t != MIS2_OUT;
+}
+
 MISPC_HD int mis2_id_bits(int64_t n) {
   int b = 1;
   while (b < 63 && ((1ll << b) - 1) <= n) ++b; /* 2^b - 1 > n (eq. 1) */
