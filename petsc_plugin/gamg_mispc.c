@@ -109,6 +109,13 @@ static const SettingInfo settings_info[MISPC_GAMG_NSETTINGS] = {
 };
 #undef SETTING
 
+/* Whether the current level's near-null space has more vectors than a node
+ * has dofs (elasticity's rigid-body modes): each aggregate then carries more
+ * coarse unknowns than a node, and the choices below differ there. */
+static PetscBool more_vectors_than_dofs(PC pc) {
+  return (PetscBool)(MispcGAMGDataCols(pc) > MispcGAMGDataRows(pc));
+}
+
 /* mispc_agg_options.phase2_min_free of the current level: the setting, or
  * (-1) 8 where the near-null space has at most one vector a dof (a scalar
  * problem: aggregates of about Alg. 3's size with fewer small secondary
@@ -120,7 +127,7 @@ static const SettingInfo settings_info[MISPC_GAMG_NSETTINGS] = {
 #define PHASE2_MIN_FREE_SCALAR 8
 static PetscInt phase2_min_free(PC pc, const MispcGAMGSettings *s) {
   if (s->phase2_min_free >= 0) return s->phase2_min_free;
-  return MispcGAMGDataCols(pc) > MispcGAMGDataRows(pc) ? INT32_MAX : PHASE2_MIN_FREE_SCALAR;
+  return more_vectors_than_dofs(pc) ? INT32_MAX : PHASE2_MIN_FREE_SCALAR;
 }
 
 /* Whether the current level's MIS-2 takes the cover priority: the setting,
@@ -131,7 +138,7 @@ static PetscInt phase2_min_free(PC pc, const MispcGAMGSettings *s) {
 static PetscBool use_cover(PC pc, const MispcGAMGSettings *s) {
   if (s->priority != PC_GAMG_MISPC_PRIORITY_AUTO)
     return (PetscBool)(s->priority == PC_GAMG_MISPC_PRIORITY_COVER);
-  return (PetscBool)(MispcGAMGDataCols(pc) > MispcGAMGDataRows(pc));
+  return more_vectors_than_dofs(pc);
 }
 
 /* the choices of a SETTING_LIST: its names before the type name, the prefix
