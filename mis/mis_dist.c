@@ -6,8 +6,6 @@
 #include "mis_common.h"
 #include "mis_dist_backend.h"
 
-static int one_rank(const mispc_context *ctx, const mispc_dist_csr *g);
-
 static mispc_status check_dist(mispc_context *ctx, const mispc_dist_csr *g,
                                const mispc_mis_options *user, mispc_mis_options *o, const void *out,
                                int k, const char *name) {
@@ -44,10 +42,6 @@ static mispc_status check_dist(mispc_context *ctx, const mispc_dist_csr *g,
   if (p[0] != -p[1])
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG,
                         "%s: the priority differs between ranks (%d to %d)", name, -p[1], p[0]);
-  if (o->priority == MISPC_PRIORITY_COVER && g->diag.mem == MISPC_MEM_DEVICE && !one_rank(ctx, g))
-    return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED,
-                        "%s: the cover priority on GPUs runs on one process only (docs/MIS.md)",
-                        name);
   return MISPC_SUCCESS;
 }
 
@@ -89,8 +83,10 @@ static mispc_status dist_mis(mispc_context *ctx, const mispc_dist_csr *g,
     static mis_dist_backend_fn *const backend[2][2] = {
         {mispc_dist_mis1_host, mispc_dist_mis1_cuda}, {mispc_dist_mis2_host, mispc_dist_mis2_cuda}};
     const int key = k == 1 ? mis1_key_mode(o.priority) : o.priority != MISPC_PRIORITY_HASH;
-    if (k == 2 && o.priority == MISPC_PRIORITY_COVER) /* host graphs: check_dist */
-      s = mispc_dist_mis2_cover_host(ctx, g, &o, subset, in_set, &r);
+    if (k == 2 && o.priority == MISPC_PRIORITY_COVER)
+      s = dev ? mispc_dist_mis2_cover_cuda(ctx, g, &o, subset, in_set, &r,
+                                           x ? x->ghost_subset : NULL)
+              : mispc_dist_mis2_cover_host(ctx, g, &o, subset, in_set, &r);
     else if (k == 2 && dev && x)
       s = mispc_dist_mis2_cuda_ex(ctx, g, &o, key, subset, in_set, &r, x);
     else

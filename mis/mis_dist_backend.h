@@ -28,6 +28,13 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
                                         const mispc_mis_options *opt, const uint8_t *subset,
                                         uint8_t *in_set, mispc_mis_result *res);
 
+/* The same on the GPU (mis2_cover_dist_cuda.cu); ghost_subset: NULL or a
+ * device array that gets the ghosts' subset flags (mispc_dist_mis2_extra). */
+mispc_status mispc_dist_mis2_cover_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                        const mispc_mis_options *opt, const uint8_t *subset,
+                                        uint8_t *in_set, mispc_mis_result *res,
+                                        uint8_t *ghost_subset);
+
 /* The end of a host MIS call: the status agreed on every rank, then (on
  * success) the global set size from in_set and the round count in *res. */
 mispc_status mis_dist_result(mispc_context *ctx, const mispc_dist_csr *g, mispc_status s,

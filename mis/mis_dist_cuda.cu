@@ -85,17 +85,6 @@ static mispc_status scratch(mispc_context *ctx, dev_buffers *b, size_t bytes, vo
   return mispc_scratch_list_alloc(ctx, b, bytes, "distributed MIS scratch", out);
 }
 
-/* Reads the device counter, zeroes it, and sums it over the ranks. */
-static mispc_status global_count(mispc_context *ctx, const mispc_dist_csr *g, cudaStream_t st,
-                                 unsigned long long *d_count, int64_t *out) {
-  unsigned long long c = 0;
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&c, d_count, sizeof c, cudaMemcpyDeviceToHost, st));
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(d_count, 0, sizeof c, st));
-  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS round"));
-  *out = (int64_t)c;
-  return mispc_dist_sum(ctx, g->halo, g->comm, out);
-}
-
 /* The end of the rounds: the members (state IN) written to in_set, the set's
  * size summed over the ranks, and the rounds. */
 static mispc_status finish(mispc_context *ctx, const mispc_dist_csr *g, cudaStream_t st,
@@ -104,7 +93,7 @@ static mispc_status finish(mispc_context *ctx, const mispc_dist_csr *g, cudaStre
   members<<<grid, DIST_BLOCK, 0, st>>>(g->rend - g->rstart, state, IN, in_set, cnt);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   int64_t size = 0;
-  MISPC_TRY(global_count(ctx, g, st, cnt, &size));
+  MISPC_TRY(dist_global_count(ctx, g, st, cnt, &size));
   res->set_size = size;
   res->rounds = rounds;
   return MISPC_SUCCESS;
@@ -135,7 +124,7 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, key, gkey, 4));
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
   int64_t undecided = 0;
-  MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
+  MISPC_TRY(dist_global_count(ctx, g, st, cnt, &undecided));
   int r = 0;
   while (undecided > 0) {
     if (r >= max_rounds)
@@ -150,7 +139,7 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
     ++r;
-    MISPC_TRY(global_count(ctx, g, st, cnt, &undecided));
+    MISPC_TRY(dist_global_count(ctx, g, st, cnt, &undecided));
   }
   return finish(ctx, g, st, grid, s, in_set, cnt, r, res);
 }

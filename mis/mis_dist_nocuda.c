@@ -27,6 +27,14 @@ mispc_status mispc_dist_mis2_cuda_ex(mispc_context *ctx, const mispc_dist_csr *g
   return mispc_dist_mis2_cuda(ctx, g, opt, per_round, subset, in_set, res);
 }
 
+mispc_status mispc_dist_mis2_cover_cuda(mispc_context *ctx, const mispc_dist_csr *g,
+                                        const mispc_mis_options *opt, const uint8_t *subset,
+                                        uint8_t *in_set, mispc_mis_result *res,
+                                        uint8_t *ghost_subset) {
+  (void)ghost_subset;
+  return mispc_dist_mis2_cuda(ctx, g, opt, 0, subset, in_set, res);
+}
+
 void mispc_dist_mis2_account(const mispc_dist_csr *g, int rounds) {
   (void)g, (void)rounds;
 }

@@ -208,11 +208,10 @@ static PetscErrorCode coarsen_local(MatCoarsen cg, MispcCoarsen *mc, mispc_conte
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Several ranks, GPU graph: aggregate a device copy (device_agg), except
- * with the cover priority, whose distributed rounds run on the host only
- * (docs/MIS.md): the same aggregates as one GPU either way. */
+/* Several ranks, GPU graph: aggregate a device copy (device_agg); the same
+ * aggregates as one GPU either way. */
 static PetscBool on_device(const MispcCoarsen *mc) {
-  return (PetscBool)(mc->gpu && mc->device_agg && !mc->cover_used);
+  return (PetscBool)(mc->gpu && mc->device_agg);
 }
 
 #if MISPC_ENABLE_MPI

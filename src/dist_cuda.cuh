@@ -33,4 +33,16 @@ static inline mispc_status dist_device_view(mispc_context *ctx, const mispc_dist
   return mispc_halo_device_garray(ctx, g->halo, g->garray, &d->garray);
 }
 
+/* Reads the device counter, zeroes it, and sums it over the ranks. */
+static inline mispc_status dist_global_count(mispc_context *ctx, const mispc_dist_csr *g,
+                                             cudaStream_t st, unsigned long long *d_count,
+                                             int64_t *out) {
+  unsigned long long c = 0;
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&c, d_count, sizeof c, cudaMemcpyDeviceToHost, st));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(d_count, 0, sizeof c, st));
+  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS round"));
+  *out = (int64_t)c;
+  return mispc_dist_sum(ctx, g->halo, g->comm, out);
+}
+
 #endif

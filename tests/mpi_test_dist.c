@@ -101,6 +101,7 @@ static void agg_variant(int av, mispc_agg_options *ao) {
   if (av == 1) ao->algo = MISPC_AGG_MIS2BASIC;
   if (av == 2) ao->mis.seed = 17, ao->mis.priority = MISPC_PRIORITY_HASH;
   if (av == 3) ao->phase2_min_free = 8;
+  if (av == 4) ao->mis.seed = 6, ao->mis.priority = MISPC_PRIORITY_COVER;
 }
 
 static int same_info(const mispc_dist_agg_info *info, const mispc_aggregates *aref) {
@@ -134,7 +135,6 @@ static void compare_mis(mispc_context *ctx, const compared *c, const uint8_t *su
                         const uint8_t *dsub, uint8_t *ref, uint8_t *out, uint8_t *mine) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i) {
     const variant *x = &variants[i];
-    if (x->priority == MISPC_PRIORITY_COVER && c->dev && nranks_ > 1) continue; /* host only */
     mispc_mis_options o;
     mispc_mis_options_default(&o);
     o.priority = x->priority;
@@ -185,13 +185,13 @@ static void compare_colorings(mispc_context *ctx, const compared *c, int32_t *la
   }
 }
 
-/* Every aggregation variant (av: 0..3; both algorithms, two seeds, fewer
- * secondary roots): labels
+/* Every aggregation variant (av: 0..4; both algorithms, two seeds, fewer
+ * secondary roots, the cover priority): labels
  * (lab, in the run graph's memory; hlab, their host copy) and phase counts
  * against mispc_aggregate of G. */
 static void compare_aggregations(mispc_context *ctx, const compared *c, int32_t *lab,
                                  int32_t *hlab) {
-  for (int av = 0; av < 4; ++av) {
+  for (int av = 0; av < 5; ++av) {
     mispc_agg_options ao;
     agg_variant(av, &ao);
     mispc_aggregates aref;

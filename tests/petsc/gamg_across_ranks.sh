@@ -10,9 +10,17 @@
 # the plugin), whose
 # aggregates span ranks and carry their near-null space through the ghost
 # matrix the coarsener attaches.
-#   gamg_across_ranks.sh MPIEXEC PLAIN_KSP SOLVE PLUGIN COARSEN_OPTION
+#   gamg_across_ranks.sh MPIEXEC PLAIN_KSP SOLVE PLUGIN COARSEN_OPTION [OPTIONS...]
+# OPTIONS go to every run (e.g. GPU matrices); environment: RANKS (default
+# "1 2 3 4 7") the rank counts, ONLY a word the cases run must name (default:
+# all), WHERE the coarsener's word for several ranks (default "ranks,
+# distributed"; "aggregated on the GPU" for a device copy's aggregation).
 set -uo pipefail
 mpiexec=$1 p=$2 solve=$3 plugin=$4 opt=$5
+shift 5
+extra=("$@")
+ranks=${RANKS:-"1 2 3 4 7"}
+where=${WHERE:-"ranks, distributed"}
 seed=${opt%type}mispc_seed # -mat_coarsen_mispc_seed up to 3.21, -pc_gamg_mat_coarsen_mispc_seed after
 fail=0
 # -info goes to a file a rank (DIR/info.RANK): on the shared stdout the ranks'
@@ -24,9 +32,10 @@ trap 'rm -rf "$dir"' EXIT
 check() {
   local name=$1 ref="" np out info lines levels naggs n1 its got why bad=0
   shift
-  for np in 1 2 3 4 7; do
+  [ -z "${ONLY:-}" ] || [[ "$name" == *"$ONLY"* ]] || return 0
+  for np in $ranks; do
     rm -f "$dir"/info.*
-    out=$("$mpiexec" --oversubscribe -n "$np" "$@" -info "$dir/info" 2>&1)
+    out=$("$mpiexec" --oversubscribe -n "$np" "$@" "${extra[@]}" -info "$dir/info" 2>&1)
     info=$(cat "$dir/info.0" 2>/dev/null)
     lines=$(grep -E '^\[0\] .*MatCoarsenApply_Mispc\(\): mis2' <<<"$info")
     levels=$(sed -n 's/.*-> \([0-9]*\) aggregates .*lists checksum \([0-9a-f]*\).*/\1:\2/p' \
@@ -44,8 +53,8 @@ check() {
     [ -n "$its" ] || why="no convergence"
     [ -n "$naggs" ] && [ "$naggs" = "$n1" ] || why="$why level 1 has ${n1:-no} rows, ${naggs:-no} aggregates"
     [ "$got" = "$ref" ] || why="$why differs from 1 rank ($ref)"
-    if [ "$np" -gt 1 ] && ! grep -q 'ranks, distributed' <<<"$lines"; then
-      why="$why not distributed"
+    if [ "$np" -gt 1 ] && ! grep -q "$where" <<<"$lines"; then
+      why="$why not '$where'"
     fi
     if [ -n "$why" ]; then
       echo "FAIL: $name on $np ranks: '$got': $why" >&2
@@ -54,7 +63,7 @@ $info" | head -20 >&2
       bad=1
     fi
   done
-  [ $bad = 0 ] && echo "ok: $name: $ref on 1, 2, 3, 4 and 7 ranks" || fail=1
+  [ $bad = 0 ] && echo "ok: $name: $ref on $ranks ranks" || fail=1
 }
 
 gamg=(-ksp_type cg -pc_type gamg -pc_gamg_aggressive_coarsening 0 "$opt")
@@ -68,8 +77,8 @@ check "laplace3d 40, mis2basic seed 5, Richardson/mcgs smoother" "$p" -dll_appen
   -mg_levels_pc_type mcgs
 check "elasticity3d 10 (bs 3, 6 rigid-body modes), mis2agg, default smoother" "$solve" \
   -problem elasticity3d -n 10 -pcs gamg-mis2agg -ksp_type cg
-# the cover priority (auto: on elasticity3d's rows of 25 entries; the distributed host
-# rounds on several ranks), and on every level of the Laplacian
+# the cover priority (auto: on elasticity3d's rows of 25 entries; the distributed
+# cover rounds on several ranks), and on every level of the Laplacian
 check "elasticity3d 10, mis2agg, priority auto (cover)" "$solve" -problem elasticity3d -n 10 \
   -pcs gamg-mis2agg -ksp_type cg "${opt%type}mispc_priority" auto
 check "laplace3d 30, mis2agg, cover priority on every level" "$p" -dll_append "$plugin" \

@@ -1,0 +1,268 @@
+/* The kernels of MIS-2 with the coverage priority (MISPC_PRIORITY_COVER),
+ * shared by the one-process rounds (mis2_cover_cuda.cu) and the distributed
+ * ones (mis2_cover_dist_cuda.cu): the steps of mis2_cover_host.c, a group
+ * of L lanes a vertex, a launch a step. A vertex's row is its diagonal block
+ * (local ids) and, on several ranks, its off-diagonal block (ghost ids,
+ * whose words the distributed driver refreshes between the launches); on
+ * one process the off-diagonal block is absent (brp NULL). Each kernel reads
+ * only words written before its launch, so the set and the rounds are the
+ * host's on any number of ranks. */
+#ifndef MISPC_MIS2_COVER_KERNELS_CUH
+#define MISPC_MIS2_COVER_KERNELS_CUH
+
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "cuda_util.cuh"
+#include "internal.h"
+#include "mis_common.h"
+
+namespace mis2_cover {
+
+constexpr int kBlock = 256;
+
+struct Cover {
+  const int64_t *rp, *brp; /* diagonal and off-diagonal row offsets (brp NULL: none) */
+  const int32_t *ci, *bci;
+  const uint8_t *subset, *gsub; /* NULL: every vertex; gsub: the ghosts' subset flags */
+  uint64_t *T, *M, *gT, *gM;    /* the owned words and the ghosts' copies */
+  uint32_t *C, *gC;
+  int64_t n, rstart; /* owned vertices, global id of the first */
+  uint64_t seed;
+  int idbits; /* of the global vertex count */
+};
+
+__device__ __forceinline__ bool inside(const Cover &c, int32_t u) {
+  return !c.subset || c.subset[u];
+}
+
+/* A group of L lanes a vertex (L = 1: a thread): the group's first vertex,
+ * its stride over the grid, this lane's place in it, and the group's mask
+ * for the shuffles that combine the lanes' shares of a row. */
+template <int L> struct Group {
+  __device__ static int64_t first() {
+    return (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / L;
+  }
+  __device__ static int64_t stride() {
+    return (int64_t)gridDim.x * blockDim.x / L;
+  }
+  __device__ static int lane() {
+    return (int)(threadIdx.x & (L - 1));
+  }
+  __device__ static unsigned mask() {
+    return L == 32 ? 0xffffffffu : ((1u << L) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(L - 1));
+  }
+  template <typename T> __device__ static T sum(T x) {
+#pragma unroll
+    for (int o = L / 2; o; o >>= 1) x += __shfl_xor_sync(mask(), x, o);
+    return x;
+  }
+  template <typename T> __device__ static T min(T x) {
+#pragma unroll
+    for (int o = L / 2; o; o >>= 1) {
+      const T y = __shfl_xor_sync(mask(), x, o);
+      x = y < x ? y : x;
+    }
+    return x;
+  }
+  __device__ static bool any(bool x) {
+    return L == 1 ? x : __any_sync(mask(), x);
+  }
+  __device__ static bool all(bool x) {
+    return L == 1 ? x : __all_sync(mask(), x);
+  }
+};
+
+/* every owned vertex, a group each (all lanes of a group see the same v) */
+#define COVER_FOR_V(c) for (int64_t v = Group<L>::first(); v < (c).n; v += Group<L>::stride())
+/* this lane's share of v's diagonal row, and of its off-diagonal row */
+#define COVER_FOR_ROW(c, v, p)                                                                     \
+  for (int64_t p = (c).rp[v] + Group<L>::lane(); p < (c).rp[(v) + 1]; p += L)
+#define COVER_FOR_GHOSTS(c, v, p)                                                                  \
+  if ((c).brp)                                                                                     \
+    for (int64_t p = (c).brp[v] + Group<L>::lane(); p < (c).brp[(v) + 1]; p += L)
+
+template <int L> __global__ void __launch_bounds__(kBlock) init(Cover c, unsigned long long *left) {
+  unsigned long long mine = 0;
+  COVER_FOR_V(c) {
+    if (Group<L>::lane()) continue;
+    const bool in = inside(c, (int32_t)v);
+    c.T[v] = in ? (uint64_t)(c.rstart + v + 1) : MIS2_OUT;
+    c.M[v] = in ? MIS2_IN : MIS2_OUT;
+    mine += in;
+  }
+  mispc_block_add<kBlock>(mine, left);
+}
+
+/* OUT within distance 2 of the set, first C[v] = "an IN vertex in N[v]" */
+template <int L> __global__ void __launch_bounds__(kBlock) near_set(Cover c) {
+  COVER_FOR_V(c) {
+    /* a column OUT of an earlier round saw an IN vertex, and IN stays
+     * (outside the subset C is never read) */
+    bool in = c.M[v] == MIS2_OUT;
+    if (!in) COVER_FOR_ROW(c, v, p) {
+        if (c.T[c.ci[p]] == MIS2_IN) {
+          in = true;
+          break;
+        }
+      }
+    if (!in) COVER_FOR_GHOSTS(c, v, p) {
+        if (c.gT[c.bci[p]] == MIS2_IN) {
+          in = true;
+          break;
+        }
+      }
+    in = Group<L>::any(in);
+    if (!Group<L>::lane()) c.C[v] = in;
+  }
+}
+
+template <int L> __global__ void __launch_bounds__(kBlock) mark_out(Cover c) {
+  COVER_FOR_V(c) {
+    if (!mis2_undecided(c.T[v])) continue;
+    bool out = c.C[v];
+    if (!out) COVER_FOR_ROW(c, v, p) {
+        const int32_t u = c.ci[p];
+        if (inside(c, u) && c.C[u]) {
+          out = true;
+          break;
+        }
+      }
+    if (!out) COVER_FOR_GHOSTS(c, v, p) {
+        const int32_t j = c.bci[p];
+        if (c.gsub[j] && c.gC[j]) {
+          out = true;
+          break;
+        }
+      }
+    out = Group<L>::any(out);
+    if (out && !Group<L>::lane()) c.T[v] = MIS2_OUT;
+  }
+}
+
+template <int L> __global__ void __launch_bounds__(kBlock) count1(Cover c, int iter) {
+  COVER_FOR_V(c) {
+    /* near the set: all of N[v] has just turned OUT; the lanes read the
+     * flag before the sum, lane 0 writes after it */
+    const bool near = iter > 0 && c.C[v];
+    uint32_t k = 0;
+    if (!near) {
+      COVER_FOR_ROW(c, v, p) k += c.ci[p] != v && mis2_undecided(c.T[c.ci[p]]);
+      COVER_FOR_GHOSTS(c, v, p) k += (uint32_t)mis2_undecided(c.gT[c.bci[p]]);
+    }
+    k = Group<L>::sum(k);
+    if (!Group<L>::lane()) c.C[v] = near ? 0 : k + mis2_undecided(c.T[v]);
+  }
+}
+
+template <int L> __global__ void __launch_bounds__(kBlock) tuples(Cover c, int iter) {
+  COVER_FOR_V(c) {
+    if (!mis2_undecided(c.T[v])) continue;
+    uint64_t k = 0;
+    COVER_FOR_ROW(c, v, p) {
+      const int32_t u = c.ci[p];
+      if (u != v && inside(c, u)) k += c.C[u];
+    }
+    COVER_FOR_GHOSTS(c, v, p) {
+      const int32_t j = c.bci[p];
+      if (c.gsub[j]) k += c.gC[j];
+    }
+    k = Group<L>::sum(k);
+    if (!Group<L>::lane())
+      c.T[v] = mis2_cover_tuple(c.seed, iter, c.rstart + v, k + c.C[v], c.idbits);
+  }
+}
+
+template <int L> __global__ void __launch_bounds__(kBlock) column(Cover c) {
+  COVER_FOR_V(c) {
+    if (c.M[v] == MIS2_OUT) continue;
+    uint64_t m = c.T[v];
+    COVER_FOR_ROW(c, v, p) m = ::min(m, c.T[c.ci[p]]);
+    COVER_FOR_GHOSTS(c, v, p) m = ::min(m, c.gT[c.bci[p]]);
+    m = Group<L>::min(m);
+    if (!Group<L>::lane()) c.M[v] = m == MIS2_IN ? MIS2_OUT : m;
+  }
+}
+
+template <int L>
+__global__ void __launch_bounds__(kBlock) decide(Cover c, int iter, unsigned long long *left) {
+  unsigned long long mine = 0;
+  COVER_FOR_V(c) {
+    const uint64_t t = c.T[v];
+    if (!mis2_undecided(t)) continue;
+    /* round 0 has no IN vertex, so no column is OUT: only "all minima are
+     * t" can decide, and the first other minimum settles "undecided" */
+    bool out = c.M[v] == MIS2_OUT, all = c.M[v] == t;
+    if (!out && (all || iter > 0)) COVER_FOR_ROW(c, v, p) {
+        const int32_t u = c.ci[p];
+        if (!inside(c, u)) continue;
+        out = c.M[u] == MIS2_OUT;
+        all = all && c.M[u] == t;
+        if (out || (!all && iter == 0)) break;
+      }
+    if (!out && (all || iter > 0)) COVER_FOR_GHOSTS(c, v, p) {
+        const int32_t j = c.bci[p];
+        if (!c.gsub[j]) continue;
+        out = c.gM[j] == MIS2_OUT;
+        all = all && c.gM[j] == t;
+        if (out || (!all && iter == 0)) break;
+      }
+    out = Group<L>::any(out);
+    all = Group<L>::all(all);
+    if (Group<L>::lane()) continue;
+    if (out)
+      c.T[v] = MIS2_OUT;
+    else if (all)
+      c.T[v] = MIS2_IN;
+    else
+      ++mine;
+  }
+  mispc_block_add<kBlock>(mine, left);
+}
+
+static __global__ void __launch_bounds__(kBlock)
+    members(Cover c, uint8_t *in_set, unsigned long long *size) {
+  unsigned long long mine = 0;
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < c.n;
+       v += (int64_t)gridDim.x * blockDim.x) {
+    const bool in = c.T[v] == MIS2_IN;
+    in_set[v] = in;
+    mine += in;
+  }
+  mispc_block_add<kBlock>(mine, size);
+}
+
+#undef COVER_FOR_GHOSTS
+#undef COVER_FOR_ROW
+#undef COVER_FOR_V
+
+/* Lanes a vertex: the tuning's mis2_cover_lanes, else one thread while rows
+ * average at most 12 entries, else 8 (docs/MIS.md, "The cover priority"). */
+static inline int lanes(const mispc_context *ctx, int64_t nnz, int64_t nrows) {
+  const int l = ctx->tuning.mis2_cover_lanes;
+  if (l == 1 || l == 2 || l == 4 || l == 8 || l == 16 || l == 32) return l;
+  return nnz <= 12 * nrows ? 1 : 8;
+}
+
+/* f(std::integral_constant<int, L>()) for the lane count L (1..32). */
+template <typename F> mispc_status with_lanes(int l, F f) {
+  switch (l) {
+  case 1:
+    return f(std::integral_constant<int, 1>());
+  case 2:
+    return f(std::integral_constant<int, 2>());
+  case 4:
+    return f(std::integral_constant<int, 4>());
+  case 8:
+    return f(std::integral_constant<int, 8>());
+  case 16:
+    return f(std::integral_constant<int, 16>());
+  default:
+    return f(std::integral_constant<int, 32>());
+  }
+}
+
+} // namespace mis2_cover
+
+#endif
