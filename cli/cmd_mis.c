@@ -19,9 +19,8 @@ int cmd_mis(int argc, char **argv) {
       CLI_OPT_CHOICE(
           "--priority", CLI_PRIORITY_WORDS,
           "priority order: default is degree, line class, hash\nfor MIS-1, per-round for MIS-2; "
-          "cover (MIS-2; GPUs: one\nprocess): most undecided vertices within distance 2\nfirst "
-          "(fewer, "
-          "larger neighbourhoods)",
+          "cover (MIS-2): most undecided vertices within distance 2\nfirst "
+          "(fewer, larger neighbourhoods)",
           &prio),
       CLI_OPT_THREADS(&threads),
       CLI_OPT_SYMMETRIZE(&symmetrize),

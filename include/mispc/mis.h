@@ -22,9 +22,9 @@ typedef enum mispc_priority {
   MISPC_PRIORITY_HASH,           /* hash only, then id (fixed for the whole run) */
   MISPC_PRIORITY_HASH_PER_ROUND, /* MIS-2 only: new xorshift* hash each round (Kokkos) */
   MISPC_PRIORITY_LARGEST_DEGREE, /* MIS-1 only: higher degree first, hash, then id (coloring) */
-  MISPC_PRIORITY_COVER /* MIS-2 only (on GPUs one process): each round the vertex covering the most
-                          undecided vertices within distance 2 first, then a per-round hash,
-                          then id; fewer, larger aggregates (docs/MIS.md) */
+  MISPC_PRIORITY_COVER           /* MIS-2 only: each round the vertex covering the most
+                                    undecided vertices within distance 2 first, then a per-round hash,
+                                    then id; fewer, larger aggregates (docs/MIS.md) */
 } mispc_priority;
 
 typedef struct mispc_mis_options {
