@@ -55,7 +55,9 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
     if (iter > 0) { /* OUT within distance 2 of the set */
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t v = 0; v < nloc; ++v) {
-        uint32_t in = 0;
+        /* a column OUT of an earlier round saw an IN vertex, and IN stays
+         * (outside the subset C is never read) */
+        uint32_t in = M[v] == MIS2_OUT;
         for (int64_t p = ar[v]; p < ar[v + 1] && !in; ++p) in = T[ac[p]] == MIS2_IN;
         for (int64_t p = br[v]; p < br[v + 1] && !in; ++p) in = gT[bc[p]] == MIS2_IN;
         C[v] = in;
@@ -74,6 +76,11 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
     }
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t v = 0; v < nloc; ++v) { /* c1 */
+      /* near the set: all of N[v] has just turned OUT */
+      if (iter > 0 && C[v]) {
+        C[v] = 0;
+        continue;
+      }
       uint32_t c = (uint32_t)mis2_undecided(T[v]);
       for (int64_t p = ar[v]; p < ar[v + 1]; ++p) c += ac[p] != v && mis2_undecided(T[ac[p]]);
       for (int64_t p = br[v]; p < br[v + 1]; ++p) c += (uint32_t)mis2_undecided(gT[bc[p]]);
