@@ -185,10 +185,9 @@ template <int L> __global__ void __launch_bounds__(kBlock) column(Cover c) {
   }
 }
 
-/* *left += the vertices left undecided (N: the counter's type) */
-template <int L, typename N>
-__global__ void __launch_bounds__(kBlock) decide(Cover c, int iter, N *left) {
-  N mine = 0;
+template <int L>
+__global__ void __launch_bounds__(kBlock) decide(Cover c, int iter, unsigned long long *left) {
+  unsigned long long mine = 0;
   COVER_FOR_V(c) {
     const uint64_t t = c.T[v];
     if (!mis2_undecided(t)) continue;
