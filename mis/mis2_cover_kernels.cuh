@@ -28,8 +28,7 @@ struct Cover {
   const uint8_t *subset, *gsub; /* NULL: every vertex; gsub: the ghosts' subset flags */
   uint64_t *T, *M, *gT, *gM;    /* the owned words and the ghosts' copies */
   uint32_t *C, *gC;
-  const int32_t *list; /* NULL: the kernels visit vertices 0..n-1, else list[0..n) */
-  int64_t n, rstart;   /* vertices visited; global id of the first owned vertex */
+  int64_t n, rstart; /* owned vertices, global id of the first */
   uint64_t seed;
   int idbits; /* of the global vertex count */
 };
@@ -75,11 +74,8 @@ template <int L> struct Group {
   }
 };
 
-/* every vertex visited, a group each (all lanes of a group see the same v);
- * the inner loop runs once, so `continue` in the body moves to the next */
-#define COVER_FOR_V(c)                                                                             \
-  for (int64_t i_ = Group<L>::first(); i_ < (c).n; i_ += Group<L>::stride())                       \
-    for (int64_t v = (c).list ? (int64_t)(c).list[i_] : i_, once_ = 1; once_; once_ = 0)
+/* every owned vertex, a group each (all lanes of a group see the same v) */
+#define COVER_FOR_V(c) for (int64_t v = Group<L>::first(); v < (c).n; v += Group<L>::stride())
 /* this lane's share of v's diagonal row, and of its off-diagonal row */
 #define COVER_FOR_ROW(c, v, p)                                                                     \
   for (int64_t p = (c).rp[v] + Group<L>::lane(); p < (c).rp[(v) + 1]; p += L)
