@@ -225,20 +225,24 @@ static void compare_aggregations_tuned(mispc_context *ctx, const compared *c, in
  * their round counts on the device until the call's end, where each rank
  * checks them). */
 static void compare_round_limit(mispc_context *ctx, const compared *c, int32_t *lab) {
-  mispc_agg_options ao;
-  mispc_agg_options_default(&ao);
-  ao.mis.max_rounds = 1;
-  mispc_aggregates aref;
-  memset(&aref, 0, sizeof aref);
-  const mispc_status want = mispc_aggregate(ctx, c->G, &ao, &aref);
-  if (!want) mispc_aggregates_free(ctx, &aref);
-  const mispc_status got = mispc_dist_aggregate(ctx, c->run, &ao, lab, NULL);
-  int st[2] = {(int)got, -(int)got}, all[2] = {0, 0};
-  MPI_Allreduce(st, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  CHECK_MSG(got == want && all[0] == -all[1],
-            "%s%s aggregation with max_rounds 1: status %d on rank %d (one process %d; ranks "
-            "%d to %d)",
-            c->tag, c->spec, (int)got, rank_, (int)want, -all[1], all[0]);
+  for (int cover = 0; cover < 2; ++cover) { /* the per-round hash, then the cover rounds */
+    mispc_agg_options ao;
+    mispc_agg_options_default(&ao);
+    ao.mis.max_rounds = 1;
+    if (cover) ao.mis.priority = MISPC_PRIORITY_COVER;
+    mispc_aggregates aref;
+    memset(&aref, 0, sizeof aref);
+    const mispc_status want = mispc_aggregate(ctx, c->G, &ao, &aref);
+    if (!want) mispc_aggregates_free(ctx, &aref);
+    const mispc_status got = mispc_dist_aggregate(ctx, c->run, &ao, lab, NULL);
+    int st[2] = {(int)got, -(int)got}, all[2] = {0, 0};
+    MPI_Allreduce(st, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK_MSG(got == want && all[0] == -all[1],
+              "%s%s aggregation with max_rounds 1%s: status %d on rank %d (one process %d; "
+              "ranks %d to %d)",
+              c->tag, c->spec, cover ? " (cover)" : "", (int)got, rank_, (int)want, -all[1],
+              all[0]);
+  }
 }
 
 static void compare_on(mispc_context *ctx, const char *spec) {
