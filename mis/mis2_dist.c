@@ -24,13 +24,18 @@ static uint8_t state_of(uint64_t t) {
   return t == MIS2_IN ? IN : t == MIS2_OUT ? OUT : UNDECIDED;
 }
 
-/* Ghost tuples of round iter from their exchanged states. */
+/* Ghost tuples of round iter from their exchanged states (only the sent
+ * vertices' states are packed, so only theirs are made; a vertex sent to
+ * several ranks is written by each of its entries, the same byte). */
 static mispc_status refresh_ghosts(mispc_context *ctx, const mispc_dist_csr *g, const uint64_t *T,
                                    uint8_t *own_state, uint8_t *gstate, uint64_t *gT, int per_round,
                                    uint64_t seed, int iter, int idbits, int wordbits, int nt) {
-  const int64_t nloc = g->rend - g->rstart;
+  const int32_t *sidx = g->halo->sidx;
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t v = 0; v < nloc; ++v) own_state[v] = state_of(T[v]);
+  for (int64_t k = 0; k < g->halo->nsend; ++k) {
+#pragma omp atomic write
+    own_state[sidx[k]] = state_of(T[sidx[k]]);
+  }
   MISPC_TRY(mispc_halo_exchange(ctx, g->halo, own_state, gstate, 1));
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t j = 0; j < g->nghost; ++j)
@@ -56,13 +61,15 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   uint8_t *gsub = (uint8_t *)malloc((size_t)ng + 1);
   /* Worklists (as the device rounds): col, the vertices whose M is not OUT
    * (columns still to compute); und, the undecided ones. Their order never
-   * matters: each phase reads only what the previous one wrote. */
-  int32_t *lists = (int32_t *)malloc(sizeof(int32_t) * 4 * (size_t)(nloc + 1));
-  int32_t *col = NULL, *und = NULL, *spare = NULL, *spare2 = NULL; /* spares: compaction targets */
-  if (lists) col = lists, und = col + nloc + 1, spare = und + nloc + 1, spare2 = spare + nloc + 1;
+   * matters: each phase reads only what the previous one wrote. A phase
+   * keeps each chunk's live entries (mis2_gather_chunks, counts in cnt). */
+  int32_t *lists = (int32_t *)malloc(sizeof(int32_t) * 3 * (size_t)(nloc + 1));
+  int64_t *cnt = (int64_t *)malloc(sizeof(int64_t) * (size_t)(mis2_chunks(nloc) + 1));
+  int32_t *col = NULL, *und = NULL, *spare = NULL; /* spare: the packing target */
+  if (lists) col = lists, und = col + nloc + 1, spare = und + nloc + 1;
   int64_t ncol = 0, nund = 0;
   mispc_status s = MISPC_SUCCESS;
-  if (!T || !M || !gT || !gM || !own || !gstate || !gsub || !lists)
+  if (!T || !M || !gT || !gM || !own || !gstate || !gsub || !lists || !cnt)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-2");
   s = mispc_dist_agree(ctx, g->comm, s);
   int64_t undecided = 0;
@@ -92,21 +99,27 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   if (!s) s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   int iter = 0;
   while (!s) {
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
-    for (int64_t i = 0; i < ncol; ++i) {
-      const int32_t v = col[i]; /* M[v] is not OUT (OUT is for good) */
-      uint64_t m = T[v];
-      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1]; ++p) {
-        uint64_t t = T[A->colidx[p]];
-        if (t < m) m = t;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int64_t c = 0; c < mis2_chunks(ncol); ++c) {
+      const int64_t lo = c * MIS2_CHUNK, hi = lo + MIS2_CHUNK < ncol ? lo + MIS2_CHUNK : ncol;
+      int64_t k = lo;
+      for (int64_t i = lo; i < hi; ++i) {
+        const int32_t v = col[i]; /* M[v] is not OUT (OUT is for good) */
+        uint64_t m = T[v];
+        for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1]; ++p) {
+          uint64_t t = T[A->colidx[p]];
+          if (t < m) m = t;
+        }
+        for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1]; ++p) {
+          uint64_t t = gT[B->colidx[p]];
+          if (t < m) m = t;
+        }
+        M[v] = m == MIS2_IN ? MIS2_OUT : m;
+        if (M[v] != MIS2_OUT) col[k++] = v;
       }
-      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1]; ++p) {
-        uint64_t t = gT[B->colidx[p]];
-        if (t < m) m = t;
-      }
-      M[v] = m == MIS2_IN ? MIS2_OUT : m;
+      cnt[c] = k - lo;
     }
-    ncol = mis2_keep_live_host(col, ncol, M, MIS2_OUT, MIS2_OUT, spare, nt);
+    ncol = mis2_gather_chunks(col, ncol, cnt, spare, nt);
     int32_t *swap = col;
     col = spare, spare = swap;
     s = mispc_dist_sum_wait(ctx, g->halo, &req);
@@ -119,15 +132,21 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
     }
     s = mispc_halo_exchange(ctx, g->halo, M, gM, sizeof *M);
     if (s) break;
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
-    for (int64_t i = 0; i < nund; ++i) {
-      const int32_t v = und[i];
-      T[v] = mis2_dist_decide(v, T[v], M, gM, A->rowptr, A->colidx, B->rowptr, B->colidx, subset,
-                              gsub, per_round, opt->seed, iter, g->rstart + v, idbits, wordbits);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int64_t c = 0; c < mis2_chunks(nund); ++c) {
+      const int64_t lo = c * MIS2_CHUNK, hi = lo + MIS2_CHUNK < nund ? lo + MIS2_CHUNK : nund;
+      int64_t k = lo;
+      for (int64_t i = lo; i < hi; ++i) {
+        const int32_t v = und[i];
+        T[v] = mis2_dist_decide(v, T[v], M, gM, A->rowptr, A->colidx, B->rowptr, B->colidx, subset,
+                                gsub, per_round, opt->seed, iter, g->rstart + v, idbits, wordbits);
+        if (mis2_undecided(T[v])) und[k++] = v;
+      }
+      cnt[c] = k - lo;
     }
-    const int64_t left = mis2_keep_live_host(und, nund, T, MIS2_IN, MIS2_OUT, spare2, nt);
+    const int64_t left = mis2_gather_chunks(und, nund, cnt, spare, nt);
     swap = und;
-    und = spare2, spare2 = swap;
+    und = spare, spare = swap;
     nund = left;
     ++iter;
     s = refresh_ghosts(ctx, g, T, own, gstate, gT, per_round, opt->seed, iter, idbits, wordbits,
@@ -148,5 +167,6 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   free(gstate);
   free(gsub);
   free(lists);
+  free(cnt);
   return s;
 }

@@ -23,11 +23,19 @@ mispc_status mispc_mis2_cover_host(mispc_context *ctx, const mispc_csr *g,
 mispc_status mispc_mis2_cover_cuda(mispc_context *ctx, const mispc_csr *g,
                                    const mispc_mis_options *opt, const uint8_t *subset,
                                    uint8_t *in_set, mispc_mis_result *res);
-/* Host MIS-2 worklists: out[0..k) = the entries v of in[0..n) whose
- * word[v] is neither x nor y, in order (nt threads); returns k. out must
- * not overlap in. */
-int64_t mis2_keep_live_host(const int32_t *in, int64_t n, const uint64_t *word, uint64_t x,
-                            uint64_t y, int32_t *out, int nt);
+/* Host MIS-2 worklists in chunks (mis2_dist.c): a phase visits list[0..n)
+ * in mis2_chunks(n) chunks of MIS2_CHUNK entries (chunk c: entries
+ * [c MIS2_CHUNK, min(n, (c + 1) MIS2_CHUNK))), keeps the live entries of a
+ * chunk at its front, in order, and their count in cnt[c];
+ * mis2_gather_chunks then writes every chunk's kept entries, in chunk
+ * order, to out[0..k) and returns k (cnt: mis2_chunks(n) + 1 entries,
+ * turned into offsets; out must not overlap list): the live entries of the
+ * list in their order, for any thread count. */
+#define MIS2_CHUNK 1024
+static inline int64_t mis2_chunks(int64_t n) {
+  return (n + MIS2_CHUNK - 1) / MIS2_CHUNK;
+}
+int64_t mis2_gather_chunks(const int32_t *list, int64_t n, int64_t *cnt, int32_t *out, int nt);
 mispc_status mispc_mis_to_list_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set,
                                     int32_t *list, int64_t *count);
 

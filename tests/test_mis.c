@@ -1,7 +1,7 @@
 /* MIS-1 / MIS-2 on the host: independence and maximality on every generator,
  * the exact greedy oracle, determinism across thread counts, edge cases and
  * error paths. */
-#include "../mis/mis_backend.h" /* mis2_keep_live_host */
+#include "../mis/mis_backend.h" /* mis2_gather_chunks */
 #include "../mis/mis_common.h"  /* mis2_cover_tuple */
 #include "mis_test_graphs.h"
 #include "tuning.h"
@@ -549,16 +549,18 @@ static void test_tuning_knobs(void) {
   CHECK(!memcmp(&u, &z, sizeof u));
 }
 
-/* The host MIS-2 worklist compaction keeps the live entries in order for
- * any thread count (the parallel path starts at 65,536 entries). */
-static void test_mis2_keep_live_threads(void) {
-  const int64_t n = 300000;
-  int32_t *in = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
-  int32_t *ref = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
-  int32_t *out = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
-  uint64_t *word = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(2 * n));
-  CHECK(in && ref && out && word);
-  if (!in || !ref || !out || !word) goto done;
+/* The host MIS-2 worklists in chunks: each chunk's live entries kept at its
+ * front (as a phase of mis2_dist.c does), then mis2_gather_chunks: the live
+ * entries in order for any thread count (the parallel copy starts at 65,536
+ * kept entries) and list length (a last chunk that is not full). */
+static void test_mis2_gather_chunks_threads(void) {
+  const int64_t n = 400000;
+  int32_t *in = malloc(sizeof(int32_t) * (size_t)n), *ref = malloc(sizeof(int32_t) * (size_t)n);
+  int32_t *buf = malloc(sizeof(int32_t) * (size_t)n), *out = malloc(sizeof(int32_t) * (size_t)n);
+  uint64_t *word = malloc(sizeof(uint64_t) * (size_t)(2 * n));
+  int64_t *cnt = malloc(sizeof(int64_t) * (size_t)(mis2_chunks(n) + 1));
+  CHECK(in && ref && buf && out && word && cnt);
+  if (!in || !ref || !buf || !out || !word || !cnt) goto done;
   uint64_t h = 12345;
   for (int64_t v = 0; v < 2 * n; ++v) {
     h = h * 6364136223846793005ull + 1442695040888963407ull;
@@ -568,25 +570,34 @@ static void test_mis2_keep_live_threads(void) {
   for (int64_t i = 0; i < n; ++i) in[i] = (int32_t)((i * 7) % (2 * n)); /* a scattered list */
   int64_t k = 0;
   for (int64_t i = 0; i < n; ++i)
-    if (word[in[i]] != MIS2_IN && word[in[i]] != MIS2_OUT) ref[k++] = in[i];
-  CHECK(k > 0 && k < n);
+    if (mis2_undecided(word[in[i]])) ref[k++] = in[i];
+  CHECK(k > 65536 && k < n);
   const int threads[] = {1, 2, 3, 8};
   for (int t = 0; t < 4; ++t)
     for (int64_t len = 1000; len <= n; len = len == n ? n + 1 : (len * 10 > n ? n : len * 10)) {
+      const int64_t use = len == 1000 ? 1000 + MIS2_CHUNK / 3 : len; /* a partial last chunk */
+      memcpy(buf, in, sizeof(int32_t) * (size_t)use);
       int64_t want = 0;
-      for (int64_t i = 0; i < len; ++i) want += word[in[i]] != MIS2_IN && word[in[i]] != MIS2_OUT;
-      const int64_t got = mis2_keep_live_host(in, len, word, MIS2_IN, MIS2_OUT, out, threads[t]);
+      for (int64_t c = 0; c < mis2_chunks(use); ++c) {
+        const int64_t lo = c * MIS2_CHUNK, hi = lo + MIS2_CHUNK < use ? lo + MIS2_CHUNK : use;
+        int64_t j = lo;
+        for (int64_t i = lo; i < hi; ++i)
+          if (mis2_undecided(word[buf[i]])) buf[j++] = buf[i];
+        cnt[c] = j - lo;
+        want += j - lo;
+      }
+      const int64_t got = mis2_gather_chunks(buf, use, cnt, out, threads[t]);
       CHECK_MSG(got == want && !memcmp(out, ref, sizeof(int32_t) * (size_t)want),
                 "%d threads, %lld entries: %lld kept (want %lld) or a different order", threads[t],
-                (long long)len, (long long)got, (long long)want);
+                (long long)use, (long long)got, (long long)want);
     }
 done:
-  free(in), free(ref), free(out), free(word);
+  free(in), free(ref), free(buf), free(out), free(word), free(cnt);
 }
 
 int main(void) {
   if (mispc_context_create(&ctx)) return 1;
-  RUN_TEST(test_mis2_keep_live_threads);
+  RUN_TEST(test_mis2_gather_chunks_threads);
   RUN_TEST(test_tuning_knobs);
   RUN_TEST(test_mis_valid_on_every_generator);
   RUN_TEST(test_mis1_equals_sequential_greedy);
