@@ -4,7 +4,12 @@
  * the host (the "IN in N[v]" flags, T after the OUT marking, c1, T after the
  * tuples, M, T after the decide: six a round), and the undecided count
  * summed over the ranks each round. Tuples hold global ids and the global
- * vertex count's bit split: the one-process set and rounds. */
+ * vertex count's bit split: the one-process set and rounds. On two GPUs
+ * this is slower than one (six exchanges a round); reading the count a
+ * round late, and each step in boundary / interior halves with the
+ * exchange beside the interior, were measured no faster or slower
+ * (docs/DISTRIBUTED.md, "twenty-fifth pass"): the exchanges would have to
+ * move inside one kernel, as mis2_dist_lsa.cu's. */
 #include "dist_cuda.cuh"
 #include "mis2_cover_kernels.cuh"
 #include "mis_dist_backend.h"
