@@ -83,8 +83,16 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
   uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(nloc + 1));
   uint32_t *gkey = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(ng + 1));
-  mispc_status s =
-      key && gkey ? MISPC_SUCCESS : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
+  /* blk[v]: the uncolored earlier neighbour that stopped v's last visit; v
+   * is visited again only once it has a color (a visit before would stop
+   * there again): kron:18 on 2 ranks takes 578 rounds, and each round had
+   * scanned the rows of every vertex still waiting. work: the vertices
+   * still uncolored, in the sweep's order (kept each round). */
+  int64_t *blk = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
+  int32_t *work = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
+  mispc_status s = key && gkey && blk && work
+                       ? MISPC_SUCCESS
+                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
   s = mispc_dist_agree(ctx, g->comm, s);
   if (!s) {
     for (int64_t v = 0; v < nloc; ++v) {
@@ -101,21 +109,11 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
    * ranks (Elasticity3D_30 on 2 ranks: 90 rounds in id order). By id where
    * the sort's memory is short: the same colors, more rounds. */
   uint64_t *sorted = !s && nloc > 0 ? mispc_key_order(key, nloc) : NULL;
-  /* blk[v]: the uncolored earlier neighbour that stopped v's last visit; v
-   * is visited again only once it has a color (a visit before would stop
-   * there again): kron:18 on 2 ranks takes 578 rounds, and each round had
-   * scanned the rows of every vertex still waiting */
-  int64_t *blk = !s ? (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1)) : NULL;
-  if (!s && !blk) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
-  s = mispc_dist_agree(ctx, g->comm, s);
-  for (int64_t v = 0; !s && v < nloc; ++v) blk[v] = INT64_MAX; /* none yet */
-  /* the vertices still uncolored, in the sweep's order (kept each round) */
-  int32_t *work = !s ? (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1)) : NULL;
-  if (!s && !work) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
-  s = mispc_dist_agree(ctx, g->comm, s);
   int64_t nwork = 0;
-  for (int64_t k = 0; !s && k < nloc; ++k)
+  for (int64_t k = 0; !s && k < nloc; ++k) {
+    blk[k] = INT64_MAX; /* none yet */
     work[nwork++] = (int32_t)(sorted ? (int64_t)(sorted[k] & 0xFFFFFFFFu) : k);
+  }
   free(sorted);
   nbr_view w = {g, col, gcol};
   int64_t left = nloc;
