@@ -115,8 +115,8 @@ mispc_status mispc_dist_mis2_cover_host(mispc_context *ctx, const mispc_dist_csr
       const uint64_t t = T[v];
       if (!mis2_undecided(t)) continue;
       int out = M[v] == MIS2_OUT, all_min = M[v] == t;
-      mis2_cover_scan(ac, ar[v], ar[v + 1], M, subset, t, 0, &out, &all_min);
-      mis2_cover_scan(bc, br[v], br[v + 1], gM, gsub, t, 0, &out, &all_min);
+      mis2_cover_scan(ac, ar[v], ar[v + 1], M, subset, t, iter == 0, &out, &all_min);
+      mis2_cover_scan(bc, br[v], br[v + 1], gM, gsub, t, iter == 0, &out, &all_min);
       still += mis2_cover_verdict(&T[v], out, all_min);
     }
     ++iter;
