@@ -1,12 +1,14 @@
 /* The kernels of MIS-2 with the coverage priority (MISPC_PRIORITY_COVER),
  * shared by the one-process rounds (mis2_cover_cuda.cu) and the distributed
- * ones (mis2_cover_dist_cuda.cu): the steps of mis2_cover_host.c, a group
- * of L lanes a vertex, a launch a step. A vertex's row is its diagonal block
- * (local ids) and, on several ranks, its off-diagonal block (ghost ids,
- * whose words the distributed driver refreshes between the launches); on
- * one process the off-diagonal block is absent (brp NULL). Each kernel reads
- * only words written before its launch, so the set and the rounds are the
- * host's on any number of ranks. */
+ * ones (mis2_cover_dist_cuda.cu, and all rounds in one kernel a rank,
+ * mis2_cover_lsa.cu): the steps of mis2_cover_host.c, a group of L lanes a
+ * vertex, a launch (or a grid barrier) a step. A vertex's row is its
+ * diagonal block (local ids) and, on several ranks, its off-diagonal block
+ * (ghost ids, whose words the distributed driver refreshes between the
+ * steps); on one process the off-diagonal block is absent (brp NULL). Each
+ * step reads only words written before it began, and writes other arrays
+ * than it reads, so the set and the rounds are the host's on any number of
+ * ranks. */
 #ifndef MISPC_MIS2_COVER_KERNELS_CUH
 #define MISPC_MIS2_COVER_KERNELS_CUH
 
@@ -74,6 +76,14 @@ template <int L> struct Group {
   }
 };
 
+/* What a step does with a word it wrote for vertex v (lane 0 of the group):
+ * nothing on one process and in the host-driven distributed rounds (their
+ * exchanges follow the launch); the one-kernel rounds (mis2_cover_lsa.cu)
+ * store its ghost copies into the other ranks' windows. */
+struct NoPut {
+  template <typename W> __device__ void operator()(int64_t, W) const {}
+};
+
 /* every owned vertex, a group each (all lanes of a group see the same v) */
 #define COVER_FOR_V(c) for (int64_t v = Group<L>::first(); v < (c).n; v += Group<L>::stride())
 /* this lane's share of v's diagonal row, and of its off-diagonal row */
@@ -83,20 +93,25 @@ template <int L> struct Group {
   if ((c).brp)                                                                                     \
     for (int64_t p = (c).brp[v] + Group<L>::lane(); p < (c).brp[(v) + 1]; p += L)
 
-template <int L> __global__ void __launch_bounds__(kBlock) init(Cover c, unsigned long long *left) {
+/* The steps, as device functions of every thread of the grid (a kernel each
+ * below, or one kernel for all rounds); P stores the copies of the words a
+ * step writes (NoPut: none). */
+template <int L, typename P>
+__device__ __forceinline__ void init_step(const Cover &c, unsigned long long *left, P put) {
   unsigned long long mine = 0;
   COVER_FOR_V(c) {
     if (Group<L>::lane()) continue;
     const bool in = inside(c, (int32_t)v);
     c.T[v] = in ? (uint64_t)(c.rstart + v + 1) : MIS2_OUT;
     c.M[v] = in ? MIS2_IN : MIS2_OUT;
+    put(v, c.T[v]);
     mine += in;
   }
   mispc_block_add<kBlock>(mine, left);
 }
 
 /* OUT within distance 2 of the set, first C[v] = "an IN vertex in N[v]" */
-template <int L> __global__ void __launch_bounds__(kBlock) near_set(Cover c) {
+template <int L, typename P> __device__ __forceinline__ void near_set_step(const Cover &c, P put) {
   COVER_FOR_V(c) {
     /* a column OUT of an earlier round saw an IN vertex, and IN stays
      * (outside the subset C is never read) */
@@ -114,11 +129,14 @@ template <int L> __global__ void __launch_bounds__(kBlock) near_set(Cover c) {
         }
       }
     in = Group<L>::any(in);
-    if (!Group<L>::lane()) c.C[v] = in;
+    if (!Group<L>::lane()) {
+      c.C[v] = in;
+      put(v, (uint32_t)in);
+    }
   }
 }
 
-template <int L> __global__ void __launch_bounds__(kBlock) mark_out(Cover c) {
+template <int L, typename P> __device__ __forceinline__ void mark_out_step(const Cover &c, P put) {
   COVER_FOR_V(c) {
     if (!mis2_undecided(c.T[v])) continue;
     bool out = c.C[v];
@@ -137,11 +155,15 @@ template <int L> __global__ void __launch_bounds__(kBlock) mark_out(Cover c) {
         }
       }
     out = Group<L>::any(out);
-    if (out && !Group<L>::lane()) c.T[v] = MIS2_OUT;
+    if (out && !Group<L>::lane()) {
+      c.T[v] = MIS2_OUT;
+      put(v, MIS2_OUT);
+    }
   }
 }
 
-template <int L> __global__ void __launch_bounds__(kBlock) count1(Cover c, int iter) {
+template <int L, typename P>
+__device__ __forceinline__ void count1_step(const Cover &c, int iter, P put) {
   COVER_FOR_V(c) {
     /* near the set: all of N[v] has just turned OUT; the lanes read the
      * flag before the sum, lane 0 writes after it */
@@ -152,11 +174,16 @@ template <int L> __global__ void __launch_bounds__(kBlock) count1(Cover c, int i
       COVER_FOR_GHOSTS(c, v, p) k += (uint32_t)mis2_undecided(c.gT[c.bci[p]]);
     }
     k = Group<L>::sum(k);
-    if (!Group<L>::lane()) c.C[v] = near ? 0 : k + mis2_undecided(c.T[v]);
+    if (!Group<L>::lane()) {
+      const uint32_t w = near ? 0 : k + mis2_undecided(c.T[v]);
+      c.C[v] = w;
+      put(v, w);
+    }
   }
 }
 
-template <int L> __global__ void __launch_bounds__(kBlock) tuples(Cover c, int iter) {
+template <int L, typename P>
+__device__ __forceinline__ void tuples_step(const Cover &c, int iter, P put) {
   COVER_FOR_V(c) {
     if (!mis2_undecided(c.T[v])) continue;
     uint64_t k = 0;
@@ -169,24 +196,32 @@ template <int L> __global__ void __launch_bounds__(kBlock) tuples(Cover c, int i
       if (c.gsub[j]) k += c.gC[j];
     }
     k = Group<L>::sum(k);
-    if (!Group<L>::lane())
-      c.T[v] = mis2_cover_tuple(c.seed, iter, c.rstart + v, k + c.C[v], c.idbits);
+    if (!Group<L>::lane()) {
+      const uint64_t t = mis2_cover_tuple(c.seed, iter, c.rstart + v, k + c.C[v], c.idbits);
+      c.T[v] = t;
+      put(v, t);
+    }
   }
 }
 
-template <int L> __global__ void __launch_bounds__(kBlock) column(Cover c) {
+template <int L, typename P> __device__ __forceinline__ void column_step(const Cover &c, P put) {
   COVER_FOR_V(c) {
     if (c.M[v] == MIS2_OUT) continue;
     uint64_t m = c.T[v];
     COVER_FOR_ROW(c, v, p) m = ::min(m, c.T[c.ci[p]]);
     COVER_FOR_GHOSTS(c, v, p) m = ::min(m, c.gT[c.bci[p]]);
     m = Group<L>::min(m);
-    if (!Group<L>::lane()) c.M[v] = m == MIS2_IN ? MIS2_OUT : m;
+    if (!Group<L>::lane()) {
+      m = m == MIS2_IN ? MIS2_OUT : m;
+      c.M[v] = m;
+      put(v, m);
+    }
   }
 }
 
-template <int L>
-__global__ void __launch_bounds__(kBlock) decide(Cover c, int iter, unsigned long long *left) {
+template <int L, typename P>
+__device__ __forceinline__ void decide_step(const Cover &c, int iter, unsigned long long *left,
+                                            P put) {
   unsigned long long mine = 0;
   COVER_FOR_V(c) {
     const uint64_t t = c.T[v];
@@ -211,18 +246,42 @@ __global__ void __launch_bounds__(kBlock) decide(Cover c, int iter, unsigned lon
     out = Group<L>::any(out);
     all = Group<L>::all(all);
     if (Group<L>::lane()) continue;
-    if (out)
-      c.T[v] = MIS2_OUT;
-    else if (all)
-      c.T[v] = MIS2_IN;
-    else
+    if (out || all) {
+      const uint64_t w = out ? MIS2_OUT : MIS2_IN;
+      c.T[v] = w;
+      put(v, w);
+    } else
       ++mine;
   }
   mispc_block_add<kBlock>(mine, left);
 }
 
-static __global__ void __launch_bounds__(kBlock)
-    members(Cover c, uint8_t *in_set, unsigned long long *size) {
+/* The steps a launch each (one process, host-driven distributed rounds). */
+template <int L> __global__ void __launch_bounds__(kBlock) init(Cover c, unsigned long long *left) {
+  init_step<L>(c, left, NoPut());
+}
+template <int L> __global__ void __launch_bounds__(kBlock) near_set(Cover c) {
+  near_set_step<L>(c, NoPut());
+}
+template <int L> __global__ void __launch_bounds__(kBlock) mark_out(Cover c) {
+  mark_out_step<L>(c, NoPut());
+}
+template <int L> __global__ void __launch_bounds__(kBlock) count1(Cover c, int iter) {
+  count1_step<L>(c, iter, NoPut());
+}
+template <int L> __global__ void __launch_bounds__(kBlock) tuples(Cover c, int iter) {
+  tuples_step<L>(c, iter, NoPut());
+}
+template <int L> __global__ void __launch_bounds__(kBlock) column(Cover c) {
+  column_step<L>(c, NoPut());
+}
+template <int L>
+__global__ void __launch_bounds__(kBlock) decide(Cover c, int iter, unsigned long long *left) {
+  decide_step<L>(c, iter, left, NoPut());
+}
+
+static __device__ __forceinline__ void members_step(const Cover &c, uint8_t *in_set,
+                                                    unsigned long long *size) {
   unsigned long long mine = 0;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < c.n;
        v += (int64_t)gridDim.x * blockDim.x) {
@@ -231,6 +290,11 @@ static __global__ void __launch_bounds__(kBlock)
     mine += in;
   }
   mispc_block_add<kBlock>(mine, size);
+}
+
+static __global__ void __launch_bounds__(kBlock)
+    members(Cover c, uint8_t *in_set, unsigned long long *size) {
+  members_step(c, in_set, size);
 }
 
 #undef COVER_FOR_GHOSTS

@@ -20,6 +20,7 @@
  * the rounds equal the host's (and one process's) bit for bit. */
 #include <string.h>
 
+#include "dist_lsa.cuh"
 #include "mis2_dist_kernels.cuh"
 #include "mis_dist_backend.h"
 
@@ -189,26 +190,6 @@ void round_trace_log(mispc_context *ctx, const Sync *y, int rounds) {
              "dist mis2 (device) rounds' trace, summed: column_B %.1f, M exchanges %.1f, "
              "decide_B %.1f, T exchanges %.1f, between rounds %.1f us",
              sum[0], sum[1], sum[2], sum[3], sum[4]);
-}
-
-/* Whether the rounds run in one kernel a rank (tuning dist_lsa_rounds: 0
- * where every rank sends at most an eighth of the graph's vertices in all,
- * 1 wherever NCCL can, 2 never). The lanes store each ghost copy as it is
- * written, one word at a time over NVLink: gen:kron:21, whose ranks send
- * about every vertex, took 9.6 ms a call on 2 GPUs against 6.5 host-driven,
- * Laplace3D_150 (1 %) 1.09 against 1.25 (4xH200, docs/DISTRIBUTED.md, ninth
- * pass). The sum is asked once a plan (collective). */
-bool lsa_wanted(mispc_context *ctx, const mispc_dist_csr *g) {
-  const int knob = ctx->tuning.dist_lsa_rounds;
-  mispc_halo *h = g->halo;
-  if (knob == 2 || !h->nccl) return false;
-  if (knob == 1) return true;
-  if (!h->lsa_rule) {
-    long long sends = h->nsend;
-    MPI_Allreduce(MPI_IN_PLACE, &sends, 1, MPI_LONG_LONG, MPI_SUM, g->comm);
-    h->lsa_rule = 8 * (int64_t)sends <= g->nglobal ? 1 : -1;
-  }
-  return h->lsa_rule > 0;
 }
 
 /* Queues column or decide of class c, round r, on stream s. */
@@ -433,7 +414,7 @@ mispc_status rounds(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis
    * memory (tuning dist_lsa_rounds; collective) */
   mispc_halo_lsa *lsa = NULL;
   int lsa_blocks = 0;
-  if (lsa_wanted(ctx, g)) {
+  if (dist_lsa_wanted(ctx, g)) {
     MISPC_TRY(mispc_halo_lsa_get(ctx, h, g->comm, nloc, &lsa));
     if (lsa) MISPC_TRY(lsa_grid<W>(ctx, g->comm, lsa, &lsa_blocks));
     if (lsa_blocks <= 0) lsa = NULL;

@@ -24,89 +24,26 @@
  * it) and the count rows (round parities: stored a round after they are
  * summed). Only the words a pass writes travel: a vertex leaves the lists
  * in the pass that writes its last word. */
+#include "dist_lsa.cuh"
 #include "mis2_dist_kernels.cuh"
-
-#if MISPC_HAVE_NCCL
-#include <nccl.h>
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#include <nccl_device.h>
-#define MISPC_HAVE_NCCL_LSA 1
-#endif
-#endif
-
-#if MISPC_HAVE_NCCL_LSA
-#include <cooperative_groups.h>
-namespace cg = cooperative_groups;
-#endif
 
 namespace mis2_dist {
 
 #if MISPC_HAVE_NCCL_LSA
 namespace {
 
+using namespace dist_lsa;
+
 /* What the round kernel needs besides the plan (kernel parameter). */
 struct Lsa {
-  ncclDevComm dc;
-  ncclWindow_t win;
-  size_t off_t, off_m, off_s, off_c; /* gT, gM, gsub and the count rows in the window */
-  const int32_t *vptr, *speer;
-  const int64_t *sslot;
+  Win w;
+  size_t off_t, off_m, off_s; /* gT, gM and gsub in the window */
   const uint8_t *own;
   const unsigned *subset_count;
   uint8_t *in_set;
   unsigned long long *members, *out;
-  unsigned long long *trace; /* -vv: the latest block's times (ns) at each barrier, else NULL */
-  int nranks, rank, max_rounds;
+  int max_rounds;
 };
-
-/* Slot k of the trace: the latest %globaltimer of every block's thread 0
- * (arrival at, or exit from, an exchange); slots past kTraceSlots are not
- * kept. Read by lsa_trace_log. */
-__device__ __forceinline__ void stamp(const Lsa &a, int k) {
-  if (a.trace && threadIdx.x == 0 && k < kTraceSlots) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    atomicMax(a.trace + k, t);
-  }
-}
-
-/* Stores the ghost copies of vertex v's new word (array at `off`). */
-template <typename W> struct StoreGhosts {
-  const Lsa *a;
-  size_t off;
-  __device__ void operator()(int32_t v, W w) const {
-    for (int32_t e = a->vptr[v]; e < a->vptr[v + 1]; ++e)
-      ((W *)ncclGetLsaPointer(a->win, off, a->speer[e]))[a->sslot[e]] = w;
-  }
-};
-
-/* Count row k: this rank's word into every rank's row (threads 0 .. P - 1
- * of block 0), summed after the next barrier by sum_row. */
-__device__ __forceinline__ void store_count(const Lsa &a, int k, unsigned long long c) {
-  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < a.nranks)
-    *(unsigned long long *)ncclGetLsaPointer(a.win, a.off_c + 8 * ((size_t)k * a.nranks + a.rank),
-                                             (int)t) = c;
-}
-
-__device__ __forceinline__ unsigned long long sum_row(const Lsa &a, int k) {
-  const volatile unsigned long long *row =
-      (const volatile unsigned long long *)ncclGetLocalPointer(a.win, a.off_c) +
-      (size_t)k * a.nranks;
-  unsigned long long s = 0;
-  for (int q = 0; q < a.nranks; ++q) s += row[q];
-  return s;
-}
-
-/* The end of an exchange: block b of every rank meets block b of the
- * others (LSA barrier b), and the grid barrier makes that every block. */
-__device__ __forceinline__ void exchanged(ncclLsaBarrierSession<ncclCoopCta> &bar,
-                                          cg::grid_group &grid, const Lsa &a, int k) {
-  stamp(a, k);
-  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
-  grid.sync();
-  stamp(a, k + 1);
-}
 
 /* At least 5 blocks an SM (at most 48 registers): the passes wait on
  * chains of dependent loads, so resident warps are their speed. The 32-bit
@@ -120,30 +57,29 @@ template <typename W, bool Warp>
 __global__ void __launch_bounds__(DIST_BLOCK, 5) rounds_kernel(Plan<W> p, Lsa a) {
   __shared__ Smem sm;
   cg::grid_group grid = cg::this_grid();
-  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.dc, ncclTeamTagLsa(), blockIdx.x);
-  const StoreGhosts<W> put_t = {&a, a.off_t}, put_m = {&a, a.off_m};
-  stamp(a, 0);
+  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);
+  const Put<W> put_t = {&a.w, a.off_t}, put_m = {&a.w, a.off_m};
+  stamp(a.w, 0);
   /* the ghosts' subset flags and round-0 T words; the subset's size (row 2) */
   FOR_VERTEX(v, p.g.nloc) {
-    for (int32_t e = a.vptr[v]; e < a.vptr[v + 1]; ++e)
-      ((uint8_t *)ncclGetLsaPointer(a.win, a.off_s, a.speer[e]))[a.sslot[e]] = a.own[v];
-    put_t((int32_t)v, p.T[v]);
+    put<uint8_t>(a.w, a.off_s, v, a.own[v]);
+    put_t(v, p.T[v]);
   }
-  store_count(a, 2, *a.subset_count);
-  exchanged(bar, grid, a, 1);
-  int rounds = sum_row(a, 2) == 0 ? 0 : -1;
+  store_count(a.w, 2, *a.subset_count);
+  exchanged(bar, grid, a.w, 1);
+  int rounds = sum_row(a.w, 2) == 0 ? 0 : -1;
   for (int r = 0; rounds < 0; ++r) {
     column_pass<W, Warp>(p, r, kBoundary, sm, put_m);
     if (r > 0) /* undecided after round r - 1: its decide lists are complete */
-      store_count(a, (r - 1) & 1, (unsigned long long)p.len[4 * r + 2] + p.len[4 * r + 3]);
-    exchanged(bar, grid, a, r < kTraceRounds ? 3 + 4 * r : kTraceSlots);
-    if (r > 0 && sum_row(a, (r - 1) & 1) == 0) {
+      store_count(a.w, (r - 1) & 1, (unsigned long long)p.len[4 * r + 2] + p.len[4 * r + 3]);
+    exchanged(bar, grid, a.w, r < kTraceRounds ? 3 + 4 * r : kTraceSlots);
+    if (r > 0 && sum_row(a.w, (r - 1) & 1) == 0) {
       rounds = r;
       break;
     }
     if (r == a.max_rounds) break;
     decide_pass<W, Warp>(p, r, kBoundary, sm, put_t);
-    exchanged(bar, grid, a, r < kTraceRounds ? 5 + 4 * r : kTraceSlots);
+    exchanged(bar, grid, a.w, r < kTraceRounds ? 5 + 4 * r : kTraceSlots);
   }
   /* the members and their number over the ranks (row 3) */
   unsigned long long mine = 0;
@@ -154,10 +90,10 @@ __global__ void __launch_bounds__(DIST_BLOCK, 5) rounds_kernel(Plan<W> p, Lsa a)
   }
   mispc_block_add<DIST_BLOCK>(mine, a.members);
   grid.sync();
-  store_count(a, 3, *(volatile unsigned long long *)a.members);
-  exchanged(bar, grid, a, kTraceSlots - 2);
+  store_count(a.w, 3, *(volatile unsigned long long *)a.members);
+  exchanged(bar, grid, a.w, kTraceSlots - 2);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    a.out[0] = sum_row(a, 3);
+    a.out[0] = sum_row(a.w, 3);
     a.out[1] = (unsigned long long)(long long)(rounds < 0 ? -1 : rounds);
   }
 }
@@ -196,13 +132,12 @@ mispc_status lsa_rounds(mispc_context *ctx, const Plan<W> &p, const mispc_halo_l
                         unsigned long long *d_out, unsigned long long *trace, cudaStream_t st) {
   Lsa a;
   memset(&a, 0, sizeof a);
-  a.dc = *(const ncclDevComm *)l->devcomm;
-  a.win = (ncclWindow_t)l->win;
-  a.off_t = 0, a.off_m = l->ghost_bytes, a.off_s = l->sub_off, a.off_c = l->count_off;
-  a.vptr = l->d_vptr, a.speer = l->d_speer, a.sslot = l->d_sslot;
+  a.w = win_of(l);
+  a.w.trace = trace, a.w.trace_slots = kTraceSlots;
+  a.off_t = 0, a.off_m = l->ghost_bytes, a.off_s = l->sub_off;
   a.own = own, a.subset_count = subset_count, a.in_set = in_set;
-  a.members = scratch, a.out = d_out, a.trace = trace;
-  a.nranks = l->nranks, a.rank = l->rank, a.max_rounds = max_rounds;
+  a.members = scratch, a.out = d_out;
+  a.max_rounds = max_rounds;
   Plan<W> pk = p;
   void *args[] = {&pk, &a};
   const void *kernel = warp ? kernel_of<W, true>() : kernel_of<W, false>();

@@ -42,7 +42,7 @@ struct mispc_halo {
   void *lsa;             /* mispc_halo_lsa (made on first use; NULL: none) */
   int lsa_tried;         /* 1 once mispc_halo_lsa_get found none for this plan */
   int lsa_rule;          /* one-kernel MIS-2 rounds by default: 1 yes, -1 no, 0 not yet asked
-                            (mis2_dist_cuda.cu, lsa_wanted) */
+                            (dist_lsa.cuh, dist_lsa_wanted) */
   int64_t max_row1;      /* 1 + the longest owned row (diagonal + ghost entries) of the device
                             graph; 0 not yet measured (aggregate_dist_cuda.cu, phase 3) */
 };
@@ -185,8 +185,9 @@ mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm
  * (the NCCL device API's load/store accessible (LSA) team and a symmetric
  * memory window): rounds of a distributed device pass run in one kernel a
  * rank, with the exchanges and the termination count inside it
- * (mis2_dist_lsa.cu). The window holds two ghost arrays of up to 8 bytes a
- * ghost (at 0 and ghost_bytes), a ghost byte array (at sub_off) and four
+ * (mis2_dist_lsa.cu, mis2_cover_lsa.cu). The window holds three ghost
+ * arrays of up to 8 bytes a ghost (at 0, ghost_bytes and 2 ghost_bytes; the
+ * hash MIS-2 rounds use two), a ghost byte array (at sub_off) and four
  * rows of P 8-byte counts (at count_off). The send entries are kept by
  * owned vertex (vptr: nloc + 1 offsets), so the lane that writes a word
  * stores its ghost copies. */
@@ -199,6 +200,7 @@ typedef struct mispc_halo_lsa {
   int max_blocks;      /* LSA barriers: the most blocks a kernel may have (one barrier each) */
   int nranks, rank;
   int grid[2];      /* agreed grid of the 32- and 64-bit round kernels (0: not yet) */
+  int cover_grid;   /* agreed grid of the cover rounds' kernels (0: not yet) */
   int32_t *d_vptr;  /* device, nloc + 1: send entries of each owned vertex */
   int32_t *d_speer; /* device, by vertex: LSA rank of the entry's destination */
   int64_t *d_sslot; /* device, by vertex: the entry's ghost position there */

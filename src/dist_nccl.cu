@@ -354,7 +354,7 @@ static mispc_status lsa_make(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, i
   const size_t align = NCCL_WIN_REQUIRED_ALIGNMENT;
 #define MISPC_ALIGN_UP(x) (((size_t)(x) + align - 1) / align * align)
   l->ghost_bytes = MISPC_ALIGN_UP((maxg + 1) * 8);
-  l->sub_off = 2 * l->ghost_bytes;
+  l->sub_off = 3 * l->ghost_bytes;
   l->count_off = l->sub_off + MISPC_ALIGN_UP(maxg + 1);
   const size_t bytes = l->count_off + MISPC_ALIGN_UP(4 * (size_t)P * 8);
 #undef MISPC_ALIGN_UP

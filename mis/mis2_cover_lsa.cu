@@ -1,0 +1,154 @@
+/* Distributed MIS-2 with the cover priority, all rounds in one kernel a
+ * rank (tuning dist_lsa_rounds, as the hash rounds of mis2_dist_lsa.cu):
+ * the steps of mis2_cover_kernels.cuh in the host-driven rounds' order
+ * (mis2_cover_dist_cuda.cu), each step's lane 0 storing the ghost copies of
+ * the word it wrote into the other ranks' windows (dist_lsa.cuh), and an
+ * LSA barrier and a grid barrier after each step where the host-driven
+ * rounds make a halo exchange: six a round, with no host work (those rounds
+ * queue about twenty calls a round and wait for the count each round, and
+ * on two GPUs were slower than one: docs/DISTRIBUTED.md, twenty-fifth
+ * pass). So the set and the rounds are the one-process ones.
+ *
+ * Only written words travel; every ghost word a step reads was stored in
+ * this call before it (T by init, C by near_set and count1 every round, M
+ * of every vertex of the subset by round 0's column step; only the
+ * subset's ghosts' M are read). The ghost arrays are written one step and
+ * read the next, and a barrier separates every step from the next, so a
+ * rank stores into another's array only after that rank has passed the
+ * step that read its old words. Termination, as the hash rounds': the
+ * undecided count after round r is stored into every rank's count row
+ * (r & 1) in round r + 1's first step and summed after its barrier, one
+ * step late; that near-set step only writes C, which no result reads. */
+#include "dist_lsa.cuh"
+#include "mis2_cover_lsa.cuh"
+#include "mis_cuda.cuh"
+
+namespace mis2_cover {
+
+#if MISPC_HAVE_NCCL_LSA
+namespace {
+
+using namespace dist_lsa;
+
+struct LsaCover {
+  Win w;
+  size_t off_t, off_m, off_c, off_s; /* gT, gM, gC and gsub in the window */
+  uint8_t *in_set;
+  /* [0], [1] undecided after even / odd rounds, [2] the subset's size,
+   * [3] members (zeroed by the caller) */
+  unsigned long long *cnt;
+  unsigned long long *out; /* set size over the ranks, rounds (-1: not done) */
+  int max_rounds;
+};
+
+__device__ __forceinline__ unsigned long long word(const unsigned long long *p) {
+  return *(const volatile unsigned long long *)p;
+}
+
+template <int L> __global__ void __launch_bounds__(kBlock) lsa_kernel(Cover c, LsaCover a) {
+  cg::grid_group grid = cg::this_grid();
+  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);
+  const Put<uint64_t> put_t = {&a.w, a.off_t}, put_m = {&a.w, a.off_m};
+  const Put<uint32_t> put_c = {&a.w, a.off_c};
+  /* the ghosts' subset flags and T words; the subset's size (row 2) */
+  FOR_VERTEX(v, c.n) put<uint8_t>(a.w, a.off_s, v, (uint8_t)inside(c, (int32_t)v));
+  init_step<L>(c, a.cnt + 2, put_t);
+  grid.sync();
+  store_count(a.w, 2, word(a.cnt + 2));
+  exchanged(bar, grid, a.w, 0);
+  int rounds = sum_row(a.w, 2) == 0 ? 0 : -1;
+  for (int r = 0; rounds < 0; ++r) {
+    if (r > 0) {
+      near_set_step<L>(c, put_c);
+      store_count(a.w, (r - 1) & 1, word(a.cnt + ((r - 1) & 1)));
+      exchanged(bar, grid, a.w, 0);
+      if (sum_row(a.w, (r - 1) & 1) == 0) {
+        rounds = r;
+        break;
+      }
+    }
+    if (r == a.max_rounds) break;
+    if (r > 0) {
+      /* round r's decide adds to it; its last reader was round r - 1's near set */
+      if (blockIdx.x == 0 && threadIdx.x == 0) a.cnt[r & 1] = 0;
+      mark_out_step<L>(c, put_t);
+      exchanged(bar, grid, a.w, 0);
+    }
+    count1_step<L>(c, r, put_c);
+    exchanged(bar, grid, a.w, 0);
+    tuples_step<L>(c, r, put_t);
+    exchanged(bar, grid, a.w, 0);
+    column_step<L>(c, put_m);
+    exchanged(bar, grid, a.w, 0);
+    decide_step<L>(c, r, a.cnt + (r & 1), put_t);
+    exchanged(bar, grid, a.w, 0);
+  }
+  /* the members and their number over the ranks (row 3) */
+  members_step(c, a.in_set, a.cnt + 3);
+  grid.sync();
+  store_count(a.w, 3, word(a.cnt + 3));
+  exchanged(bar, grid, a.w, 0);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    a.out[0] = sum_row(a.w, 3);
+    a.out[1] = (unsigned long long)(long long)rounds;
+  }
+}
+
+template <int L> const void *kernel_of() {
+  return (const void *)lsa_kernel<L>;
+}
+
+} // namespace
+
+mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks) {
+  if (!l->cover_grid) { /* every lane count: ranks may choose differently */
+    int sms = 0, coop = 0, per_sm = mis_cuda::kPersistentPerSm;
+    MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+    const void *kernels[6] = {kernel_of<1>(), kernel_of<2>(),  kernel_of<4>(),
+                              kernel_of<8>(), kernel_of<16>(), kernel_of<32>()};
+    for (int k = 0; coop && k < 6; ++k) {
+      int b = 0;
+      MISPC_TRY(mispc_kernel_occupancy(ctx, kernels[k], kBlock, &b));
+      if (b < per_sm) per_sm = b;
+    }
+    int g = coop ? sms * per_sm : 0;
+    if (g > l->max_blocks) g = l->max_blocks;
+    MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
+    l->cover_grid = g > 0 ? g : -1;
+  }
+  *blocks = l->cover_grid > 0 ? l->cover_grid : 0;
+  return MISPC_SUCCESS;
+}
+
+mispc_status lsa_rounds(mispc_context *ctx, const Cover &c, const mispc_halo_lsa *l, int blocks,
+                        int lanes, int max_rounds, uint8_t *in_set, unsigned long long *cnt,
+                        unsigned long long *d_out, cudaStream_t st) {
+  LsaCover a;
+  memset(&a, 0, sizeof a);
+  a.w = win_of(l);
+  a.off_t = 0, a.off_m = l->ghost_bytes, a.off_c = 2 * l->ghost_bytes, a.off_s = l->sub_off;
+  a.in_set = in_set, a.cnt = cnt, a.out = d_out, a.max_rounds = max_rounds;
+  Cover ck = c;
+  void *args[] = {&ck, &a};
+  return with_lanes(lanes, [&](auto x) {
+    MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel(kernel_of<decltype(x)::value>(),
+                                                    (unsigned)blocks, kBlock, args, 0, st));
+    return MISPC_SUCCESS;
+  });
+}
+
+#else
+
+mispc_status lsa_grid(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *blocks) {
+  *blocks = 0;
+  return MISPC_SUCCESS;
+}
+
+mispc_status lsa_rounds(mispc_context *ctx, const Cover &, const mispc_halo_lsa *, int, int, int,
+                        uint8_t *, unsigned long long *, unsigned long long *, cudaStream_t) {
+  return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "LSA rounds: mispc was built without them");
+}
+
+#endif
+
+} // namespace mis2_cover
