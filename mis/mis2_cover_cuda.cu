@@ -4,15 +4,71 @@
  * mis2_cover_tuple) gives fewer, larger distance-2 neighbourhoods than the
  * hash priorities; it is for aggregation on long rows, where the smaller
  * Galerkin product pays for the extra sweeps (docs/MIS.md), so it has none
- * of the default priority's worklists or persistent kernels. */
+ * of the default priority's worklists. Where the device has cooperative
+ * launch (and mis_no_persistent is off) all rounds run in one persistent
+ * kernel, a grid barrier between the steps and the count read on the
+ * device, so a call waits for the host once instead of once a round. */
+#include <cooperative_groups.h>
 #include <stdint.h>
 
 #include "mis2_cover_kernels.cuh"
 #include "mis_backend.h"
+#include "mis_cuda.cuh"
 
+namespace cg = cooperative_groups;
 using namespace mis2_cover;
 
 namespace {
+
+/* The persistent kernel's arguments: cnt [0], [1] undecided after even /
+ * odd rounds, [2] the subset's size, [3] members (zeroed by the caller);
+ * out [0] rounds (-1: not done after max_rounds), [1] undecided then. */
+struct Run {
+  Cover c;
+  unsigned long long *cnt, *out;
+  uint8_t *in_set;
+  int max_rounds;
+};
+
+__device__ __forceinline__ unsigned long long word(const unsigned long long *p) {
+  return *(const volatile unsigned long long *)p;
+}
+
+/* The rounds of `rounds` below in one launch, the same steps in the same
+ * order with a grid barrier where a launch ended. */
+template <int L> __global__ void __launch_bounds__(kBlock) persistent(Run a) {
+  cg::grid_group grid = cg::this_grid();
+  const Cover &c = a.c;
+  init_step<L>(c, a.cnt + 2, NoPut());
+  grid.sync();
+  unsigned long long left = word(a.cnt + 2);
+  int rounds = left == 0 ? 0 : -1;
+  for (int r = 0; rounds < 0 && r < a.max_rounds; ++r) {
+    if (r > 0) {
+      near_set_step<L>(c, NoPut());
+      grid.sync();
+      mark_out_step<L>(c, NoPut());
+      grid.sync();
+    }
+    count1_step<L>(c, r, NoPut());
+    grid.sync();
+    tuples_step<L>(c, r, NoPut());
+    grid.sync();
+    column_step<L>(c, NoPut());
+    grid.sync();
+    decide_step<L>(c, r, a.cnt + (r & 1), NoPut());
+    /* the other word: its last reader passed the barrier of round r - 1 */
+    if (blockIdx.x == 0 && threadIdx.x == 0) a.cnt[(r + 1) & 1] = 0;
+    grid.sync();
+    left = word(a.cnt + (r & 1));
+    if (left == 0) rounds = r + 1;
+  }
+  members_step(c, a.in_set, a.cnt + 3);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    a.out[0] = (unsigned long long)(long long)rounds;
+    a.out[1] = left;
+  }
+}
 
 /* The rounds with groups of L lanes a vertex; *left the undecided count read
  * after each round, *iter the rounds run. */
@@ -47,6 +103,29 @@ mispc_status rounds(mispc_context *ctx, cudaStream_t s, const Cover &c, int max_
   return st;
 }
 
+/* The persistent kernel where the device can (*launched), then the set
+ * size, the rounds and the call's one wait. */
+template <int L>
+mispc_status one_launch(mispc_context *ctx, cudaStream_t s, const Cover &c, int max_rounds,
+                        uint8_t *in_set, unsigned long long *cnt, mispc_mis_result *res,
+                        int *launched) {
+  Run a = {c, cnt, cnt + 4, in_set, max_rounds};
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 48, s));
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)persistent<L>, &a, c.n * L,
+                                        !ctx->tuning.mis_no_persistent, launched));
+  if (!*launched) return MISPC_SUCCESS;
+  unsigned long long h[3] = {0, 0, 0};
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, cnt + 3, sizeof h, cudaMemcpyDeviceToHost, s));
+  MISPC_TRY(mispc_sync(ctx, s, "MIS-2 (cover)"));
+  const int rounds = (int)(long long)h[1];
+  if (rounds < 0)
+    return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                        "mispc_mis2: %llu vertices undecided after %d rounds", h[2], max_rounds);
+  res->set_size = (int64_t)h[0];
+  res->rounds = rounds;
+  return MISPC_SUCCESS;
+}
+
 } // namespace
 
 extern "C" mispc_status mispc_mis2_cover_cuda(mispc_context *ctx, const mispc_csr *g,
@@ -60,24 +139,27 @@ extern "C" mispc_status mispc_mis2_cover_cuda(mispc_context *ctx, const mispc_cs
   res->rounds = 0;
   if (n == 0) return MISPC_SUCCESS;
   char *scratch = NULL;
-  MISPC_TRY(mispc_scratch_alloc(ctx, 16 + (size_t)n * 20 + 8, (void **)&scratch,
+  MISPC_TRY(mispc_scratch_alloc(ctx, 48 + (size_t)n * 20 + 8, (void **)&scratch,
                                 "MIS-2 (cover) words and counts"));
-  unsigned long long *cnt = (unsigned long long *)scratch; /* [0] undecided, [1] members */
+  /* [0] undecided, [1] members (the launches a step); [0..5] (one launch) */
+  unsigned long long *cnt = (unsigned long long *)scratch;
   Cover c = {};
   c.rp = g->rowptr;
   c.ci = g->colidx;
   c.subset = subset;
-  c.T = (uint64_t *)(scratch + 16);
+  c.T = (uint64_t *)(scratch + 48);
   c.M = c.T + n;
   c.C = (uint32_t *)(c.M + n);
   c.n = n;
   c.seed = opt->seed;
   c.idbits = mis2_id_bits(n);
-  int iter = 0;
+  int iter = 0, launched = 0;
   mispc_status st = with_lanes(lanes(ctx, g->nnz, g->nrows), [&](auto l) {
-    return rounds<decltype(l)::value>(ctx, s, c, max_rounds, cnt, &iter);
+    constexpr int L = decltype(l)::value;
+    MISPC_TRY(one_launch<L>(ctx, s, c, max_rounds, in_set, cnt, res, &launched));
+    return launched ? MISPC_SUCCESS : rounds<L>(ctx, s, c, max_rounds, cnt, &iter);
   });
-  if (!st) {
+  if (!st && !launched) {
     unsigned long long size = 0;
     members<<<mispc_device_grid(ctx, n, kBlock), kBlock, 0, s>>>(c, in_set, cnt + 1);
     cudaMemcpyAsync(&size, cnt + 1, 8, cudaMemcpyDeviceToHost, s);

@@ -706,7 +706,9 @@ static void test_gpu_mis2_subset_equals_host(void) {
 
 /* MISPC_PRIORITY_COVER (its own kernels, mis2_cover_cuda.cu): the host's
  * set and rounds on whole graphs and on subsets, with every group width of
- * its kernels (tuning.mis2_cover_lanes; 0: its own choice). */
+ * its kernels (tuning.mis2_cover_lanes; 0: its own choice), in one
+ * persistent launch and (mis_no_persistent) a launch a step; and its round
+ * limit, both ways, as the host's. */
 static void test_gpu_mis2_cover_equals_host(void) {
   const char *g[] = {"gen:grid3d27:20",
                      "gen:kron:14",
@@ -715,13 +717,16 @@ static void test_gpu_mis2_cover_equals_host(void) {
                      "gen:elasticity3d:8",
                      "gen:path:3000",
                      MISPC_TEST_DATA "/bcsstk13.mtx"};
-  const int lanes[] = {0, 1, 2, 4, 8, 16, 32};
+  /* lanes, then whether a launch a step */
+  const int lanes[][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1},  {2, 0},
+                          {4, 0}, {8, 0}, {8, 1}, {16, 0}, {32, 0}};
   mispc_mis_options o;
   mispc_mis_options_default(&o);
   o.priority = MISPC_PRIORITY_COVER;
   for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l) {
     mispc_tuning t = {0};
-    t.mis2_cover_lanes = lanes[l];
+    t.mis2_cover_lanes = lanes[l][0];
+    t.mis_no_persistent = lanes[l][1];
     for (size_t i = 0; i < sizeof g / sizeof *g; ++i) {
       o.seed = i + l;
       compare_backends(g[i], &o, &t, 2);
@@ -729,11 +734,46 @@ static void test_gpu_mis2_cover_equals_host(void) {
     for (size_t i = 0; i < 4; ++i) {
       subset_case c;
       subset_case_open(&c, g[i], 11 + i + l, 60);
-      CHECK_MSG(subset_mis2_same(&c, &o, &t), "%s: cover MIS-2 of a subset (%d lanes), GPU != host",
-                g[i], lanes[l]);
+      CHECK_MSG(subset_mis2_same(&c, &o, &t),
+                "%s: cover MIS-2 of a subset (%d lanes, no_persistent %d), GPU != host", g[i],
+                lanes[l][0], lanes[l][1]);
       subset_case_close(&c);
     }
   }
+  /* gen:laplace3d:12 takes 9 rounds: 8 fail everywhere, 9 pass */
+  mispc_csr H, D;
+  CHECK_OK(ctx, mispc_generate(ctx, "gen:laplace3d:12", 0, &H));
+  CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+  const int64_t n = H.nrows;
+  uint8_t *hs = malloc((size_t)n), *ds = NULL, *gs = malloc((size_t)n);
+  CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, (size_t)n, (void **)&ds));
+  mispc_mis_result hr, dr;
+  o.seed = 0;
+  o.max_rounds = 8;
+  CHECK_STATUS(ctx, mispc_mis2(ctx, &H, &o, hs, &hr), MISPC_ERR_NOT_CONVERGED);
+  for (int np = 0; np <= 1; ++np) {
+    mispc_tuning t = {0};
+    t.mis_no_persistent = np;
+    CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+    o.max_rounds = 8;
+    CHECK_STATUS(ctx, mispc_mis2(ctx, &D, &o, ds, &dr), MISPC_ERR_NOT_CONVERGED);
+    CHECK_MSG(strstr(mispc_context_error(ctx), "undecided after 8 rounds") != NULL, "%s",
+              mispc_context_error(ctx));
+    o.max_rounds = 9;
+    CHECK_OK(ctx, mispc_mis2(ctx, &H, &o, hs, &hr));
+    CHECK_OK(ctx, mispc_mis2(ctx, &D, &o, ds, &dr));
+    CHECK_OK(ctx, mispc_memcpy(ctx, gs, MISPC_MEM_HOST, ds, MISPC_MEM_DEVICE, (size_t)n));
+    CHECK_MSG(hr.rounds == 9 && dr.rounds == 9 && hr.set_size == dr.set_size &&
+                  !memcmp(hs, gs, (size_t)n),
+              "cover MIS-2 with max_rounds 9 (no_persistent %d): GPU %lld members in %d rounds, "
+              "host %lld in %d",
+              np, (long long)dr.set_size, dr.rounds, (long long)hr.set_size, hr.rounds);
+  }
+  free(hs);
+  free(gs);
+  mispc_free(ctx, MISPC_MEM_DEVICE, ds);
+  mispc_csr_free(ctx, &D);
+  mispc_csr_free(ctx, &H);
   mispc_context_set_tuning_(ctx, NULL);
 }
 
