@@ -15,12 +15,17 @@
  * Iterated greedy recoloring: class by class from the last, a kernel a
  * class (the vertices of one class are not adjacent, and a vertex reads
  * only neighbours of classes above it, recolored by earlier launches), one
- * exchange a class, as the host. Colors are in device memory. */
-#include "dist_cuda.cuh"
-#include "dist_internal.h"
-#include "mis_common.h"
+ * exchange a class, as the host. Colors are in device memory.
+ *
+ * Where the GPUs reach each other's memory the Jones-Plassmann passes run
+ * in one kernel a rank instead (coloring_dist_lsa.cu: release counts, no
+ * host work between passes; the same colors). */
+#include "coloring_dist_cuda.cuh"
+#include "dist_lsa.cuh"
 
 namespace {
+
+using namespace color_dist;
 
 enum { kColored = 0, kLeft = 1 }; /* counters of a pass */
 
@@ -29,33 +34,6 @@ __global__ void jp_init(dev_graph g, int mode, uint64_t seed, uint32_t *key, int
     const int64_t deg = (g.arp[v + 1] - g.arp[v]) + (g.brp[v + 1] - g.brp[v]);
     key[v] = mis1_key(mode, seed, g.rstart + v, deg);
     col[v] = -1;
-  }
-}
-
-/* The smallest color no earlier neighbour has, or -1 while an earlier
- * neighbour has none (owned colors read through volatile: they may be
- * written by this launch, -1 -> final only). */
-__device__ int32_t jp_visit(const dev_graph &g, const uint32_t *key, const uint32_t *gkey,
-                            const volatile int32_t *col, const int32_t *gcol, int64_t v) {
-  const uint32_t kv = key[v];
-  const int64_t gv = g.rstart + v;
-  for (int32_t base = 0;; base += 64) {
-    uint64_t taken = 0;
-    for (int64_t p = g.arp[v]; p < g.arp[v + 1]; ++p) {
-      const int32_t u = g.acol[p];
-      if (u == v || !mis1_before(key[u], g.rstart + u, kv, gv)) continue;
-      const int32_t cu = col[u];
-      if (cu < 0) return -1;
-      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
-    }
-    for (int64_t p = g.brp[v]; p < g.brp[v + 1]; ++p) {
-      const int32_t j = g.bcol[p];
-      if (!mis1_before(gkey[j], g.garray[j], kv, gv)) continue;
-      const int32_t cu = gcol[j];
-      if (cu < 0) return -1;
-      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
-    }
-    if (~taken) return base + __ffsll((long long)~taken) - 1;
   }
 }
 
@@ -128,7 +106,27 @@ typedef struct work {
   int32_t *gcol, *old, *gold;
   unsigned long long *cnt; /* kColored, kLeft */
   int *top;
+  mispc_halo_lsa *lsa; /* all passes in one kernel a rank (NULL: the host-driven rounds) */
+  int lsa_blocks;
+  int32_t *pred;   /* one kernel: owned earlier neighbours not yet colored */
+  long long *word; /* one kernel: its five words */
 } work;
+
+/* Whether the passes run in one kernel a rank (coloring_dist_lsa.cu):
+ * wherever NCCL's LSA team holds every rank, unless tuning
+ * dist_lsa_rounds is 2. Unlike MIS-2 (dist_lsa_wanted) not only on small
+ * halos: the host-driven rounds wait for the host after every pass, and
+ * graphs whose ranks send about every vertex (gen:kron:20) took the longest
+ * there (docs/DISTRIBUTED.md, twenty-seventh pass). Collective. */
+mispc_status choose_lsa(mispc_context *ctx, const mispc_dist_csr *g, work *w) {
+  w->lsa = NULL;
+  w->lsa_blocks = 0;
+  if (ctx->tuning.dist_lsa_rounds == 2 || !g->halo->nccl) return MISPC_SUCCESS;
+  MISPC_TRY(mispc_halo_lsa_get(ctx, g->halo, g->comm, g->rend - g->rstart, &w->lsa));
+  if (w->lsa) MISPC_TRY(lsa_grid(ctx, g->comm, w->lsa, &w->lsa_blocks));
+  if (w->lsa_blocks <= 0) w->lsa = NULL;
+  return MISPC_SUCCESS;
+}
 
 mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, work *w,
                    dev_buffers *b) {
@@ -140,6 +138,12 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, wor
   MISPC_TRY(scratch(ctx, b, (size_t)ng * 4, (void **)&w->gcol));
   MISPC_TRY(scratch(ctx, b, 16, (void **)&w->cnt));
   MISPC_TRY(scratch(ctx, b, 8, (void **)&w->top));
+  w->pred = NULL;
+  w->word = NULL;
+  if (w->lsa) {
+    MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&w->pred));
+    MISPC_TRY(scratch(ctx, b, 5 * sizeof(long long), (void **)&w->word));
+  }
   w->old = w->gold = NULL;
   if (recolor > 0) {
     MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&w->old));
@@ -149,9 +153,31 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, wor
   return MISPC_SUCCESS;
 }
 
+/* The passes in one kernel a rank; *ncolors: the global count. */
+mispc_status color_lsa(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed,
+                       work *w, int32_t *col, int32_t *ncolors) {
+  MISPC_TRY(lsa_color(ctx, w->d, w->lsa, w->lsa_blocks, mode, seed, w->key, w->pred, col, w->gcol,
+                      g->nghost, w->word, w->st));
+  long long h[2] = {0, 0};
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, w->word, sizeof h, cudaMemcpyDeviceToHost, w->st));
+  MISPC_TRY(mispc_sync(ctx, w->st, "distributed coloring (one kernel)"));
+  if (h[1] < 0) /* the same on every rank: all sum the same counts */
+    return mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
+                        "mispc_dist_color: a pass colored nothing (the pattern must be symmetric "
+                        "without repeated entries)");
+  /* each boundary vertex's key and color, once each */
+  g->halo->stats.exchanges += 2;
+  g->halo->stats.bytes_sent += g->halo->nsend * 8;
+  mispc_logf(ctx, 2, "dist GPU coloring (one kernel of %d blocks): %lld passes, %lld colors",
+             w->lsa_blocks, h[1], h[0]);
+  *ncolors = (int32_t)h[0];
+  return MISPC_SUCCESS;
+}
+
 /* Jones-Plassmann rounds; *ncolors: the global count. */
 mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed, work *w,
                       int32_t *col, int32_t *ncolors) {
+  if (w->lsa) return color_lsa(ctx, g, mode, seed, w, col, ncolors);
   const cudaStream_t st = w->st;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(w->top, 0xff, sizeof(int), st)); /* -1 */
   jp_init<<<w->grid, DIST_BLOCK, 0, st>>>(w->d, mode, seed, w->key, col);
@@ -221,8 +247,10 @@ extern "C" mispc_status mispc_dist_color_cuda(mispc_context *ctx, const mispc_di
                                               int32_t *ncolors) {
   dev_buffers b = {{0}, 0};
   work w;
-  /* Scratch first, agreed: a rank short of memory fails before any exchange. */
-  mispc_status s = mispc_dist_agree(ctx, g->comm, setup(ctx, g, recolor_passes, &w, &b));
+  /* The path, then scratch, agreed: a rank short of memory fails before any exchange. */
+  mispc_status s = choose_lsa(ctx, g, &w);
+  if (!s) s = setup(ctx, g, recolor_passes, &w, &b);
+  s = mispc_dist_agree(ctx, g->comm, s);
   if (!s) s = color_jp(ctx, g, mode, seed, &w, color, ncolors);
   if (!s && recolor_passes > 0) s = recolor(ctx, g, recolor_passes, &w, color, ncolors);
   mispc_scratch_list_free(ctx, &b); /* stream-ordered frees, after the queued work */

@@ -4,10 +4,11 @@
  * mis2_cover_tuple) gives fewer, larger distance-2 neighbourhoods than the
  * hash priorities; it is for aggregation on long rows, where the smaller
  * Galerkin product pays for the extra sweeps (docs/MIS.md), so it has none
- * of the default priority's worklists. Where the device has cooperative
- * launch (and mis_no_persistent is off) all rounds run in one persistent
- * kernel, a grid barrier between the steps and the count read on the
- * device, so a call waits for the host once instead of once a round. */
+ * of the default priority's worklists. Small graphs (one_launch) run all
+ * rounds in one persistent kernel where the device has cooperative launch
+ * (and mis_no_persistent is off), a grid barrier between the steps and the
+ * count read on the device, so a call waits for the host once instead of
+ * once a round. */
 #include <cooperative_groups.h>
 #include <stdint.h>
 
@@ -103,16 +104,27 @@ mispc_status rounds(mispc_context *ctx, cudaStream_t s, const Cover &c, int max_
   return st;
 }
 
-/* The persistent kernel where the device can (*launched), then the set
- * size, the rounds and the call's one wait. */
+/* The persistent kernel where the device can and every group of the graph
+ * has its own thread in one resident wave (*launched), then the set size,
+ * the rounds and the call's one wait. One H200 (docs/MIS.md, "The cover
+ * priority"): 2.3x faster than a launch a step on gen:laplace3d:12, 1.5x
+ * on gen:grid3d27:30 (27,000 vertices of 8 lanes), the same on
+ * elasticity3d:40 and laplace3d:100, but 1.2x slower on gen:kron:16 (65,536
+ * vertices of 8 lanes, 20 rounds: two groups a thread) and 5 % slower on
+ * laplace3d:150: not profiled. */
 template <int L>
 mispc_status one_launch(mispc_context *ctx, cudaStream_t s, const Cover &c, int max_rounds,
                         uint8_t *in_set, unsigned long long *cnt, mispc_mis_result *res,
                         int *launched) {
   Run a = {c, cnt, cnt + 4, in_set, max_rounds};
+  const void *kernel = (const void *)persistent<L>;
+  long long threads = 0;
+  if (!ctx->tuning.mis_no_persistent)
+    MISPC_TRY(mis_cuda::persistent_threads(ctx, kernel, &threads));
+  *launched = 0;
+  if (c.n * L > threads) return MISPC_SUCCESS;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 48, s));
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)persistent<L>, &a, c.n * L,
-                                        !ctx->tuning.mis_no_persistent, launched));
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, kernel, &a, c.n * L, 1, launched));
   if (!*launched) return MISPC_SUCCESS;
   unsigned long long h[3] = {0, 0, 0};
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, cnt + 3, sizeof h, cudaMemcpyDeviceToHost, s));

@@ -41,10 +41,6 @@ struct LsaCover {
   int max_rounds;
 };
 
-__device__ __forceinline__ unsigned long long word(const unsigned long long *p) {
-  return *(const volatile unsigned long long *)p;
-}
-
 template <int L> __global__ void __launch_bounds__(kBlock) lsa_kernel(Cover c, LsaCover a) {
   cg::grid_group grid = cg::this_grid();
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);

@@ -185,7 +185,7 @@ mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm
  * (the NCCL device API's load/store accessible (LSA) team and a symmetric
  * memory window): rounds of a distributed device pass run in one kernel a
  * rank, with the exchanges and the termination count inside it
- * (mis2_dist_lsa.cu, mis2_cover_lsa.cu). The window holds three ghost
+ * (mis2_dist_lsa.cu, mis2_cover_lsa.cu, coloring_dist_lsa.cu). The window holds three ghost
  * arrays of up to 8 bytes a ghost (at 0, ghost_bytes and 2 ghost_bytes; the
  * hash MIS-2 rounds use two), a ghost byte array (at sub_off) and four
  * rows of P 8-byte counts (at count_off). The send entries are kept by
@@ -201,6 +201,7 @@ typedef struct mispc_halo_lsa {
   int nranks, rank;
   int grid[2];      /* agreed grid of the 32- and 64-bit round kernels (0: not yet) */
   int cover_grid;   /* agreed grid of the cover rounds' kernels (0: not yet) */
+  int color_grid;   /* agreed grid of the coloring kernel (0: not yet) */
   int32_t *d_vptr;  /* device, nloc + 1: send entries of each owned vertex */
   int32_t *d_speer; /* device, by vertex: LSA rank of the entry's destination */
   int64_t *d_sslot; /* device, by vertex: the entry's ghost position there */

@@ -115,6 +115,20 @@ __device__ __forceinline__ unsigned long long sum_row(const Win &a, int k) {
   return s;
 }
 
+__device__ __forceinline__ unsigned long long max_row(const Win &a, int k) {
+  const volatile unsigned long long *row =
+      (const volatile unsigned long long *)ncclGetLocalPointer(a.win, a.off_c) +
+      (size_t)k * a.nranks;
+  unsigned long long m = 0;
+  for (int q = 0; q < a.nranks; ++q) m = row[q] > m ? row[q] : m;
+  return m;
+}
+
+/* A word another block or rank may have written before a barrier. */
+__device__ __forceinline__ unsigned long long word(const unsigned long long *p) {
+  return *(const volatile unsigned long long *)p;
+}
+
 /* The end of an exchange: block b of every rank meets block b of the
  * others (LSA barrier b), and the grid barrier makes that every block. */
 __device__ __forceinline__ void exchanged(ncclLsaBarrierSession<ncclCoopCta> &bar,
