@@ -53,13 +53,15 @@ __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a) {
   cg::grid_group grid = cg::this_grid();
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);
   const dev_graph &g = a.g;
-  /* keys (as jp_init) and the ghosts' copies */
+  /* keys (as jp_init) and the ghosts' copies of keys and colors (-1: the
+   * window holds the words of earlier calls) */
   FOR_VERTEX(v, g.nloc) {
     const int64_t deg = (g.arp[v + 1] - g.arp[v]) + (g.brp[v + 1] - g.brp[v]);
     const uint32_t k = mis1_key(a.mode, a.seed, g.rstart + v, deg);
     a.key[v] = k;
     a.col[v] = -1;
     put<uint32_t>(a.w, a.off_k, v, k);
+    put<int32_t>(a.w, a.off_c, v, -1);
   }
   exchanged(bar, grid, a.w, 0);
   FOR_VERTEX(v, g.nloc) {
