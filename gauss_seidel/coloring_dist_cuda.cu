@@ -157,7 +157,7 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, wor
 mispc_status color_lsa(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed,
                        work *w, int32_t *col, int32_t *ncolors) {
   MISPC_TRY(lsa_color(ctx, w->d, w->lsa, w->lsa_blocks, mode, seed, w->key, w->pred, col, w->gcol,
-                      g->nghost, w->word, w->st));
+                      g->nghost, g->diag.nnz + g->offd.nnz, w->word, w->st));
   long long h[2] = {0, 0};
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, w->word, sizeof h, cudaMemcpyDeviceToHost, w->st));
   MISPC_TRY(mispc_sync(ctx, w->st, "distributed coloring (one kernel)"));

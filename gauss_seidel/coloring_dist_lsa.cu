@@ -49,7 +49,108 @@ struct Args {
   long long *out; /* colors over the ranks, passes (-1: stalled) */
 };
 
-__global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a) {
+/* A group of L lanes (1, 8 or 32) of one warp: its mask, its lanes' OR of
+ * a 64-bit word and their "any". */
+template <int L> struct Lanes {
+  __device__ static unsigned mask() {
+    return L == 32 ? 0xffffffffu : ((1u << L) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(L - 1));
+  }
+  __device__ static int lane() {
+    return (int)(threadIdx.x & (L - 1));
+  }
+  __device__ static uint64_t any_or(uint64_t x) {
+#pragma unroll
+    for (int o = L / 2; o; o >>= 1) x |= __shfl_xor_sync(mask(), x, o);
+    return x;
+  }
+  __device__ static bool any(bool x) {
+    return L == 1 ? x : __any_sync(mask(), x);
+  }
+  /* bit k: lane k of the group has x */
+  __device__ static unsigned ballot(bool x) {
+    if (L == 1) return x;
+    return (__ballot_sync(mask(), x) >> ((threadIdx.x & 31u) & ~(unsigned)(L - 1))) &
+           (L == 32 ? 0xffffffffu : (1u << L) - 1u);
+  }
+};
+
+/* jp_visit by the L lanes of a group (each a share of the row, then a vote
+ * and an OR): the same color. */
+template <int L>
+__device__ __forceinline__ int32_t visit(const dev_graph &g, const uint32_t *key,
+                                         const uint32_t *gkey, const volatile int32_t *col,
+                                         const volatile int32_t *gcol, int64_t v) {
+  const uint32_t kv = key[v];
+  const int64_t gv = g.rstart + v;
+  for (int32_t base = 0;; base += 64) {
+    uint64_t taken = 0;
+    bool wait = false;
+    for (int64_t p = g.arp[v] + Lanes<L>::lane(); p < g.arp[v + 1] && !wait; p += L) {
+      const int32_t u = g.acol[p];
+      if (u == v || !mis1_before(key[u], g.rstart + u, kv, gv)) continue;
+      const int32_t cu = col[u];
+      wait = cu < 0;
+      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
+    }
+    for (int64_t p = g.brp[v] + Lanes<L>::lane(); p < g.brp[v + 1] && !wait; p += L) {
+      const int32_t j = g.bcol[p];
+      if (!mis1_before(gkey[j], g.garray[j], kv, gv)) continue;
+      const int32_t cu = gcol[j];
+      wait = cu < 0;
+      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
+    }
+    if (Lanes<L>::any(wait)) return -1;
+    taken = Lanes<L>::any_or(taken);
+    if (~taken) return base + __ffsll((long long)~taken) - 1;
+  }
+}
+
+/* One pass: each group of L lanes takes L vertices at a time, finds those
+ * ready (no color, count 0) and colors them one after the other together
+ * (a vertex's row read by L lanes: one thread a row of elasticity3d:40's 81
+ * entries made a pass about 130 us, 147 passes). Returns this lane's count
+ * of vertices left without a color. */
+template <int L> __device__ __forceinline__ unsigned long long pass(const Args &a, int32_t &top) {
+  const dev_graph &g = a.g;
+  volatile int32_t *vcol = a.col;
+  const volatile int32_t *vpred = a.pred;
+  const int gl = Lanes<L>::lane();
+  const int64_t first = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / L * L;
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  unsigned long long left = 0;
+  for (int64_t b = first; b < g.nloc; b += stride) {
+    const int64_t v = b + gl;
+    const bool open = v < g.nloc && vcol[v] < 0;
+    const bool ready = open && vpred[v] == 0;
+    left += open && !ready;
+    for (unsigned todo = Lanes<L>::ballot(ready); todo; todo &= todo - 1) {
+      const int src = __ffs(todo) - 1;
+      const int64_t x = b + src;
+      __threadfence(); /* after the count: the releasers' colors */
+      const int32_t c = visit<L>(g, a.key, a.gkey, vcol, a.gcol, x);
+      if (c < 0) { /* an earlier ghost has no color here yet */
+        left += gl == src;
+        continue;
+      }
+      if (gl == 0) {
+        vcol[x] = c;
+        put<int32_t>(a.w, a.off_c, x, c);
+        top = c > top ? c : top;
+      }
+      if (L > 1) __syncwarp(Lanes<L>::mask());
+      __threadfence(); /* the color before the releases */
+      const uint32_t kx = a.key[x];
+      const int64_t gx = g.rstart + x;
+      for (int64_t q = g.arp[x] + gl; q < g.arp[x + 1]; q += L) {
+        const int32_t u = g.acol[q];
+        if (u != x && mis1_before(kx, gx, a.key[u], g.rstart + u)) atomicSub(a.pred + u, 1);
+      }
+    }
+  }
+  return left;
+}
+
+template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a) {
   cg::grid_group grid = cg::this_grid();
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);
   const dev_graph &g = a.g;
@@ -75,36 +176,11 @@ __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a) {
     a.pred[v] = n;
   }
   grid.sync();
-  volatile int32_t *vcol = a.col;
-  const volatile int32_t *vpred = a.pred;
   int32_t top = -1;
   long long passes = -2; /* running */
   unsigned long long prev = ~0ull;
   for (int p = 0; passes == -2; ++p) {
-    unsigned long long left = 0;
-    FOR_VERTEX(v, g.nloc) {
-      if (vcol[v] >= 0) continue;
-      if (vpred[v] != 0) {
-        ++left;
-        continue;
-      }
-      __threadfence(); /* after the count: the releasers' colors */
-      const int32_t c = jp_visit(g, a.key, a.gkey, vcol, a.gcol, v);
-      if (c < 0) { /* an earlier ghost has no color here yet */
-        ++left;
-        continue;
-      }
-      vcol[v] = c;
-      put<int32_t>(a.w, a.off_c, v, c);
-      top = c > top ? c : top;
-      __threadfence(); /* the color before the releases */
-      const uint32_t kv = a.key[v];
-      const int64_t gv = g.rstart + v;
-      for (int64_t q = g.arp[v]; q < g.arp[v + 1]; ++q) {
-        const int32_t u = g.acol[q];
-        if (u != v && mis1_before(kv, gv, a.key[u], g.rstart + u)) atomicSub(a.pred + u, 1);
-      }
-    }
+    const unsigned long long left = pass<L>(a, top);
     mispc_block_add<DIST_BLOCK>(left, a.cnt + (p & 1));
     if (p > 0) { /* pass p - 1's count is whole (its barrier); then free its word */
       store_count(a.w, (p - 1) & 1, word(a.cnt + ((p - 1) & 1)));
@@ -138,8 +214,14 @@ mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int 
   if (!l->color_grid) {
     int sms = 0, coop = 0, per_sm = 0;
     MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-    if (coop) MISPC_TRY(mispc_kernel_occupancy(ctx, (const void *)lsa_kernel, DIST_BLOCK, &per_sm));
-    if (per_sm > 8) per_sm = 8; /* as the persistent MIS kernels */
+    per_sm = 8; /* at most, as the persistent MIS kernels; every lane count (ranks may differ) */
+    const void *kernels[3] = {(const void *)lsa_kernel<1>, (const void *)lsa_kernel<8>,
+                              (const void *)lsa_kernel<32>};
+    for (int k = 0; coop && k < 3; ++k) {
+      int b = 0;
+      MISPC_TRY(mispc_kernel_occupancy(ctx, kernels[k], DIST_BLOCK, &b));
+      if (b < per_sm) per_sm = b;
+    }
     int g = coop ? sms * per_sm : 0;
     if (g > l->max_blocks) g = l->max_blocks;
     MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
@@ -151,7 +233,7 @@ mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int 
 
 mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_lsa *l, int blocks,
                        int mode, uint64_t seed, uint32_t *key, int32_t *pred, int32_t *col,
-                       int32_t *gcol, int64_t ng, long long *word, cudaStream_t st) {
+                       int32_t *gcol, int64_t ng, int64_t nnz, long long *word, cudaStream_t st) {
   Args a;
   memset(&a, 0, sizeof a);
   a.w = win_of(l);
@@ -164,9 +246,20 @@ mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_
   a.cnt = (unsigned long long *)word + 2;
   a.out = word;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(word, 0, 5 * sizeof(long long), st));
+  /* lanes a vertex (tuning dist_color_lanes), else by the mean row: one
+   * thread up to 12 entries (as the one-process kernels), 8 up to 48, else
+   * a warp */
+  const int knob = ctx->tuning.dist_color_lanes;
+  const int lanes = knob == 1 || knob == 8 || knob == 32 ? knob
+                    : nnz <= 12 * d.nloc                 ? 1
+                    : nnz <= 48 * d.nloc                 ? 8
+                                                         : 32;
+  const void *kernel = lanes == 1   ? (const void *)lsa_kernel<1>
+                       : lanes == 8 ? (const void *)lsa_kernel<8>
+                                    : (const void *)lsa_kernel<32>;
   void *args[] = {&a};
-  MISPC_CUDA_TRY(ctx, cudaLaunchCooperativeKernel((const void *)lsa_kernel, (unsigned)blocks,
-                                                  DIST_BLOCK, args, 0, st));
+  MISPC_CUDA_TRY(ctx,
+                 cudaLaunchCooperativeKernel(kernel, (unsigned)blocks, DIST_BLOCK, args, 0, st));
   if (ng > 0) /* the ghosts' colors, for the recoloring passes */
     MISPC_CUDA_TRY(ctx,
                    cudaMemcpyAsync(gcol, a.gcol, (size_t)ng * 4, cudaMemcpyDeviceToDevice, st));
@@ -181,8 +274,8 @@ mispc_status lsa_grid(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *blocks) 
 }
 
 mispc_status lsa_color(mispc_context *ctx, const dev_graph &, const mispc_halo_lsa *, int, int,
-                       uint64_t, uint32_t *, int32_t *, int32_t *, int32_t *, int64_t, long long *,
-                       cudaStream_t) {
+                       uint64_t, uint32_t *, int32_t *, int32_t *, int32_t *, int64_t, int64_t,
+                       long long *, cudaStream_t) {
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "LSA coloring: mispc was built without it");
 }
 

@@ -80,7 +80,10 @@ typedef struct mispc_tuning {
   int dist_lsa_rounds;         /* GPU MIS-2 over NCCL runs all rounds in one kernel a rank,
                                   storing ghosts into the other GPUs' memory (NCCL device API,
                                   LSA; falls back where a rank cannot): 0 where the ranks send at
-                                  most an eighth of the vertices in all, 1 always, 2 never */
+                                  most an eighth of the vertices in all (MIS-2) or always (the
+                                  coloring's passes), 1 always, 2 never */
+  int dist_color_lanes;        /* the coloring's passes in one kernel: lanes a vertex, 1, 8 or 32
+                                  (0: by the mean row) */
   int dist_agg_scan_labels;    /* 1: GPU aggregation on several ranks numbers each phase's roots
                                   by an MPI scan (a host wait a phase) instead of provisional
                                   labels renumbered at the end (the path of graphs of 2^30

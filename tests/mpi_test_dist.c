@@ -301,9 +301,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       /* MIS-2 rounds as CUDA graphs, all rounds in one kernel a rank with the
        * ghosts stored over NVLink (where NCCL's LSA team holds every rank;
        * else the host-driven rounds again), and the host-driven rounds (the
-       * default picks one of the last two by the halo's size; the default
-       * GPU coloring above ran in one kernel, so the last case colors
-       * host-driven) */
+       * default picks one of the last two by the halo's size) */
       static const char *const tags[3] = {"GPU graph rounds ", "GPU one-kernel rounds ",
                                           "GPU host-driven rounds "};
       mispc_tuning t0, t;
@@ -320,8 +318,11 @@ static void compare_on(mispc_context *ctx, const char *spec) {
         compare_aggregations(ctx, &knob, dlab, hlab);
         compare_round_limit(ctx, &knob, dlab);
         /* the coloring's passes in one kernel a rank (its default over
-         * NCCL) or host-driven */
-        if (k == 2) compare_colorings(ctx, &knob, dlab, hlab);
+         * NCCL: above) with a warp and with 8 lanes a vertex, and host-driven */
+        t.dist_color_lanes = k == 0 ? 32 : k == 1 ? 8 : 0;
+        if (k == 0) t.dist_lsa_rounds = 0;
+        CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+        compare_colorings(ctx, &knob, dlab, hlab);
       }
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
