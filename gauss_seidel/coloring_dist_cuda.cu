@@ -107,7 +107,7 @@ typedef struct work {
   unsigned long long *cnt; /* kColored, kLeft */
   int *top;
   mispc_halo_lsa *lsa; /* all passes in one kernel a rank (NULL: the host-driven rounds) */
-  int lsa_blocks;
+  int lsa_blocks, lsa_lanes;
   int32_t *pred;   /* one kernel: owned earlier neighbours not yet colored */
   long long *word; /* one kernel: its five words */
 } work;
@@ -123,7 +123,9 @@ mispc_status choose_lsa(mispc_context *ctx, const mispc_dist_csr *g, work *w) {
   w->lsa_blocks = 0;
   if (ctx->tuning.dist_lsa_rounds == 2 || !g->halo->nccl) return MISPC_SUCCESS;
   MISPC_TRY(mispc_halo_lsa_get(ctx, g->halo, g->comm, g->rend - g->rstart, &w->lsa));
-  if (w->lsa) MISPC_TRY(lsa_grid(ctx, g->comm, w->lsa, &w->lsa_blocks));
+  if (w->lsa)
+    MISPC_TRY(lsa_plan(ctx, g->comm, w->lsa, g->diag.nnz + g->offd.nnz, g->rend - g->rstart,
+                       &w->lsa_lanes, &w->lsa_blocks));
   if (w->lsa_blocks <= 0) w->lsa = NULL;
   return MISPC_SUCCESS;
 }
@@ -156,8 +158,8 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, wor
 /* The passes in one kernel a rank; *ncolors: the global count. */
 mispc_status color_lsa(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed,
                        work *w, int32_t *col, int32_t *ncolors) {
-  MISPC_TRY(lsa_color(ctx, w->d, w->lsa, w->lsa_blocks, mode, seed, w->key, w->pred, col, w->gcol,
-                      g->nghost, g->diag.nnz + g->offd.nnz, w->word, w->st));
+  MISPC_TRY(lsa_color(ctx, w->d, w->lsa, w->lsa_blocks, w->lsa_lanes, mode, seed, w->key, w->pred,
+                      col, w->gcol, g->nghost, w->word, w->st));
   long long h[2] = {0, 0};
   MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, w->word, sizeof h, cudaMemcpyDeviceToHost, w->st));
   MISPC_TRY(mispc_sync(ctx, w->st, "distributed coloring (one kernel)"));
@@ -168,8 +170,10 @@ mispc_status color_lsa(mispc_context *ctx, const mispc_dist_csr *g, int mode, ui
   /* each boundary vertex's key and color, once each */
   g->halo->stats.exchanges += 2;
   g->halo->stats.bytes_sent += g->halo->nsend * 8;
-  mispc_logf(ctx, 2, "dist GPU coloring (one kernel of %d blocks): %lld passes, %lld colors",
-             w->lsa_blocks, h[1], h[0]);
+  mispc_logf(ctx, 2,
+             "dist GPU coloring (one kernel of %d blocks, %d lanes a vertex): %lld passes, %lld "
+             "colors",
+             w->lsa_blocks, w->lsa_lanes, h[1], h[0]);
   *ncolors = (int32_t)h[0];
   return MISPC_SUCCESS;
 }

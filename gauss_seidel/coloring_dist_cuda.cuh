@@ -41,17 +41,19 @@ static __device__ __forceinline__ int32_t jp_visit(const dev_graph &g, const uin
 }
 
 /* The Jones-Plassmann passes in one kernel a rank, where the GPUs reach
- * each other's memory (coloring_dist_lsa.cu). lsa_grid first (collective,
- * cached in l): the grid every rank runs (0: none, use the host-driven
+ * each other's memory (coloring_dist_lsa.cu). lsa_plan first (collective,
+ * cached in l; nnz and nloc: the rank's entries and rows): the lanes a
+ * vertex and the grid every rank runs (0: none, use the host-driven
  * rounds). lsa_color then queues the kernel: col (nloc) gets the colors,
  * key (nloc) and pred (nloc) are scratch, gcol (ng) gets the ghosts'
- * colors, nnz the rank's entries (the lanes a vertex), word five device words ([0] the colors'
- * count over the ranks, [1] the passes, -1 where they stalled: an unsymmetric pattern; the rest the
- * kernel's counters). */
-mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks);
+ * colors, word five device words ([0] the colors' count over the ranks,
+ * [1] the passes, -1 where they stalled: an unsymmetric pattern; the rest
+ * the kernel's counters). */
+mispc_status lsa_plan(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int64_t nnz,
+                      int64_t nloc, int *lanes, int *blocks);
 mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_lsa *l, int blocks,
-                       int mode, uint64_t seed, uint32_t *key, int32_t *pred, int32_t *col,
-                       int32_t *gcol, int64_t ng, int64_t nnz, long long *word, cudaStream_t st);
+                       int lanes, int mode, uint64_t seed, uint32_t *key, int32_t *pred,
+                       int32_t *col, int32_t *gcol, int64_t ng, long long *word, cudaStream_t st);
 
 } // namespace color_dist
 

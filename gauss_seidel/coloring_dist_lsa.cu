@@ -208,32 +208,43 @@ template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a
   }
 }
 
+template <int L> const void *kernel_of() {
+  return (const void *)lsa_kernel<L>;
+}
+
 } // namespace
 
-mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks) {
-  if (!l->color_grid) {
-    int sms = 0, coop = 0, per_sm = 0;
-    MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-    per_sm = 8; /* at most, as the persistent MIS kernels; every lane count (ranks may differ) */
-    const void *kernels[3] = {(const void *)lsa_kernel<1>, (const void *)lsa_kernel<8>,
-                              (const void *)lsa_kernel<32>};
-    for (int k = 0; coop && k < 3; ++k) {
-      int b = 0;
-      MISPC_TRY(mispc_kernel_occupancy(ctx, kernels[k], DIST_BLOCK, &b));
-      if (b < per_sm) per_sm = b;
+mispc_status lsa_plan(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int64_t nnz,
+                      int64_t nloc, int *lanes, int *blocks) {
+  /* tuning dist_color_lanes (the same on every rank), else by the rows:
+   * one thread up to 12 entries (as the one-process kernels), 8 up to 48,
+   * else a warp, the most any rank wants (collective once a plan) */
+  const int knob = ctx->tuning.dist_color_lanes;
+  if (knob == 1 || knob == 8 || knob == 32) {
+    *lanes = knob;
+  } else {
+    if (!l->color_lanes) {
+      int want = nnz <= 12 * nloc ? 1 : nnz <= 48 * nloc ? 8 : 32;
+      MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MAX, comm);
+      l->color_lanes = want;
     }
-    int g = coop ? sms * per_sm : 0;
-    if (g > l->max_blocks) g = l->max_blocks;
-    MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
-    l->color_grid = g > 0 ? g : -1;
+    *lanes = l->color_lanes;
   }
-  *blocks = l->color_grid > 0 ? l->color_grid : 0;
+  /* the grid of that kernel: a lane count's own occupancy (the least of
+   * the three made laplace3d:150 run on half the blocks of the one-thread
+   * kernel's: docs/DISTRIBUTED.md, twenty-seventh pass) */
+  const int k = *lanes == 1 ? 0 : *lanes == 8 ? 1 : 2;
+  if (!l->color_grid[k]) {
+    const void *kernel = k == 0 ? kernel_of<1>() : k == 1 ? kernel_of<8>() : kernel_of<32>();
+    MISPC_TRY(dist_lsa_agreed_grid(ctx, comm, l, &kernel, 1, DIST_BLOCK, 8, &l->color_grid[k]));
+  }
+  *blocks = l->color_grid[k] > 0 ? l->color_grid[k] : 0;
   return MISPC_SUCCESS;
 }
 
 mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_lsa *l, int blocks,
-                       int mode, uint64_t seed, uint32_t *key, int32_t *pred, int32_t *col,
-                       int32_t *gcol, int64_t ng, int64_t nnz, long long *word, cudaStream_t st) {
+                       int lanes, int mode, uint64_t seed, uint32_t *key, int32_t *pred,
+                       int32_t *col, int32_t *gcol, int64_t ng, long long *word, cudaStream_t st) {
   Args a;
   memset(&a, 0, sizeof a);
   a.w = win_of(l);
@@ -246,17 +257,7 @@ mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_
   a.cnt = (unsigned long long *)word + 2;
   a.out = word;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(word, 0, 5 * sizeof(long long), st));
-  /* lanes a vertex (tuning dist_color_lanes), else by the mean row: one
-   * thread up to 12 entries (as the one-process kernels), 8 up to 48, else
-   * a warp */
-  const int knob = ctx->tuning.dist_color_lanes;
-  const int lanes = knob == 1 || knob == 8 || knob == 32 ? knob
-                    : nnz <= 12 * d.nloc                 ? 1
-                    : nnz <= 48 * d.nloc                 ? 8
-                                                         : 32;
-  const void *kernel = lanes == 1   ? (const void *)lsa_kernel<1>
-                       : lanes == 8 ? (const void *)lsa_kernel<8>
-                                    : (const void *)lsa_kernel<32>;
+  const void *kernel = lanes == 1 ? kernel_of<1>() : lanes == 8 ? kernel_of<8>() : kernel_of<32>();
   void *args[] = {&a};
   MISPC_CUDA_TRY(ctx,
                  cudaLaunchCooperativeKernel(kernel, (unsigned)blocks, DIST_BLOCK, args, 0, st));
@@ -268,14 +269,16 @@ mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_
 
 #else
 
-mispc_status lsa_grid(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *blocks) {
+mispc_status lsa_plan(mispc_context *, MPI_Comm, mispc_halo_lsa *, int64_t, int64_t, int *lanes,
+                      int *blocks) {
+  *lanes = 1;
   *blocks = 0;
   return MISPC_SUCCESS;
 }
 
-mispc_status lsa_color(mispc_context *ctx, const dev_graph &, const mispc_halo_lsa *, int, int,
-                       uint64_t, uint32_t *, int32_t *, int32_t *, int32_t *, int64_t, int64_t,
-                       long long *, cudaStream_t) {
+mispc_status lsa_color(mispc_context *ctx, const dev_graph &, const mispc_halo_lsa *, int, int, int,
+                       uint64_t, uint32_t *, int32_t *, int32_t *, int32_t *, int64_t, long long *,
+                       cudaStream_t) {
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "LSA coloring: mispc was built without it");
 }
 

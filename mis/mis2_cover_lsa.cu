@@ -98,19 +98,10 @@ template <int L> const void *kernel_of() {
 
 mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks) {
   if (!l->cover_grid) { /* every lane count: ranks may choose differently */
-    int sms = 0, coop = 0, per_sm = mis_cuda::kPersistentPerSm;
-    MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
     const void *kernels[6] = {kernel_of<1>(), kernel_of<2>(),  kernel_of<4>(),
                               kernel_of<8>(), kernel_of<16>(), kernel_of<32>()};
-    for (int k = 0; coop && k < 6; ++k) {
-      int b = 0;
-      MISPC_TRY(mispc_kernel_occupancy(ctx, kernels[k], kBlock, &b));
-      if (b < per_sm) per_sm = b;
-    }
-    int g = coop ? sms * per_sm : 0;
-    if (g > l->max_blocks) g = l->max_blocks;
-    MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
-    l->cover_grid = g > 0 ? g : -1;
+    MISPC_TRY(dist_lsa_agreed_grid(ctx, comm, l, kernels, 6, kBlock, mis_cuda::kPersistentPerSm,
+                                   &l->cover_grid));
   }
   *blocks = l->cover_grid > 0 ? l->cover_grid : 0;
   return MISPC_SUCCESS;

@@ -108,18 +108,9 @@ template <typename W>
 mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks) {
   const int k = sizeof(W) == 8;
   if (!l->grid[k]) { /* both lane mappings: ranks may choose differently */
-    int sms = 0, coop = 0, a = 0, b = 0;
-    MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-    if (coop) {
-      MISPC_TRY(mispc_kernel_occupancy(ctx, kernel_of<W, false>(), DIST_BLOCK, &a));
-      MISPC_TRY(mispc_kernel_occupancy(ctx, kernel_of<W, true>(), DIST_BLOCK, &b));
-    }
-    int per_sm = a < b ? a : b;
-    if (per_sm > mis_cuda::kPersistentPerSm) per_sm = mis_cuda::kPersistentPerSm;
-    int g = coop ? sms * per_sm : 0;
-    if (g > l->max_blocks) g = l->max_blocks;
-    MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
-    l->grid[k] = g > 0 ? g : -1;
+    const void *kernels[2] = {kernel_of<W, false>(), kernel_of<W, true>()};
+    MISPC_TRY(dist_lsa_agreed_grid(ctx, comm, l, kernels, 2, DIST_BLOCK, mis_cuda::kPersistentPerSm,
+                                   &l->grid[k]));
   }
   *blocks = l->grid[k] > 0 ? l->grid[k] : 0;
   return MISPC_SUCCESS;

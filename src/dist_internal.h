@@ -199,12 +199,13 @@ typedef struct mispc_halo_lsa {
   const void *devcomm; /* the communicator's ncclDevComm (host copy, passed to kernels) */
   int max_blocks;      /* LSA barriers: the most blocks a kernel may have (one barrier each) */
   int nranks, rank;
-  int grid[2];      /* agreed grid of the 32- and 64-bit round kernels (0: not yet) */
-  int cover_grid;   /* agreed grid of the cover rounds' kernels (0: not yet) */
-  int color_grid;   /* agreed grid of the coloring kernel (0: not yet) */
-  int32_t *d_vptr;  /* device, nloc + 1: send entries of each owned vertex */
-  int32_t *d_speer; /* device, by vertex: LSA rank of the entry's destination */
-  int64_t *d_sslot; /* device, by vertex: the entry's ghost position there */
+  int grid[2];       /* agreed grid of the 32- and 64-bit round kernels (0: not yet) */
+  int cover_grid;    /* agreed grid of the cover rounds' kernels (0: not yet) */
+  int color_grid[3]; /* agreed grid of the coloring kernels of 1, 8, 32 lanes (0: not yet) */
+  int color_lanes;   /* the coloring's lanes a vertex by the rows, agreed (0: not yet) */
+  int32_t *d_vptr;   /* device, nloc + 1: send entries of each owned vertex */
+  int32_t *d_speer;  /* device, by vertex: LSA rank of the entry's destination */
+  int64_t *d_sslot;  /* device, by vertex: the entry's ghost position there */
 } mispc_halo_lsa;
 /* The plan's LSA ghost windows, made on first use (collective over comm,
  * the plan's communicator; nloc: the owned vertices); *out = NULL on every

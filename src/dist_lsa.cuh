@@ -40,6 +40,28 @@ static inline bool dist_lsa_wanted(mispc_context *ctx, const mispc_dist_csr *g) 
   return h->lsa_rule > 0;
 }
 
+/* The grid a cooperative one-kernel pass runs with on every rank: the
+ * least occupancy of `kernels` (the variants a rank may pick apart from the
+ * others), at most per_sm blocks an SM and the LSA barriers' count, the
+ * least over the ranks (collective); -1 where a rank has no cooperative
+ * launch. */
+static inline mispc_status dist_lsa_agreed_grid(mispc_context *ctx, MPI_Comm comm,
+                                                const mispc_halo_lsa *l, const void *const *kernels,
+                                                int nk, int block, int per_sm, int *grid) {
+  int sms = 0, coop = 0;
+  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
+  for (int k = 0; coop && k < nk; ++k) {
+    int b = 0;
+    MISPC_TRY(mispc_kernel_occupancy(ctx, kernels[k], block, &b));
+    if (b < per_sm) per_sm = b;
+  }
+  int g = coop ? sms * per_sm : 0;
+  if (g > l->max_blocks) g = l->max_blocks;
+  MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
+  *grid = g > 0 ? g : -1;
+  return MISPC_SUCCESS;
+}
+
 #if MISPC_HAVE_NCCL_LSA
 #include <cooperative_groups.h>
 
