@@ -65,6 +65,26 @@ static int ghost_rows(const mispc_dist_csr *g, int64_t **tptr, int32_t **trow) {
   return 1;
 }
 
+/* The send entries of each owned vertex (the plan's send list by vertex),
+ * in eptr / ent. */
+static int sends_by_vertex(const mispc_dist_csr *g, int64_t **eptr, int64_t **ent) {
+  const mispc_halo *h = g->halo;
+  const int64_t nloc = g->rend - g->rstart;
+  int64_t *ptr = (int64_t *)calloc((size_t)nloc + 2, sizeof *ptr);
+  int64_t *e = (int64_t *)malloc(sizeof(int64_t) * (size_t)(h->nsend + 1));
+  if (!ptr || !e) {
+    free(ptr);
+    free(e);
+    return 0;
+  }
+  for (int64_t k = 0; k < h->nsend; ++k) ptr[h->sidx[k] + 2]++;
+  for (int64_t v = 0; v < nloc; ++v) ptr[v + 2] += ptr[v + 1];
+  for (int64_t k = 0; k < h->nsend; ++k) e[ptr[h->sidx[k] + 1]++] = k;
+  *eptr = ptr;
+  *ent = e;
+  return 1;
+}
+
 /* The color of v once all its earlier neighbours have theirs: those with a
  * color now are exactly them (a later neighbour waits for v), so no key is
  * compared; the owned neighbours still without one are the later ones,
@@ -96,16 +116,18 @@ static int32_t color_release(const mispc_dist_csr *g, int32_t *col, const int32_
  * at 0 takes the smallest color none of them has and releases its owned
  * later neighbours in the same scan (color_release), so the rank colors
  * all it can in one pass over its ready vertices (a queue), each row read
- * twice in all (the count, with keys; the color and release, without). Then a round exchanges the
- * boundary colors, and each ghost that has its color now releases the owned rows that hold it
- * (ghost_rows). The rounds are those of the chains that cross ranks; the
- * visits before (a vertex visited again whenever the earlier neighbour it
- * had waited on got its color, and stopped at the next one) took
- * Elasticity3D_30 on 2 ranks 74-84 ms against 52-66 on one process
- * (docs/DISTRIBUTED.md, "Coloring"). The first uncolored vertex in the
- * order is ready after each exchange, so a round that colors nothing
- * anywhere means a pattern that is not symmetric (the caller vouched for
- * it): the call fails instead of spinning. */
+ * twice in all (the count, with keys; the color and release, without).
+ * Then a round sends only the boundary colors it made
+ * (mispc_halo_exchange_sparse), and each ghost that got its color releases
+ * the owned rows that hold it (ghost_rows). The rounds are those of the
+ * chains that cross ranks; the visits before (a vertex visited again
+ * whenever the earlier neighbour it had waited on got its color, then
+ * stopped at the next one; every boundary color sent each round) took
+ * Elasticity3D_30 on 2 ranks 52-56 ms, kron:18 495-532 (docs/
+ * DISTRIBUTED.md, "Coloring"). The first uncolored vertex in the order is
+ * ready after each exchange, so a round that colors nothing anywhere
+ * means a pattern that is not symmetric (the caller vouched for it): the
+ * call fails instead of spinning. */
 static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mode, uint64_t seed,
                              int32_t *col, int32_t *gcol, int32_t *ncolors) {
   const int64_t nloc = g->rend - g->rstart, ng = g->nghost;
@@ -114,10 +136,12 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
   uint32_t *gkey = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(ng + 1));
   int32_t *pred = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
   int32_t *queue = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
-  int32_t *open = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1)); /* ghosts uncolored */
-  int64_t *tptr = NULL;
+  int32_t *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1)); /* ghosts colored now */
+  int64_t *sent = (int64_t *)malloc(sizeof(int64_t) * (size_t)(g->halo->nsend + 1));
+  int64_t *tptr = NULL, *eptr = NULL, *ent = NULL;
   int32_t *trow = NULL;
-  mispc_status s = key && gkey && pred && queue && open && ghost_rows(g, &tptr, &trow)
+  mispc_status s = key && gkey && pred && queue && got && sent && ghost_rows(g, &tptr, &trow) &&
+                           sends_by_vertex(g, &eptr, &ent)
                        ? MISPC_SUCCESS
                        : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
   s = mispc_dist_agree(ctx, g->comm, s);
@@ -127,10 +151,10 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
       key[v] = mis1_key(mode, seed, g->rstart + v, deg);
       col[v] = -1;
     }
-    for (int64_t j = 0; j < ng; ++j) gcol[j] = -1, open[j] = (int32_t)j;
+    for (int64_t j = 0; j < ng; ++j) gcol[j] = -1;
     s = mispc_halo_exchange(ctx, g->halo, key, gkey, sizeof *key);
   }
-  int64_t head = 0, tail = 0, nopen = ng, mine = nloc;
+  int64_t head = 0, tail = 0, mine = nloc;
   for (int64_t v = 0; !s && v < nloc; ++v) {
     const uint32_t kv = key[v];
     const int64_t gv = g->rstart + v;
@@ -150,28 +174,27 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
   int32_t top = -1;
   if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
   for (int r = 1; !s && left > 0; ++r) {
-    while (head < tail) { /* the rank's ready vertices, and those they release */
+    const int64_t first = head; /* this round's colors: queue[first .. head) */
+    while (head < tail) {       /* the rank's ready vertices, and those they release */
       const int32_t v = queue[head++];
       const int32_t c = color_release(g, col, gcol, pred, queue, &tail, v);
       col[v] = c;
       top = c > top ? c : top;
       --mine;
     }
-    s = mispc_dist_agree(ctx, g->comm, s);
-    if (!s) s = mispc_halo_exchange(ctx, g->halo, col, gcol, sizeof *col);
-    int64_t k = 0;
-    for (int64_t i = 0; !s && i < nopen; ++i) { /* ghosts colored now release their rows */
-      const int32_t j = open[i];
-      if (gcol[j] < 0) {
-        open[k++] = j;
-        continue;
-      }
+    /* the new boundary colors only; each ghost that got its color releases
+     * the owned rows that hold it */
+    int64_t ns = 0, ngot = 0;
+    for (int64_t k = first; k < head; ++k)
+      for (int64_t p = eptr[queue[k]]; p < eptr[queue[k] + 1]; ++p) sent[ns++] = ent[p];
+    s = mispc_halo_exchange_sparse(ctx, g->halo, sent, ns, col, gcol, got, &ngot);
+    for (int64_t i = 0; !s && i < ngot; ++i) {
+      const int32_t j = got[i];
       for (int64_t p = tptr[j]; p < tptr[j + 1]; ++p) {
         const int32_t v = trow[p];
         if (col[v] < 0 && --pred[v] == 0) queue[tail++] = v;
       }
     }
-    if (!s) nopen = k;
     left = mine;
     if (!s) s = mispc_dist_sum(ctx, g->halo, g->comm, &left);
     if (!s && left == before)
@@ -183,7 +206,10 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
   }
   if (!s) s = max_over(ctx, g->comm, &top);
   if (!s) *ncolors = top + 1;
-  free(open);
+  free(got);
+  free(sent);
+  free(eptr);
+  free(ent);
   free(queue);
   free(pred);
   free(tptr);

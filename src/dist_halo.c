@@ -352,6 +352,62 @@ mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const 
   return MISPC_SUCCESS;
 }
 
+/* The destination (index into h->dst) of send entry e: sdispl is increasing. */
+static int dest_of(const mispc_halo *h, int64_t e) {
+  int lo = 0, hi = h->ndst - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (h->sdispl[mid] <= e)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+mispc_status mispc_halo_exchange_sparse(mispc_context *ctx, mispc_halo *h, const int64_t *ents,
+                                        int64_t n, const int32_t *owned, int32_t *ghost,
+                                        int32_t *got, int64_t *ngot) {
+  const double t0 = mispc_wtime();
+  int *sc = h->mcount, *sd = h->mdispl, *rc = h->mcount + h->ndst, *rd = h->mdispl + h->ndst;
+  *ngot = 0;
+  for (int q = 0; q < h->ndst; ++q) sc[q] = 0;
+  for (int64_t i = 0; i < n; ++i) sc[dest_of(h, ents[i])]++;
+  if (MPI_Neighbor_alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, h->nbr) != MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoall failed");
+  int64_t ns = 0, nr = 0; /* pairs */
+  for (int q = 0; q < h->ndst; ++q) sd[q] = (int)(2 * ns), ns += sc[q];
+  for (int q = 0; q < h->nsrc; ++q) rd[q] = (int)(2 * nr), nr += rc[q];
+  MISPC_TRY(mispc_halo_buffer(ctx, h, (size_t)(8 * (ns + nr)) + 1));
+  int32_t *sb = (int32_t *)h->sbuf, *rb = sb + 2 * ns;
+  /* pairs (place in the destination's piece, value); sc counts down as the
+   * cursor of each piece, then holds the words a piece again */
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t e = ents[i];
+    const int q = dest_of(h, e);
+    int32_t *pair = sb + sd[q] + 2 * (--sc[q]);
+    pair[0] = (int32_t)(e - h->sdispl[q]);
+    pair[1] = owned[h->sidx[e]];
+  }
+  for (int q = 0; q < h->ndst; ++q) sc[q] = (q + 1 < h->ndst ? sd[q + 1] : (int)(2 * ns)) - sd[q];
+  for (int q = 0; q < h->nsrc; ++q) rc[q] *= 2;
+  if (MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT32_T, rb, rc, rd, MPI_INT32_T, h->nbr) !=
+      MPI_SUCCESS)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Neighbor_alltoallv failed");
+  int64_t m = 0;
+  for (int q = 0; q < h->nsrc; ++q)
+    for (int w = rd[q]; w < rd[q] + rc[q]; w += 2) {
+      const int64_t j = h->rdispl[q] + rb[w];
+      ghost[j] = rb[w + 1];
+      got[m++] = (int32_t)j;
+    }
+  *ngot = m;
+  h->stats.exchanges++;
+  h->stats.bytes_sent += 8 * ns + 4 * (int64_t)h->ndst;
+  h->stats.comm_seconds += mispc_wtime() - t0;
+  return MISPC_SUCCESS;
+}
+
 mispc_status mispc_dist_sum(mispc_context *ctx, mispc_halo *h, MPI_Comm comm, int64_t *value) {
   double t0 = mispc_wtime();
   int64_t in = *value;

@@ -100,6 +100,19 @@ mispc_status mispc_halo_exchange_where(mispc_context *ctx, mispc_halo *h, const 
 mispc_status mispc_halo_exchange_flags(mispc_context *ctx, mispc_halo *h, const uint8_t *owned,
                                        uint8_t *active, uint8_t from, uint8_t to, uint8_t *ghost);
 
+/* A sparse exchange of 4-byte values: for each send entry ents[i] (an index
+ * into the plan's send list, distinct, in any order) the owned value of its
+ * vertex goes to the entry's destination, which writes it into its ghost
+ * and lists that ghost's index in got (*ngot of them; room for nghost).
+ * For rounds that change few boundary values (the host coloring's): a pair
+ * of 4-byte words a changed entry instead of every boundary value, and no
+ * pass over the unchanged ghosts. Collective over the plan's neighbours
+ * (two neighbour collectives: the counts, then the pairs); never allocates
+ * (the plan's buffer holds 8 bytes a send entry and a ghost). */
+mispc_status mispc_halo_exchange_sparse(mispc_context *ctx, mispc_halo *h, const int64_t *ents,
+                                        int64_t n, const int32_t *owned, int32_t *ghost,
+                                        int32_t *got, int64_t *ngot);
+
 /* mispc_halo_exchange for device arrays: packs on the device, stages through
  * pinned host memory and MPI (works with several ranks on one GPU, and with
  * an MPI that is not CUDA-aware), and leaves the ghost values in device

@@ -203,6 +203,24 @@ static void test_halo_exchanges_reserved(void) {
   for (int64_t j = 0; j < ng; ++j) g1[j] = 1;
   CHECK_OK(ctx, mispc_halo_exchange_flags(ctx, h, o1, act, 1, 2, g1));
   for (int64_t j = 0; j < ng; ++j) bad += g1[j] != (garray[j] % 3 == 0 ? 2 : 1);
+  /* sparse: the send entries of rows that are multiples of 4, in reverse
+   * order; exactly those ghosts get the value and are listed, once each */
+  int64_t ents[4 * kEdge], ne = 0, ngot = -1;
+  int32_t got[4 * kEdge];
+  for (int64_t e = h->nsend - 1; e >= 0; --e)
+    if ((rstart + h->sidx[e]) % 4 == 0) ents[ne++] = e;
+  for (int64_t j = 0; j < ng; ++j) g4[j] = -9;
+  CHECK_OK(ctx, mispc_halo_exchange_sparse(ctx, h, ents, ne, o4, g4, got, &ngot));
+  int64_t want = 0;
+  for (int64_t j = 0; j < ng; ++j) {
+    want += garray[j] % 4 == 0;
+    bad += g4[j] != (garray[j] % 4 == 0 ? (int32_t)(5 * garray[j] + 2) : -9);
+  }
+  bad += ngot != want;
+  for (int64_t i = 0; i < ngot && ngot == want; ++i) {
+    bad += got[i] < 0 || got[i] >= ng || garray[got[i]] % 4 != 0;
+    for (int64_t k = 0; k < i; ++k) bad += got[k] == got[i];
+  }
   CHECK_MSG(bad == 0, "rank %d: %lld ghost values wrong", rank_, (long long)bad);
   CHECK_MSG(h->sbuf == buf && h->sbuf_bytes == bytes,
             "rank %d: an exchange grew the packing buffer (%zu -> %zu bytes)", rank_, bytes,
