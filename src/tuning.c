@@ -50,7 +50,8 @@ static const knob knobs[] = {
     KNOB(dist_rounds_on_one_rank, "0|1", "distributed calls: rounds and halo on one rank too"),
     KNOB(dist_graph_rounds, "0|1", "distributed GPU MIS-2 over NCCL: a CUDA graph a round"),
     KNOB(dist_lsa_rounds, "0|1|2",
-         "distributed GPU MIS-2, coloring over NCCL: one kernel (0 auto, 1 on, 2 off)"),
+         "distributed GPU MIS-2 (hash, cover), coloring over NCCL: one kernel (0 auto, 1 on, 2 "
+         "off)"),
     KNOB(dist_color_lanes, "0|1|8|32",
          "distributed GPU coloring in one kernel: lanes a vertex, 0 auto"),
     KNOB(dist_agg_scan_labels, "0|1",

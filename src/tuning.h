@@ -77,7 +77,8 @@ typedef struct mispc_tuning {
                                   instead of the one-process kernels (tests of a transport) */
   int dist_graph_rounds;       /* 1: GPU MIS-2 over NCCL replays each round as a captured CUDA
                                   graph (two captures a call; experimental, not yet run) */
-  int dist_lsa_rounds;         /* GPU MIS-2 over NCCL runs all rounds in one kernel a rank,
+  int dist_lsa_rounds;         /* GPU MIS-2 (hash and cover priorities) and coloring over NCCL
+                                  run all rounds in one kernel a rank,
                                   storing ghosts into the other GPUs' memory (NCCL device API,
                                   LSA; falls back where a rank cannot): 0 where the ranks send at
                                   most an eighth of the vertices in all (MIS-2) or always (the
