@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csr_build.h"
 #include "dist_internal.h"
 #include "mis_common.h"
 
@@ -45,44 +46,23 @@ static mispc_status max_over(mispc_context *ctx, MPI_Comm comm, int32_t *v) {
 }
 
 /* The release lists of the ghosts: for ghost j, the owned rows that hold
- * it (the off-diagonal block by column), in tptr / trow. */
-static int ghost_rows(const mispc_dist_csr *g, int64_t **tptr, int32_t **trow) {
-  const int64_t nloc = g->rend - g->rstart, ng = g->nghost, nnz = g->offd.rowptr[nloc];
-  int64_t *ptr = (int64_t *)calloc((size_t)ng + 2, sizeof *ptr);
-  int32_t *row = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nnz + 1));
-  if (!ptr || !row) {
-    free(ptr);
-    free(row);
-    return 0;
+ * it (the off-diagonal block by column), in tptr (ng + 1) / trow. */
+static mispc_status ghost_rows(mispc_context *ctx, const mispc_dist_csr *g, int64_t **tptr,
+                               int32_t **trow) {
+  const int64_t nloc = g->rend - g->rstart, nnz = g->offd.rowptr[nloc];
+  *tptr = (int64_t *)mispc_host_alloc_n(ctx, g->nghost + 1, sizeof(int64_t), "ghost rows");
+  *trow = (int32_t *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(int32_t), "ghost rows");
+  int32_t *rowof = (int32_t *)mispc_host_alloc_n(ctx, nnz + 1, sizeof(int32_t), "ghost rows");
+  mispc_status s = *tptr && *trow && rowof ? MISPC_SUCCESS : MISPC_ERR_ALLOC;
+  if (!s) /* the entries by column, then each entry's row */
+    s = mispc_order_by_key_host(ctx, nnz, g->offd.colidx, (int32_t)g->nghost, *trow, *tptr);
+  if (!s) {
+    for (int64_t v = 0; v < nloc; ++v)
+      for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p) rowof[p] = (int32_t)v;
+    for (int64_t k = 0; k < nnz; ++k) (*trow)[k] = rowof[(*trow)[k]];
   }
-  for (int64_t p = 0; p < nnz; ++p) ptr[g->offd.colidx[p] + 2]++;
-  for (int64_t j = 0; j < ng; ++j) ptr[j + 2] += ptr[j + 1];
-  for (int64_t v = 0; v < nloc; ++v)
-    for (int64_t p = g->offd.rowptr[v]; p < g->offd.rowptr[v + 1]; ++p)
-      row[ptr[g->offd.colidx[p] + 1]++] = (int32_t)v;
-  *tptr = ptr;
-  *trow = row;
-  return 1;
-}
-
-/* The send entries of each owned vertex (the plan's send list by vertex),
- * in eptr / ent. */
-static int sends_by_vertex(const mispc_dist_csr *g, int64_t **eptr, int64_t **ent) {
-  const mispc_halo *h = g->halo;
-  const int64_t nloc = g->rend - g->rstart;
-  int64_t *ptr = (int64_t *)calloc((size_t)nloc + 2, sizeof *ptr);
-  int64_t *e = (int64_t *)malloc(sizeof(int64_t) * (size_t)(h->nsend + 1));
-  if (!ptr || !e) {
-    free(ptr);
-    free(e);
-    return 0;
-  }
-  for (int64_t k = 0; k < h->nsend; ++k) ptr[h->sidx[k] + 2]++;
-  for (int64_t v = 0; v < nloc; ++v) ptr[v + 2] += ptr[v + 1];
-  for (int64_t k = 0; k < h->nsend; ++k) e[ptr[h->sidx[k] + 1]++] = k;
-  *eptr = ptr;
-  *ent = e;
-  return 1;
+  free(rowof);
+  return s;
 }
 
 /* The color of v once all its earlier neighbours have theirs: those with a
@@ -137,13 +117,18 @@ static mispc_status color_jp(mispc_context *ctx, const mispc_dist_csr *g, int mo
   int32_t *pred = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
   int32_t *queue = (int32_t *)malloc(sizeof(int32_t) * (size_t)(nloc + 1));
   int32_t *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ng + 1)); /* ghosts colored now */
-  int64_t *sent = (int64_t *)malloc(sizeof(int64_t) * (size_t)(g->halo->nsend + 1));
-  int64_t *tptr = NULL, *eptr = NULL, *ent = NULL;
+  /* the plan's send entries by owned vertex (eptr / ent) */
+  const int64_t ns_all = g->halo->nsend;
+  int64_t *sent = (int64_t *)malloc(sizeof(int64_t) * (size_t)(ns_all + 1));
+  int64_t *eptr = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
+  int32_t *ent = (int32_t *)malloc(sizeof(int32_t) * (size_t)(ns_all + 1));
+  int64_t *tptr = NULL;
   int32_t *trow = NULL;
-  mispc_status s = key && gkey && pred && queue && got && sent && ghost_rows(g, &tptr, &trow) &&
-                           sends_by_vertex(g, &eptr, &ent)
-                       ? MISPC_SUCCESS
-                       : mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
+  mispc_status s = key && gkey && pred && queue && got && sent && eptr && ent
+                       ? ghost_rows(ctx, g, &tptr, &trow)
+                       : MISPC_ERR_ALLOC;
+  if (!s) s = mispc_order_by_key_host(ctx, ns_all, g->halo->sidx, (int32_t)nloc, ent, eptr);
+  if (s) s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in coloring");
   s = mispc_dist_agree(ctx, g->comm, s);
   if (!s) {
     for (int64_t v = 0; v < nloc; ++v) {
