@@ -101,7 +101,7 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
   while (!s) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t c = 0; c < mis2_chunks(ncol); ++c) {
-      const int64_t lo = c * MIS2_CHUNK, hi = lo + MIS2_CHUNK < ncol ? lo + MIS2_CHUNK : ncol;
+      const int64_t lo = c * MIS2_CHUNK, hi = mis2_chunk_end(c, ncol);
       int64_t k = lo;
       for (int64_t i = lo; i < hi; ++i) {
         const int32_t v = col[i]; /* M[v] is not OUT (OUT is for good) */
@@ -134,7 +134,7 @@ mispc_status mispc_dist_mis2_host(mispc_context *ctx, const mispc_dist_csr *g,
     if (s) break;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t c = 0; c < mis2_chunks(nund); ++c) {
-      const int64_t lo = c * MIS2_CHUNK, hi = lo + MIS2_CHUNK < nund ? lo + MIS2_CHUNK : nund;
+      const int64_t lo = c * MIS2_CHUNK, hi = mis2_chunk_end(c, nund);
       int64_t k = lo;
       for (int64_t i = lo; i < hi; ++i) {
         const int32_t v = und[i];

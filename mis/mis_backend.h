@@ -35,6 +35,10 @@ mispc_status mispc_mis2_cover_cuda(mispc_context *ctx, const mispc_csr *g,
 static inline int64_t mis2_chunks(int64_t n) {
   return (n + MIS2_CHUNK - 1) / MIS2_CHUNK;
 }
+/* The end of chunk c of a list of n entries (it starts at c MIS2_CHUNK). */
+static inline int64_t mis2_chunk_end(int64_t c, int64_t n) {
+  return (c + 1) * MIS2_CHUNK < n ? (c + 1) * MIS2_CHUNK : n;
+}
 int64_t mis2_gather_chunks(const int32_t *list, int64_t n, int64_t *cnt, int32_t *out, int nt);
 mispc_status mispc_mis_to_list_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set,
                                     int32_t *list, int64_t *count);

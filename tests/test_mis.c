@@ -579,7 +579,7 @@ static void test_mis2_gather_chunks_threads(void) {
       memcpy(buf, in, sizeof(int32_t) * (size_t)use);
       int64_t want = 0;
       for (int64_t c = 0; c < mis2_chunks(use); ++c) {
-        const int64_t lo = c * MIS2_CHUNK, hi = lo + MIS2_CHUNK < use ? lo + MIS2_CHUNK : use;
+        const int64_t lo = c * MIS2_CHUNK, hi = mis2_chunk_end(c, use);
         int64_t j = lo;
         for (int64_t i = lo; i < hi; ++i)
           if (mis2_undecided(word[buf[i]])) buf[j++] = buf[i];
