@@ -44,7 +44,7 @@ __global__ void jp_pass(dev_graph g, const uint32_t *key, const uint32_t *gkey, 
   int32_t hi = -1;
   FOR_VERTEX(v, g.nloc) {
     if (vcol[v] >= 0) continue;
-    const int32_t c = jp_visit(g, key, gkey, vcol, gcol, v);
+    const int32_t c = visit<1>(g, key, gkey, vcol, gcol, v);
     if (c >= 0) {
       vcol[v] = c;
       ++colored;

@@ -10,32 +10,61 @@
 
 namespace color_dist {
 
-/* The smallest color no earlier neighbour has, or -1 while an earlier
- * neighbour has none (colors read through volatile: they may be written by
- * this launch or, in one kernel a rank, by another rank, -1 -> final
- * only). */
-static __device__ __forceinline__ int32_t jp_visit(const dev_graph &g, const uint32_t *key,
-                                                   const uint32_t *gkey,
-                                                   const volatile int32_t *col,
-                                                   const volatile int32_t *gcol, int64_t v) {
+/* A group of L lanes (1, 8 or 32) of one warp: its mask, its lanes' OR of
+ * a 64-bit word and their "any". */
+template <int L> struct Lanes {
+  __device__ static unsigned mask() {
+    return mispc_group_mask<L>();
+  }
+  __device__ static int lane() {
+    return (int)(threadIdx.x & (L - 1));
+  }
+  __device__ static uint64_t any_or(uint64_t x) {
+#pragma unroll
+    for (int o = L / 2; o; o >>= 1) x |= __shfl_xor_sync(mask(), x, o);
+    return x;
+  }
+  __device__ static bool any(bool x) {
+    return L == 1 ? x : __any_sync(mask(), x);
+  }
+  /* bit k: lane k of the group has x */
+  __device__ static unsigned ballot(bool x) {
+    if (L == 1) return x;
+    return (__ballot_sync(mask(), x) >> ((threadIdx.x & 31u) & ~(unsigned)(L - 1))) &
+           (L == 32 ? 0xffffffffu : (1u << L) - 1u);
+  }
+};
+
+/* The smallest color no earlier neighbour of v has, or -1 while an earlier
+ * neighbour has none, by the L lanes of a group (each a share of the row,
+ * then a vote and an OR; L = 1: a thread). Colors are read through
+ * volatile: they may be written by this launch or, in one kernel a rank, by
+ * another rank, -1 -> final only. */
+template <int L>
+__device__ __forceinline__ int32_t visit(const dev_graph &g, const uint32_t *key,
+                                         const uint32_t *gkey, const volatile int32_t *col,
+                                         const volatile int32_t *gcol, int64_t v) {
   const uint32_t kv = key[v];
   const int64_t gv = g.rstart + v;
   for (int32_t base = 0;; base += 64) {
     uint64_t taken = 0;
-    for (int64_t p = g.arp[v]; p < g.arp[v + 1]; ++p) {
+    bool wait = false;
+    for (int64_t p = g.arp[v] + Lanes<L>::lane(); p < g.arp[v + 1] && !wait; p += L) {
       const int32_t u = g.acol[p];
       if (u == v || !mis1_before(key[u], g.rstart + u, kv, gv)) continue;
       const int32_t cu = col[u];
-      if (cu < 0) return -1;
+      wait = cu < 0;
       if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
     }
-    for (int64_t p = g.brp[v]; p < g.brp[v + 1]; ++p) {
+    for (int64_t p = g.brp[v] + Lanes<L>::lane(); p < g.brp[v + 1] && !wait; p += L) {
       const int32_t j = g.bcol[p];
       if (!mis1_before(gkey[j], g.garray[j], kv, gv)) continue;
       const int32_t cu = gcol[j];
-      if (cu < 0) return -1;
+      wait = cu < 0;
       if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
     }
+    if (Lanes<L>::any(wait)) return -1;
+    taken = Lanes<L>::any_or(taken);
     if (~taken) return base + __ffsll((long long)~taken) - 1;
   }
 }

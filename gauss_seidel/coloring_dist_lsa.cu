@@ -17,7 +17,7 @@
  *   each pass: no host work between passes (those rounds waited for the host
  *   after every pass and made an exchange and a sum each round).
  *
- * A vertex waiting on a ghost is visited again each pass (jp_visit returns
+ * A vertex waiting on a ghost is visited again each pass (visit returns
  * -1) until the ghost's color has arrived. The uncolored count after pass p
  * is summed in pass p + 1 (the count rows, one pass late); since the first
  * uncolored vertex in the order is always ready after a barrier, every pass
@@ -48,62 +48,6 @@ struct Args {
   unsigned long long *cnt;
   long long *out; /* colors over the ranks, passes (-1: stalled) */
 };
-
-/* A group of L lanes (1, 8 or 32) of one warp: its mask, its lanes' OR of
- * a 64-bit word and their "any". */
-template <int L> struct Lanes {
-  __device__ static unsigned mask() {
-    return L == 32 ? 0xffffffffu : ((1u << L) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(L - 1));
-  }
-  __device__ static int lane() {
-    return (int)(threadIdx.x & (L - 1));
-  }
-  __device__ static uint64_t any_or(uint64_t x) {
-#pragma unroll
-    for (int o = L / 2; o; o >>= 1) x |= __shfl_xor_sync(mask(), x, o);
-    return x;
-  }
-  __device__ static bool any(bool x) {
-    return L == 1 ? x : __any_sync(mask(), x);
-  }
-  /* bit k: lane k of the group has x */
-  __device__ static unsigned ballot(bool x) {
-    if (L == 1) return x;
-    return (__ballot_sync(mask(), x) >> ((threadIdx.x & 31u) & ~(unsigned)(L - 1))) &
-           (L == 32 ? 0xffffffffu : (1u << L) - 1u);
-  }
-};
-
-/* jp_visit by the L lanes of a group (each a share of the row, then a vote
- * and an OR): the same color. */
-template <int L>
-__device__ __forceinline__ int32_t visit(const dev_graph &g, const uint32_t *key,
-                                         const uint32_t *gkey, const volatile int32_t *col,
-                                         const volatile int32_t *gcol, int64_t v) {
-  const uint32_t kv = key[v];
-  const int64_t gv = g.rstart + v;
-  for (int32_t base = 0;; base += 64) {
-    uint64_t taken = 0;
-    bool wait = false;
-    for (int64_t p = g.arp[v] + Lanes<L>::lane(); p < g.arp[v + 1] && !wait; p += L) {
-      const int32_t u = g.acol[p];
-      if (u == v || !mis1_before(key[u], g.rstart + u, kv, gv)) continue;
-      const int32_t cu = col[u];
-      wait = cu < 0;
-      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
-    }
-    for (int64_t p = g.brp[v] + Lanes<L>::lane(); p < g.brp[v + 1] && !wait; p += L) {
-      const int32_t j = g.bcol[p];
-      if (!mis1_before(gkey[j], g.garray[j], kv, gv)) continue;
-      const int32_t cu = gcol[j];
-      wait = cu < 0;
-      if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
-    }
-    if (Lanes<L>::any(wait)) return -1;
-    taken = Lanes<L>::any_or(taken);
-    if (~taken) return base + __ffsll((long long)~taken) - 1;
-  }
-}
 
 /* One pass: each group of L lanes takes L vertices at a time, finds those
  * ready (no color, count 0) and colors them one after the other together
@@ -183,7 +127,7 @@ template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a
     const unsigned long long left = pass<L>(a, top);
     mispc_block_add<DIST_BLOCK>(left, a.cnt + (p & 1));
     if (p > 0) { /* pass p - 1's count is whole (its barrier); then free its word */
-      store_count(a.w, (p - 1) & 1, word(a.cnt + ((p - 1) & 1)));
+      store_count(a.w, (p - 1) & 1, mispc_load_word(a.cnt + ((p - 1) & 1)));
       __syncthreads();
       if (blockIdx.x == 0 && threadIdx.x == 0) a.cnt[(p - 1) & 1] = 0;
     }
@@ -200,7 +144,7 @@ template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a
   const unsigned t = mispc_block_max<DIST_BLOCK>((unsigned)(top + 1));
   if (threadIdx.x == 0 && t) atomicMax(a.cnt + 2, (unsigned long long)t);
   grid.sync();
-  store_count(a.w, 2, word(a.cnt + 2));
+  store_count(a.w, 2, mispc_load_word(a.cnt + 2));
   exchanged(bar, grid, a.w, 0);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     a.out[0] = (long long)max_row(a.w, 2);

@@ -21,9 +21,9 @@ using namespace mis2_cover;
 
 namespace {
 
-/* The persistent kernel's arguments: cnt [0], [1] undecided after even /
- * odd rounds, [2] the subset's size, [3] members (zeroed by the caller);
- * out [0] rounds (-1: not done after max_rounds), [1] undecided then. */
+/* The persistent kernel's arguments: cnt as all_rounds' (zeroed by the
+ * caller); out [0] rounds (-1: not done after max_rounds), [1] undecided
+ * then, [2] members. */
 struct Run {
   Cover c;
   unsigned long long *cnt, *out;
@@ -31,43 +31,34 @@ struct Run {
   int max_rounds;
 };
 
-__device__ __forceinline__ unsigned long long word(const unsigned long long *p) {
-  return *(const volatile unsigned long long *)p;
-}
+/* all_rounds on one process: grid barriers, no copies, counts read in place */
+struct GridSync {
+  cg::grid_group &grid;
+  const unsigned long long *cnt;
+  NoPut put_t, put_m, put_c;
+  __device__ void sync() {
+    grid.sync();
+  }
+  __device__ void publish(int, const unsigned long long *) {}
+  __device__ void exchanged() {
+    grid.sync();
+  }
+  __device__ unsigned long long total(int k) {
+    return mispc_load_word(cnt + k);
+  }
+};
 
 /* The rounds of `rounds` below in one launch, the same steps in the same
  * order with a grid barrier where a launch ended. */
 template <int L> __global__ void __launch_bounds__(kBlock) persistent(Run a) {
   cg::grid_group grid = cg::this_grid();
-  const Cover &c = a.c;
-  init_step<L>(c, a.cnt + 2, NoPut());
-  grid.sync();
-  unsigned long long left = word(a.cnt + 2);
-  int rounds = left == 0 ? 0 : -1;
-  for (int r = 0; rounds < 0 && r < a.max_rounds; ++r) {
-    if (r > 0) {
-      near_set_step<L>(c, NoPut());
-      grid.sync();
-      mark_out_step<L>(c, NoPut());
-      grid.sync();
-    }
-    count1_step<L>(c, r, NoPut());
-    grid.sync();
-    tuples_step<L>(c, r, NoPut());
-    grid.sync();
-    column_step<L>(c, NoPut());
-    grid.sync();
-    decide_step<L>(c, r, a.cnt + (r & 1), NoPut());
-    /* the other word: its last reader passed the barrier of round r - 1 */
-    if (blockIdx.x == 0 && threadIdx.x == 0) a.cnt[(r + 1) & 1] = 0;
-    grid.sync();
-    left = word(a.cnt + (r & 1));
-    if (left == 0) rounds = r + 1;
-  }
-  members_step(c, a.in_set, a.cnt + 3);
+  GridSync x = {grid, a.cnt, NoPut(), NoPut(), NoPut()};
+  unsigned long long left = 0, size = 0;
+  const int rounds = all_rounds<L>(a.c, a.cnt, a.max_rounds, a.in_set, x, &left, &size);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     a.out[0] = (unsigned long long)(long long)rounds;
     a.out[1] = left;
+    a.out[2] = size;
   }
 }
 
@@ -123,17 +114,17 @@ mispc_status one_launch(mispc_context *ctx, cudaStream_t s, const Cover &c, int 
     MISPC_TRY(mis_cuda::persistent_threads(ctx, kernel, &threads));
   *launched = 0;
   if (c.n * L > threads) return MISPC_SUCCESS;
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 48, s));
+  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 32, s));
   MISPC_TRY(mis_cuda::launch_persistent(ctx, s, kernel, &a, c.n * L, 1, launched));
   if (!*launched) return MISPC_SUCCESS;
   unsigned long long h[3] = {0, 0, 0};
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, cnt + 3, sizeof h, cudaMemcpyDeviceToHost, s));
+  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, a.out, sizeof h, cudaMemcpyDeviceToHost, s));
   MISPC_TRY(mispc_sync(ctx, s, "MIS-2 (cover)"));
-  const int rounds = (int)(long long)h[1];
+  const int rounds = (int)(long long)h[0];
   if (rounds < 0)
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                        "mispc_mis2: %llu vertices undecided after %d rounds", h[2], max_rounds);
-  res->set_size = (int64_t)h[0];
+                        "mispc_mis2: %llu vertices undecided after %d rounds", h[1], max_rounds);
+  res->set_size = (int64_t)h[2];
   res->rounds = rounds;
   return MISPC_SUCCESS;
 }
@@ -151,15 +142,15 @@ extern "C" mispc_status mispc_mis2_cover_cuda(mispc_context *ctx, const mispc_cs
   res->rounds = 0;
   if (n == 0) return MISPC_SUCCESS;
   char *scratch = NULL;
-  MISPC_TRY(mispc_scratch_alloc(ctx, 48 + (size_t)n * 20 + 8, (void **)&scratch,
+  MISPC_TRY(mispc_scratch_alloc(ctx, 64 + (size_t)n * 20 + 8, (void **)&scratch,
                                 "MIS-2 (cover) words and counts"));
-  /* [0] undecided, [1] members (the launches a step); [0..5] (one launch) */
+  /* [0] undecided, [1] members (the launches a step); [0..6] (one launch) */
   unsigned long long *cnt = (unsigned long long *)scratch;
   Cover c = {};
   c.rp = g->rowptr;
   c.ci = g->colidx;
   c.subset = subset;
-  c.T = (uint64_t *)(scratch + 48);
+  c.T = (uint64_t *)(scratch + 64);
   c.M = c.T + n;
   c.C = (uint32_t *)(c.M + n);
   c.n = n;

@@ -53,7 +53,7 @@ template <int L> struct Group {
     return (int)(threadIdx.x & (L - 1));
   }
   __device__ static unsigned mask() {
-    return L == 32 ? 0xffffffffu : ((1u << L) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(L - 1));
+    return mispc_group_mask<L>();
   }
   template <typename T> __device__ static T sum(T x) {
 #pragma unroll
@@ -295,6 +295,64 @@ static __device__ __forceinline__ void members_step(const Cover &c, uint8_t *in_
 static __global__ void __launch_bounds__(kBlock)
     members(Cover c, uint8_t *in_set, unsigned long long *size) {
   members_step(c, in_set, size);
+}
+
+/* All rounds of a call in one kernel (the one-process persistent kernel of
+ * mis2_cover_cuda.cu, the one kernel a rank of mis2_cover_lsa.cu): the
+ * steps in the order of the launch-a-step rounds, x.exchanged() where their
+ * launches end (a grid barrier; on several ranks also the ranks' barrier,
+ * after which the ghost copies the steps stored have arrived), then the
+ * members. The undecided count after round r is read one step late, after
+ * round r + 1's near-set step (which writes only C, read by no result):
+ * x.publish(k, cnt) makes this rank's cnt[k] visible to the others,
+ * x.total(k) is the sum over the ranks after the next exchange. cnt: [0],
+ * [1] undecided after even / odd rounds, [2] the subset's size, [3]
+ * members, zeroed by the caller. Returns the rounds (-1: not done after
+ * max_rounds); *left the last undecided count, *size the members over the
+ * ranks. */
+template <int L, typename X>
+__device__ __forceinline__ int all_rounds(const Cover &c, unsigned long long *cnt, int max_rounds,
+                                          uint8_t *in_set, X &x, unsigned long long *left,
+                                          unsigned long long *size) {
+  init_step<L>(c, cnt + 2, x.put_t);
+  x.sync();
+  x.publish(2, cnt);
+  x.exchanged();
+  *left = x.total(2);
+  int rounds = *left == 0 ? 0 : -1;
+  for (int r = 0; rounds < 0; ++r) {
+    if (r > 0) {
+      near_set_step<L>(c, x.put_c);
+      x.publish((r - 1) & 1, cnt);
+      x.exchanged();
+      *left = x.total((r - 1) & 1);
+      if (*left == 0) {
+        rounds = r;
+        break;
+      }
+    }
+    if (r == max_rounds) break;
+    if (r > 0) {
+      /* round r's decide adds to it; its last reader was round r - 1's near set */
+      if (blockIdx.x == 0 && threadIdx.x == 0) cnt[r & 1] = 0;
+      mark_out_step<L>(c, x.put_t);
+      x.exchanged();
+    }
+    count1_step<L>(c, r, x.put_c);
+    x.exchanged();
+    tuples_step<L>(c, r, x.put_t);
+    x.exchanged();
+    column_step<L>(c, x.put_m);
+    x.exchanged();
+    decide_step<L>(c, r, cnt + (r & 1), x.put_t);
+    x.exchanged();
+  }
+  members_step(c, in_set, cnt + 3);
+  x.sync();
+  x.publish(3, cnt);
+  x.exchanged();
+  *size = x.total(3);
+  return rounds;
 }
 
 #undef COVER_FOR_GHOSTS

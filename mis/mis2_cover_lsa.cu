@@ -41,51 +41,38 @@ struct LsaCover {
   int max_rounds;
 };
 
+/* all_rounds over the ranks: copies into the windows, LSA and grid
+ * barriers, counts through the window's count rows */
+struct LsaSync {
+  const Win &w;
+  ncclLsaBarrierSession<ncclCoopCta> &bar;
+  cg::grid_group &grid;
+  Put<uint64_t> put_t, put_m;
+  Put<uint32_t> put_c;
+  __device__ void sync() {
+    grid.sync();
+  }
+  __device__ void publish(int k, const unsigned long long *cnt) {
+    store_count(w, k, mispc_load_word(cnt + k));
+  }
+  __device__ void exchanged() {
+    dist_lsa::exchanged(bar, grid, w, 0);
+  }
+  __device__ unsigned long long total(int k) {
+    return sum_row(w, k);
+  }
+};
+
 template <int L> __global__ void __launch_bounds__(kBlock) lsa_kernel(Cover c, LsaCover a) {
   cg::grid_group grid = cg::this_grid();
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);
-  const Put<uint64_t> put_t = {&a.w, a.off_t}, put_m = {&a.w, a.off_m};
-  const Put<uint32_t> put_c = {&a.w, a.off_c};
-  /* the ghosts' subset flags and T words; the subset's size (row 2) */
+  LsaSync x = {a.w, bar, grid, {&a.w, a.off_t}, {&a.w, a.off_m}, {&a.w, a.off_c}};
+  /* the ghosts' subset flags (the subset's size: count row 2) */
   FOR_VERTEX(v, c.n) put<uint8_t>(a.w, a.off_s, v, (uint8_t)inside(c, (int32_t)v));
-  init_step<L>(c, a.cnt + 2, put_t);
-  grid.sync();
-  store_count(a.w, 2, word(a.cnt + 2));
-  exchanged(bar, grid, a.w, 0);
-  int rounds = sum_row(a.w, 2) == 0 ? 0 : -1;
-  for (int r = 0; rounds < 0; ++r) {
-    if (r > 0) {
-      near_set_step<L>(c, put_c);
-      store_count(a.w, (r - 1) & 1, word(a.cnt + ((r - 1) & 1)));
-      exchanged(bar, grid, a.w, 0);
-      if (sum_row(a.w, (r - 1) & 1) == 0) {
-        rounds = r;
-        break;
-      }
-    }
-    if (r == a.max_rounds) break;
-    if (r > 0) {
-      /* round r's decide adds to it; its last reader was round r - 1's near set */
-      if (blockIdx.x == 0 && threadIdx.x == 0) a.cnt[r & 1] = 0;
-      mark_out_step<L>(c, put_t);
-      exchanged(bar, grid, a.w, 0);
-    }
-    count1_step<L>(c, r, put_c);
-    exchanged(bar, grid, a.w, 0);
-    tuples_step<L>(c, r, put_t);
-    exchanged(bar, grid, a.w, 0);
-    column_step<L>(c, put_m);
-    exchanged(bar, grid, a.w, 0);
-    decide_step<L>(c, r, a.cnt + (r & 1), put_t);
-    exchanged(bar, grid, a.w, 0);
-  }
-  /* the members and their number over the ranks (row 3) */
-  members_step(c, a.in_set, a.cnt + 3);
-  grid.sync();
-  store_count(a.w, 3, word(a.cnt + 3));
-  exchanged(bar, grid, a.w, 0);
+  unsigned long long left = 0, size = 0;
+  const int rounds = all_rounds<L>(c, a.cnt, a.max_rounds, a.in_set, x, &left, &size);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    a.out[0] = sum_row(a.w, 3);
+    a.out[0] = size;
     a.out[1] = (unsigned long long)(long long)rounds;
   }
 }

@@ -166,6 +166,11 @@ __device__ __forceinline__ uint32_t mispc_load_relaxed(const uint32_t *w) {
 __device__ __forceinline__ void mispc_store_relaxed(uint32_t *w, uint32_t x) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(w), "r"(x) : "memory");
 }
+/* A counter word that another block (or, over NVLink, another rank) wrote
+ * before a barrier this thread has passed. */
+__device__ __forceinline__ unsigned long long mispc_load_word(const unsigned long long *p) {
+  return *(const volatile unsigned long long *)p;
+}
 
 /* The power of two at or above `mean`, at most 32: lanes a group for items
  * of `mean` entries on average. */

@@ -1,6 +1,7 @@
 /* Device pieces of the distributed rounds that run in one kernel a rank
  * (mis2_dist_lsa.cu: the hash MIS-2 rounds; mis2_cover_lsa.cu: the cover
- * rounds; not installed): where every rank's GPU can load and store the
+ * rounds; gauss_seidel/coloring_dist_lsa.cu: the coloring passes; not
+ * installed): where every rank's GPU can load and store the
  * others' memory (NVLink, the NCCL device API's LSA team), the lane that
  * writes an owned word stores its ghost copies straight into the other
  * ranks' window (mispc_halo_lsa, dist_internal.h), an LSA barrier a block
@@ -49,16 +50,19 @@ static inline mispc_status dist_lsa_agreed_grid(mispc_context *ctx, MPI_Comm com
                                                 const mispc_halo_lsa *l, const void *const *kernels,
                                                 int nk, int block, int per_sm, int *grid) {
   int sms = 0, coop = 0;
-  MISPC_TRY(mispc_device_caps(ctx, &sms, &coop));
-  for (int k = 0; coop && k < nk; ++k) {
+  /* A failure here is agreed, not returned at once: the others would wait
+   * in the reduction. */
+  mispc_status s = mispc_device_caps(ctx, &sms, &coop);
+  for (int k = 0; !s && coop && k < nk; ++k) {
     int b = 0;
-    MISPC_TRY(mispc_kernel_occupancy(ctx, kernels[k], block, &b));
+    s = mispc_kernel_occupancy(ctx, kernels[k], block, &b);
     if (b < per_sm) per_sm = b;
   }
-  int g = coop ? sms * per_sm : 0;
+  int g = !s && coop ? sms * per_sm : 0;
   if (g > l->max_blocks) g = l->max_blocks;
-  MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
-  *grid = g > 0 ? g : -1;
+  int neg = -g; /* the least grid over the ranks, as the largest negative */
+  MISPC_TRY(mispc_dist_agree_max(ctx, comm, s, &neg, 1));
+  *grid = -neg > 0 ? -neg : -1;
   return MISPC_SUCCESS;
 }
 
@@ -128,27 +132,24 @@ __device__ __forceinline__ void store_count(const Win &a, int k, unsigned long l
                                              (int)t) = c;
 }
 
+/* Count row k of this rank's window (P words, written by every rank). */
+__device__ __forceinline__ const volatile unsigned long long *count_row(const Win &a, int k) {
+  return (const volatile unsigned long long *)ncclGetLocalPointer(a.win, a.off_c) +
+         (size_t)k * a.nranks;
+}
+
 __device__ __forceinline__ unsigned long long sum_row(const Win &a, int k) {
-  const volatile unsigned long long *row =
-      (const volatile unsigned long long *)ncclGetLocalPointer(a.win, a.off_c) +
-      (size_t)k * a.nranks;
+  const volatile unsigned long long *row = count_row(a, k);
   unsigned long long s = 0;
   for (int q = 0; q < a.nranks; ++q) s += row[q];
   return s;
 }
 
 __device__ __forceinline__ unsigned long long max_row(const Win &a, int k) {
-  const volatile unsigned long long *row =
-      (const volatile unsigned long long *)ncclGetLocalPointer(a.win, a.off_c) +
-      (size_t)k * a.nranks;
+  const volatile unsigned long long *row = count_row(a, k);
   unsigned long long m = 0;
   for (int q = 0; q < a.nranks; ++q) m = row[q] > m ? row[q] : m;
   return m;
-}
-
-/* A word another block or rank may have written before a barrier. */
-__device__ __forceinline__ unsigned long long word(const unsigned long long *p) {
-  return *(const volatile unsigned long long *)p;
 }
 
 /* The end of an exchange: block b of every rank meets block b of the
