@@ -5,7 +5,9 @@
  *   select: an undecided v joins the set if no undecided neighbour (owned or
  *           ghost) comes before it in (key, global id) order;
  *   halo:   one bit per boundary vertex still undecided: did it join?
- *   remove: an undecided v with a neighbour in the set is OUT;
+ *   remove: an undecided v with a neighbour in the set is OUT (the members
+ *           mark their owned neighbours, boundary rows look at their
+ *           ghosts);
  *   halo:   one bit per boundary vertex still undecided: is it OUT now?
  *           (mispc_halo_exchange_flags: both sides know which boundary
  *           vertices are still undecided, so no ids travel), and the next
@@ -100,7 +102,8 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   if (!s) s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   int r = 0;
   while (!s) {
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
+    int64_t pushes = 0, pulls = 0; /* entries of the members' rows, of the others' */
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt) reduction(+ : pushes, pulls)
     for (int64_t w = 0; w < nwork; ++w) {
       const int64_t v = work[w], gv = g->rstart + v;
       const uint32_t kv = key[v];
@@ -114,6 +117,7 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
         if (gst[j] == UNDECIDED && mis1_before(gkey[j], g->garray[j], kv, gv)) blocked = 1;
       }
       sel[w] = (uint8_t)!blocked;
+      *(blocked ? &pulls : &pushes) += A->rowptr[v + 1] - A->rowptr[v];
     }
     s = mispc_dist_sum_wait(ctx, h, &req);
     if (s || undecided == 0) break;
@@ -127,13 +131,28 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
       if (sel[w]) st[work[w]] = IN;
     s = mispc_halo_exchange_flags(ctx, h, st, act, UNDECIDED, IN, gst); /* 1 bit: became IN */
     if (s) break;
-      /* Only IN is read here, and only undecided words are written. */
+    /* OUT next to the new members, by whichever side reads fewer rows (the
+     * same states either way): each member marks its owned neighbours (its
+     * row only, as one-process MIS-1 does) and a boundary row with a member
+     * among its ghosts marks itself, or each undecided row looks for a
+     * member (stopping at the first). The first is faster on meshes, the
+     * second where members have long rows (gen:kron, degree order; the
+     * 2-core VM: docs/DISTRIBUTED.md, "Host MIS-1 removal"). Only OUT is
+     * written and no member has a member neighbour, so the writes race
+     * harmlessly. */
+    const int push = 2 * pushes <= pulls;
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
     for (int64_t w = 0; w < nwork; ++w) {
       const int64_t v = work[w];
-      if (MIS_LOAD_RELAXED(&st[v]) != UNDECIDED) continue;
+      if (sel[w]) {
+        for (int64_t p = A->rowptr[v]; push && p < A->rowptr[v + 1]; ++p) {
+          const int32_t u = A->colidx[p];
+          if (MIS_LOAD_RELAXED(&st[u]) == UNDECIDED) MIS_STORE_RELAXED(&st[u], (uint8_t)OUT);
+        }
+        continue;
+      }
       int hit = 0;
-      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !hit; ++p)
+      for (int64_t p = A->rowptr[v]; !push && p < A->rowptr[v + 1] && !hit; ++p)
         hit = MIS_LOAD_RELAXED(&st[A->colidx[p]]) == IN;
       for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !hit; ++p)
         hit = gst[B->colidx[p]] == IN;
@@ -146,7 +165,8 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
       if (st[work[w]] == UNDECIDED) work[k++] = work[w];
     nwork = k;
     ++r;
-    mispc_logf(ctx, 2, "dist mis1 round %d: %lld undecided on this rank", r, (long long)nwork);
+    mispc_logf(ctx, 2, "dist mis1 round %d: %lld undecided on this rank (OUT marked by %s)", r,
+               (long long)nwork, push ? "the members" : "the rows");
     local = nwork;
     s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   }
