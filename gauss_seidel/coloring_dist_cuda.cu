@@ -108,8 +108,7 @@ typedef struct work {
   int *top;
   mispc_halo_lsa *lsa; /* all passes in one kernel a rank (NULL: the host-driven rounds) */
   int lsa_blocks, lsa_lanes;
-  int32_t *
-      pred; /* one kernel: owned earlier neighbours not yet colored, then ghosts_colored's places */
+  int32_t *pred;   /* one kernel: owned earlier neighbours not yet colored */
   long long *word; /* one kernel: its five words */
 } work;
 
@@ -144,7 +143,7 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, int recolor, wor
   w->pred = NULL;
   w->word = NULL;
   if (w->lsa) {
-    MISPC_TRY(scratch(ctx, b, (size_t)nloc * 8, (void **)&w->pred));
+    MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&w->pred));
     MISPC_TRY(scratch(ctx, b, 5 * sizeof(long long), (void **)&w->word));
   }
   w->old = w->gold = NULL;

@@ -39,12 +39,8 @@ template <int L> struct Lanes {
  * neighbour has none, by the L lanes of a group (each a share of the row,
  * then a vote and an OR; L = 1: a thread). Colors are read through
  * volatile: they may be written by this launch or, in one kernel a rank, by
- * another rank, -1 -> final only. Wait = false where every earlier
- * neighbour is known to have its color (the one-kernel passes check first):
- * the loops then do not stop at an uncolored one, so a lane's loads of
- * consecutive entries need not wait for each other (a hub's row of tens of
- * thousands of entries). */
-template <int L, bool Wait = true>
+ * another rank, -1 -> final only. */
+template <int L>
 __device__ __forceinline__ int32_t visit(const dev_graph &g, const uint32_t *key,
                                          const uint32_t *gkey, const volatile int32_t *col,
                                          const volatile int32_t *gcol, int64_t v) {
@@ -53,20 +49,18 @@ __device__ __forceinline__ int32_t visit(const dev_graph &g, const uint32_t *key
   for (int32_t base = 0;; base += 64) {
     uint64_t taken = 0;
     bool wait = false;
-#pragma unroll(Wait ? 1 : 4)
-    for (int64_t p = g.arp[v] + Lanes<L>::lane(); p < g.arp[v + 1] && !(Wait && wait); p += L) {
+    for (int64_t p = g.arp[v] + Lanes<L>::lane(); p < g.arp[v + 1] && !wait; p += L) {
       const int32_t u = g.acol[p];
       if (u == v || !mis1_before(key[u], g.rstart + u, kv, gv)) continue;
       const int32_t cu = col[u];
-      wait = wait || cu < 0;
+      wait = cu < 0;
       if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
     }
-#pragma unroll(Wait ? 1 : 4)
-    for (int64_t p = g.brp[v] + Lanes<L>::lane(); p < g.brp[v + 1] && !(Wait && wait); p += L) {
+    for (int64_t p = g.brp[v] + Lanes<L>::lane(); p < g.brp[v + 1] && !wait; p += L) {
       const int32_t j = g.bcol[p];
       if (!mis1_before(gkey[j], g.garray[j], kv, gv)) continue;
       const int32_t cu = gcol[j];
-      wait = wait || cu < 0;
+      wait = cu < 0;
       if (cu >= base && cu - base < 64) taken |= 1ull << (cu - base);
     }
     if (Lanes<L>::any(wait)) return -1;
@@ -75,41 +69,12 @@ __device__ __forceinline__ int32_t visit(const dev_graph &g, const uint32_t *key
   }
 }
 
-/* Whether every earlier ghost neighbour of v has its color, looked for by
- * the L lanes of a group from *at (v's off-diagonal row position where an
- * earlier look found one without; ghost colors go from -1 to final only),
- * which is moved to the first still without one. So a vertex that waits on
- * ghosts for many passes reads its off-diagonal row about once in all,
- * where visiting it each pass read its whole row each time (a hub of
- * gen:kron:20 on 2 GPUs: docs/DISTRIBUTED.md, twenty-eighth pass). */
-template <int L>
-__device__ __forceinline__ bool ghosts_colored(const dev_graph &g, const uint32_t *key,
-                                               const uint32_t *gkey, const volatile int32_t *gcol,
-                                               int32_t *at, int64_t v) {
-  const uint32_t kv = key[v];
-  const int64_t gv = g.rstart + v, b = g.brp[v], e = g.brp[v + 1];
-  for (int64_t p0 = b + *at; p0 < e; p0 += L) {
-    const int64_t p = p0 + Lanes<L>::lane();
-    bool none = false;
-    if (p < e) {
-      const int32_t j = g.bcol[p];
-      none = gcol[j] < 0 && mis1_before(gkey[j], g.garray[j], kv, gv);
-    }
-    const unsigned m = Lanes<L>::ballot(none);
-    if (m) {
-      if (Lanes<L>::lane() == 0) *at = (int32_t)(p0 + __ffs(m) - 1 - b);
-      return false;
-    }
-  }
-  return true;
-}
-
 /* The Jones-Plassmann passes in one kernel a rank, where the GPUs reach
  * each other's memory (coloring_dist_lsa.cu). lsa_plan first (collective,
  * cached in l; nnz and nloc: the rank's entries and rows): the lanes a
  * vertex and the grid every rank runs (0: none, use the host-driven
  * rounds). lsa_color then queues the kernel: col (nloc) gets the colors,
- * key (nloc) and pred (2 nloc) are scratch, gcol (ng) gets the ghosts'
+ * key (nloc) and pred (nloc) are scratch, gcol (ng) gets the ghosts'
  * colors, word five device words ([0] the colors' count over the ranks,
  * [1] the passes, -1 where they stalled: an unsymmetric pattern; the rest
  * the kernel's counters). */

@@ -17,10 +17,8 @@
  *   each pass: no host work between passes (those rounds waited for the host
  *   after every pass and made an exchange and a sum each round).
  *
- * A vertex whose owned earlier neighbours are colored looks for an earlier
- * ghost without a color each pass (from where it last found one,
- * ghosts_colored) until the ghosts' colors have arrived, and only then
- * reads its row for its color. The uncolored count after pass p
+ * A vertex waiting on a ghost is visited again each pass (visit returns
+ * -1) until the ghost's color has arrived. The uncolored count after pass p
  * is summed in pass p + 1 (the count rows, one pass late); since the first
  * uncolored vertex in the order is always ready after a barrier, every pass
  * colors one at least, and a count that does not fall means a pattern that
@@ -44,7 +42,6 @@ struct Args {
   uint64_t seed;
   uint32_t *key;
   int32_t *pred, *col;
-  int32_t *gpos; /* where ghosts_colored looks next (pred's second half) */
   const uint32_t *gkey;
   const int32_t *gcol;
   /* [0], [1] uncolored after even / odd passes, [2] the largest color + 1 */
@@ -74,12 +71,8 @@ template <int L> __device__ __forceinline__ unsigned long long pass(const Args &
       const int src = __ffs(todo) - 1;
       const int64_t x = b + src;
       __threadfence(); /* after the count: the releasers' colors */
-      if (!ghosts_colored<L>(g, a.key, a.gkey, a.gcol, a.gpos + x, x)) {
-        left += gl == src; /* an earlier ghost has no color here yet */
-        continue;
-      }
-      const int32_t c = visit<L, false>(g, a.key, a.gkey, vcol, a.gcol, x);
-      if (c < 0) { /* not reached: pred and ghosts_colored said every earlier one has its color */
+      const int32_t c = visit<L>(g, a.key, a.gkey, vcol, a.gcol, x);
+      if (c < 0) { /* an earlier ghost has no color here yet */
         left += gl == src;
         continue;
       }
@@ -125,7 +118,6 @@ template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a
       n += u != v && mis1_before(a.key[u], g.rstart + u, kv, gv);
     }
     a.pred[v] = n;
-    a.gpos[v] = 0;
   }
   grid.sync();
   int32_t top = -1;
@@ -204,7 +196,6 @@ mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_
   a.off_k = 0, a.off_c = l->ghost_bytes;
   a.mode = mode, a.seed = seed;
   a.key = key, a.pred = pred, a.col = col;
-  a.gpos = pred + d.nloc;
   a.gkey = (const uint32_t *)l->base;
   a.gcol = (const int32_t *)(l->base + l->ghost_bytes);
   a.cnt = (unsigned long long *)word + 2;
