@@ -76,12 +76,6 @@ __device__ __forceinline__ bool hub_seen(const Plan &p) {
   return mispc_load_relaxed(p.word + kFlags) & kFlagHub;
 }
 
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 /* Keys and empty colors; flags a hub (then nothing else runs). */
 __device__ __forceinline__ void init_body(const Plan &p) {
   bool hub = false;
@@ -276,11 +270,11 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
   count_body<L>(p);
   grid.sync();
   int32_t top = -1;
-  unsigned long long last = global_ns();
+  unsigned long long last = mispc_global_ns();
   for (;;) {
     int did = 0;
     if (!pass<L>(p, top, did)) break;
-    const unsigned long long now = global_ns();
+    const unsigned long long now = mispc_global_ns();
     if (did) last = now;
     if (now - last > kStallNs && (threadIdx.x & 31) == 0) atomicOr(p.word + kFlags, kFlagStalled);
     if (__shfl_sync(0xffffffffu, mispc_load_relaxed(p.word + kFlags), 0) & kFlagStalled) break;

@@ -165,15 +165,16 @@ mispc_status color_lsa(mispc_context *ctx, const mispc_dist_csr *g, int mode, ui
   MISPC_TRY(mispc_sync(ctx, w->st, "distributed coloring (one kernel)"));
   if (h[1] < 0) /* the same on every rank: all sum the same counts */
     return mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
-                        "mispc_dist_color: a pass colored nothing (the pattern must be symmetric "
+                        "mispc_dist_color: the coloring stalled (the pattern must be symmetric "
                         "without repeated entries)");
   /* each boundary vertex's key and color, once each */
   g->halo->stats.exchanges += 2;
   g->halo->stats.bytes_sent += g->halo->nsend * 8;
   mispc_logf(ctx, 2,
-             "dist GPU coloring (one kernel of %d blocks, %d lanes a vertex): %lld passes, %lld "
+             "dist GPU coloring (one kernel of %d blocks, %d lanes a vertex): %lld %s, %lld "
              "colors",
-             w->lsa_blocks, w->lsa_lanes, h[1], h[0]);
+             w->lsa_blocks, w->lsa_lanes, h[1],
+             ctx->tuning.dist_color_barriers ? "passes" : "sweeps at most (polled)", h[0]);
   *ncolors = (int32_t)h[0];
   return MISPC_SUCCESS;
 }

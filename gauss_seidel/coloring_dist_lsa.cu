@@ -34,6 +34,8 @@ namespace {
 
 using namespace dist_lsa;
 
+constexpr unsigned long long kStallNs = 5000000000ull; /* as the one-process kernel's */
+
 struct Args {
   Win w;
   dev_graph g;
@@ -53,8 +55,9 @@ struct Args {
  * ready (no color, count 0) and colors them one after the other together
  * (a vertex's row read by L lanes: one thread a row of elasticity3d:40's 81
  * entries made a pass about 130 us, 147 passes). Returns this lane's count
- * of vertices left without a color. */
-template <int L> __device__ __forceinline__ unsigned long long pass(const Args &a, int32_t &top) {
+ * of vertices left without a color; did: whether the group colored one. */
+template <int L>
+__device__ __forceinline__ unsigned long long pass(const Args &a, int32_t &top, int &did) {
   const dev_graph &g = a.g;
   volatile int32_t *vcol = a.col;
   const volatile int32_t *vpred = a.pred;
@@ -76,6 +79,7 @@ template <int L> __device__ __forceinline__ unsigned long long pass(const Args &
         left += gl == src;
         continue;
       }
+      did = 1;
       if (gl == 0) {
         vcol[x] = c;
         put<int32_t>(a.w, a.off_c, x, c);
@@ -94,7 +98,27 @@ template <int L> __device__ __forceinline__ unsigned long long pass(const Args &
   return left;
 }
 
-template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a) {
+/* Without barriers, as the one-process kernel (coloring_cuda.cu): each
+ * group sweeps its vertices until all have a color; an owned earlier
+ * neighbour's color comes with its release, a ghost's over NVLink whenever
+ * its owner colors it (all blocks of every rank are resident: the first
+ * uncolored vertex in the order can always go). A group that colors
+ * nothing for kStallNs (a pattern that is not symmetric) stops, and the
+ * groups of other ranks that wait on it stop as long after. Returns the
+ * group's sweeps, -1 where it stopped. */
+template <int L> __device__ __forceinline__ long long polled(const Args &a, int32_t &top) {
+  unsigned long long last = mispc_global_ns();
+  for (long long sweeps = 1;; ++sweeps) {
+    int did = 0;
+    const unsigned long long left = pass<L>(a, top, did);
+    if (!Lanes<L>::any(left > 0)) return sweeps;
+    const unsigned long long now = mispc_global_ns();
+    if (did) last = now;
+    if (Lanes<L>::any(now - last > kStallNs)) return -1;
+  }
+}
+
+template <int L, bool Polled> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a) {
   cg::grid_group grid = cg::this_grid();
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);
   const dev_graph &g = a.g;
@@ -122,9 +146,21 @@ template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a
   grid.sync();
   int32_t top = -1;
   long long passes = -2; /* running */
+  if (Polled) {
+    /* stopped groups over the ranks (count row 0), the most sweeps (cnt[1]) */
+    const long long mine = polled<L>(a, top);
+    mispc_block_add<DIST_BLOCK>((unsigned long long)(mine < 0), a.cnt);
+    const unsigned most = mispc_block_max<DIST_BLOCK>((unsigned)(mine > 0 ? mine : 0));
+    if (threadIdx.x == 0 && most) atomicMax(a.cnt + 1, (unsigned long long)most);
+    grid.sync();
+    store_count(a.w, 0, mispc_load_word(a.cnt));
+    exchanged(bar, grid, a.w, 0); /* and every color stored into the windows */
+    passes = sum_row(a.w, 0) ? -1 : (long long)mispc_load_word(a.cnt + 1);
+  }
   unsigned long long prev = ~0ull;
   for (int p = 0; passes == -2; ++p) {
-    const unsigned long long left = pass<L>(a, top);
+    int did = 0;
+    const unsigned long long left = pass<L>(a, top, did);
     mispc_block_add<DIST_BLOCK>(left, a.cnt + (p & 1));
     if (p > 0) { /* pass p - 1's count is whole (its barrier); then free its word */
       store_count(a.w, (p - 1) & 1, mispc_load_word(a.cnt + ((p - 1) & 1)));
@@ -152,8 +188,15 @@ template <int L> __global__ void __launch_bounds__(DIST_BLOCK) lsa_kernel(Args a
   }
 }
 
-template <int L> const void *kernel_of() {
-  return (const void *)lsa_kernel<L>;
+/* the kernel of L lanes a vertex (1, 8, 32), polled or a barrier a pass */
+const void *kernel_of(int lanes, bool polled) {
+  if (polled)
+    return lanes == 1   ? (const void *)lsa_kernel<1, true>
+           : lanes == 8 ? (const void *)lsa_kernel<8, true>
+                        : (const void *)lsa_kernel<32, true>;
+  return lanes == 1   ? (const void *)lsa_kernel<1, false>
+         : lanes == 8 ? (const void *)lsa_kernel<8, false>
+                      : (const void *)lsa_kernel<32, false>;
 }
 
 } // namespace
@@ -177,9 +220,10 @@ mispc_status lsa_plan(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int6
   /* the grid of that kernel: a lane count's own occupancy (the least of
    * the three made laplace3d:150 run on half the blocks of the one-thread
    * kernel's: docs/DISTRIBUTED.md, twenty-seventh pass) */
-  const int k = *lanes == 1 ? 0 : *lanes == 8 ? 1 : 2;
+  const bool polled = !ctx->tuning.dist_color_barriers;
+  const int k = (*lanes == 1 ? 0 : *lanes == 8 ? 1 : 2) + (polled ? 3 : 0);
   if (!l->color_grid[k]) {
-    const void *kernel = k == 0 ? kernel_of<1>() : k == 1 ? kernel_of<8>() : kernel_of<32>();
+    const void *kernel = kernel_of(*lanes, polled);
     MISPC_TRY(dist_lsa_agreed_grid(ctx, comm, l, &kernel, 1, DIST_BLOCK, 8, &l->color_grid[k]));
   }
   *blocks = l->color_grid[k] > 0 ? l->color_grid[k] : 0;
@@ -201,7 +245,7 @@ mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_
   a.cnt = (unsigned long long *)word + 2;
   a.out = word;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(word, 0, 5 * sizeof(long long), st));
-  const void *kernel = lanes == 1 ? kernel_of<1>() : lanes == 8 ? kernel_of<8>() : kernel_of<32>();
+  const void *kernel = kernel_of(lanes, !ctx->tuning.dist_color_barriers);
   void *args[] = {&a};
   MISPC_CUDA_TRY(ctx,
                  cudaLaunchCooperativeKernel(kernel, (unsigned)blocks, DIST_BLOCK, args, 0, st));

@@ -166,6 +166,12 @@ __device__ __forceinline__ uint32_t mispc_load_relaxed(const uint32_t *w) {
 __device__ __forceinline__ void mispc_store_relaxed(uint32_t *w, uint32_t x) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(w), "r"(x) : "memory");
 }
+/* The GPU's nanosecond clock (%globaltimer), for stall limits and traces. */
+__device__ __forceinline__ unsigned long long mispc_global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 /* A counter word that another block (or, over NVLink, another rank) wrote
  * before a barrier this thread has passed. */
 __device__ __forceinline__ unsigned long long mispc_load_word(const unsigned long long *p) {

@@ -99,11 +99,7 @@ static inline Win win_of(const mispc_halo_lsa *l) {
  * (arrival at, or exit from, an exchange); slots past trace_slots are not
  * kept. */
 __device__ __forceinline__ void stamp(const Win &a, int k) {
-  if (a.trace && threadIdx.x == 0 && k < a.trace_slots) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    atomicMax(a.trace + k, t);
-  }
+  if (a.trace && threadIdx.x == 0 && k < a.trace_slots) atomicMax(a.trace + k, mispc_global_ns());
 }
 
 /* Stores the ghost copies of owned vertex v's new word w into the array at

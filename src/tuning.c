@@ -54,6 +54,8 @@ static const knob knobs[] = {
          "off)"),
     KNOB(dist_color_lanes, "0|1|8|32",
          "distributed GPU coloring in one kernel: lanes a vertex, 0 auto"),
+    KNOB(dist_color_barriers, "0|1",
+         "distributed GPU coloring in one kernel: a barrier a pass (0: polled, no barriers)"),
     KNOB(dist_agg_scan_labels, "0|1",
          "distributed GPU aggregation: roots numbered a phase at a time"),
     KNOB(dist_gs_host_setup, "0|1",
