@@ -102,19 +102,21 @@ __device__ __forceinline__ unsigned long long pass(const Args &a, int32_t &top, 
  * group sweeps its vertices until all have a color; an owned earlier
  * neighbour's color comes with its release, a ghost's over NVLink whenever
  * its owner colors it (all blocks of every rank are resident: the first
- * uncolored vertex in the order can always go). A group that colors
+ * uncolored vertex in the order can always go). A warp that colors
  * nothing for kStallNs (a pattern that is not symmetric) stops, and the
- * groups of other ranks that wait on it stop as long after. Returns the
- * group's sweeps, -1 where it stopped. */
+ * warps of other ranks that wait on it stop as long after. Returns the
+ * warp's sweeps, -1 where it stopped. */
 template <int L> __device__ __forceinline__ long long polled(const Args &a, int32_t &top) {
   unsigned long long last = mispc_global_ns();
   for (long long sweeps = 1;; ++sweeps) {
     int did = 0;
     const unsigned long long left = pass<L>(a, top, did);
-    if (!Lanes<L>::any(left > 0)) return sweeps;
+    /* decided by the whole warp: a group that left while others of its
+     * warp went on would reach the block barriers after the loop alone */
+    if (!__any_sync(0xffffffffu, left > 0)) return sweeps;
     const unsigned long long now = mispc_global_ns();
-    if (did) last = now;
-    if (Lanes<L>::any(now - last > kStallNs)) return -1;
+    if (__any_sync(0xffffffffu, did)) last = now;
+    if (__any_sync(0xffffffffu, now - last > kStallNs)) return -1;
   }
 }
 
