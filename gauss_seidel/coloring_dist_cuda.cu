@@ -174,7 +174,7 @@ mispc_status color_lsa(mispc_context *ctx, const mispc_dist_csr *g, int mode, ui
              "dist GPU coloring (one kernel of %d blocks, %d lanes a vertex): %lld %s, %lld "
              "colors",
              w->lsa_blocks, w->lsa_lanes, h[1],
-             ctx->tuning.dist_color_barriers ? "passes" : "sweeps at most (polled)", h[0]);
+             ctx->tuning.dist_color_polled ? "sweeps at most (polled)" : "passes", h[0]);
   *ncolors = (int32_t)h[0];
   return MISPC_SUCCESS;
 }

@@ -105,7 +105,9 @@ __device__ __forceinline__ unsigned long long pass(const Args &a, int32_t &top, 
  * uncolored vertex in the order can always go). A warp that colors
  * nothing for kStallNs (a pattern that is not symmetric) stops, and the
  * warps of other ranks that wait on it stop as long after. Returns the
- * warp's sweeps, -1 where it stopped. */
+ * warp's sweeps, -1 where it stopped. Opt-in (tuning dist_color_polled):
+ * its colors and the NCCL tests were checked on two H200s, its speed not
+ * yet (docs/DISTRIBUTED.md, twenty-eighth pass). */
 template <int L> __device__ __forceinline__ long long polled(const Args &a, int32_t &top) {
   unsigned long long last = mispc_global_ns();
   for (long long sweeps = 1;; ++sweeps) {
@@ -222,7 +224,7 @@ mispc_status lsa_plan(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int6
   /* the grid of that kernel: a lane count's own occupancy (the least of
    * the three made laplace3d:150 run on half the blocks of the one-thread
    * kernel's: docs/DISTRIBUTED.md, twenty-seventh pass) */
-  const bool polled = !ctx->tuning.dist_color_barriers;
+  const bool polled = ctx->tuning.dist_color_polled;
   const int k = (*lanes == 1 ? 0 : *lanes == 8 ? 1 : 2) + (polled ? 3 : 0);
   if (!l->color_grid[k]) {
     const void *kernel = kernel_of(*lanes, polled);
@@ -247,7 +249,7 @@ mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_
   a.cnt = (unsigned long long *)word + 2;
   a.out = word;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(word, 0, 5 * sizeof(long long), st));
-  const void *kernel = kernel_of(lanes, !ctx->tuning.dist_color_barriers);
+  const void *kernel = kernel_of(lanes, ctx->tuning.dist_color_polled);
   void *args[] = {&a};
   MISPC_CUDA_TRY(ctx,
                  cudaLaunchCooperativeKernel(kernel, (unsigned)blocks, DIST_BLOCK, args, 0, st));

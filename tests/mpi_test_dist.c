@@ -317,11 +317,10 @@ static void compare_on(mispc_context *ctx, const char *spec) {
         compare_mis(ctx, &knob, sub, dsub, ref, dset, mine);
         compare_aggregations(ctx, &knob, dlab, hlab);
         compare_round_limit(ctx, &knob, dlab);
-        /* the coloring in one kernel a rank (its default over NCCL, polled:
-         * above) with a warp, with 8 lanes a vertex and a barrier a pass,
-         * and host-driven */
+        /* the coloring in one kernel a rank (its default over NCCL: above)
+         * polled with a warp, with 8 lanes a vertex, and host-driven */
         t.dist_color_lanes = k == 0 ? 32 : k == 1 ? 8 : 0;
-        t.dist_color_barriers = k == 1; /* and a barrier a pass */
+        t.dist_color_polled = k == 0; /* and polled, no barrier a pass */
         if (k == 0) t.dist_lsa_rounds = 0;
         CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
         compare_colorings(ctx, &knob, dlab, hlab);
