@@ -80,7 +80,8 @@ MISPC_HD uint32_t mis1_key(int mode, uint64_t seed, int64_t v, int64_t deg) {
  * stencils give). Graphs without id locality have no line vertices and keep
  * the degree-then-hash order. A function of the set of neighbour ids only
  * (any storage order, any partition), so every backend and rank count sees
- * the same class. Rows longer than MIS1_LINE_MAX_DEG are class 1. */
+ * the same class. Rows of more than MIS1_LINE_MAX_DEG + 1 entries (a stored
+ * self loop counted, as every backend counts a row) are class 1. */
 #define MIS1_LINE_MAX_DEG 64
 
 /* The run scan of the class: sorted ids u != v one at a time
@@ -144,14 +145,14 @@ MISPC_HD uint32_t mis1_line_class_row(const int32_t *cols, int64_t m, int64_t v)
 }
 
 /* Appends the ids of cols[0..m) (+ base, or garray[c] when garray is not
- * NULL), v excluded, to ids (room for MIS1_LINE_MAX_DEG) keeping it sorted;
- * returns the new count, or -1 when it would not fit. */
+ * NULL), v excluded, to ids (room for MIS1_LINE_MAX_DEG + 1) keeping it
+ * sorted; returns the new count, or -1 when it would not fit. */
 MISPC_HD int mis1_line_gather(int64_t *ids, int have, const int32_t *cols, int64_t m, int64_t base,
                               const int64_t *garray, int64_t v) {
   for (int64_t p = 0; p < m; ++p) {
     const int64_t u = garray ? garray[cols[p]] : base + cols[p];
     if (u == v) continue;
-    if (have == MIS1_LINE_MAX_DEG) return -1;
+    if (have == MIS1_LINE_MAX_DEG + 1) return -1;
     int q = have++;
     for (; q > 0 && ids[q - 1] > u; --q) ids[q] = ids[q - 1];
     ids[q] = u;
@@ -165,8 +166,10 @@ MISPC_HD int mis1_line_gather(int64_t *ids, int have, const int32_t *cols, int64
 MISPC_HD uint32_t mis1_line_class(const int32_t *cols, int64_t m, int64_t base,
                                   const int32_t *gcols, int64_t gm, const int64_t *garray,
                                   int64_t v) {
+  /* 65 neighbours without a self loop fit, as in mis1_line_class_row (room
+   * for 64 gave such rows class 1 on several ranks and their class on one) */
   if (m + gm > MIS1_LINE_MAX_DEG + 1) return 1u;
-  int64_t ids[MIS1_LINE_MAX_DEG];
+  int64_t ids[MIS1_LINE_MAX_DEG + 1];
   int n = mis1_line_gather(ids, 0, cols, m, base, (const int64_t *)0, v);
   if (n >= 0 && gm) n = mis1_line_gather(ids, n, gcols, gm, 0, garray, v);
   return n < 0 ? 1u : mis1_line_class_sorted(ids, n, v);

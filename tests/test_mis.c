@@ -79,6 +79,49 @@ static void test_mis1_line_class(void) {
   }
 }
 
+/* The line class of one row from the one-process form (a sorted row) and
+ * from the distributed one (owned columns + base, ghosts through garray,
+ * any split) is the same, up to rows of MIS1_LINE_MAX_DEG + 1 entries: a
+ * line vertex with 65 neighbours and no self loop was class 1 on several
+ * ranks and class 0 on one. */
+static void test_mis1_line_class_forms(void) {
+  const int64_t v = 200;
+  int64_t nb[80];
+  int m = 0;
+  for (int64_t u = v - 45; u <= v + 41; ++u) { /* runs of 3 centred 4k from v, and v +- 1 */
+    const int64_t d = u - v;
+    const int64_t c = (d + 400) % 4; /* position inside a 4-id period around centres v + 4k */
+    if (d == -1 || d == 1 || (d <= -3 && c != 2) || (d >= 3 && c != 2)) nb[m++] = u;
+  }
+  CHECK_MSG(m == 65, "the row holds %d neighbours", m);
+  for (int self = 0; self < 2; ++self)
+    for (int drop = 0; drop < 2; ++drop) { /* drop: without v - 45 (a run of 2: class 1) */
+      int32_t row[82];
+      int n = 0;
+      for (int i = drop; i < m; ++i) {
+        if (self && nb[i] > v && (n == 0 || row[n - 1] < v)) row[n++] = (int32_t)v;
+        row[n++] = (int32_t)nb[i];
+      }
+      const uint32_t one = mis1_line_class_row(row, n, v);
+      if (!drop) /* 65 neighbours: a line vertex (v even: class 0), with v itself 66 entries */
+        CHECK_MSG(self ? one == 1u : one == 0u, "row form: %u (self %d, %d entries)", one, self, n);
+      /* owned block [100, 300) of a rank with base 100, the rest ghosts */
+      for (int64_t base = 100; base <= 200; base += 100) {
+        int32_t own[82], gh[82];
+        int64_t garray[82];
+        int no = 0, ng = 0;
+        for (int i = 0; i < n; ++i)
+          if (row[i] >= base && row[i] < base + 100)
+            own[no++] = (int32_t)(row[i] - base);
+          else
+            garray[ng] = row[i], gh[ng] = ng, ++ng;
+        const uint32_t dist = mis1_line_class(own, no, base, gh, ng, garray, v);
+        CHECK_MSG(dist == one, "distributed form %u, row form %u (self %d, base %lld)", dist, one,
+                  self, (long long)base);
+      }
+    }
+}
+
 static void test_mis1_equals_sequential_greedy(void) {
   const char *g[] = {"gen:laplace3d:10", "gen:kron:11", "gen:random:3000:6", "gen:roadgrid:40:0.3",
                      "gen:elasticity3d:4"};
@@ -602,6 +645,7 @@ int main(void) {
   RUN_TEST(test_mis_valid_on_every_generator);
   RUN_TEST(test_mis1_equals_sequential_greedy);
   RUN_TEST(test_mis1_line_class);
+  RUN_TEST(test_mis1_line_class_forms);
   RUN_TEST(test_mis2_fixed_priority_equals_greedy_on_square);
   RUN_TEST(test_mis_deterministic_across_threads);
   RUN_TEST(test_mis_edge_cases);
