@@ -116,6 +116,10 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   if (!s) s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   int r = 0;
   while (!s) {
+    /* Select, each member marked IN at once: no OUT is written in this
+     * half-round and an undecided vertex has no member of an earlier round
+     * next to it, so "not OUT" is "undecided at the round's start" whatever
+     * the other threads have marked (no serial pass for the marks). */
     int64_t pushes = 0, pulls = 0; /* entries of the members' rows, of the others' */
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nt) reduction(+ : pushes, pulls)
     for (int64_t w = 0; w < nwork; ++w) {
@@ -124,13 +128,15 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
       int blocked = 0;
       for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !blocked; ++p) {
         const int32_t u = A->colidx[p];
-        if (u != v && st[u] == UNDECIDED && mis1_before(key[u], g->rstart + u, kv, gv)) blocked = 1;
+        if (u != v && MIS_LOAD_RELAXED(&st[u]) != OUT && mis1_before(key[u], g->rstart + u, kv, gv))
+          blocked = 1;
       }
       for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !blocked; ++p) {
         const int32_t j = B->colidx[p];
         if (gst[j] == UNDECIDED && mis1_before(gkey[j], g->garray[j], kv, gv)) blocked = 1;
       }
       sel[w] = (uint8_t)!blocked;
+      if (!blocked) MIS_STORE_RELAXED(&st[v], (uint8_t)IN);
       *(blocked ? &pulls : &pushes) += A->rowptr[v + 1] - A->rowptr[v];
     }
     s = mispc_dist_sum_wait(ctx, h, &req);
@@ -141,8 +147,6 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
                        (long long)undecided, r);
       break;
     }
-    for (int64_t w = 0; w < nwork; ++w)
-      if (sel[w]) st[work[w]] = IN;
     s = mispc_halo_exchange_flags(ctx, h, st, act, UNDECIDED, IN, gst); /* 1 bit: became IN */
     if (s) break;
     /* OUT next to the new members, by whichever side reads fewer rows (the
