@@ -29,7 +29,8 @@ enum { UNDECIDED = 0, IN = 1, OUT = 2 };
  * form on local ids (the class looks at id differences only, but its parity
  * at the global id), which reads fewer entries than gathering the global
  * ids (11-14 % of a call on one rank, perf on gen:kron:18 and
- * gen:laplace3d:80; the two forms agree: test_mis1_line_class_forms). */
+ * gen:laplace3d:80). test_mis1_line_class_forms checks that the two forms
+ * agree on global ids; mpi_test_dist catches a wrong parity here. */
 static uint32_t line_class(const mispc_dist_csr *g, int mode, int64_t v) {
   if (mode != MIS1_KEY_LINES) return 1u;
   const mispc_csr *A = &g->diag, *B = &g->offd;
