@@ -105,9 +105,10 @@ __device__ __forceinline__ unsigned long long pass(const Args &a, int32_t &top, 
  * uncolored vertex in the order can always go). A warp that colors
  * nothing for kStallNs (a pattern that is not symmetric) stops, and the
  * warps of other ranks that wait on it stop as long after. Returns the
- * warp's sweeps, -1 where it stopped. Opt-in (tuning dist_color_polled):
- * its colors and the NCCL tests were checked on two H200s, its speed not
- * yet (docs/DISTRIBUTED.md, twenty-eighth pass). */
+ * warp's sweeps, -1 where it stopped. The default (tuning
+ * dist_color_barriers=1: a barrier a pass): on two H200s laplace3d:150 2.36
+ * -> 1.52 ms, elasticity3d:40 3.75 -> 1.18, random:2000000:16 5.4 -> 3.5,
+ * kron:18 322 -> 249 (docs/DISTRIBUTED.md, twenty-ninth pass). */
 template <int L> __device__ __forceinline__ long long polled(const Args &a, int32_t &top) {
   unsigned long long last = mispc_global_ns();
   for (long long sweeps = 1;; ++sweeps) {
@@ -224,7 +225,7 @@ mispc_status lsa_plan(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int6
   /* the grid of that kernel: a lane count's own occupancy (the least of
    * the three made laplace3d:150 run on half the blocks of the one-thread
    * kernel's: docs/DISTRIBUTED.md, twenty-seventh pass) */
-  const bool polled = ctx->tuning.dist_color_polled;
+  const bool polled = !ctx->tuning.dist_color_barriers;
   const int k = (*lanes == 1 ? 0 : *lanes == 8 ? 1 : 2) + (polled ? 3 : 0);
   if (!l->color_grid[k]) {
     const void *kernel = kernel_of(*lanes, polled);
@@ -249,7 +250,7 @@ mispc_status lsa_color(mispc_context *ctx, const dev_graph &d, const mispc_halo_
   a.cnt = (unsigned long long *)word + 2;
   a.out = word;
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(word, 0, 5 * sizeof(long long), st));
-  const void *kernel = kernel_of(lanes, ctx->tuning.dist_color_polled);
+  const void *kernel = kernel_of(lanes, !ctx->tuning.dist_color_barriers);
   void *args[] = {&a};
   MISPC_CUDA_TRY(ctx,
                  cudaLaunchCooperativeKernel(kernel, (unsigned)blocks, DIST_BLOCK, args, 0, st));
