@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -461,6 +462,13 @@ __device__ __forceinline__ int64_t row_len(const dev_graph &g, int64_t v) {
   return g.arp[v + 1] - g.arp[v] + g.brp[v + 1] - g.brp[v];
 }
 
+struct row_len_at {
+  dev_graph g;
+  __device__ int64_t operator()(int64_t v) const {
+    return row_len(g, v);
+  }
+};
+
 /* off[i] = the row length of defer[i], off[h] = 0 (the scan makes them the
  * segments' offsets and off[h] the keys' number). */
 __global__ void defer_sizes(dev_graph g, int64_t h, const int32_t *defer, int64_t *off) {
@@ -652,9 +660,22 @@ mispc_status setup(mispc_context *ctx, const mispc_dist_csr *g, work *w, dev_buf
    * (kept with its halo plan); the deferred list where a row is longer */
   const int knob = ctx->tuning.dist_pick_sort_rows;
   w->sort_rows = knob ? (knob < LONG_ROW ? LONG_ROW : knob) : PICK_STAGE;
-  int64_t longest = 0;
-  MISPC_TRY(mispc_dist_device_longest_row(ctx, g, w->st, &longest));
-  if (longest > w->sort_rows) {
+  mispc_halo *h = g->halo;
+  if (!h->max_row1 && nloc > 0) {
+    int64_t *d_max = NULL, max_row = 0;
+    void *temp = NULL;
+    size_t bytes = 0;
+    const auto lens =
+        thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), row_len_at{w->d});
+    MISPC_CUDA_TRY(ctx, cub::DeviceReduce::Max(NULL, bytes, lens, d_max, nloc, w->st));
+    MISPC_TRY(scratch(ctx, b, bytes + 16, &temp));
+    MISPC_TRY(scratch(ctx, b, 8, (void **)&d_max));
+    MISPC_CUDA_TRY(ctx, cub::DeviceReduce::Max(temp, bytes, lens, d_max, nloc, w->st));
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&max_row, d_max, 8, cudaMemcpyDeviceToHost, w->st));
+    MISPC_TRY(mispc_sync(ctx, w->st, "distributed aggregation: longest row"));
+    h->max_row1 = 1 + max_row;
+  }
+  if (h->max_row1 - 1 > w->sort_rows) {
     const int64_t nnz = g->diag.nnz + g->offd.nnz, most = nnz / (w->sort_rows + 1) + 1;
     MISPC_TRY(scratch(ctx, b, (size_t)(most < nloc ? most : nloc) * 4, (void **)&w->defer));
   }

@@ -275,9 +275,8 @@ mispc_status mispc_dist_color(mispc_context *ctx, const mispc_dist_csr *g,
   const int mode =
       o.algo == MISPC_COLORING_GREEDY ? MIS1_KEY_INDEX : mis1_coloring_key_mode(o.mis.priority);
   if (g->diag.mem != MISPC_MEM_HOST) /* coloring_dist_cuda.cu */
-    return mispc_dist_color_cuda(ctx, g, o.algo == MISPC_COLORING_GREEDY ? NULL : &o.mis, mode,
-                                 o.algo == MISPC_COLORING_GREEDY ? 0 : o.mis.seed, o.recolor, color,
-                                 ncolors);
+    return mispc_dist_color_cuda(ctx, g, mode, o.algo == MISPC_COLORING_GREEDY ? 0 : o.mis.seed,
+                                 o.recolor, color, ncolors);
   int32_t *gcol = (int32_t *)malloc(sizeof(int32_t) * (size_t)(g->nghost + 1));
   s = mispc_dist_agree(ctx, g->comm,
                        gcol ? MISPC_SUCCESS

@@ -19,16 +19,7 @@
  *
  * Where the GPUs reach each other's memory the Jones-Plassmann passes run
  * in one kernel a rank instead (coloring_dist_lsa.cu: release counts, no
- * host work between passes; the same colors).
- *
- * Graphs with hubs (a row longer than mis1_hub_degree of the global mean,
- * as one process decides in coloring_cuda.cu) take one distributed MIS-1
- * of the uncolored vertices a color instead, as mispc_color does
- * (coloring.c, color_by_mis: the same colors by the coloring's
- * definition): a chain of hubs made Jones-Plassmann's passes wait on one
- * hub row at a time (gen:kron:18 on two H200s: 830 passes, 322 ms; polled
- * 249 ms, against 55 on one GPU; docs/DISTRIBUTED.md, twenty-ninth pass). */
-#include "color_backend.h"
+ * host work between passes; the same colors). */
 #include "coloring_dist_cuda.cuh"
 #include "dist_lsa.cuh"
 
@@ -254,75 +245,18 @@ mispc_status recolor(mispc_context *ctx, const mispc_dist_csr *g, int passes, wo
   return MISPC_SUCCESS;
 }
 
-/* Whether some row is a hub by one process's rule (the global mean row
- * and the longest row over the ranks; tuning dist_color_jp_hubs=1 says no).
- * Collective. */
-mispc_status has_hubs(mispc_context *ctx, const mispc_dist_csr *g, int *hubs) {
-  *hubs = 0;
-  if (ctx->tuning.dist_color_jp_hubs) return MISPC_SUCCESS;
-  int64_t longest = 0, nnz = g->diag.nnz + g->offd.nnz;
-  cudaStream_t st;
-  mispc_status s = mispc_stream(ctx, &st);
-  if (!s) s = mispc_dist_device_longest_row(ctx, g, st, &longest);
-  MISPC_TRY(mispc_dist_agree(ctx, g->comm, s));
-  if (MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_INT64_T, MPI_MAX, g->comm) != MPI_SUCCESS ||
-      MPI_Allreduce(MPI_IN_PLACE, &nnz, 1, MPI_INT64_T, MPI_SUM, g->comm) != MPI_SUCCESS)
-    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "MPI_Allreduce failed");
-  *hubs = longest > mis1_hub_degree(nnz, g->nglobal);
-  return MISPC_SUCCESS;
-}
-
-/* Color c: the distributed MIS-1 of the vertices without a color below c
- * (fixed keys of mis->priority and seed), as color_by_mis in coloring.c;
- * then, for the recoloring, the ghosts' colors. Every call agrees its
- * status and the global set size, so all ranks take the same colors. */
-mispc_status color_by_mis(mispc_context *ctx, const mispc_dist_csr *g, const mispc_mis_options *mis,
-                          work *w, dev_buffers *b, int ghosts, int32_t *col, int32_t *ncolors) {
-  const int64_t nloc = g->rend - g->rstart;
-  uint8_t *left = NULL, *set = NULL;
-  mispc_status s = scratch(ctx, b, (size_t)nloc + 1, (void **)&left);
-  if (!s) s = scratch(ctx, b, (size_t)nloc + 1, (void **)&set);
-  if (!s && nloc > 0 && cudaMemsetAsync(left, 1, (size_t)nloc, w->st) != cudaSuccess)
-    s = mispc_seterr(ctx, MISPC_ERR_CUDA, "distributed coloring: the uncolored mask");
-  MISPC_TRY(mispc_dist_agree(ctx, g->comm, s));
-  mispc_mis_options o = *mis;
-  o.skip_validation = 1; /* the caller vouched for the graph */
-  int32_t c = 0;
-  for (int64_t remaining = g->nglobal; remaining > 0; ++c) {
-    mispc_mis_result r;
-    MISPC_TRY(mispc_dist_mis1(ctx, g, &o, left, set, &r));
-    if (r.set_size <= 0) /* the same on every rank */
-      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                          "mispc_dist_color: the MIS-1 of %lld uncolored vertices is empty",
-                          (long long)remaining);
-    s = color_assign_cuda(ctx, nloc, set, c, col, left);
-    MISPC_TRY(mispc_dist_agree(ctx, g->comm, s));
-    remaining -= r.set_size;
-  }
-  mispc_logf(ctx, 2, "dist GPU coloring of a graph with hubs: %d MIS-1 calls", c);
-  *ncolors = c;
-  return ghosts ? mispc_halo_exchange_device(ctx, g->halo, col, w->gcol, 4) : MISPC_SUCCESS;
-}
-
 } // namespace
 
-extern "C" mispc_status mispc_dist_color_cuda(mispc_context *ctx, const mispc_dist_csr *g,
-                                              const mispc_mis_options *mis, int mode, uint64_t seed,
-                                              int recolor_passes, int32_t *color,
+extern "C" mispc_status mispc_dist_color_cuda(mispc_context *ctx, const mispc_dist_csr *g, int mode,
+                                              uint64_t seed, int recolor_passes, int32_t *color,
                                               int32_t *ncolors) {
   dev_buffers b = {{0}, 0};
   work w;
-  int hubs = 0;
-  /* MIS (not GREEDY) colorings of graphs with hubs: MIS-1 calls */
-  if (mis) MISPC_TRY(has_hubs(ctx, g, &hubs));
   /* The path, then scratch, agreed: a rank short of memory fails before any exchange. */
-  w.lsa = NULL;
-  mispc_status s = hubs ? MISPC_SUCCESS : choose_lsa(ctx, g, &w);
+  mispc_status s = choose_lsa(ctx, g, &w);
   if (!s) s = setup(ctx, g, recolor_passes, &w, &b);
   s = mispc_dist_agree(ctx, g->comm, s);
-  if (!s)
-    s = hubs ? color_by_mis(ctx, g, mis, &w, &b, recolor_passes > 0, color, ncolors)
-             : color_jp(ctx, g, mode, seed, &w, color, ncolors);
+  if (!s) s = color_jp(ctx, g, mode, seed, &w, color, ncolors);
   if (!s && recolor_passes > 0) s = recolor(ctx, g, recolor_passes, &w, color, ncolors);
   mispc_scratch_list_free(ctx, &b); /* stream-ordered frees, after the queued work */
   return mispc_dist_agree(ctx, g->comm, s);

@@ -237,11 +237,6 @@ mispc_status mispc_halo_nccl_sum(mispc_context *ctx, mispc_halo *h, unsigned lon
 /* garray on the device (copied once per plan); MISPC_ERR_NO_CUDA without CUDA. */
 mispc_status mispc_halo_device_garray(mispc_context *ctx, mispc_halo *h, const int64_t *garray,
                                       const int64_t **d_garray);
-/* *len: the longest owned row of device graph g (diagonal and ghost
- * entries; 0 without rows), measured on `stream` (a cudaStream_t) once and
- * kept with g's halo plan (src/dist_rows_cuda.cu; CUDA builds). */
-mispc_status mispc_dist_device_longest_row(mispc_context *ctx, const mispc_dist_csr *g,
-                                           void *stream, int64_t *len);
 /* Releases the device mirror (no-op without one). */
 void mispc_halo_free_device(mispc_halo *h);
 
@@ -283,12 +278,9 @@ mispc_status mispc_dist_route(mispc_context *ctx, MPI_Comm comm, int width, int6
 /* GPU backends of mispc_dist_color / mispc_dist_aggregate for device graphs
  * on several ranks (coloring_dist_cuda.cu, aggregate_dist_cuda.cu; the
  * entry points have validated the options). Outputs in device memory; the
- * status is agreed over the ranks. mode: MIS-1 key mode (mis_common.h);
- * mis: the MIS-1 options of a MISPC_COLORING_MIS coloring (graphs with
- * hubs take one distributed MIS-1 a color), NULL for GREEDY. */
-mispc_status mispc_dist_color_cuda(mispc_context *ctx, const mispc_dist_csr *g,
-                                   const mispc_mis_options *mis, int mode, uint64_t seed,
-                                   int recolor, int32_t *color, int32_t *ncolors);
+ * status is agreed over the ranks. mode: MIS-1 key mode (mis_common.h). */
+mispc_status mispc_dist_color_cuda(mispc_context *ctx, const mispc_dist_csr *g, int mode,
+                                   uint64_t seed, int recolor, int32_t *color, int32_t *ncolors);
 mispc_status mispc_dist_aggregate_cuda(mispc_context *ctx, const mispc_dist_csr *g,
                                        const mispc_agg_options *opt, int32_t *agg,
                                        mispc_dist_agg_info *info);

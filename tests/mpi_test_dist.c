@@ -295,13 +295,6 @@ static void compare_on(mispc_context *ctx, const char *spec) {
       compared hubs = {spec, "GPU hub chunks ", &G, &D, &DD, 1, r0, r1};
       compare_mis(ctx, &hubs, sub, dsub, ref, dset, mine);
       compare_aggregations(ctx, &hubs, dlab, hlab);
-      /* graphs with hubs (kron, PGPgiantcompo) color by MIS-1 calls by
-       * default; here by the Jones-Plassmann passes as every other graph */
-      t = t0;
-      t.dist_color_jp_hubs = 1;
-      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
-      compared jp = {spec, "GPU passes on hubs ", &G, &D, &DD, 1, r0, r1};
-      compare_colorings(ctx, &jp, dlab, hlab);
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t0));
     }
     if (!strcmp(mispc_dist_transport_name(&DD), "nccl")) {
@@ -329,7 +322,6 @@ static void compare_on(mispc_context *ctx, const char *spec) {
          * and host-driven */
         t.dist_color_lanes = k == 0 ? 32 : k == 1 ? 8 : 0;
         t.dist_color_barriers = k == 1; /* and a barrier a pass */
-        t.dist_color_jp_hubs = k == 0;  /* and graphs with hubs too */
         if (k == 0) t.dist_lsa_rounds = 0;
         CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
         compare_colorings(ctx, &knob, dlab, hlab);
