@@ -2,10 +2,20 @@
  * vertex, ghosts refreshed by the device halo exchange (dist_halo_cuda.cu).
  * Every kernel reads only state written before its launch (or, in remove1,
  * only IN words, which it never writes), so the set and the round count
- * equal the host's bit for bit. MIS-2: mis2_dist_cuda.cu. */
-#include "dist_cuda.cuh"
+ * equal the host's bit for bit. Where the GPUs reach each other's memory
+ * the rounds run in one kernel a rank instead (mis1_dist_lsa.cu, the same
+ * passes). MIS-2: mis2_dist_cuda.cu. */
+#include "dist_lsa.cuh"
 #include "mis_common.h"
 #include "mis_dist_backend.h"
+
+namespace mis1_dist { /* mis1_dist_lsa.cu */
+mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks);
+mispc_status lsa_rounds(mispc_context *ctx, const dev_graph &d, const mispc_halo_lsa *l, int blocks,
+                        int mode, uint64_t seed, int max_rounds, const uint8_t *subset, uint8_t *st,
+                        uint8_t *sel, uint32_t *key, uint8_t *in_set, unsigned long long *words,
+                        cudaStream_t s);
+} // namespace mis1_dist
 
 enum { UNDECIDED = 0, IN = 1, OUT = 2 };
 
@@ -119,6 +129,35 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   MISPC_TRY(scratch(ctx, b, 8, (void **)&cnt));
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 8, st));
   const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
+  /* all rounds in one kernel a rank where the GPUs reach each other's
+   * memory (tuning dist_lsa_rounds; collective) */
+  mispc_halo_lsa *lsa = NULL;
+  int blocks = 0;
+  if (dist_lsa_wanted(ctx, g)) {
+    MISPC_TRY(mispc_halo_lsa_get(ctx, g->halo, g->comm, nloc, &lsa));
+    if (lsa) MISPC_TRY(mis1_dist::lsa_grid(ctx, g->comm, lsa, &blocks));
+  }
+  if (lsa && blocks > 0) {
+    unsigned long long *words = NULL, h[2] = {0, 0};
+    MISPC_TRY(scratch(ctx, b, 6 * sizeof(unsigned long long), (void **)&words));
+    MISPC_TRY(mis1_dist::lsa_rounds(ctx, d, lsa, blocks, mode, opt->seed, max_rounds, subset, s,
+                                    sel, key, in_set, words, st));
+    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, words, sizeof h, cudaMemcpyDeviceToHost, st));
+    MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-1 (one kernel)"));
+    const long long rounds = (long long)h[1]; /* the same on every rank: the same sums */
+    if (rounds < 0)
+      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
+                          "mispc_dist_mis1: %lld vertices undecided after %d rounds",
+                          (long long)h[0], max_rounds);
+    /* a round's two exchanges and the keys' and states' at the start, counted
+     * as the host-driven rounds count theirs */
+    g->halo->stats.exchanges += 2 * rounds + 2;
+    g->halo->stats.bytes_sent += (int64_t)(2 * rounds + 5) * g->halo->nsend;
+    mispc_logf(ctx, 2, "dist mis1 (device, one kernel of %d blocks): %lld rounds", blocks, rounds);
+    res->set_size = (int64_t)h[0];
+    res->rounds = (int)rounds;
+    return MISPC_SUCCESS;
+  }
   init1<<<grid, DIST_BLOCK, 0, st>>>(d, mode, opt->seed, subset, s, key, cnt);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, key, gkey, 4));

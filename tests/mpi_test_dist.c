@@ -245,6 +245,27 @@ static void compare_round_limit(mispc_context *ctx, const compared *c, int32_t *
   }
 }
 
+/* MIS-1 with a round limit: one process's status on every rank (the
+ * GPU's one-kernel rounds stop on the device at the limit). out: the run
+ * graph's members (its memory). */
+static void compare_mis1_round_limit(mispc_context *ctx, const compared *c, uint8_t *ref,
+                                     uint8_t *out) {
+  for (int limit = 1; limit <= 2; ++limit) {
+    mispc_mis_options o;
+    mispc_mis_options_default(&o);
+    o.max_rounds = limit;
+    mispc_mis_result rr, rd;
+    const mispc_status want = mispc_mis1(ctx, c->G, &o, ref, &rr);
+    const mispc_status got = mispc_dist_mis1(ctx, c->run, &o, NULL, out, &rd);
+    int st[2] = {(int)got, -(int)got}, all[2] = {0, 0};
+    MPI_Allreduce(st, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK_MSG(got == want && all[0] == -all[1] && (got || rd.rounds == rr.rounds),
+              "%s%s MIS-1 with max_rounds %d: status %d on rank %d (one process %d; ranks %d to "
+              "%d)",
+              c->tag, c->spec, limit, (int)got, rank_, (int)want, -all[1], all[0]);
+  }
+}
+
 static void compare_on(mispc_context *ctx, const char *spec) {
   mispc_csr G = load_graph(ctx, spec);
   int64_t n = G.nrows, r0, r1;
@@ -258,6 +279,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
   for (int64_t v = 0; v < n; ++v) sub[v] = mispc_hash3(99, 0, (uint64_t)v) % 3 != 0;
   compared host = {spec, "", &G, &D, &D, 0, r0, r1};
   compare_mis(ctx, &host, sub, sub + r0, ref, mine, mine);
+  compare_mis1_round_limit(ctx, &host, ref, mine);
   /* The GPU path (several ranks may share one GPU: host-staged transport). */
   if (mispc_have_gpu()) {
     mispc_dist_csr DD;
@@ -268,6 +290,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
     CHECK_OK(ctx, mispc_memcpy(ctx, dsub, MISPC_MEM_DEVICE, sub + r0, MISPC_MEM_HOST, nl - 1));
     compared gpu = {spec, "GPU ", &G, &D, &DD, 1, r0, r1};
     compare_mis(ctx, &gpu, sub, dsub, ref, dset, mine);
+    compare_mis1_round_limit(ctx, &gpu, ref, dset);
     /* Coloring and aggregation of the device graph: labels in device memory. */
     int32_t *dlab = NULL;
     CHECK_OK(ctx, mispc_malloc(ctx, MISPC_MEM_DEVICE, sizeof(int32_t) * nl, (void **)&dlab));
@@ -317,6 +340,7 @@ static void compare_on(mispc_context *ctx, const char *spec) {
         compare_mis(ctx, &knob, sub, dsub, ref, dset, mine);
         compare_aggregations(ctx, &knob, dlab, hlab);
         compare_round_limit(ctx, &knob, dlab);
+        compare_mis1_round_limit(ctx, &knob, ref, dset);
         /* the coloring in one kernel a rank (its default over NCCL, polled:
          * above) with a warp, with 8 lanes a vertex and a barrier a pass,
          * and host-driven */
