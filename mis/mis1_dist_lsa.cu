@@ -26,6 +26,7 @@
 #include "dist_lsa.cuh"
 #include "mis_common.h"
 #include "mis_dist_backend.h"
+#include "mis1_dist_lsa.h"
 
 namespace mis1_dist {
 
@@ -57,6 +58,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Args a) {
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), a.w.dc, ncclTeamTagLsa(), blockIdx.x);
   const dev_graph &g = a.g;
   exchanged(bar, grid, a.w, 0); /* every rank in the kernel: its earlier window work done */
+  constexpr int kLast = kTraceSlots1 - 2; /* the members' exchange; rounds past the trace's too */
   unsigned long long inside = 0;
   FOR_VERTEX(v, g.nloc) {
     const int64_t deg = (g.arp[v + 1] - g.arp[v]) + (g.brp[v + 1] - g.brp[v]);
@@ -78,7 +80,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Args a) {
   mispc_block_add<DIST_BLOCK>(inside, a.cnt);
   grid.sync();
   store_count(a.w, 0, mispc_load_word(a.cnt));
-  exchanged(bar, grid, a.w, 0);
+  exchanged(bar, grid, a.w, 2);
   unsigned long long undecided = sum_row(a.w, 0);
   /* words other blocks or ranks wrote since the last barrier: not from L1 */
   const volatile uint8_t *vst = a.st, *gst = a.gst, *gin = a.gin;
@@ -107,7 +109,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Args a) {
       a.st[v] = IN;
       put<uint8_t>(a.w, a.off_i, v, (uint8_t)1);
     }
-    exchanged(bar, grid, a.w, 0);
+    exchanged(bar, grid, a.w, r < kTraceRounds1 ? 4 + 4 * r : kLast);
     unsigned long long left = 0;
     FOR_VERTEX(v, g.nloc) {
       if (vst[v] != UNDECIDED) continue;
@@ -127,7 +129,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Args a) {
     store_count(a.w, 1 + (r & 1), mispc_load_word(word));
     /* the next round's word, read two rounds ago (a grid barrier since) */
     if (blockIdx.x == 0 && threadIdx.x == 0) a.cnt[1 + ((r + 1) & 1)] = 0;
-    exchanged(bar, grid, a.w, 0);
+    exchanged(bar, grid, a.w, r < kTraceRounds1 ? 6 + 4 * r : kLast);
     undecided = sum_row(a.w, 1 + (r & 1));
     rounds = r + 1;
   }
@@ -140,7 +142,7 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Args a) {
   mispc_block_add<DIST_BLOCK>(mine, a.cnt + 3);
   grid.sync();
   store_count(a.w, 3, mispc_load_word(a.cnt + 3));
-  exchanged(bar, grid, a.w, 0);
+  exchanged(bar, grid, a.w, kLast);
   if (blockIdx.x == 0 && threadIdx.x == 0) { /* ran out: the undecided vertices instead */
     a.out[0] = rounds < 0 ? undecided : sum_row(a.w, 3);
     a.out[1] = (unsigned long long)rounds;
@@ -150,10 +152,17 @@ __global__ void __launch_bounds__(DIST_BLOCK) rounds_kernel(Args a) {
 } // namespace
 
 mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int *blocks) {
-  if (!l->mis1_grid) {
-    const void *kernel = (const void *)rounds_kernel;
-    MISPC_TRY(dist_lsa_agreed_grid(ctx, comm, l, &kernel, 1, DIST_BLOCK, 8, &l->mis1_grid));
+  /* blocks an SM: tuning dist_mis1_blocks, else 8 (kept with the plan) */
+  const int knob = ctx->tuning.dist_mis1_blocks;
+  const void *kernel = (const void *)rounds_kernel;
+  if (knob) {
+    int g = 0;
+    MISPC_TRY(dist_lsa_agreed_grid(ctx, comm, l, &kernel, 1, DIST_BLOCK, knob, &g));
+    *blocks = g > 0 ? g : 0;
+    return MISPC_SUCCESS;
   }
+  if (!l->mis1_grid)
+    MISPC_TRY(dist_lsa_agreed_grid(ctx, comm, l, &kernel, 1, DIST_BLOCK, 8, &l->mis1_grid));
   *blocks = l->mis1_grid > 0 ? l->mis1_grid : 0;
   return MISPC_SUCCESS;
 }
@@ -161,10 +170,11 @@ mispc_status lsa_grid(mispc_context *ctx, MPI_Comm comm, mispc_halo_lsa *l, int 
 mispc_status lsa_rounds(mispc_context *ctx, const dev_graph &d, const mispc_halo_lsa *l, int blocks,
                         int mode, uint64_t seed, int max_rounds, const uint8_t *subset, uint8_t *st,
                         uint8_t *sel, uint32_t *key, uint8_t *in_set, unsigned long long *words,
-                        cudaStream_t s) {
+                        unsigned long long *trace, cudaStream_t s) {
   Args a;
   memset(&a, 0, sizeof a);
   a.w = win_of(l);
+  a.w.trace = trace, a.w.trace_slots = kTraceSlots1;
   a.g = d;
   a.mode = mode, a.max_rounds = max_rounds, a.seed = seed;
   a.subset = subset, a.st = st, a.sel = sel, a.in_set = in_set, a.key = key;
@@ -190,7 +200,7 @@ mispc_status lsa_grid(mispc_context *, MPI_Comm, mispc_halo_lsa *, int *blocks) 
 
 mispc_status lsa_rounds(mispc_context *ctx, const dev_graph &, const mispc_halo_lsa *, int, int,
                         uint64_t, int, const uint8_t *, uint8_t *, uint8_t *, uint32_t *, uint8_t *,
-                        unsigned long long *, cudaStream_t) {
+                        unsigned long long *, unsigned long long *, cudaStream_t) {
   return mispc_seterr(ctx, MISPC_ERR_UNSUPPORTED, "LSA rounds: mispc was built without them");
 }
 
