@@ -2,14 +2,10 @@
  * vertex, ghosts refreshed by the device halo exchange (dist_halo_cuda.cu).
  * Every kernel reads only state written before its launch (or, in remove1,
  * only IN words, which it never writes), so the set and the round count
- * equal the host's bit for bit. Where the GPUs reach each other's memory
- * the rounds run in one kernel a rank instead (mis1_dist_lsa.cu, the same
- * passes). MIS-2: mis2_dist_cuda.cu. */
-#include "dist_lsa.cuh"
+ * equal the host's bit for bit. MIS-2: mis2_dist_cuda.cu. */
+#include "dist_cuda.cuh"
 #include "mis_common.h"
 #include "mis_dist_backend.h"
-
-#include "mis1_dist_lsa.h"
 
 enum { UNDECIDED = 0, IN = 1, OUT = 2 };
 
@@ -103,35 +99,6 @@ static mispc_status finish(mispc_context *ctx, const mispc_dist_csr *g, cudaStre
   return MISPC_SUCCESS;
 }
 
-/* -vv: the one-kernel rounds' trace (mis1_dist_lsa.h) on rank 0, us: each
- * pass from the latest block's exit of the exchange before to the latest
- * arrival at the next, each exchange from the latest arrival to the latest
- * exit. */
-static double trace_us(const unsigned long long *t, int a, int b) {
-  return t[a] && t[b] ? 1e-3 * (double)(t[b] - t[a]) : -1.0;
-}
-
-static mispc_status trace_log(mispc_context *ctx, const unsigned long long *d_trace, int rounds) {
-  unsigned long long t[mis1_dist::kTraceSlots1];
-  MISPC_TRY(mispc_memcpy(ctx, t, MISPC_MEM_HOST, d_trace, MISPC_MEM_DEVICE, sizeof t));
-  mispc_logf(ctx, 2, "dist mis1 one-kernel trace: first barrier %.1f, keys %.1f, exchange %.1f us",
-             trace_us(t, 0, 1), trace_us(t, 1, 2), trace_us(t, 2, 3));
-  int last = 3;
-  for (int r = 0; r < rounds && r < mis1_dist::kTraceRounds1; ++r) {
-    const int c = 4 + 4 * r, d = 6 + 4 * r;
-    mispc_logf(ctx, 2,
-               "  round %d: select and members %.1f, exchange %.1f; remove %.1f, exchange %.1f us",
-               r, trace_us(t, last, c), trace_us(t, c, c + 1), trace_us(t, c + 1, d),
-               trace_us(t, d, d + 1));
-    last = d + 1;
-  }
-  const int m = mis1_dist::kTraceSlots1 - 2;
-  mispc_logf(ctx, 2, "  members: pass %.1f, exchange %.1f us; whole kernel %.1f us",
-             rounds <= mis1_dist::kTraceRounds1 ? trace_us(t, last, m) : -1.0,
-             trace_us(t, m, m + 1), trace_us(t, 0, m + 1));
-  return MISPC_SUCCESS;
-}
-
 static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
                                 const mispc_mis_options *opt, int mode, const uint8_t *subset,
                                 uint8_t *in_set, mispc_mis_result *res, dev_buffers *b) {
@@ -152,40 +119,6 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   MISPC_TRY(scratch(ctx, b, 8, (void **)&cnt));
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 8, st));
   const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
-  /* all rounds in one kernel a rank where the GPUs reach each other's
-   * memory (tuning dist_lsa_rounds; collective) */
-  mispc_halo_lsa *lsa = NULL;
-  int blocks = 0;
-  if (dist_lsa_wanted(ctx, g)) {
-    MISPC_TRY(mispc_halo_lsa_get(ctx, g->halo, g->comm, nloc, &lsa));
-    if (lsa) MISPC_TRY(mis1_dist::lsa_grid(ctx, g->comm, lsa, &blocks));
-  }
-  if (lsa && blocks > 0) {
-    unsigned long long *words = NULL, *trace = NULL, h[2] = {0, 0};
-    MISPC_TRY(scratch(ctx, b, 6 * sizeof(unsigned long long), (void **)&words));
-    if (ctx->verbosity >= 2) { /* -vv: where a round's time goes */
-      MISPC_TRY(scratch(ctx, b, 8 * mis1_dist::kTraceSlots1, (void **)&trace));
-      MISPC_CUDA_TRY(ctx, cudaMemsetAsync(trace, 0, 8 * mis1_dist::kTraceSlots1, st));
-    }
-    MISPC_TRY(mis1_dist::lsa_rounds(ctx, d, lsa, blocks, mode, opt->seed, max_rounds, subset, s,
-                                    sel, key, in_set, words, trace, st));
-    MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(h, words, sizeof h, cudaMemcpyDeviceToHost, st));
-    MISPC_TRY(mispc_sync(ctx, st, "distributed MIS-1 (one kernel)"));
-    const long long rounds = (long long)h[1]; /* the same on every rank: the same sums */
-    if (trace) MISPC_TRY(trace_log(ctx, trace, (int)rounds));
-    if (rounds < 0)
-      return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
-                          "mispc_dist_mis1: %lld vertices undecided after %d rounds",
-                          (long long)h[0], max_rounds);
-    /* a round's two exchanges and the keys' and states' at the start, counted
-     * as the host-driven rounds count theirs */
-    g->halo->stats.exchanges += 2 * rounds + 2;
-    g->halo->stats.bytes_sent += (int64_t)(2 * rounds + 5) * g->halo->nsend;
-    mispc_logf(ctx, 2, "dist mis1 (device, one kernel of %d blocks): %lld rounds", blocks, rounds);
-    res->set_size = (int64_t)h[0];
-    res->rounds = (int)rounds;
-    return MISPC_SUCCESS;
-  }
   init1<<<grid, DIST_BLOCK, 0, st>>>(d, mode, opt->seed, subset, s, key, cnt);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, key, gkey, 4));

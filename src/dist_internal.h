@@ -214,7 +214,6 @@ typedef struct mispc_halo_lsa {
   int nranks, rank;
   int grid[2];       /* agreed grid of the 32- and 64-bit round kernels (0: not yet) */
   int cover_grid;    /* agreed grid of the cover rounds' kernels (0: not yet) */
-  int mis1_grid;     /* agreed grid of the MIS-1 rounds' kernel (0: not yet) */
   int color_grid[6]; /* agreed grid of the coloring kernels of 1, 8, 32 lanes, with a barrier a
                         pass and polled (0: not yet) */
   int color_lanes;   /* the coloring's lanes a vertex by the rows, agreed (0: not yet) */

@@ -56,8 +56,6 @@ static const knob knobs[] = {
          "distributed GPU coloring in one kernel: lanes a vertex, 0 auto"),
     KNOB(dist_color_barriers, "0|1",
          "distributed GPU coloring in one kernel: a barrier a pass (0: polled, no barriers)"),
-    KNOB(dist_mis1_blocks, "0|1|2|4|8",
-         "distributed GPU MIS-1 in one kernel: blocks an SM, 0 auto"),
     KNOB(dist_agg_scan_labels, "0|1",
          "distributed GPU aggregation: roots numbered a phase at a time"),
     KNOB(dist_gs_host_setup, "0|1",

@@ -88,8 +88,6 @@ typedef struct mispc_tuning {
   int dist_color_barriers;     /* 1: the coloring in one kernel meets the other ranks at a barrier
                                   after each pass; 0: polled, each vertex colored as soon as its
                                   earlier neighbours, on any rank, have their colors */
-  int dist_mis1_blocks;        /* the distributed GPU MIS-1 rounds in one kernel: blocks an SM,
-                                  1 to 8 (0: 8) */
   int dist_agg_scan_labels;    /* 1: GPU aggregation on several ranks numbers each phase's roots
                                   by an MPI scan (a host wait a phase) instead of provisional
                                   labels renumbered at the end (the path of graphs of 2^30

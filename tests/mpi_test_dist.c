@@ -245,9 +245,9 @@ static void compare_round_limit(mispc_context *ctx, const compared *c, int32_t *
   }
 }
 
-/* MIS-1 with a round limit: one process's status on every rank (the
- * GPU's one-kernel rounds stop on the device at the limit). out: the run
- * graph's members (its memory). */
+/* MIS-1 with a round limit: one process's status on every rank, and its
+ * round count where the limit was enough. out: the run graph's members
+ * (its memory). */
 static void compare_mis1_round_limit(mispc_context *ctx, const compared *c, uint8_t *ref,
                                      uint8_t *out) {
   for (int limit = 1; limit <= 2; ++limit) {
