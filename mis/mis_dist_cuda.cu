@@ -2,13 +2,7 @@
  * vertex, ghosts refreshed by the device halo exchange (dist_halo_cuda.cu).
  * Every kernel reads only state written before its launch (or, in remove1,
  * only IN words, which it never writes), so the set and the round count
- * equal the host's bit for bit. A round's passes walk the undecided
- * vertices only (a CUB select after each round, in id order): on two
- * H200s laplace3d:150's rounds 2-7 took about as long as rounds 0-1 with
- * every vertex walked (docs/DISTRIBUTED.md, twenty-ninth pass). MIS-2: mis2_dist_cuda.cu. */
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-
+ * equal the host's bit for bit. MIS-2: mis2_dist_cuda.cu. */
 #include "dist_cuda.cuh"
 #include "mis_common.h"
 #include "mis_dist_backend.h"
@@ -16,7 +10,8 @@
 enum { UNDECIDED = 0, IN = 1, OUT = 2 };
 
 __global__ void init1(dev_graph g, int mode, uint64_t seed, const uint8_t *subset, uint8_t *st,
-                      uint32_t *key) {
+                      uint32_t *key, unsigned long long *undecided) {
+  unsigned long long left = 0;
   FOR_VERTEX(v, g.nloc) {
     const int64_t deg = (g.arp[v + 1] - g.arp[v]) + (g.brp[v + 1] - g.brp[v]);
     const int inside = !subset || subset[v];
@@ -27,17 +22,15 @@ __global__ void init1(dev_graph g, int mode, uint64_t seed, const uint8_t *subse
                               g.bcol + g.brp[v], g.brp[v + 1] - g.brp[v], g.garray, g.rstart + v)
             : 1u;
     key[v] = inside ? mis1_key_of(mode, seed, g.rstart + v, deg, cls) : MIS1_KEY_NONE;
+    left += inside;
   }
+  mispc_block_add<DIST_BLOCK>(left, undecided);
 }
 
-/* The passes of a round walk the rank's undecided vertices (list, len:
- * those of the round's start, in id order), not all of them. */
-__global__ void select1(dev_graph g, const int32_t *list, int64_t len, const uint8_t *st,
-                        const uint8_t *gst, const uint32_t *key, const uint32_t *gkey,
-                        uint8_t *sel) {
-  FOR_VERTEX(i, len) {
-    const int32_t v = list[i];
-    int blocked = 0;
+__global__ void select1(dev_graph g, const uint8_t *st, const uint8_t *gst, const uint32_t *key,
+                        const uint32_t *gkey, uint8_t *sel) {
+  FOR_VERTEX(v, g.nloc) {
+    int blocked = st[v] != UNDECIDED;
     const uint32_t kv = key[v];
     const int64_t gv = g.rstart + v;
     for (int64_t p = g.arp[v]; p < g.arp[v + 1] && !blocked; ++p) {
@@ -52,31 +45,27 @@ __global__ void select1(dev_graph g, const int32_t *list, int64_t len, const uin
   }
 }
 
-__global__ void apply1(const int32_t *list, int64_t len, const uint8_t *sel, uint8_t *st) {
-  FOR_VERTEX(i, len) if (sel[list[i]]) st[list[i]] = IN;
+__global__ void apply1(int64_t n, const uint8_t *sel, uint8_t *st) {
+  FOR_VERTEX(v, n) if (sel[v]) st[v] = IN;
 }
 
 /* Reads only IN words (never written here); writes only its own word. */
-__global__ void remove1(dev_graph g, const int32_t *list, int64_t len, uint8_t *st,
-                        const uint8_t *gst) {
-  FOR_VERTEX(i, len) {
-    const int32_t v = list[i];
+__global__ void remove1(dev_graph g, uint8_t *st, const uint8_t *gst,
+                        unsigned long long *undecided) {
+  unsigned long long left = 0;
+  FOR_VERTEX(v, g.nloc) {
     if (st[v] != UNDECIDED) continue;
     int hit = 0;
     for (int64_t p = g.arp[v]; p < g.arp[v + 1] && !hit; ++p)
       hit = ((volatile const uint8_t *)st)[g.acol[p]] == IN;
     for (int64_t p = g.brp[v]; p < g.brp[v + 1] && !hit; ++p) hit = gst[g.bcol[p]] == IN;
-    if (hit) st[v] = OUT;
+    if (hit)
+      st[v] = OUT;
+    else
+      ++left;
   }
+  mispc_block_add<DIST_BLOCK>(left, undecided);
 }
-
-/* The undecided vertices of `in` (ids; NULL: 0 .. n - 1), in order. */
-struct undecided_at {
-  const uint8_t *st;
-  __device__ bool operator()(int32_t v) const {
-    return st[v] == UNDECIDED;
-  }
-};
 
 __global__ void members(int64_t n, const uint8_t *st, uint8_t code, uint8_t *in_set,
                         unsigned long long *count) {
@@ -110,26 +99,6 @@ static mispc_status finish(mispc_context *ctx, const mispc_dist_csr *g, cudaStre
   return MISPC_SUCCESS;
 }
 
-/* The rank's undecided vertices of `in` (in order) into out, their number
- * into *len (read back) and over the ranks into *all; cnt zeroed after. */
-template <typename It>
-static mispc_status undecided_list(mispc_context *ctx, const mispc_dist_csr *g, cudaStream_t st,
-                                   void *temp, size_t bytes, It in, int64_t n, const uint8_t *s,
-                                   int32_t *out, unsigned long long *cnt, int64_t *len,
-                                   int64_t *all) {
-  if (n > 0)
-    MISPC_CUDA_TRY(ctx,
-                   cub::DeviceSelect::If(temp, bytes, in, out, cnt, (int)n, undecided_at{s}, st));
-  else
-    MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, sizeof *cnt, st));
-  unsigned long long c = 0;
-  MISPC_CUDA_TRY(ctx, cudaMemcpyAsync(&c, cnt, sizeof c, cudaMemcpyDeviceToHost, st));
-  MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, sizeof c, st));
-  MISPC_TRY(mispc_sync(ctx, st, "distributed MIS round"));
-  *len = *all = (int64_t)c;
-  return mispc_dist_sum(ctx, g->halo, g->comm, all);
-}
-
 static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
                                 const mispc_mis_options *opt, int mode, const uint8_t *subset,
                                 uint8_t *in_set, mispc_mis_result *res, dev_buffers *b) {
@@ -141,53 +110,36 @@ static mispc_status mis1_rounds(mispc_context *ctx, const mispc_dist_csr *g,
   MISPC_TRY(dist_device_view(ctx, g, &d));
   uint8_t *s, *gs, *sel;
   uint32_t *key, *gkey;
-  int32_t *list, *next;
   unsigned long long *cnt;
-  void *temp;
   MISPC_TRY(scratch(ctx, b, (size_t)nloc, (void **)&s));
   MISPC_TRY(scratch(ctx, b, (size_t)ng, (void **)&gs));
   MISPC_TRY(scratch(ctx, b, (size_t)nloc, (void **)&sel));
   MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&key));
   MISPC_TRY(scratch(ctx, b, (size_t)ng * 4, (void **)&gkey));
-  MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&list));
-  MISPC_TRY(scratch(ctx, b, (size_t)nloc * 4, (void **)&next));
   MISPC_TRY(scratch(ctx, b, 8, (void **)&cnt));
-  /* the selects' scratch: the larger of the first (ids) and the later (lists) */
-  const thrust::counting_iterator<int32_t> ids(0);
-  size_t b0 = 0, b1 = 0;
-  MISPC_CUDA_TRY(ctx,
-                 cub::DeviceSelect::If(NULL, b0, ids, list, cnt, (int)nloc, undecided_at{s}, st));
-  MISPC_CUDA_TRY(ctx,
-                 cub::DeviceSelect::If(NULL, b1, next, list, cnt, (int)nloc, undecided_at{s}, st));
-  const size_t bytes = b0 > b1 ? b0 : b1;
-  MISPC_TRY(scratch(ctx, b, bytes, &temp));
   MISPC_CUDA_TRY(ctx, cudaMemsetAsync(cnt, 0, 8, st));
   const unsigned grid = mispc_device_grid(ctx, nloc, DIST_BLOCK);
-  init1<<<grid, DIST_BLOCK, 0, st>>>(d, mode, opt->seed, subset, s, key);
+  init1<<<grid, DIST_BLOCK, 0, st>>>(d, mode, opt->seed, subset, s, key, cnt);
   MISPC_CUDA_LAUNCH_CHECK(ctx);
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, key, gkey, 4));
   MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
-  int64_t len = 0, undecided = 0;
-  MISPC_TRY(undecided_list(ctx, g, st, temp, bytes, ids, nloc, s, list, cnt, &len, &undecided));
+  int64_t undecided = 0;
+  MISPC_TRY(dist_global_count(ctx, g, st, cnt, &undecided));
   int r = 0;
   while (undecided > 0) {
     if (r >= max_rounds)
       return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                           "mispc_dist_mis1: %lld vertices undecided after %d rounds",
                           (long long)undecided, r);
-    const unsigned lg = mispc_device_grid(ctx, len, DIST_BLOCK);
-    select1<<<lg, DIST_BLOCK, 0, st>>>(d, list, len, s, gs, key, gkey, sel);
-    apply1<<<lg, DIST_BLOCK, 0, st>>>(list, len, sel, s);
+    select1<<<grid, DIST_BLOCK, 0, st>>>(d, s, gs, key, gkey, sel);
+    apply1<<<grid, DIST_BLOCK, 0, st>>>(nloc, sel, s);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
-    remove1<<<lg, DIST_BLOCK, 0, st>>>(d, list, len, s, gs);
+    remove1<<<grid, DIST_BLOCK, 0, st>>>(d, s, gs, cnt);
     MISPC_CUDA_LAUNCH_CHECK(ctx);
     MISPC_TRY(mispc_halo_exchange_device(ctx, g->halo, s, gs, 1));
     ++r;
-    MISPC_TRY(undecided_list(ctx, g, st, temp, bytes, (const int32_t *)list, len, s, next, cnt,
-                             &len, &undecided));
-    int32_t *t = list;
-    list = next, next = t;
+    MISPC_TRY(dist_global_count(ctx, g, st, cnt, &undecided));
   }
   return finish(ctx, g, st, grid, s, in_set, cnt, r, res);
 }
