@@ -477,16 +477,17 @@ static PetscErrorCode PCSetUp_MispcGS(PC pc) {
 /* Flops of `sweeps` sweeps over nnz entries: 2 a entry a direction
  * (multiply-add), as -log_view reports them; with block solves 2 an
  * outside entry and an off-diagonal factor value and 1 a row (the setup's
- * counts, g->block_pass, this rank's). Point GS from x = 0 on one rank:
- * a symmetric sweep's two passes read each entry once (the forward pass
- * its lower parts, the backward one the rest; docs/GAUSS_SEIDEL.md), so
- * the first sweep counts one pass. */
+ * counts, g->block_pass, this rank's). Point GS from x = 0 on one rank,
+ * or on several with the host's distributed sweeps (gs_dist.c, the same
+ * passes): a symmetric sweep's two passes read each entry once (the
+ * forward pass its lower parts, the backward one the rest;
+ * docs/GAUSS_SEIDEL.md), so the first sweep counts one pass. */
 static PetscLogDouble sweep_flops(const PC_MispcGS *g, PetscInt sweeps, PetscInt nnz,
                                   PetscBool zero_guess) {
   const int dirs = g->set.type == PC_MCGS_SWEEP_SYMMETRIC ? 2 : 1;
   const PetscLogDouble pass = g->block_pass > 0 ? g->block_pass : 2.0 * (PetscLogDouble)nnz;
-  const PetscBool once = zero_guess && dirs == 2 && g->kind == MISPC_GS_POINT && g->nranks == 1 &&
-                         g->block_pass <= 0 && sweeps > 0;
+  const PetscBool once = zero_guess && dirs == 2 && g->kind == MISPC_GS_POINT &&
+                         (g->nranks == 1 || g->use_dist) && g->block_pass <= 0 && sweeps > 0;
   return (PetscLogDouble)dirs * (PetscLogDouble)sweeps * pass - (once ? pass : 0.0);
 }
 
@@ -561,7 +562,10 @@ static PetscErrorCode PCApply_MispcGS(PC pc, Vec b, Vec x) {
     mispc_status s =
         mispc_dist_gs_apply(g->mctx, g->dgs, &g->D, (const double *)ba, (double *)xa, 1);
     PetscCall(dist_end(pc));
-    PetscCall(PetscLogFlops(sweep_flops(g, g->set.sweeps, g->L.nnz + g->Lo.nnz, PETSC_FALSE)));
+    /* from x = 0: the host's rounds go on from the first forward pass's
+     * sums, the GPU's read every entry each pass */
+    PetscCall(PetscLogFlops(
+        sweep_flops(g, g->set.sweeps, g->L.nnz + g->Lo.nnz, g->L.gpu ? PETSC_FALSE : PETSC_TRUE)));
     PetscCall(VecRestoreArrayWriteAndMemType(x, &xa));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
     MispcCall(g->mctx, s);
