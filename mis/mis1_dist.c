@@ -6,8 +6,9 @@
  *           ghost) comes before it in (key, global id) order;
  *   halo:   one bit per boundary vertex still undecided: did it join?
  *   remove: an undecided v with a neighbour in the set is OUT (the members
- *           mark their owned neighbours, boundary rows look at their
- *           ghosts);
+ *           mark their owned neighbours without ghosts as they join, in
+ *           the select pass, as one process's stamps; rows with ghosts
+ *           look at their neighbours after the first halo);
  *   halo:   one bit per boundary vertex still undecided: is it OUT now?
  *           (mispc_halo_exchange_flags: both sides know which boundary
  *           vertices are still undecided, so no ids travel), and the next
@@ -22,7 +23,10 @@
 #include "mis_common.h"
 #include "mis_dist_backend.h"
 
-enum { UNDECIDED = 0, IN = 1, OUT = 2 };
+/* OUT_NOW: OUT since this round (a member's owned neighbour without
+ * ghosts), OUT after the round's compaction; undecided at the round's
+ * start for the select. */
+enum { UNDECIDED = 0, IN = 1, OUT = 2, OUT_NOW = 3 };
 
 /* Own vertex v's line class (mis_common.h) when the key has one. A row
  * without ghosts whose owned columns are sorted takes the one-process row
@@ -64,12 +68,11 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(nloc + 1));
   uint32_t *gkey = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(ng + 1));
   int64_t *work = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nloc + 1));
-  uint8_t *sel = (uint8_t *)malloc((size_t)nloc + 1);
   uint8_t *act = (uint8_t *)malloc((size_t)h->nsend + 1); /* boundary entries still undecided */
   uint16_t *code = (uint16_t *)malloc(sizeof(uint16_t) * (size_t)(nloc + 1));
   uint16_t *gcode = (uint16_t *)malloc(sizeof(uint16_t) * (size_t)(ng + 1));
   mispc_status s = MISPC_SUCCESS;
-  if (!st || !gst || !key || !gkey || !work || !sel || !act || !code || !gcode)
+  if (!st || !gst || !key || !gkey || !work || !act || !code || !gcode)
     s = mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of host memory in distributed MIS-1");
   s = mispc_dist_agree(ctx, g->comm, s);
   const int nt = mispc_host_threads(ctx);
@@ -117,14 +120,17 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   if (!s) s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   int r = 0;
   while (!s) {
-    /* Select, each member marked IN at once: no OUT is written in this
-     * half-round and an undecided vertex has no member of an earlier round
-     * next to it, so "not OUT" is "undecided at the round's start" whatever
-     * the other threads have marked (no serial pass for the marks). */
-    int64_t pushes = 0, pulls = 0; /* entries of the members' rows, of the others' */
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt) reduction(+ : pushes, pulls)
+    /* Select, each member marked IN at once, and its owned neighbours
+     * without ghosts marked OUT_NOW at once (as one process's stamps): no
+     * OUT is written in this pass and an undecided vertex has no member of
+     * an earlier round next to it, so "not OUT" is "undecided at the round's
+     * start" whatever the other threads have marked. A vertex with ghosts
+     * (every boundary vertex: the pattern is symmetric) stays UNDECIDED or
+     * IN here, so the IN exchange sends members only; it is marked after. */
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
     for (int64_t w = 0; w < nwork; ++w) {
       const int64_t v = work[w], gv = g->rstart + v;
+      if (MIS_LOAD_RELAXED(&st[v]) != UNDECIDED) continue; /* OUT_NOW: a member's neighbour */
       const uint32_t kv = key[v];
       int blocked = 0;
       for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !blocked; ++p) {
@@ -136,9 +142,15 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
         const int32_t j = B->colidx[p];
         if (gst[j] == UNDECIDED && mis1_before(gkey[j], g->garray[j], kv, gv)) blocked = 1;
       }
-      sel[w] = (uint8_t)!blocked;
-      if (!blocked) MIS_STORE_RELAXED(&st[v], (uint8_t)IN);
-      *(blocked ? &pulls : &pushes) += A->rowptr[v + 1] - A->rowptr[v];
+      if (blocked) continue;
+      MIS_STORE_RELAXED(&st[v], (uint8_t)IN);
+      /* no later neighbour is IN (each has v before it); only OUT_NOW is
+       * written, so the writes race harmlessly */
+      for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1]; ++p) {
+        const int32_t u = A->colidx[p];
+        if (B->rowptr[u + 1] == B->rowptr[u] && MIS_LOAD_RELAXED(&st[u]) == UNDECIDED)
+          MIS_STORE_RELAXED(&st[u], (uint8_t)OUT_NOW);
+      }
     }
     s = mispc_dist_sum_wait(ctx, h, &req);
     if (s || undecided == 0) break;
@@ -150,42 +162,32 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
     }
     s = mispc_halo_exchange_flags(ctx, h, st, act, UNDECIDED, IN, gst); /* 1 bit: became IN */
     if (s) break;
-    /* OUT next to the new members, by whichever side reads fewer rows (the
-     * same states either way): each member marks its owned neighbours (its
-     * row only, as one-process MIS-1 does) and a boundary row with a member
-     * among its ghosts marks itself, or each undecided row looks for a
-     * member (stopping at the first). The first is faster on meshes, the
-     * second where members have long rows (gen:kron, degree order; the
-     * 2-core VM: docs/DISTRIBUTED.md, "Host MIS-1 removal"). Only OUT is
-     * written and no member has a member neighbour, so the writes race
-     * harmlessly. */
-    const int push = 2 * pushes <= pulls;
+    /* The rows with ghosts still undecided: OUT next to a member, owned or
+     * ghost (their owned members did not mark them). */
+    if (ng > 0) {
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(nt)
-    for (int64_t w = 0; w < nwork; ++w) {
-      const int64_t v = work[w];
-      if (sel[w]) {
-        for (int64_t p = A->rowptr[v]; push && p < A->rowptr[v + 1]; ++p) {
-          const int32_t u = A->colidx[p];
-          if (MIS_LOAD_RELAXED(&st[u]) == UNDECIDED) MIS_STORE_RELAXED(&st[u], (uint8_t)OUT);
-        }
-        continue;
+      for (int64_t w = 0; w < nwork; ++w) {
+        const int64_t v = work[w];
+        if (B->rowptr[v + 1] == B->rowptr[v] || st[v] != UNDECIDED) continue;
+        int hit = 0;
+        for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !hit; ++p)
+          hit = gst[B->colidx[p]] == IN;
+        for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !hit; ++p)
+          hit = A->colidx[p] != v && st[A->colidx[p]] == IN;
+        if (hit) st[v] = OUT;
       }
-      int hit = 0;
-      for (int64_t p = A->rowptr[v]; !push && p < A->rowptr[v + 1] && !hit; ++p)
-        hit = MIS_LOAD_RELAXED(&st[A->colidx[p]]) == IN;
-      for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !hit; ++p)
-        hit = gst[B->colidx[p]] == IN;
-      if (hit) MIS_STORE_RELAXED(&st[v], (uint8_t)OUT);
     }
     s = mispc_halo_exchange_flags(ctx, h, st, act, UNDECIDED, OUT, gst); /* 1 bit: became OUT */
     if (s) break;
     int64_t k = 0;
-    for (int64_t w = 0; w < nwork; ++w)
-      if (st[work[w]] == UNDECIDED) work[k++] = work[w];
+    for (int64_t w = 0; w < nwork; ++w) {
+      const int64_t v = work[w];
+      if (st[v] == OUT_NOW) st[v] = OUT;
+      if (st[v] == UNDECIDED) work[k++] = v;
+    }
     nwork = k;
     ++r;
-    mispc_logf(ctx, 2, "dist mis1 round %d: %lld undecided on this rank (OUT marked by %s)", r,
-               (long long)nwork, push ? "the members" : "the rows");
+    mispc_logf(ctx, 2, "dist mis1 round %d: %lld undecided on this rank", r, (long long)nwork);
     local = nwork;
     s = mispc_dist_sum_start(ctx, g->comm, &local, &undecided, &req);
   }
@@ -197,7 +199,6 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
   free(key);
   free(gkey);
   free(work);
-  free(sel);
   free(act);
   free(code);
   free(gcode);
