@@ -105,10 +105,11 @@ __device__ __forceinline__ unsigned long long pass(const Args &a, int32_t &top, 
  * uncolored vertex in the order can always go). A warp that colors
  * nothing for kStallNs (a pattern that is not symmetric) stops, and the
  * warps of other ranks that wait on it stop as long after. Returns the
- * warp's sweeps, -1 where it stopped. The default (tuning
- * dist_color_barriers=1: a barrier a pass): on two H200s laplace3d:150 2.36
- * -> 1.52 ms, elasticity3d:40 3.75 -> 1.18, random:2000000:16 5.4 -> 3.5,
- * kron:18 322 -> 249 (docs/DISTRIBUTED.md, twenty-ninth pass). */
+ * warp's sweeps, -1 where it stopped. The default; tuning
+ * dist_color_barriers=1 ends each pass at a barrier instead (two H200s,
+ * polled against barriers: laplace3d:150 1.52 / 2.36 ms, elasticity3d:40
+ * 1.18 / 3.75, random:2000000:16 3.5 / 5.4, kron:18 249 / 322;
+ * docs/DISTRIBUTED.md, twenty-ninth pass). */
 template <int L> __device__ __forceinline__ long long polled(const Args &a, int32_t &top) {
   unsigned long long last = mispc_global_ns();
   for (long long sweeps = 1;; ++sweeps) {
