@@ -110,6 +110,42 @@ static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
   return !s;
 }
 
+/* Point GS swept color by color (several threads, or the distributed
+ * sweep): each color's rows (h->perm, by color, rows increasing) by the
+ * length of their lower part (at most 32 apart), stably, as block_order
+ * does inside a (level, color): one color's rows in any order give the
+ * same bits, and rows of one length one after another run the loops over
+ * a row's two parts the same number of times (predicted branches). Leaves
+ * the order as it is where memory is short or the keys too many. */
+static void lower_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                        const int32_t *rcolor) {
+  struct gs_host_copy *h = &gs->h;
+  const int64_t n = gs->n, ncol = gs->ncolors, nkeys = 33 * ncol;
+  if (n < 2 || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return;
+  int32_t *key = NULL, *perm = NULL;
+  int64_t *at = NULL;
+  mispc_status s = MISPC_SUCCESS;
+  ALLOC(key, n, 4, "sweep order");
+  ALLOC(perm, n, 4, "sweep order");
+  ALLOC(at, nkeys + 1, 8, "sweep order");
+  if (!s) {
+    for (int64_t c = 0; c < ncol; ++c)
+      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
+        const int32_t i = h->perm[q];
+        int32_t m = 0;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p)
+          m += point_lower(rcolor[A->colidx[p]], (int32_t)c);
+        key[q] = (int32_t)(33 * c + (m < 32 ? m : 32));
+      }
+    s = mispc_order_by_key_host(ctx, n, key, (int32_t)nkeys, perm, at);
+    for (int64_t k = 0; !s && k < n; ++k) key[k] = h->perm[perm[k]];
+    if (!s) memcpy(h->perm, key, sizeof(int32_t) * (size_t)n);
+  }
+  mispc_pool_free(ctx, MISPC_MEM_HOST, key);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, perm);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, at);
+}
+
 /* Cluster GS, one thread: the clusters (ids, as gs->order) by (level,
  * color, position in `order`), level(C) the largest of C's first row /
  * GS_BLOCK_ROWS and the levels of C's neighbouring clusters of earlier
@@ -312,6 +348,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     /* set up for one thread, rows of at most 32 entries (longer ones, read
      * backward through memory, ran slower so): rows by level (block_order) */
     h->blocked = copies && own && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
+    if (copies && !h->blocked && !ctx->tuning.gs_row_order) lower_order(ctx, gs, A, rcolor);
   }
   h->ptr[0] = 0;
   if (h->zptr) h->zptr[0] = 0;
