@@ -110,13 +110,15 @@ static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
   return !s;
 }
 
-/* Point GS swept color by color (several threads, or the distributed
- * sweep): each color's rows (h->perm, by color, rows increasing) by the
- * length of their lower part (at most 32 apart), stably, as block_order
- * does inside a (level, color): one color's rows in any order give the
- * same bits, and rows of one length one after another run the loops over
- * a row's two parts the same number of times (predicted branches). Leaves
- * the order as it is where memory is short or the keys too many. */
+/* Point GS swept color by color on one thread (the distributed sweep,
+ * rows over 32 entries): each color's rows (h->perm, by color, rows
+ * increasing) by the length of their lower part (at most 32 apart),
+ * stably, as block_order does inside a (level, color): one color's rows in
+ * any order give the same bits, and rows of one length one after another
+ * run the loops over a row's two parts the same number of times (predicted
+ * branches). Several threads keep id order (each its rows' range of x; on
+ * the 2-core VM the sorted order was no faster there). Leaves the order as
+ * it is where memory is short or the keys too many. */
 static void lower_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
                         const int32_t *rcolor) {
   struct gs_host_copy *h = &gs->h;
@@ -348,7 +350,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     /* set up for one thread, rows of at most 32 entries (longer ones, read
      * backward through memory, ran slower so): rows by level (block_order) */
     h->blocked = copies && own && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
-    if (copies && !h->blocked && !ctx->tuning.gs_row_order) lower_order(ctx, gs, A, rcolor);
+    if (copies && !h->blocked && nt == 1 && !ctx->tuning.gs_row_order)
+      lower_order(ctx, gs, A, rcolor);
   }
   h->ptr[0] = 0;
   if (h->zptr) h->zptr[0] = 0;
