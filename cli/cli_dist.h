@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "mispc/context.h"
+#include "tuning.h"
 
 /* Sum over vertices v = first .. first + n - 1 of hash(v, label of v): the
  * same for any split of the vertices, so per-rank sums add up to the
@@ -24,12 +25,14 @@ int cmd_dist_gs(int argc, char **argv);
 typedef struct cli_dist_common {
   const char *cmd; /* mis, color, coarsen, gs */
   int verbose, threads, gpu;
+  mispc_tuning tune; /* --tune knobs (src/tuning.h), set on the context by cli_dist_begin */
 } cli_dist_common;
 /* The start of a distributed command: parse_args(argc, argv, args) (the
  * struct args is the first member of) with the standard error of ranks
  * other than 0 silenced, one message, not one a rank; then MPI started (if
  * it is not), *rank and *P of MPI_COMM_WORLD and the command's context on
- * every rank (cli_context; gpu 1 for --gpu). -1 when the command goes on,
+ * every rank (cli_context; gpu 1 for --gpu; args->tune set on it). -1 when
+ * the command goes on,
  * else its exit status: parse_args's (0 after --help; on an error the ranks
  * meet once so that none exits before rank 0 has written the message), or
  * 1 (contexts released, MPI finalized) when any rank could not start. */

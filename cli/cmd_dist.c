@@ -51,7 +51,6 @@ typedef struct dist_args {
   int k, verify, symmetrize, repeat, recolor;
   mispc_mis_options mis;
   int algo_greedy, algo_basic;
-  mispc_tuning tune; /* --tune knobs (src/tuning.h), set on the context */
 } dist_args;
 
 /* Reads the arguments of a->c.cmd (mis, color or coarsen) under mpiexec:
@@ -83,7 +82,7 @@ static int parse(int argc, char **argv, void *args) {
                    &a->c.verbose, 2),
       CLI_OPT_CALL("--tune", "NAME=VALUE",
                    "an internal tuning knob, repeatable (mispc bench mis2 --help lists them)",
-                   bench_tune_option, &a->tune),
+                   bench_tune_option, &a->c.tune),
   };
   const cli_opt mis[] = {
       CLI_OPT_INT("-k", "K", "distance: 1 (MIS-1, default) or 2 (MIS-2)", &a->k, 1, 2),
@@ -226,16 +225,20 @@ static int parse_quietly(int argc, char **argv, void *args,
 /* MPI started (if it is not), *rank and *P of MPI_COMM_WORLD, and the
  * command's context on every rank (cli_context). 0 when every rank has its
  * context; 1 (contexts released, MPI finalized) when any rank failed. */
-static int start(const char *cmd, int verbose, int threads, int gpu, mispc_context **ctx, int *rank,
-                 int *P) {
+static int start(const cli_dist_common *a, mispc_context **ctx, int *rank, int *P) {
   int inited = 0;
   MPI_Initialized(&inited);
   if (!inited) MPI_Init(NULL, NULL);
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, P);
-  int use_gpu = gpu, any = 0;
+  int use_gpu = a->gpu, any = 0;
   *ctx = NULL;
-  int rc = cli_context(cmd, *rank == 0 ? verbose : 0, threads, &use_gpu, ctx);
+  int rc = cli_context(a->cmd, *rank == 0 ? a->verbose : 0, a->threads, &use_gpu, ctx);
+  /* the knobs were checked by the parser on every rank alike */
+  if (!rc && mispc_context_set_tuning_(*ctx, &a->tune) != MISPC_SUCCESS) {
+    fprintf(stderr, "mispc %s: %s\n", a->cmd, mispc_context_error(*ctx));
+    rc = 1;
+  }
   MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (!any) return 0;
   if (*ctx) mispc_context_destroy(*ctx);
@@ -250,7 +253,7 @@ int cli_dist_begin(int argc, char **argv, cli_dist_common *args,
   *ctx = NULL, *rank = 0, *P = 1;
   int rc = parse_quietly(argc, argv, args, parse_args);
   if (rc >= 0) return rc;
-  return start(args->cmd, args->verbose, args->threads, args->gpu, ctx, rank, P) ? 1 : -1;
+  return start(args, ctx, rank, P) ? 1 : -1;
 }
 
 int cmd_dist(int argc, char **argv) {
@@ -261,8 +264,7 @@ int cmd_dist(int argc, char **argv) {
   if (rc >= 0) return rc;
   rc = 0;
   double t0 = MPI_Wtime();
-  /* checked by the parser on every rank alike */
-  mispc_status s = mispc_context_set_tuning_(ctx, &a.tune);
+  mispc_status s = MISPC_SUCCESS;
   mispc_dist_csr H, G;
   memset(&H, 0, sizeof H);
   memset(&G, 0, sizeof G);

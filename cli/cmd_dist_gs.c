@@ -22,14 +22,12 @@ int cmd_dist_gs(int argc, char **argv) {
 #include "bench_util.h"
 #include "mispc/dist.h"
 #include "mispc/hash.h"
-#include "tuning.h"
 
 typedef struct gs_args {
   cli_dist_common c; /* first: cli_dist_begin reads it */
   const char *spec;
   int kind, sweep, sweeps, bs, reps, local, lines, block_solve, automatic;
   double omega, theta;
-  mispc_tuning tune; /* --tune knobs (src/tuning.h), set on the context */
 } gs_args;
 
 static int parse(int argc, char **argv, void *args) {
@@ -76,7 +74,7 @@ static int parse(int argc, char **argv, void *args) {
                    &a->c.verbose, 3),
       CLI_OPT_CALL("--tune", "NAME=VALUE",
                    "an internal tuning knob, repeatable (mispc bench gs --help lists them)",
-                   bench_tune_option, &a->tune),
+                   bench_tune_option, &a->c.tune),
   };
   const cli_command cmd = {
       .name = "gs",
@@ -155,8 +153,6 @@ int cmd_dist_gs(int argc, char **argv) {
   if (rc >= 0) return rc;
   rc = 0;
   mispc_gs_options o;
-  /* checked by the parser on every rank alike */
-  mispc_status ts = mispc_context_set_tuning_(ctx, &a.tune);
   mispc_gs_options_default(&o);
   o.kind = a.kind ? MISPC_GS_CLUSTER : MISPC_GS_POINT;
   o.sweep = a.sweep == 0 ? MISPC_GS_SYMMETRIC : a.sweep == 1 ? MISPC_GS_FORWARD : MISPC_GS_BACKWARD;
@@ -173,7 +169,7 @@ int cmd_dist_gs(int argc, char **argv) {
   mispc_dist_csr H, G;
   memset(&H, 0, sizeof H);
   memset(&G, 0, sizeof G);
-  mispc_status s = ts ? ts : mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, 0, &H);
+  mispc_status s = mispc_dist_load(ctx, MPI_COMM_WORLD, a.spec, 0, &H);
   int mine = 0; /* the library's collective calls agree by themselves: rank 0 prints */
   if (!s && (!H.diag.values || (H.offd.nnz && !H.offd.values))) {
     if (rank == 0) fprintf(stderr, "mispc gs: %s has no values (a pattern)\n", a.spec);
