@@ -173,7 +173,7 @@ mispc_status mispc_dist_mis1_host(mispc_context *ctx, const mispc_dist_csr *g,
         for (int64_t p = B->rowptr[v]; p < B->rowptr[v + 1] && !hit; ++p)
           hit = gst[B->colidx[p]] == IN;
         for (int64_t p = A->rowptr[v]; p < A->rowptr[v + 1] && !hit; ++p)
-          hit = A->colidx[p] != v && st[A->colidx[p]] == IN;
+          hit = st[A->colidx[p]] == IN; /* v itself is UNDECIDED */
         if (hit) st[v] = OUT;
       }
     }

@@ -72,6 +72,8 @@ typedef struct mispc_tuning {
   int gs_line_rounds;    /* cluster, line clusters: at most this many merge rounds (0:
                             GS_LINE_ROUNDS, whole lines); a chain shrinks about threefold a
                             round, so r rounds cap lines near 3.6 * 3^r rows */
+  int gs_row_order;      /* 1: point GS swept color by color on one thread keeps each color's
+                            rows in id order (else by the length of their lower parts) */
   /* Distributed layer. */
   int dist_rounds_on_one_rank; /* 1: one rank runs the distributed rounds and its transport
                                   instead of the one-process kernels (tests of a transport) */
@@ -88,8 +90,6 @@ typedef struct mispc_tuning {
   int dist_color_barriers;     /* 1: the coloring in one kernel meets the other ranks at a barrier
                                   after each pass; 0: polled, each vertex colored as soon as its
                                   earlier neighbours, on any rank, have their colors */
-  int gs_row_order;            /* 1: point GS swept color by color keeps each color's rows in id
-                                  order (else by the length of their lower parts) */
   int dist_agg_scan_labels;    /* 1: GPU aggregation on several ranks numbers each phase's roots
                                   by an MPI scan (a host wait a phase) instead of provisional
                                   labels renumbered at the end (the path of graphs of 2^30
