@@ -229,7 +229,8 @@ static mispc_status numeric_host(mispc_context *ctx, mispc_dist_gs *gs, const mi
 /* The host sweep's copy of the sweep matrix, through gs->host, a handle
  * whose orderings are this one's (point: rows by color; cluster: the local
  * clusters by color, rows by cluster, cluster labels of all columns). */
-static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs) {
+static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs,
+                                      const mispc_dist_csr *A) {
   mispc_gs *h = &gs->host;
   const gs_dist_cluster *cl = gs->cl;
   memset(h, 0, sizeof *h);
@@ -254,7 +255,15 @@ static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs) {
   h->order = gs->order;
   h->nclusters = gs->nloc;
   h->ghost_color = gs->gcolor; /* the rows' lower parts */
-  return gs_host_pattern(ctx, h, &gs->M, 0);
+  /* the rows the halo sends: swept with their colors (free_order) */
+  uint8_t *sent = (uint8_t *)calloc((size_t)gs->nloc + 1, 1);
+  if (!sent) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
+  for (int64_t e = 0; e < A->halo->nsend; ++e) sent[A->halo->sidx[e]] = 1;
+  h->sent_rows = sent;
+  const mispc_status s = gs_host_pattern(ctx, h, &gs->M, 0);
+  h->sent_rows = NULL;
+  free(sent);
+  return s;
 }
 
 /* A device matrix's blocks copied to the host, sharing its plan, ranges and
@@ -288,7 +297,7 @@ mispc_status mispc_dist_gs_symbolic(mispc_context *ctx, mispc_dist_gs *gs,
   if (!s) s = symbolic_host(ctx, gs, dev ? &H : A, dev ? A : NULL);
   mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist gs symbolic: colors and layout");
   if (!s && !dev) {
-    s = mispc_dist_agree(ctx, A->comm, host_copy_pattern(ctx, gs));
+    s = mispc_dist_agree(ctx, A->comm, host_copy_pattern(ctx, gs, A));
     if (s) release(ctx, gs);
     if (!s) gs->block_outside = gs->host.ex.nout, gs->block_factor = gs->host.ex.nfactor;
     mispc_log_phase(ctx, MISPC_MEM_HOST, &t, "dist gs symbolic: sweep-ordered copy");
@@ -339,14 +348,19 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
   return s;
 }
 
+/* A pass: the free rows (one thread: gs_host_copy.c, free_order) before a
+ * forward pass's colors and after a backward pass's, each color's other
+ * rows followed by its exchange. */
 static mispc_status sweep(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
                           const double *b, int backward, int start) {
+  if (!backward) gs_sweep_free_host(&gs->host, b, gs->xe, 0, start);
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
     gs_sweep_color_host(ctx, &gs->host, b, gs->xe, c, backward, start);
     MISPC_TRY(mispc_halo_exchange_where(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double),
                                         gs->scolor, gs->gcolor, c));
   }
+  if (backward) gs_sweep_free_host(&gs->host, b, gs->xe, 1, start);
   return MISPC_SUCCESS;
 }
 

@@ -154,6 +154,20 @@ static inline void blocked_point_backward(const struct gs_host_copy *h, int64_t 
   }
 }
 
+/* A pass over the first n rows of the blocked point copies, in the mode r
+ * says (pass_copy). */
+static void blocked_point_pass(const struct gs_host_copy *h, int64_t n, copy_rows r,
+                               const double *b, double *x, int backward) {
+  if (backward && r.start == GS_PASS_RESUME)
+    blocked_point_backward(h, n, b, x, GS_PASS_RESUME);
+  else if (backward)
+    blocked_point_backward(h, n, b, x, GS_PASS_FULL);
+  else if (r.start == GS_PASS_FROM_ZERO)
+    blocked_point_forward(h, n, r, b, x, GS_PASS_FROM_ZERO);
+  else
+    blocked_point_forward(h, n, r, b, x, GS_PASS_FULL);
+}
+
 /* gs_update_cluster_row on row q of a blocked cluster copy: its m entries
  * at col, val, in the order the row's update takes them (the running place
  * of a pass through the copy, which reads one byte a row for its length
@@ -416,14 +430,7 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
   const int32_t ncol = gs->ncolors;
   const copy_rows r = pass_copy(gs, backward, start);
   if (gs->h.blocked && gs->opt.kind != MISPC_GS_CLUSTER) { /* rows by level */
-    if (backward && r.start == GS_PASS_RESUME)
-      blocked_point_backward(&gs->h, gs->n, b, x, GS_PASS_RESUME);
-    else if (backward)
-      blocked_point_backward(&gs->h, gs->n, b, x, GS_PASS_FULL);
-    else if (r.start == GS_PASS_FROM_ZERO)
-      blocked_point_forward(&gs->h, gs->n, r, b, x, GS_PASS_FROM_ZERO);
-    else
-      blocked_point_forward(&gs->h, gs->n, r, b, x, GS_PASS_FULL);
+    blocked_point_pass(&gs->h, gs->n, r, b, x, backward);
     return MISPC_SUCCESS;
   }
   if (gs->h.blocked) { /* clusters by level */
@@ -460,6 +467,11 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
   const copy_rows r = pass_copy(gs, backward, start);
 #pragma omp parallel num_threads(nt) if (nt > 1 && gs->n > 1)
   sweep_color_part(gs, r, b, x, c, backward, omp_get_thread_num(), omp_get_num_threads());
+}
+
+void gs_sweep_free_host(const mispc_gs *gs, const double *b, double *x, int backward, int start) {
+  if (gs->h.nfree)
+    blocked_point_pass(&gs->h, gs->h.nfree, pass_copy(gs, backward, start), b, x, backward);
 }
 
 mispc_status gs_expand_host(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,

@@ -110,6 +110,73 @@ static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
   return !s;
 }
 
+/* Distributed point GS, one thread, rows of at most 32 entries: the free
+ * rows first, by (level, color, lower length) as block_order orders all
+ * rows of one process, then the others color by color (by lower length).
+ * A row is bound (not free) where it is sent to another rank (sent, NULL:
+ * none), has a ghost of an earlier color, or has a bound neighbour of an
+ * earlier color: the bound rows hold every row of a color the exchanges
+ * read or write, and the free rows' earlier-colored neighbours are free.
+ * So a forward pass sweeps the free rows before its first exchange and the
+ * bound ones color by color between the exchanges, a backward pass the
+ * bound ones color by color and the free ones after its last exchange:
+ * every row reads the x of the color-by-color order (the same bits), and
+ * most of a rank's rows are swept in one pass through b and x. h->rows[c]
+ * then places color c's bound rows (h->rows[0] = the free count). Returns
+ * the free rows' count, 0 (the order as it is) if the keys would be too
+ * many or memory is short. */
+static int64_t free_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                          const int32_t *rcolor, const uint8_t *sent) {
+  struct gs_host_copy *h = &gs->h;
+  const int64_t n = gs->n, ncol = gs->ncolors;
+  const int64_t nfk = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol, nkeys = nfk + ncol;
+  if (n < 2 || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return 0;
+  int32_t *level = NULL, *perm = NULL, *lower = NULL, *by_lower = NULL;
+  int64_t *at = NULL, nfree = 0;
+  mispc_status s = MISPC_SUCCESS;
+  ALLOC(level, n, 4, "sweep levels");
+  ALLOC(perm, n, 4, "sweep order");
+  ALLOC(lower, n, 4, "sweep order");
+  ALLOC(by_lower, n, 4, "sweep order");
+  ALLOC(at, (nkeys > 33 ? nkeys : 33) + 1, 8, "sweep levels");
+  if (!s) {
+    for (int64_t c = 0; c < ncol; ++c) /* colors in order: earlier colors' levels are known */
+      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
+        const int32_t i = h->perm[q];
+        int32_t l = (int32_t)(i / GS_BLOCK_ROWS), m = 0;
+        int bound = sent && sent[i];
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
+          const int32_t j = A->colidx[p];
+          if (!point_lower(rcolor[j], (int32_t)c)) continue;
+          ++m;
+          if (j >= n || level[j] < 0)
+            bound = 1;
+          else if (level[j] > l)
+            l = level[j];
+        }
+        level[i] = bound ? -1 : l;
+        lower[i] = m < 32 ? m : 32;
+        nfree += !bound;
+      }
+    for (int64_t i = 0; i < n; ++i) /* keys: the free rows', then the bound rows' colors */
+      level[i] = (int32_t)(level[i] < 0 ? nfk + rcolor[i] : level[i] * ncol + rcolor[i]);
+    /* rows by (lower length, row), then (stable) by key */
+    s = mispc_order_by_key_host(ctx, n, lower, 33, by_lower, at);
+    for (int64_t k = 0; !s && k < n; ++k) lower[k] = level[by_lower[k]];
+    if (!s) s = mispc_order_by_key_host(ctx, n, lower, (int32_t)nkeys, perm, at);
+    for (int64_t k = 0; !s && k < n; ++k) h->perm[k] = by_lower[perm[k]];
+    if (!s) { /* at[nfk + c]: where the bound rows of color c start */
+      for (int64_t c = 0; c <= ncol; ++c) h->rows[c] = c < ncol ? at[nfk + c] : n;
+    }
+  }
+  mispc_pool_free(ctx, MISPC_MEM_HOST, level);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, perm);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, lower);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, by_lower);
+  mispc_pool_free(ctx, MISPC_MEM_HOST, at);
+  return s ? 0 : nfree;
+}
+
 /* Point GS swept color by color on one thread (the distributed sweep,
  * rows over 32 entries): each color's rows (h->perm, by color, rows
  * increasing) by the length of their lower part (at most 32 apart),
@@ -350,7 +417,10 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     /* set up for one thread, rows of at most 32 entries (longer ones, read
      * backward through memory, ran slower so): rows by level (block_order) */
     h->blocked = copies && own && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
-    if (copies && !h->blocked && nt == 1 && !ctx->tuning.gs_row_order)
+    /* the distributed sweep's: free rows by level, bound ones by color */
+    if (copies && !may_block && nt == 1 && maxlen <= 32 && !ctx->tuning.gs_row_order)
+      h->nfree = free_order(ctx, gs, A, rcolor, gs->sent_rows);
+    if (copies && !h->blocked && !h->nfree && nt == 1 && !ctx->tuning.gs_row_order)
       lower_order(ctx, gs, A, rcolor);
   }
   h->ptr[0] = 0;
@@ -403,7 +473,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     ALLOC(h->val[0], h->ptr[n] + 1, 8, "sorted values");
     ALLOC(h->src[0], h->ptr[n] + 1, 4, "value places");
   }
-  if (h->blocked && copies) {
+  if ((h->blocked || h->nfree) && copies) {
     ALLOC(h->rlen, n + 1, 1, "row lengths");
     if (h->zptr) ALLOC(h->zrlen, n + 1, 1, "row lengths");
     if (split) ALLOC(h->prlen, n + 1, 1, "row lengths");

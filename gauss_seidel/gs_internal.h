@@ -120,6 +120,9 @@ struct mispc_gs {
    * a ghost is of an earlier color than row q exactly when its key is
    * below q, as an own column's sweep position is. */
   const int32_t *ghost_color, *ghost_key;
+  /* Distributed host point sweep, borrowed, n (NULL: none): rows whose
+   * value the halo sends (bound to their color's exchange: free_order) */
+  const uint8_t *sent_rows;
   int64_t nclusters, singletons, min_cluster, max_cluster;
   /* Device only: lanes per row (point) or per cluster chain (cluster: a
    * warp then takes 32 / lanes clusters of a block at once); cluster only:
@@ -200,6 +203,10 @@ struct mispc_gs {
     uint8_t *rlen, *zrlen; /* blocked: row lengths of copies [0] and [2] (point: at most 32,
                             * cluster: 255; a cluster's [1] rows are as long as its [0]),
                             * which its sweeps read instead of ptr, zptr */
+    int64_t nfree;         /* the distributed point sweep on one thread: its first nfree rows
+                            * are swept by level before a forward pass's exchanges and after
+                            * a backward pass's (gs_host_copy.c, free_order), the others color
+                            * by color (rows); 0: every row by color. rlen, zrlen as blocked */
     int prefetch;          /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
                             * exceed GS_PREFETCH_MIN_BYTES (blocked: and no row is longer than 32) */
   } h;
@@ -313,6 +320,10 @@ mispc_status gs_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double 
  * the same bits as GS_PASS_FULL). */
 void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                          int32_t c, int backward, int start);
+/* The distributed point sweep's free rows (h.nfree; none: nothing), as
+ * gs_sweep_color_host's start: before a forward pass's first color, after
+ * a backward pass's last. */
+void gs_sweep_free_host(const mispc_gs *gs, const double *b, double *x, int backward, int start);
 
 /* Exact cluster solves (gs_exact_host.c, gs_exact_cuda.cu): the pattern
  * after the sweep-ordered copy's (gs_host_pattern, gs_permute_pattern_cuda

@@ -899,6 +899,9 @@ static const gs_case gs_cases[] = {
     {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_SYMMETRIC, 1, 1.0, 1, 0},
     {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0, 0},
     {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0, 0},
+    /* two backward passes: a row sent to another rank is swept with its
+     * color (not among the free rows: gs_host_copy.c, free_order) */
+    {"gen:laplace3d:10", PT, 1, 0, MISPC_GS_BACKWARD, 2, 1.0, 0, 0},
     {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0, 0},
     {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0, 0},
     {"gen:elasticity3d:4", CL, 3, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0, 0},
@@ -933,6 +936,16 @@ static void test_gauss_seidel(void) {
         check_gs(ctx, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
                  c->zero_guess);
     }
+  { /* point GS on one thread a rank: the free rows by level (free_order) */
+    mispc_context *one = test_context(1);
+    for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i) {
+      const gs_case *c = &gs_cases[i];
+      if (c->kinds & (1u << MISPC_GS_POINT))
+        check_gs(one, c->spec, MISPC_GS_POINT, c->bs, c->theta, c->lines, c->sw, c->sweeps,
+                 c->omega, c->zero_guess);
+    }
+    mispc_context_destroy(one);
+  }
   { /* automatic options: threshold, lines and block solves from the matrix */
     mispc_gs_info in = check_gs(ctx, "gen:aniso2d:30:0.001", MISPC_GS_CLUSTER, 1, -1, -1,
                                 MISPC_GS_SYMMETRIC, 1, 1.0, 0);
