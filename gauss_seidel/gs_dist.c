@@ -237,6 +237,8 @@ static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs,
   h->opt = gs->opt;
   h->mem = MISPC_MEM_HOST;
   h->ncolors = gs->ncolors;
+  const mispc_halo *halo = cl ? cl->halo : A->halo;
+  const mispc_csr *W = cl ? &cl->W : &gs->M;
   if (cl) {
     h->n = cl->ns;
     h->nnz = cl->W.nnz;
@@ -247,20 +249,20 @@ static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs,
     h->cl_rows = cl->cl_rows;
     h->row_cluster = cl->row_cluster;
     h->ghost_color = cl->gcolor; /* the backward rows' earlier colors first */
-    return gs_host_pattern(ctx, h, &cl->W, 0);
+  } else {
+    h->n = gs->nloc;
+    h->nnz = gs->M.nnz;
+    h->color_ptr = gs->color_ptr;
+    h->order = gs->order;
+    h->nclusters = gs->nloc;
+    h->ghost_color = gs->gcolor; /* the rows' lower parts */
   }
-  h->n = gs->nloc;
-  h->nnz = gs->M.nnz;
-  h->color_ptr = gs->color_ptr;
-  h->order = gs->order;
-  h->nclusters = gs->nloc;
-  h->ghost_color = gs->gcolor; /* the rows' lower parts */
-  /* the rows the halo sends: swept with their colors (free_order) */
-  uint8_t *sent = (uint8_t *)calloc((size_t)gs->nloc + 1, 1);
+  /* the rows the halo sends: swept with their colors (gs_host_copy.c, free_order) */
+  uint8_t *sent = (uint8_t *)calloc((size_t)h->n + 1, 1);
   if (!sent) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
-  for (int64_t e = 0; e < A->halo->nsend; ++e) sent[A->halo->sidx[e]] = 1;
+  for (int64_t e = 0; e < halo->nsend; ++e) sent[halo->sidx[e]] = 1;
   h->sent_rows = sent;
-  const mispc_status s = gs_host_pattern(ctx, h, &gs->M, 0);
+  const mispc_status s = gs_host_pattern(ctx, h, W, 0);
   h->sent_rows = NULL;
   free(sent);
   return s;

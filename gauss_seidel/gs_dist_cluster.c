@@ -621,12 +621,16 @@ mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Co
       const int start = !resume || k > 0 ? GS_PASS_FULL
                         : backward       ? GS_PASS_RESUME
                                          : GS_PASS_FROM_ZERO;
+      /* the free clusters (one thread: gs_host_copy.c, cluster_block_order)
+       * before a forward pass's colors and after a backward pass's */
+      if (!backward) gs_sweep_free_host(&gs->host, cl->bs, cl->xs, 0, start);
       for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
         gs_sweep_color_host(ctx, &gs->host, cl->bs, cl->xs, c, backward, start);
         s = mispc_halo_exchange_where(ctx, cl->halo, cl->xs, cl->xs + ns, sizeof(double),
                                       cl->scolor, cl->gcolor, c);
       }
+      if (!s && backward) gs_sweep_free_host(&gs->host, cl->bs, cl->xs, 1, start);
     }
   s = mispc_dist_agree(ctx, comm, s);
   if (!s) { /* x back: kept rows here, moved ones from their sweepers */

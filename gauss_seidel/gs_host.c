@@ -358,7 +358,8 @@ static inline void sweep_color_part(const mispc_gs *gs, copy_rows r, const doubl
                                     int32_t c, int backward, int t, int T) {
   const struct gs_host_copy *h = &gs->h;
   if (gs->opt.kind == MISPC_GS_CLUSTER) {
-    const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
+    const int64_t *cp = h->bound_cl ? h->bound_cl : gs->color_ptr;
+    const int64_t k0 = cp[c], k1 = cp[c + 1];
     const int64_t a = cluster_split(h->cl, k0, k1, t, T),
                   e = cluster_split(h->cl, k0, k1, t + 1, T);
     for (int64_t u = a; u < e; ++u) { /* backward: from the last, memory descending */
@@ -470,8 +471,12 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
 }
 
 void gs_sweep_free_host(const mispc_gs *gs, const double *b, double *x, int backward, int start) {
-  if (gs->h.nfree)
-    blocked_point_pass(&gs->h, gs->h.nfree, pass_copy(gs, backward, start), b, x, backward);
+  if (!gs->h.nfree) return;
+  const copy_rows r = pass_copy(gs, backward, start);
+  if (gs->opt.kind == MISPC_GS_CLUSTER)
+    blocked_pass(&gs->h, gs->h.nfree, r, b, x, backward, gs->h.prefetch);
+  else
+    blocked_point_pass(&gs->h, gs->h.nfree, r, b, x, backward);
 }
 
 mispc_status gs_expand_host(mispc_context *ctx, int64_t n, int bs, const int32_t *node_agg,

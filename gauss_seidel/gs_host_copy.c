@@ -11,10 +11,10 @@
 
 void gs_host_copy_free(mispc_context *ctx, mispc_gs *gs) {
   struct gs_host_copy *h = &gs->h;
-  void *p[] = {h->rlen,    h->zrlen,  h->perm,   h->rows,   h->cl,     h->ptr,    h->zptr,
-               h->diag_at, h->wdiag,  h->t,      h->col[0], h->col[1], h->col[2], h->col[3],
-               h->src[0],  h->src[1], h->src[2], h->src[3], h->val[0], h->val[1], h->val[2],
-               h->val[3],  h->pptr,   h->sptr,   h->prlen,  h->srlen};
+  void *p[] = {h->rlen,    h->zrlen,  h->perm,   h->rows,   h->cl,     h->ptr,     h->zptr,
+               h->diag_at, h->wdiag,  h->t,      h->col[0], h->col[1], h->col[2],  h->col[3],
+               h->src[0],  h->src[1], h->src[2], h->src[3], h->val[0], h->val[1],  h->val[2],
+               h->val[3],  h->pptr,   h->sptr,   h->prlen,  h->srlen,  h->bound_cl};
   for (size_t k = 0; k < sizeof p / sizeof *p; ++k) mispc_pool_free(ctx, MISPC_MEM_HOST, p[k]);
   memset(h, 0, sizeof *h);
   if (gs->mem == MISPC_MEM_HOST) gs_exact_free(ctx, gs, MISPC_MEM_HOST);
@@ -222,15 +222,24 @@ static void lower_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
  * its neighbours of earlier colors and before those of later ones, as in
  * the color-by-color order (block_order's argument for rows): every row
  * reads the same x, the same bits, and a pass moves through b and x about
- * once instead of once a color. NULL (the color order) if the keys would be
- * too many or memory is short. */
-static int32_t *cluster_block_order(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A) {
+ * once instead of once a color. The distributed sweep (A with ghost
+ * columns; rcolor: every column's color) orders so only its free clusters,
+ * then the bound ones by color, as free_order does for rows: bound where a
+ * row is sent (sent, NULL: none) or has a ghost or a bound cluster's row of
+ * an earlier color; *nfree receives the free clusters' count and bound_at
+ * (ncolors + 1, NULL: not wanted) where each color's bound ones start. NULL (the
+ * color order) if the keys would be too many or memory is short. */
+static int32_t *cluster_block_order(mispc_context *ctx, const mispc_gs *gs, const mispc_csr *A,
+                                    const int32_t *rcolor, const uint8_t *sent, int64_t *bound_at,
+                                    int64_t *nfree) {
   const int64_t n = gs->n, nc = gs->nclusters, ncol = gs->ncolors;
-  const int64_t nkeys = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol;
-  if (n < 2 || nc < 2 || A->ncols != n || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return NULL;
-  int32_t *ccolor = NULL, *level = NULL, *cord = NULL, *pos = NULL;
+  const int64_t nfk = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol, nkeys = nfk + ncol;
+  *nfree = 0;
+  if (n < 2 || nc < 2 || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return NULL;
+  int32_t *ccolor = NULL, *level = NULL, *cord = NULL, *pos = NULL, *rcl = NULL;
   int64_t *at = NULL;
   mispc_status s = MISPC_SUCCESS;
+  ALLOC(rcl, n, 4, "row clusters"); /* row -> cluster id (row_cluster: labels where distributed) */
   ALLOC(ccolor, nc, 4, "cluster colors");
   ALLOC(level, nc, 4, "cluster levels");
   ALLOC(cord, nc, 4, "cluster order");
@@ -240,32 +249,46 @@ static int32_t *cluster_block_order(mispc_context *ctx, const mispc_gs *gs, cons
     for (int64_t c = 0; c < ncol; ++c)
       for (int64_t k = gs->color_ptr[c]; k < gs->color_ptr[c + 1]; ++k)
         ccolor[gs->order[k]] = (int32_t)c;
+    for (int64_t id = 0; id < nc; ++id)
+      for (int64_t r = gs->cl_ptr[id]; r < gs->cl_ptr[id + 1]; ++r)
+        rcl[gs->cl_rows[r]] = (int32_t)id;
     for (int64_t k = 0; k < nc; ++k) { /* colors in order: earlier colors' levels are known */
       const int32_t id = gs->order[k], c = ccolor[id];
       int32_t l = (int32_t)(gs->cl_rows[gs->cl_ptr[id]] / GS_BLOCK_ROWS);
+      int bound = 0;
       for (int64_t r = gs->cl_ptr[id]; r < gs->cl_ptr[id + 1]; ++r) {
         const int32_t i = gs->cl_rows[r];
+        bound |= sent && sent[i];
         for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-          const int32_t d = gs->row_cluster[A->colidx[p]];
-          if (ccolor[d] < c && level[d] > l) l = level[d];
+          const int32_t j = A->colidx[p];
+          if (rcolor[j] >= c) continue; /* its own cluster, or one of a later color */
+          const int32_t d = j < n ? rcl[j] : -1;
+          if (d < 0 || level[d] < 0)
+            bound = 1;
+          else if (level[d] > l)
+            l = level[d];
         }
       }
-      level[id] = l;
+      level[id] = bound ? -1 : l;
+      *nfree += !bound;
     }
     for (int64_t k = 0; k < nc; ++k) { /* the key of `order`'s k-th cluster */
       const int32_t id = gs->order[k];
-      cord[k] = (int32_t)(level[id] * ncol + ccolor[id]);
+      cord[k] = (int32_t)(level[id] < 0 ? nfk + ccolor[id] : level[id] * ncol + ccolor[id]);
     }
     /* positions in `order` by (level, color, position), then their clusters */
     s = mispc_order_by_key_host(ctx, nc, cord, (int32_t)nkeys, pos, at);
     for (int64_t k = 0; !s && k < nc; ++k) cord[k] = gs->order[pos[k]];
+    for (int64_t c = 0; !s && bound_at && c <= ncol; ++c) bound_at[c] = c < ncol ? at[nfk + c] : nc;
   }
+  mispc_pool_free(ctx, MISPC_MEM_HOST, rcl);
   mispc_pool_free(ctx, MISPC_MEM_HOST, ccolor);
   mispc_pool_free(ctx, MISPC_MEM_HOST, level);
   mispc_pool_free(ctx, MISPC_MEM_HOST, pos);
   mispc_pool_free(ctx, MISPC_MEM_HOST, at);
   if (s) {
     mispc_pool_free(ctx, MISPC_MEM_HOST, cord);
+    *nfree = 0;
     return NULL;
   }
   return cord;
@@ -389,10 +412,22 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     /* one pass: a copy's columns and values, b, x, the permutation, omega / a_ii */
     h->prefetch = (double)nnz * 12.0 + (double)n * 28.0 > GS_PREFETCH_MIN_BYTES;
     /* set up for one thread, rows of at most 255 entries (a byte a row for
-     * its length): clusters by level (cluster_block_order) */
-    int32_t *cord = may_block && nt == 1 && maxlen <= 255 ? cluster_block_order(ctx, gs, A) : NULL;
+     * its length): clusters by level (cluster_block_order); the distributed
+     * sweep's row copies: its free clusters by level */
+    const int dist_free =
+        !may_block && copies && nt == 1 && maxlen <= 255 && !ctx->tuning.gs_row_order;
+    if (dist_free) ALLOC(h->bound_cl, ncol + 1, 8, "bound clusters");
+    int64_t nfree = 0;
+    int32_t *cord =
+        !s && (may_block || dist_free) && nt == 1 && maxlen <= 255
+            ? cluster_block_order(ctx, gs, A, rcolor, gs->sent_rows, h->bound_cl, &nfree)
+            : NULL;
+    if (!cord && h->bound_cl) {
+      mispc_pool_free(ctx, MISPC_MEM_HOST, h->bound_cl);
+      h->bound_cl = NULL;
+    }
     const int32_t *ord = cord ? cord : gs->order;
-    h->blocked = cord != NULL;
+    h->blocked = cord && may_block;
     /* blocked, rows longer than 32 (Elasticity3D_30, the 2-core VM, one
      * thread, PETSc PCApply 3 rounds): 22.6-23.4 ms a call without the
      * prefetch, 28.8-30.9 with it */
@@ -401,7 +436,9 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     for (int64_t k = 0; k < nc; ++k)
       h->cl[k + 1] = h->cl[k] + (gs->cl_ptr[ord[k] + 1] - gs->cl_ptr[ord[k]]);
     for (int64_t c = 0; c <= ncol; ++c) /* blocked: no color's rows are contiguous */
-      h->rows[c] = cord ? (c ? n : 0) : h->cl[gs->color_ptr[c]];
+      h->rows[c] =
+          h->blocked ? (c ? n : 0) : h->cl[h->bound_cl ? h->bound_cl[c] : gs->color_ptr[c]];
+    if (h->bound_cl) h->nfree = h->cl[nfree]; /* the free clusters' rows first */
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t k = 0; k < nc; ++k)
       memcpy(h->perm + h->cl[k], gs->cl_rows + gs->cl_ptr[ord[k]],

@@ -203,10 +203,13 @@ struct mispc_gs {
     uint8_t *rlen, *zrlen; /* blocked: row lengths of copies [0] and [2] (point: at most 32,
                             * cluster: 255; a cluster's [1] rows are as long as its [0]),
                             * which its sweeps read instead of ptr, zptr */
-    int64_t nfree;         /* the distributed point sweep on one thread: its first nfree rows
-                            * are swept by level before a forward pass's exchanges and after
-                            * a backward pass's (gs_host_copy.c, free_order), the others color
-                            * by color (rows); 0: every row by color. rlen, zrlen as blocked */
+    int64_t nfree;         /* the distributed sweep on one thread: its first nfree rows are
+                            * swept by level before a forward pass's exchanges and after a
+                            * backward pass's (gs_host_copy.c, free_order and
+                            * cluster_block_order), the others color by color (point: rows;
+                            * cluster: bound_cl); 0: every row by color. Lengths as blocked */
+    int64_t *bound_cl;     /* cluster, the distributed sweep by free_order's rule, ncolors + 1:
+                            * the bound clusters of each color (indices of cl), else NULL */
     int prefetch;          /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
                             * exceed GS_PREFETCH_MIN_BYTES (blocked: and no row is longer than 32) */
   } h;

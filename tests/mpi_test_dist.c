@@ -901,7 +901,7 @@ static const gs_case gs_cases[] = {
     {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0, 0},
     /* two backward passes: a row sent to another rank is swept with its
      * color (not among the free rows: gs_host_copy.c, free_order) */
-    {"gen:laplace3d:10", PT, 1, 0, MISPC_GS_BACKWARD, 2, 1.0, 0, 0},
+    {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_BACKWARD, 2, 1.0, 0, 0},
     {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0, 0},
     {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0, 0},
     {"gen:elasticity3d:4", CL, 3, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0, 0},
@@ -936,14 +936,16 @@ static void test_gauss_seidel(void) {
         check_gs(ctx, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
                  c->zero_guess);
     }
-  { /* point GS on one thread a rank: the free rows by level (free_order) */
+  { /* one thread a rank: the free rows and clusters by level (gs_host_copy.c,
+     * free_order, cluster_block_order) */
     mispc_context *one = test_context(1);
-    for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i) {
-      const gs_case *c = &gs_cases[i];
-      if (c->kinds & (1u << MISPC_GS_POINT))
-        check_gs(one, c->spec, MISPC_GS_POINT, c->bs, c->theta, c->lines, c->sw, c->sweeps,
-                 c->omega, c->zero_guess);
-    }
+    for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i)
+      for (mispc_gs_kind kind = MISPC_GS_POINT; kind <= MISPC_GS_CLUSTER; ++kind) {
+        const gs_case *c = &gs_cases[i];
+        if (c->kinds & (1u << kind))
+          check_gs(one, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
+                   c->zero_guess);
+      }
     mispc_context_destroy(one);
   }
   { /* automatic options: threshold, lines and block solves from the matrix */
