@@ -47,7 +47,9 @@ static const knob knobs[] = {
     KNOB(gs_exact_unfused, "0|1", "GS exact solves (GPU): outside sums and chains apart"),
     KNOB(gs_cluster_order, "auto|id|size", "cluster GS (GPU): each color's cluster order"),
     KNOB(gs_line_rounds, NULL, "cluster GS: line clusters merge at most N rounds (0: whole lines)"),
-    KNOB(gs_row_order, "0|1", "point GS (host, color by color): rows in id order a color"),
+    KNOB(gs_row_order, "0|1",
+         "GS (host, one thread, color by color): rows in id order a color, no free rows first when "
+         "distributed"),
     KNOB(dist_rounds_on_one_rank, "0|1", "distributed calls: rounds and halo on one rank too"),
     KNOB(dist_graph_rounds, "0|1", "distributed GPU MIS-2 over NCCL: a CUDA graph a round"),
     KNOB(dist_lsa_rounds, "0|1|2",

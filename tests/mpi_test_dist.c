@@ -946,6 +946,12 @@ static void test_gauss_seidel(void) {
           check_gs(one, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
                    c->zero_guess);
       }
+    mispc_tuning t; /* and color by color in id order (tuning gs_row_order) */
+    mispc_context_get_tuning_(one, &t);
+    t.gs_row_order = 1;
+    CHECK_OK(one, mispc_context_set_tuning_(one, &t));
+    for (mispc_gs_kind kind = MISPC_GS_POINT; kind <= MISPC_GS_CLUSTER; ++kind)
+      check_gs(one, "gen:laplace3d:10", kind, 1, 0, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 1);
     mispc_context_destroy(one);
   }
   { /* automatic options: threshold, lines and block solves from the matrix */
