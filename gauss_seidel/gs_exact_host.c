@@ -114,7 +114,9 @@ void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const dou
                                int32_t c, int backward) {
   (void)backward; /* a cluster's exact solve is the same either way */
   const int nt = mispc_host_threads(ctx);
-  const int64_t k0 = gs->color_ptr[c], k1 = gs->color_ptr[c + 1];
+  /* the distributed sweep with free clusters first: the bound ones */
+  const int64_t *cp = gs->h.bound_cl ? gs->h.bound_cl : gs->color_ptr;
+  const int64_t k0 = cp[c], k1 = cp[c + 1];
   /* a color's clusters share no entry: any split gives the same bits */
   if (gs->ex.rows.fcl) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1 && k1 - k0 > 1)
@@ -123,6 +125,15 @@ void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const dou
   }
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1 && k1 - k0 > 1)
   for (int64_t m = k0; m < k1; ++m) solve_cluster(gs, m, b, x);
+}
+
+void gs_exact_sweep_free_host(const mispc_gs *gs, const double *b, double *x, int backward) {
+  const int64_t nf = gs->h.bound_cl ? gs->h.bound_cl[0] : 0;
+  if (gs->ex.rows.fcl) {
+    gs_exact_rows_pass(gs, nf, b, x, backward, 0);
+    return;
+  }
+  for (int64_t k = 0; k < nf; ++k) solve_cluster(gs, backward ? nf - 1 - k : k, b, x);
 }
 
 mispc_status gs_exact_edges_host(mispc_context *ctx, mispc_gs *gs) {
@@ -153,7 +164,7 @@ void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b
    * ended with them: skipped (gs_exact_edges_host) */
   const uint8_t skip = skip_first && gs->ex.edge ? (backward ? 2 : 1) : 0;
   if (gs->ex.rows.fcl && gs->h.blocked) { /* one thread: row passes over x */
-    gs_exact_rows_pass(gs, b, x, backward, skip);
+    gs_exact_rows_pass(gs, nc, b, x, backward, skip);
     return;
   }
   if (gs->h.blocked) { /* one thread, clusters by level (each after its earlier colors') */

@@ -190,9 +190,8 @@ void gs_exact_rows_solve(const mispc_gs *gs, int64_t m, const double *b, double 
   solve_rows(gs, m, b, x);
 }
 
-void gs_exact_rows_pass(const mispc_gs *gs, const double *b, double *x, int backward,
+void gs_exact_rows_pass(const mispc_gs *gs, int64_t nc, const double *b, double *x, int backward,
                         uint8_t skip) {
-  const int64_t nc = gs->nclusters;
   const uint8_t *edge = gs->ex.edge;
   for (int64_t k = 0; k < nc; ++k) {
     const int64_t m = backward ? nc - 1 - k : k;

@@ -472,6 +472,10 @@ void gs_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b
 
 void gs_sweep_free_host(const mispc_gs *gs, const double *b, double *x, int backward, int start) {
   if (!gs->h.nfree) return;
+  if (gs_exact(gs)) {
+    gs_exact_sweep_free_host(gs, b, x, backward);
+    return;
+  }
   const copy_rows r = pass_copy(gs, backward, start);
   if (gs->opt.kind == MISPC_GS_CLUSTER)
     blocked_pass(&gs->h, gs->h.nfree, r, b, x, backward, gs->h.prefetch);

@@ -413,9 +413,8 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     h->prefetch = (double)nnz * 12.0 + (double)n * 28.0 > GS_PREFETCH_MIN_BYTES;
     /* set up for one thread, rows of at most 255 entries (a byte a row for
      * its length): clusters by level (cluster_block_order); the distributed
-     * sweep's row copies: its free clusters by level */
-    const int dist_free =
-        !may_block && copies && nt == 1 && maxlen <= 255 && !ctx->tuning.gs_row_order;
+     * sweep's: its free clusters by level (exact block solves too) */
+    const int dist_free = !may_block && nt == 1 && maxlen <= 255 && !ctx->tuning.gs_row_order;
     if (dist_free) ALLOC(h->bound_cl, ncol + 1, 8, "bound clusters");
     int64_t nfree = 0;
     int32_t *cord =

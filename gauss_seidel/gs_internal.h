@@ -346,15 +346,19 @@ void gs_exact_sweep_host(mispc_context *ctx, const mispc_gs *gs, const double *b
 mispc_status gs_exact_edges_host(mispc_context *ctx, mispc_gs *gs);
 /* The row passes (gs_exact_rows.c): their lists after the pattern and the
  * factors; cluster m's solve (y forward through its rows, then z
- * backward); a pass on one thread, the clusters by level (skip as
- * gs_exact_sweep_host's edge bits); the release. */
+ * backward); a pass on one thread over the first nc clusters of h.cl, by
+ * level (skip as gs_exact_sweep_host's edge bits); the release. */
 mispc_status gs_exact_rows_pattern(mispc_context *ctx, mispc_gs *gs);
 void gs_exact_rows_values(mispc_gs *gs);
 void gs_exact_rows_solve(const mispc_gs *gs, int64_t m, const double *b, double *x);
-void gs_exact_rows_pass(const mispc_gs *gs, const double *b, double *x, int backward, uint8_t skip);
+void gs_exact_rows_pass(const mispc_gs *gs, int64_t nc, const double *b, double *x, int backward,
+                        uint8_t skip);
 void gs_exact_rows_free(mispc_context *ctx, struct gs_exact_rows *r);
 void gs_exact_sweep_color_host(mispc_context *ctx, const mispc_gs *gs, const double *b, double *x,
                                int32_t c, int backward);
+/* The distributed sweep's free clusters (h.bound_cl[0] of them, first in
+ * h.cl), solved on one thread: forward, or backward from the last. */
+void gs_exact_sweep_free_host(const mispc_gs *gs, const double *b, double *x, int backward);
 mispc_status gs_exact_pattern_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A);
 mispc_status gs_exact_values_cuda(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
                                   int64_t *bad_row, int *bad_kind);
