@@ -8,6 +8,12 @@
 extern "C" {
 #endif
 
+/* A GPU coloring whose warps color nothing for this long (ns) stops and
+ * fails instead of hanging (a pattern that is not symmetric): the
+ * one-process kernel (coloring_cuda.cu) and the one-kernel distributed
+ * passes (coloring_dist_lsa.cu). */
+#define MISPC_COLOR_STALL_NS 5000000000ull
+
 /* MISPC_COLORING_MIS in one pass (Jones-Plassmann order, see coloring.c):
  * color[v] = the smallest color that no neighbour before v has, "before"
  * being the MIS-1 key order (mis1_key of key_mode and seed, then the id).

@@ -56,7 +56,7 @@ constexpr int kLongRow = 128;               /* rows above this get a whole warp 
 constexpr int kChunk = 4;                   /* neighbours a lane loads before it tests them */
 constexpr int kMaxRounds = MIS1_MAX_ROUNDS; /* passes of the one-launch-per-pass fallback */
 constexpr int32_t kDone = INT32_MIN / 2; /* pred of a colored vertex (room below: see check_body) */
-constexpr unsigned long long kStallNs = 5000000000ull;
+constexpr unsigned long long kStallNs = MISPC_COLOR_STALL_NS;
 enum { kTop = 0, kFlags = 1, kLeft = 2 }; /* words: largest color + 1, flags, left per pass */
 enum { kFlagMissing = 1u, kFlagStalled = 2u, kFlagHub = 4u };
 

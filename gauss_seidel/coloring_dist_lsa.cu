@@ -24,6 +24,7 @@
  * colors one at least, and a count that does not fall means a pattern that
  * is not symmetric (the caller vouched for it): the kernel stops and says
  * so instead of spinning. */
+#include "color_backend.h"
 #include "coloring_dist_cuda.cuh"
 #include "dist_lsa.cuh"
 
@@ -34,7 +35,7 @@ namespace {
 
 using namespace dist_lsa;
 
-constexpr unsigned long long kStallNs = 5000000000ull; /* as the one-process kernel's */
+constexpr unsigned long long kStallNs = MISPC_COLOR_STALL_NS;
 
 struct Args {
   Win w;
@@ -195,14 +196,14 @@ template <int L, bool Polled> __global__ void __launch_bounds__(DIST_BLOCK) lsa_
 }
 
 /* the kernel of L lanes a vertex (1, 8, 32), polled or a barrier a pass */
+template <int L> const void *kernel_for(bool polled) {
+  return polled ? (const void *)lsa_kernel<L, true> : (const void *)lsa_kernel<L, false>;
+}
+
 const void *kernel_of(int lanes, bool polled) {
-  if (polled)
-    return lanes == 1   ? (const void *)lsa_kernel<1, true>
-           : lanes == 8 ? (const void *)lsa_kernel<8, true>
-                        : (const void *)lsa_kernel<32, true>;
-  return lanes == 1   ? (const void *)lsa_kernel<1, false>
-         : lanes == 8 ? (const void *)lsa_kernel<8, false>
-                      : (const void *)lsa_kernel<32, false>;
+  return lanes == 1   ? kernel_for<1>(polled)
+         : lanes == 8 ? kernel_for<8>(polled)
+                      : kernel_for<32>(polled);
 }
 
 } // namespace
