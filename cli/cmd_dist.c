@@ -323,11 +323,15 @@ int cmd_dist(int argc, char **argv) {
     /* Traffic and time split of the fastest call, summed / maxed over ranks. */
     long long bytes = st1.bytes_sent - stb.bytes_sent, ex = st1.exchanges - stb.exchanges,
               bnd = st1.boundary, v[3] = {bytes, ex, bnd}, vs[3];
-    double comm = st1.comm_seconds - stb.comm_seconds, cmax = 0, mem = peak_rss_mib(), mm[2],
-           mx[2] = {mem, -mem};
+    double comm = st1.comm_seconds - stb.comm_seconds, cmax = 0, mem = peak_rss_mib(), mm[4];
+    /* the device's: the context's pool (mispc_context_device_peak), the
+     * graph's copy included */
+    int64_t dpeak = 0;
+    if (a.c.gpu) (void)mispc_context_device_peak(ctx, &dpeak, 0);
+    const double dmem = (double)dpeak / 1048576.0, mx[4] = {mem, -mem, dmem, -dmem};
     MPI_Reduce(v, vs, 3, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&comm, &cmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(mx, mm, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mx, mm, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       printf("%s of %s on %d rank%s (%s): %lld vertices, %s\n", a.c.cmd, a.spec, P,
              P > 1 ? "s" : "", a.c.gpu ? "GPU" : "host", (long long)H.nglobal, what);
@@ -344,6 +348,9 @@ int cmd_dist(int argc, char **argv) {
              "call)\n",
              vs[2], P ? vs[1] / P : 0, vs[0]);
       printf("peak memory a rank: %.1f MiB max, %.1f MiB min\n", mm[0], -mm[1]);
+      if (a.c.gpu) /* NCCL's and the halo plans' own device memory apart */
+        printf("peak device memory a rank (mispc's pool): %.1f MiB max, %.1f MiB min\n", mm[2],
+               -mm[3]);
     }
   }
   if (!rc && a.verify) {

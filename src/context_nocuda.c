@@ -12,6 +12,15 @@ int mispc_have_gpu(void) {
   return 0;
 }
 
+mispc_status mispc_context_device_peak(mispc_context *ctx, int64_t *bytes, int reset) {
+  (void)reset;
+  if (!ctx) return MISPC_ERR_INVALID_ARG;
+  if (!bytes)
+    return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_context_device_peak: NULL bytes");
+  *bytes = 0;
+  return MISPC_SUCCESS;
+}
+
 int mispc_built_with_cuda(void) {
   return 0;
 }

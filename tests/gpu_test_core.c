@@ -135,6 +135,34 @@ static void test_device_memory_helpers(void) {
   CHECK(strstr(mispc_context_error(ctx), "device allocation of user buffer") != NULL);
 }
 
+/* The pool's peak: 0 before any device allocation, at least what was held
+ * at once, and after a reset only what came later. */
+static void test_device_peak(void) {
+  mispc_context *c = NULL;
+  CHECK(mispc_context_create(&c) == MISPC_SUCCESS);
+  if (!c) return;
+  int64_t peak = -1;
+  void *a = NULL, *b = NULL;
+  CHECK_OK(c, mispc_context_device_peak(c, &peak, 0));
+  CHECK_MSG(peak == 0, "peak %lld before any device allocation", (long long)peak);
+  CHECK_OK(c, mispc_malloc(c, MISPC_MEM_DEVICE, (size_t)3 << 20, &a));
+  CHECK_OK(c, mispc_malloc(c, MISPC_MEM_DEVICE, (size_t)5 << 20, &b));
+  CHECK_OK(c, mispc_context_device_peak(c, &peak, 0));
+  CHECK_MSG(peak >= (int64_t)8 << 20, "peak %lld with 8 MiB held", (long long)peak);
+  mispc_free(c, MISPC_MEM_DEVICE, a);
+  mispc_free(c, MISPC_MEM_DEVICE, b);
+  const int64_t before = peak;
+  CHECK_OK(c, mispc_context_device_peak(c, &peak, 1)); /* read, then reset */
+  CHECK(peak == before);
+  CHECK_OK(c, mispc_malloc(c, MISPC_MEM_DEVICE, (size_t)1 << 20, &a));
+  CHECK_OK(c, mispc_context_device_peak(c, &peak, 0));
+  CHECK_MSG(peak >= (int64_t)1 << 20 && peak < (int64_t)8 << 20,
+            "peak %lld after a reset, 1 MiB held", (long long)peak);
+  mispc_free(c, MISPC_MEM_DEVICE, a);
+  CHECK_STATUS(c, mispc_context_device_peak(c, NULL, 0), MISPC_ERR_INVALID_ARG);
+  mispc_context_destroy(c);
+}
+
 /* 32-bit row offsets (PETSc, cuSPARSE) widened on the device equal the host's. */
 static void test_device_widen_int32(void) {
   enum { N = 100003 };
@@ -175,6 +203,7 @@ int main(void) {
   RUN_TEST(test_copy_round_trip);
   RUN_TEST(test_device_validation);
   RUN_TEST(test_device_memory_helpers);
+  RUN_TEST(test_device_peak);
   RUN_TEST(test_device_widen_int32);
   RUN_TEST(test_device_random_vector);
   mispc_context_destroy(ctx);

@@ -64,6 +64,7 @@ NC(set_num_threads, mispc_context_set_num_threads(NULL, 1))
 NC(set_read_allowance, mispc_context_set_read_allowance(NULL, 1))
 NC(malloc_, mispc_malloc(NULL, MISPC_MEM_HOST, 8, (void **)out))
 NC(memcpy_, mispc_memcpy(NULL, out, MISPC_MEM_HOST, vec, MISPC_MEM_HOST, 8))
+NC(device_peak, mispc_context_device_peak(NULL, (int64_t *)out, 0))
 NC(csr_alloc, mispc_csr_alloc(NULL, MISPC_MEM_HOST, 2, 2, 2, 1, OUT(mispc_csr)))
 NC(widen, mispc_widen_int32(NULL, MISPC_MEM_HOST, 2, (const int32_t *)vec, (int64_t *)out))
 NC(csr_copy, mispc_csr_copy(NULL, &G, MISPC_MEM_HOST, OUT(mispc_csr)))
@@ -118,6 +119,7 @@ static void test_null_context(void) {
       {"mispc_context_set_read_allowance", nc_set_read_allowance},
       {"mispc_malloc", nc_malloc_},
       {"mispc_memcpy", nc_memcpy_},
+      {"mispc_context_device_peak", nc_device_peak},
       {"mispc_csr_alloc", nc_csr_alloc},
       {"mispc_widen_int32", nc_widen},
       {"mispc_csr_copy", nc_csr_copy},
