@@ -327,7 +327,7 @@ int cmd_dist(int argc, char **argv) {
     /* the device's: the context's pool (mispc_context_device_peak), the
      * graph's copy included */
     int64_t dpeak = 0;
-    if (a.c.gpu) (void)mispc_context_device_peak(ctx, &dpeak, 0);
+    if (a.c.gpu) (void)mispc_context_device_peak(ctx, &dpeak);
     const double dmem = (double)dpeak / 1048576.0, mx[4] = {mem, -mem, dmem, -dmem};
     MPI_Reduce(v, vs, 3, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&comm, &cmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);

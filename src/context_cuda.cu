@@ -143,18 +143,16 @@ extern "C" mispc_status mispc_scratch_alloc(mispc_context *ctx, size_t bytes, vo
   return MISPC_SUCCESS;
 }
 
-extern "C" mispc_status mispc_context_device_peak(mispc_context *ctx, int64_t *bytes, int reset) {
+extern "C" mispc_status mispc_context_device_peak(mispc_context *ctx, int64_t *bytes) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!bytes)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_context_device_peak: NULL bytes");
   *bytes = 0;
   if (!ctx->mempool) return MISPC_SUCCESS;
   cudaMemPool_t pool = (cudaMemPool_t)ctx->mempool;
-  unsigned long long high = 0, zero = 0; /* cuuint64_t */
+  unsigned long long high = 0; /* cuuint64_t */
   MISPC_CUDA_TRY(ctx, cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
   *bytes = (int64_t)high;
-  /* the high-water mark can only be set to 0: it restarts from what is in use */
-  if (reset) MISPC_CUDA_TRY(ctx, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
   return MISPC_SUCCESS;
 }
 

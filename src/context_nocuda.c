@@ -12,8 +12,7 @@ int mispc_have_gpu(void) {
   return 0;
 }
 
-mispc_status mispc_context_device_peak(mispc_context *ctx, int64_t *bytes, int reset) {
-  (void)reset;
+mispc_status mispc_context_device_peak(mispc_context *ctx, int64_t *bytes) {
   if (!ctx) return MISPC_ERR_INVALID_ARG;
   if (!bytes)
     return mispc_seterr(ctx, MISPC_ERR_INVALID_ARG, "mispc_context_device_peak: NULL bytes");

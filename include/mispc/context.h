@@ -64,13 +64,11 @@ MISPC_API void mispc_free(mispc_context *ctx, mispc_memspace mem, void *p);
 MISPC_API mispc_status mispc_memcpy(mispc_context *ctx, void *dst, mispc_memspace dst_mem,
                                     const void *src, mispc_memspace src_mem, size_t bytes);
 
-/* The most device memory the context's pool held allocated at once (every
- * mispc_malloc and device array and scratch of mispc's calls; not the halo
- * plans' small arrays, NCCL's or cuSPARSE's own memory), in bytes, since
- * the first device allocation or the last reset (reset != 0 starts a new
- * count from what is allocated now). 0 before any device allocation and
- * without CUDA. */
-MISPC_API mispc_status mispc_context_device_peak(mispc_context *ctx, int64_t *bytes, int reset);
+/* The most device memory the context's pool has held allocated at once
+ * (every mispc_malloc and device array and scratch of mispc's calls; not the
+ * halo plans' small arrays, NCCL's or cuSPARSE's own memory), in bytes: the
+ * pool's high-water mark. 0 before any device allocation and without CUDA. */
+MISPC_API mispc_status mispc_context_device_peak(mispc_context *ctx, int64_t *bytes);
 
 /* Message of the last failing call on this context ("" if none). */
 MISPC_API const char *mispc_context_error(const mispc_context *ctx);
