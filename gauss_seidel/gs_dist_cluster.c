@@ -627,8 +627,9 @@ mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Co
       for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
         gs_sweep_color_host(ctx, &gs->host, cl->bs, cl->xs, c, backward, start);
-        s = mispc_halo_exchange_where(ctx, cl->halo, cl->xs, cl->xs + ns, sizeof(double),
-                                      cl->scolor, cl->gcolor, c);
+        if (t < gs->ncolors - 1 || !gs_dist_skip_last_exchange(&gs->opt, k))
+          s = mispc_halo_exchange_where(ctx, cl->halo, cl->xs, cl->xs + ns, sizeof(double),
+                                        cl->scolor, cl->gcolor, c);
       }
       if (!s && backward) gs_sweep_free_host(&gs->host, cl->bs, cl->xs, 1, start);
     }
