@@ -257,7 +257,7 @@ static mispc_status host_copy_pattern(mispc_context *ctx, mispc_dist_gs *gs,
     h->nclusters = gs->nloc;
     h->ghost_color = gs->gcolor; /* the rows' lower parts */
   }
-  /* the rows the halo sends: swept with their colors (gs_host_copy.c, free_order) */
+  /* the rows the halo sends: swept with their colors (gs_host_copy.c, level_order) */
   uint8_t *sent = (uint8_t *)calloc((size_t)h->n + 1, 1);
   if (!sent) return mispc_seterr(ctx, MISPC_ERR_ALLOC, "out of memory in Gauss-Seidel setup");
   for (int64_t e = 0; e < halo->nsend; ++e) sent[halo->sidx[e]] = 1;
@@ -350,7 +350,7 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
   return s;
 }
 
-/* A pass: the free rows (one thread: gs_host_copy.c, free_order) before a
+/* A pass: the free rows (one thread: gs_host_copy.c, level_order) before a
  * forward pass's colors and after a backward pass's, each color's other
  * rows followed by its exchange (the last one's left out with skip_last:
  * gs_dist_skip_last_exchange). */

@@ -52,81 +52,38 @@ static inline int cluster_zero_reads(const int32_t *rc, const int32_t *rcolor, i
   return rc[j] == rc[i] ? j < i : rcolor[j] <= rcolor[i];
 }
 
-/* Point GS, one thread: h->perm (rows by color, each color's rows
- * increasing) reordered by (level, color, lower part's length, row),
- * level(i) the largest of
- * i / GS_BLOCK_ROWS and the levels of i's neighbours of earlier colors. A
- * row then comes after its neighbours of earlier colors and before those of
- * later ones, as in the color-by-color order: every row reads the same x as
- * there (the same bits), but a pass moves through b and x about once
- * instead of once a color, the colors' fronts a few mesh layers apart.
- * Inside a (level, color) the rows of one lower length come together (any
- * order of one color's rows gives the same bits), so the loops over a
- * row's two parts run the same number of times from one row to the next
- * and their branches are predicted (the 2-core VM, one thread, symmetric
- * point sweep from x = 0 of gen:laplace3d:50: 1.47-1.50 ms an apply
- * in rows by (level, color, row), 1.00 so).
- * Leaves the order as it is (returns 0) if the counting sort's keys would
- * be too many. */
-static int block_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
-                       const int32_t *rcolor) {
-  struct gs_host_copy *h = &gs->h;
-  const int64_t n = gs->n, ncol = gs->ncolors;
-  const int64_t nkeys = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol;
-  if (n < 2 || nkeys > 4 * n + 1024 || nkeys > INT32_MAX) return 0;
-  int32_t *level = NULL, *perm = NULL, *lower = NULL, *by_lower = NULL;
-  int64_t *at = NULL;
-  mispc_status s = MISPC_SUCCESS;
-  ALLOC(level, n, 4, "sweep levels");
-  ALLOC(perm, n, 4, "sweep order");
-  ALLOC(lower, n, 4, "sweep order");
-  ALLOC(by_lower, n, 4, "sweep order");
-  ALLOC(at, (nkeys > 33 ? nkeys : 33) + 1, 8, "sweep levels");
-  if (!s) {
-    for (int64_t c = 0; c < ncol; ++c) /* colors in order: earlier colors' levels are known */
-      for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) {
-        const int32_t i = h->perm[q];
-        int32_t l = (int32_t)(i / GS_BLOCK_ROWS), m = 0;
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
-          const int32_t j = A->colidx[p];
-          if (rcolor[j] < c && level[j] > l) l = level[j];
-          m += point_lower(rcolor[j], (int32_t)c);
-        }
-        level[i] = l;
-        lower[i] = m < 32 ? m : 32; /* rows here have at most 32 entries */
-      }
-    for (int64_t i = 0; i < n; ++i) level[i] = (int32_t)(level[i] * ncol + rcolor[i]); /* keys */
-    /* rows by (lower length, row), then (stable) by (level, color) */
-    s = mispc_order_by_key_host(ctx, n, lower, 33, by_lower, at);
-    for (int64_t k = 0; !s && k < n; ++k) lower[k] = level[by_lower[k]];
-    if (!s) s = mispc_order_by_key_host(ctx, n, lower, (int32_t)nkeys, perm, at);
-    for (int64_t k = 0; !s && k < n; ++k) h->perm[k] = by_lower[perm[k]];
-  }
-  mispc_pool_free(ctx, MISPC_MEM_HOST, level);
-  mispc_pool_free(ctx, MISPC_MEM_HOST, perm);
-  mispc_pool_free(ctx, MISPC_MEM_HOST, lower);
-  mispc_pool_free(ctx, MISPC_MEM_HOST, by_lower);
-  mispc_pool_free(ctx, MISPC_MEM_HOST, at);
-  return !s;
-}
-
-/* Distributed point GS, one thread, rows of at most 32 entries: the free
- * rows first, by (level, color, lower length) as block_order orders all
- * rows of one process, then the others color by color (by lower length).
- * A row is bound (not free) where it is sent to another rank (sent, NULL:
- * none), has a ghost of an earlier color, or has a bound neighbour of an
- * earlier color: the bound rows hold every row of a color the exchanges
- * read or write, and the free rows' earlier-colored neighbours are free.
- * So a forward pass sweeps the free rows before its first exchange and the
- * bound ones color by color between the exchanges, a backward pass the
- * bound ones color by color and the free ones after its last exchange:
- * every row reads the x of the color-by-color order (the same bits), and
- * most of a rank's rows are swept in one pass through b and x. h->rows[c]
- * then places color c's bound rows (h->rows[0] = the free count). Returns
- * the free rows' count, 0 (the order as it is) if the keys would be too
- * many or memory is short. */
-static int64_t free_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
-                          const int32_t *rcolor, const uint8_t *sent) {
+/* Point GS, one thread, rows of at most 32 entries: h->perm (rows by color,
+ * each color's rows increasing) reordered by (level, color, lower part's
+ * length, row), level(i) the largest of i / GS_BLOCK_ROWS and the levels of
+ * i's neighbours of earlier colors. A row then comes after its neighbours
+ * of earlier colors and before those of later ones, as in the
+ * color-by-color order: every row reads the same x as there (the same
+ * bits), but a pass moves through b and x about once instead of once a
+ * color, the colors' fronts a few mesh layers apart. Inside a (level,
+ * color) the rows of one lower length come together (any order of one
+ * color's rows gives the same bits), so the loops over a row's two parts
+ * run the same number of times from one row to the next and their branches
+ * are predicted (the 2-core VM, one thread, symmetric point sweep from x =
+ * 0 of gen:laplace3d:50: 1.47-1.50 ms an apply in rows by (level, color,
+ * row), 1.00 so).
+ *
+ * The distributed sweep (dist; A has its ghosts' columns after the rows)
+ * orders so only its free rows, then the others color by color (by lower
+ * length). A row is bound (not free) where it is sent to another rank
+ * (sent, NULL: none), has a ghost of an earlier color, or has a bound
+ * neighbour of an earlier color: the bound rows hold every row of a color
+ * the exchanges read or write, and the free rows' earlier-colored
+ * neighbours are free. So a forward pass sweeps the free rows before its
+ * first exchange and the bound ones color by color between the exchanges,
+ * a backward pass the bound ones color by color and the free ones after
+ * its last exchange: every row reads the x of the color-by-color order
+ * (the same bits), and most of a rank's rows are swept in one pass through
+ * b and x. h->rows[c] then places color c's bound rows (h->rows[0] = the
+ * free count). One process's rows are all free.
+ * Returns the free rows' count, 0 (the order as it is) if the keys would be
+ * too many or memory is short. */
+static int64_t level_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
+                           const int32_t *rcolor, int dist, const uint8_t *sent) {
   struct gs_host_copy *h = &gs->h;
   const int64_t n = gs->n, ncol = gs->ncolors;
   const int64_t nfk = ((n - 1) / GS_BLOCK_ROWS + 1) * ncol, nkeys = nfk + ncol;
@@ -165,7 +122,7 @@ static int64_t free_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
     for (int64_t k = 0; !s && k < n; ++k) lower[k] = level[by_lower[k]];
     if (!s) s = mispc_order_by_key_host(ctx, n, lower, (int32_t)nkeys, perm, at);
     for (int64_t k = 0; !s && k < n; ++k) h->perm[k] = by_lower[perm[k]];
-    if (!s) { /* at[nfk + c]: where the bound rows of color c start */
+    if (!s && dist) { /* at[nfk + c]: where the bound rows of color c start */
       for (int64_t c = 0; c <= ncol; ++c) h->rows[c] = c < ncol ? at[nfk + c] : n;
     }
   }
@@ -180,7 +137,7 @@ static int64_t free_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
 /* Point GS swept color by color on one thread (the distributed sweep,
  * rows over 32 entries): each color's rows (h->perm, by color, rows
  * increasing) by the length of their lower part (at most 32 apart),
- * stably, as block_order does inside a (level, color): one color's rows in
+ * stably, as level_order does inside a (level, color): one color's rows in
  * any order give the same bits, and rows of one length one after another
  * run the loops over a row's two parts the same number of times (predicted
  * branches). Several threads keep id order (each its rows' range of x; on
@@ -220,11 +177,11 @@ static void lower_order(mispc_context *ctx, mispc_gs *gs, const mispc_csr *A,
  * GS_BLOCK_ROWS and the levels of C's neighbouring clusters of earlier
  * colors (clusters of one color share no edge). A cluster then comes after
  * its neighbours of earlier colors and before those of later ones, as in
- * the color-by-color order (block_order's argument for rows): every row
+ * the color-by-color order (level_order's argument for rows): every row
  * reads the same x, the same bits, and a pass moves through b and x about
  * once instead of once a color. The distributed sweep (A with ghost
  * columns; rcolor: every column's color) orders so only its free clusters,
- * then the bound ones by color, as free_order does for rows: bound where a
+ * then the bound ones by color, as level_order does for rows: bound where a
  * row is sent (sent, NULL: none) or has a ghost or a bound cluster's row of
  * an earlier color; *nfree receives the free clusters' count and bound_at
  * (ncolors + 1, NULL: not wanted) where each color's bound ones start. NULL (the
@@ -447,15 +404,17 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
     memcpy(h->perm, gs->order, sizeof(int32_t) * (size_t)n);
     memcpy(h->rows, gs->color_ptr, sizeof(int64_t) * (size_t)(ncol + 1));
   }
-  if (!cluster) { /* row colors: the lower parts and block_order */
+  if (!cluster) { /* row colors: the lower parts and level_order */
     for (int64_t c = 0; c < ncol; ++c)
       for (int64_t q = h->rows[c]; q < h->rows[c + 1]; ++q) rcolor[h->perm[q]] = (int32_t)c;
     /* set up for one thread, rows of at most 32 entries (longer ones, read
-     * backward through memory, ran slower so): rows by level (block_order) */
-    h->blocked = copies && own && nt == 1 && maxlen <= 32 && block_order(ctx, gs, A, rcolor);
-    /* the distributed sweep's: free rows by level, bound ones by color */
-    if (copies && !may_block && nt == 1 && maxlen <= 32 && !ctx->tuning.gs_row_order)
-      h->nfree = free_order(ctx, gs, A, rcolor, gs->sent_rows);
+     * backward through memory, ran slower so): rows by level (level_order) */
+    const int dist = !may_block; /* its free rows by level, bound ones by color */
+    if (copies && nt == 1 && maxlen <= 32 && (own || (dist && !ctx->tuning.gs_row_order))) {
+      const int64_t nfree = level_order(ctx, gs, A, rcolor, dist, gs->sent_rows);
+      h->blocked = own && nfree == n;
+      h->nfree = dist ? nfree : 0;
+    }
     if (copies && !h->blocked && !h->nfree && nt == 1 && !ctx->tuning.gs_row_order)
       lower_order(ctx, gs, A, rcolor);
   }

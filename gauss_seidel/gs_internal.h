@@ -121,7 +121,7 @@ struct mispc_gs {
    * below q, as an own column's sweep position is. */
   const int32_t *ghost_color, *ghost_key;
   /* Distributed host point sweep, borrowed, n (NULL: none): rows whose
-   * value the halo sends (bound to their color's exchange: free_order) */
+   * value the halo sends (bound to their color's exchange: level_order) */
   const uint8_t *sent_rows;
   int64_t nclusters, singletons, min_cluster, max_cluster;
   /* Device only: lanes per row (point) or per cluster chain (cluster: a
@@ -205,10 +205,10 @@ struct mispc_gs {
                             * which its sweeps read instead of ptr, zptr */
     int64_t nfree;         /* the distributed sweep on one thread: its first nfree rows are
                             * swept by level before a forward pass's exchanges and after a
-                            * backward pass's (gs_host_copy.c, free_order and
+                            * backward pass's (gs_host_copy.c, level_order and
                             * cluster_block_order), the others color by color (point: rows;
                             * cluster: bound_cl); 0: every row by color. Lengths as blocked */
-    int64_t *bound_cl;     /* cluster, the distributed sweep by free_order's rule, ncolors + 1:
+    int64_t *bound_cl;     /* cluster, the distributed sweep by level_order's rule, ncolors + 1:
                             * the bound clusters of each color (indices of cl), else NULL */
     int prefetch;          /* cluster: passes prefetch rows ahead (gs_host.c): a pass's data
                             * exceed GS_PREFETCH_MIN_BYTES (blocked: and no row is longer than 32) */
@@ -425,7 +425,7 @@ static inline double gs_sub_list(double s, const int32_t *col, const double *val
 #define GS_PREFETCH_MIN_BYTES (32.0 * 1024 * 1024)
 
 /* Host point GS on one thread: the block of rows whose level
- * (gs_host_copy.c, block_order) starts at i / GS_BLOCK_ROWS. 64 to 256 ran
+ * (gs_host_copy.c, level_order) starts at i / GS_BLOCK_ROWS. 64 to 256 ran
  * alike on Laplace3D_100 (2-core VM): passes 10-25 % faster than color by
  * color; 1024 gained half of that, 16 little. */
 #define GS_BLOCK_ROWS 128

@@ -900,7 +900,7 @@ static const gs_case gs_cases[] = {
     {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_FORWARD, 2, 1.3, 0, 0},
     {"gen:laplace3d:10", CL, 1, 0, MISPC_GS_BACKWARD, 1, 0.9, 0, 0},
     /* two backward passes: a row sent to another rank is swept with its
-     * color (not among the free rows: gs_host_copy.c, free_order) */
+     * color (not among the free rows: gs_host_copy.c, level_order) */
     {"gen:laplace3d:10", PT | CL, 1, 0, MISPC_GS_BACKWARD, 2, 1.0, 0, 0},
     {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_BACKWARD, 1, 0.8, 0, 0},
     {"gen:elasticity3d:4", PT, 1, 0, MISPC_GS_SYMMETRIC, 2, 1.0, 0, 0},
@@ -937,7 +937,7 @@ static void test_gauss_seidel(void) {
                  c->zero_guess);
     }
   { /* one thread a rank: the free rows and clusters by level (gs_host_copy.c,
-     * free_order, cluster_block_order) */
+     * level_order, cluster_block_order) */
     mispc_context *one = test_context(1);
     for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i)
       for (mispc_gs_kind kind = MISPC_GS_POINT; kind <= MISPC_GS_CLUSTER; ++kind) {
