@@ -4,6 +4,7 @@
 #define MISPC_CONTEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mispc/status.h"
 
