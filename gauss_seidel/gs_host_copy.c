@@ -313,7 +313,10 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
    * gs_dist_cluster.c's first forward pass from x = 0): with rows longer
    * than 32 only (2 ranks of the VM, PETSc PCApply: Elasticity3D_30
    * 10.0-11.0 -> 8.5-8.9 ms a call with it, but Laplace3D_50 1.72-1.74 ->
-   * 1.93-1.94) */
+   * 1.93-1.94; with the free clusters by level, 2026-12-01, `mispc gs
+   * --kind cluster`, gen:laplace3d:60 one rank still 3.0 -> 3.2-3.3 ms an
+   * apply with it), also on a rank without ghosts (gen:elasticity3d:20 on
+   * nodes, one rank with --dist: 1.96-1.97 -> 1.44-1.51 ms) */
   int64_t maxlen = 0; /* the longest row */
   for (int64_t i = 0; i < n; ++i)
     maxlen = A->rowptr[i + 1] - A->rowptr[i] > maxlen ? A->rowptr[i + 1] - A->rowptr[i] : maxlen;
@@ -322,8 +325,7 @@ mispc_status gs_host_pattern(mispc_context *ctx, mispc_gs *gs, const mispc_csr *
    * diagonal's are built (and no values gathered) */
   const int copies = !gs_exact(gs);
   const int zcopy =
-      copies && cluster &&
-      (A->ncols == n ? may_block && (maxlen > 32 || nt == 1) : gs->ghost_color && maxlen > 32);
+      copies && cluster && (may_block ? A->ncols == n && (maxlen > 32 || nt == 1) : maxlen > 32);
   /* the handle's own sweep, not the distributed one's: point GS's rows by
    * level and its first forward pass's sums */
   const int own = A->ncols == n && may_block;
