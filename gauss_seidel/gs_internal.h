@@ -179,7 +179,8 @@ struct mispc_gs {
    * cluster_zero_reads). */
   struct gs_host_copy {
     int32_t *perm;    /* n: sweep position -> row */
-    int64_t *rows;    /* ncolors + 1: positions of each color's rows (not blocked) */
+    int64_t *rows;    /* ncolors + 1: positions of each color's rows (not blocked; with nfree:
+                       * its bound rows) */
     int64_t *cl;      /* cluster only, nclusters + 1: positions of the clusters of `order` */
     int64_t *ptr;     /* n + 1: row pointer of copies [0] and [1] */
     int64_t *zptr;    /* n + 1: row pointer of copy [2] (cluster: NULL where not built) */
