@@ -506,6 +506,10 @@ static PetscErrorCode MatCoarsenApply_Mispc(MatCoarsen cg) {
                         "alone: mispc built without MPI), lists checksum %016llx\n",
                         algo_name(mc), mc->nlocal, (long long)mc->naggs, mc->checksum));
   PetscCall(PetscLogEventEnd(MISPC_EventCoarsen, cg, G, 0, 0));
+  /* each call's view (-[prefix]mat_coarsen_mispc_view): PETSc 3.26 no
+   * longer views a coarsener from -mat_coarsen_view after its apply (GAMG
+   * views only its last one, in PCView) */
+  PetscCall(PetscObjectViewFromOptions((PetscObject)cg, NULL, "-mat_coarsen_mispc_view"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
