@@ -352,15 +352,15 @@ mispc_status mispc_dist_gs_numeric(mispc_context *ctx, mispc_dist_gs *gs, const 
 
 /* A pass: the free rows (one thread: gs_host_copy.c, level_order) before a
  * forward pass's colors and after a backward pass's, each color's other
- * rows followed by its exchange (the last one's left out with skip_last:
- * gs_dist_skip_last_exchange). */
+ * rows followed by its exchange where one is needed (sweep k:
+ * gs_dist_exchange_after). */
 static mispc_status sweep(mispc_context *ctx, mispc_dist_gs *gs, const mispc_dist_csr *A,
-                          const double *b, int backward, int start, int skip_last) {
+                          const double *b, int backward, int start, int k_sweep) {
   if (!backward) gs_sweep_free_host(&gs->host, b, gs->xe, 0, start);
   for (int32_t k = 0; k < gs->ncolors; ++k) {
     const int32_t c = backward ? gs->ncolors - 1 - k : k;
     gs_sweep_color_host(ctx, &gs->host, b, gs->xe, c, backward, start);
-    if (k < gs->ncolors - 1 || !skip_last)
+    if (gs_dist_exchange_after(&gs->opt, k_sweep, k, gs->ncolors))
       MISPC_TRY(mispc_halo_exchange_where(ctx, A->halo, gs->xe, gs->xe + gs->nloc, sizeof(double),
                                           gs->scolor, gs->gcolor, c));
   }
@@ -402,11 +402,9 @@ mispc_status mispc_dist_gs_apply(mispc_context *ctx, mispc_dist_gs *gs, const mi
   for (int k = 0; !s && k < gs->opt.sweeps; ++k) {
     const int first = resume && k == 0;
     if (gs->opt.sweep != MISPC_GS_BACKWARD)
-      s = sweep(ctx, gs, A, b, 0, first ? GS_PASS_FROM_ZERO : GS_PASS_FULL,
-                gs_dist_skip_last_exchange(&gs->opt, k));
+      s = sweep(ctx, gs, A, b, 0, first ? GS_PASS_FROM_ZERO : GS_PASS_FULL, k);
     if (!s && gs->opt.sweep != MISPC_GS_FORWARD)
-      s = sweep(ctx, gs, A, b, 1, first ? GS_PASS_RESUME : GS_PASS_FULL,
-                gs_dist_skip_last_exchange(&gs->opt, k));
+      s = sweep(ctx, gs, A, b, 1, first ? GS_PASS_RESUME : GS_PASS_FULL, k);
   }
   s = mispc_dist_agree(ctx, A->comm, s);
   if (!s) memcpy(x, gs->xe, sizeof(double) * (size_t)gs->nloc);

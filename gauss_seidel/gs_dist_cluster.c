@@ -627,7 +627,7 @@ mispc_status gs_dist_cluster_apply(mispc_context *ctx, mispc_dist_gs *gs, MPI_Co
       for (int32_t t = 0; !s && t < gs->ncolors; ++t) {
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
         gs_sweep_color_host(ctx, &gs->host, cl->bs, cl->xs, c, backward, start);
-        if (t < gs->ncolors - 1 || !gs_dist_skip_last_exchange(&gs->opt, k))
+        if (gs_dist_exchange_after(&gs->opt, k, t, gs->ncolors))
           s = mispc_halo_exchange_where(ctx, cl->halo, cl->xs, cl->xs + ns, sizeof(double),
                                         cl->scolor, cl->gcolor, c);
       }

@@ -293,7 +293,7 @@ extern "C" mispc_status gs_dist_device_apply(mispc_context *ctx, mispc_dist_gs *
         const int32_t c = backward ? gs->ncolors - 1 - t : t;
         s = gs_sweep_color_cuda(ctx, &d->sweep, c, backward, d->xe);
         if (trace) sweeps += trace_wait(ctx, &tstep);
-        if (!s && (t < gs->ncolors - 1 || !gs_dist_skip_last_exchange(&gs->opt, k)))
+        if (!s && gs_dist_exchange_after(&gs->opt, k, t, gs->ncolors))
           s = mispc_halo_exchange_where_device(ctx, h, d->keyed, d->xe, ghosts, c);
         if (trace) exchanges += trace_wait(ctx, &tstep);
       }

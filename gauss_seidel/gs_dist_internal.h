@@ -100,17 +100,19 @@ void gs_dist_cluster_free(mispc_context *ctx, gs_dist_cluster *cl);
 mispc_status gs_grow_line_clusters_dist(mispc_context *ctx, const mispc_dist_csr *G,
                                         const mispc_agg_options *ao, int32_t *lab, int64_t *naggs);
 
-/* Whether the exchange after the last color of a pass of sweep k can be
- * left out (host and device, point and cluster): no rank reads those
- * ghosts before their next exchange. Other ranks read a color's values as
- * earlier-colored neighbours in the pass that sent them (there is none
- * after the last color) and in a next pass the same way (forward or
- * backward sweeps); a next pass the other way (symmetric) starts with that
- * color and sends it again before any other color is swept, and after the
- * apply's last pass no ghost is read (an apply starts from x = 0 or from a
- * whole exchange). The same on every rank. */
-static inline int gs_dist_skip_last_exchange(const mispc_gs_options *o, int k) {
-  return o->sweep == MISPC_GS_SYMMETRIC || k == o->sweeps - 1;
+/* Whether a pass of sweep k exchanges its boundary values after the t-th
+ * of its ncolors colors (host and device, point and cluster): always but
+ * after the last color, whose exchange no rank reads before its next one
+ * where the next pass goes the other way or none follows. Other ranks read
+ * a color's values as earlier-colored neighbours in the pass that sent them
+ * (there is none after the last color) and in a next pass the same way
+ * (forward or backward sweeps); a next pass the other way (symmetric)
+ * starts with that color and sends it again before any other color is
+ * swept, and after the apply's last pass no ghost is read (an apply starts
+ * from x = 0 or from a whole exchange). The same on every rank. */
+static inline int gs_dist_exchange_after(const mispc_gs_options *o, int k, int32_t t,
+                                         int32_t ncolors) {
+  return t < ncolors - 1 || (o->sweep != MISPC_GS_SYMMETRIC && k < o->sweeps - 1);
 }
 
 /* Device matrices: the sweep layout uploaded after the host symbolic setup

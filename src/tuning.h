@@ -72,8 +72,9 @@ typedef struct mispc_tuning {
   int gs_line_rounds;    /* cluster, line clusters: at most this many merge rounds (0:
                             GS_LINE_ROUNDS, whole lines); a chain shrinks about threefold a
                             round, so r rounds cap lines near 3.6 * 3^r rows */
-  int gs_row_order;      /* 1: point GS swept color by color on one thread keeps each color's
-                            rows in id order (else by the length of their lower parts) */
+  int gs_row_order;      /* 1: host GS swept color by color on one thread keeps each color's
+                            rows in id order (else by the length of their lower parts), and
+                            the distributed sweep takes no free rows first (gs_host_copy.c) */
   /* Distributed layer. */
   int dist_rounds_on_one_rank; /* 1: one rank runs the distributed rounds and its transport
                                   instead of the one-process kernels (tests of a transport) */

@@ -927,8 +927,8 @@ static const gs_case gs_cases[] = {
 #undef CL
 #undef PT
 
-static void test_gauss_seidel(void) {
-  mispc_context *ctx = test_context(0);
+/* Every case of gs_cases, each kind of its mask, on context ctx. */
+static void check_gs_cases(mispc_context *ctx) {
   for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i)
     for (mispc_gs_kind kind = MISPC_GS_POINT; kind <= MISPC_GS_CLUSTER; ++kind) {
       const gs_case *c = &gs_cases[i];
@@ -936,16 +936,15 @@ static void test_gauss_seidel(void) {
         check_gs(ctx, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
                  c->zero_guess);
     }
+}
+
+static void test_gauss_seidel(void) {
+  mispc_context *ctx = test_context(0);
+  check_gs_cases(ctx);
   { /* one thread a rank: the free rows and clusters by level (gs_host_copy.c,
      * level_order, cluster_block_order) */
     mispc_context *one = test_context(1);
-    for (size_t i = 0; i < sizeof gs_cases / sizeof *gs_cases; ++i)
-      for (mispc_gs_kind kind = MISPC_GS_POINT; kind <= MISPC_GS_CLUSTER; ++kind) {
-        const gs_case *c = &gs_cases[i];
-        if (c->kinds & (1u << kind))
-          check_gs(one, c->spec, kind, c->bs, c->theta, c->lines, c->sw, c->sweeps, c->omega,
-                   c->zero_guess);
-      }
+    check_gs_cases(one);
     mispc_tuning t; /* and color by color in id order (tuning gs_row_order) */
     mispc_context_get_tuning_(one, &t);
     t.gs_row_order = 1;
