@@ -17,8 +17,9 @@
  * cusparse) take the same route to mispc_dist_galerkin_product on the host
  * copies of A's blocks and P's rows (dist_products.c), the one-rank bits for
  * any rank count; a routed mpiaijcusparse A composes no hook of its own, so
- * its other products go to its type's op. With -info each coarse operator's
- * checksum (MispcMatChecksum) is printed. */
+ * its other products go to its type's op. A submatrix of a marked P is
+ * marked (GAMG's reduction of a level to fewer processes). With -info each
+ * coarse operator's checksum (MispcMatChecksum) is printed. */
 #include <petsc/private/matimpl.h>
 
 #include "plugin_internal.h"
@@ -582,6 +583,34 @@ static PetscErrorCode product_setfromoptions(Mat C) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A marked P's createsubmatrix op before marking (a container on P). */
+typedef struct {
+  PetscErrorCode (*orig)(Mat, IS, IS, MatReuse, Mat *);
+} SavedSubMatrix;
+
+static const char submatrix_name[] = "MispcGalerkinMarkedSubMatrix";
+
+static PetscErrorCode mark(Mat P, PetscContainer ctxc);
+
+/* A submatrix of a marked P is marked too: when GAMG reduces a level to fewer
+ * processes without repartitioning, PETSc 3.26 takes the PtAP with
+ * Pnew = MatCreateSubMatrix(P, rows, new columns), not P (gamg.c,
+ * PCGAMGCreateLevel_GAMG; 3.18 multiplies with P first and moves the
+ * product); without the mark that coarse operator was PETSc's product and
+ * differed with the rank count. */
+static PetscErrorCode marked_createsubmatrix(Mat P, IS rows, IS cols, MatReuse reuse, Mat *S) {
+  PetscContainer c = NULL, ctxc = NULL;
+  SavedSubMatrix *h;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)P, submatrix_name, (PetscObject *)&c));
+  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc: a marked P lost its createsubmatrix");
+  PetscCall(PetscContainerGetPointer(c, (void **)&h));
+  PetscCall((*h->orig)(P, rows, cols, reuse, S));
+  PetscCall(PetscObjectQuery((PetscObject)P, product_ctx_name, (PetscObject *)&ctxc));
+  PetscCall(mark(*S, ctxc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode mark(Mat P, PetscContainer ctxc) {
   PetscBool aij = PETSC_FALSE, has = PETSC_FALSE;
   PetscErrorCode (*orig)(Mat);
@@ -593,6 +622,18 @@ static PetscErrorCode mark(Mat P, PetscContainer ctxc) {
   if (!aij || has || !P->ops->productsetfromoptions) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(save_hook(P, mark_name, P->ops->productsetfromoptions));
   P->ops->productsetfromoptions = product_setfromoptions;
+  if (P->ops->createsubmatrix) {
+    PetscContainer c;
+    SavedSubMatrix *h;
+    PetscCall(PetscNew(&h));
+    h->orig = P->ops->createsubmatrix;
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, h));
+    PetscCall(MispcContainerFreeOnDestroy(c));
+    PetscCall(PetscObjectCompose((PetscObject)P, submatrix_name, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+    P->ops->createsubmatrix = marked_createsubmatrix;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
