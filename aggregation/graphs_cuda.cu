@@ -11,6 +11,7 @@
 
 #include <cub/device/device_scan.cuh>
 #include <cub/warp/warp_scan.cuh>
+#include <type_traits>
 
 #include "agg_backend.h"
 #include "csr_build.h"
@@ -407,21 +408,98 @@ struct DRows {
   }
 };
 
-/* ocnt[I] = orphans of D's row I; *total += all of them (one atomic a block). */
-template <int W>
+/* Rows of D longer than this (hubs) have their orphans counted by the
+ * whole grid (count_orphans_long), not by a group of W lanes: each entry's
+ * test is a binary search of dependent loads, and one group walked
+ * gen:kron:21's rows of up to 102,877 entries in 22 of the strength graph's
+ * 27 ms (H200, 2026-12-01). */
+constexpr int kOrphanLongRow = 2048;
+
+/* Whether entry (I, J) of D counts in the pass: Pairs, the first pass,
+ * counts the entries above the diagonal whose mirror is in D (m of them:
+ * D has nnz(D) - 2m orphans, none in a symmetric pattern, the common case,
+ * which then costs half the searches); the second pass, run only where
+ * there are orphans, counts them row by row. */
+template <bool Pairs> __device__ __forceinline__ bool counts(const DRows &d, int64_t I, int32_t J) {
+  if (Pairs) return J > I && !d.orphan(I, J);
+  return d.orphan(I, J);
+}
+
+/* *total += the entries the pass counts (one atomic a block); the second
+ * pass writes each row's, ocnt[I]. Rows over kOrphanLongRow entries are left
+ * to count_orphans_long: the first pass lists them in long_rows (their
+ * count at *nlong), the second sets their ocnt[I] = 0. */
+template <int W, bool Pairs>
 __global__ void __launch_bounds__(kBlock)
-    count_orphans(int64_t nn, DRows d, int64_t *ocnt, unsigned long long *total) {
+    count_orphans(int64_t nn, DRows d, int64_t *ocnt, unsigned long long *total, int64_t *long_rows,
+                  unsigned long long *nlong) {
   unsigned long long all = 0;
   mispc_for_each_row<W>(nn, [&](int64_t I, int sl, unsigned gm) {
     const int32_t *r = d.row(I);
     const int len = d.len(I);
+    if (len > kOrphanLongRow) { /* the same for the group's lanes */
+      if (sl == 0 && Pairs) long_rows[atomicAdd(nlong, 1ull)] = I;
+      if (sl == 0 && !Pairs) ocnt[I] = 0;
+      return;
+    }
     int o = 0;
-    for (int k = sl; k < len; k += W) o += d.orphan(I, r[k]);
+    for (int k = sl; k < len; k += W) o += counts<Pairs>(d, I, r[k]);
     all += (unsigned long long)o;
+    if constexpr (!Pairs) {
 #pragma unroll
-    for (int off = W / 2; off; off >>= 1) o += __shfl_xor_sync(gm, o, off);
-    if (sl == 0) ocnt[I] = o;
+      for (int off = W / 2; off; off >>= 1) o += __shfl_xor_sync(gm, o, off);
+      if (sl == 0) ocnt[I] = o;
+    }
   });
+  mispc_block_add<kBlock>(all, total);
+}
+
+/* Entries of a long row a block counts at once (count_orphans_long). */
+constexpr int kOrphanChunk = 1024;
+
+/* coff[t] = the chunks of listed long row t (0 past the list), for the
+ * exclusive scan that numbers them. */
+__global__ void long_row_chunks(int64_t nn, DRows d, const int64_t *long_rows,
+                                const unsigned long long *nlong, int64_t *coff) {
+  const int64_t nl = (int64_t)*nlong;
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t <= nn;
+       t += (int64_t)gridDim.x * blockDim.x)
+    coff[t] = t < nl ? (d.len(long_rows[t]) + kOrphanChunk - 1) / kOrphanChunk : 0;
+}
+
+/* count_orphans' pass over the listed long rows, chunk by chunk over the
+ * grid (chunk c of row t: coff[t] <= c < coff[t + 1] after the scan); the
+ * second pass adds each chunk's count to ocnt[I] (count_orphans zeroed it)
+ * by a warp's atomic. */
+template <bool Pairs>
+__global__ void __launch_bounds__(kBlock)
+    count_orphans_long(int64_t nn, DRows d, int64_t *ocnt, unsigned long long *total,
+                       const int64_t *long_rows, const unsigned long long *nlong,
+                       const int64_t *coff) {
+  const int64_t nl = (int64_t)*nlong, chunks = coff[nn];
+  const int lane = threadIdx.x & 31;
+  unsigned long long all = 0;
+  for (int64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+    int64_t lo = 0, hi = nl; /* the last t with coff[t] <= c */
+    while (hi - lo > 1) {
+      const int64_t mid = (lo + hi) >> 1;
+      if (coff[mid] <= c)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const int64_t I = long_rows[lo];
+    const int32_t *r = d.row(I);
+    const int len = d.len(I);
+    const int k0 = (int)(c - coff[lo]) * kOrphanChunk;
+    const int k1 = k0 + kOrphanChunk < len ? k0 + kOrphanChunk : len;
+    unsigned long long o = 0;
+    for (int k = k0 + (int)threadIdx.x; k < k1; k += kBlock) o += counts<Pairs>(d, I, r[k]);
+#pragma unroll
+    for (int off = 16; off; off >>= 1) o += __shfl_xor_sync(0xffffffffu, o, off);
+    if (!Pairs && lane == 0 && o) atomicAdd((unsigned long long *)&ocnt[I], o);
+    all += lane == 0 ? o : 0ull;
+  }
   mispc_block_add<kBlock>(all, total);
 }
 
@@ -499,20 +577,22 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
   void *temp = NULL;
   size_t bytes = 0;
   cub::DeviceScan::ExclusiveSum(NULL, bytes, cnt, cnt, nn + 1, s);
-  /* cnt, ocnt: nn + 1 each, then three counters (unsorted, orphans, the
-   * index check) */
-  mispc_status st = mispc_scratch_alloc(ctx, sizeof(int64_t) * (2 * (size_t)nn + 5), (void **)&cnt,
+  /* cnt, ocnt: nn + 1 each, then four counters (unsorted, orphans, the
+   * index check, long rows), the long rows' list (nn) and their chunk
+   * offsets (nn + 1) */
+  mispc_status st = mispc_scratch_alloc(ctx, sizeof(int64_t) * (4 * (size_t)nn + 7), (void **)&cnt,
                                         "strength row counts");
   if (!st) st = mispc_scratch_alloc(ctx, bytes + 16, &temp, "strength scan");
   if (!st)
     st = mispc_scratch_alloc(ctx, sizeof(int32_t) * (size_t)A->nnz + 8, (void **)&buf,
                              "strength rows");
   int64_t *ocnt = cnt + nn + 1;
-  unsigned long long *flags = (unsigned long long *)(ocnt + nn + 1), head[4] = {0, 0, 0, 0};
+  unsigned long long *flags = (unsigned long long *)(ocnt + nn + 1), head[5] = {0, 0, 0, 0, 0};
+  int64_t *long_rows = (int64_t *)(flags + 4), *coff = long_rows + nn;
   const IndexCheck chk = {A->nrows, A->nnz, flags + 2, 1};
   if (!st) {
     cudaMemsetAsync(cnt + nn, 0, sizeof(int64_t), s);
-    cudaMemsetAsync(ocnt + nn, 0, 4 * sizeof(int64_t), s); /* and the counters */
+    cudaMemsetAsync(ocnt + nn, 0, 5 * sizeof(int64_t), s); /* and the counters */
     if (bs == 1)
       mispc_with_lanes(mispc_lanes_for_rows(A), [&](auto w) {
         constexpr int W = decltype(w)::value;
@@ -534,18 +614,50 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
   /* lanes for D's rows: about an A row's entries over bs */
   const int lanes = mispc_lanes_for_mean((double)A->nnz / (double)A->nrows / bs);
   auto grid = [&](int w) { return mispc_device_grid(ctx, (long long)w * nn, kBlock); };
-  if (!st) {
+  /* count_orphans' passes: the mirrored pairs, then, where D has orphans,
+   * the orphans a row; the hubs' entries in chunks over the whole device,
+   * launched only where the first pass listed long rows (head[3]: a graph
+   * without hubs pays no launch for them, about 20 us on bcsstk13) */
+  auto long_rows_pass = [&](auto pairs) {
+    constexpr bool P = decltype(pairs)::value;
+    if (P) { /* the long rows' chunks */
+      long_row_chunks<<<grid(1), kBlock, 0, s>>>(nn, d, long_rows, flags + 3, coff);
+      cub::DeviceScan::ExclusiveSum(temp, bytes, coff, coff, nn + 1, s);
+    }
+    count_orphans_long<P><<<mispc_device_grid(ctx, 1ll << 40, kBlock), kBlock, 0, s>>>(
+        nn, d, ocnt, flags + 1, long_rows, flags + 3, coff);
+  };
+  auto fetch_head = [&] {
+    cudaMemcpyAsync(head, flags, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s);
+    cudaMemcpyAsync(head + 4, cnt + nn, sizeof(int64_t), cudaMemcpyDeviceToHost, s);
+    return mispc_sync(ctx, s, "strength graph (node rows)");
+  };
+  auto count_pass = [&](auto pairs) {
+    constexpr bool P = decltype(pairs)::value;
     mispc_with_lanes(lanes, [&](auto w) {
       constexpr int W = decltype(w)::value;
-      count_orphans<W><<<grid(W), kBlock, 0, s>>>(nn, d, ocnt, flags + 1);
+      count_orphans<W, P><<<grid(W), kBlock, 0, s>>>(nn, d, ocnt, flags + 1, long_rows, flags + 3);
       return 0;
     });
-    cudaMemcpyAsync(head, flags, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s);
-    cudaMemcpyAsync(head + 3, cnt + nn, sizeof(int64_t), cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "strength graph (node rows)");
+    if (!P && head[3]) long_rows_pass(pairs); /* listed by the first pass */
+    mispc_status e = fetch_head();
+    if (!e && P && head[3]) {
+      long_rows_pass(pairs);
+      e = fetch_head();
+    }
+    return e;
+  };
+  unsigned long long norph = 0;
+  if (!st) st = count_pass(std::true_type());
+  if (!st && !head[0] && !head[2]) {
+    norph = (unsigned long long)head[4] - 2 * head[1]; /* nnz(D) - 2 mirrored pairs */
+    if (norph) {
+      cudaMemsetAsync(flags + 1, 0, sizeof(unsigned long long), s);
+      st = count_pass(std::false_type());
+      if (head[1] != norph) head[0] = 1; /* (cannot happen) the sorted keys' path instead */
+    }
   }
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: orphans counted");
-  const unsigned long long norph = head[1];
   *invalid = !st && head[2];
   *checked = !st && !head[2];
   const bool use = !st && !head[0] && !head[2] && norph <= (unsigned long long)INT32_MAX;
@@ -569,7 +681,7 @@ mispc_status strength_by_filter(mispc_context *ctx, cudaStream_t s, const mispc_
   }
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: orphans ordered");
   mispc_csr G;
-  if (use && !st) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[3] + norph, 0, &G);
+  if (use && !st) st = mispc_csr_alloc(ctx, MISPC_MEM_DEVICE, nn, nn, head[4] + norph, 0, &G);
   mispc_log_phase(ctx, MISPC_MEM_DEVICE, &t, "strength: graph allocated");
   if (use && !st) {
     mispc_with_lanes(lanes, [&](auto w) {

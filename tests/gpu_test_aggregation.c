@@ -297,6 +297,56 @@ static void test_gpu_strength_filter(void) {
     }
 }
 
+/* Rows of thousands of entries (hubs), whose orphans the whole device
+ * counts in chunks (graphs_cuda.cu, count_orphans_long): vertex 0 is joined
+ * to every vertex both ways; vertex 1 to 2 .. n - 1, of which only the even
+ * ones list 1 back (orphans in a long row), and every seventh vertex lists 2
+ * without 2 listing it (orphans into a long row's transpose); a diagonal a
+ * row, values of both signs. Host and device strength graphs agree at every
+ * threshold and as a pattern, and the graph is symmetric (the merge added
+ * the orphans' mirrors). */
+static void test_gpu_strength_hub_rows(void) {
+  const int32_t n = 7000;
+  int64_t cap = 8 * (int64_t)n, q = 0;
+  int64_t *rowptr = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int32_t *col = malloc(sizeof(int32_t) * (size_t)cap);
+  double *val = malloc(sizeof(double) * (size_t)cap);
+  rowptr[0] = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t j = 0; j < n; ++j) {
+      int on = j == i || i == 0 || j == 0;         /* the diagonal, the symmetric hub 0 */
+      on = on || (i == 1 && j >= 2);               /* hub 1's long row */
+      on = on || (j == 1 && i >= 2 && i % 2 == 0); /* its mirror, even rows only */
+      on = on || (j == 2 && i > 2 && i % 7 == 0);  /* into row 2, not mirrored */
+      on = on || (i == 2 && j == 3) || (i == 3 && j == 2);
+      if (!on) continue;
+      col[q] = j;
+      val[q++] = j == i ? 4.0 + i % 3 : ((i + j) % 5 == 0 ? 0.5 : -1.0) / (1.0 + (i + j) % 11);
+    }
+    rowptr[i + 1] = q;
+  }
+  CHECK(q <= cap);
+  mispc_csr A;
+  CHECK_OK(ctx, mispc_csr_wrap(MISPC_MEM_HOST, n, n, q, rowptr, col, val, &A));
+  CHECK(rowptr[2] - rowptr[1] > 4096 && rowptr[1] - rowptr[0] > 4096); /* long rows */
+  const int64_t total = check_strength(&A, 1, "hub rows");
+  CHECK(total > 0);
+  mispc_csr S;
+  CHECK_OK(ctx, mispc_strength_graph(ctx, &A, 0, 1, &S));
+  int64_t mirrored = 0; /* the graph is symmetric: every (i, j) has (j, i) */
+  for (int32_t i = 0; i < n; ++i)
+    for (int64_t p = S.rowptr[i]; p < S.rowptr[i + 1]; ++p) {
+      const int32_t j = S.colidx[p];
+      for (int64_t r = S.rowptr[j]; r < S.rowptr[j + 1]; ++r) mirrored += S.colidx[r] == i;
+    }
+  CHECK_MSG(mirrored == S.nnz, "hub rows: strength graph not symmetric (%lld of %lld)",
+            (long long)mirrored, (long long)S.nnz);
+  mispc_csr_free(ctx, &S);
+  free(rowptr);
+  free(col);
+  free(val);
+}
+
 /* Invalid indices: the device strength graph checks them in its first pass
  * over A (no pass of its own); it must fail as the host does, with the
  * host's status and message, on every path (nodes' first rows: bs 3 without
@@ -585,6 +635,7 @@ int main(void) {
   RUN_TEST(test_gpu_graphs_unsorted_rows);
   RUN_TEST(test_gpu_strength_uniform_blocks);
   RUN_TEST(test_gpu_strength_filter);
+  RUN_TEST(test_gpu_strength_hub_rows);
   RUN_TEST(test_gpu_strength_bad_indices);
   RUN_TEST(test_gpu_phase3_paths);
   RUN_TEST(test_gpu_aggregation_cover);
