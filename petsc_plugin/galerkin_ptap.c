@@ -493,15 +493,18 @@ static PetscErrorCode ptap_symbolic(Mat C) {
 #define AIJ_MPI_TYPES
 #endif
 
-/* The hook a marked P or a routed A had before (a container on the Mat). */
+/* An op a marked P or a routed A had before (a container on the Mat, under
+ * name): the productsetfromoptions hook, or P's createsubmatrix; kept as a
+ * generic function pointer, cast back to its type where called. */
+typedef void (*SavedFn)(void);
 typedef struct {
-  PetscErrorCode (*orig)(Mat);
+  SavedFn orig;
 } SavedHook;
 
-static const char mark_name[] = "MispcGalerkinMarkedP", route_name[] = "MispcGalerkinRoutedA";
+static const char mark_name[] = "MispcGalerkinMarkedP", route_name[] = "MispcGalerkinRoutedA",
+                  submatrix_name[] = "MispcGalerkinMarkedSubMatrix";
 
-static PetscErrorCode saved_hook(Mat M, const char *name, PetscBool *has,
-                                 PetscErrorCode (**orig)(Mat)) {
+static PetscErrorCode saved_fn(Mat M, const char *name, PetscBool *has, SavedFn *orig) {
   PetscContainer c = NULL;
   PetscFunctionBegin;
   *orig = NULL;
@@ -515,7 +518,7 @@ static PetscErrorCode saved_hook(Mat M, const char *name, PetscBool *has,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode save_hook(Mat M, const char *name, PetscErrorCode (*orig)(Mat)) {
+static PetscErrorCode save_fn(Mat M, const char *name, SavedFn orig) {
   PetscContainer c;
   SavedHook *h;
   PetscFunctionBegin;
@@ -526,6 +529,22 @@ static PetscErrorCode save_hook(Mat M, const char *name, PetscErrorCode (*orig)(
   PetscCall(MispcContainerFreeOnDestroy(c));
   PetscCall(PetscObjectCompose((PetscObject)M, name, (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the productsetfromoptions hooks */
+static PetscErrorCode saved_hook(Mat M, const char *name, PetscBool *has,
+                                 PetscErrorCode (**orig)(Mat)) {
+  SavedFn f;
+  PetscFunctionBegin;
+  PetscCall(saved_fn(M, name, has, &f));
+  *orig = (PetscErrorCode(*)(Mat))f;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode save_hook(Mat M, const char *name, PetscErrorCode (*orig)(Mat)) {
+  PetscFunctionBegin;
+  PetscCall(save_fn(M, name, (SavedFn)orig));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -583,12 +602,7 @@ static PetscErrorCode product_setfromoptions(Mat C) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A marked P's createsubmatrix op before marking (a container on P). */
-typedef struct {
-  PetscErrorCode (*orig)(Mat, IS, IS, MatReuse, Mat *);
-} SavedSubMatrix;
-
-static const char submatrix_name[] = "MispcGalerkinMarkedSubMatrix";
+typedef PetscErrorCode (*SubMatrixFn)(Mat, IS, IS, MatReuse, Mat *);
 
 static PetscErrorCode mark(Mat P, PetscContainer ctxc);
 
@@ -599,13 +613,14 @@ static PetscErrorCode mark(Mat P, PetscContainer ctxc);
  * product); without the mark that coarse operator was PETSc's product and
  * differed with the rank count. */
 static PetscErrorCode marked_createsubmatrix(Mat P, IS rows, IS cols, MatReuse reuse, Mat *S) {
-  PetscContainer c = NULL, ctxc = NULL;
-  SavedSubMatrix *h;
+  PetscContainer ctxc = NULL;
+  PetscBool has;
+  SavedFn f;
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)P, submatrix_name, (PetscObject *)&c));
-  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mispc: a marked P lost its createsubmatrix");
-  PetscCall(PetscContainerGetPointer(c, (void **)&h));
-  PetscCall((*h->orig)(P, rows, cols, reuse, S));
+  PetscCall(saved_fn(P, submatrix_name, &has, &f));
+  PetscCheck(has && f, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "mispc: a marked P lost its createsubmatrix");
+  PetscCall((*(SubMatrixFn)f)(P, rows, cols, reuse, S));
   PetscCall(PetscObjectQuery((PetscObject)P, product_ctx_name, (PetscObject *)&ctxc));
   PetscCall(mark(*S, ctxc));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -623,15 +638,7 @@ static PetscErrorCode mark(Mat P, PetscContainer ctxc) {
   PetscCall(save_hook(P, mark_name, P->ops->productsetfromoptions));
   P->ops->productsetfromoptions = product_setfromoptions;
   if (P->ops->createsubmatrix) {
-    PetscContainer c;
-    SavedSubMatrix *h;
-    PetscCall(PetscNew(&h));
-    h->orig = P->ops->createsubmatrix;
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscContainerSetPointer(c, h));
-    PetscCall(MispcContainerFreeOnDestroy(c));
-    PetscCall(PetscObjectCompose((PetscObject)P, submatrix_name, (PetscObject)c));
-    PetscCall(PetscContainerDestroy(&c));
+    PetscCall(save_fn(P, submatrix_name, (SavedFn)P->ops->createsubmatrix));
     P->ops->createsubmatrix = marked_createsubmatrix;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
