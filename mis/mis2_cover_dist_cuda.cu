@@ -10,10 +10,10 @@
  * interior halves with the exchange beside the interior, were measured no
  * faster or slower (docs/DISTRIBUTED.md, "twenty-fifth pass"). So where the
  * GPUs reach each other's memory all rounds run in one kernel a rank
- * (mis2_cover_lsa.cu, the rule of the hash rounds: dist_lsa_wanted). */
+ * (mis2_cover_dist_lsa.cu, the rule of the hash rounds: dist_lsa_wanted). */
 #include "dist_cuda.cuh"
 #include "dist_lsa.cuh"
-#include "mis2_cover_lsa.cuh"
+#include "mis2_cover_dist_lsa.cuh"
 #include "mis_dist_backend.h"
 
 using namespace mis2_cover;

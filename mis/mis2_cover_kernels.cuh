@@ -1,7 +1,7 @@
 /* The kernels of MIS-2 with the coverage priority (MISPC_PRIORITY_COVER),
  * shared by the one-process rounds (mis2_cover_cuda.cu) and the distributed
  * ones (mis2_cover_dist_cuda.cu, and all rounds in one kernel a rank,
- * mis2_cover_lsa.cu): the steps of mis2_cover_host.c, a group of L lanes a
+ * mis2_cover_dist_lsa.cu): the steps of mis2_cover_host.c, a group of L lanes a
  * vertex, a launch (or a grid barrier) a step. A vertex's row is its
  * diagonal block (local ids) and, on several ranks, its off-diagonal block
  * (ghost ids, whose words the distributed driver refreshes between the
@@ -78,7 +78,7 @@ template <int L> struct Group {
 
 /* What a step does with a word it wrote for vertex v (lane 0 of the group):
  * nothing on one process and in the host-driven distributed rounds (their
- * exchanges follow the launch); the one-kernel rounds (mis2_cover_lsa.cu)
+ * exchanges follow the launch); the one-kernel rounds (mis2_cover_dist_lsa.cu)
  * store its ghost copies into the other ranks' windows. */
 struct NoPut {
   template <typename W> __device__ void operator()(int64_t, W) const {}
@@ -298,7 +298,7 @@ static __global__ void __launch_bounds__(kBlock)
 }
 
 /* All rounds of a call in one kernel (the one-process persistent kernel of
- * mis2_cover_cuda.cu, the one kernel a rank of mis2_cover_lsa.cu): the
+ * mis2_cover_cuda.cu, the one kernel a rank of mis2_cover_dist_lsa.cu): the
  * steps in the order of the launch-a-step rounds, x.exchanged() where their
  * launches end (a grid barrier; on several ranks also the ranks' barrier,
  * after which the ghost copies the steps stored have arrived), then the

@@ -198,7 +198,7 @@ mispc_status mispc_halo_count_finish(mispc_context *ctx, mispc_halo *h, MPI_Comm
  * (the NCCL device API's load/store accessible (LSA) team and a symmetric
  * memory window): rounds of a distributed device pass run in one kernel a
  * rank, with the exchanges and the termination count inside it
- * (mis2_dist_lsa.cu, mis2_cover_lsa.cu, coloring_dist_lsa.cu). The window holds three ghost
+ * (mis2_dist_lsa.cu, mis2_cover_dist_lsa.cu, coloring_dist_lsa.cu). The window holds three ghost
  * arrays of up to 8 bytes a ghost (at 0, ghost_bytes and 2 ghost_bytes; the
  * hash MIS-2 rounds use two), a ghost byte array (at sub_off) and four
  * rows of P 8-byte counts (at count_off). The send entries are kept by

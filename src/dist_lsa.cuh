@@ -1,5 +1,5 @@
 /* Device pieces of the distributed rounds that run in one kernel a rank
- * (mis2_dist_lsa.cu: the hash MIS-2 rounds; mis2_cover_lsa.cu: the cover
+ * (mis2_dist_lsa.cu: the hash MIS-2 rounds; mis2_cover_dist_lsa.cu: the cover
  * rounds; gauss_seidel/coloring_dist_lsa.cu: the coloring passes; not
  * installed): where every rank's GPU can load and store the
  * others' memory (NVLink, the NCCL device API's LSA team), the lane that

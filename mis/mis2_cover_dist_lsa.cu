@@ -20,7 +20,7 @@
  * (r & 1) in round r + 1's first step and summed after its barrier, one
  * step late; that near-set step only writes C, which no result reads. */
 #include "dist_lsa.cuh"
-#include "mis2_cover_lsa.cuh"
+#include "mis2_cover_dist_lsa.cuh"
 #include "mis_cuda.cuh"
 
 namespace mis2_cover {

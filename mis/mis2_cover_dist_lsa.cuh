@@ -1,7 +1,7 @@
-/* The distributed cover rounds in one kernel a rank (mis2_cover_lsa.cu),
+/* The distributed cover rounds in one kernel a rank (mis2_cover_dist_lsa.cu),
  * for mis2_cover_dist_cuda.cu. */
-#ifndef MISPC_MIS2_COVER_LSA_CUH
-#define MISPC_MIS2_COVER_LSA_CUH
+#ifndef MISPC_MIS2_COVER_DIST_LSA_CUH
+#define MISPC_MIS2_COVER_DIST_LSA_CUH
 
 #include "dist_internal.h"
 #include "mis2_cover_kernels.cuh"
