@@ -21,11 +21,14 @@ extern "C" {
  * The GPU runs one persistent pass, or one launch per round where
  * no_persistent is set or cooperative launch is not available. On a graph
  * with hubs the GPU step colors nothing and sets *ncolors = -1: the caller
- * then runs one MIS-1 per color (same colors), with color_assign_cuda. */
+ * then runs one MIS-1 per color (same colors), with color_assign_cuda.
+ * Small graphs (mispc_color_smem_blocks) take one thread block cluster in
+ * shared memory instead, hubs or not (mis/mis_smem_cuda.cu); validated: the
+ * caller checked the pattern (else that kernel checks its symmetry). */
 mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *graph, int key_mode, uint64_t seed,
                            int32_t *color, int32_t *ncolors);
 mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *graph, int key_mode, uint64_t seed,
-                           int no_persistent, int32_t *color, int32_t *ncolors);
+                           int no_persistent, int validated, int32_t *color, int32_t *ncolors);
 
 /* For members (in_set[v] == 1): color[v] = c and left[v] = 0 (enqueued only). */
 mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set, int32_t c,

@@ -225,14 +225,14 @@ mispc_status mispc_color(mispc_context *ctx, const mispc_csr *graph,
   if (!s && c.n > 0) {
     if (o.algo == MISPC_COLORING_GREEDY && c.mem == MISPC_MEM_DEVICE) {
       /* one key for all: the one pass colors in vertex order, i.e. greedy */
-      s = color_jp_cuda(ctx, graph, MIS1_KEY_INDEX, 0, ctx->tuning.mis_no_persistent, c.color,
-                        &c.ncolors);
+      s = color_jp_cuda(ctx, graph, MIS1_KEY_INDEX, 0, ctx->tuning.mis_no_persistent,
+                        !o.mis.skip_validation, c.color, &c.ncolors);
       if (!s && c.ncolors < 0) s = color_greedy(ctx, graph, c.color, &c.ncolors); /* hubs */
     } else if (o.algo == MISPC_COLORING_GREEDY)
       s = color_greedy(ctx, graph, c.color, &c.ncolors);
     else if (c.mem == MISPC_MEM_DEVICE) {
-      s = color_jp_cuda(ctx, graph, mode, o.mis.seed, ctx->tuning.mis_no_persistent, c.color,
-                        &c.ncolors);
+      s = color_jp_cuda(ctx, graph, mode, o.mis.seed, ctx->tuning.mis_no_persistent,
+                        !o.mis.skip_validation, c.color, &c.ncolors);
       if (!s && c.ncolors < 0) s = color_by_mis(ctx, graph, &o.mis, &c);
     } else
       s = color_jp_host(ctx, graph, mode, o.mis.seed, c.color, &c.ncolors);

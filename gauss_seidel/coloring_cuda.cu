@@ -352,10 +352,16 @@ extern "C" mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const u
 }
 
 extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, int key_mode,
-                                      uint64_t seed, int no_persistent, int32_t *color,
-                                      int32_t *ncolors) {
+                                      uint64_t seed, int no_persistent, int validated,
+                                      int32_t *color, int32_t *ncolors) {
   *ncolors = 0;
   if (g->nrows == 0) return MISPC_SUCCESS;
+  if (const int blocks = mispc_color_smem_blocks(ctx, g)) { /* small graphs, hubs or not */
+    int ran = 0;
+    MISPC_TRY(
+        mispc_color_smem_cuda(ctx, g, key_mode, seed, blocks, !validated, color, ncolors, &ran));
+    if (ran) return MISPC_SUCCESS;
+  }
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
   Plan p = {g->rowptr, g->colidx, NULL, color, NULL, g->nrows, mis1_hub_degree(g->nnz, g->nrows),

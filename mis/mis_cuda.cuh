@@ -25,6 +25,15 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
                                             const uint8_t *subset, uint8_t *in_set,
                                             mispc_mis_result *res, int *ran);
 
+/* Coloring of small graphs in the same kernel family: the blocks of the
+ * cluster for g (0: the persistent kernel), and the call (color_jp_cuda's
+ * colors; check: test the pattern's symmetry, for callers that skipped
+ * validation); *ran = 0 where the device refused the cluster. */
+extern "C" int mispc_color_smem_blocks(mispc_context *ctx, const mispc_csr *g);
+extern "C" mispc_status mispc_color_smem_cuda(mispc_context *ctx, const mispc_csr *g, int key_mode,
+                                              uint64_t seed, int blocks, int check, int32_t *color,
+                                              int32_t *ncolors, int *ran);
+
 namespace mis_cuda {
 
 constexpr int kBlock = 256;

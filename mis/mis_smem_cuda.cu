@@ -1,4 +1,5 @@
-/* MIS-1 and MIS-2 of small graphs in shared memory (issue 31 item 6).
+/* MIS-1, MIS-2 and the coloring of small graphs in shared memory (issue 31
+ * item 6).
  *
  * On small graphs a call is latency: a launch and its wait cost about 12 us
  * on an H200 (bench/experiments/launch_floor.cu), a grid barrier 0.8-2.4
@@ -22,6 +23,8 @@
  *   neighbour comes before it; B) joiners are IN, their neighbours OUT.
  * - MIS-2 (mis2_host.c): column minima of T over closed neighbourhoods, then
  *   the decide scan over M.
+ * The coloring (mispc_color's one pass, gauss_seidel/coloring_cuda.cu) runs
+ * a sync-free pass too: greedy in key order, as color_jp_host (color_smem).
  *
  * It pays only on the smallest graphs (kSmallEntries): 16 SMs issue too few
  * instructions for a round that visits every row of larger ones, where the
@@ -33,6 +36,7 @@
 #include <atomic>
 #include <type_traits>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mis_backend.h"
@@ -47,6 +51,7 @@ constexpr int kThreads = 1024;
 constexpr int kMaxCluster = 16;         /* 8 is portable; 16 where the device allows it */
 constexpr int kMaxVertices = 65536;     /* 16-bit column indices */
 constexpr uint32_t kOut2 = 0xFFFFFFFFu; /* MIS-2 words: IN = 0, OUT = all ones */
+constexpr int kColoring = 3;            /* part_bytes' k for the coloring's words */
 /* The automatic choice (H200, docs/BENCHMARKS.md "Small graphs"): this
  * kernel up to kSmallEntries entries (MIS-1, whose sync-free pass runs here
  * on graphs with hubs too: kSmallEntries1), one block up to
@@ -74,9 +79,11 @@ struct SmemPlan {
   int mode;         /* MIS-1 key mode, or MIS-2 per-round priorities */
   int idbits;       /* MIS-2 */
   int max_rounds;
-  int sync_free; /* MIS-1: the sync-free pass instead of rounds */
-  int replicas;  /* MIS-2 in a cluster: vertices in each block's copies of T, M and the
-                    subset flags (0: none) */
+  int sync_free;  /* MIS-1: the sync-free pass instead of rounds */
+  int replicas;   /* MIS-2 in a cluster: vertices in each block's copies of T, M and the
+                     subset flags (0: none) */
+  int32_t *color; /* coloring: the colors (device), and whether to check symmetry */
+  int check;
 };
 
 /* A block's shared memory: per owned vertex one or two words, the row
@@ -532,6 +539,157 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
   if (rank == 0 && threadIdx.x == 0) write_result(p, &sh, failed ? sh.undecided : 0ull, r);
 }
 
+/* ---- Coloring ------------------------------------------------------------- */
+
+constexpr uint32_t kNoColor = 0xFFFFFFFFu;
+
+/* The color v takes once every neighbour before it (key order) has one:
+ * the smallest that none of them has (64 at a time, as the host's
+ * jp_visit), or kNoColor while one of them has none (the scan stops at the
+ * first such window). Lanes gl of a group of W (mask gmask) scan v's
+ * entries [b, e); keys K are read plainly (set before the pass's barrier),
+ * colors Cw by load_word (being written). */
+template <int W, bool C>
+__device__ __forceinline__ uint32_t mex_earlier(const Cols &col, const Words<C, uint32_t> &K,
+                                                const Words<C, uint32_t> &Cw, uint32_t b,
+                                                uint32_t e, int v, uint32_t kv, int gl,
+                                                unsigned gmask) {
+  for (uint32_t base = 0;; base += 64) {
+    unsigned long long taken = 0;
+    for (uint32_t q0 = b; q0 < e; q0 += W) {
+      bool blk = false;
+      if (q0 + gl < e) {
+        const int u = col(q0 + gl);
+        if (u != v && mis1_before(K[u], u, kv, v)) {
+          const uint32_t cu = load_word(&Cw[u]);
+          blk = cu == kNoColor;
+          if (cu - base < 64u) taken |= 1ull << (cu - base);
+        }
+      }
+      if (W > 1) blk = __any_sync(gmask, blk);
+      if (blk) return kNoColor;
+    }
+    if (W > 1) {
+      const unsigned lo = __reduce_or_sync(gmask, (unsigned)taken);
+      const unsigned hi = __reduce_or_sync(gmask, (unsigned)(taken >> 32));
+      taken = (unsigned long long)hi << 32 | lo;
+    }
+    if (~taken) return base + (uint32_t)__ffsll((long long)~taken) - 1u;
+  }
+}
+
+/* Greedy coloring in key order without rounds (Jones-Plassmann, as
+ * mis1_sync_free: the keys never change, so a vertex is colored as soon as
+ * its earlier neighbours are, reading their colors as they are written;
+ * the earliest uncolored vertex always goes on). Each visit scans the row
+ * from its start. Tried and slower on the meshes (docs/BENCHMARKS.md,
+ * "Coloring small graphs in shared memory"): a resume place and the colors
+ * seen so far a vertex, and ECL-GC's shortcut (each vertex's set of colors
+ * still possible, a vertex colored once no earlier uncolored neighbour's
+ * set holds its lowest), for all rows or for hubs only. The colors are
+ * those of the host's color_jp_host. */
+template <int L, bool C>
+__device__ void color_sync_free(const Layout &Lo, const Cols &col, const Words<C, uint32_t> &K,
+                                const Words<C, uint32_t> &Cw, int v0, int nv) {
+  const int lane = threadIdx.x & 31;
+  const Group<L> G;
+  for (;;) {
+    bool waiting = false;
+    for (int base = G.first(); base < nv; base += G.kGroups) {
+      const int i = base + G.offset();
+      uint32_t c = 0u;
+      if (i < nv && G.gl == 0) c = load_word(Lo.w1 + i); /* the group agrees on one read */
+      if (L > 1) c = __shfl_sync(0xffffffffu, c, lane & ~(L - 1));
+      const bool open = i < nv && c == kNoColor;
+      const uint32_t b = open ? Lo.off[i] : 0u, e = open ? Lo.off[i + 1] : 0u;
+      const bool lng = open && e - b > G.long_row();
+      const int v = v0 + i;
+      const uint32_t kv = open ? Lo.w0[i] : 0u;
+      uint32_t got = kNoColor;
+      if (open && !lng) got = mex_earlier<L, C>(col, K, Cw, b, e, v, kv, G.gl, G.gmask);
+      each_long_row(lng && G.gl == 0, [&](int src) {
+        const uint32_t g2 = mex_earlier<32, C>(
+            col, K, Cw, __shfl_sync(0xffffffffu, b, src), __shfl_sync(0xffffffffu, e, src),
+            __shfl_sync(0xffffffffu, v, src), __shfl_sync(0xffffffffu, kv, src), lane, 0xffffffffu);
+        if ((lane & ~(L - 1)) == src) got = g2; /* the whole group */
+      });
+      if (open && got != kNoColor && G.gl == 0) store_word(Lo.w1 + i, got);
+      waiting |= open && got == kNoColor;
+    }
+    if (!__any_sync(0xffffffffu, waiting)) return;
+  }
+}
+
+/* Coloring in shared memory: keys (w0), colors (w1), the sync-free pass,
+ * then the colors to global memory and their count (result[0]). With
+ * p.check (the caller skipped validation) the pattern's symmetry is checked
+ * as the global kernel's counts do: each vertex adds 1 to the word of every
+ * later neighbour in its row and subtracts the number of earlier ones in
+ * its own, so a word not 0 is a pair listed on one side (result[1]). */
+template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) color_smem(SmemPlan p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ Shared sh;
+  const int per_block = 1 << p.shift;
+  const Layout Lo(smem, per_block, 2, 0);
+  const int rank = block_rank<C>();
+  int v0, nv;
+  int64_t gb;
+  bool lc;
+  load_rows(p, Lo, rank, &v0, &nv, &gb, &lc);
+  const Cols col = {Lo.col, p.colidx + gb, lc};
+  __syncthreads(); /* offsets before the keys */
+  for (int i = threadIdx.x; i < nv; i += kThreads) {
+    Lo.w0[i] = mis1_key(p.mode, p.seed, v0 + i, (int64_t)(Lo.off[i + 1] - Lo.off[i]));
+    Lo.w1[i] = kNoColor;
+  }
+  init_shared<C>(&sh);
+  sync_all<C>();
+  const Words<C, uint32_t> K = {Lo.w0, p.shift, (unsigned)per_block - 1u};
+  const Words<C, uint32_t> Cw = {Lo.w1, p.shift, (unsigned)per_block - 1u};
+  color_sync_free<L, C>(Lo, col, K, Cw, v0, nv);
+  sync_all<C>(); /* every color written */
+  unsigned top = 0;
+  for (int i = threadIdx.x; i < nv; i += kThreads) {
+    const uint32_t c = Lo.w1[i];
+    p.color[v0 + i] = (int32_t)c;
+    top = max(top, c + 1u);
+  }
+  /* a warp's maximum, one 32-bit atomic a warp into rank 0's flag[0] (no
+   * block reduction: its static shared memory would not fit beside the
+   * dynamic part; the first form, a 64-bit atomicMax into rank 0's
+   * set_size, returned too few colors on clusters in the H200 runs) */
+  for (int o = 16; o; o >>= 1) top = max(top, __shfl_xor_sync(0xffffffffu, top, o));
+  if ((threadIdx.x & 31) == 0 && top) atomicMax(&sh.rank0->flag[0], top);
+  if (p.check) {
+    sync_all<C>(); /* the colors read before w1 becomes the counts */
+    for (int i = threadIdx.x; i < nv; i += kThreads) Lo.w1[i] = 0u;
+    sync_all<C>();
+    for (int i = threadIdx.x; i < nv; i += kThreads) {
+      const int v = v0 + i;
+      const uint32_t kv = Lo.w0[i], b = Lo.off[i], e = Lo.off[i + 1];
+      uint32_t earlier = 0;
+      for (uint32_t q = b; q < e; ++q) {
+        const int u = col(q);
+        if (u == v) continue;
+        if (mis1_before(K[u], u, kv, v))
+          ++earlier;
+        else
+          atomicAdd(&Cw[u], 1u);
+      }
+      atomicSub(Lo.w1 + i, earlier);
+    }
+    sync_all<C>();
+    unsigned long long bad = 0;
+    for (int i = threadIdx.x; i < nv; i += kThreads) bad += Lo.w1[i] != 0u;
+    add_to(&sh.rank0->undecided, bad);
+  }
+  sync_all<C>();
+  if (rank == 0 && threadIdx.x == 0) {
+    sh.set_size = sh.flag[0];
+    write_result(p, &sh, sh.undecided, 0);
+  }
+}
+
 /* ---- MIS-2 ---------------------------------------------------------------- */
 
 /* rep[u] = the word of vertex u for every vertex of the cluster: block b's
@@ -859,6 +1017,7 @@ int owner_shift(int64_t n, int blocks) {
 /* A block's shared memory before its columns, for MIS-k (k = 1 keeps join
  * flags, MIS-2 subset flags where a subset is given). */
 size_t part_bytes(int shift, int k, bool subset) {
+  if (k == kColoring) return Layout::fixed_bytes(1 << shift, 2, 0); /* key and color */
   return Layout::fixed_bytes(1 << shift, k == 1 ? 1 : 2, k == 1 ? 2 : subset ? 1 : 0);
 }
 
@@ -868,7 +1027,10 @@ size_t part_bytes(int shift, int k, bool subset) {
  * 0 where the shared-memory kernel does not run: more than 65,536
  * vertices, more entries than the automatic choice takes (forced sizes take
  * any graph whose words fit), or ablations of the other kernels. */
-extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset) {
+namespace {
+/* mispc_mis_smem_blocks for at most max_entries entries by default and a
+ * block's words as MIS-k's (k = 2: two words a vertex). */
+int blocks_for(mispc_context *ctx, const mispc_csr *g, int64_t max_entries, int k, int subset) {
   const mispc_tuning *tu = &ctx->tuning;
   if (tu->mis_no_smem || tu->mis_no_persistent || tu->mis_no_worklist || tu->mis_no_early_exit ||
       tu->mis_no_warp_mapping || tu->mis_force_warp_mapping || tu->mis1_lanes)
@@ -878,7 +1040,7 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
   const int optin = max_smem_optin();
   int cs = tu->mis_smem_blocks;
   if (!cs) {
-    if (g->nnz > (k == 1 ? kSmallEntries1 : kSmallEntries)) return 0;
+    if (g->nnz > max_entries) return 0;
     cs = g->nnz <= kOneBlockEntries ? 1 : cluster_ok(16) ? 16 : 8;
   }
   for (;; cs *= 2) { /* the words must fit */
@@ -886,6 +1048,66 @@ extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int
     if (part_bytes(owner_shift(n, cs), k, subset) + 1024 <= (size_t)optin) return cs;
     if (tu->mis_smem_blocks) return 0;
   }
+}
+
+/* Launches kern on `blocks` blocks (a cluster where more than one) of
+ * kThreads with `use` bytes of shared memory (smem: the kernel's limit,
+ * raised once) and plan p. Returns 1 where the device refused the cluster
+ * (other work holds its SMs: MPS, a partitioned GPU; remembered, so that
+ * size is not tried again on this device, and nothing ran), else 0, with
+ * *st set where the launch failed otherwise. */
+int launch_smem(mispc_context *ctx, cudaStream_t s, const void *kern, int blocks, int use, int smem,
+                SmemPlan *p, const char *what, mispc_status *st) {
+  cudaError_t ce = allow_smem(kern, smem);
+  if (ce == cudaSuccess) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1] = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = (size_t)use;
+    cfg.stream = s;
+    if (blocks > 1) {
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = (unsigned)blocks;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+    }
+    void *args[] = {p};
+    ce = cudaLaunchKernelExC(&cfg, kern, args);
+    if (ce != cudaSuccess) cudaGetLastError();
+  }
+  if (ce != cudaSuccess && blocks > 1) {
+    int dev = 0, lg = 0;
+    while ((1 << lg) < blocks) ++lg;
+    if (cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < kMaxDevices && lg <= 4)
+      cluster_known[dev][lg] = 2;
+    cudaGetLastError();
+    mispc_logf(ctx, 2, "%s: a cluster of %d blocks was refused (%s): persistent kernels", what,
+               blocks, cudaGetErrorString(ce));
+    return 1;
+  }
+  if (ce != cudaSuccess)
+    *st = mispc_seterr(ctx, MISPC_ERR_CUDA, "%s: shared-memory kernel launch failed: %s", what,
+                       cudaGetErrorString(ce));
+  return 0;
+}
+
+/* Lanes a vertex: 8 where rows average more than 12 entries (as the
+ * persistent kernels), and more where that still leaves threads idle. */
+int smem_lanes(mispc_context *ctx, const mispc_csr *g, int blocks) {
+  int lanes = ctx->tuning.mis_smem_lanes;
+  if (!lanes) {
+    lanes = g->nnz <= 12 * g->nrows ? 1 : 8;
+    while (lanes < 32 && (int64_t)lanes * 2 * g->nrows <= (int64_t)blocks * kThreads) lanes *= 2;
+  }
+  return lanes;
+}
+} // namespace
+
+extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset) {
+  return blocks_for(ctx, g, k == 1 ? kSmallEntries1 : kSmallEntries, k, subset);
 }
 
 extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr *g, int k,
@@ -937,13 +1159,7 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
     MISPC_TRY(mispc_scratch_alloc(ctx, 4 * sizeof(unsigned long long), (void **)&d_words,
                                   "MIS result words"));
   p.result = d_mapped ? d_mapped : d_words;
-  /* Lanes a vertex: 8 where rows average more than 12 entries (as the
-   * persistent kernels), and more where that still leaves threads idle. */
-  int lanes = ctx->tuning.mis_smem_lanes;
-  if (!lanes) {
-    lanes = g->nnz <= 12 * (int64_t)n ? 1 : 8;
-    while (lanes < 32 && (int64_t)lanes * 2 * n <= (int64_t)blocks * kThreads) lanes *= 2;
-  }
+  const int lanes = smem_lanes(ctx, g, blocks);
   const void *kern = mispc_with_lanes(lanes, [&](auto l) {
     constexpr int L = decltype(l)::value;
     return k == 1
@@ -951,46 +1167,14 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
                : (blocks > 1 ? (const void *)mis2_smem<L, true>
                              : (const void *)mis2_smem<L, false>);
   });
-  /* A cluster the device refuses now (other work holds its SMs: MPS, a
-   * partitioned GPU) sends the call to the persistent kernels, as does a
-   * kernel whose limits cannot be raised; a refused size is not tried again
-   * on this device. */
-  cudaError_t ce = allow_smem(kern, smem);
   mispc_status st = MISPC_SUCCESS;
-  if (ce == cudaSuccess) {
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1] = {};
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = (size_t)use;
-    cfg.stream = s;
-    if (blocks > 1) {
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = (unsigned)blocks;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-    }
-    void *args[] = {&p};
-    ce = cudaLaunchKernelExC(&cfg, kern, args);
-    if (ce != cudaSuccess) cudaGetLastError();
-  }
-  if (ce != cudaSuccess && blocks > 1) {
-    int dev = 0, lg = 0;
-    while ((1 << lg) < blocks) ++lg;
-    if (cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < kMaxDevices && lg <= 4)
-      cluster_known[dev][lg] = 2;
-    cudaGetLastError();
-    mispc_logf(ctx, 2, "mispc_mis%d: a cluster of %d blocks was refused (%s): persistent kernels",
-               k, blocks, cudaGetErrorString(ce));
+  char what[16];
+  snprintf(what, sizeof what, "mispc_mis%d", k);
+  if (launch_smem(ctx, s, kern, blocks, use, smem, &p, what, &st)) {
     if (d_words) mispc_scratch_free(ctx, d_words);
-    return MISPC_SUCCESS; /* *ran = 0 */
+    return MISPC_SUCCESS; /* *ran = 0: the persistent kernels */
   }
-  if (ce != cudaSuccess)
-    st = mispc_seterr(ctx, MISPC_ERR_CUDA, "mispc_mis%d: shared-memory kernel launch failed: %s", k,
-                      cudaGetErrorString(ce));
-  else
+  if (!st)
     mispc_logf(ctx, 2, "mispc_mis%d: shared-memory kernel, %d block%s, %d lane%s a vertex%s", k,
                blocks, blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "",
                p.sync_free ? ", sync-free pass" : "");
@@ -1007,5 +1191,68 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                         "mispc_mis%d: %llu vertices undecided after %d rounds", k, h[1],
                         p.max_rounds);
+  return MISPC_SUCCESS;
+}
+
+extern "C" int mispc_color_smem_blocks(mispc_context *ctx, const mispc_csr *g) {
+  return blocks_for(ctx, g, kSmallEntries1, kColoring, 0);
+}
+
+extern "C" mispc_status mispc_color_smem_cuda(mispc_context *ctx, const mispc_csr *g, int key_mode,
+                                              uint64_t seed, int blocks, int check, int32_t *color,
+                                              int32_t *ncolors, int *ran) {
+  *ran = 0;
+  cudaStream_t s;
+  MISPC_TRY(mispc_stream(ctx, &s));
+  const int n = (int)g->nrows;
+  const int shift = owner_shift(n, blocks);
+  const int64_t fixed = (int64_t)part_bytes(shift, kColoring, false);
+  const int smem = max_smem_optin() - (int)sizeof(Shared) - 64;
+  const int64_t want = fixed + ((2 * g->nnz + 15) & ~(int64_t)15); /* as the MIS calls */
+  const int use = want < smem ? (int)want : smem;
+  SmemPlan p;
+  memset(&p, 0, sizeof p);
+  p.rowptr = g->rowptr;
+  p.colidx = g->colidx;
+  p.seed = seed;
+  p.n = n;
+  p.shift = shift;
+  p.col_cap = use > fixed ? (unsigned)((use - fixed) / 2) : 0u;
+  p.mode = key_mode;
+  p.color = color;
+  p.check = check;
+  unsigned long long *h_mapped = NULL, *d_mapped = NULL, *d_words = NULL;
+  MISPC_TRY(mis_cuda::mapped_result<3>(ctx, 1, &h_mapped, &d_mapped));
+  if (!d_mapped)
+    MISPC_TRY(mispc_scratch_alloc(ctx, 4 * sizeof(unsigned long long), (void **)&d_words,
+                                  "coloring result words"));
+  p.result = d_mapped ? d_mapped : d_words;
+  const int lanes = smem_lanes(ctx, g, blocks);
+  const void *kern = mispc_with_lanes(lanes, [&](auto l) {
+    constexpr int L = decltype(l)::value;
+    return blocks > 1 ? (const void *)color_smem<L, true> : (const void *)color_smem<L, false>;
+  });
+  mispc_status st = MISPC_SUCCESS;
+  if (launch_smem(ctx, s, kern, blocks, use, smem, &p, "mispc_color", &st)) {
+    if (d_words) mispc_scratch_free(ctx, d_words);
+    return MISPC_SUCCESS; /* *ran = 0: the persistent kernel */
+  }
+  if (!st)
+    mispc_logf(ctx, 2, "mispc_color: shared-memory kernel, %d block%s, %d lane%s a vertex", blocks,
+               blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "");
+  *ran = 1;
+  unsigned long long h[3] = {0, 0, 0};
+  if (!st)
+    st = mis_cuda::fetch_result(ctx, s, h, d_words, d_mapped ? h_mapped : NULL, sizeof h,
+                                "coloring");
+  if (d_words) mispc_scratch_free(ctx, d_words);
+  if (st) return st;
+  if (h[1])
+    return mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
+                        "mispc_color: %llu vertices listed by neighbours they do not list (the "
+                        "pattern must be symmetric without repeated entries; was skip_validation "
+                        "set?)",
+                        h[1]);
+  *ncolors = (int32_t)h[0];
   return MISPC_SUCCESS;
 }

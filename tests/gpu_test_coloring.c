@@ -80,6 +80,79 @@ static void test_gpu_coloring_equals_host(void) {
   }
 }
 
+/* colors of D (device) against the host's coloring of H with options o
+ * under tuning t; returns the number of colors. */
+static int32_t small_case(const char *what, const mispc_csr *H, const mispc_csr *D,
+                          const mispc_coloring_options *o, const mispc_tuning *t) {
+  const size_t n = (size_t)H->nrows;
+  mispc_coloring hc, dc;
+  CHECK_OK(ctx, mispc_color(ctx, H, o, &hc));
+  CHECK_OK(ctx, mispc_context_set_tuning_(ctx, t));
+  CHECK_OK(ctx, mispc_color(ctx, D, o, &dc));
+  mispc_context_set_tuning_(ctx, NULL);
+  CHECK_OK(ctx, mispc_verify_coloring(ctx, D, &dc));
+  int32_t *g = malloc(sizeof(int32_t) * (n + 1));
+  CHECK_OK(ctx,
+           mispc_memcpy(ctx, g, MISPC_MEM_HOST, dc.color, MISPC_MEM_DEVICE, sizeof(int32_t) * n));
+  CHECK_MSG(hc.ncolors == dc.ncolors && !memcmp(g, hc.color, sizeof(int32_t) * n),
+            "%s (blocks %d, lanes %d, priority %d, algo %d, skip %d): GPU coloring differs from "
+            "host (%d / %d colors)",
+            what, t->mis_smem_blocks, t->mis_smem_lanes, (int)o->mis.priority, (int)o->algo,
+            o->mis.skip_validation, dc.ncolors, hc.ncolors);
+  const int32_t nc = dc.ncolors;
+  free(g);
+  mispc_coloring_free(ctx, &hc);
+  mispc_coloring_free(ctx, &dc);
+  return nc;
+}
+
+/* Small graphs take the shared-memory kernel (mis/mis_smem_cuda.cu: one
+ * cluster, hubs included): the host's colors for every cluster size it
+ * takes (1 block, 2 to 16 with distributed shared memory), lane widths,
+ * priorities, greedy order, with and without validation; a complete graph
+ * of 70 vertices needs colors past the first 64-bit window. */
+static void test_gpu_coloring_small_equals_host(void) {
+  const char *specs[] = {"gen:laplace2d:32", "gen:laplace3d:12",
+                         "gen:kron:10",      "gen:random:2000:8",
+                         "gen:grid3d27:12",  "gen:path:300",
+                         "complete:70",      MISPC_TEST_DATA "/PGPgiantcompo.metis.graph"};
+  const int blocks[] = {0, 1, 2, 4, 8, 16};
+  const int lanes[] = {0, 1, 4, 32};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
+    mispc_csr H, D;
+    if (!strcmp(specs[i], "complete:70")) {
+      const int64_t m = 70;
+      CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, m, m, m * (m - 1), 0, &H));
+      int64_t q = 0;
+      for (int64_t v = 0; v < m; ++v) {
+        for (int64_t u = 0; u < m; ++u)
+          if (u != v) H.colidx[q++] = (int32_t)u;
+        H.rowptr[v + 1] = q;
+      }
+    } else
+      CHECK_OK(ctx, mispc_load(ctx, specs[i], &H));
+    CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
+    int32_t nc = 0;
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; ++b)
+      for (int v = 0; v < 8; ++v) {
+        mispc_coloring_options o;
+        mispc_coloring_options_default(&o);
+        o.mis.priority = v % 3 == 1 ? MISPC_PRIORITY_LARGEST_DEGREE : MISPC_PRIORITY_HASH;
+        if (v % 3 == 2) o.algo = MISPC_COLORING_GREEDY;
+        o.mis.skip_validation = v & 1;
+        o.mis.seed = (uint64_t)v;
+        mispc_tuning t = {0};
+        t.mis_smem_blocks = blocks[b];
+        t.mis_smem_lanes = lanes[(v >> 1) & 3];
+        nc = small_case(specs[i], &H, &D, &o, &t);
+      }
+    printf("  %-40s %3d colors (last case)\n", specs[i], nc);
+    CHECK_MSG(strcmp(specs[i], "complete:70") || nc == 70, "K70: %d colors", nc);
+    mispc_csr_free(ctx, &H);
+    mispc_csr_free(ctx, &D);
+  }
+}
+
 /* A pattern that is not symmetric, passed with skip_validation: the
  * one-pass coloring's counts of earlier neighbours cannot match, and the call
  * must fail (in at most a few seconds) instead of hanging or returning a
@@ -110,6 +183,7 @@ int main(void) {
   test_require_gpu_or_skip();
   if (mispc_context_create(&ctx)) return 1;
   RUN_TEST(test_gpu_coloring_equals_host);
+  RUN_TEST(test_gpu_coloring_small_equals_host);
   RUN_TEST(test_gpu_coloring_unsymmetric_fails);
   mispc_context_destroy(ctx);
   return TEST_FINISH();
