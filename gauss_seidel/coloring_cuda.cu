@@ -356,7 +356,7 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
                                       int32_t *color, int32_t *ncolors) {
   *ncolors = 0;
   if (g->nrows == 0) return MISPC_SUCCESS;
-  if (const int blocks = mispc_color_smem_blocks(ctx, g)) { /* small graphs, hubs or not */
+  if (const int blocks = mispc_color_smem_blocks(ctx, g, 0)) { /* small graphs, hubs or not */
     int ran = 0;
     MISPC_TRY(
         mispc_color_smem_cuda(ctx, g, key_mode, seed, blocks, !validated, color, ncolors, &ran));
@@ -388,7 +388,15 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   mispc_scratch_free(ctx, p.key);
   mispc_scratch_free(ctx, p.word);
   if (!st && (h[kFlags] & kFlagHub)) {
-    *ncolors = -1; /* hubs: one MIS-1 per color instead */
+    /* hubs: one cluster in shared memory up to 131,072 entries and 65,536
+     * vertices (mis_smem_cuda.cu kHubEntries), else one MIS-1 per color */
+    if (const int blocks = mispc_color_smem_blocks(ctx, g, 1)) {
+      int ran = 0;
+      MISPC_TRY(
+          mispc_color_smem_cuda(ctx, g, key_mode, seed, blocks, !validated, color, ncolors, &ran));
+      if (ran) return MISPC_SUCCESS;
+    }
+    *ncolors = -1;
     return MISPC_SUCCESS;
   }
   if (!st && h[kFlags])

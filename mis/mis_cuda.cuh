@@ -26,10 +26,12 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
                                             mispc_mis_result *res, int *ran);
 
 /* Coloring of small graphs in the same kernel family: the blocks of the
- * cluster for g (0: the persistent kernel), and the call (color_jp_cuda's
- * colors; check: test the pattern's symmetry, for callers that skipped
- * validation); *ran = 0 where the device refused the cluster. */
-extern "C" int mispc_color_smem_blocks(mispc_context *ctx, const mispc_csr *g);
+ * cluster for g (0: the persistent kernel; hubs: g has hubs, so the
+ * alternative is one MIS-1 a color and the kernel takes more entries), and
+ * the call (color_jp_cuda's colors; check: test the pattern's symmetry,
+ * for callers that skipped validation); *ran = 0 where the device refused
+ * the cluster. */
+extern "C" int mispc_color_smem_blocks(mispc_context *ctx, const mispc_csr *g, int hubs);
 extern "C" mispc_status mispc_color_smem_cuda(mispc_context *ctx, const mispc_csr *g, int key_mode,
                                               uint64_t seed, int blocks, int check, int32_t *color,
                                               int32_t *ncolors, int *ran);

@@ -64,6 +64,12 @@ constexpr int kColoring = 3;            /* part_bytes' k for the coloring's word
 constexpr int64_t kSmallEntries = 24576;
 constexpr int64_t kSmallEntries1 = 49152;
 constexpr int64_t kOneBlockEntries = 6144;
+/* The coloring of graphs with hubs, where the alternative is one MIS-1
+ * call a color, takes this kernel up to kHubEntries entries (H200,
+ * 2026-12-01, docs/BENCHMARKS.md: gen:kron:12, 97k entries, 2.1 -> 1.6 ms;
+ * kron:13, 205k, 3.6 either way; kron:14, 427k, 5.9 -> 8.5; kron:16 16 ->
+ * 50). */
+constexpr int64_t kHubEntries = 131072;
 
 struct SmemPlan {
   const int64_t *rowptr;
@@ -1194,8 +1200,8 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   return MISPC_SUCCESS;
 }
 
-extern "C" int mispc_color_smem_blocks(mispc_context *ctx, const mispc_csr *g) {
-  return blocks_for(ctx, g, kSmallEntries1, kColoring, 0);
+extern "C" int mispc_color_smem_blocks(mispc_context *ctx, const mispc_csr *g, int hubs) {
+  return blocks_for(ctx, g, hubs ? kHubEntries : kSmallEntries1, kColoring, 0);
 }
 
 extern "C" mispc_status mispc_color_smem_cuda(mispc_context *ctx, const mispc_csr *g, int key_mode,

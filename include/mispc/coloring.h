@@ -20,7 +20,8 @@ typedef enum mispc_coloring_algo {
    * fixed keys that is greedy coloring in key order, so it is computed in
    * one pass (Jones-Plassmann: a vertex takes the smallest color its earlier
    * neighbours lack once they have one), not one MIS-1 call per color; on
-   * the GPU, graphs with hubs still make one MIS-1 call per color. Only
+   * the GPU, graphs with hubs of more than 131,072 entries or 65,536
+   * vertices still make one MIS-1 call per color. Only
    * mis.priority, mis.seed and mis.skip_validation are read. */
   MISPC_COLORING_MIS = 0,
   /* Greedy in vertex order: v takes the smallest color that no neighbour
