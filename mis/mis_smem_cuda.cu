@@ -166,15 +166,29 @@ template <bool C, typename T> struct Words {
   }
 };
 
+/* The column of the block's entry q. */
+struct Cols {
+  const uint16_t *s;
+  const int32_t *g;
+  bool local;
+  __device__ __forceinline__ int operator()(uint32_t q) const {
+    return local ? (int)s[q] : g[q];
+  }
+};
+
+/* A block's rows: its first vertex, their count, and its columns. */
+struct Rows {
+  int v0, nv;
+  Cols col;
+};
+
 /* Loads the block's rows: offsets, and the columns as 16-bit ids where they
  * fit (else they are read from colidx), UNROLL independent loads a thread
  * (one SM keeps few loads in flight otherwise: a thread's load-store pairs
- * one after another made a 54k-entry graph take 50 us). Returns the block's
- * first vertex, its count and entry base in v0 / nv / gb; *local_cols says
- * where the columns are. */
+ * one after another made a 54k-entry graph take 50 us). The caller's block
+ * barrier orders them before their use. */
 constexpr int kUnroll = 8;
-__device__ void load_rows(const SmemPlan &p, const Layout &L, int rank, int *v0, int *nv,
-                          int64_t *gb, bool *local_cols) {
+__device__ Rows load_rows(const SmemPlan &p, const Layout &L, int rank) {
   const int first = min(rank << p.shift, p.n); /* a last block may own nothing */
   const int cnt = max(0, min(1 << p.shift, p.n - first));
   const int64_t b = p.rowptr[first];
@@ -199,18 +213,8 @@ __device__ void load_rows(const SmemPlan &p, const Layout &L, int rank, int *v0,
       for (int k = 0; k < kUnroll; ++k)
         if (q0 + k * kThreads < ne) L.col[q0 + k * kThreads] = (uint16_t)x[k];
     }
-  *v0 = first, *nv = cnt, *gb = b, *local_cols = fits;
+  return {first, cnt, {L.col, p.colidx + b, fits}};
 }
-
-/* The column of the block's entry q. */
-struct Cols {
-  const uint16_t *s;
-  const int32_t *g;
-  bool local;
-  __device__ __forceinline__ int operator()(uint32_t q) const {
-    return local ? (int)s[q] : g[q];
-  }
-};
 
 /* mis1_line_class_row (mis_common.h) over the block's entries [b, b + m)
  * of vertex v, read through col (shared memory where the columns are).
@@ -454,11 +458,9 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis1_sme
   const int per_block = 1 << p.shift;
   const Layout Lo(smem, per_block, 1, 2);
   const int rank = block_rank<C>();
-  int v0, nv;
-  int64_t gb;
-  bool lc;
-  load_rows(p, Lo, rank, &v0, &nv, &gb, &lc);
-  const Cols col = {Lo.col, p.colidx + gb, lc};
+  const Rows R = load_rows(p, Lo, rank);
+  const int v0 = R.v0, nv = R.nv;
+  const Cols col = R.col;
   __syncthreads(); /* offsets and columns before the keys */
   for (int i = threadIdx.x; i < nv; i += kThreads) {
     const int v = v0 + i;
@@ -638,11 +640,9 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) color_sm
   const int per_block = 1 << p.shift;
   const Layout Lo(smem, per_block, 2, 0);
   const int rank = block_rank<C>();
-  int v0, nv;
-  int64_t gb;
-  bool lc;
-  load_rows(p, Lo, rank, &v0, &nv, &gb, &lc);
-  const Cols col = {Lo.col, p.colidx + gb, lc};
+  const Rows R = load_rows(p, Lo, rank);
+  const int v0 = R.v0, nv = R.nv;
+  const Cols col = R.col;
   __syncthreads(); /* offsets before the keys */
   for (int i = threadIdx.x; i < nv; i += kThreads) {
     Lo.w0[i] = mis1_key(p.mode, p.seed, v0 + i, (int64_t)(Lo.off[i + 1] - Lo.off[i]));
@@ -740,11 +740,9 @@ template <int L, bool C> __global__ void __launch_bounds__(kThreads, 1) mis2_sme
   const bool can_rep = C && p.replicas > 0;
   bool reps = false; /* this block reads its copies of T and M */
   const int rank = block_rank<C>();
-  int v0, nv;
-  int64_t gb;
-  bool lc;
-  load_rows(p, Lo, rank, &v0, &nv, &gb, &lc);
-  const Cols col = {Lo.col, p.colidx + gb, lc};
+  const Rows R = load_rows(p, Lo, rank);
+  const int v0 = R.v0, nv = R.nv;
+  const Cols col = R.col;
   bool any = false;
   for (int i = threadIdx.x; i < nv; i += kThreads) {
     const int v = v0 + i;
