@@ -36,7 +36,12 @@
  * Graphs with hubs (a degree above mis1_hub_degree, as for the sync-free
  * MIS-1 pass) go back to one MIS-1 per color (coloring.c): a hub's row is
  * read by one warp at each step of a chain of hubs, which made Kronecker 2^20
- * 2x slower than the MIS-1 calls (docs/results/gauss-seidel-notebook.md). */
+ * 2x slower than the MIS-1 calls (docs/results/gauss-seidel-notebook.md).
+ *
+ * Small graphs (up to 49,152 entries, or 131,072 where this pass found
+ * hubs; at most 65,536 vertices) are colored by one thread block cluster in
+ * shared memory instead (mis/mis_smem_cuda.cu color_smem: the same colors,
+ * 1.8-3.7x faster there; docs/BENCHMARKS.md). */
 #include <cooperative_groups.h>
 
 #include "color_backend.h"
