@@ -22,7 +22,7 @@
  * (independent and maximal; proper coloring), so a fast wrong answer
  * cannot pass, and set sizes and color counts are printed beside the times.
  *
- *   ecl_compare SPEC... [--reps N] [--rounds R] [--ecl-mis-blocks B] */
+ *   ecl_compare SPEC... [--reps N] [--rounds R] [--ecl-mis-blocks B] [--tune K=V]... */
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -35,6 +35,7 @@
 
 extern "C" {
 #include "mispc/mispc.h"
+#include "tuning.h" /* --tune, as `mispc bench` */
 }
 
 /* The ECL sources, each with its main renamed and its names in a namespace
@@ -108,16 +109,18 @@ static int count_colors(const mispc_csr *g, const int *color) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ecl_compare SPEC... [--reps N] [--rounds R] [--ecl-mis-blocks B]\n"
+  fprintf(f, "usage: ecl_compare SPEC... [--reps N] [--rounds R] [--ecl-mis-blocks B] "
+             "[--tune K=V]...\n"
              "  MIS-1 and distance-1 coloring: mispc against ECL-MIS and ECL-GC on the\n"
              "  same graph (SPEC as mispc_load, made symmetric without self loops), the\n"
              "  median wall time of N calls (default 50) in each of R alternated rounds\n"
-             "  (default 2); B blocks for ECL-MIS (default 0: SMs x max threads / 256).\n");
+             "  (default 2); B blocks for ECL-MIS (default 0: SMs x max threads / 256);\n"
+             "  --tune: mispc's tuning knobs (mispc bench --help lists them).\n");
 }
 
 int main(int argc, char **argv) {
   int reps = 50, rounds = 2, mis_blocks = 0;
-  std::vector<const char *> specs;
+  std::vector<const char *> specs, tunes;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
@@ -125,6 +128,8 @@ int main(int argc, char **argv) {
       rounds = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ecl-mis-blocks") && i + 1 < argc)
       mis_blocks = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--tune") && i + 1 < argc)
+      tunes.push_back(argv[++i]);
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -143,6 +148,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ecl_compare: needs a GPU and a CUDA build of mispc\n");
     return 1;
   }
+  mispc_tuning tu;
+  memset(&tu, 0, sizeof tu);
+  for (const char *t : tunes) need(ctx, mispc_tuning_parse_(ctx, &tu, t), "--tune");
+  need(ctx, mispc_context_set_tuning_(ctx, &tu), "--tune");
   cudaStream_t stream;
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   need(ctx, mispc_context_set_stream(ctx, stream), "stream");
