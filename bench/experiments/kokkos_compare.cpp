@@ -3,7 +3,9 @@
  * (mispc_load of the same SPEC: generators or files), on the same GPU, in
  * the same device call as `mispc bench`. Times KokkosSparse::spmv (the
  * unit), KokkosGraph::graph_d2_mis (MIS2_FAST and MIS2_QUALITY),
- * KokkosGraph::graph_mis2_aggregate, and KokkosSparse's point (GS_DEFAULT)
+ * KokkosGraph::graph_mis2_aggregate, KokkosGraph's distance-1 coloring
+ * (graph_color: the default, VB, VBBIT, EB and the deterministic VBD and
+ * VBDBIT; each coloring checked proper on the host), and KokkosSparse's point (GS_DEFAULT)
  * and cluster (CLUSTER_MIS2) multicolor Gauss-Seidel: setup and one
  * symmetric sweep from x = 0. Each is the median of --reps calls after one
  * warm-up call, wall time between Kokkos::fence()s (what a caller waits,
@@ -13,6 +15,7 @@
  * aggregate), so a fast wrong answer cannot pass.
  * Built by scripts/kokkos-compare (not part of the mispc build). */
 #include <Kokkos_Core.hpp>
+#include <KokkosGraph_Distance1Color.hpp>
 #include <KokkosGraph_MIS2.hpp>
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
@@ -165,6 +168,30 @@ static void run(mispc_context *ctx, const char *spec, int reps, int cluster_hint
     for (Ordinal a = 0; ok && a < naggs; ++a) ok = used[a];
     std::printf("  kokkos mis2 aggregation      %9.4f ms  %6.2f SpMV  %d aggregates  %s\n", t,
                 t / spmv, naggs, ok ? "valid" : "INVALID");
+  }
+  for (auto algo :
+       {KokkosGraph::COLORING_DEFAULT, KokkosGraph::COLORING_VB, KokkosGraph::COLORING_VBBIT,
+        KokkosGraph::COLORING_EB, KokkosGraph::COLORING_VBD, KokkosGraph::COLORING_VBDBIT}) {
+    static const char *const names[] = {"default", "serial", "VB",     "VBBIT",
+                                        "VBCS",    "VBD",    "VBDBIT", "EB"};
+    Handle kh;
+    Ordinal ncolors = 0;
+    Kokkos::View<Ordinal *, Device> colors;
+    const double t = median_ms(reps, [&] {
+      kh.create_graph_coloring_handle(algo);
+      KokkosGraph::Experimental::graph_color(&kh, n, n, grow, gcol);
+      ncolors = (Ordinal)kh.get_graph_coloring_handle()->get_num_colors();
+      colors = kh.get_graph_coloring_handle()->get_vertex_colors();
+      kh.destroy_graph_coloring_handle();
+    });
+    const auto h = to_host(colors);
+    bool ok = (Ordinal)h.size() == n;
+    for (Ordinal v = 0; ok && v < n; ++v) {
+      ok = h[v] >= 1 && h[v] <= ncolors; /* Kokkos' colors are 1 .. ncolors */
+      for (Offset p = g.rp[v]; ok && p < g.rp[v + 1]; ++p) ok = h[g.ci[p]] != h[v];
+    }
+    std::printf("  kokkos color %-15s %9.4f ms  %6.2f SpMV  %d colors  %s\n", names[(int)algo], t,
+                t / spmv, ncolors, ok ? "valid" : "INVALID");
   }
   if (pattern) std::printf("  (a pattern without values: no Gauss-Seidel)\n");
   for (int cluster = 0; cluster < 2 && !pattern; ++cluster) {
