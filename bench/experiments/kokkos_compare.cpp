@@ -5,9 +5,9 @@
  * unit), KokkosGraph::graph_d2_mis (MIS2_FAST and MIS2_QUALITY),
  * KokkosGraph::graph_mis2_aggregate, KokkosGraph's distance-1 coloring
  * (graph_color: the default, VB, VBBIT, EB and the deterministic VBD and
- * VBDBIT; each coloring checked proper on the host), and KokkosSparse's point (GS_DEFAULT)
- * and cluster (CLUSTER_MIS2) multicolor Gauss-Seidel: setup and one
- * symmetric sweep from x = 0. Each is the median of --reps calls after one
+ * VBDBIT; each coloring checked proper on the host), and KokkosSparse's
+ * point (GS_DEFAULT) and cluster (CLUSTER_MIS2) multicolor Gauss-Seidel:
+ * setup and one symmetric sweep from x = 0. Each is the median of --reps calls after one
  * warm-up call, wall time between Kokkos::fence()s (what a caller waits,
  * allocations inside the call included, as `mispc bench` does with events
  * around the call). The MIS-2 sets and the aggregates are checked on the
