@@ -1027,10 +1027,6 @@ size_t part_bytes(int shift, int k, bool subset) {
 
 } // namespace
 
-/* Blocks of the cluster for graph g (k = 1, 2; with a subset for MIS-2), or
- * 0 where the shared-memory kernel does not run: more than 65,536
- * vertices, more entries than the automatic choice takes (forced sizes take
- * any graph whose words fit), or ablations of the other kernels. */
 namespace {
 /* mispc_mis_smem_blocks for at most max_entries entries by default and a
  * block's words as MIS-k's (k = 2: two words a vertex). */
@@ -1108,8 +1104,48 @@ int smem_lanes(mispc_context *ctx, const mispc_csr *g, int blocks) {
   }
   return lanes;
 }
+
+/* The shared memory a kernel may take (the opt-in less the static part). */
+int smem_limit() {
+  return max_smem_optin() - (int)sizeof(Shared) - 64;
+}
+
+/* Runs kern on `blocks` blocks with plan p: asks for before_cols bytes and
+ * room for every column (a block's are at most the graph's), so small
+ * graphs take little shared memory and the SMs need not switch their L1 /
+ * shared split for them, up to smem_limit; sets p's column slots and result
+ * words, and returns the kernel's three result words in h. *ran = 0 (and
+ * nothing ran) where the device refused the cluster. */
+mispc_status run_smem(mispc_context *ctx, cudaStream_t s, const mispc_csr *g, const void *kern,
+                      int blocks, int64_t before_cols, SmemPlan *p, const char *what,
+                      unsigned long long h[3], int *ran) {
+  *ran = 0;
+  const int smem = smem_limit();
+  const int64_t want = before_cols + ((2 * g->nnz + 15) & ~(int64_t)15);
+  const int use = want < smem ? (int)want : smem;
+  p->col_cap = use > before_cols ? (unsigned)((use - before_cols) / 2) : 0u;
+  unsigned long long *h_mapped = NULL, *d_mapped = NULL, *d_words = NULL;
+  MISPC_TRY(mis_cuda::mapped_result<3>(ctx, 1, &h_mapped, &d_mapped)); /* and a done word */
+  if (!d_mapped) /* the device cannot write host memory: device words and a copy */
+    MISPC_TRY(mispc_scratch_alloc(ctx, 4 * sizeof(unsigned long long), (void **)&d_words,
+                                  "shared-memory kernel's result words"));
+  p->result = d_mapped ? d_mapped : d_words;
+  mispc_status st = MISPC_SUCCESS;
+  if (!launch_smem(ctx, s, kern, blocks, use, smem, p, what, &st)) {
+    *ran = 1;
+    if (!st)
+      st = mis_cuda::fetch_result(ctx, s, h, d_words, d_mapped ? h_mapped : NULL,
+                                  3 * sizeof(unsigned long long), what);
+  }
+  if (d_words) mispc_scratch_free(ctx, d_words);
+  return st;
+}
 } // namespace
 
+/* Blocks of the cluster for graph g (k = 1, 2; with a subset for MIS-2), or
+ * 0 where the shared-memory kernel does not run: more than 65,536
+ * vertices, more entries than the automatic choice takes (forced sizes take
+ * any graph whose words fit), or ablations of the other kernels. */
 extern "C" int mispc_mis_smem_blocks(mispc_context *ctx, const mispc_csr *g, int k, int subset) {
   return blocks_for(ctx, g, k == 1 ? kSmallEntries1 : kSmallEntries, k, subset);
 }
@@ -1124,21 +1160,15 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   const int n = (int)g->nrows;
   const int shift = owner_shift(n, blocks);
   const size_t fixed = part_bytes(shift, k, subset != NULL);
-  const int optin = max_smem_optin();
-  const int smem = optin - (int)sizeof(Shared) - 64; /* the kernel's limit */
-  /* What this launch asks for: the words and room for every column (a
-   * block's are at most the graph's), so small graphs take little shared
-   * memory and the SMs need not switch their L1 / shared split for them. */
   const int64_t cols = (2 * g->nnz + 15) & ~(int64_t)15;
   /* MIS-2 on a cluster: each block's copies of every T and M word (and
    * subset flag) where they fit beside the columns */
   const int64_t total = (int64_t)blocks << shift;
   int replicas = 0;
   const int64_t per_copy = subset ? 9 : 8; /* T, M (and the subset flag) a vertex */
-  if (k == 2 && blocks > 1 && shift >= 2 && (int64_t)fixed + per_copy * total + cols <= smem)
+  if (k == 2 && blocks > 1 && shift >= 2 &&
+      (int64_t)fixed + per_copy * total + cols <= smem_limit())
     replicas = (int)total;
-  const int64_t want = (int64_t)fixed + per_copy * (int64_t)replicas + cols;
-  const int use = want < smem ? (int)want : smem;
   SmemPlan p;
   memset(&p, 0, sizeof p);
   p.rowptr = g->rowptr;
@@ -1148,8 +1178,6 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   p.seed = opt->seed;
   p.n = n;
   p.shift = shift;
-  const int before_cols = (int)fixed + (int)per_copy * replicas;
-  p.col_cap = use > before_cols ? (unsigned)((use - before_cols) / 2) : 0u;
   p.replicas = replicas;
   p.mode = mode;
   p.idbits = mis2_id_bits(n);
@@ -1157,12 +1185,6 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   /* MIS-1 without rounds unless asked for them (a round limit, or tuning
    * mis_no_sync_free: the host's round count) */
   p.sync_free = k == 1 && !opt->max_rounds && !ctx->tuning.mis_no_sync_free;
-  unsigned long long *h_mapped = NULL, *d_mapped = NULL, *d_words = NULL;
-  MISPC_TRY(mis_cuda::mapped_result<3>(ctx, 1, &h_mapped, &d_mapped)); /* and a done word */
-  if (!d_mapped) /* the device cannot write host memory: device words and a copy */
-    MISPC_TRY(mispc_scratch_alloc(ctx, 4 * sizeof(unsigned long long), (void **)&d_words,
-                                  "MIS result words"));
-  p.result = d_mapped ? d_mapped : d_words;
   const int lanes = smem_lanes(ctx, g, blocks);
   const void *kern = mispc_with_lanes(lanes, [&](auto l) {
     constexpr int L = decltype(l)::value;
@@ -1171,24 +1193,15 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
                : (blocks > 1 ? (const void *)mis2_smem<L, true>
                              : (const void *)mis2_smem<L, false>);
   });
-  mispc_status st = MISPC_SUCCESS;
   char what[16];
   snprintf(what, sizeof what, "mispc_mis%d", k);
-  if (launch_smem(ctx, s, kern, blocks, use, smem, &p, what, &st)) {
-    if (d_words) mispc_scratch_free(ctx, d_words);
-    return MISPC_SUCCESS; /* *ran = 0: the persistent kernels */
-  }
-  if (!st)
-    mispc_logf(ctx, 2, "mispc_mis%d: shared-memory kernel, %d block%s, %d lane%s a vertex%s", k,
-               blocks, blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "",
-               p.sync_free ? ", sync-free pass" : "");
-  *ran = 1;
   unsigned long long h[3] = {0, 0, 0};
-  if (!st)
-    st = mis_cuda::fetch_result(ctx, s, h, d_words, d_mapped ? h_mapped : NULL, sizeof h,
-                                k == 1 ? "MIS-1" : "MIS-2");
-  if (d_words) mispc_scratch_free(ctx, d_words);
-  if (st) return st;
+  MISPC_TRY(
+      run_smem(ctx, s, g, kern, blocks, (int64_t)fixed + per_copy * replicas, &p, what, h, ran));
+  if (!*ran) return MISPC_SUCCESS; /* the persistent kernels */
+  mispc_logf(ctx, 2, "mispc_mis%d: shared-memory kernel, %d block%s, %d lane%s a vertex%s", k,
+             blocks, blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "",
+             p.sync_free ? ", sync-free pass" : "");
   res->set_size = (int64_t)h[0];
   res->rounds = (int)h[2];
   if (h[1] != 0) /* the host backends' words */
@@ -1210,10 +1223,6 @@ extern "C" mispc_status mispc_color_smem_cuda(mispc_context *ctx, const mispc_cs
   MISPC_TRY(mispc_stream(ctx, &s));
   const int n = (int)g->nrows;
   const int shift = owner_shift(n, blocks);
-  const int64_t fixed = (int64_t)part_bytes(shift, kColoring, false);
-  const int smem = max_smem_optin() - (int)sizeof(Shared) - 64;
-  const int64_t want = fixed + ((2 * g->nnz + 15) & ~(int64_t)15); /* as the MIS calls */
-  const int use = want < smem ? (int)want : smem;
   SmemPlan p;
   memset(&p, 0, sizeof p);
   p.rowptr = g->rowptr;
@@ -1221,36 +1230,20 @@ extern "C" mispc_status mispc_color_smem_cuda(mispc_context *ctx, const mispc_cs
   p.seed = seed;
   p.n = n;
   p.shift = shift;
-  p.col_cap = use > fixed ? (unsigned)((use - fixed) / 2) : 0u;
   p.mode = key_mode;
   p.color = color;
   p.check = check;
-  unsigned long long *h_mapped = NULL, *d_mapped = NULL, *d_words = NULL;
-  MISPC_TRY(mis_cuda::mapped_result<3>(ctx, 1, &h_mapped, &d_mapped));
-  if (!d_mapped)
-    MISPC_TRY(mispc_scratch_alloc(ctx, 4 * sizeof(unsigned long long), (void **)&d_words,
-                                  "coloring result words"));
-  p.result = d_mapped ? d_mapped : d_words;
   const int lanes = smem_lanes(ctx, g, blocks);
   const void *kern = mispc_with_lanes(lanes, [&](auto l) {
     constexpr int L = decltype(l)::value;
     return blocks > 1 ? (const void *)color_smem<L, true> : (const void *)color_smem<L, false>;
   });
-  mispc_status st = MISPC_SUCCESS;
-  if (launch_smem(ctx, s, kern, blocks, use, smem, &p, "mispc_color", &st)) {
-    if (d_words) mispc_scratch_free(ctx, d_words);
-    return MISPC_SUCCESS; /* *ran = 0: the persistent kernel */
-  }
-  if (!st)
-    mispc_logf(ctx, 2, "mispc_color: shared-memory kernel, %d block%s, %d lane%s a vertex", blocks,
-               blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "");
-  *ran = 1;
   unsigned long long h[3] = {0, 0, 0};
-  if (!st)
-    st = mis_cuda::fetch_result(ctx, s, h, d_words, d_mapped ? h_mapped : NULL, sizeof h,
-                                "coloring");
-  if (d_words) mispc_scratch_free(ctx, d_words);
-  if (st) return st;
+  MISPC_TRY(run_smem(ctx, s, g, kern, blocks, (int64_t)part_bytes(shift, kColoring, false), &p,
+                     "mispc_color", h, ran));
+  if (!*ran) return MISPC_SUCCESS; /* the persistent kernel */
+  mispc_logf(ctx, 2, "mispc_color: shared-memory kernel, %d block%s, %d lane%s a vertex", blocks,
+             blocks > 1 ? "s" : "", lanes, lanes > 1 ? "s" : "");
   if (h[1])
     return mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
                         "mispc_color: %llu vertices listed by neighbours they do not list (the "
