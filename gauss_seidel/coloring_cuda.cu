@@ -33,6 +33,14 @@
  * for rows above kLongRow entries, hubs); each lane loads
  * kChunk neighbours' ids, then their keys and colors, before it tests them.
  *
+ * Graphs whose rows average at most 12 entries (one lane a vertex) and
+ * have none above kPollRow = 31 take the polled pass instead of the counts
+ * after the keys (ECL-GC's short-row kernel without its shortcut: each
+ * vertex re-reads the colors of its earlier neighbours not colored yet, no
+ * atomics or fences; mask_body, poll_body below): 2.1-3.4x faster on
+ * meshes, road and random graphs (H200: Laplace3D_100 0.49 -> 0.17 ms,
+ * Laplace3D_150 1.75 -> 0.76, below ECL-GC's 0.86).
+ *
  * Graphs with hubs (a degree above mis1_hub_degree, as for the sync-free
  * MIS-1 pass) go back to one MIS-1 per color (coloring.c): a hub's row is
  * read by one warp at each step of a chain of hubs, which made Kronecker 2^20
@@ -62,18 +70,25 @@ constexpr int kChunk = 4;                   /* neighbours a lane loads before it
 constexpr int kMaxRounds = MIS1_MAX_ROUNDS; /* passes of the one-launch-per-pass fallback */
 constexpr int32_t kDone = INT32_MIN / 2; /* pred of a colored vertex (room below: see check_body) */
 constexpr unsigned long long kStallNs = MISPC_COLOR_STALL_NS;
-enum { kTop = 0, kFlags = 1, kLeft = 2 }; /* words: largest color + 1, flags, left per pass */
-enum { kFlagMissing = 1u, kFlagStalled = 2u, kFlagHub = 4u };
+constexpr int kPollRow = 31; /* rows up to this length: the polled pass (a mask a row) */
+constexpr uint32_t kPolled = 0xFFFFFFFFu; /* mask of a colored vertex (no row of 32 entries) */
+/* words: largest color + 1, flags, the symmetry sum (2 words), left per pass */
+enum { kTop = 0, kFlags = 1, kSum = 2, kLeft = 4 };
+enum { kFlagMissing = 1u, kFlagStalled = 2u, kFlagHub = 4u, kFlagLong = 8u };
 
 struct Plan {
   const int64_t *rowptr;
   const int32_t *colidx;
   uint32_t *key;
   int32_t *color;
-  int32_t *pred; /* earlier neighbours not colored yet; + kDone once colored */
+  int32_t *pred;  /* earlier neighbours not colored yet; + kDone once colored (polled
+                    pass: the mask of the row's uncolored earlier neighbours) */
+  uint32_t *seen; /* polled pass: the colors of v's colored earlier neighbours (all
+                     below 32: at most 31 of them) */
   int64_t n, hub_degree;
   uint64_t seed;
   int key_mode;
+  int check; /* polled pass: sum the pattern's entries (symmetry) */
   unsigned *word;
 };
 
@@ -81,17 +96,20 @@ __device__ __forceinline__ bool hub_seen(const Plan &p) {
   return mispc_load_relaxed(p.word + kFlags) & kFlagHub;
 }
 
-/* Keys and empty colors; flags a hub (then nothing else runs). */
+/* Keys and empty colors; flags a hub (then nothing else runs) and rows
+ * longer than kPollRow (then the counted pass runs). */
 __device__ __forceinline__ void init_body(const Plan &p) {
-  bool hub = false;
+  bool hub = false, lng = false;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
        v += (int64_t)gridDim.x * blockDim.x) {
     const int64_t deg = p.rowptr[v + 1] - p.rowptr[v];
     p.key[v] = mis1_key(p.key_mode, p.seed, v, deg);
     p.color[v] = -1;
     hub |= deg > p.hub_degree;
+    lng |= deg > kPollRow;
   }
   if (__syncthreads_or(hub) && threadIdx.x == 0) atomicOr(p.word + kFlags, kFlagHub);
+  if (__syncthreads_or(lng) && threadIdx.x == 0) atomicOr(p.word + kFlags, kFlagLong);
 }
 
 /* Loads kChunk neighbours of the lane (entries q0 + k L + gl below e; v
@@ -251,6 +269,112 @@ template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t
   return waiting;
 }
 
+/* ---- The polled pass (rows of at most kPollRow entries, 12 on average) ---
+ * As ECL-GC's kernel for short rows (Alabandi, Powers and Burtscher, PPoPP
+ * 2020, section 4), without its shortcut: a thread a vertex keeps the mask
+ * of the row's earlier neighbours (key order) that have no color yet and the
+ * colors of those that have (below 32), and on each visit re-reads only the
+ * masked neighbours' colors until the mask is empty; then the vertex takes
+ * the smallest color not seen. A color word goes from -1 to its final value
+ * once and nothing else is shared, so there are no counts, atomics or
+ * fences, and the colors are the greedy ones in key order for any timing.
+ * The uncolored vertex first in key order can always take its color, so the
+ * pass ends on any pattern (an unsymmetric one, passed with skip_validation,
+ * is caught by a sum over the entries instead: mask_body). H200, against the
+ * counted pass: Laplace3D_100 0.49 -> 0.17 ms, roadgrid:1000 0.21 -> 0.10;
+ * on grid3d27 (26 entries a row) it was slower (0.36 -> 0.37, 0.24 -> 0.32
+ * at 40^3, a thread a vertex; 0.99 and 0.37 with 8 lanes), so rows averaging
+ * more than 12 entries keep the counted pass (docs/BENCHMARKS.md). */
+
+/* pred[v] = the mask of v's earlier neighbours (entry positions), seen[v] =
+ * 0, for every vertex; with p.check, the sum over the entries (v, u) of
+ * +h(v, u) where v < u and -h(u, v) where v > u (h a hash of the pair),
+ * which is 0 on a symmetric pattern and on an unsymmetric one only where the
+ * unmatched entries' hashes cancel. */
+__device__ __forceinline__ void mask_body(const Plan &p) {
+  unsigned long long sum = 0;
+  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
+       v += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
+    const uint32_t kv = p.key[v];
+    uint32_t m = 0;
+    for (int64_t q0 = b; q0 < e; q0 += kChunk) {
+      const Chunk<1, false> c(p, (int32_t)v, q0, e, 0);
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) {
+        if (c.u[k] != v && mis1_before(c.ku[k], c.u[k], kv, (int32_t)v)) m |= 1u << (q0 + k - b);
+        if (p.check && c.u[k] != v) { /* entries past e read as v */
+          const uint64_t lo = c.u[k] < v ? (uint64_t)c.u[k] : (uint64_t)v;
+          const uint64_t hi = c.u[k] < v ? (uint64_t)v : (uint64_t)c.u[k];
+          const unsigned long long h = mispc_hash3(0x5e11, lo, hi);
+          sum += c.u[k] > v ? h : 0ull - h;
+        }
+      }
+    }
+    p.pred[v] = (int32_t)m;
+    p.seen[v] = 0;
+  }
+  if (p.check) mispc_block_add<kBlock>(sum, (unsigned long long *)(p.word + kSum));
+}
+
+/* One visit of v: re-reads the masked neighbours' colors (kChunk ids, then
+ * their colors) and colors v once none is left. */
+enum { kWasColored = 0, kColored = 1, kWaits = 2 };
+__device__ __forceinline__ int poll_visit(const Plan &p, int32_t v, int32_t &top) {
+  uint32_t m = (uint32_t)p.pred[v];
+  if (m == kPolled) return kWasColored;
+  const int64_t b = p.rowptr[v];
+  uint32_t s = p.seen[v], left = m, done = 0;
+  while (left) {
+    int32_t u[kChunk];
+    uint32_t bit[kChunk];
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      bit[k] = left & (0u - left);
+      left &= left - 1;
+      u[k] = bit[k] ? p.colidx[b + __ffs(bit[k]) - 1] : v;
+    }
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const int32_t c = bit[k] ? (int32_t)mispc_load_relaxed((const uint32_t *)p.color + u[k]) : -1;
+      if (c >= 0) done |= bit[k], s |= 1u << c; /* c < 32: v has at most 31 neighbours */
+    }
+  }
+  m &= ~done;
+  if (m) {
+    if (done) p.pred[v] = (int32_t)m, p.seen[v] = s;
+    return kWaits;
+  }
+  const int32_t c = __ffs(~s) - 1; /* s has at most 31 bits */
+  mispc_store_relaxed((uint32_t *)p.color + v, (uint32_t)c);
+  p.pred[v] = (int32_t)kPolled;
+  top = c > top ? c : top;
+  return kColored;
+}
+
+/* Threads visit their vertices (v = thread, thread + threads, ...) until all
+ * are colored. */
+__device__ __forceinline__ void poll_body(const Plan &p, int32_t &top) {
+  const int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  unsigned long long last = mispc_global_ns();
+  for (bool left = true; __any_sync(0xffffffffu, left);) {
+    bool progress = false;
+    left = false;
+    for (int64_t v = first; v < p.n; v += step) {
+      const int r = poll_visit(p, (int32_t)v, top);
+      left |= r == kWaits;
+      progress |= r == kColored;
+    }
+    const unsigned long long now = mispc_global_ns();
+    if (progress) last = now;
+    if (__any_sync(0xffffffffu, now - last > kStallNs)) { /* a safety net, never expected */
+      if ((threadIdx.x & 31) == 0) atomicOr(p.word + kFlags, kFlagStalled);
+      break;
+    }
+  }
+}
+
 /* Every count must end at kDone: a vertex released more often than it has
  * earlier neighbours (unsymmetric pattern) shows here. */
 __device__ __forceinline__ void check_body(const Plan &p) {
@@ -271,7 +395,16 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
   cg::grid_group grid = cg::this_grid();
   init_body(p);
   grid.sync();
-  if (hub_seen(p)) return; /* same in every thread: the caller takes the MIS-1 loop */
+  const unsigned flags = mispc_load_relaxed(p.word + kFlags);
+  if (flags & kFlagHub) return;         /* same in every thread: the caller takes the MIS-1 loop */
+  if (L == 1 && !(flags & kFlagLong)) { /* short rows: the polled pass */
+    mask_body(p);
+    grid.sync();
+    int32_t top = -1;
+    poll_body(p, top);
+    add_top(p, top);
+    return;
+  }
   count_body<L>(p);
   grid.sync();
   int32_t top = -1;
@@ -314,8 +447,8 @@ template <int L>
 mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent) {
   Plan q = p;
   int launched = 0;
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)jp_persistent<L>, &q, p.n, persistent,
-                                        &launched));
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)jp_persistent<L>, &q, p.n * L,
+                                        persistent, &launched));
   if (launched) return MISPC_SUCCESS;
   const unsigned grid = mispc_device_grid(ctx, p.n, kBlock);
   jp_init<<<grid, kBlock, 0, s>>>(p);
@@ -345,6 +478,19 @@ __global__ void assign(int64_t n, const uint8_t *in_set, int32_t c, int32_t *col
     }
 }
 
+/* The graph colored by one thread block cluster in shared memory where
+ * mispc_color_smem_blocks takes it (hubs: the larger bound of graphs with
+ * hubs); *ran = 0 where it did not run. */
+mispc_status color_in_cluster(mispc_context *ctx, const mispc_csr *g, int hubs, int key_mode,
+                              uint64_t seed, int validated, int32_t *color, int32_t *ncolors,
+                              int *ran) {
+  *ran = 0;
+  const int blocks = mispc_color_smem_blocks(ctx, g, hubs);
+  return blocks ? mispc_color_smem_cuda(ctx, g, key_mode, seed, blocks, !validated, color, ncolors,
+                                        ran)
+                : MISPC_SUCCESS;
+}
+
 } // namespace
 
 extern "C" mispc_status color_assign_cuda(mispc_context *ctx, int64_t n, const uint8_t *in_set,
@@ -361,23 +507,23 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
                                       int32_t *color, int32_t *ncolors) {
   *ncolors = 0;
   if (g->nrows == 0) return MISPC_SUCCESS;
-  if (const int blocks = mispc_color_smem_blocks(ctx, g, 0)) { /* small graphs, hubs or not */
-    int ran = 0;
-    MISPC_TRY(
-        mispc_color_smem_cuda(ctx, g, key_mode, seed, blocks, !validated, color, ncolors, &ran));
-    if (ran) return MISPC_SUCCESS;
-  }
+  int ran = 0; /* small graphs, hubs or not */
+  MISPC_TRY(color_in_cluster(ctx, g, 0, key_mode, seed, validated, color, ncolors, &ran));
+  if (ran) return MISPC_SUCCESS;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  Plan p = {g->rowptr, g->colidx, NULL, color, NULL, g->nrows, mis1_hub_degree(g->nnz, g->nrows),
-            seed,      key_mode,  NULL};
-  mispc_status st =
-      mispc_scratch_alloc(ctx, (size_t)g->nrows * 8, (void **)&p.key, "coloring keys and counts");
+  Plan p = {g->rowptr, g->colidx, NULL,       color,
+            NULL,      NULL,      g->nrows,   mis1_hub_degree(g->nnz, g->nrows),
+            seed,      key_mode,  !validated, NULL};
+  /* keys, counts (or masks) and the colors seen */
+  mispc_status st = mispc_scratch_alloc(ctx, (size_t)g->nrows * 12, (void **)&p.key,
+                                        "coloring keys, counts and colors seen");
   const size_t nword = kLeft + (size_t)kMaxRounds + 2;
   if (!st) st = mispc_scratch_alloc(ctx, nword * 4, (void **)&p.word, "coloring counters");
-  unsigned h[2] = {0, 0};
+  unsigned h[kLeft] = {0, 0, 0, 0};
   if (!st) {
     p.pred = (int32_t *)(p.key + g->nrows);
+    p.seen = p.key + 2 * g->nrows;
     int sms = 0, coop = 0;
     st = mispc_device_caps(ctx, &sms, &coop);
     /* the per-pass words only for the fallback (no_persistent, or no cooperative launch) */
@@ -395,16 +541,16 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   if (!st && (h[kFlags] & kFlagHub)) {
     /* hubs: one cluster in shared memory up to 131,072 entries and 65,536
      * vertices (mis_smem_cuda.cu kHubEntries), else one MIS-1 per color */
-    if (const int blocks = mispc_color_smem_blocks(ctx, g, 1)) {
-      int ran = 0;
-      MISPC_TRY(
-          mispc_color_smem_cuda(ctx, g, key_mode, seed, blocks, !validated, color, ncolors, &ran));
-      if (ran) return MISPC_SUCCESS;
-    }
+    MISPC_TRY(color_in_cluster(ctx, g, 1, key_mode, seed, validated, color, ncolors, &ran));
+    if (ran) return MISPC_SUCCESS;
     *ncolors = -1;
     return MISPC_SUCCESS;
   }
-  if (!st && h[kFlags])
+  if (!st && !(h[kFlags] & ~kFlagLong) && (h[kSum] | h[kSum + 1]))
+    st = mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
+                      "mispc_color: the pattern's entries do not pair up (it must be symmetric "
+                      "without repeated entries; was skip_validation set?)");
+  if (!st && (h[kFlags] & ~kFlagLong))
     st =
         mispc_seterr(ctx, MISPC_ERR_UNSYMMETRIC,
                      "mispc_color: %s (the pattern must be symmetric without repeated entries; "

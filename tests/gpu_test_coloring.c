@@ -5,16 +5,46 @@
 
 static mispc_context *ctx;
 
+/* H = the graph of spec: "complete:M" (the complete graph of M vertices)
+ * or "clique:M:P" (that and a path of P vertices beside it), built here; a
+ * generator's (with this seed) or what mispc_load reads. */
+static void load_graph(const char *spec, uint64_t seed, mispc_csr *H) {
+  const int clique = !strncmp(spec, "clique:", 7);
+  if (clique || !strncmp(spec, "complete:", 9)) {
+    char *end;
+    const int64_t m = strtoll(spec + (clique ? 7 : 9), &end, 10);
+    const int64_t path = clique ? atoll(end + 1) : 0, n = m + path;
+    CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n,
+                                  m * (m - 1) + 2 * (path > 0 ? path - 1 : 0), 0, H));
+    int64_t q = 0;
+    for (int64_t v = 0; v < n; ++v) {
+      for (int64_t u = 0; u < m && v < m; ++u)
+        if (u != v) H->colidx[q++] = (int32_t)u;
+      if (v > m) H->colidx[q++] = (int32_t)(v - 1);
+      if (v >= m && v + 1 < n) H->colidx[q++] = (int32_t)(v + 1);
+      H->rowptr[v + 1] = q;
+    }
+  } else if (!strncmp(spec, "gen:", 4))
+    CHECK_OK(ctx, mispc_generate(ctx, spec, seed, H));
+  else
+    CHECK_OK(ctx, mispc_load(ctx, spec, H));
+}
+
 static void test_gpu_coloring_equals_host(void) {
-  const char *specs[] = {"gen:laplace3d:40", "gen:elasticity3d:8", "gen:kron:14",
-                         "gen:random:100000:8", "gen:roadgrid:300:0.3"};
+  /* without the shared-memory kernel (case 5): clique:32:100 (rows of 31,
+   * the polled pass's longest, 9 entries a row on average: 32 colors) and
+   * clique:33:100 (rows of 32: the counted pass) */
+  const char *specs[] = {"gen:laplace3d:40",    "gen:elasticity3d:8",   "gen:kron:14",
+                         "gen:random:100000:8", "gen:roadgrid:300:0.3", "clique:32:100",
+                         "clique:33:100"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
     mispc_csr H, D;
-    CHECK_OK(ctx, mispc_generate(ctx, specs[i], 2, &H));
+    load_graph(specs[i], 2, &H);
     CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
     size_t n = (size_t)H.nrows;
-    /* 2: greedy, 3: one launch a round, 4: three passes of recoloring */
-    for (int largest = 0; largest <= 4; ++largest) {
+    /* 2: greedy, 3: one launch a round, 4: three passes of recoloring, 5: no
+     * shared-memory kernel */
+    for (int largest = 0; largest <= 5; ++largest) {
       mispc_coloring_options o;
       mispc_coloring_options_default(&o);
       if (largest == 1) o.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
@@ -22,6 +52,7 @@ static void test_gpu_coloring_equals_host(void) {
       mispc_tuning t = {0};
       t.mis_no_persistent = largest == 3;
       if (largest == 4) o.recolor = 3;
+      t.mis_no_smem = largest == 5;
       mispc_coloring hc, dc;
       CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
       CHECK_OK(ctx, mispc_color(ctx, &H, &o, &hc));
@@ -34,7 +65,8 @@ static void test_gpu_coloring_equals_host(void) {
       CHECK_MSG(hc.ncolors == dc.ncolors && !memcmp(g, hc.color, sizeof(int32_t) * n),
                 "%s: GPU coloring differs from host", specs[i]);
       printf("  %-24s %-8s %3d colors\n", specs[i],
-             largest == 4   ? "recolor3"
+             largest == 5   ? "no-smem"
+             : largest == 4 ? "recolor3"
              : largest == 3 ? "rounds"
              : largest == 2 ? "greedy"
              : largest == 1 ? "largest"
@@ -123,17 +155,7 @@ static void test_gpu_coloring_small_equals_host(void) {
   const int lanes[] = {0, 1, 4, 32};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
     mispc_csr H, D;
-    if (!strcmp(specs[i], "complete:70")) {
-      const int64_t m = 70;
-      CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, m, m, m * (m - 1), 0, &H));
-      int64_t q = 0;
-      for (int64_t v = 0; v < m; ++v) {
-        for (int64_t u = 0; u < m; ++u)
-          if (u != v) H.colidx[q++] = (int32_t)u;
-        H.rowptr[v + 1] = q;
-      }
-    } else
-      CHECK_OK(ctx, mispc_load(ctx, specs[i], &H));
+    load_graph(specs[i], 0, &H);
     CHECK_OK(ctx, mispc_csr_copy(ctx, &H, MISPC_MEM_DEVICE, &D));
     int32_t nc = 0;
     for (size_t b = 0; b < sizeof blocks / sizeof *blocks; ++b)
@@ -157,11 +179,12 @@ static void test_gpu_coloring_small_equals_host(void) {
 }
 
 /* A pattern that is not symmetric, passed with skip_validation: the
- * one-pass coloring's counts of earlier neighbours cannot match, and the call
- * must fail (in at most a few seconds) instead of hanging or returning a
- * coloring. */
+ * shared-memory kernel's and the counted pass's counts of earlier
+ * neighbours cannot match, the polled pass's sum over the entries is not 0
+ * (no_smem: the global passes), and the call must fail (in at most a few
+ * seconds) instead of hanging or returning a coloring. */
 static void test_gpu_coloring_unsymmetric_fails(void) {
-  for (int64_t n = 2; n <= 8; n *= 2) {
+  for (int64_t n = 2; n <= 64; n *= 2) {
     int64_t rp[65];
     int32_t ci[64];
     for (int64_t v = 0; v < n; ++v) /* edges v -> v + 1 only */
@@ -175,9 +198,16 @@ static void test_gpu_coloring_unsymmetric_fails(void) {
     mispc_coloring c;
     CHECK_STATUS(ctx, mispc_color(ctx, &D, &o, &c), MISPC_ERR_UNSYMMETRIC); /* validated */
     o.mis.skip_validation = 1;
-    mispc_status s = mispc_color(ctx, &D, &o, &c);
-    CHECK_MSG(s != MISPC_SUCCESS, "n = %lld: unsymmetric pattern colored", (long long)n);
-    if (!s) mispc_coloring_free(ctx, &c);
+    for (int no_smem = 0; no_smem <= 1; ++no_smem) {
+      mispc_tuning t = {0};
+      t.mis_no_smem = no_smem;
+      CHECK_OK(ctx, mispc_context_set_tuning_(ctx, &t));
+      mispc_status s = mispc_color(ctx, &D, &o, &c);
+      mispc_context_set_tuning_(ctx, NULL);
+      CHECK_MSG(s != MISPC_SUCCESS, "n = %lld, no_smem %d: unsymmetric pattern colored",
+                (long long)n, no_smem);
+      if (!s) mispc_coloring_free(ctx, &c);
+    }
     mispc_csr_free(ctx, &D);
   }
 }
