@@ -33,13 +33,13 @@
  * for rows above kLongRow entries, hubs); each lane loads
  * kChunk neighbours' ids, then their keys and colors, before it tests them.
  *
- * Graphs whose rows average at most 12 entries (one lane a vertex) and
- * have none above kPollRow = 31 take the polled pass instead of the counts
- * after the keys (ECL-GC's short-row kernel without its shortcut: each
- * vertex re-reads the colors of its earlier neighbours not colored yet, no
- * atomics or fences; mask_body, poll_body below): 2.1-3.4x faster on
- * meshes, road and random graphs (H200: Laplace3D_100 0.49 -> 0.17 ms,
- * Laplace3D_150 1.75 -> 0.76, below ECL-GC's 0.86).
+ * Graphs with no row above kPollRow = 31 entries take the polled pass
+ * instead of the counts after the keys (ECL-GC's kernel for short rows with
+ * its shortcut: each vertex re-reads the possible colors of its earlier
+ * neighbours not colored yet, no atomics or fences; mask_body, poll_body
+ * below): 1.3-3.4x faster on meshes, road and random graphs (H200:
+ * Laplace3D_100 0.49 -> 0.145 ms, Laplace3D_150 1.75 -> 0.57, ECL-GC 0.87;
+ * grid3d27:60 0.37 -> 0.24).
  *
  * Graphs with hubs (a degree above mis1_hub_degree, as for the sync-free
  * MIS-1 pass) go back to one MIS-1 per color (coloring.c): a hub's row is
@@ -83,8 +83,7 @@ struct Plan {
   int32_t *color;
   int32_t *pred;  /* earlier neighbours not colored yet; + kDone once colored (polled
                     pass: the mask of the row's uncolored earlier neighbours) */
-  uint32_t *seen; /* polled pass: the colors of v's colored earlier neighbours (all
-                     below 32: at most 31 of them) */
+  uint32_t *poss; /* polled pass: the colors v may still take (bit c: color c) */
   int64_t n, hub_degree;
   uint64_t seed;
   int key_mode;
@@ -269,28 +268,27 @@ template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t
   return waiting;
 }
 
-/* ---- The polled pass (rows of at most kPollRow entries, 12 on average) ---
- * As ECL-GC's kernel for short rows (Alabandi, Powers and Burtscher, PPoPP
- * 2020, section 4), without its shortcut: a thread a vertex keeps the mask
- * of the row's earlier neighbours (key order) that have no color yet and the
- * colors of those that have (below 32), and on each visit re-reads only the
- * masked neighbours' colors until the mask is empty; then the vertex takes
- * the smallest color not seen. A color word goes from -1 to its final value
- * once and nothing else is shared, so there are no counts, atomics or
- * fences, and the colors are the greedy ones in key order for any timing.
- * The uncolored vertex first in key order can always take its color, so the
- * pass ends on any pattern (an unsymmetric one, passed with skip_validation,
- * is caught by a sum over the entries instead: mask_body). H200, against the
- * counted pass: Laplace3D_100 0.49 -> 0.17 ms, roadgrid:1000 0.21 -> 0.10;
- * on grid3d27 (26 entries a row) it was slower (0.36 -> 0.37, 0.24 -> 0.32
- * at 40^3, a thread a vertex; 0.99 and 0.37 with 8 lanes), so rows averaging
- * more than 12 entries keep the counted pass (docs/BENCHMARKS.md). */
+/* ---- The polled pass (rows of at most kPollRow entries) ------------------
+ * ECL-GC's kernel for short rows (Alabandi, Powers and Burtscher, PPoPP
+ * 2020; its CUDA source, runSmall) in key order: a thread a vertex keeps the
+ * mask of the row's earlier neighbours (key order) not colored yet and
+ * publishes the set of colors still possible for it (a bit a color, below
+ * 32: at most 31 earlier neighbours), and on each visit re-reads only the
+ * masked neighbours' sets (poll_visit) until it can take its color. A set
+ * only shrinks, and holds one color once final; nothing else is shared, so
+ * there are no counts, atomics or fences, and the colors are the greedy ones
+ * in key order for any timing. The uncolored vertex first in key order can
+ * always take its color, so the pass ends on any pattern (an unsymmetric
+ * one, passed with skip_validation, is caught by a sum over the entries
+ * instead: mask_body). H200 (docs/BENCHMARKS.md), against the counted pass:
+ * Laplace3D_100 0.49 -> 0.145 ms, roadgrid:1000 0.21 -> 0.095, grid3d27:60
+ * 0.37 -> 0.24; without the shortcut 0.17, 0.10 and 0.37. */
 
-/* pred[v] = the mask of v's earlier neighbours (entry positions), seen[v] =
- * 0, for every vertex; with p.check, the sum over the entries (v, u) of
- * +h(v, u) where v < u and -h(u, v) where v > u (h a hash of the pair),
- * which is 0 on a symmetric pattern and on an unsymmetric one only where the
- * unmatched entries' hashes cancel. */
+/* pred[v] = the mask of v's earlier neighbours (entry positions), poss[v] =
+ * colors 0 .. (their number), for every vertex; with p.check, the sum over
+ * the entries (v, u) of +h(v, u) where v < u and -h(u, v) where v > u (h a
+ * hash of the pair), which is 0 on a symmetric pattern and on an unsymmetric
+ * one only where the unmatched entries' hashes cancel. */
 __device__ __forceinline__ void mask_body(const Plan &p) {
   unsigned long long sum = 0;
   for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
@@ -312,19 +310,23 @@ __device__ __forceinline__ void mask_body(const Plan &p) {
       }
     }
     p.pred[v] = (int32_t)m;
-    p.seen[v] = 0;
+    p.poss[v] = 0xFFFFFFFFu >> (31 - __popc(m));
   }
   if (p.check) mispc_block_add<kBlock>(sum, (unsigned long long *)(p.word + kSum));
 }
 
-/* One visit of v: re-reads the masked neighbours' colors (kChunk ids, then
- * their colors) and colors v once none is left. */
+/* One visit of v: reads the possible colors of its masked neighbours
+ * (kChunk ids, then their sets) and narrows its own (ECL-GC's shortcut,
+ * runSmall): a neighbour whose set misses v's takes v's highest possible
+ * color with it, a colored one (a set of one) its color; v takes its lowest
+ * possible color once no masked neighbour could take it, or once none is
+ * left. |set| = masked + 1 throughout, and v's greedy color stays in it. */
 enum { kWasColored = 0, kColored = 1, kWaits = 2 };
 __device__ __forceinline__ int poll_visit(const Plan &p, int32_t v, int32_t &top) {
-  uint32_t m = (uint32_t)p.pred[v];
-  if (m == kPolled) return kWasColored;
+  const uint32_t m0 = (uint32_t)p.pred[v];
+  if (m0 == kPolled) return kWasColored;
   const int64_t b = p.rowptr[v];
-  uint32_t s = p.seen[v], left = m, done = 0;
+  uint32_t m = m0, pc = p.poss[v], left = m, all = 0;
   while (left) {
     int32_t u[kChunk];
     uint32_t bit[kChunk];
@@ -334,18 +336,32 @@ __device__ __forceinline__ int poll_visit(const Plan &p, int32_t v, int32_t &top
       left &= left - 1;
       u[k] = bit[k] ? p.colidx[b + __ffs(bit[k]) - 1] : v;
     }
+    uint32_t np[kChunk];
 #pragma unroll
-    for (int k = 0; k < kChunk; ++k) {
-      const int32_t c = bit[k] ? (int32_t)mispc_load_relaxed((const uint32_t *)p.color + u[k]) : -1;
-      if (c >= 0) done |= bit[k], s |= 1u << c; /* c < 32: v has at most 31 neighbours */
-    }
+    for (int k = 0; k < kChunk; ++k) np[k] = bit[k] ? mispc_load_relaxed(p.poss + u[k]) : 0u;
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k)
+      if (bit[k]) {
+        all |= np[k];
+        if (!(pc & np[k])) {
+          pc &= ~(0x80000000u >> __clz(pc)); /* its highest */
+          m &= ~bit[k];
+        } else if (__popc(np[k]) == 1) {
+          pc &= ~np[k];
+          m &= ~bit[k];
+        }
+      }
   }
-  m &= ~done;
+  if (m && !(pc & (0u - pc) & all)) m = 0, pc &= 0u - pc; /* the shortcut */
   if (m) {
-    if (done) p.pred[v] = (int32_t)m, p.seen[v] = s;
+    if (m != m0) { /* a neighbour left the mask, a color the set */
+      p.pred[v] = (int32_t)m;
+      mispc_store_relaxed(p.poss + v, pc);
+    }
     return kWaits;
   }
-  const int32_t c = __ffs(~s) - 1; /* s has at most 31 bits */
+  const int32_t c = __ffs(pc) - 1; /* pc has one bit */
+  mispc_store_relaxed(p.poss + v, pc);
   mispc_store_relaxed((uint32_t *)p.color + v, (uint32_t)c);
   p.pred[v] = (int32_t)kPolled;
   top = c > top ? c : top;
@@ -396,8 +412,8 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
   init_body(p);
   grid.sync();
   const unsigned flags = mispc_load_relaxed(p.word + kFlags);
-  if (flags & kFlagHub) return;         /* same in every thread: the caller takes the MIS-1 loop */
-  if (L == 1 && !(flags & kFlagLong)) { /* short rows: the polled pass */
+  if (flags & kFlagHub) return; /* same in every thread: the caller takes the MIS-1 loop */
+  if (!(flags & kFlagLong)) {   /* short rows: the polled pass */
     mask_body(p);
     grid.sync();
     int32_t top = -1;
@@ -515,15 +531,15 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   Plan p = {g->rowptr, g->colidx, NULL,       color,
             NULL,      NULL,      g->nrows,   mis1_hub_degree(g->nnz, g->nrows),
             seed,      key_mode,  !validated, NULL};
-  /* keys, counts (or masks) and the colors seen */
+  /* keys, counts (or masks) and the possible colors */
   mispc_status st = mispc_scratch_alloc(ctx, (size_t)g->nrows * 12, (void **)&p.key,
-                                        "coloring keys, counts and colors seen");
+                                        "coloring keys, counts and possible colors");
   const size_t nword = kLeft + (size_t)kMaxRounds + 2;
   if (!st) st = mispc_scratch_alloc(ctx, nword * 4, (void **)&p.word, "coloring counters");
   unsigned h[kLeft] = {0, 0, 0, 0};
   if (!st) {
     p.pred = (int32_t *)(p.key + g->nrows);
-    p.seen = p.key + 2 * g->nrows;
+    p.poss = p.key + 2 * g->nrows;
     int sms = 0, coop = 0;
     st = mispc_device_caps(ctx, &sms, &coop);
     /* the per-pass words only for the fallback (no_persistent, or no cooperative launch) */

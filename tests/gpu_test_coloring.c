@@ -34,9 +34,9 @@ static void test_gpu_coloring_equals_host(void) {
   /* without the shared-memory kernel (case 5): clique:32:100 (rows of 31,
    * the polled pass's longest, 9 entries a row on average: 32 colors) and
    * clique:33:100 (rows of 32: the counted pass) */
-  const char *specs[] = {"gen:laplace3d:40",    "gen:elasticity3d:8",   "gen:kron:14",
-                         "gen:random:100000:8", "gen:roadgrid:300:0.3", "clique:32:100",
-                         "clique:33:100"};
+  const char *specs[] = {"gen:laplace3d:40",    "gen:elasticity3d:8", "gen:kron:14",
+                         "gen:random:100000:8", "gen:grid3d27:30",    "gen:roadgrid:300:0.3",
+                         "clique:32:100",       "clique:33:100"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
     mispc_csr H, D;
     load_graph(specs[i], 2, &H);
