@@ -34,12 +34,15 @@
  * kChunk neighbours' ids, then their keys and colors, before it tests them.
  *
  * Graphs with no row above kPollRow = 31 entries take the polled pass
- * instead of the counts after the keys (ECL-GC's kernel for short rows with
- * its shortcut: each vertex re-reads the possible colors of its earlier
- * neighbours not colored yet, no atomics or fences; mask_body, poll_body
- * below): 1.3-3.4x faster on meshes, road and random graphs (H200:
- * Laplace3D_100 0.49 -> 0.145 ms, Laplace3D_150 1.75 -> 0.57, ECL-GC 0.87;
- * grid3d27:60 0.37 -> 0.24).
+ * instead (a cooperative launch of its own, jp_polled: ECL-GC's kernel for
+ * short rows with its shortcut; each vertex re-reads the possible colors of
+ * its earlier neighbours not colored yet, no atomics or fences; mask_body,
+ * poll_body below): 1.5-3.6x faster on meshes, road and random graphs
+ * (H200: Laplace3D_100 0.49 -> 0.145 ms, Laplace3D_150 1.75 -> 0.54,
+ * ECL-GC 0.88; grid3d27:60 0.37 -> 0.25). Where it finds a long row it
+ * stops after the keys and the counted pass runs (graphs averaging more
+ * than 31 entries a row go there at once). Every pass above gives the
+ * greedy colors in key order.
  *
  * Graphs with hubs (a degree above mis1_hub_degree, as for the sync-free
  * MIS-1 pass) go back to one MIS-1 per color (coloring.c): a hub's row is
@@ -65,8 +68,9 @@ constexpr int kWarps = kBlock / 32;
 /* Blocks per SM of the persistent kernel: 5 leave 48 registers, where 8 (32)
  * and 6 (40) spill the chunk's loads and the rows kept across a step. */
 constexpr int kPersistentBlocks = 5;
-constexpr int kLongRow = 128;               /* rows above this get a whole warp */
-constexpr int kChunk = 4;                   /* neighbours a lane loads before it tests them */
+constexpr int kPolledBlocks = 6; /* the polled pass: 40 registers, none spilled (8: 32, spilled) */
+constexpr int kLongRow = 128;    /* rows above this get a whole warp */
+constexpr int kChunk = 4;        /* neighbours a lane loads before it tests them */
 constexpr int kMaxRounds = MIS1_MAX_ROUNDS; /* passes of the one-launch-per-pass fallback */
 constexpr int32_t kDone = INT32_MIN / 2; /* pred of a colored vertex (room below: see check_body) */
 constexpr unsigned long long kStallNs = MISPC_COLOR_STALL_NS;
@@ -411,16 +415,7 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
   cg::grid_group grid = cg::this_grid();
   init_body(p);
   grid.sync();
-  const unsigned flags = mispc_load_relaxed(p.word + kFlags);
-  if (flags & kFlagHub) return; /* same in every thread: the caller takes the MIS-1 loop */
-  if (!(flags & kFlagLong)) {   /* short rows: the polled pass */
-    mask_body(p);
-    grid.sync();
-    int32_t top = -1;
-    poll_body(p, top);
-    add_top(p, top);
-    return;
-  }
+  if (hub_seen(p)) return; /* same in every thread: the caller takes the MIS-1 loop */
   count_body<L>(p);
   grid.sync();
   int32_t top = -1;
@@ -436,6 +431,22 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
   add_top(p, top);
   grid.sync();
   check_body(p);
+}
+
+/* The polled pass in a cooperative launch of its own (its registers apart
+ * from the counted pass's: 6 blocks an SM); returns after the keys where a
+ * row is long or a hub (the caller then runs the counted pass or the MIS-1
+ * loop). */
+__global__ void __launch_bounds__(kBlock, kPolledBlocks) jp_polled(Plan p) {
+  cg::grid_group grid = cg::this_grid();
+  init_body(p);
+  grid.sync();
+  if (mispc_load_relaxed(p.word + kFlags) & (kFlagHub | kFlagLong)) return; /* every thread */
+  mask_body(p);
+  grid.sync();
+  int32_t top = -1;
+  poll_body(p, top);
+  add_top(p, top);
 }
 
 __global__ void __launch_bounds__(kBlock) jp_init(Plan p) {
@@ -459,13 +470,32 @@ template <int L> __global__ void __launch_bounds__(kBlock) jp_pass(Plan p, int r
   add_top(p, top);
 }
 
+/* The first kLeft words, after the kernels. */
+mispc_status fetch_words(mispc_context *ctx, cudaStream_t s, const Plan &p, unsigned *h) {
+  cudaMemcpyAsync(h, p.word, kLeft * 4, cudaMemcpyDeviceToHost, s);
+  return mispc_sync(ctx, s, "coloring kernels");
+}
+
+/* Colors the graph (or finds hubs) and fetches the words into h: the polled
+ * pass where rows may all be short (polled: at most kPollRow entries on
+ * average), and where a row is long the counted pass after it (a host round
+ * trip, about 2 % of Elasticity3D_60's time, which averages more and goes
+ * there at once). */
 template <int L>
-mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent) {
+mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, int polled,
+                 unsigned *h) {
   Plan q = p;
   int launched = 0;
+  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)jp_polled, &q, p.n,
+                                        persistent && polled, &launched));
+  if (launched) {
+    MISPC_TRY(fetch_words(ctx, s, p, h));
+    if ((h[kFlags] & (kFlagHub | kFlagLong)) != kFlagLong) return MISPC_SUCCESS;
+    cudaMemsetAsync(p.word, 0, kLeft * 4, s);
+  }
   MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)jp_persistent<L>, &q, p.n * L,
                                         persistent, &launched));
-  if (launched) return MISPC_SUCCESS;
+  if (launched) return fetch_words(ctx, s, p, h);
   const unsigned grid = mispc_device_grid(ctx, p.n, kBlock);
   jp_init<<<grid, kBlock, 0, s>>>(p);
   jp_count<L><<<grid, kBlock, 0, s>>>(p);
@@ -481,7 +511,7 @@ mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persiste
     return mispc_seterr(ctx, MISPC_ERR_NOT_CONVERGED,
                         "mispc_color: vertices left uncolored after %d passes", kMaxRounds);
   jp_check<<<grid, kBlock, 0, s>>>(p);
-  return MISPC_SUCCESS;
+  return fetch_words(ctx, s, p, h);
 }
 
 /* The MIS-1 loop (coloring.c, graphs with hubs): label one MIS-1's members. */
@@ -545,12 +575,10 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
     /* the per-pass words only for the fallback (no_persistent, or no cooperative launch) */
     if (!st) cudaMemsetAsync(p.word, 0, (no_persistent || !coop ? nword : kLeft) * 4, s);
     const int lanes = mis_cuda::lanes_by_mean_degree(g);
+    const int polled = g->nnz <= (int64_t)kPollRow * g->nrows;
     if (!st)
-      st = lanes == 1 ? run<1>(ctx, s, p, !no_persistent) : run<8>(ctx, s, p, !no_persistent);
-  }
-  if (!st) {
-    cudaMemcpyAsync(h, p.word, sizeof h, cudaMemcpyDeviceToHost, s);
-    st = mispc_sync(ctx, s, "coloring kernels");
+      st = lanes == 1 ? run<1>(ctx, s, p, !no_persistent, polled, h)
+                      : run<8>(ctx, s, p, !no_persistent, polled, h);
   }
   mispc_scratch_free(ctx, p.key);
   mispc_scratch_free(ctx, p.word);
