@@ -1,0 +1,136 @@
+/* Experiment: the dependency structure of mispc_color's greedy coloring in
+ * key order (MISPC_COLORING_MIS, hash priority), for the GPU passes'
+ * design on graphs with hubs. A vertex can take its color only once every
+ * earlier neighbour (key order) has one, so the longest chain of earlier
+ * neighbours ("depth") bounds the number of sequential steps of any pass
+ * without a shortcut; each step through a hub costs a scan of the hub's row
+ * in the passes built so far (gauss_seidel/coloring_cuda.cu).
+ *
+ * For each graph it prints: vertices, entries, the hub degree
+ * (mis1_hub_degree: 8 x mean + 32), hubs and their entries, colors, depth,
+ * the hubs on a longest chain, and the longest chain of hubs alone (every
+ * step hub to hub). The colors are computed here in key order and checked
+ * bit for bit against mispc_color on the host (so the key below is the
+ * library's).
+ *
+ * From the repository root:
+ * Build: gcc -O2 -std=c11 -Iinclude -Ibuild/include \
+ *   bench/experiments/color_depth.c -Lbuild -lmispc -Wl,-rpath,$PWD/build -o color_depth
+ * Run:   ./color_depth SPEC...   (e.g. gen:kron:16 gen:laplace3d:50)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mispc/hash.h"
+#include "mispc/mispc.h"
+
+/* The library's hash key (mis/mis_common.h, MIS1_KEY_HASH), ties by id. */
+#define MIS1_DECIDED_LIMIT 0x10000u
+static uint32_t hash_key(uint64_t seed, int64_t v) {
+  return MIS1_DECIDED_LIMIT + (uint32_t)(mispc_hash3(seed, 0, (uint64_t)v) >> 33);
+}
+
+static const uint32_t *g_key;
+static int by_key(const void *a, const void *b) {
+  const int32_t u = *(const int32_t *)a, v = *(const int32_t *)b;
+  if (g_key[u] != g_key[v]) return g_key[u] < g_key[v] ? -1 : 1;
+  return (u > v) - (u < v);
+}
+static int before(const uint32_t *key, int32_t u, int32_t v) {
+  return key[u] < key[v] || (key[u] == key[v] && u < v);
+}
+
+static int run(mispc_context *ctx, const char *spec) {
+  mispc_csr g;
+  if (mispc_load(ctx, spec, &g)) {
+    fprintf(stderr, "%s: %s\n", spec, mispc_context_error(ctx));
+    return 1;
+  }
+  const int64_t n = g.nrows;
+  const int64_t hub_degree = 8 * (n ? g.nnz / n : 0) + 32;
+  uint32_t *key = malloc(sizeof *key * (size_t)n);
+  int32_t *order = malloc(sizeof *order * (size_t)n), *color = malloc(sizeof *color * (size_t)n);
+  int32_t *depth = malloc(sizeof *depth * (size_t)n),
+          *hubs_on = malloc(sizeof *hubs_on * (size_t)n);
+  int32_t *hub_depth = malloc(sizeof *hub_depth * (size_t)n);
+  uint8_t *seen = calloc((size_t)n + 1, 1);
+  int64_t hubs = 0, hub_entries = 0, maxdeg = 0;
+  for (int64_t v = 0; v < n; ++v) {
+    key[v] = hash_key(0, v);
+    order[v] = (int32_t)v;
+    const int64_t d = g.rowptr[v + 1] - g.rowptr[v];
+    if (d > maxdeg) maxdeg = d;
+    if (d > hub_degree) ++hubs, hub_entries += d;
+  }
+  g_key = key;
+  qsort(order, (size_t)n, sizeof *order, by_key);
+  int32_t ncolors = 0, maxdepth = 0, maxhubdepth = 0, hubs_longest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t v = order[i];
+    const int hub = g.rowptr[v + 1] - g.rowptr[v] > hub_degree;
+    int32_t d = 0, h = 0, hd = 0;
+    for (int64_t q = g.rowptr[v]; q < g.rowptr[v + 1]; ++q) {
+      const int32_t u = g.colidx[q];
+      if (u == v || !before(key, u, v)) continue;
+      seen[color[u]] = 1;
+      /* the longest chain; among the longest, the most hubs on it */
+      if (depth[u] > d || (depth[u] == d && hubs_on[u] > h)) d = depth[u], h = hubs_on[u];
+      if (hub && g.rowptr[u + 1] - g.rowptr[u] > hub_degree && hub_depth[u] > hd) hd = hub_depth[u];
+    }
+    int32_t c = 0;
+    while (seen[c]) ++c;
+    color[v] = c;
+    for (int64_t q = g.rowptr[v]; q < g.rowptr[v + 1]; ++q) {
+      const int32_t u = g.colidx[q];
+      if (u != v && before(key, u, v)) seen[color[u]] = 0;
+    }
+    depth[v] = d + 1;
+    hubs_on[v] = h + hub;
+    hub_depth[v] = hub ? hd + 1 : 0;
+    if (c + 1 > ncolors) ncolors = c + 1;
+    if (depth[v] > maxdepth || (depth[v] == maxdepth && hubs_on[v] > hubs_longest))
+      maxdepth = depth[v], hubs_longest = hubs_on[v];
+    if (hub_depth[v] > maxhubdepth) maxhubdepth = hub_depth[v];
+  }
+  /* the library's colors on the host: the same, or the key above is not its */
+  mispc_coloring_options o;
+  mispc_coloring_options_default(&o);
+  o.mis.priority = MISPC_PRIORITY_HASH;
+  mispc_coloring lc;
+  int same = 0;
+  if (!mispc_color(ctx, &g, &o, &lc)) {
+    same = lc.ncolors == ncolors && !memcmp(lc.color, color, sizeof *color * (size_t)n);
+    mispc_coloring_free(ctx, &lc);
+  }
+  printf("%-26s %9lld %11lld %6lld %7lld %10lld %8lld %6d %6d %10d %10d %s\n", spec, (long long)n,
+         (long long)g.nnz, (long long)hub_degree, (long long)hubs, (long long)hub_entries,
+         (long long)maxdeg, ncolors, maxdepth, hubs_longest, maxhubdepth,
+         same ? "same" : "DIFFERS");
+  free(key);
+  free(order);
+  free(color);
+  free(depth);
+  free(hubs_on);
+  free(hub_depth);
+  free(seen);
+  mispc_csr_free(ctx, &g);
+  return !same;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    fprintf(argc < 2 ? stderr : stdout, "usage: color_depth SPEC...\n");
+    return argc < 2 ? 2 : 0;
+  }
+  mispc_context *ctx;
+  if (mispc_context_create(&ctx)) return 1;
+  printf("%-26s %9s %11s %6s %7s %10s %8s %6s %6s %10s %10s %s\n", "graph", "vertices", "entries",
+         "hubdeg", "hubs", "hub-ent", "maxdeg", "colors", "depth", "hubs-on-it", "hub-chain",
+         "check");
+  int bad = 0;
+  for (int i = 1; i < argc; ++i) bad |= run(ctx, argv[i]);
+  mispc_context_destroy(ctx);
+  return bad;
+}
