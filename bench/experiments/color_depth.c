@@ -52,16 +52,17 @@ static int before(const uint32_t *key, int32_t u, int32_t v) {
  * no neighbour it read has that color in its set, or once its mask is
  * empty. Returns the rounds until all decide (*ok: every vertex got the
  * greedy color `color`). */
-static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_t *color, int *ok) {
+static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_t *color, int wide,
+                           int batch, int *ok) {
   const int64_t n = g->nrows;
   int64_t *off = malloc(sizeof *off * (size_t)(n + 1)), *lb = malloc(sizeof *lb * (size_t)(n + 1));
-  int32_t *len = malloc(sizeof *len * (size_t)n);
+  int32_t *len = malloc(sizeof *len * (size_t)n), *k0 = malloc(sizeof *k0 * (size_t)n);
   off[0] = lb[0] = 0;
   for (int64_t v = 0; v < n; ++v) {
     int32_t k = 0;
     for (int64_t q = g->rowptr[v]; q < g->rowptr[v + 1]; ++q)
       k += g->colidx[q] != v && before(key, g->colidx[q], (int32_t)v);
-    len[v] = k;
+    len[v] = k0[v] = k;
     lb[v + 1] = lb[v] + k;
     off[v + 1] = off[v] + (k + 1 + 63) / 64;
   }
@@ -77,22 +78,45 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
   }
   memcpy(B, A, 8 * (size_t)off[n]);
   int32_t *newsize = malloc(sizeof *newsize * (size_t)n);
+  int32_t *plo = malloc(sizeof *plo * (size_t)n), *phi = malloc(sizeof *phi * (size_t)n);
+  int64_t wmax = 1;
+  for (int64_t v = 0; v < n; ++v)
+    if (off[v + 1] - off[v] > wmax) wmax = off[v + 1] - off[v];
+  uint64_t *pc0 = malloc(8 * (size_t)wmax);
   int rounds = 0;
   for (int64_t left = n; left > 0; ++rounds) {
     left = 0;
+    for (int64_t u = 0; u < n; ++u) { /* what a wide vertex publishes: [lowest, highest] */
+      if (wide < 0 || k0[u] <= wide) continue;
+      const int64_t w = off[u + 1] - off[u];
+      int64_t j = 0;
+      while (!A[off[u] + j]) ++j;
+      plo[u] = (int32_t)(64 * j + __builtin_ctzll(A[off[u] + j]));
+      j = w - 1;
+      while (!A[off[u] + j]) --j;
+      phi[u] = (int32_t)(64 * j + 63 - __builtin_clzll(A[off[u] + j]));
+    }
     for (int64_t v = 0; v < n; ++v) {
       newsize[v] = size[v];
       if (size[v] == 1) continue;
       uint64_t *pc = B + off[v];
       const int64_t w = off[v + 1] - off[v];
-      int32_t kept = 0;
+      int32_t kept = 0, drops = 0;
+      memcpy(pc0, pc, 8 * (size_t)w);
+      const uint64_t *pt = batch ? pc0 : pc; /* the set the tests read */
       for (int32_t i = 0; i < len[v]; ++i) {
         const int32_t u = list[lb[v] + i];
         const uint64_t *np = A + off[u];
         const int64_t wu = off[u + 1] - off[u], m = w < wu ? w : wu;
         int meet = 0;
-        for (int64_t j = 0; j < m && !meet; ++j) meet = (pc[j] & np[j]) != 0;
-        if (!meet) { /* its highest color leaves */
+        if (wide >= 0 && k0[u] > wide && size[u] > 1) /* published as an interval */
+          for (int32_t c = plo[u]; c <= phi[u] && c < 64 * w && !meet; ++c)
+            meet = (pt[c / 64] >> (c % 64)) & 1;
+        else
+          for (int64_t j = 0; j < m && !meet; ++j) meet = (pt[j] & np[j]) != 0;
+        if (!meet && batch)
+          ++drops;
+        else if (!meet) { /* its highest color leaves */
           int64_t j = w - 1;
           while (!pc[j]) --j;
           pc[j] &= ~(1ull << (63 - __builtin_clzll(pc[j])));
@@ -100,6 +124,11 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
           for (int64_t j = 0; j < m; ++j) pc[j] &= ~np[j];
         } else
           list[lb[v] + kept++] = u;
+      }
+      for (; drops > 0; --drops) { /* batch: the highest colors leave after the reads */
+        int64_t j = w - 1;
+        while (!pc[j]) --j;
+        pc[j] &= ~(1ull << (63 - __builtin_clzll(pc[j])));
       }
       int64_t j0 = 0;
       while (!pc[j0]) ++j0;
@@ -109,7 +138,10 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
       int taken = 0;
       for (int32_t i = 0; i < kept && !taken; ++i) {
         const int32_t u = list[lb[v] + i];
-        taken = lo / 64 < off[u + 1] - off[u] && ((A[off[u] + lo / 64] >> (lo % 64)) & 1);
+        if (wide >= 0 && k0[u] > wide)
+          taken = plo[u] <= lo && lo <= phi[u];
+        else
+          taken = lo / 64 < off[u + 1] - off[u] && ((A[off[u] + lo / 64] >> (lo % 64)) & 1);
       }
       len[v] = kept;
       if (kept && !taken) kept = 0; /* the shortcut */
@@ -135,6 +167,10 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
   free(off);
   free(lb);
   free(len);
+  free(k0);
+  free(plo);
+  free(phi);
+  free(pc0);
   free(list);
   free(A);
   free(B);
@@ -195,8 +231,14 @@ static int run(mispc_context *ctx, const char *spec) {
       maxdepth = depth[v], hubs_longest = hubs_on[v];
     if (hub_depth[v] > maxhubdepth) maxhubdepth = hub_depth[v];
   }
-  int sc_ok = 0;
-  const int sc = shortcut_rounds(&g, key, color, &sc_ok);
+  int sc_ok = 0, sw_ok = 0, sb_ok = 0;
+  const int sc = shortcut_rounds(&g, key, color, -1, 0, &sc_ok);
+  /* vertices with more than 31 earlier neighbours publish [lowest, highest]
+   * only; then also each visit's tests against the set before it, the
+   * highest colors leaving after them (lanes reading at once) */
+  const int sw = shortcut_rounds(&g, key, color, 31, 0, &sw_ok);
+  const int sb = shortcut_rounds(&g, key, color, 31, 1, &sb_ok);
+  sc_ok &= sw_ok && sb_ok;
   /* the library's colors on the host: the same, or the key above is not its */
   mispc_coloring_options o;
   mispc_coloring_options_default(&o);
@@ -207,10 +249,10 @@ static int run(mispc_context *ctx, const char *spec) {
     same = lc.ncolors == ncolors && !memcmp(lc.color, color, sizeof *color * (size_t)n);
     mispc_coloring_free(ctx, &lc);
   }
-  printf("%-26s %9lld %11lld %6lld %7lld %10lld %8lld %6d %6d %10d %10d %9d %s\n", spec,
+  printf("%-26s %9lld %11lld %6lld %7lld %10lld %8lld %6d %6d %10d %10d %9d %9d %9d %s\n", spec,
          (long long)n, (long long)g.nnz, (long long)hub_degree, (long long)hubs,
          (long long)hub_entries, (long long)maxdeg, ncolors, maxdepth, hubs_longest, maxhubdepth,
-         sc, same && sc_ok ? "same" : "DIFFERS");
+         sc, sw, sb, same && sc_ok ? "same" : "DIFFERS");
   free(key);
   free(order);
   free(color);
@@ -229,9 +271,9 @@ int main(int argc, char **argv) {
   }
   mispc_context *ctx;
   if (mispc_context_create(&ctx)) return 1;
-  printf("%-26s %9s %11s %6s %7s %10s %8s %6s %6s %10s %10s %9s %s\n", "graph", "vertices",
+  printf("%-26s %9s %11s %6s %7s %10s %8s %6s %6s %10s %10s %9s %9s %9s %s\n", "graph", "vertices",
          "entries", "hubdeg", "hubs", "hub-ent", "maxdeg", "colors", "depth", "hubs-on-it",
-         "hub-chain", "shortcut", "check");
+         "hub-chain", "shortcut", "intervals", "batch", "check");
   int bad = 0;
   for (int i = 1; i < argc; ++i) bad |= run(ctx, argv[i]);
   mispc_context_destroy(ctx);
