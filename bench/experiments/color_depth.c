@@ -10,7 +10,8 @@
  * (mis1_hub_degree: 8 x mean + 32), hubs and their entries, colors, depth,
  * the hubs on a longest chain, the longest chain of hubs alone (every step
  * hub to hub), and the rounds ECL-GC's shortcut rule needs when run
- * synchronously (shortcut_rounds). The colors are computed here in key
+ * synchronously (shortcut_rounds: exact sets; wide sets published as
+ * intervals; and with batched tests). The colors are computed here in key
  * order and checked bit for bit against mispc_color on the host (so the key
  * below is the library's), and the shortcut's colors against them.
  *
@@ -50,8 +51,12 @@ static int before(const uint32_t *key, int32_t u, int32_t v) {
  * v's leaves the mask and takes v's highest color with it, a decided one
  * (a set of one) leaves with its color; v decides on its lowest color once
  * no neighbour it read has that color in its set, or once its mask is
- * empty. Returns the rounds until all decide (*ok: every vertex got the
- * greedy color `color`). */
+ * empty. With wide >= 0, a vertex of more than `wide` earlier neighbours
+ * publishes only [lowest, highest] of its set (readers test that interval);
+ * with batch, a visit tests every neighbour against its set as it was
+ * before the visit and takes the highest colors out after the tests (as
+ * lanes reading at once would). Returns the rounds until all decide (*ok:
+ * every vertex got the greedy color `color`). */
 static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_t *color, int wide,
                            int batch, int *ok) {
   const int64_t n = g->nrows;
