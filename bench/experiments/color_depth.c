@@ -58,7 +58,7 @@ static int before(const uint32_t *key, int32_t u, int32_t v) {
  * those tests (as lanes reading at once would). Returns the rounds until all decide (*ok:
  * every vertex got the greedy color `color`). */
 static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_t *color, int wide,
-                           int batch, int *ok) {
+                           int batch, int by_row, int *ok) {
   const int64_t n = g->nrows;
   int64_t *off = malloc(sizeof *off * (size_t)(n + 1)), *lb = malloc(sizeof *lb * (size_t)(n + 1));
   int32_t *len = malloc(sizeof *len * (size_t)n), *k0 = malloc(sizeof *k0 * (size_t)n);
@@ -84,6 +84,12 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
   memcpy(B, A, 8 * (size_t)off[n]);
   int32_t *newsize = malloc(sizeof *newsize * (size_t)n);
   int32_t *plo = malloc(sizeof *plo * (size_t)n), *phi = malloc(sizeof *phi * (size_t)n);
+  /* wide: more than `wide` earlier neighbours, or (by_row) row entries, as
+   * coloring_cuda.cu's wide rows; by_row batches only those (short rows
+   * a thread each, in order) */
+  uint8_t *isw = malloc((size_t)n + 1);
+  for (int64_t v = 0; v < n; ++v)
+    isw[v] = wide >= 0 && (by_row ? g->rowptr[v + 1] - g->rowptr[v] > wide : k0[v] > wide);
   int64_t wmax = 1;
   for (int64_t v = 0; v < n; ++v)
     if (off[v + 1] - off[v] > wmax) wmax = off[v + 1] - off[v];
@@ -92,7 +98,7 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
   for (int64_t left = n; left > 0; ++rounds) {
     left = 0;
     for (int64_t u = 0; u < n; ++u) { /* what a wide vertex publishes: [lowest, highest] */
-      if (wide < 0 || k0[u] <= wide) continue;
+      if (!isw[u]) continue;
       const int64_t w = off[u + 1] - off[u];
       int64_t j = 0;
       while (!A[off[u] + j]) ++j;
@@ -108,9 +114,10 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
       const int64_t w = off[v + 1] - off[v];
       int32_t kept = 0, drops = 0;
       memcpy(pc0, pc, 8 * (size_t)w);
-      const uint64_t *pt = batch ? pc0 : pc; /* the set the tests read */
+      const int bt = by_row && !isw[v] ? 0 : batch;
+      const uint64_t *pt = bt ? pc0 : pc; /* the set the tests read */
       for (int32_t i = 0; i < len[v]; ++i) {
-        if (batch && i && i % batch == 0) { /* a new chunk reads the set as it is now */
+        if (bt && i && i % bt == 0) { /* a new chunk reads the set as it is now */
           for (; drops > 0; --drops) {
             int64_t j = w - 1;
             while (!pc[j]) --j;
@@ -122,12 +129,12 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
         const uint64_t *np = A + off[u];
         const int64_t wu = off[u + 1] - off[u], m = w < wu ? w : wu;
         int meet = 0;
-        if (wide >= 0 && k0[u] > wide && size[u] > 1) /* published as an interval */
+        if (isw[u] && size[u] > 1) /* published as an interval */
           for (int32_t c = plo[u]; c <= phi[u] && c < 64 * w && !meet; ++c)
             meet = (pt[c / 64] >> (c % 64)) & 1;
         else
           for (int64_t j = 0; j < m && !meet; ++j) meet = (pt[j] & np[j]) != 0;
-        if (!meet && batch)
+        if (!meet && bt)
           ++drops;
         else if (!meet) { /* its highest color leaves */
           int64_t j = w - 1;
@@ -151,7 +158,7 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
       int taken = 0;
       for (int32_t i = 0; i < kept && !taken; ++i) {
         const int32_t u = list[lb[v] + i];
-        if (wide >= 0 && k0[u] > wide)
+        if (isw[u])
           taken = plo[u] <= lo && lo <= phi[u];
         else
           taken = lo / 64 < off[u + 1] - off[u] && ((A[off[u] + lo / 64] >> (lo % 64)) & 1);
@@ -184,6 +191,7 @@ static int shortcut_rounds(const mispc_csr *g, const uint32_t *key, const int32_
   free(plo);
   free(phi);
   free(pc0);
+  free(isw);
   free(list);
   free(A);
   free(B);
@@ -245,15 +253,19 @@ static int run(mispc_context *ctx, const char *spec) {
     if (hub_depth[v] > maxhubdepth) maxhubdepth = hub_depth[v];
   }
   int sc_ok = 0, sw_ok = 0, sb_ok = 0;
-  const int sc = shortcut_rounds(&g, key, color, -1, 0, &sc_ok);
+  const int sc = shortcut_rounds(&g, key, color, -1, 0, 0, &sc_ok);
   /* vertices with more than 31 earlier neighbours publish [lowest, highest]
    * only; then also each visit's tests against the set before it, the
    * highest colors leaving after them (lanes reading at once) */
-  const int sw = shortcut_rounds(&g, key, color, 31, 0, &sw_ok);
-  const int sb = shortcut_rounds(&g, key, color, 31, 1 << 30, &sb_ok);
+  const int sw = shortcut_rounds(&g, key, color, 31, 0, 0, &sw_ok);
+  const int sb = shortcut_rounds(&g, key, color, 31, 1 << 30, 0, &sb_ok);
   int s32_ok = 0; /* batches of 32 neighbours, as a warp's loads */
-  const int s32 = shortcut_rounds(&g, key, color, 31, 32, &s32_ok);
-  sc_ok &= sw_ok && sb_ok && s32_ok;
+  const int s32 = shortcut_rounds(&g, key, color, 31, 32, 0, &s32_ok);
+  /* as the GPU pass of branch wip/wide-shortcut: rows over 31 entries wide,
+   * batches of 32 for them, short rows in order */
+  int sg_ok = 0;
+  const int sg = shortcut_rounds(&g, key, color, 31, 32, 1, &sg_ok);
+  sc_ok &= sw_ok && sb_ok && s32_ok && sg_ok;
   /* the library's colors on the host: the same, or the key above is not its */
   mispc_coloring_options o;
   mispc_coloring_options_default(&o);
@@ -264,10 +276,10 @@ static int run(mispc_context *ctx, const char *spec) {
     same = lc.ncolors == ncolors && !memcmp(lc.color, color, sizeof *color * (size_t)n);
     mispc_coloring_free(ctx, &lc);
   }
-  printf("%-26s %9lld %11lld %6lld %7lld %10lld %8lld %6d %6d %10d %10d %9d %9d %9d %9d %s\n", spec,
-         (long long)n, (long long)g.nnz, (long long)hub_degree, (long long)hubs,
+  printf("%-26s %9lld %11lld %6lld %7lld %10lld %8lld %6d %6d %10d %10d %9d %9d %9d %9d %9d %s\n",
+         spec, (long long)n, (long long)g.nnz, (long long)hub_degree, (long long)hubs,
          (long long)hub_entries, (long long)maxdeg, ncolors, maxdepth, hubs_longest, maxhubdepth,
-         sc, sw, sb, s32, same && sc_ok ? "same" : "DIFFERS");
+         sc, sw, sb, s32, sg, same && sc_ok ? "same" : "DIFFERS");
   free(key);
   free(order);
   free(color);
@@ -286,9 +298,10 @@ int main(int argc, char **argv) {
   }
   mispc_context *ctx;
   if (mispc_context_create(&ctx)) return 1;
-  printf("%-26s %9s %11s %6s %7s %10s %8s %6s %6s %10s %10s %9s %9s %9s %9s %s\n", "graph",
+  printf("%-26s %9s %11s %6s %7s %10s %8s %6s %6s %10s %10s %9s %9s %9s %9s %9s %s\n", "graph",
          "vertices", "entries", "hubdeg", "hubs", "hub-ent", "maxdeg", "colors", "depth",
-         "hubs-on-it", "hub-chain", "shortcut", "intervals", "batch", "batch32", "check");
+         "hubs-on-it", "hub-chain", "shortcut", "intervals", "batch", "batch32", "gpu-form",
+         "check");
   int bad = 0;
   for (int i = 1; i < argc; ++i) bad |= run(ctx, argv[i]);
   mispc_context_destroy(ctx);
