@@ -6,26 +6,17 @@
 static mispc_context *ctx;
 
 /* H = the graph of spec: "complete:M" (the complete graph of M vertices)
- * or "clique:M:P" (that and a path of P vertices beside it), built here; a
- * generator's (with this seed) or what mispc_load reads. */
+ * or "clique:M:P" (that and a path of P vertices beside it), a generator's
+ * (with this seed) or what mispc_load reads. */
 static void load_graph(const char *spec, uint64_t seed, mispc_csr *H) {
-  const int clique = !strncmp(spec, "clique:", 7);
-  if (clique || !strncmp(spec, "complete:", 9)) {
+  if (!strncmp(spec, "complete:", 9))
+    *H = clique_graph(ctx, (int32_t)atoi(spec + 9));
+  else if (!strncmp(spec, "clique:", 7)) {
     char *end;
-    const int64_t m = strtoll(spec + (clique ? 7 : 9), &end, 10);
-    const int64_t path = clique ? atoll(end + 1) : 0, n = m + path;
-    CHECK_OK(ctx, mispc_csr_alloc(ctx, MISPC_MEM_HOST, n, n,
-                                  m * (m - 1) + 2 * (path > 0 ? path - 1 : 0), 0, H));
-    int64_t q = 0;
-    for (int64_t v = 0; v < n; ++v) {
-      for (int64_t u = 0; u < m && v < m; ++u)
-        if (u != v) H->colidx[q++] = (int32_t)u;
-      if (v > m) H->colidx[q++] = (int32_t)(v - 1);
-      if (v >= m && v + 1 < n) H->colidx[q++] = (int32_t)(v + 1);
-      H->rowptr[v + 1] = q;
-    }
+    const int32_t m = (int32_t)strtol(spec + 7, &end, 10); /* before end is read */
+    *H = clique_path_graph(ctx, m, (int32_t)atoi(end + 1));
   } else if (!strncmp(spec, "gen:", 4))
-    CHECK_OK(ctx, mispc_generate(ctx, spec, seed, H));
+    *H = generated_graph(ctx, spec, seed);
   else
     CHECK_OK(ctx, mispc_load(ctx, spec, H));
 }

@@ -52,16 +52,23 @@ static inline mispc_csr star_graph(mispc_context *ctx, int32_t leaves) {
   return G;
 }
 
-static inline mispc_csr clique_graph(mispc_context *ctx, int32_t n) {
-  int64_t m = (int64_t)n * (n - 1) / 2, k = 0;
+/* The complete graph of n vertices and, numbered after it, a path of
+ * `path` vertices apart from it. */
+static inline mispc_csr clique_path_graph(mispc_context *ctx, int32_t n, int32_t path) {
+  int64_t m = (int64_t)n * (n - 1) / 2 + (path > 0 ? path - 1 : 0), k = 0;
   int32_t *u = malloc(sizeof(int32_t) * (size_t)(m + 1)),
           *v = malloc(sizeof(int32_t) * (size_t)(m + 1));
   for (int32_t i = 0; i < n; ++i)
     for (int32_t j = i + 1; j < n; ++j) u[k] = i, v[k++] = j;
-  mispc_csr G = graph_from_edges(ctx, n, m, u, v);
+  for (int32_t i = n; i + 1 < n + path; ++i) u[k] = i, v[k++] = i + 1;
+  mispc_csr G = graph_from_edges(ctx, (int64_t)n + path, m, u, v);
   free(u);
   free(v);
   return G;
+}
+
+static inline mispc_csr clique_graph(mispc_context *ctx, int32_t n) {
+  return clique_path_graph(ctx, n, 0);
 }
 
 typedef struct oracle_item {
