@@ -19,14 +19,15 @@ extern "C" {
  * being the MIS-1 key order (mis1_key of key_mode and seed, then the id).
  * color has n entries in the graph's memory; *ncolors = largest color + 1.
  * The GPU runs a persistent pass (the polled one where no row has more
- * than 31 entries, else the counted one: coloring_cuda.cu), or one launch
- * per round where no_persistent is set or cooperative launch is not
- * available. On a graph with hubs the GPU step colors nothing and sets
- * *ncolors = -1: the caller then runs one MIS-1 per color (same colors),
- * with color_assign_cuda. Small graphs (mispc_color_smem_blocks) take one
- * thread block cluster in shared memory instead, hubs or not
- * (mis/mis_smem_cuda.cu); validated: the caller checked the pattern (else
- * the kernels check its symmetry). */
+ * than 31 entries, else the counted one; hubs and long rows: the polled
+ * pass with wide rows; coloring_cuda.cu), or one launch per round where
+ * no_persistent is set or cooperative launch is not available. Where that
+ * pass gives up (chains through hubs with more than 8,192 earlier
+ * neighbours) or without cooperative launch on a graph with hubs the GPU
+ * step colors nothing and sets *ncolors = -1: the caller then runs one
+ * MIS-1 per color (same colors), with color_assign_cuda. Small graphs (mispc_color_smem_blocks)
+ * take one thread block cluster in shared memory instead, hubs or not (mis/mis_smem_cuda.cu);
+ * validated: the caller checked the pattern (else the kernels check its symmetry). */
 mispc_status color_jp_host(mispc_context *ctx, const mispc_csr *graph, int key_mode, uint64_t seed,
                            int32_t *color, int32_t *ncolors);
 mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *graph, int key_mode, uint64_t seed,

@@ -13,8 +13,8 @@
  * parallel, each vertex as soon as its earlier neighbours are colored. It
  * replaces one MIS-1 call (and host wait) per color, with the same colors
  * (tests/test_coloring.c checks them against the MIS-1 calls). On the GPU,
- * graphs with hubs keep the MIS-1 calls (color_by_mis; coloring_cuda.cu says
- * why). */
+ * graphs whose hubs have more than 8,192 earlier neighbours keep the MIS-1
+ * calls (color_by_mis; coloring_cuda.cu says why). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>

@@ -34,23 +34,32 @@
  * kChunk neighbours' ids, then their keys and colors, before it tests them.
  *
  * Graphs with no row above kPollRow = 31 entries take the polled pass
- * instead (a cooperative launch of its own, jp_polled: ECL-GC's kernel for
- * short rows with its shortcut; each vertex re-reads the possible colors of
- * its earlier neighbours not colored yet, no atomics or fences; mask_body,
- * poll_body below): 1.5-3.6x faster on meshes, road and random graphs
- * (H200: Laplace3D_100 0.49 -> 0.145 ms, Laplace3D_150 1.75 -> 0.54,
- * ECL-GC 0.88; grid3d27:60 0.37 -> 0.25). Where it finds a long row it
- * stops after the keys and the counted pass runs (graphs averaging more
- * than 31 entries a row go there at once). Every pass above gives the
- * greedy colors in key order.
+ * instead (a cooperative launch of its own, jp_polled<false>: ECL-GC's
+ * kernel for short rows with its shortcut; each vertex re-reads the
+ * possible colors of its earlier neighbours not colored yet, no atomics or
+ * fences; mask_body, poll_body below): 1.5-3.6x faster on meshes, road and
+ * random graphs (H200: Laplace3D_100 0.49 -> 0.145 ms, Laplace3D_150 1.75
+ * -> 0.54, ECL-GC 0.88; grid3d27:60 0.37 -> 0.25). Graphs averaging more
+ * than 31 entries a row take the counted pass. Every pass gives the greedy
+ * colors in key order.
  *
  * Graphs with hubs (a degree above mis1_hub_degree, as for the sync-free
- * MIS-1 pass) go back to one MIS-1 per color (coloring.c): a hub's row is
- * read by one warp at each step of a chain of hubs, which made Kronecker 2^20
- * 2x slower than the MIS-1 calls (docs/results/gauss-seidel-notebook.md).
+ * MIS-1 pass) or, averaging at most 31 entries, with a longer row: the
+ * polled pass with wide rows (jp_polled<true>, after the pass above stops
+ * at the keys: one host round trip): a warp visits each row of more than 31
+ * entries, listed so that the hubs spread over the warps (wide_start,
+ * wide_visit). In the counted pass a hub's row was read by one warp at each
+ * step of a chain of hubs (Kronecker 2^20 2x slower than one MIS-1 per
+ * color, docs/results/gauss-seidel-notebook.md); the wide pass re-reads a
+ * hub's earlier neighbours still masked at each visit, so it gives up where
+ * a row has more than kWideEarlyMax of them (hash order on gen:kron:18), and
+ * one MIS-1 per color runs (coloring.c). H200 (docs/BENCHMARKS.md "Hubs in
+ * the polled pass"): gen:kron:12 1.61 -> 0.75 ms, gen:kron:14 5.8 -> 2.5,
+ * gen:kron:16 16.3 -> 13.5-14.5; largest degree first, gen:kron:16 1.25 ms
+ * against ECL-GC's 1.41.
  *
- * Small graphs (up to 49,152 entries, or 131,072 where this pass found
- * hubs; at most 65,536 vertices) are colored by one thread block cluster in
+ * Small graphs (up to 49,152 entries, or 131,072 where the wide pass gave
+ * up; at most 65,536 vertices) are colored by one thread block cluster in
  * shared memory instead (mis/mis_smem_cuda.cu color_smem: the same colors,
  * 1.8-3.7x faster there; docs/BENCHMARKS.md). */
 #include <cooperative_groups.h>
@@ -76,9 +85,18 @@ constexpr int32_t kDone = INT32_MIN / 2; /* pred of a colored vertex (room below
 constexpr unsigned long long kStallNs = MISPC_COLOR_STALL_NS;
 constexpr int kPollRow = 31; /* rows up to this length: the polled pass (a mask a row) */
 constexpr uint32_t kPolled = 0xFFFFFFFFu; /* mask of a colored vertex (no row of 32 entries) */
-/* words: largest color + 1, flags, the symmetry sum (2 words), left per pass */
-enum { kTop = 0, kFlags = 1, kSum = 2, kLeft = 4 };
-enum { kFlagMissing = 1u, kFlagStalled = 2u, kFlagHub = 4u, kFlagLong = 8u };
+/* words: largest color + 1, flags, the symmetry sum (2 words), the wide
+ * rows listed, the most earlier neighbours of a wide row, left per pass */
+enum { kTop = 0, kFlags = 1, kSum = 2, kWides = 4, kEarly = 5, kLeft = 6 };
+enum { kFlagMissing = 1u, kFlagStalled = 2u, kFlagHub = 4u, kFlagLong = 8u, kFlagDeep = 16u };
+/* The wide pass gives up (kFlagDeep: one MIS-1 a color instead) where a row
+ * has more earlier neighbours than this: its warp re-reads those still
+ * masked at each visit, along chains through the hubs. H200, hash order,
+ * against the MIS-1 calls: gen:kron:16 (largest degree 9,635) 13.5-14.5
+ * against 16.3-16.9 ms, gen:kron:17 (15,709) 28.7-28.8 against 28.1-28.6,
+ * gen:kron:18 (25,328) 91-106 without giving up, 57-58 with it against 56
+ * (docs/BENCHMARKS.md). */
+constexpr unsigned kWideEarlyMax = 8192;
 
 struct Plan {
   const int64_t *rowptr;
@@ -87,7 +105,14 @@ struct Plan {
   int32_t *color;
   int32_t *pred;  /* earlier neighbours not colored yet; + kDone once colored (polled
                     pass: the mask of the row's uncolored earlier neighbours) */
-  uint32_t *poss; /* polled pass: the colors v may still take (bit c: color c) */
+  uint32_t *poss; /* polled pass: the colors v may still take (bit c: color c); 0 for a
+                     wide vertex (a row above kPollRow entries), which publishes span */
+  int32_t *early; /* wide rows: the earlier neighbours still masked, compacted from rowptr[v] */
+  uint32_t *bits; /* wide rows: the colors v may take, words [rowptr[v] / 32 + v,
+                     rowptr[v + 1] / 32 + v + 1), read and written by v's warp only */
+  unsigned long long *span; /* wide rows: the lowest (low half) and highest possible color */
+  int32_t *wide;            /* the wide rows (p.word[kWides] of them), in any order */
+  int32_t *wkept;           /* wide[i]'s earlier neighbours still masked (kWideDone: colored) */
   int64_t n, hub_degree;
   uint64_t seed;
   int key_mode;
@@ -288,33 +313,95 @@ template <int L> __device__ __forceinline__ unsigned pass(const Plan &p, int32_t
  * Laplace3D_100 0.49 -> 0.145 ms, roadgrid:1000 0.21 -> 0.095, grid3d27:60
  * 0.37 -> 0.24; without the shortcut 0.17, 0.10 and 0.37. */
 
-/* pred[v] = the mask of v's earlier neighbours (entry positions), poss[v] =
- * colors 0 .. (their number), for every vertex; with p.check, the sum over
+/* +h(v, u) or -h(u, v): an entry's term of the symmetry sum. */
+__device__ __forceinline__ unsigned long long pair_term(int32_t v, int32_t u) {
+  const uint64_t lo = u < v ? (uint64_t)u : (uint64_t)v, hi = u < v ? (uint64_t)v : (uint64_t)u;
+  const unsigned long long h = mispc_hash3(0x5e11, lo, hi);
+  return u > v ? h : 0ull - h;
+}
+
+/* A wide row's start, by its warp: the earlier neighbours compacted at
+ * early[b ...] in row order, the set 0 .. k in its words, span (0, k).
+ * Returns the lane's part of the symmetry sum. */
+__device__ unsigned long long wide_start(const Plan &p, int32_t v, int64_t b, int64_t e, int64_t i,
+                                         int lane) {
+  const uint32_t kv = p.key[v];
+  unsigned long long sum = 0;
+  int32_t k = 0;
+  for (int64_t q0 = b; q0 < e; q0 += 32) {
+    const int64_t q = q0 + lane;
+    const int32_t u = q < e ? p.colidx[q] : v;
+    const bool earlier = u != v && mis1_before(p.key[u], u, kv, v);
+    if (p.check && u != v) sum += pair_term(v, u);
+    const unsigned bal = __ballot_sync(0xffffffffu, earlier);
+    if (earlier) p.early[b + k + __popc(bal & ((1u << lane) - 1u))] = u;
+    k += __popc(bal);
+  }
+  const int64_t w0 = b / 32 + v, nw = e / 32 + v + 1 - w0; /* the region's words */
+  for (int64_t w = lane; w < nw; w += 32) {
+    const int64_t nb = k + 1 - 32 * w; /* bits of this word in 0 .. k (the rest 0) */
+    p.bits[w0 + w] = nb >= 32 ? 0xFFFFFFFFu : nb > 0 ? (1u << nb) - 1u : 0u;
+  }
+  if (lane == 0) {
+    if (k > 0) atomicMax(p.word + kEarly, (unsigned)k);
+    p.wkept[i] = k;
+    p.pred[v] = (int32_t)kPolled; /* poll_visit passes it by */
+    p.poss[v] = 0;
+    p.span[v] = (unsigned long long)k << 32;
+  }
+  return sum;
+}
+
+/* v's short row [b, e): pred[v] = the mask of its earlier neighbours
+ * (entry positions), poss[v] = colors 0 .. (their number); adds the row's
+ * terms of the symmetry sum to sum. */
+__device__ __forceinline__ void short_start(const Plan &p, int64_t v, int64_t b, int64_t e,
+                                            unsigned long long &sum) {
+  const uint32_t kv = p.key[v];
+  uint32_t m = 0;
+  for (int64_t q0 = b; q0 < e; q0 += kChunk) {
+    const Chunk<1, false> c(p, (int32_t)v, q0, e, 0);
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      if (c.u[k] != v && mis1_before(c.ku[k], c.u[k], kv, (int32_t)v)) m |= 1u << (q0 + k - b);
+      if (p.check && c.u[k] != v) sum += pair_term((int32_t)v, c.u[k]); /* past e: v */
+    }
+  }
+  p.pred[v] = (int32_t)m;
+  p.poss[v] = 0xFFFFFFFFu >> (31 - __popc(m));
+}
+
+/* Every row's start (short_start; with Wide, rows above kPollRow entries
+ * by their warps: wide_start, listed in p.wide); with p.check, the sum over
  * the entries (v, u) of +h(v, u) where v < u and -h(u, v) where v > u (h a
  * hash of the pair), which is 0 on a symmetric pattern and on an unsymmetric
  * one only where the unmatched entries' hashes cancel. */
-__device__ __forceinline__ void mask_body(const Plan &p) {
+template <bool Wide> __device__ __forceinline__ void mask_body(const Plan &p) {
   unsigned long long sum = 0;
-  for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
-       v += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
-    const uint32_t kv = p.key[v];
-    uint32_t m = 0;
-    for (int64_t q0 = b; q0 < e; q0 += kChunk) {
-      const Chunk<1, false> c(p, (int32_t)v, q0, e, 0);
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) {
-        if (c.u[k] != v && mis1_before(c.ku[k], c.u[k], kv, (int32_t)v)) m |= 1u << (q0 + k - b);
-        if (p.check && c.u[k] != v) { /* entries past e read as v */
-          const uint64_t lo = c.u[k] < v ? (uint64_t)c.u[k] : (uint64_t)v;
-          const uint64_t hi = c.u[k] < v ? (uint64_t)v : (uint64_t)c.u[k];
-          const unsigned long long h = mispc_hash3(0x5e11, lo, hi);
-          sum += c.u[k] > v ? h : 0ull - h;
-        }
-      }
+  if (!Wide)
+    for (int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < p.n;
+         v += (int64_t)gridDim.x * blockDim.x)
+      short_start(p, v, p.rowptr[v], p.rowptr[v + 1], sum);
+  const int lane = threadIdx.x & 31;
+  for (int64_t base = blockIdx.x * (int64_t)blockDim.x + (threadIdx.x & ~31); Wide && base < p.n;
+       base += (int64_t)gridDim.x * blockDim.x) { /* warp-uniform */
+    const int64_t v = base + lane;
+    int64_t b = 0, e = 0;
+    if (v < p.n) b = p.rowptr[v], e = p.rowptr[v + 1];
+    const bool wide = v < p.n && e - b > kPollRow;
+    if (v < p.n && !wide) short_start(p, v, b, e, sum);
+    const unsigned wm0 = __ballot_sync(0xffffffffu, wide);
+    unsigned at = 0; /* listed so that poll_body spreads them over all warps */
+    if (wm0 && lane == 0) at = atomicAdd(p.word + kWides, (unsigned)__popc(wm0));
+    at = __shfl_sync(0xffffffffu, at, 0);
+    at += __popc(wm0 & ((1u << lane) - 1u));
+    if (wide) p.wide[at] = (int32_t)v;
+    for (unsigned wm = wm0; wm; wm &= wm - 1) {
+      const int src = __ffs(wm) - 1;
+      sum +=
+          wide_start(p, (int32_t)__shfl_sync(0xffffffffu, v, src), __shfl_sync(0xffffffffu, b, src),
+                     __shfl_sync(0xffffffffu, e, src), __shfl_sync(0xffffffffu, at, src), lane);
     }
-    p.pred[v] = (int32_t)m;
-    p.poss[v] = 0xFFFFFFFFu >> (31 - __popc(m));
   }
   if (p.check) mispc_block_add<kBlock>(sum, (unsigned long long *)(p.word + kSum));
 }
@@ -326,6 +413,7 @@ __device__ __forceinline__ void mask_body(const Plan &p) {
  * possible color once no masked neighbour could take it, or once none is
  * left. |set| = masked + 1 throughout, and v's greedy color stays in it. */
 enum { kWasColored = 0, kColored = 1, kWaits = 2 };
+template <bool Wide>
 __device__ __forceinline__ int poll_visit(const Plan &p, int32_t v, int32_t &top) {
   const uint32_t m0 = (uint32_t)p.pred[v];
   if (m0 == kPolled) return kWasColored;
@@ -346,11 +434,18 @@ __device__ __forceinline__ int poll_visit(const Plan &p, int32_t v, int32_t &top
 #pragma unroll
     for (int k = 0; k < kChunk; ++k)
       if (bit[k]) {
+        bool dec = __popc(np[k]) == 1;
+        if (Wide && !np[k]) { /* a wide neighbour: its span, as a set of colors below 32 */
+          const unsigned long long sp = mispc_load_word(p.span + u[k]);
+          const uint32_t lo = (uint32_t)sp, hi = (uint32_t)(sp >> 32);
+          dec = lo == hi;
+          np[k] = lo > 31 ? 0u : (hi >= 31 ? 0xFFFFFFFFu : (2u << hi) - 1u) & (0xFFFFFFFFu << lo);
+        }
         all |= np[k];
         if (!(pc & np[k])) {
           pc &= ~(0x80000000u >> __clz(pc)); /* its highest */
           m &= ~bit[k];
-        } else if (__popc(np[k]) == 1) {
+        } else if (dec) {
           pc &= ~np[k];
           m &= ~bit[k];
         }
@@ -372,22 +467,154 @@ __device__ __forceinline__ int poll_visit(const Plan &p, int32_t v, int32_t &top
   return kColored;
 }
 
-/* Threads visit their vertices (v = thread, thread + threads, ...) until all
- * are colored. */
-__device__ __forceinline__ void poll_body(const Plan &p, int32_t &top) {
+/* ---- Wide rows (more than kPollRow entries): a warp a visit --------------
+ * (The set's words are read and written with relaxed device-scope
+ * operations: the decided colors leave by atomics, which L1 does not see.)
+ * The same rule with the set in the vertex's own words (bits) and
+ * [lowest, highest] published (span): the warp reads 32 masked neighbours
+ * at once, tests each against the set as it was before those 32, then takes
+ * the decided ones' colors and, for each neighbour whose set missed, the
+ * highest color out (bench/experiments/color_depth.c checks that this
+ * batched, interval-published form still gives the greedy colors). */
+constexpr int32_t kWideDone = -1; /* wkept of a colored wide vertex */
+
+/* Whether v's set (words [w0, w1)) holds a color in [lo, hi]. */
+__device__ __forceinline__ bool any_in(const Plan &p, int64_t w0, int64_t w1, uint32_t lo,
+                                       uint32_t hi) {
+  for (int64_t w = w0 + lo / 32; w < w1 && (w - w0) * 32 <= (int64_t)hi; ++w) {
+    uint32_t x = mispc_load_relaxed(p.bits + w);
+    const int64_t c0 = (w - w0) * 32;
+    if (c0 < (int64_t)lo) x &= 0xFFFFFFFFu << (lo - c0);
+    if (c0 + 31 > (int64_t)hi) x &= 0xFFFFFFFFu >> (c0 + 31 - hi);
+    if (x) return true;
+  }
+  return false;
+}
+
+/* The lowest (low) or highest color of v's set, by the warp. */
+__device__ __forceinline__ int32_t set_end(const Plan &p, int64_t w0, int64_t w1, int lane,
+                                           bool low) {
+  const int64_t nw = w1 - w0;
+  for (int64_t k0 = 0; k0 < nw; k0 += 32) {
+    const int64_t k = low ? k0 + lane : nw - 1 - k0 - lane;
+    const uint32_t x = k >= 0 && k < nw ? mispc_load_relaxed(p.bits + w0 + k) : 0u;
+    const unsigned bal = __ballot_sync(0xffffffffu, x != 0);
+    if (bal) {
+      const int src = __ffs(bal) - 1; /* the lowest lane: lowest (low) or highest word */
+      const uint32_t xs = __shfl_sync(0xffffffffu, x, src);
+      const int64_t ks = __shfl_sync(0xffffffffu, k, src);
+      return (int32_t)(32 * ks + (low ? __ffs(xs) - 1 : 31 - __clz(xs)));
+    }
+  }
+  return -1; /* never: the set is never empty */
+}
+
+/* One visit of wide vertex v by its warp (every lane calls it). */
+__device__ int wide_visit(const Plan &p, int32_t wi, int lane, int32_t &top) {
+  const int32_t kept = p.wkept[wi];
+  if (kept == kWideDone) return kWasColored;
+  const int32_t v = p.wide[wi];
+  const int64_t b = p.rowptr[v], e = p.rowptr[v + 1];
+  const int64_t w0 = b / 32 + v, w1 = e / 32 + v + 1;
+  int32_t out = 0;
+  for (int32_t i0 = 0; i0 < kept; i0 += 32) {
+    const int32_t i = i0 + lane;
+    const bool has = i < kept;
+    const int32_t u = has ? p.early[b + i] : v;
+    bool dec = false, meet = false;
+    int32_t dc = 0;
+    if (has) {
+      const uint32_t st = mispc_load_relaxed(p.poss + u);
+      if (st) { /* a short row: its exact set, below 32 */
+        dec = __popc(st) == 1;
+        dc = __ffs(st) - 1;
+        meet = (st & mispc_load_relaxed(p.bits + w0)) != 0;
+      } else {
+        const unsigned long long sp = mispc_load_word(p.span + u);
+        const uint32_t lo = (uint32_t)sp, hi = (uint32_t)(sp >> 32);
+        dec = lo == hi;
+        dc = (int32_t)lo;
+        meet = any_in(p, w0, w1, lo, hi);
+      }
+    }
+    const bool keep = has && meet && !dec;
+    const unsigned km = __ballot_sync(0xffffffffu, keep);
+    const int drops = __popc(__ballot_sync(0xffffffffu, has && !meet));
+    __syncwarp(); /* every lane read its u and the set before the writes below */
+    if (keep) p.early[b + out + __popc(km & ((1u << lane) - 1u))] = u;
+    out += __popc(km);
+    if (has && meet && dec) atomicAnd(p.bits + w0 + dc / 32, ~(1u << (dc % 32)));
+    __syncwarp();
+    if (lane == 0) /* the highest colors leave, one a neighbour whose set missed */
+      for (int64_t w = w1 - 1, d = drops; d > 0 && w >= w0; --w) {
+        uint32_t x = mispc_load_relaxed(p.bits + w);
+        while (d > 0 && x) x &= ~(0x80000000u >> __clz(x)), --d;
+        mispc_store_relaxed(p.bits + w, x);
+      }
+    __syncwarp();
+  }
+  const int32_t lo = set_end(p, w0, w1, lane, true);
+  bool taken = false; /* the shortcut: may a masked neighbour still take lo? */
+  for (int32_t i0 = 0; i0 < out && !taken; i0 += 32) {
+    const int32_t i = i0 + lane;
+    bool t = false;
+    if (i < out) {
+      const int32_t u = p.early[b + i];
+      const uint32_t st = mispc_load_relaxed(p.poss + u);
+      if (st)
+        t = lo < 32 && ((st >> lo) & 1u);
+      else {
+        const unsigned long long sp = mispc_load_word(p.span + u);
+        t = (uint32_t)sp <= (uint32_t)lo && (uint32_t)lo <= (uint32_t)(sp >> 32);
+      }
+    }
+    taken = __any_sync(0xffffffffu, t);
+  }
+  if (out && taken) {
+    const int32_t hi = set_end(p, w0, w1, lane, false);
+    if (lane == 0) {
+      p.wkept[wi] = out;
+      *(volatile unsigned long long *)(p.span + v) =
+          ((unsigned long long)(uint32_t)hi << 32) | (uint32_t)lo;
+    }
+    __syncwarp();
+    return kWaits;
+  }
+  if (lane == 0) {
+    *(volatile unsigned long long *)(p.span + v) =
+        ((unsigned long long)(uint32_t)lo << 32) | (uint32_t)lo;
+    mispc_store_relaxed((uint32_t *)p.color + v, (uint32_t)lo);
+    p.wkept[wi] = kWideDone;
+    top = lo > top ? lo : top;
+  }
+  __syncwarp();
+  return kColored;
+}
+
+/* Threads visit their short rows (v = thread, thread + threads, ...) and,
+ * with Wide, warps the wide rows of the list (i = warp, warp + warps, ...:
+ * hubs, which cluster at low ids in a Kronecker graph, spread over the
+ * warps) until all are colored. */
+template <bool Wide> __device__ __forceinline__ void poll_body(const Plan &p, int32_t &top) {
   const int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  const int32_t nwide = Wide ? (int32_t)mispc_load_relaxed(p.word + kWides) : 0;
   unsigned long long last = mispc_global_ns();
   for (bool left = true; __any_sync(0xffffffffu, left);) {
     bool progress = false;
     left = false;
-    for (int64_t v = first; v < p.n; v += step) {
-      const int r = poll_visit(p, (int32_t)v, top);
+    for (int64_t v = first; v < p.n; v += step) { /* wide rows: as if colored */
+      const int r = poll_visit<Wide>(p, (int32_t)v, top);
+      left |= r == kWaits;
+      progress |= r == kColored;
+    }
+    for (int32_t i = (int32_t)(first / 32); Wide && i < nwide; i += (int32_t)(step / 32)) {
+      const int r = wide_visit(p, i, threadIdx.x & 31, top); /* the warp's */
       left |= r == kWaits;
       progress |= r == kColored;
     }
     const unsigned long long now = mispc_global_ns();
-    if (progress) last = now;
+    if (Wide ? __any_sync(0xffffffffu, progress) : progress) last = now;
     if (__any_sync(0xffffffffu, now - last > kStallNs)) { /* a safety net, never expected */
       if ((threadIdx.x & 31) == 0) atomicOr(p.word + kFlags, kFlagStalled);
       break;
@@ -434,18 +661,23 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
 }
 
 /* The polled pass in a cooperative launch of its own (its registers apart
- * from the counted pass's: 6 blocks an SM); returns after the keys where a
- * row is long or a hub (the caller then runs the counted pass or the MIS-1
- * loop). */
-__global__ void __launch_bounds__(kBlock, kPolledBlocks) jp_polled(Plan p) {
+ * from the counted pass's: 6 blocks an SM). Without Wide (short rows only:
+ * no spills) it returns after the keys where it finds a long row or a hub;
+ * with Wide it colors every graph, or gives up (kFlagDeep) where a row has
+ * more than kWideEarlyMax earlier neighbours. */
+template <bool Wide> __global__ void __launch_bounds__(kBlock, kPolledBlocks) jp_polled(Plan p) {
   cg::grid_group grid = cg::this_grid();
   init_body(p);
   grid.sync();
-  if (mispc_load_relaxed(p.word + kFlags) & (kFlagHub | kFlagLong)) return; /* every thread */
-  mask_body(p);
+  if (!Wide && (mispc_load_relaxed(p.word + kFlags) & (kFlagHub | kFlagLong))) return;
+  mask_body<Wide>(p);
   grid.sync();
+  if (Wide && mispc_load_relaxed(p.word + kEarly) > kWideEarlyMax) { /* the same in every thread */
+    if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(p.word + kFlags, kFlagDeep);
+    return;
+  }
   int32_t top = -1;
-  poll_body(p, top);
+  poll_body<Wide>(p, top);
   add_top(p, top);
 }
 
@@ -476,26 +708,41 @@ mispc_status fetch_words(mispc_context *ctx, cudaStream_t s, const Plan &p, unsi
   return mispc_sync(ctx, s, "coloring kernels");
 }
 
-/* Colors the graph (or finds hubs) and fetches the words into h: the polled
- * pass where rows may all be short (polled: at most kPollRow entries on
- * average), and where a row is long the counted pass after it (a host round
- * trip, about 2 % of Elasticity3D_60's time, which averages more and goes
- * there at once). */
+/* Colors the graph and fetches the words into h. Rows averaging at most
+ * kPollRow entries (polled): the polled pass for short rows; where it finds
+ * a long row or a hub, the one with wide rows after it (a host round trip).
+ * Longer rows: the counted pass; where it finds a hub, the polled pass with
+ * wide rows after it. That one gives up on chains through deep hubs (then
+ * h says kFlagHub: one MIS-1 a color). */
 template <int L>
-mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int persistent, int polled,
-                 unsigned *h) {
+mispc_status run(mispc_context *ctx, cudaStream_t s, const Plan &p, int64_t nnz, int persistent,
+                 int polled, unsigned *h) {
   Plan q = p;
   int launched = 0;
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)jp_polled, &q, p.n,
-                                        persistent && polled, &launched));
+  MISPC_TRY(mis_cuda::launch_persistent(
+      ctx, s, polled ? (const void *)jp_polled<false> : (const void *)jp_persistent<L>, &q,
+      polled ? p.n : p.n * L, persistent, &launched));
   if (launched) {
     MISPC_TRY(fetch_words(ctx, s, p, h));
-    if ((h[kFlags] & (kFlagHub | kFlagLong)) != kFlagLong) return MISPC_SUCCESS;
-    cudaMemsetAsync(p.word, 0, kLeft * 4, s);
+    if (!(h[kFlags] & (polled ? kFlagHub | kFlagLong : kFlagHub))) return MISPC_SUCCESS;
+    cudaMemsetAsync(p.word, 0, kLeft * 4, s); /* the polled pass with wide rows instead */
+    /* its scratch: spans, the sets' words, the earlier lists, the list of wide rows */
+    const size_t nbits = (size_t)(nnz / 32 + p.n + 2);
+    MISPC_TRY(mispc_scratch_alloc(ctx, (size_t)nnz * 4 + nbits * 4 + (size_t)p.n * 16 + 8,
+                                  (void **)&q.span, "coloring sets of wide rows"));
+    q.bits = (uint32_t *)(q.span + p.n);
+    q.early = (int32_t *)(q.bits + nbits);
+    q.wide = q.early + nnz;
+    q.wkept = q.wide + p.n;
+    mispc_status st = mis_cuda::launch_persistent(ctx, s, (const void *)jp_polled<true>, &q, p.n,
+                                                  persistent, &launched);
+    if (!st && launched) st = fetch_words(ctx, s, p, h);
+    mispc_scratch_free(ctx, q.span);
+    if (!st) /* not launched (not expected: the first launch was) or deep: one MIS-1 a color */
+      h[kFlags] =
+          !launched || (h[kFlags] & kFlagDeep) ? kFlagHub : h[kFlags] & ~(kFlagHub | kFlagLong);
+    return st;
   }
-  MISPC_TRY(mis_cuda::launch_persistent(ctx, s, (const void *)jp_persistent<L>, &q, p.n * L,
-                                        persistent, &launched));
-  if (launched) return fetch_words(ctx, s, p, h);
   const unsigned grid = mispc_device_grid(ctx, p.n, kBlock);
   jp_init<<<grid, kBlock, 0, s>>>(p);
   jp_count<L><<<grid, kBlock, 0, s>>>(p);
@@ -558,15 +805,21 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
   if (ran) return MISPC_SUCCESS;
   cudaStream_t s;
   MISPC_TRY(mispc_stream(ctx, &s));
-  Plan p = {g->rowptr, g->colidx, NULL,       color,
-            NULL,      NULL,      g->nrows,   mis1_hub_degree(g->nnz, g->nrows),
-            seed,      key_mode,  !validated, NULL};
+  Plan p = {};
+  p.rowptr = g->rowptr;
+  p.colidx = g->colidx;
+  p.color = color;
+  p.n = g->nrows;
+  p.hub_degree = mis1_hub_degree(g->nnz, g->nrows);
+  p.seed = seed;
+  p.key_mode = key_mode;
+  p.check = !validated;
   /* keys, counts (or masks) and the possible colors */
   mispc_status st = mispc_scratch_alloc(ctx, (size_t)g->nrows * 12, (void **)&p.key,
                                         "coloring keys, counts and possible colors");
   const size_t nword = kLeft + (size_t)kMaxRounds + 2;
   if (!st) st = mispc_scratch_alloc(ctx, nword * 4, (void **)&p.word, "coloring counters");
-  unsigned h[kLeft] = {0, 0, 0, 0};
+  unsigned h[kLeft] = {0, 0, 0, 0, 0, 0};
   if (!st) {
     p.pred = (int32_t *)(p.key + g->nrows);
     p.poss = p.key + 2 * g->nrows;
@@ -577,8 +830,8 @@ extern "C" mispc_status color_jp_cuda(mispc_context *ctx, const mispc_csr *g, in
     const int lanes = mis_cuda::lanes_by_mean_degree(g);
     const int polled = g->nnz <= (int64_t)kPollRow * g->nrows;
     if (!st)
-      st = lanes == 1 ? run<1>(ctx, s, p, !no_persistent, polled, h)
-                      : run<8>(ctx, s, p, !no_persistent, polled, h);
+      st = lanes == 1 ? run<1>(ctx, s, p, g->nnz, !no_persistent, polled, h)
+                      : run<8>(ctx, s, p, g->nnz, !no_persistent, polled, h);
   }
   mispc_scratch_free(ctx, p.key);
   mispc_scratch_free(ctx, p.word);

@@ -5,11 +5,13 @@
 
 static mispc_context *ctx;
 
-/* H = the graph of spec: "complete:M" (the complete graph of M vertices)
- * or "clique:M:P" (that and a path of P vertices beside it), a generator's
- * (with this seed) or what mispc_load reads. */
+/* H = the graph of spec: "complete:M" (the complete graph of M vertices),
+ * "clique:M:P" (that and a path of P vertices beside it), "star:L" (a hub
+ * and L leaves), a generator's (with this seed) or what mispc_load reads. */
 static void load_graph(const char *spec, uint64_t seed, mispc_csr *H) {
-  if (!strncmp(spec, "complete:", 9))
+  if (!strncmp(spec, "star:", 5))
+    *H = star_graph(ctx, (int32_t)atoi(spec + 5));
+  else if (!strncmp(spec, "complete:", 9))
     *H = clique_graph(ctx, (int32_t)atoi(spec + 9));
   else if (!strncmp(spec, "clique:", 7)) {
     char *end;
@@ -23,11 +25,16 @@ static void load_graph(const char *spec, uint64_t seed, mispc_csr *H) {
 
 static void test_gpu_coloring_equals_host(void) {
   /* without the shared-memory kernel (case 5): clique:32:100 (rows of 31,
-   * the polled pass's longest, 9 entries a row on average: 32 colors) and
-   * clique:33:100 (rows of 32: the counted pass) */
+   * the polled pass's longest short rows, 9 entries a row on average: 32
+   * colors) and clique:33:100 (rows of 32: wide rows, by their warps).
+   * Hubs: gen:kron:14 (the polled pass, wide rows listed), gen:kron:12:48
+   * (57 entries a row: the counted pass finds a hub, then the polled pass),
+   * star:70000 (in hash order about 35,000 leaves before the hub: the polled
+   * pass gives up, one MIS-1 a color; largest degree first: polled). */
   const char *specs[] = {"gen:laplace3d:40",    "gen:elasticity3d:8", "gen:kron:14",
                          "gen:random:100000:8", "gen:grid3d27:30",    "gen:roadgrid:300:0.3",
-                         "clique:32:100",       "clique:33:100"};
+                         "clique:32:100",       "clique:33:100",      "gen:kron:12:48",
+                         "star:70000"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; ++i) {
     mispc_csr H, D;
     load_graph(specs[i], 2, &H);

@@ -110,16 +110,18 @@ static int count_colors(const mispc_csr *g, const int *color) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: ecl_compare SPEC... [--reps N] [--rounds R] [--ecl-mis-blocks B] "
-             "[--tune K=V]...\n"
+             "[--tune K=V]... [--largest]\n"
              "  MIS-1 and distance-1 coloring: mispc against ECL-MIS and ECL-GC on the\n"
              "  same graph (SPEC as mispc_load, made symmetric without self loops), the\n"
              "  median wall time of N calls (default 50) in each of R alternated rounds\n"
              "  (default 2); B blocks for ECL-MIS (default 0: SMs x max threads / 256);\n"
-             "  --tune: mispc's tuning knobs (mispc bench --help lists them).\n");
+             "  --tune: mispc's tuning knobs (mispc bench --help lists them);\n"
+             "  --largest: mispc colors largest degree first (ECL-GC's order) instead\n"
+             "  of its default hash order.\n");
 }
 
 int main(int argc, char **argv) {
-  int reps = 50, rounds = 2, mis_blocks = 0;
+  int reps = 50, rounds = 2, mis_blocks = 0, largest = 0;
   std::vector<const char *> specs, tunes;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -128,6 +130,8 @@ int main(int argc, char **argv) {
       rounds = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ecl-mis-blocks") && i + 1 < argc)
       mis_blocks = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--largest"))
+      largest = 1;
     else if (!strcmp(argv[i], "--tune") && i + 1 < argc)
       tunes.push_back(argv[++i]);
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -202,6 +206,7 @@ int main(int argc, char **argv) {
     mispc_coloring_options co;
     mispc_coloring_options_default(&co);
     co.mis.skip_validation = 1;
+    if (largest) co.mis.priority = MISPC_PRIORITY_LARGEST_DEGREE;
     mispc_mis_result mr = {};
     int ncolors = 0;
     auto mispc_mis = [&] { need(ctx, mispc_mis1(ctx, &D, &mo, set_d, &mr), "mispc_mis1"); };
