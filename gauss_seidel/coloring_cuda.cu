@@ -663,13 +663,16 @@ __global__ void __launch_bounds__(kBlock, kPersistentBlocks) jp_persistent(Plan 
 /* The polled pass in a cooperative launch of its own (its registers apart
  * from the counted pass's: 6 blocks an SM). Without Wide (short rows only:
  * no spills) it returns after the keys where it finds a long row or a hub;
- * with Wide it colors every graph, or gives up (kFlagDeep) where a row has
- * more than kWideEarlyMax earlier neighbours. */
+ * with Wide (run only after that, or after the counted pass found a hub,
+ * whose keys it takes) it colors every graph, or gives up (kFlagDeep) where
+ * a row has more than kWideEarlyMax earlier neighbours. */
 template <bool Wide> __global__ void __launch_bounds__(kBlock, kPolledBlocks) jp_polled(Plan p) {
   cg::grid_group grid = cg::this_grid();
-  init_body(p);
-  grid.sync();
-  if (!Wide && (mispc_load_relaxed(p.word + kFlags) & (kFlagHub | kFlagLong))) return;
+  if (!Wide) { /* with Wide: the keys and empty colors of the pass before it */
+    init_body(p);
+    grid.sync();
+    if (mispc_load_relaxed(p.word + kFlags) & (kFlagHub | kFlagLong)) return; /* every thread */
+  }
   mask_body<Wide>(p);
   grid.sync();
   if (Wide && mispc_load_relaxed(p.word + kEarly) > kWideEarlyMax) { /* the same in every thread */

@@ -1110,6 +1110,20 @@ int smem_limit() {
   return max_smem_optin() - (int)sizeof(Shared) - 64;
 }
 
+/* The fields every shared-memory kernel's plan takes from the call (the
+ * rest zero). */
+SmemPlan base_plan(const mispc_csr *g, int shift, uint64_t seed, int mode) {
+  SmemPlan p;
+  memset(&p, 0, sizeof p);
+  p.rowptr = g->rowptr;
+  p.colidx = g->colidx;
+  p.seed = seed;
+  p.n = (int)g->nrows;
+  p.shift = shift;
+  p.mode = mode;
+  return p;
+}
+
 /* Runs kern on `blocks` blocks with plan p: asks for before_cols bytes and
  * room for every column (a block's are at most the graph's), so small
  * graphs take little shared memory and the SMs need not switch their L1 /
@@ -1169,17 +1183,10 @@ extern "C" mispc_status mispc_mis_smem_cuda(mispc_context *ctx, const mispc_csr 
   if (k == 2 && blocks > 1 && shift >= 2 &&
       (int64_t)fixed + per_copy * total + cols <= smem_limit())
     replicas = (int)total;
-  SmemPlan p;
-  memset(&p, 0, sizeof p);
-  p.rowptr = g->rowptr;
-  p.colidx = g->colidx;
+  SmemPlan p = base_plan(g, shift, opt->seed, mode);
   p.subset = subset;
   p.in_set = in_set;
-  p.seed = opt->seed;
-  p.n = n;
-  p.shift = shift;
   p.replicas = replicas;
-  p.mode = mode;
   p.idbits = mis2_id_bits(n);
   p.max_rounds = opt->max_rounds ? opt->max_rounds : MIS1_MAX_ROUNDS;
   /* MIS-1 without rounds unless asked for them (a round limit, or tuning
@@ -1223,14 +1230,7 @@ extern "C" mispc_status mispc_color_smem_cuda(mispc_context *ctx, const mispc_cs
   MISPC_TRY(mispc_stream(ctx, &s));
   const int n = (int)g->nrows;
   const int shift = owner_shift(n, blocks);
-  SmemPlan p;
-  memset(&p, 0, sizeof p);
-  p.rowptr = g->rowptr;
-  p.colidx = g->colidx;
-  p.seed = seed;
-  p.n = n;
-  p.shift = shift;
-  p.mode = key_mode;
+  SmemPlan p = base_plan(g, shift, seed, key_mode);
   p.color = color;
   p.check = check;
   const int lanes = smem_lanes(ctx, g, blocks);
