@@ -5,7 +5,12 @@
  * compaction of `early`, the removals of the highest colors, set_end), the
  * warp's 32 lanes run one after another between its ballots. Vertices are
  * visited in a random order each sweep (several seeds); the colors must be
- * the host's (mispc_color, hash priority) on every graph.
+ * the host's (mispc_color, hash priority) on every graph. Written for the
+ * kernel's first form (a wide row's count of masked neighbours in pred[v],
+ * every graph in one kernel); the landed kernel keeps that count in
+ * wkept[i] of a list of the wide rows (so that the warps share the hubs)
+ * and runs only after a hub or long row is found: the same rule and
+ * arithmetic.
  *
  * From the repository root:
  * Build: gcc -O2 -std=c11 -Iinclude -Ibuild/include \
