@@ -16,7 +16,7 @@
  * below is the library's), and the shortcut's colors against them.
  *
  * From the repository root:
- * Build: gcc -O2 -std=c11 -Iinclude -Ibuild/include \
+ * Build: gcc -O2 -std=c11 -Iinclude -Ibuild/include -Imis \
  *   bench/experiments/color_depth.c -Lbuild -lmispc -Wl,-rpath,$PWD/build -o color_depth
  * Run:   ./color_depth SPEC...   (e.g. gen:kron:16 gen:laplace3d:50)
  */
@@ -25,14 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mispc/hash.h"
+#include "mis_common.h" /* the library's keys, order and hub degree */
 #include "mispc/mispc.h"
-
-/* The library's hash key (mis/mis_common.h, MIS1_KEY_HASH), ties by id. */
-#define MIS1_DECIDED_LIMIT 0x10000u
-static uint32_t hash_key(uint64_t seed, int64_t v) {
-  return MIS1_DECIDED_LIMIT + (uint32_t)(mispc_hash3(seed, 0, (uint64_t)v) >> 33);
-}
 
 static const uint32_t *g_key;
 static int by_key(const void *a, const void *b) {
@@ -41,7 +35,7 @@ static int by_key(const void *a, const void *b) {
   return (u > v) - (u < v);
 }
 static int before(const uint32_t *key, int32_t u, int32_t v) {
-  return key[u] < key[v] || (key[u] == key[v] && u < v);
+  return mis1_before(key[u], u, key[v], v);
 }
 
 /* Rounds of ECL-GC's shortcut rule run synchronously (every undecided
@@ -231,7 +225,7 @@ static int run(mispc_context *ctx, const char *spec) {
     return 1;
   }
   const int64_t n = g.nrows;
-  const int64_t hub_degree = 8 * (n ? g.nnz / n : 0) + 32;
+  const int64_t hub_degree = mis1_hub_degree(g.nnz, n);
   uint32_t *key = malloc(sizeof *key * (size_t)n);
   int32_t *order = malloc(sizeof *order * (size_t)n), *color = malloc(sizeof *color * (size_t)n);
   int32_t *depth = malloc(sizeof *depth * (size_t)n),
@@ -240,7 +234,7 @@ static int run(mispc_context *ctx, const char *spec) {
   uint8_t *seen = calloc((size_t)n + 1, 1);
   int64_t hubs = 0, hub_entries = 0, maxdeg = 0;
   for (int64_t v = 0; v < n; ++v) {
-    key[v] = hash_key(0, v);
+    key[v] = mis1_key(MIS1_KEY_HASH, 0, v, g.rowptr[v + 1] - g.rowptr[v]);
     order[v] = (int32_t)v;
     const int64_t d = g.rowptr[v + 1] - g.rowptr[v];
     if (d > maxdeg) maxdeg = d;

@@ -13,7 +13,7 @@
  * arithmetic.
  *
  * From the repository root:
- * Build: gcc -O2 -std=c11 -Iinclude -Ibuild/include \
+ * Build: gcc -O2 -std=c11 -Iinclude -Ibuild/include -Imis \
  *   bench/experiments/color_wide_emul.c -Lbuild -lmispc -Wl,-rpath,$PWD/build -o color_wide_emul
  * Run:   ./color_wide_emul SPEC...
  */
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mispc/hash.h"
+#include "mis_common.h" /* the library's keys and order */
 #include "mispc/mispc.h"
 
 #define POLL_ROW  31
@@ -30,12 +30,6 @@
 #define WIDE_DONE (-1)
 #define CHUNK     4
 
-static uint32_t hash_key(int64_t v) { /* mis/mis_common.h MIS1_KEY_HASH, seed 0 */
-  return 0x10000u + (uint32_t)(mispc_hash3(0, 0, (uint64_t)v) >> 33);
-}
-static int before(uint32_t ku, int64_t u, uint32_t kv, int64_t v) {
-  return ku < kv || (ku == kv && u < v);
-}
 static int ffs32(uint32_t x) {
   return x ? __builtin_ctz(x) + 1 : 0;
 }
@@ -62,7 +56,7 @@ static void wide_start(const Plan *p, int32_t v, int64_t b, int64_t e) {
     for (int lane = 0; lane < 32; ++lane) {
       const int64_t q = q0 + lane;
       u[lane] = q < e ? p->colidx[q] : v;
-      earlier[lane] = u[lane] != v && before(p->key[u[lane]], u[lane], kv, v);
+      earlier[lane] = u[lane] != v && mis1_before(p->key[u[lane]], u[lane], kv, v);
       bal |= (unsigned)earlier[lane] << lane;
     }
     for (int lane = 0; lane < 32; ++lane)
@@ -90,7 +84,7 @@ static void mask_all(const Plan *p) {
     uint32_t m = 0;
     for (int64_t q = b; q < e; ++q) {
       const int32_t u = p->colidx[q];
-      if (u != v && before(p->key[u], u, kv, v)) m |= 1u << (q - b);
+      if (u != v && mis1_before(p->key[u], u, kv, v)) m |= 1u << (q - b);
     }
     p->pred[v] = (int32_t)m;
     p->poss[v] = 0xFFFFFFFFu >> (31 - __builtin_popcount(m));
@@ -254,7 +248,7 @@ static int run(mispc_context *ctx, const char *spec) {
   p.span = malloc(8 * (size_t)n);
   int64_t *perm = malloc(8 * (size_t)(n + 1)), wide = 0;
   for (int64_t v = 0; v < n; ++v) {
-    p.key[v] = hash_key(v);
+    p.key[v] = mis1_key(MIS1_KEY_HASH, 0, v, g.rowptr[v + 1] - g.rowptr[v]);
     wide += g.rowptr[v + 1] - g.rowptr[v] > POLL_ROW;
   }
   mispc_coloring_options o;
